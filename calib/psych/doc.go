@@ -1,0 +1,2 @@
+// Package psych owns psychophysical procedures and psychometric fitting.
+package psych

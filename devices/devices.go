@@ -1,0 +1,124 @@
+package devices
+
+import (
+	"errors"
+	"time"
+)
+
+// Errors a device returns. Callers branch on them with errors.Is.
+var (
+	// ErrDisconnected is returned by Read or Write when the device has gone
+	// away (cable pulled, port closed, emulator stopped). The caller puts
+	// the finger in its safe state and may reopen the device later.
+	ErrDisconnected = errors.New("devices: device disconnected")
+	// ErrTimeout is returned when no fresh data arrived within the read
+	// budget. The previous state is still in dst, marked stale.
+	ErrTimeout = errors.New("devices: timeout")
+	// ErrDisabled is returned by Write while the device is disabled.
+	ErrDisabled = errors.New("devices: device disabled")
+)
+
+// Transport names how a device is reached.
+type Transport string
+
+const (
+	TransportSim    Transport = "sim"
+	TransportSerial Transport = "serial"
+	TransportHID    Transport = "hid"
+	TransportReplay Transport = "replay"
+)
+
+// ExoSpec is the capability record of a fingertip exoskeleton. Every field
+// carries its unit; limits that depend on the loop rate assume 1 kHz.
+type ExoSpec struct {
+	Model        string
+	Serial       string
+	Transport    Transport
+	DoF          int           // actuated joints (3 for the fingertip exoskeleton)
+	JointMin     [3]float64    // joint limits [rad]
+	JointMax     [3]float64    // [rad]
+	MaxTorque    [3]float64    // peak joint torque [N·m]
+	MaxForceCont float64       // maximum continuous fingertip force [N]
+	MaxForcePeak float64       // maximum peak fingertip force [N]
+	ForceRes     float64       // force sensor resolution [N]
+	EncoderRes   float64       // encoder resolution at the joint [rad]
+	MaxStiffness float64       // maximum renderable stiffness at 1 kHz [N/m]
+	SamplePeriod time.Duration // the device's own update period
+}
+
+// ExoState is one sample of a fingertip exoskeleton.
+type ExoState struct {
+	DeviceTime time.Duration // the device's own timestamp
+	Seq        uint32        // device sequence number; wraps
+	Joint      [3]float64    // joint positions [rad]
+	Force      [3]float64    // fingertip force sensor, sensor frame [N]
+	Enabled    bool          // the device's motor power stage is on
+	Fault      uint32        // device fault bits, 0 when healthy
+	Stale      bool          // no new sample since the previous Read
+}
+
+// ExoCommand is one command to a fingertip exoskeleton.
+type ExoCommand struct {
+	Seq    uint32
+	Torque [3]float64 // joint torque commands at the joint output [N·m]
+}
+
+// Exoskeleton is one fingertip exoskeleton.
+//
+// Read fills dst with the newest sample and never retains dst. Write sends
+// one command and never retains cmd. Read and Write are called from the
+// haptics loop only, never concurrently with each other; Close may be called
+// from any goroutine. After ErrDisconnected every call returns
+// ErrDisconnected until the device is reopened.
+type Exoskeleton interface {
+	Spec() ExoSpec
+	Read(dst *ExoState) error
+	Write(cmd *ExoCommand) error
+	// Enable turns the motor power stage on or off. A disabled device
+	// produces no torque whatever it is commanded.
+	Enable(on bool) error
+	Close() error
+}
+
+// Pins is the number of pins of a tactile array (6 x 4).
+const (
+	PinRows = 6
+	PinCols = 4
+	Pins    = PinRows * PinCols
+)
+
+// TactileSpec is the capability record of a vibrotactile pin array.
+type TactileSpec struct {
+	Model     string
+	Serial    string
+	Transport Transport
+	Rows      int     // pins along the finger's distal axis
+	Cols      int     // pins across the finger
+	PitchM    float64 // pin spacing [m]
+	MaxA40Um  float64 // maximum amplitude at 40 Hz [µm peak]
+	MaxA320Um float64 // maximum amplitude at 320 Hz [µm peak]
+	Waveform  bool    // takes sampled waveforms rather than amplitude frames
+}
+
+// TactileFrame is one frame of per-pin amplitudes, pin index = row*Cols+col,
+// row 0 at the fingertip's distal end.
+type TactileFrame struct {
+	Seq    uint32
+	A40Um  [Pins]float64 // amplitude at 40 Hz [µm peak]
+	A320Um [Pins]float64 // amplitude at 320 Hz [µm peak]
+}
+
+// TactileArray is one 24-pin vibrotactile array. WriteFrame never retains f.
+type TactileArray interface {
+	Spec() TactileSpec
+	WriteFrame(f *TactileFrame) error
+	Close() error
+}
+
+// Clocked is implemented by simulated devices whose physics advances on the
+// run's clock (real or virtual). The rig finds it by type assertion once at
+// setup and calls Advance from the haptics loop before Read, with the same
+// explicit time the loop's Step received.
+type Clocked interface {
+	Advance(t time.Duration)
+}

@@ -1,0 +1,113 @@
+package sim
+
+// This file defines the data that crosses between the three loops of a
+// running system (see DESIGN.md): the haptics loop publishes FingerState, the
+// simulation publishes one LocalModel and one ContactPatch per finger and a
+// Snapshot of the cloth. All of them are plain values (no pointers, no
+// slices except Snapshot's preallocated arrays) so that they can live in the
+// preallocated slots of the lock-free buffers in internal/statebuf.
+
+// Finger indices. Every per-finger array in haptex is indexed by these.
+const (
+	Thumb      = 0
+	Index      = 1
+	NumFingers = 2
+)
+
+// FingerName returns "thumb" or "index" for a finger index.
+func FingerName(i int) string {
+	switch i {
+	case Thumb:
+		return "thumb"
+	case Index:
+		return "index"
+	}
+	return "finger?"
+}
+
+// Finger is one fingertip as the haptics loop measured it in one tick.
+// Positions are those of the centre of the fingertip pad in the world frame.
+type Finger struct {
+	Pos    [3]float64 // pad centre [m], world frame
+	Vel    [3]float64 // pad centre velocity [m/s], world frame
+	Normal [3]float64 // unit vector out of the finger pulp (the direction the pad presses), world frame
+	Force  [3]float64 // force the device measured on the fingertip [N], world frame
+	Valid  bool       // false when the finger's device is absent or in its safe state
+}
+
+// FingerState is what the haptics loop publishes every tick: both fingers,
+// sampled in the same tick.
+type FingerState struct {
+	T       float64 // time of the sample [s] on the run's clock
+	Tick    uint64  // haptics tick number
+	Fingers [NumFingers]Finger
+}
+
+// LocalModel is the cloth's force on one fingertip, linearised at a
+// simulation step so that the 1 kHz loop can evaluate it at the measured
+// fingertip position between steps without calling the simulation:
+//
+//	F(x) = F0 + K (x - X0)   while the finger is inside the valid region,
+//	F(x) = 0                 outside it.
+//
+// The valid region is the half-space of contact: the finger is in contact
+// while Depth + Normal·(x - X0) > 0. A finger that leaves the cloth therefore
+// feels no force, whatever K says.
+type LocalModel struct {
+	T         float64       // simulation time of the linearisation [s]
+	Step      uint64        // simulation step number
+	X0        [3]float64    // fingertip position the model was linearised at [m]
+	F0        [3]float64    // force of the cloth on the fingertip at X0 [N]
+	K         [3][3]float64 // dF/dx at X0 [N/m]; row i is dF_i/dx
+	Normal    [3]float64    // contact normal, unit, pointing from the cloth towards the finger
+	Depth     float64       // penetration depth at X0 [m]; > 0 in contact
+	InContact bool          // the finger touched the cloth at this step
+	Valid     bool          // the model holds a simulation result (false before the first step)
+}
+
+// ContactPatch describes one finger's contact with the fabric for the
+// tactile renderer, in fabric coordinates (u along the weft, v along the
+// warp, metres on the undeformed cloth).
+type ContactPatch struct {
+	T           float64 // simulation time [s]
+	InContact   bool
+	U, V        float64 // patch centre on the undeformed fabric [m]
+	Orientation float64 // angle of the finger's distal axis from the fabric u axis [rad]
+	SlipU       float64 // slip velocity of the finger relative to the fabric, along u [m/s]
+	SlipV       float64 // slip velocity along v [m/s]
+	NormalForce float64 // force pressing pad and fabric together [N], >= 0
+	Area        float64 // contact area [m^2]
+}
+
+// SimOutput is what one simulation step publishes for the other loops.
+type SimOutput struct {
+	T       float64 // simulation time [s]
+	Step    uint64
+	Local   [NumFingers]LocalModel
+	Contact [NumFingers]ContactPatch
+}
+
+// Topology is the fixed part of the cloth's render data: it does not change
+// while the cloth moves, so it is handed over once, not per step.
+type Topology struct {
+	Nodes     int
+	Triangles []uint32  // 3 node indices per triangle, counter-clockwise seen from +z at rest
+	UV        []float32 // 2 per node: rest coordinates (u, v) [m]
+	WidthU    float64   // fabric size along u [m]
+	HeightV   float64   // fabric size along v [m]
+}
+
+// Snapshot is the cloth's moving shape for rendering. Its slices are
+// allocated once for a mesh (NewSnapshot) and overwritten in place, so a
+// Snapshot can live in a lock-free buffer slot.
+type Snapshot struct {
+	T      float64
+	Step   uint64
+	Pos    []float32 // 3 per node [m], world frame
+	Normal []float32 // 3 per node, unit, smooth (area-weighted) vertex normals
+}
+
+// NewSnapshot returns a snapshot sized for n nodes.
+func NewSnapshot(n int) Snapshot {
+	return Snapshot{Pos: make([]float32, 3*n), Normal: make([]float32, 3*n)}
+}
