@@ -189,3 +189,41 @@ func (m *Model) ClampLimits(q [3]float64) [3]float64 {
 	}
 	return q
 }
+
+// LinkKin is the kinematic state of the three links at one configuration,
+// for a point fixed in each link (its centre of mass, for a dynamics model).
+type LinkKin struct {
+	P  [3][3]float64 // point of link i+1, base frame [m]
+	R  [3]Mat3       // orientation of link i+1
+	Jv [3]Mat3       // ∂P[i]/∂q (columns beyond joint i+1 are zero)
+	Jw [3]Mat3       // angular-velocity Jacobian of link i+1
+}
+
+// Links fills dst for the points local[i] fixed in link i+1 (frame i+1
+// coordinates) at joint angles q. It computes the chain once for all three.
+func (m *Model) Links(dst *LinkKin, q [3]float64, local *[3][3]float64) {
+	var o, z [4][3]float64
+	r := Identity()
+	z[0] = [3]float64{0, 0, 1}
+	for i, l := range m.p.Links {
+		st, ct := math.Sincos(q[i] + l.Offset)
+		sa, ca := math.Sincos(l.Alpha)
+		a := Mat3{{ct, -st * ca, st * sa}, {st, ct * ca, -ct * sa}, {0, sa, ca}}
+		o[i+1] = Add(o[i], r.MulVec([3]float64{l.A * ct, l.A * st, l.D}))
+		r = r.Mul(&a)
+		z[i+1] = [3]float64{r[0][2], r[1][2], r[2][2]}
+		dst.R[i] = r
+	}
+	for link := range 3 {
+		p := Add(o[link+1], dst.R[link].MulVec(local[link]))
+		dst.P[link] = p
+		dst.Jv[link], dst.Jw[link] = Mat3{}, Mat3{}
+		for i := 0; i <= link; i++ {
+			c := Cross(z[i], Sub(p, o[i]))
+			for k := range 3 {
+				dst.Jv[link][k][i] = c[k]
+				dst.Jw[link][k][i] = z[i][k]
+			}
+		}
+	}
+}

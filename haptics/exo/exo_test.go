@@ -317,3 +317,17 @@ func BenchmarkEvalDLS(b *testing.B) {
 	}
 	_ = sink
 }
+
+func TestLinksMatchesPointJacobian(t *testing.T) {
+	m := mustDefault(t)
+	q := [3]float64{-0.4, 0.3, 0.9}
+	local := [3][3]float64{{0.01, 0.02, 0.03}, {-0.05, 0, 0.01}, {-0.03, 0.004, 0}}
+	var lk LinkKin
+	m.Links(&lk, q, &local)
+	for i := range 3 {
+		p, jv, jw := m.PointJacobian(q, i+1, local[i])
+		if Norm(Sub(p, lk.P[i])) > 1e-15 || jv != lk.Jv[i] || jw != lk.Jw[i] {
+			t.Errorf("link %d: Links and PointJacobian disagree", i+1)
+		}
+	}
+}
