@@ -394,3 +394,41 @@ func BenchmarkAdvance(b *testing.B) {
 		e.Advance(time.Duration(k) * time.Millisecond)
 	}
 }
+
+// TestDefaultBaseCoversScript: every pad position of the default handling
+// script is reachable, well inside the joint limits and well conditioned.
+func TestDefaultBaseCoversScript(t *testing.T) {
+	sc := DefaultScript(DefaultScene())
+	kin, err := exo.New(DefaultExoParams().Kinematics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f := range 2 {
+		base := DefaultBase(f)
+		if !base.Orthonormal(1e-12) {
+			t.Fatal("base is not a rotation")
+		}
+		q := kin.Params().Home
+		minSigma := math.Inf(1)
+		for ms := 0; ms <= int(sc.Duration()/time.Millisecond); ms += 10 {
+			pos, _ := sc.At(time.Duration(ms)*time.Millisecond, f)
+			var err error
+			q, err = kin.Inverse(base.InvPoint(pos), q, 1e-9)
+			if err != nil {
+				t.Fatalf("finger %d at %d ms, %v: %v", f, ms, pos, err)
+			}
+			j := kin.Jacobian(q)
+			jjt := j.T()
+			jjt = j.Mul(&jjt)
+			minSigma = math.Min(minSigma, math.Sqrt(exo.SymEigMin(&jjt)))
+		}
+		if minSigma < 0.03 {
+			t.Errorf("finger %d: the script comes close to a singularity (σ_min %.3g m)", f, minSigma)
+		}
+		pad := base.Point(kin.Forward(kin.Params().Home))
+		n := base.Vec(exo.Scale(1, [3]float64{1, 0, 0}))
+		if math.Abs(math.Abs(pad[2])-0.03) > 1e-3 || n[2]*pad[2] >= 0 {
+			t.Errorf("finger %d: home pad %v, pressing %v", f, pad, n)
+		}
+	}
+}
