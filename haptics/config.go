@@ -27,12 +27,15 @@ type Config struct {
 
 // ForceConfig is the outer force loop.
 type ForceConfig struct {
-	Kf          float64 `toml:"kf_mps_per_n"`  // proportional gain [(m/s)/N]
-	Ki          float64 `toml:"ki_mps2_per_n"` // integral gain [(m/s²)/N]
-	ButterOrder int     `toml:"butter_order"`
-	ButterHz    float64 `toml:"butter_hz"`
-	VMax        float64 `toml:"vmax_mps"`    // velocity reference limit [m/s]
-	Feedforward float64 `toml:"feedforward"` // share of Jᵀ F_des sent to the motors directly
+	Kf             float64 `toml:"kf_mps_per_n"`  // proportional gain [(m/s)/N]
+	Ki             float64 `toml:"ki_mps2_per_n"` // integral gain [(m/s²)/N]
+	ButterOrder    int     `toml:"butter_order"`
+	ButterHz       float64 `toml:"butter_hz"`
+	ReferenceHz    float64 `toml:"reference_hz"`          // corner of the desired-force filter; 0 = butter_hz
+	VMax           float64 `toml:"vmax_mps"`              // velocity reference limit [m/s]
+	Feedforward    float64 `toml:"feedforward"`           // share of Jᵀ F_des sent to the motors directly
+	SetpointWeight float64 `toml:"setpoint_weight"`       // β: the proportional term acts on β F_des - F_meas
+	StiffBandwidth float64 `toml:"stiff_bandwidth_rad_s"` // ω_K: gain scaling against rendered stiffness; 0 = off
 }
 
 // DLSConfig is the damped-least-squares inverse Jacobian.
@@ -50,6 +53,8 @@ type VelocityConfig struct {
 	ChebyHz       float64    `toml:"cheby_hz"`
 	SpeedOrder    int        `toml:"speed_filter_order"`
 	SpeedHz       float64    `toml:"speed_filter_hz"`
+	Friction      [3]float64 `toml:"friction_nm"`        // Coulomb friction compensated per joint [N·m]
+	FrictionWidth float64    `toml:"friction_width_rps"` // joint speed reference of full compensation [rad/s]
 }
 
 // ModelConfig governs how the cloth's LocalModel is rendered.
@@ -140,13 +145,18 @@ func (c *Config) Validate() error {
 	check(nonneg(c.Force.Ki), "force.ki_mps2_per_n = %g, want >= 0", c.Force.Ki)
 	check(c.Force.ButterOrder >= 1 && c.Force.ButterOrder <= 8, "force.butter_order = %d, want 1..8", c.Force.ButterOrder)
 	check(pos(c.Force.ButterHz) && c.Force.ButterHz < nyq, "force.butter_hz = %g, want in (0, %g)", c.Force.ButterHz, nyq)
+	check(nonneg(c.Force.ReferenceHz) && c.Force.ReferenceHz < nyq, "force.reference_hz = %g, want in [0, %g)", c.Force.ReferenceHz, nyq)
 	check(pos(c.Force.VMax), "force.vmax_mps = %g, want > 0", c.Force.VMax)
 	check(c.Force.Feedforward >= 0 && c.Force.Feedforward <= 1, "force.feedforward = %g, want 0..1", c.Force.Feedforward)
+	check(nonneg(c.Force.StiffBandwidth), "force.stiff_bandwidth_rad_s = %g, want >= 0", c.Force.StiffBandwidth)
+	check(c.Force.SetpointWeight >= 0 && c.Force.SetpointWeight <= 1, "force.setpoint_weight = %g, want 0..1", c.Force.SetpointWeight)
+	check(nonneg(c.Velocity.FrictionWidth), "velocity.friction_width_rps = %g, want >= 0", c.Velocity.FrictionWidth)
 	check(pos(c.DLS.LambdaMax), "dls.lambda_max_m = %g, want > 0", c.DLS.LambdaMax)
 	check(pos(c.DLS.SigmaMin), "dls.sigma_min_m = %g, want > 0", c.DLS.SigmaMin)
 	for i := range 3 {
 		check(nonneg(c.Velocity.Kv[i]), "velocity.kv_nms[%d] = %g, want >= 0", i, c.Velocity.Kv[i])
 		check(nonneg(c.Velocity.Ki[i]), "velocity.ki_nm[%d] = %g, want >= 0", i, c.Velocity.Ki[i])
+		check(nonneg(c.Velocity.Friction[i]), "velocity.friction_nm[%d] = %g, want >= 0", i, c.Velocity.Friction[i])
 	}
 	check(c.Velocity.ChebyOrder >= 1 && c.Velocity.ChebyOrder <= 8, "velocity.cheby_order = %d, want 1..8", c.Velocity.ChebyOrder)
 	check(pos(c.Velocity.ChebyRippleDB), "velocity.cheby_ripple_db = %g, want > 0", c.Velocity.ChebyRippleDB)

@@ -18,7 +18,8 @@ type controller struct {
 	cfg *Config
 	t   float64 // tick period [s]
 
-	fErr  [3]*filter.Filter // Butterworth on the force error, per axis
+	fDes  [3]*filter.Filter // Butterworth on the desired force, per axis
+	fMeas [3]*filter.Filter // Butterworth on the measured force, per axis
 	speed [3]*filter.Filter // Butterworth on the encoder-derived joint speed
 	cheb  [3]*filter.Filter // Chebyshev I on the joint-speed error
 
@@ -33,17 +34,25 @@ type controller struct {
 	inject [3]float64
 
 	// Outputs of the last step, for the record and tests.
-	lastErr [3]float64 // force error before injection
-	vRef    [3]float64
-	qdRef   [3]float64
-	lambda  float64
+	lastErr   [3]float64 // force error before injection
+	vRef      [3]float64
+	qdRef     [3]float64
+	lambda    float64
+	gainScale float64
 }
 
 func newController(cfg *Config) (*controller, error) {
 	fs := 1000 / cfg.PeriodMs
 	fe, err := filter.Butterworth(cfg.Force.ButterOrder, filter.LowPass, fs, cfg.Force.ButterHz)
 	if err != nil {
-		return nil, fmt.Errorf("haptics: force-error filter: %w", err)
+		return nil, fmt.Errorf("haptics: force filter: %w", err)
+	}
+	fd := fe
+	if cfg.Force.ReferenceHz > 0 {
+		fd, err = filter.Butterworth(cfg.Force.ButterOrder, filter.LowPass, fs, cfg.Force.ReferenceHz)
+		if err != nil {
+			return nil, fmt.Errorf("haptics: reference filter: %w", err)
+		}
 	}
 	sp, err := filter.Butterworth(cfg.Velocity.SpeedOrder, filter.LowPass, fs, cfg.Velocity.SpeedHz)
 	if err != nil {
@@ -55,7 +64,8 @@ func newController(cfg *Config) (*controller, error) {
 	}
 	c := &controller{cfg: cfg, t: cfg.PeriodMs / 1000}
 	for i := range 3 {
-		c.fErr[i] = filter.New(fe)
+		c.fDes[i] = filter.New(fd)
+		c.fMeas[i] = filter.New(fe)
 		c.speed[i] = filter.New(sp)
 		c.cheb[i] = filter.New(ch)
 	}
@@ -65,7 +75,8 @@ func newController(cfg *Config) (*controller, error) {
 // reset clears integrators and filter states, with the joints at q.
 func (c *controller) reset(q [3]float64) {
 	for i := range 3 {
-		c.fErr[i].Reset()
+		c.fDes[i].Reset()
+		c.fMeas[i].Reset()
 		c.speed[i].Reset()
 		c.cheb[i].Reset()
 		c.iF[i], c.iV[i], c.qd[i] = 0, 0, 0
@@ -89,16 +100,35 @@ func (c *controller) observe(q [3]float64, dt float64) {
 // step runs one control period. fDes and fMeas are the desired and
 // measured force of the device on the finger (base frame [N]); tauLim the
 // joint torque limits now. It returns the joint torques.
-func (c *controller) step(k *exo.Kin, fDes, fMeas [3]float64, tauLim [3]float64) [3]float64 {
+//
+// kRender is the stiffness [N/m] of the rendered contact. The rendered
+// force then depends on the device's own position, which closes a position
+// loop of gain K_f·kRender around the velocity loop; the force-loop gains
+// are scaled by s = 1/(1 + K_f·kRender/ω_K) to keep that loop within the
+// bandwidth ω_K the velocity loop can follow (force.stiff_bandwidth_rad_s),
+// which is the admittance-control rule of a virtual damping growing with
+// the rendered stiffness.
+func (c *controller) step(k *exo.Kin, fDes, fMeas [3]float64, tauLim [3]float64, kRender float64) [3]float64 {
 	cfg := c.cfg
-	var ef [3]float64
+	gs := 1.0
+	if wk := cfg.Force.StiffBandwidth; wk > 0 {
+		gs = 1 / (1 + cfg.Force.Kf*kRender/wk)
+	}
+	c.gainScale = gs
+	// The error is filtered as its two parts, so that the proportional
+	// term can weight the set point (2-DOF PI, setpoint weight β): the
+	// integral sees the whole error, the proportional term β F_des - F_meas.
+	var ef, vp [3]float64
 	for i := range 3 {
 		c.lastErr[i] = fDes[i] - fMeas[i]
-		ef[i] = c.fErr[i].Step(c.lastErr[i] + c.inject[i])
+		d := c.fDes[i].Step(fDes[i])
+		m := c.fMeas[i].Step(fMeas[i] - c.inject[i])
+		ef[i] = d - m
+		vp[i] = cfg.Force.SetpointWeight*d - m
 	}
 	var v [3]float64
 	for i := range 3 {
-		v[i] = cfg.Force.Kf*ef[i] + c.iF[i]
+		v[i] = gs*cfg.Force.Kf*vp[i] + c.iF[i]
 	}
 	vClamped := false
 	if n := exo.Norm(v); n > cfg.Force.VMax {
@@ -119,6 +149,11 @@ func (c *controller) step(k *exo.Kin, fDes, fMeas [3]float64, tauLim [3]float64)
 	for i := range 3 {
 		ec[i] = c.cheb[i].Step(qdRef[i] - c.qd[i])
 		u := cfg.Velocity.Kv[i]*ec[i] + c.iV[i] + cfg.Force.Feedforward*ff[i]
+		// Coulomb friction feedforward in the direction the reference
+		// asks for, linear within ±w so that noise does not chatter.
+		if w := cfg.Velocity.FrictionWidth; w > 0 {
+			u += cfg.Velocity.Friction[i] * math.Max(-1, math.Min(1, qdRef[i]/w))
+		}
 		lim := tauLim[i]
 		switch {
 		case u > lim:
@@ -136,11 +171,11 @@ func (c *controller) step(k *exo.Kin, fDes, fMeas [3]float64, tauLim [3]float64)
 		}
 		tau[i] = u
 	}
-	// Conditional integration: the force integrator holds while the
-	// velocity reference or any motor is saturated.
+	// Conditional integration (anti-windup): the force integrator holds
+	// while the velocity reference or any motor is saturated.
 	if !vClamped && !tauSat {
 		for i := range 3 {
-			c.iF[i] += cfg.Force.Ki * ef[i] * c.t
+			c.iF[i] += gs * cfg.Force.Ki * ef[i] * c.t
 		}
 	}
 	return tau

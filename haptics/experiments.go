@@ -6,6 +6,8 @@ import (
 	"math/cmplx"
 	"time"
 
+	"gonum.org/v1/gonum/dsp/fourier"
+
 	devsim "github.com/haptex/haptex/devices/sim"
 	"github.com/haptex/haptex/haptics/exo"
 	"github.com/haptex/haptex/sim"
@@ -96,7 +98,7 @@ type TransparencyResult struct {
 
 // transparencyAccel is the peak acceleration of starts, stops and
 // reversals in the transparency runs: a brisk stroke of a finger.
-const transparencyAccel = 2.0
+const transparencyAccel = 1.0
 
 // runTransparency strokes the index finger back and forth (two strokes
 // each way) at speed v along world x (the stroke direction of the scene)
@@ -230,4 +232,177 @@ func unwrapTo(deg, _ float64) float64 {
 		deg += 360
 	}
 	return deg
+}
+
+// PinchResult is a steady two-finger pinch of a cloth-like contact.
+type PinchResult struct {
+	DurationS  float64
+	HFRMSMm    [sim.NumFingers]float64 // true pad position above 20 Hz, RMS [mm]
+	MinEnergyJ [sim.NumFingers]float64 // lowest passivity-observer energy [J]
+	BoundJ     float64                 // the observer's bound [J]
+	MeanForceN [sim.NumFingers]float64 // mean normal force on the finger [N]
+	StiffNpm   [sim.NumFingers]float64 // mean stiffness of the local models [N/m]
+	MaxDamping [sim.NumFingers]float64 // largest injected damping [N·s/m]
+	Trips      int
+}
+
+// clothContact is a stiff nonlinear spring standing in for a pinched
+// fabric layer: against the pad centre's penetration δ past the surface it
+// pushes back with k1 δ + k3 δ³, and it resists sliding with kt. Like the
+// simulation it is linearised every simStep at the finger position the
+// servo last published, and the model reaches the servo one step later.
+type clothContact struct {
+	surface [sim.NumFingers]float64 // pad-centre z of first contact per finger [m]
+	side    [sim.NumFingers]float64 // +1: the finger is on the +z side
+	k1, k3  float64
+	kt      float64
+	simStep time.Duration
+	pending sim.SimOutput
+	nextT   time.Duration
+	step    uint64
+	started bool
+}
+
+// update publishes the pending models when their step is due and
+// linearises new ones at the latest finger positions.
+func (c *clothContact) update(t time.Duration, fs *sim.FingerState, out *sim.SimOutput) {
+	if c.started && t < c.nextT {
+		return
+	}
+	if c.started {
+		*out = c.pending
+	}
+	c.started = true
+	c.nextT = t + c.simStep
+	c.step++
+	c.pending.T, c.pending.Step = t.Seconds(), c.step
+	for f := range sim.NumFingers {
+		m := &c.pending.Local[f]
+		x := fs.Fingers[f].Pos
+		d := c.side[f] * (c.surface[f] - x[2]) // penetration
+		*m = sim.LocalModel{T: t.Seconds(), Step: c.step, X0: x, Valid: true}
+		if d <= 0 || !fs.Fingers[f].Valid {
+			continue
+		}
+		fn := c.k1*d + c.k3*d*d*d
+		kn := c.k1 + 3*c.k3*d*d
+		m.InContact = true
+		m.Depth = 1 // the staircase renders the spring; the region is not at stake here
+		m.Normal = [3]float64{0, 0, 1}
+		m.F0 = [3]float64{0, 0, c.side[f] * fn}
+		m.K = [3][3]float64{{-c.kt, 0, 0}, {0, -c.kt, 0}, {0, 0, -kn}}
+	}
+}
+
+// runPinch closes thumb and index on a fabric layer between their home
+// positions and holds the pinch for dur, the intents 8 mm past the
+// fabric's surfaces.
+func runPinch(cfg Config, p devsim.ExoParams, dur time.Duration) (PinchResult, error) {
+	const surf = 0.008 + 0.00025 // pad radius plus half the fabric thickness
+	res := PinchResult{DurationS: dur.Seconds(), BoundJ: cfg.Passivity.Bound}
+	var intents [sim.NumFingers]devsim.Intent
+	cc := &clothContact{k1: 800, k3: 1e8, kt: 300, simStep: 5 * time.Millisecond}
+	for f := range sim.NumFingers {
+		h := homePad(p, f)
+		side := math.Copysign(1, h[2])
+		cc.side[f] = side
+		cc.surface[f] = side * surf
+		target := [3]float64{h[0], h[1], side * (surf - 0.008)}
+		// Close in 0.4 s after 0.3 s at rest (minimum-jerk), then hold.
+		pi := &profileIntent{p0: h, dir: exo.Scale(1/exo.Norm(exo.Sub(target, h)), exo.Sub(target, h)), dt: 100 * time.Microsecond}
+		dist := exo.Norm(exo.Sub(target, h))
+		total := int((dur + time.Second) / pi.dt)
+		for i := 0; i < total; i++ {
+			ts := (float64(i) * pi.dt.Seconds()) - 0.3
+			tau := math.Max(0, math.Min(1, ts/0.4))
+			pi.s = append(pi.s, dist*tau*tau*tau*(10+tau*(-15+6*tau)))
+			ds := 0.0
+			if tau > 0 && tau < 1 {
+				ds = dist * 30 * tau * tau * (1 - tau) * (1 - tau) / 0.4
+			}
+			pi.v = append(pi.v, ds)
+		}
+		intents[f] = pi
+	}
+	r, err := newSimRig(cfg, p, intents)
+	if err != nil {
+		return res, err
+	}
+	settle := time.Second
+	var pos [sim.NumFingers][]float64
+	var sumF, sumK [sim.NumFingers]float64
+	n := 0
+	for f := range sim.NumFingers {
+		res.MinEnergyJ[f] = math.Inf(1)
+	}
+	for r.t < settle+dur {
+		cc.update(r.t, &r.out, &r.in)
+		r.tick()
+		if r.t <= settle {
+			continue
+		}
+		n++
+		for f := range sim.NumFingers {
+			tr := r.exos[f].Truth()
+			pos[f] = append(pos[f], tr.Pad[0], tr.Pad[1], tr.Pad[2])
+			fr := &r.rec.Fingers[f]
+			res.MinEnergyJ[f] = math.Min(res.MinEnergyJ[f], fr.Energy)
+			res.MaxDamping[f] = math.Max(res.MaxDamping[f], fr.Damping)
+			sumF[f] += math.Abs(tr.Force[2])
+			sumK[f] += -r.in.Local[f].K[2][2]
+		}
+	}
+	for f := range sim.NumFingers {
+		res.HFRMSMm[f] = 1e3 * highPassRMS(pos[f], 1000, 20)
+		res.MeanForceN[f] = sumF[f] / float64(n)
+		res.StiffNpm[f] = sumK[f] / float64(n)
+		res.Trips += r.servo.Status(f).Trips
+	}
+	return res, nil
+}
+
+// highPassRMS returns the RMS of the part of a 3-D trajectory (x,y,z
+// interleaved, sampled at fs) above fc, from its discrete Fourier
+// transform (mean and linear trend removed first).
+func highPassRMS(xyz []float64, fs, fc float64) float64 {
+	n := len(xyz) / 3
+	var total float64
+	for k := range 3 {
+		x := make([]float64, n)
+		for i := range n {
+			x[i] = xyz[3*i+k]
+		}
+		detrend(x)
+		coef := fourier.NewFFT(n).Coefficients(nil, x)
+		var p float64
+		for j, c := range coef {
+			if float64(j)*fs/float64(n) < fc {
+				continue
+			}
+			w := 2.0
+			if j == 0 || (n%2 == 0 && j == n/2) {
+				w = 1
+			}
+			p += w * (real(c)*real(c) + imag(c)*imag(c))
+		}
+		total += p / float64(n*n)
+	}
+	return math.Sqrt(total)
+}
+
+func detrend(x []float64) {
+	n := float64(len(x))
+	var sx, sy, sxx, sxy float64
+	for i, v := range x {
+		fi := float64(i)
+		sx += fi
+		sy += v
+		sxx += fi * fi
+		sxy += fi * v
+	}
+	b := (n*sxy - sx*sy) / (n*sxx - sx*sx)
+	a := (sy - b*sx) / n
+	for i := range x {
+		x[i] -= a + b*float64(i)
+	}
 }

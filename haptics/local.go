@@ -20,16 +20,8 @@ func evalLocal(m *sim.LocalModel, x [3]float64, kMax float64) (f [3]float64, con
 		return f, false
 	}
 	s := 1.0
-	if kMax > 0 {
-		var fro float64
-		for i := range 3 {
-			for j := range 3 {
-				fro += m.K[i][j] * m.K[i][j]
-			}
-		}
-		if fro > kMax*kMax {
-			s = kMax / math.Sqrt(fro)
-		}
+	if fro := frobenius(&m.K); kMax > 0 && fro > kMax {
+		s = kMax / fro
 	}
 	for i := range 3 {
 		f[i] = m.F0[i] + s*(m.K[i][0]*dx[0]+m.K[i][1]*dx[1]+m.K[i][2]*dx[2])
@@ -50,4 +42,16 @@ func localFinite(m *sim.LocalModel) bool {
 	// A NaN or an infinity anywhere makes the sum NaN or infinite, and
 	// s - s is NaN exactly then.
 	return !math.IsNaN(s - s)
+}
+
+// frobenius returns the Frobenius norm of k, an upper bound on its
+// spectral norm (the largest stiffness in any direction).
+func frobenius(k *[3][3]float64) float64 {
+	var s float64
+	for i := range 3 {
+		for j := range 3 {
+			s += k[i][j] * k[i][j]
+		}
+	}
+	return math.Sqrt(s)
 }

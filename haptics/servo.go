@@ -82,6 +82,7 @@ type fingerServo struct {
 	fEnv      [3]float64 // the cloth's share of the previous tick's fDes (no passivity damping)
 
 	energy, damping float64
+	kRender         float64 // stiffness of the contact rendered this tick [N/m]
 
 	cmd     devices.ExoCommand
 	tauOut  [3]float64
@@ -160,6 +161,10 @@ func (s *Servo) Tick(t time.Duration, in *sim.SimOutput, out *sim.FingerState, r
 		if gap := t - s.tPrev; float64(gap) > s.cfg.Safety.OverrunFactor*float64(s.period) {
 			overrun = true
 			s.streak++
+			// A single stall longer than the silence watchdog trips at once.
+			if float64(gap) > s.cfg.Safety.SilentMs*1e6 {
+				s.streak = max(s.streak, s.cfg.Safety.OverrunStreak)
+			}
 		} else {
 			s.streak = 0
 		}
@@ -300,6 +305,7 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 	// The cloth's force at the measured pad, continuous across sim steps.
 	var fModel [3]float64
 	fs.contact = false
+	fs.kRender = 0
 	switch {
 	case lm == nil:
 		fs.modelOK = false
@@ -316,6 +322,9 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 		}
 		fs.model, fs.modelStep, fs.modelOK = *lm, lm.Step, true
 		fModel, fs.contact = evalLocal(&fs.model, fs.pos, fs.maxStiff)
+		if fs.contact {
+			fs.kRender = math.Min(frobenius(&fs.model.K), fs.maxStiff)
+		}
 		if n := exo.Norm(fs.offset); n > 0 {
 			d := cfg.Model.SlewNPerS * period
 			if n <= d {
@@ -391,7 +400,7 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 	for i := range 3 {
 		lim[i] = ramp * fs.maxTorque[i]
 	}
-	tau := fs.ctl.step(&fs.k, fs.base.InvVec(fd), fs.base.InvVec(fs.fMeas), lim)
+	tau := fs.ctl.step(&fs.k, fs.base.InvVec(fd), fs.base.InvVec(fs.fMeas), lim, fs.kRender*ramp)
 	if !finite3(&tau) {
 		fs.flag(ReasonControlNaN)
 		fs.advanceState(t, cfg)
