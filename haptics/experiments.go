@@ -243,6 +243,7 @@ type PinchResult struct {
 	MeanForceN [sim.NumFingers]float64 // mean normal force on the finger [N]
 	StiffNpm   [sim.NumFingers]float64 // mean stiffness of the local models [N/m]
 	MaxDamping [sim.NumFingers]float64 // largest injected damping [N·s/m]
+	DriftJ     [sim.NumFingers]float64 // observer energy change over the hold [J]; < 0 would mean the loop feeds energy
 	Trips      int
 }
 
@@ -335,10 +336,14 @@ func runPinch(cfg Config, p devsim.ExoParams, dur time.Duration) (PinchResult, e
 	for f := range sim.NumFingers {
 		res.MinEnergyJ[f] = math.Inf(1)
 	}
+	var e0 [sim.NumFingers]float64
 	for r.t < settle+dur {
 		cc.update(r.t, &r.out, &r.in)
 		r.tick()
 		if r.t <= settle {
+			for f := range sim.NumFingers {
+				e0[f] = r.rec.Fingers[f].Energy
+			}
 			continue
 		}
 		n++
@@ -357,6 +362,7 @@ func runPinch(cfg Config, p devsim.ExoParams, dur time.Duration) (PinchResult, e
 		res.MeanForceN[f] = sumF[f] / float64(n)
 		res.StiffNpm[f] = sumK[f] / float64(n)
 		res.Trips += r.servo.Status(f).Trips
+		res.DriftJ[f] = r.rec.Fingers[f].Energy - e0[f]
 	}
 	return res, nil
 }

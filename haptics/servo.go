@@ -400,6 +400,11 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 	for i := range 3 {
 		lim[i] = ramp * fs.maxTorque[i]
 	}
+	if !fs.fresh {
+		// No new sample: hold the last command (zero-order hold) rather
+		// than integrate a stale error.
+		return
+	}
 	tau := fs.ctl.step(&fs.k, fs.base.InvVec(fd), fs.base.InvVec(fs.fMeas), lim, fs.kRender*ramp)
 	if !finite3(&tau) {
 		fs.flag(ReasonControlNaN)
