@@ -176,9 +176,6 @@ func benchTick(res *BenchResult, cfg Config, p devsim.ExoParams, n int) error {
 		forceModel(&in.Local[f], pressForce(f, 1), 2)
 	}
 	us := make([]float64, 0, n)
-	var ms0, ms1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&ms0)
 	for range n {
 		step()
 		t0 := time.Now()
@@ -186,10 +183,25 @@ func benchTick(res *BenchResult, cfg Config, p devsim.ExoParams, n int) error {
 		us = append(us, float64(time.Since(t0).Nanoseconds())/1e3)
 		t += s.period
 	}
+	// Allocations are counted process-wide, so count them on one P, as
+	// testing.AllocsPerRun does (the plants' Advance allocates nothing).
+	const m = 2000
+	prev := runtime.GOMAXPROCS(1)
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	for range m {
+		step()
+		s.Tick(t, &in, &out, &rec)
+		t += s.period
+	}
 	runtime.ReadMemStats(&ms1)
-	// Plant advances and the slice append do not allocate (capacity is
-	// preallocated), so the difference is the servo's.
-	res.AllocsPerTick = float64(ms1.Mallocs-ms0.Mallocs) / float64(n)
+	runtime.GOMAXPROCS(prev)
+	res.AllocsPerTick = float64(ms1.Mallocs-ms0.Mallocs) / m
+	for f := range sim.NumFingers {
+		if st := s.Status(f); st.State != StateActive {
+			return fmt.Errorf("haptics: bench: %s left the active state: %v %v", sim.FingerName(f), st.State, st.Reason)
+		}
+	}
 	res.Ticks = n
 	res.TickUs = percentiles(us)
 	return nil

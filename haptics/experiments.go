@@ -16,11 +16,11 @@ import (
 // StepResult is the response of the true fingertip force to a step of the
 // desired force, the finger holding still.
 type StepResult struct {
-	StepN        float64 // step size [N]
-	RiseMs       float64 // 10 % to 90 % of the final value [ms]
-	OvershootPct float64 // peak above the final value [% of the step]
-	SteadyErrPct float64 // |final - step| [% of the step], final = mean over the last 100 ms
-	SettleMs     float64 // last time outside ±5 % of the step [ms after the step]
+	StepN        float64 `json:"step_n"`           // step size [N]
+	RiseMs       float64 `json:"rise_ms"`          // 10 % to 90 % of the final value [ms]
+	OvershootPct float64 `json:"overshoot_pct"`    // peak above the final value [% of the step]
+	SteadyErrPct float64 `json:"steady_error_pct"` // |final - step| [% of the step], final = mean over the last 100 ms
+	SettleMs     float64 `json:"settle_ms"`        // last time outside ±5 % of the step [ms after the step]
 }
 
 // runStep applies a step of stepN newtons against the index pad (the force
@@ -87,13 +87,13 @@ func stepMetrics(ts, fs []float64, step float64) StepResult {
 // TransparencyResult is the residual force the finger feels while it moves
 // freely with zero desired force.
 type TransparencyResult struct {
-	SpeedMps   float64
-	ConstMaxN  float64 // max |F| during the constant-speed phases [N]
-	AllMaxN    float64 // max |F| over the motion, starts, stops and reversals included [N]
-	ConstRMSN  float64 // RMS |F| during the constant-speed phases [N]
-	PeakAccel  float64 // peak acceleration of the intent [m/s²]
-	StrokeM    float64
-	Directions int
+	SpeedMps   float64 `json:"speed_mps"`
+	ConstMaxN  float64 `json:"const_max_n"`     // max |F| during the constant-speed phases [N]
+	AllMaxN    float64 `json:"all_max_n"`       // max |F| over the motion, starts, stops and reversals included [N]
+	ConstRMSN  float64 `json:"const_rms_n"`     // RMS |F| during the constant-speed phases [N]
+	PeakAccel  float64 `json:"peak_accel_mps2"` // peak acceleration of the intent [m/s²]
+	StrokeM    float64 `json:"stroke_m"`
+	Directions int     `json:"directions"`
 }
 
 // transparencyAccel is the peak acceleration of starts, stops and
@@ -143,19 +143,21 @@ func runTransparency(cfg Config, p devsim.ExoParams, v float64) (TransparencyRes
 
 // SweepPoint is the force loop's open-loop gain at one frequency.
 type SweepPoint struct {
-	Hz       float64
-	GainDB   float64
-	PhaseDeg float64
+	Hz       float64 `json:"hz"`
+	GainDB   float64 `json:"gain_db"`
+	PhaseDeg float64 `json:"phase_deg"`
 }
 
 // SweepResult is the force loop's frequency response, measured by
 // injecting a sine into the force error of the index finger pressing with
 // 1 N and comparing what comes back around the loop.
 type SweepResult struct {
-	Points         []SweepPoint
-	CrossoverHz    float64
-	PhaseMarginDeg float64
-	GainMarginDB   float64
+	Points         []SweepPoint `json:"points"`
+	CrossoverHz    float64      `json:"crossover_hz"`
+	PhaseMarginDeg float64      `json:"phase_margin_deg"`
+	GainMarginDB   float64      `json:"gain_margin_db"`
+	Crossed        bool         `json:"crossed"`       // the gain crossed 0 dB inside the sweep (else crossover and margin are 0)
+	PhaseCrossed   bool         `json:"phase_crossed"` // the phase crossed -180° inside the sweep (else the gain margin is 0)
 }
 
 // runSweep measures the loop gain L(jω) = -E/U along the pad normal, with
@@ -199,22 +201,21 @@ func runSweep(cfg Config, p devsim.ExoParams, freqs []float64, amp float64) (Swe
 			eAcc += complex(e, 0) * w
 			uAcc += complex(e+d, 0) * w
 		}
-		// Use whole periods only: trim is implicit in the long window.
 		l := -eAcc / uAcc
 		res.Points = append(res.Points, SweepPoint{Hz: hz, GainDB: 20 * math.Log10(cmplx.Abs(l)), PhaseDeg: cmplx.Phase(l) * 180 / math.Pi})
 	}
-	res.CrossoverHz, res.PhaseMarginDeg = math.NaN(), math.NaN()
-	res.GainMarginDB = math.NaN()
 	for i := 1; i < len(res.Points); i++ {
 		a, b := res.Points[i-1], res.Points[i]
-		if math.IsNaN(res.CrossoverHz) && a.GainDB >= 0 && b.GainDB < 0 {
+		if !res.Crossed && a.GainDB >= 0 && b.GainDB < 0 {
+			res.Crossed = true
 			x := a.GainDB / (a.GainDB - b.GainDB)
 			res.CrossoverHz = math.Exp(math.Log(a.Hz) + x*(math.Log(b.Hz)-math.Log(a.Hz)))
-			pa, pb := unwrapTo(a.PhaseDeg, -180), unwrapTo(b.PhaseDeg, -180)
+			pa, pb := lag(a.PhaseDeg), lag(b.PhaseDeg)
 			res.PhaseMarginDeg = 180 + pa + x*(pb-pa)
 		}
-		pa, pb := unwrapTo(a.PhaseDeg, -180), unwrapTo(b.PhaseDeg, -180)
-		if math.IsNaN(res.GainMarginDB) && pa > -180 && pb <= -180 {
+		pa, pb := lag(a.PhaseDeg), lag(b.PhaseDeg)
+		if !res.PhaseCrossed && pa > -180 && pb <= -180 {
+			res.PhaseCrossed = true
 			x := (pa + 180) / (pa - pb)
 			res.GainMarginDB = -(a.GainDB + x*(b.GainDB-a.GainDB))
 		}
@@ -222,9 +223,9 @@ func runSweep(cfg Config, p devsim.ExoParams, freqs []float64, amp float64) (Swe
 	return res, nil
 }
 
-// unwrapTo returns phase [deg] shifted by whole turns into (ref-360, ref+... ] so
-// that lagging phases read below 0 down to -360.
-func unwrapTo(deg, _ float64) float64 {
+// lag returns a phase [deg] shifted by whole turns into (-360, 0], the
+// range of a lagging loop's phase.
+func lag(deg float64) float64 {
 	for deg > 0 {
 		deg -= 360
 	}
@@ -236,15 +237,15 @@ func unwrapTo(deg, _ float64) float64 {
 
 // PinchResult is a steady two-finger pinch of a cloth-like contact.
 type PinchResult struct {
-	DurationS  float64
-	HFRMSMm    [sim.NumFingers]float64 // true pad position above 20 Hz, RMS [mm]
-	MinEnergyJ [sim.NumFingers]float64 // lowest passivity-observer energy [J]
-	BoundJ     float64                 // the observer's bound [J]
-	MeanForceN [sim.NumFingers]float64 // mean normal force on the finger [N]
-	StiffNpm   [sim.NumFingers]float64 // mean stiffness of the local models [N/m]
-	MaxDamping [sim.NumFingers]float64 // largest injected damping [N·s/m]
-	DriftJ     [sim.NumFingers]float64 // observer energy change over the hold [J]; < 0 would mean the loop feeds energy
-	Trips      int
+	DurationS  float64                 `json:"duration_s"`
+	HFRMSMm    [sim.NumFingers]float64 `json:"hf_rms_mm"`        // true pad position above 20 Hz, RMS [mm]
+	MinEnergyJ [sim.NumFingers]float64 `json:"min_energy_j"`     // lowest passivity-observer energy [J]
+	BoundJ     float64                 `json:"bound_j"`          // the observer's bound [J]
+	MeanForceN [sim.NumFingers]float64 `json:"mean_force_n"`     // mean normal force on the finger [N]
+	StiffNpm   [sim.NumFingers]float64 `json:"stiffness_npm"`    // mean stiffness of the local models [N/m]
+	MaxDamping [sim.NumFingers]float64 `json:"max_damping_nspm"` // largest injected damping [N·s/m]
+	DriftJ     [sim.NumFingers]float64 `json:"energy_drift_j"`   // observer energy change over the hold [J]; < 0 would mean the loop feeds energy
+	Trips      int                     `json:"trips"`
 }
 
 // clothContact is a stiff nonlinear spring standing in for a pinched

@@ -480,9 +480,9 @@ func (e *Exo) Truth() Truth {
 // TipFigures are the fingertip-equivalent inertia and friction of the
 // device, the smallest over the directions of motion.
 type TipFigures struct {
-	MassKg     float64 // smallest eigenvalue of the Cartesian mass (J M⁻¹ Jᵀ)⁻¹
-	CoulombN   float64 // smallest breakaway force, min_i τc_i / |J column i|
-	ViscousNsm float64 // smallest eigenvalue of the Cartesian damping J⁻ᵀ B J⁻¹
+	MassKg     float64 `json:"mass_kg"`     // smallest eigenvalue of the Cartesian mass (J M⁻¹ Jᵀ)⁻¹
+	CoulombN   float64 `json:"coulomb_n"`   // smallest breakaway force, min_i τc_i / |J column i|
+	ViscousNsm float64 `json:"viscous_nsm"` // smallest eigenvalue of the Cartesian damping J⁻ᵀ B J⁻¹
 }
 
 // TipFigures returns the fingertip figures at the home posture; TipFiguresAt
