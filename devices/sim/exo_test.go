@@ -185,7 +185,7 @@ func TestSensorStatistics(t *testing.T) {
 	p := DefaultExoParams()
 	e := newTestExo(t, p)
 	var st devices.ExoState
-	const n = 20000
+	const n = 8000
 	var sum, sum2 [3]float64
 	for k := 1; k <= n; k++ {
 		e.Advance(time.Duration(k) * time.Millisecond)
