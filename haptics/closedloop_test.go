@@ -6,6 +6,7 @@ import (
 	"time"
 
 	devsim "github.com/haptex/haptex/devices/sim"
+	"github.com/haptex/haptex/haptics/exo"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -162,5 +163,36 @@ func TestBenchControlTiming(t *testing.T) {
 	}
 	if res.AllocsPerTick != 0 || res.TickUs.P50 <= 0 || res.TickUs.Max < res.TickUs.P99 {
 		t.Errorf("bench %+v", res)
+	}
+}
+
+// TestDefaultScriptFreeAir runs the showcase handling script with both
+// fingers and no cloth: the servo stays active throughout and the fingers
+// feel no more than the transparency bound.
+func TestDefaultScriptFreeAir(t *testing.T) {
+	script := devsim.DefaultScript(devsim.DefaultScene())
+	p := devsim.DefaultExoParams()
+	r, err := newSimRig(DefaultConfig(), p, [sim.NumFingers]devsim.Intent{script, script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var worst [sim.NumFingers]float64
+	for r.t < script.Duration() {
+		r.tick()
+		if r.t < 300*time.Millisecond {
+			continue
+		}
+		for f := range sim.NumFingers {
+			if st := r.servo.Status(f); st.State != StateActive {
+				t.Fatalf("%s %v (%v) at %v", sim.FingerName(f), st.State, st.Reason, r.t)
+			}
+			worst[f] = math.Max(worst[f], exo.Norm(r.exos[f].Truth().Force))
+		}
+	}
+	t.Logf("largest residual force: thumb %.4f N, index %.4f N", worst[0], worst[1])
+	for f := range sim.NumFingers {
+		if worst[f] > 0.1 {
+			t.Errorf("%s felt %.3f N in free air", sim.FingerName(f), worst[f])
+		}
 	}
 }
