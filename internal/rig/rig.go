@@ -19,7 +19,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/haptex/haptex/devices"
 	devsim "github.com/haptex/haptex/devices/sim"
+	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/internal/lockstep"
 	"github.com/haptex/haptex/internal/record"
 	"github.com/haptex/haptex/internal/rt"
@@ -40,11 +42,23 @@ type Config struct {
 	// Priority is the SCHED_FIFO priority of the haptics thread (default
 	// 80); -1 keeps normal scheduling.
 	Priority int `json:"priority"`
-	// Scene and Script drive the scripted fingertips; zero values take the
-	// showcase scene and its default handling script.
-	Scene  devsim.Scene         `json:"scene"`
-	Script *devsim.Script       `json:"-"`
-	Logf   func(string, ...any) `json:"-"`
+	// Scene and Script give the fingers' intended motion: the scripted
+	// fingertips follow it exactly, the simulated fingers inside the
+	// simulated exoskeletons try to. Zero values take the showcase scene and
+	// its default handling script.
+	Scene  devsim.Scene   `json:"scene"`
+	Script *devsim.Script `json:"-"`
+	// Scripted drives the fingertips straight from the script with no
+	// device and no force rendering (a kinematic motion source).
+	Scripted bool `json:"scripted"`
+	// Exos are the thumb and index exoskeletons; a nil entry gets the
+	// simulated exoskeleton-and-finger twin (ExoParams) following Script.
+	Exos      [sim.NumFingers]devices.Exoskeleton `json:"-"`
+	ExoParams devsim.ExoParams                    `json:"exo_params"`
+	// Servo configures the force-feedback servo; the zero value takes
+	// haptics.DefaultConfig().
+	Servo haptics.Config       `json:"servo"`
+	Logf  func(string, ...any) `json:"-"`
 }
 
 func (c *Config) setDefaults() error {
@@ -68,6 +82,12 @@ func (c *Config) setDefaults() error {
 	}
 	if c.Script == nil {
 		c.Script = devsim.DefaultScript(c.Scene)
+	}
+	if c.ExoParams == (devsim.ExoParams{}) {
+		c.ExoParams = devsim.DefaultExoParams()
+	}
+	if c.Servo == (haptics.Config{}) {
+		c.Servo = haptics.DefaultConfig()
 	}
 	for _, p := range []struct {
 		name string
@@ -111,10 +131,11 @@ type Rig struct {
 	statusSim *statebuf.Reader[sim.SimOutput]
 
 	session     *record.Session
-	hapticsRows *record.Table[HapticsRow]
+	hapticsRows *record.Table[hapticsRow]
 
 	haptics     *hapticsLoop
 	hapticsLoop *loop
+	ownedExos   [sim.NumFingers]*devsim.Exo // simulated exoskeletons the rig made
 }
 
 // New wires a rig. It creates the session folder when cfg.OutDir is set.
@@ -138,15 +159,27 @@ func New(cfg Config) (*Rig, error) {
 		r.session = s
 		r.hapticsRows, err = record.NewTable(s, "haptics.csv", hapticsHeader(), 1<<15, appendHapticsRow)
 		if err != nil {
-			s.Close()
+			r.closeSession()
 			return nil, err
 		}
 	}
 
-	r.haptics = newHapticsLoop(r)
+	h, err := newHapticsLoop(r)
+	if err != nil {
+		r.closeSession()
+		return nil, err
+	}
+	r.haptics = h
 	r.hapticsLoop = &loop{name: "haptics", period: cfg.HapticsPeriod, priority: cfg.Priority, step: r.haptics.step}
 	r.loops = append(r.loops, r.hapticsLoop)
 	return r, nil
+}
+
+// closeSession closes the session of a rig that failed to build.
+func (r *Rig) closeSession() {
+	if r.session != nil {
+		r.session.Close()
+	}
 }
 
 // SessionDir returns the session folder, or "" when not recording.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/internal/record"
 	"github.com/haptex/haptex/internal/rt"
 	"github.com/haptex/haptex/sim"
@@ -68,13 +69,15 @@ type forceStats struct {
 	peakPinch    float64
 }
 
-// add records one tick of both fingers.
-func (s *forceStats) add(rows *[sim.NumFingers]FingerRow) {
+// add records one tick of both fingers: the force the cloth asks the
+// device to render, and whether the finger touches the cloth.
+func (s *forceStats) add(rec *haptics.TickRecord) {
 	both := true
 	var peak float64
-	for f := range rows {
-		fr := &rows[f]
-		m := math.Sqrt(fr.Force[0]*fr.Force[0] + fr.Force[1]*fr.Force[1] + fr.Force[2]*fr.Force[2])
+	for f := range rec.Fingers {
+		fr := &rec.Fingers[f]
+		v := fr.ForceDes
+		m := math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2])
 		s.peak[f] = max(s.peak[f], m)
 		peak = max(peak, m)
 		if fr.Contact {
