@@ -1,0 +1,34 @@
+package tactile
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestBench(t *testing.T) {
+	r, err := Bench(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"frame_us":{"p50":`, `"p99":`, `"p999":`, `"max":`, `"allocs_per_frame":`, `"bench":"tactile"`, `"pins":48`} {
+		if !strings.Contains(string(b), key) {
+			t.Errorf("bench JSON lacks %s: %s", key, b)
+		}
+	}
+	f := r.FrameUs
+	if !(f.P50 > 0 && f.P50 <= f.P99 && f.P99 <= f.P999 && f.P999 <= f.Max) {
+		t.Errorf("frame percentiles out of order: %+v", f)
+	}
+	if r.AllocsPerFrame != 0 || r.SynthAllocs != 0 {
+		t.Errorf("allocations per frame: step %v, synth %v; want 0", r.AllocsPerFrame, r.SynthAllocs)
+	}
+	t.Logf("%s", b)
+	if _, err := Bench(10); err == nil {
+		t.Error("Bench(10) accepted")
+	}
+}
