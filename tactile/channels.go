@@ -275,11 +275,11 @@ func (w *weights) w2At(c int, log2f, f float64) float64 {
 		r := f / weightFreqMin
 		return w.w2[c][0] * r * r
 	}
-	i := int(x)
-	if i >= weightEntries-1 {
+	if !(x < weightEntries-1) { // compared as a float: int(+Inf) is not an index
 		r := weightFreqMax / f
 		return w.w2[c][weightEntries-1] * r * r
 	}
+	i := int(x)
 	t := x - float64(i)
 	return w.w2[c][i] + t*(w.w2[c][i+1]-w.w2[c][i])
 }

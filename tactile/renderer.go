@@ -23,6 +23,10 @@ const (
 	DefaultMaxA320Um = 20.0   // [µm peak]; §1.4: 10-50 µm needed
 	DefaultEdge      = 0.5e-3 // [m]
 	MinLevelDB       = -120.0 // Level's value for no excitation
+	// MaxNormalForce bounds the normal force the renderer believes [N]:
+	// fingertip exoskeletons render a few newtons, so more is a fault
+	// upstream and must not turn into maximal vibration.
+	MaxNormalForce = 20.0
 )
 
 // Contact is one finger's contact with the fabric in one frame, in fabric
@@ -251,7 +255,8 @@ func dbToGain(db float64) float64 { return math.Pow(10, db/20) }
 // clamp to the device limits.
 //
 // A finger out of contact, with no contact area, or whose contact holds
-// NaN or Inf gets all-zero pins. A static finger (slip speed 0) gets zero
+// NaN or Inf gets all-zero pins. Negative normal force counts as 0, more
+// than MaxNormalForce as MaxNormalForce. A static finger (slip speed 0) gets zero
 // amplitudes too: the vibrotactile channels respond to change, and every
 // spatial component of a resting surface has temporal frequency 0.
 // Amplitudes grow continuously with speed from 0, since the channel
@@ -291,7 +296,12 @@ func (r *Renderer) finger(f int, c *Contact, out *FingerFrame) {
 	speed := math.Hypot(c.SlipU, c.SlipV)
 	var e [NumChannels]float64
 	if speed > 0 {
-		e = r.surf.excite(fc.w, math.Atan2(c.SlipV, c.SlipU), speed, math.Max(c.NormalForce, 0))
+		e = r.surf.excite(fc.w, math.Atan2(c.SlipV, c.SlipU), speed, clamp(c.NormalForce, 0, MaxNormalForce))
+	}
+	if !finite(e[NonPacinian], e[Pacinian]) { // a slip speed beyond float range
+		out.BadInput = true
+		r.stats.BadInput++
+		return
 	}
 	x, y, exact := solveMetamer(fc.w.m, e)
 	m := &fc.w.m

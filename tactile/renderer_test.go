@@ -185,6 +185,23 @@ func TestBadInputIsSafe(t *testing.T) {
 			}
 		})
 	}
+	// Absurd but finite values render finite amplitudes or nothing.
+	for _, c := range []Contact{
+		{InContact: true, SlipU: 1e300, SlipV: 1e300, NormalForce: 1, Area: 1e-4},
+		{InContact: true, SlipU: 0.1, NormalForce: 1e300, Area: 1e-4},
+		{InContact: true, SlipU: 1e-300, NormalForce: 1, Area: 1e300, U: -1e300, V: 1e300, Orientation: 1e300},
+		{InContact: true, SlipV: 0.1, NormalForce: 1, Area: 1e-300},
+	} {
+		in := [NumFingers]Contact{c, c}
+		var out Frame
+		r.Step(0, &in, &out)
+		f := out.Fingers[Index]
+		for p := range Pins {
+			if !(f.A40Um[p] >= 0 && f.A40Um[p] <= r.Config().MaxA40Um && f.A320Um[p] >= 0 && f.A320Um[p] <= r.Config().MaxA320Um) {
+				t.Errorf("contact %+v: pin %d gets %g, %g µm", c, p, f.A40Um[p], f.A320Um[p])
+			}
+		}
+	}
 	// Negative normal force counts as none.
 	in := [NumFingers]Contact{good, good}
 	in[Index].NormalForce = -3

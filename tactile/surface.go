@@ -8,18 +8,29 @@ import (
 	"sync"
 )
 
-// Defaults and limits of SurfaceParams.
+// Defaults and limits of SurfaceParams. Values marked "model default" are
+// haptex choices, not measurements, and values marked "recalled" come from
+// the literature without a verified primary source; both are meant to be
+// replaced by measured values when a lab has them.
 const (
-	DefaultGridN               = 512
-	DefaultGridSpacing         = 20e-6 // [m]: k up to 25 cycles/mm, 500 Hz at 20 mm/s
-	MaxGridSpacing             = 25e-6 // [m]: 400 Hz at 20 mm/s (issue 6)
-	DefaultHurst               = 0.5   // Brownian profile, as HAPTEX's test surfaces (Allerkamp et al. 2007)
-	DefaultIrregularity        = 0.03
-	DefaultSkinShearStiffness  = 1000.0 // [N/m]
-	DefaultFabricSize          = 0.3    // [m]
+	DefaultGridN       = 512
+	DefaultGridSpacing = 20e-6 // [m]: k up to 25 cycles/mm, 500 Hz at 20 mm/s
+	MaxGridSpacing     = 25e-6 // [m]: 400 Hz at 20 mm/s (issue 6)
+	// DefaultHurst gives a Brownian profile, like the surfaces HAPTEX's
+	// renderer was first tested on (Allerkamp et al. 2007).
+	DefaultHurst = 0.5
+	// DefaultIrregularity: yarn positions scatter by 3 % of their spacing
+	// (model default).
+	DefaultIrregularity = 0.03
+	// DefaultSkinShearStiffness is the fingertip pad's tangential
+	// stiffness, of the order of 1 N/mm (recalled).
+	DefaultSkinShearStiffness = 1000.0 // [N/m]
+	DefaultFabricSize         = 0.3    // [m]
+	// DefaultNonUniformity is of the order of the mass irregularity (CVm)
+	// of ring-spun yarns, 10-15 % (recalled).
 	DefaultNonUniformity       = 0.12
-	DefaultNonUniformityLength = 5e-3 // [m]
-	DefaultMapSpacing          = 1e-3 // [m], HAPTEX's large-scale resolution
+	DefaultNonUniformityLength = 5e-3 // [m], model default
+	DefaultMapSpacing          = 1e-3 // [m], HAPTEX's large-scale resolution (tutorial §4.4)
 )
 
 // sigmaPerMD converts a mean absolute deviation to a standard deviation for
@@ -293,9 +304,9 @@ type Surface struct {
 //     normally; the direction of contactor movement matters little (HAPTEX
 //     tutorial §4.2).
 //   - Large scale: a lognormal random map of mean 1, coefficient of
-//     variation NonUniformity (default 0.12, the order of the mass
-//     irregularity of ring-spun yarns) and correlation length
-//     NonUniformityLength, at MapSpacing over WidthU x HeightV.
+//     variation NonUniformity and correlation length NonUniformityLength,
+//     at MapSpacing over WidthU x HeightV. KES has no measure of it; the
+//     defaults are stand-ins for a measured map (Surface.WithMaps).
 func NewSurface(p SurfaceParams, seed uint64) (*Surface, error) {
 	p = p.withDefaults()
 	if err := p.validateKES(); err != nil {
