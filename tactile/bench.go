@@ -41,11 +41,16 @@ func Bench(frames int) (BenchResult, error) {
 	if frames < 100 {
 		return BenchResult{}, fmt.Errorf("tactile: bench needs >= 100 frames, have %d", frames)
 	}
-	p := BenchParams()
-	s, err := NewSurface(p, 1)
+	s, err := NewSurface(BenchParams(), 1)
 	if err != nil {
 		return BenchResult{}, err
 	}
+	return bench(s, frames)
+}
+
+// bench is Bench on surface s.
+func bench(s *Surface, frames int) (BenchResult, error) {
+	p := s.Params()
 	r, err := NewRenderer(s, Config{})
 	if err != nil {
 		return BenchResult{}, err

@@ -402,9 +402,10 @@ const (
 	fineEdge = 8
 )
 
-// farSub is the quadrature of a far cell whose trapezoid reaches into the
-// fine bins: farSub x farSub points.
-const farSub = 8
+// trapPoints is the quadrature of a far cell whose trapezoid reaches into
+// the fine bins: that many points across the trapezoid, each weighted by
+// its density.
+const trapPoints = 16
 
 // deposit adds p at |k∥| = x dk1 to the two nearest bins of row.
 func deposit(row []float64, x, p float64) {
@@ -435,13 +436,13 @@ func binOf(x float64) float64 {
 // would change by several dB with direction. A cell is therefore deposited
 // as two points at ±h about its centre, h² being the variance of its
 // trapezoid (exact for strokes along an axis); where the trapezoid reaches
-// into the fine bins, by farSub x farSub points. The cells next to the
-// origin carry the whole low-frequency end of fast strokes, so cells
-// within nearCells of the origin are integrated with nearSub x nearSub
-// points each instead, and the hole the removed DC bin leaves is made
-// round: the points within the circle of the DC cell's area are dropped,
-// and the DC cell's points outside it take the mean density of its four
-// neighbours. Each direction is then scaled to unit sum.
+// into the fine bins, as trapPoints points weighted by its density. The
+// cells next to the origin carry the whole low-frequency end of fast
+// strokes, so cells within nearCells of the origin are integrated with
+// nearSub x nearSub points each instead, and the hole the removed DC bin
+// leaves is made round: the points within the circle of the DC cell's area
+// are dropped, and the DC cell's points outside it take the mean density of
+// its four neighbours. Each direction is then scaled to unit sum.
 func (s *Surface) project() {
 	const nearCells, nearSub = 8, 16
 	sp := &s.shape
@@ -500,9 +501,8 @@ func (s *Surface) project() {
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			var off [farSub * farSub]float64
 			for d := w; d < projDirs; d += workers {
-				s.projectDir(d, far, near, su, sv, off[:])
+				s.projectDir(d, far, near, su, sv)
 			}
 		})
 	}
@@ -511,27 +511,39 @@ func (s *Surface) project() {
 
 type projBin struct{ ku, kv, p float64 } // k in units of dk1
 
-// projectDir fills the projection table's row for direction d; off is
-// scratch of farSub² values.
-func (s *Surface) projectDir(d int, far, near []projBin, su, sv float64, off []float64) {
+// projectDir fills the projection table's row for direction d.
+func (s *Surface) projectDir(d int, far, near []projBin, su, sv float64) {
 	c, sn := math.Cos(math.Pi*float64(d)/projDirs), math.Sin(math.Pi*float64(d)/projDirs)
 	row := s.proj[d*s.nk : (d+1)*s.nk]
-	// A cell's trapezoid is the sum of two uniform widths su|c| and sv|s|:
-	// half-width hw, variance h² = (su² c² + sv² s²)/12.
-	h := math.Sqrt((su*su*c*c + sv*sv*sn*sn) / 12)
-	hw := (su*math.Abs(c) + sv*math.Abs(sn)) / 2
-	for a := range farSub {
-		for b := range farSub {
-			off[a*farSub+b] = ((float64(a)+0.5)/farSub-0.5)*su*c + ((float64(b)+0.5)/farSub-0.5)*sv*sn
+	// A cell's projection is the trapezoid box(wa) ⊗ box(wb), wa >= wb the
+	// cell's widths along the direction; half-width hw, variance h².
+	wa, wb := su*math.Abs(c), sv*math.Abs(sn)
+	if wa < wb {
+		wa, wb = wb, wa
+	}
+	hw := (wa + wb) / 2
+	h := math.Sqrt((wa*wa + wb*wb) / 12)
+	var off, wt [trapPoints]float64
+	var wsum float64
+	for m := range trapPoints {
+		x := -hw + (float64(m)+0.5)*2*hw/trapPoints
+		off[m] = x
+		wt[m] = 1 // a box when wb = 0
+		if wb > 0 {
+			wt[m] = math.Min(1, (hw-math.Abs(x))/wb)
 		}
+		wsum += wt[m]
+	}
+	for m := range wt {
+		wt[m] /= wsum
 	}
 	for _, b := range far {
 		x := b.ku*c + b.kv*sn
 		if math.Abs(x)-hw < fineEdge {
 			// In the fine bins two points are too coarse a quadrature of
 			// the trapezoid.
-			for _, o := range off {
-				deposit(row, x+o, b.p/(farSub*farSub))
+			for m, o := range off {
+				deposit(row, x+o, b.p*wt[m])
 			}
 			continue
 		}
