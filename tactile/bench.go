@@ -18,17 +18,20 @@ type Percentiles struct {
 
 // BenchResult is what `haptex bench tactile -json` prints.
 type BenchResult struct {
-	Bench          string      `json:"bench"`
-	Go             string      `json:"go"`
-	CPUs           int         `json:"cpus"`
-	Frames         int         `json:"frames"`
-	Pins           int         `json:"pins"`
-	Surface        string      `json:"surface"`
-	GridN          int         `json:"grid_n"`
-	FrameUs        Percentiles `json:"frame_us"`         // Renderer.Step, both fingers
-	AllocsPerFrame float64     `json:"allocs_per_frame"` // heap allocations per Step
-	SynthUs        Percentiles `json:"synth_us"`         // Synth.Render of one 25 ms frame for 48 pins at 8 kHz
-	SynthAllocs    float64     `json:"synth_allocs_per_frame"`
+	Bench   string      `json:"bench"`
+	Go      string      `json:"go"`
+	CPUs    int         `json:"cpus"`
+	Frames  int         `json:"frames"`
+	Pins    int         `json:"pins"`
+	Surface string      `json:"surface"`
+	GridN   int         `json:"grid_n"`
+	FrameUs Percentiles `json:"frame_us"` // Renderer.Step, both fingers, wall time
+	// FrameCPUUs is the same frames' CPU time on their thread, which
+	// leaves out time the OS gave to other processes (Linux only).
+	FrameCPUUs     *Percentiles `json:"frame_cpu_us,omitempty"`
+	AllocsPerFrame float64      `json:"allocs_per_frame"` // heap allocations per Step
+	SynthUs        Percentiles  `json:"synth_us"`         // Synth.Render of one 25 ms frame for 48 pins at 8 kHz
+	SynthAllocs    float64      `json:"synth_allocs_per_frame"`
 }
 
 // Bench renders frames frames of both fingers stroking a 2/1 twill
@@ -85,18 +88,25 @@ func bench(s *Surface, frames int) (BenchResult, error) {
 		render(frame(i))
 	}
 
-	// Timing pass.
+	// Timing pass, on one OS thread so that its CPU clock measures it.
 	step := make([]float64, frames)
+	cpu := make([]float64, frames)
 	synth := make([]float64, frames)
+	runtime.LockOSThread()
+	_, cpuOK := threadCPU()
 	for i := range frames {
+		c0, _ := threadCPU()
 		t0 := time.Now()
 		t := frame(warm + i)
 		t1 := time.Now()
+		c1, _ := threadCPU()
 		render(t)
 		t2 := time.Now()
 		step[i] = float64(t1.Sub(t0).Nanoseconds()) / 1e3
+		cpu[i] = float64(c1-c0) / 1e3
 		synth[i] = float64(t2.Sub(t1).Nanoseconds()) / 1e3
 	}
+	runtime.UnlockOSThread()
 
 	// Allocation pass, counted as testing.AllocsPerRun counts: one
 	// processor, heap statistics around the whole pass.
@@ -114,7 +124,13 @@ func bench(s *Surface, frames int) (BenchResult, error) {
 	}
 	runtime.ReadMemStats(&m2)
 
+	var frameCPU *Percentiles
+	if cpuOK {
+		pc := percentiles(cpu)
+		frameCPU = &pc
+	}
 	return BenchResult{
+		FrameCPUUs:     frameCPU,
 		Bench:          "tactile",
 		Go:             runtime.Version(),
 		CPUs:           runtime.NumCPU(),

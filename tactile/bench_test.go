@@ -26,6 +26,9 @@ func TestBench(t *testing.T) {
 	if !(f.P50 > 0 && f.P50 <= f.P99 && f.P99 <= f.P999 && f.P999 <= f.Max) {
 		t.Errorf("frame percentiles out of order: %+v", f)
 	}
+	if c := r.FrameCPUUs; c != nil && !(c.P50 > 0 && c.P50 <= c.P99 && c.P99 <= c.Max) {
+		t.Errorf("frame CPU percentiles out of order: %+v", c)
+	}
 	if r.AllocsPerFrame != 0 || r.SynthAllocs != 0 {
 		t.Errorf("allocations per frame: step %v, synth %v; want 0", r.AllocsPerFrame, r.SynthAllocs)
 	}
