@@ -10,6 +10,10 @@ import (
 // get the same channel levels (within 0.5 dB), whatever their orientation,
 // face and calibration.
 func TestThumbAndIndexSameChannelLevels(t *testing.T) {
+	var worstLevel, worstDelivered float64
+	defer func() {
+		t.Logf("largest thumb-index difference: fabric levels %.2g dB, delivered levels %.2g dB", worstLevel, worstDelivered)
+	}()
 	for _, name := range []string{"silk", "twill", "knit"} {
 		s := surface(t, name)
 		r, err := NewRenderer(s, Config{MaxA40Um: 1000, MaxA320Um: 1000, Mirror: [NumFingers]bool{Thumb: true}})
@@ -38,24 +42,20 @@ func TestThumbAndIndexSameChannelLevels(t *testing.T) {
 			r.Step(0, &in, &out)
 			th, ix := &out.Fingers[Thumb], &out.Fingers[Index]
 			for ch := range NumChannels {
+				worstLevel = math.Max(worstLevel, math.Abs(th.Level(ch)-ix.Level(ch)))
 				if d := th.Level(ch) - ix.Level(ch); math.Abs(d) > 0.5 {
 					t.Errorf("%s %.0f mm/s: channel %d level thumb %.2f dB, index %.2f dB", name, speed*1e3, ch, th.Level(ch), ix.Level(ch))
 				}
 				if th.Exact && ix.Exact {
+					worstDelivered = math.Max(worstDelivered, math.Abs(dB(th.Achieved[ch], ix.Achieved[ch])))
 					if d := dB(th.Achieved[ch], ix.Achieved[ch]); math.Abs(d) > 0.5 {
 						t.Errorf("%s %.0f mm/s: channel %d delivered thumb %.4g, index %.4g (%.2f dB)", name, speed*1e3, ch, th.Achieved[ch], ix.Achieved[ch], d)
 					}
 				}
 			}
-			// The thumb's drive makes up for its higher thresholds.
-			if th.Exact && ix.A40 > 0 {
-				if d := ampDB(th.A40) - ampDB(ix.A40); math.Abs(d-6) > 0.5 && ix.A320 > 0 {
-					// With both sines on, A40 carries the NP I shift and a
-					// share of the P one; only check it is larger.
-					if d < 0 {
-						t.Errorf("%s: less sensitive thumb gets %.2f dB less at 40 Hz", name, -d)
-					}
-				}
+			// The thumb's less sensitive user gets more drive.
+			if th.Exact && ix.A320 > 0 && !(th.A320 > ix.A320) {
+				t.Errorf("%s: thumb A320 %.3g µm not above index %.3g µm", name, th.A320, ix.A320)
 			}
 		}
 	}
