@@ -28,10 +28,15 @@ type BenchResult struct {
 	FrameUs Percentiles `json:"frame_us"` // Renderer.Step, both fingers, wall time
 	// FrameCPUUs is the same frames' CPU time on their thread, which
 	// leaves out time the OS gave to other processes (Linux only).
-	FrameCPUUs     *Percentiles `json:"frame_cpu_us,omitempty"`
-	AllocsPerFrame float64      `json:"allocs_per_frame"` // heap allocations per Step
-	SynthUs        Percentiles  `json:"synth_us"`         // Synth.Render of one 25 ms frame for 48 pins at 8 kHz
-	SynthAllocs    float64      `json:"synth_allocs_per_frame"`
+	FrameCPUUs *Percentiles `json:"frame_cpu_us,omitempty"`
+	// AllocsPerFrame is heap allocations per Step, counted as
+	// testing.AllocsPerRun counts them (whole allocations per frame);
+	// AllocsTotal is every allocation the process made during the pass,
+	// the runtime's own included.
+	AllocsPerFrame float64     `json:"allocs_per_frame"`
+	AllocsTotal    uint64      `json:"allocs_total"`
+	SynthUs        Percentiles `json:"synth_us"`               // Synth.Render of one 25 ms frame for 48 pins at 8 kHz
+	SynthAllocs    float64     `json:"synth_allocs_per_frame"` // as AllocsPerFrame
 }
 
 // Bench renders frames frames of both fingers stroking a 2/1 twill
@@ -139,9 +144,10 @@ func bench(s *Surface, frames int) (BenchResult, error) {
 		Surface:        fmt.Sprintf("%v %d/%d, SMD %.1f µm, yarns %.2f x %.2f mm", p.Weave, p.Float, p.Repeat-p.Float, p.SMD*1e6, p.WarpSpacing*1e3, p.WeftSpacing*1e3),
 		GridN:          s.shape.Nu,
 		FrameUs:        percentiles(step),
-		AllocsPerFrame: float64(m1.Mallocs-m0.Mallocs) / float64(frames),
+		AllocsPerFrame: float64((m1.Mallocs - m0.Mallocs) / uint64(frames)),
+		AllocsTotal:    m1.Mallocs - m0.Mallocs,
 		SynthUs:        percentiles(synth),
-		SynthAllocs:    float64(m2.Mallocs-m1.Mallocs) / float64(frames),
+		SynthAllocs:    float64((m2.Mallocs - m1.Mallocs) / uint64(frames)),
 	}, nil
 }
 
