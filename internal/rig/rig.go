@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/devices"
 	devsim "github.com/haptex/haptex/devices/sim"
 	"github.com/haptex/haptex/haptics"
@@ -57,8 +58,16 @@ type Config struct {
 	ExoParams devsim.ExoParams                    `json:"exo_params"`
 	// Servo configures the force-feedback servo; the zero value takes
 	// haptics.DefaultConfig().
-	Servo haptics.Config       `json:"servo"`
-	Logf  func(string, ...any) `json:"-"`
+	Servo haptics.Config `json:"servo"`
+	// Tactile are the thumb and index pin arrays; a nil entry gets the
+	// simulated array (TactileParams; zero value: the defaults).
+	Tactile       [sim.NumFingers]devices.TactileArray `json:"-"`
+	TactileParams devsim.TactileParams                 `json:"tactile_params"`
+	// Fabric is the fabric handled; the simulation's material and the
+	// tactile renderer's surface come from it through calib/kes, and from
+	// nothing else. Nil takes the built-in DefaultFabric.
+	Fabric *kes.Fabric          `json:"-"`
+	Logf   func(string, ...any) `json:"-"`
 }
 
 func (c *Config) setDefaults() error {
@@ -89,6 +98,16 @@ func (c *Config) setDefaults() error {
 	if c.Servo == (haptics.Config{}) {
 		c.Servo = haptics.DefaultConfig()
 	}
+	if c.Fabric == nil {
+		f, err := kes.Builtin(DefaultFabric)
+		if err != nil {
+			return fmt.Errorf("rig: default fabric: %w", err)
+		}
+		c.Fabric = f
+	}
+	if c.TactileParams == (devsim.TactileParams{}) {
+		c.TactileParams = devsim.DefaultTactileParams()
+	}
 	for _, p := range []struct {
 		name string
 		d    time.Duration
@@ -108,6 +127,9 @@ func (c *Config) setDefaults() error {
 	}
 	return nil
 }
+
+// DefaultFabric is the built-in fabric a rig handles when none is given.
+const DefaultFabric = "cotton-shirting"
 
 // loop is one of the rig's loops: its step and, in real time, its runner.
 type loop struct {
@@ -136,6 +158,10 @@ type Rig struct {
 	haptics     *hapticsLoop
 	hapticsLoop *loop
 	ownedExos   [sim.NumFingers]*devsim.Exo // simulated exoskeletons the rig made
+
+	tactileOut   *statebuf.Buffer[TactileOut]
+	tactileRows  *record.Table[tactileRow]
+	ownedTactile [sim.NumFingers]*devsim.Tactile
 }
 
 // New wires a rig. It creates the session folder when cfg.OutDir is set.
@@ -150,6 +176,8 @@ func New(cfg Config) (*Rig, error) {
 	r.simOut = statebuf.New[sim.SimOutput](4, nil)
 	r.status = r.fingers.NewReader()
 	r.statusSim = r.simOut.NewReader()
+	// Reader of the tactile frames: the view.
+	r.tactileOut = statebuf.New[TactileOut](1, nil)
 
 	if cfg.OutDir != "" {
 		s, err := record.Create(cfg.OutDir, "session-")
@@ -158,6 +186,9 @@ func New(cfg Config) (*Rig, error) {
 		}
 		r.session = s
 		r.hapticsRows, err = record.NewTable(s, "haptics.csv", hapticsHeader(), 1<<15, appendHapticsRow)
+		if err == nil {
+			r.tactileRows, err = record.NewTable(s, "tactile.csv", tactileHeader(), 1<<11, appendTactileRow)
+		}
 		if err != nil {
 			r.closeSession()
 			return nil, err
@@ -172,6 +203,12 @@ func New(cfg Config) (*Rig, error) {
 	r.haptics = h
 	r.hapticsLoop = &loop{name: "haptics", period: cfg.HapticsPeriod, priority: cfg.Priority, step: r.haptics.step}
 	r.loops = append(r.loops, r.hapticsLoop)
+	tl, err := newTactileLoop(r)
+	if err != nil {
+		r.closeSession()
+		return nil, err
+	}
+	r.loops = append(r.loops, &loop{name: "tactile", period: cfg.TactilePeriod, step: tl.step})
 	return r, nil
 }
 
@@ -310,3 +347,6 @@ func versions() map[string]string {
 	}
 	return v
 }
+
+// fabricSize is the size of the piece of fabric on the stand [m].
+func (r *Rig) fabricSize() (widthU, heightV float64) { return 0.30, 0.30 }

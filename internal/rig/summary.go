@@ -49,6 +49,7 @@ type FingerSummary struct {
 // Summary is the outcome of a run.
 type Summary struct {
 	Mode       string              `json:"mode"` // realtime or lockstep
+	Fabric     string              `json:"fabric"`
 	RunS       float64             `json:"run_s"`
 	WallS      float64             `json:"wall_s"`
 	Loops      []LoopSummary       `json:"loops"`
@@ -94,7 +95,7 @@ func (s *forceStats) add(rec *haptics.TickRecord) {
 }
 
 func (r *Rig) summary(mode string, run, wall time.Duration) *Summary {
-	s := &Summary{Mode: mode, RunS: run.Seconds(), WallS: wall.Seconds(), SessionDir: r.SessionDir()}
+	s := &Summary{Mode: mode, Fabric: r.cfg.Fabric.Name, RunS: run.Seconds(), WallS: wall.Seconds(), SessionDir: r.SessionDir()}
 	for _, l := range r.loops {
 		ls := LoopSummary{Name: l.name, PeriodMs: float64(l.period) / 1e6}
 		if l.rt != nil {
