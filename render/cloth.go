@@ -181,7 +181,8 @@ func (c *clothGPU) update(f *Frame) bool {
 	return c.shaped
 }
 
-// draw draws the uploaded shape; view and proj are in m16 scratch order.
+// draw draws the uploaded shape with the renderer's view and projection,
+// choosing the near (woven) or the far program for the camera.
 func (c *clothGPU) draw(r *renderer, cam *Camera, height int) {
 	g := c.gl
 	w := &r.cfg.Weave

@@ -39,7 +39,7 @@ func acquireGLFW(th *Thread) error {
 	defer glfwUse.mu.Unlock()
 	if glfwUse.users > 0 {
 		if glfwUse.thread != th {
-			return errors.New("render: GLFW already runs on another Thread; use one Thread for all windows and offscreen renderers")
+			return errOtherThread
 		}
 		glfwUse.users++
 		return nil
@@ -58,24 +58,31 @@ func acquireGLFW(th *Thread) error {
 	return nil
 }
 
+var errOtherThread = errors.New("render: GLFW already runs on another Thread; use one Thread for all windows and offscreen renderers")
+
 // acquireGLFWShared joins GLFW on the Thread it runs on, or, when it does
 // not run, starts a Thread and initialises GLFW there. release undoes it
 // (and stops that Thread if it started it).
 func acquireGLFWShared() (th *Thread, release func(), err error) {
-	glfwUse.mu.Lock()
-	if glfwUse.users > 0 {
-		glfwUse.users++
-		th = glfwUse.thread
+	for {
+		glfwUse.mu.Lock()
+		if glfwUse.users > 0 {
+			glfwUse.users++
+			th = glfwUse.thread
+			glfwUse.mu.Unlock()
+			return th, releaseGLFW, nil
+		}
 		glfwUse.mu.Unlock()
-		return th, releaseGLFW, nil
-	}
-	glfwUse.mu.Unlock()
-	th = StartThread()
-	if err := acquireGLFW(th); err != nil {
+		th = StartThread()
+		err := acquireGLFW(th)
+		if err == nil {
+			return th, func() { releaseGLFW(); th.Stop() }, nil
+		}
 		th.Stop()
-		return nil, nil, err
+		if err != errOtherThread { // else someone started GLFW meanwhile: join them
+			return nil, nil, err
+		}
 	}
-	return th, func() { releaseGLFW(); th.Stop() }, nil
 }
 
 // Connections to the display are tried connectTries times, retryDelay

@@ -36,8 +36,6 @@ func finite3(a vec3) bool {
 	return true
 }
 
-func identity() mat4 { return mat4{0: 1, 5: 1, 10: 1, 15: 1} }
-
 // mul returns a·b.
 func (a *mat4) mul(b *mat4) mat4 {
 	var r mat4

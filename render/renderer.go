@@ -235,8 +235,7 @@ func (r *renderer) draw(f *Frame, cam Camera, width, height int) {
 	r.proj = cam.proj(width, height)
 	g.Enable(gl.DEPTH_TEST)
 	g.DepthFunc(gl.LESS)
-	clothShown := r.cloth.update(f)
-	if clothShown {
+	if r.cloth.update(f) {
 		r.cloth.draw(r, &cam, height)
 		r.cloth.drawPatches(r, f, &cam, height)
 	}

@@ -27,6 +27,7 @@ type Window struct {
 	req       *request
 	closeReq  bool
 	err       error // a failure that ends Run
+	fbw, fbh  int   // framebuffer size [px], kept by a callback (asking GLFW allocates)
 	lastFrame time.Time
 	interval  float64 // smoothed frame interval [s]
 	closed    bool
@@ -75,6 +76,7 @@ func (w *Window) open() error {
 		return err
 	}
 	w.r.help = true
+	w.fbw, w.fbh = fw, fh
 	w.ctl = newController(w.cfg.Camera, fw, fh)
 	w.r.pinch = &w.ctl.pinch
 	w.callbacks()
@@ -152,7 +154,7 @@ func (w *Window) step() {
 		w.closeReq = true
 		return
 	}
-	fw, fh := w.win.GetFramebufferSize()
+	fw, fh := w.fbw, w.fbh
 	if fw <= 0 || fh <= 0 {
 		return // minimised
 	}
@@ -203,6 +205,9 @@ func (w *Window) callbacks() {
 		}
 		return x * float64(w.ctl.width) / float64(ww), y * float64(w.ctl.height) / float64(wh)
 	}
+	w.win.SetFramebufferSizeCallback(func(_ *glfw.Window, width, height int) {
+		w.fbw, w.fbh = width, height
+	})
 	w.win.SetMouseButtonCallback(func(_ *glfw.Window, b glfw.MouseButton, a glfw.Action, _ glfw.ModifierKey) {
 		var mb mouseButton
 		switch b {

@@ -59,6 +59,19 @@ func testWindow(t *testing.T, samples int) {
 	if w.r.cloth.err != "" || !w.r.cloth.shaped {
 		t.Errorf("the window did not draw the cloth: %q", w.r.cloth.err)
 	}
+	// A resized window draws at its new size.
+	w.th.Call(func() { w.win.SetSize(800, 400) })
+	for i := 0; i < 50 && w.t.width != 800; i++ {
+		w.th.call(w.req)
+		time.Sleep(10 * time.Millisecond)
+	}
+	if w.t.width != 800 || w.t.height != 400 || w.ctl.width != 800 {
+		t.Errorf("after a resize to 800x400 the window draws %dx%d (controller %dx%d)", w.t.width, w.t.height, w.ctl.width, w.ctl.height)
+	}
+	// A frame (events, source, draw, swap) allocates nothing.
+	if a := testing.AllocsPerRun(5, func() { w.th.call(w.req) }); a != 0 {
+		t.Errorf("a window frame allocates %v times", a)
+	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +91,7 @@ func testWindow(t *testing.T, samples int) {
 // display offers.
 func BenchmarkWindow(b *testing.B) {
 	needDisplay(b)
-	w, err := NewWindow(testThread, Config{Width: 1280, Height: 720, MaxFPS: 1e6})
+	w, err := NewWindow(testThread, Config{Width: 1280, Height: 720, MaxFPS: 1e6, NormalPriority: true})
 	if err != nil {
 		b.Fatal(err)
 	}
