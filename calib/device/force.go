@@ -1,7 +1,6 @@
 package device
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -200,14 +199,8 @@ func (c *ForceCalibration) Force(raw [3]float64) [3]float64 {
 // Validate checks format, version, model, finger and that the gain is
 // finite and invertible (and diagonal for a per-axis model).
 func (c *ForceCalibration) Validate() error {
-	if c.Format != forceFormat {
-		return fmt.Errorf("device: force calibration format %q, want %q", c.Format, forceFormat)
-	}
-	if c.Version != forceVersion {
-		return fmt.Errorf("device: force calibration version %d, this build reads %d", c.Version, forceVersion)
-	}
-	if c.Finger != "thumb" && c.Finger != "index" {
-		return fmt.Errorf("device: force calibration finger %q (want thumb or index)", c.Finger)
+	if err := checkHeader("force", c.Format, forceFormat, c.Version, forceVersion, c.Finger); err != nil {
+		return err
 	}
 	if c.Model != Matrix && c.Model != PerAxis {
 		return fmt.Errorf("device: force model %q (want %q or %q)", c.Model, Matrix, PerAxis)
@@ -230,22 +223,15 @@ func (c *ForceCalibration) Write(w io.Writer) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(c); err != nil {
-		return fmt.Errorf("device: write force calibration: %w", err)
-	}
-	return nil
+	return writeJSON(w, "force", c)
 }
 
 // ReadForceCalibration reads and validates a force calibration file.
 // Unknown fields are errors.
 func ReadForceCalibration(r io.Reader) (*ForceCalibration, error) {
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
 	var c ForceCalibration
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("device: read force calibration: %w", err)
+	if err := readJSON(r, "force", &c); err != nil {
+		return nil, err
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -253,17 +239,23 @@ func ReadForceCalibration(r io.Reader) (*ForceCalibration, error) {
 	return &c, nil
 }
 
-// PlannedLoad is one step of a calibration routine.
+// PlannedLoad is one step of a calibration routine: what the operator
+// does and the load it puts on the sensor.
 type PlannedLoad struct {
-	Instruction string     `json:"instruction"`
-	LoadN       [3]float64 `json:"load_n"`
+	Instruction string `json:"instruction"`
+	// LoadN is the force on the fingertip side of the sensor, in the
+	// sensor frame, the quantity devices.ExoState.Force reports [N]. A
+	// mass hung from the pad pulls the pad along its weight; the pad then
+	// holds the mass, as it would press a fingertip, the other way.
+	LoadN [3]float64 `json:"load_n"`
 }
 
 // LoadPlan returns the loads of a force calibration: no load, then each
-// mass (kg, hung under standard gravity) along +x, −x, +y, −y, +z and −z
-// of the sensor frame, then no load again to expose drift. With two
-// masses that is 14 poses, enough for the matrix model with spare samples
-// for the residual report.
+// mass (kg, hung under standard gravity) giving a fingertip force along
+// +x, −x, +y, −y, +z and −z of the sensor frame (the mass pulling the
+// opposite way), then no load again to expose drift. With two masses that
+// is 14 poses, enough for the matrix model with spare samples for the
+// residual report.
 func LoadPlan(massesKg []float64) ([]PlannedLoad, error) {
 	if len(massesKg) == 0 {
 		return nil, fmt.Errorf("device: load plan needs at least one mass")
@@ -278,13 +270,14 @@ func LoadPlan(massesKg []float64) ([]PlannedLoad, error) {
 			for _, sign := range []float64{1, -1} {
 				var l [3]float64
 				l[k] = sign * kg * StandardGravity
-				dir := "+"
+				dir, pull := "+", "−"
 				if sign < 0 {
-					dir = "−"
+					dir, pull = "−", "+"
 				}
 				plan = append(plan, PlannedLoad{
-					Instruction: fmt.Sprintf("hang %.3f kg so that it pulls along %s%s (%.3f N)", kg, dir, axes[k], kg*StandardGravity),
-					LoadN:       l,
+					Instruction: fmt.Sprintf("hang %.3f kg from the pad so that it pulls along %s%s of the sensor (fingertip force %s%s, %.3f N)",
+						kg, pull, axes[k], dir, axes[k], kg*StandardGravity),
+					LoadN: l,
 				})
 			}
 		}
