@@ -74,6 +74,11 @@ type Session struct {
 	Clock   Clock            // nil: RealClock
 	Samples int              // device samples averaged per reading (0: 100)
 	Now     func() time.Time // stamps the file's Created (nil: time.Now)
+	// Settle is how long a force calibration waits after the operator
+	// confirms a load before it starts averaging, so a hung mass stops
+	// swinging and the samples in flight from before the change are gone
+	// (0: 500 ms; negative: no wait).
+	Settle time.Duration
 }
 
 func (s *Session) check() error {
@@ -94,6 +99,9 @@ func (s *Session) check() error {
 	}
 	if s.Now == nil {
 		s.Now = time.Now
+	}
+	if s.Settle == 0 {
+		s.Settle = 500 * time.Millisecond
 	}
 	return nil
 }
@@ -182,6 +190,9 @@ func RunForce(ctx context.Context, dev devices.Exoskeleton, s Session, plan []Pl
 	for i, pl := range plan {
 		if err := s.Prompt(Step{Index: i, Total: len(plan), Instruction: pl.Instruction}); err != nil {
 			return nil, fmt.Errorf("device: force calibration step %d of %d: %w", i+1, len(plan), err)
+		}
+		if s.Settle > 0 {
+			s.Clock.Sleep(s.Settle)
 		}
 		rd, err := readExo(ctx, dev, &s, s.Samples)
 		if err != nil {

@@ -72,6 +72,8 @@ type Exo struct {
 	disconnected bool
 	silent       bool
 	spike        [3]float64
+	clamped      bool       // on a calibration stand: joints locked, no finger
+	padLoad      [3]float64 // force of a calibration load on the plate, world [N]
 	closed       atomic.Bool
 }
 
@@ -262,6 +264,24 @@ func (e *Exo) Replug() { e.disconnected = false }
 // keeps returning the last sample, marked stale.
 func (e *Exo) Silence(on bool) { e.silent = on }
 
+// Clamp mounts the device on a calibration stand (on) or takes it off: the
+// joints are locked where they are and the finger is taken out, so the
+// force sensor carries only the load set with SetPadLoad. Taking it off
+// puts the finger back on the pad, at rest.
+func (e *Exo) Clamp(on bool) {
+	if !on && e.clamped {
+		var k exo.Kin
+		e.kin.Eval(&k, e.q)
+		e.xf, e.vf = e.base.Point(k.Pad), [3]float64{}
+	}
+	e.clamped = on
+}
+
+// SetPadLoad sets the force a calibration load exerts on the plate at the
+// pad (world frame [N]; a hanging mass m gives (0, -m·9.81, 0)). It acts
+// only while the device is clamped.
+func (e *Exo) SetPadLoad(f [3]float64) { e.padLoad = f }
+
 // InjectSpike adds f (sensor frame [N]) to the next force sample only.
 func (e *Exo) InjectSpike(f [3]float64) { e.spike = f }
 
@@ -297,6 +317,11 @@ func (e *Exo) takeSample() {
 	var k exo.Kin
 	e.kin.Eval(&k, e.q)
 	f := e.pulpForce(&k)
+	if e.clamped {
+		// On the stand the sensor carries the load instead of a finger:
+		// the plate holds the load with the opposite force.
+		f = exo.Scale(-1, e.padLoad)
+	}
 	fs := k.R.MulTransVec(e.base.InvVec(f))
 	e.newest = e.sample
 	s := &e.samples[e.sample%uint64(len(e.samples))]
@@ -304,7 +329,7 @@ func (e *Exo) takeSample() {
 	s.Seq = uint32(e.sample)
 	for i := range 3 {
 		s.Joint[i] = math.Floor(e.q[i]/e.encStep[i]) * e.encStep[i]
-		v := fs[i] + e.p.Sensor.Bias[i] + e.p.Sensor.NoiseRMS*e.rng.NormFloat64() + e.spike[i]
+		v := e.p.Sensor.Gain[i]*fs[i] + e.p.Sensor.Bias[i] + e.p.Sensor.NoiseRMS*e.rng.NormFloat64() + e.spike[i]
 		if r := e.p.Sensor.Resolution; r > 0 {
 			v = math.Round(v/r) * r
 		}
@@ -395,6 +420,10 @@ func (e *Exo) coriolis(qd [3]float64) [3]float64 {
 // substep advances the plant by one integration step (semi-implicit Euler;
 // viscous and Coulomb friction implicit, so sticking is exact).
 func (e *Exo) substep() {
+	if e.clamped {
+		e.qd = [3]float64{}
+		return
+	}
 	t := time.Duration(e.now)
 	xi, vi := e.intent.At(t, e.finger)
 	var k exo.Kin

@@ -432,3 +432,45 @@ func TestDefaultBaseCoversScript(t *testing.T) {
 		}
 	}
 }
+
+// On the calibration stand the force sensor reads the plate's reaction to
+// the load (noise and bias aside), in the sensor frame, and the joints do
+// not move.
+func TestExoClampedLoad(t *testing.T) {
+	p := DefaultExoParams()
+	p.Sensor.NoiseRMS = 0
+	p.Sensor.Bias = [3]float64{}
+	p.Sensor.Resolution = 0
+	b := DefaultBase(1)
+	kin, err := exo.New(p.Kinematics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewExo(p, b, holdIntent{b.Point(kin.Forward(p.Kinematics.Home))}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Clamp(true)
+	load := [3]float64{0, -0.2 * 9.81, 0}
+	e.SetPadLoad(load)
+	q0 := e.Truth().Q
+	var st devices.ExoState
+	for ms := 1; ms <= 50; ms++ {
+		e.Advance(time.Duration(ms) * time.Millisecond)
+	}
+	if err := e.Read(&st); err != nil {
+		t.Fatal(err)
+	}
+	if e.Truth().Q != q0 {
+		t.Fatalf("clamped joints moved: %v -> %v", q0, e.Truth().Q)
+	}
+	var k exo.Kin
+	e.Kinematics().Eval(&k, q0)
+	base := e.Base()
+	want := k.R.MulTransVec(base.InvVec(exo.Scale(-1, load)))
+	for i := range 3 {
+		if math.Abs(st.Force[i]-want[i]) > 1e-12 {
+			t.Fatalf("sensor %v, want %v", st.Force, want)
+		}
+	}
+}

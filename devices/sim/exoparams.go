@@ -56,6 +56,7 @@ type LinkParams struct {
 type SensorParams struct {
 	NoiseRMS   float64    `toml:"noise_rms_n"`  // per axis [N]
 	Bias       [3]float64 `toml:"bias_n"`       // sensor frame [N]
+	Gain       [3]float64 `toml:"gain"`         // per-axis sensitivity relative to nominal [-]; calibration measures it
 	Resolution float64    `toml:"resolution_n"` // quantisation step [N]
 }
 
@@ -168,6 +169,7 @@ func (p *ExoParams) Validate() error {
 			nonneg("drive.viscous_nms"+j, p.Drive.Viscous[i]),
 			nonneg("link.mass_kg"+j, p.Links[i].Mass),
 			finite("sensor.bias_n"+j, p.Sensor.Bias[i]),
+			pos("sensor.gain"+j, p.Sensor.Gain[i]),
 		)
 		for k := range 3 {
 			errs = append(errs, finite("link.com_m", p.Links[i].COM[k]), nonneg("link.inertia_kgm2", p.Links[i].Inertia[k]))
