@@ -32,6 +32,7 @@ type FingerStatus struct {
 // Enable.
 type Servo struct {
 	cfg     Config
+	scale   float64 // rendered force per cloth force (SetForceScale)
 	period  time.Duration
 	fingers [sim.NumFingers]fingerServo
 	tPrev   time.Duration
@@ -83,6 +84,7 @@ type fingerServo struct {
 
 	energy, damping float64
 	kRender         float64 // stiffness of the contact rendered this tick [N/m]
+	scale           float64 // copy of Servo.scale
 
 	cmd     devices.ExoCommand
 	tauOut  [3]float64
@@ -96,10 +98,10 @@ func NewServo(cfg Config, fingers [sim.NumFingers]Finger) (*Servo, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Servo{cfg: cfg, period: time.Duration(math.Round(cfg.PeriodMs * 1e6))}
+	s := &Servo{cfg: cfg, scale: 1, period: time.Duration(math.Round(cfg.PeriodMs * 1e6))}
 	for f := range fingers {
 		fs := &s.fingers[f]
-		fs.idx, fs.cfg = f, &s.cfg
+		fs.idx, fs.cfg, fs.scale = f, &s.cfg, 1
 		fs.status = FingerStatus{State: StateSafe, Reason: ReasonStartup}
 		in := fingers[f]
 		if in.Device == nil {
@@ -147,6 +149,25 @@ func NewServo(cfg Config, fingers [sim.NumFingers]Finger) (*Servo, error) {
 
 // Config returns the servo's configuration.
 func (s *Servo) Config() Config { return s.cfg }
+
+// SetForceScale makes the servo render k times the cloth's force (and
+// stiffness) from the next tick on: a psychophysical stimulus dimension,
+// and a way to feel a fabric's weight magnified. k must be finite and in
+// [0, 10]; otherwise the scale is left as it was and an error returned.
+// Call it from the goroutine that calls Tick.
+func (s *Servo) SetForceScale(k float64) error {
+	if !(k >= 0 && k <= 10) {
+		return fmt.Errorf("haptics: force scale %g outside [0, 10]", k)
+	}
+	s.scale = k
+	for f := range s.fingers {
+		s.fingers[f].scale = k
+	}
+	return nil
+}
+
+// ForceScale returns the force scale in use.
+func (s *Servo) ForceScale() float64 { return s.scale }
 
 // Status returns finger f's place in the safety envelope.
 func (s *Servo) Status(f int) FingerStatus { return s.fingers[f].status }
@@ -334,6 +355,8 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 			}
 		}
 		fModel = exo.Add(fModel, fs.offset)
+		fModel = exo.Scale(fs.scale, fModel)
+		fs.kRender *= fs.scale
 	}
 
 	fs.advanceState(t, cfg)

@@ -453,3 +453,46 @@ func BenchmarkTick(b *testing.B) {
 }
 
 func sinDeg(d float64) float64 { return math.Sin(d * math.Pi / 180) }
+
+// SetForceScale scales the rendered force: with a constant-force cloth
+// model the desired force and the force measured at the fingertip follow
+// the scale; bad scales are refused.
+func TestForceScale(t *testing.T) {
+	p := devsim.DefaultExoParams()
+	measure := func(k float64) (des, meas float64) {
+		r, err := newSimRig(DefaultConfig(), p, [sim.NumFingers]devsim.Intent{nil, holdIntent{homePad(p, sim.Index)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.servo.SetForceScale(k); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.waitActive(time.Second); err != nil {
+			t.Fatal(err)
+		}
+		forceModel(&r.in.Local[sim.Index], [3]float64{0, 0, 0.5}, 1)
+		var n int
+		for end := r.t + time.Second; r.t < end; n++ {
+			r.tick()
+			if end-r.t < 200*time.Millisecond {
+				des += r.rec.Fingers[sim.Index].ForceDes[2]
+				meas += r.rec.Fingers[sim.Index].ForceMeas[2]
+			}
+		}
+		return des / 200, meas / 200
+	}
+	d1, m1 := measure(1)
+	d2, m2 := measure(2)
+	if math.Abs(d1-0.5) > 1e-9 || math.Abs(d2-1) > 1e-9 {
+		t.Fatalf("desired force %.4f N at scale 1, %.4f N at scale 2; want 0.5 and 1", d1, d2)
+	}
+	if math.Abs(m2/m1-2) > 0.05 {
+		t.Fatalf("measured force %.4f N at scale 1, %.4f N at scale 2: ratio %.3f, want 2", m1, m2, m2/m1)
+	}
+	for _, k := range []float64{-1, math.NaN(), math.Inf(1), 11} {
+		s := &Servo{scale: 1}
+		if err := s.SetForceScale(k); err == nil || s.ForceScale() != 1 {
+			t.Errorf("scale %v accepted", k)
+		}
+	}
+}
