@@ -34,7 +34,7 @@ type hapticsLoop struct {
 	r      *Rig
 	rt     *rt.Loop // nil in lockstep
 	servo  *haptics.Servo
-	script *devsim.Script // scripted mode only
+	script devsim.Intent // scripted mode only
 	model  *statebuf.Reader[sim.SimOutput]
 	tick   uint64
 	row    hapticsRow
@@ -44,14 +44,14 @@ type hapticsLoop struct {
 func newHapticsLoop(r *Rig) (*hapticsLoop, error) {
 	h := &hapticsLoop{r: r, model: r.simOut.NewReader()}
 	if r.cfg.Scripted {
-		h.script = r.cfg.Script
+		h.script = r.intent
 		return h, nil
 	}
 	var fingers [sim.NumFingers]haptics.Finger
 	for f := range sim.NumFingers {
 		dev := r.cfg.Exos[f]
 		if dev == nil {
-			exo, err := devsim.NewExo(r.cfg.ExoParams, devsim.DefaultBase(f), r.cfg.Script, f)
+			exo, err := devsim.NewExo(r.cfg.ExoParams, devsim.DefaultBase(f), r.intent, f)
 			if err != nil {
 				return nil, fmt.Errorf("rig: simulated %s exoskeleton: %w", sim.FingerName(f), err)
 			}

@@ -49,6 +49,9 @@ type Config struct {
 	// its default handling script.
 	Scene  devsim.Scene   `json:"scene"`
 	Script *devsim.Script `json:"-"`
+	// Intent, when set, replaces Script as the motion the fingers follow
+	// (the mouse finger pair of the view, for one).
+	Intent devsim.Intent `json:"-"`
 	// Scripted drives the fingertips straight from the script with no
 	// device and no force rendering (a kinematic motion source).
 	Scripted bool `json:"scripted"`
@@ -138,6 +141,11 @@ type loop struct {
 	priority int
 	step     func(t time.Duration)
 	rt       *rt.Loop // nil until a real-time run builds it
+	cmds     chan func()
+}
+
+func newLoop(name string, period time.Duration, priority int, step func(time.Duration)) *loop {
+	return &loop{name: name, period: period, priority: priority, step: step, cmds: make(chan func(), commandQueue)}
 }
 
 // Rig is a wired system, ready to run once.
@@ -157,6 +165,9 @@ type Rig struct {
 
 	haptics     *hapticsLoop
 	hapticsLoop *loop
+	tactile     *tactileLoop
+	tactileLoop *loop
+	intent      *replayIntent               // what the fingers try to do
 	ownedExos   [sim.NumFingers]*devsim.Exo // simulated exoskeletons the rig made
 
 	tactileOut   *statebuf.Buffer[TactileOut]
@@ -195,20 +206,27 @@ func New(cfg Config) (*Rig, error) {
 		}
 	}
 
+	inner := cfg.Intent
+	if inner == nil {
+		inner = cfg.Script
+	}
+	r.intent = &replayIntent{inner: inner}
 	h, err := newHapticsLoop(r)
 	if err != nil {
 		r.closeSession()
 		return nil, err
 	}
 	r.haptics = h
-	r.hapticsLoop = &loop{name: "haptics", period: cfg.HapticsPeriod, priority: cfg.Priority, step: r.haptics.step}
+	r.hapticsLoop = newLoop("haptics", cfg.HapticsPeriod, cfg.Priority, r.haptics.step)
 	r.loops = append(r.loops, r.hapticsLoop)
 	tl, err := newTactileLoop(r)
 	if err != nil {
 		r.closeSession()
 		return nil, err
 	}
-	r.loops = append(r.loops, &loop{name: "tactile", period: cfg.TactilePeriod, step: tl.step})
+	r.tactile = tl
+	r.tactileLoop = newLoop("tactile", cfg.TactilePeriod, 0, tl.step)
+	r.loops = append(r.loops, r.tactileLoop)
 	return r, nil
 }
 
@@ -264,7 +282,7 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 	var wg sync.WaitGroup
 	errs := make(chan error, len(r.loops))
 	for _, l := range r.loops {
-		l.rt = rt.New(rt.Config{Name: l.name, Period: l.period, Priority: l.priority, Logf: r.cfg.Logf}, clock, l.step)
+		l.rt = rt.New(rt.Config{Name: l.name, Period: l.period, Priority: l.priority, Logf: r.cfg.Logf}, clock, l.tick)
 		if l == r.hapticsLoop {
 			r.haptics.rt = l.rt
 		}
@@ -303,7 +321,7 @@ func (r *Rig) RunLockstep() (*Summary, error) {
 	}
 	tasks := make([]lockstep.Task, len(r.loops))
 	for i, l := range r.loops {
-		tasks[i] = lockstep.Task{Name: l.name, Period: l.period, Step: l.step}
+		tasks[i] = lockstep.Task{Name: l.name, Period: l.period, Step: l.tick}
 	}
 	start := time.Now()
 	lockstep.New(tasks...).RunUntil(r.cfg.Duration)
