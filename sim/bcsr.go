@@ -1,0 +1,122 @@
+package sim
+
+import "sort"
+
+// bcsr is a sparse matrix of 3×3 blocks in compressed-row form, with the
+// pattern of the mesh's triangle adjacency (a node couples with the nodes it
+// shares a triangle with). Elements scatter into it through precomputed
+// block indices, so assembly does no search.
+type bcsr struct {
+	rowPtr []int32
+	col    []int32
+	val    [][3][3]float64
+	diag   []int32    // block index of (i, i)
+	triBlk [][9]int32 // per triangle: block index of (vertex r, vertex c) at 3r+c
+}
+
+func newBCSR(m *mesh) *bcsr {
+	n := m.nodes()
+	adj := make([]map[int32]bool, n)
+	for i := range adj {
+		adj[i] = map[int32]bool{int32(i): true}
+	}
+	for _, t := range m.tris {
+		for _, a := range t.n {
+			for _, b := range t.n {
+				adj[a][b] = true
+			}
+		}
+	}
+	s := &bcsr{rowPtr: make([]int32, n+1), diag: make([]int32, n)}
+	for i := range n {
+		cols := make([]int32, 0, len(adj[i]))
+		for j := range adj[i] {
+			cols = append(cols, j)
+		}
+		sort.Slice(cols, func(a, b int) bool { return cols[a] < cols[b] })
+		for _, j := range cols {
+			if j == int32(i) {
+				s.diag[i] = int32(len(s.col))
+			}
+			s.col = append(s.col, j)
+		}
+		s.rowPtr[i+1] = int32(len(s.col))
+	}
+	s.val = make([][3][3]float64, len(s.col))
+	s.triBlk = make([][9]int32, len(m.tris))
+	for t, tr := range m.tris {
+		for r := range 3 {
+			for c := range 3 {
+				s.triBlk[t][3*r+c] = s.find(tr.n[r], tr.n[c])
+			}
+		}
+	}
+	return s
+}
+
+func (s *bcsr) find(i, j int32) int32 {
+	lo, hi := s.rowPtr[i], s.rowPtr[i+1]
+	k := lo + int32(sort.Search(int(hi-lo), func(k int) bool { return s.col[lo+int32(k)] >= j }))
+	if k == hi || s.col[k] != j {
+		panic("sim: bcsr pattern misses a block") // construction invariant
+	}
+	return k
+}
+
+func (s *bcsr) zero() { clear(s.val) }
+
+// mul sets dst = A·x.
+func (s *bcsr) mul(dst, x []float64) {
+	for i := range len(s.rowPtr) - 1 {
+		var a0, a1, a2 float64
+		for k := s.rowPtr[i]; k < s.rowPtr[i+1]; k++ {
+			j := 3 * int(s.col[k])
+			b := &s.val[k]
+			x0, x1, x2 := x[j], x[j+1], x[j+2]
+			a0 += b[0][0]*x0 + b[0][1]*x1 + b[0][2]*x2
+			a1 += b[1][0]*x0 + b[1][1]*x1 + b[1][2]*x2
+			a2 += b[2][0]*x0 + b[2][1]*x1 + b[2][2]*x2
+		}
+		dst[3*i], dst[3*i+1], dst[3*i+2] = a0, a1, a2
+	}
+}
+
+// addBlock adds c·b to block k.
+func (s *bcsr) addBlock(k int32, c float64, b *[3][3]float64) {
+	v := &s.val[k]
+	for a := range 3 {
+		for d := range 3 {
+			v[a][d] += c * b[a][d]
+		}
+	}
+}
+
+// inv3 inverts a symmetric positive definite 3×3 matrix; ok is false when
+// it is singular or indefinite.
+func inv3(a *[3][3]float64) (inv [3][3]float64, ok bool) {
+	c00 := a[1][1]*a[2][2] - a[1][2]*a[2][1]
+	c01 := a[1][2]*a[2][0] - a[1][0]*a[2][2]
+	c02 := a[1][0]*a[2][1] - a[1][1]*a[2][0]
+	det := a[0][0]*c00 + a[0][1]*c01 + a[0][2]*c02
+	if !(det > 0) || a[0][0] <= 0 {
+		return inv, false
+	}
+	d := 1 / det
+	inv[0][0] = c00 * d
+	inv[0][1] = (a[0][2]*a[2][1] - a[0][1]*a[2][2]) * d
+	inv[0][2] = (a[0][1]*a[1][2] - a[0][2]*a[1][1]) * d
+	inv[1][0] = c01 * d
+	inv[1][1] = (a[0][0]*a[2][2] - a[0][2]*a[2][0]) * d
+	inv[1][2] = (a[0][2]*a[1][0] - a[0][0]*a[1][2]) * d
+	inv[2][0] = c02 * d
+	inv[2][1] = (a[0][1]*a[2][0] - a[0][0]*a[2][1]) * d
+	inv[2][2] = (a[0][0]*a[1][1] - a[0][1]*a[1][0]) * d
+	return inv, true
+}
+
+func mul33(dst []float64, a *[3][3]float64, x []float64) {
+	x0, x1, x2 := x[0], x[1], x[2]
+	dst[0] = a[0][0]*x0 + a[0][1]*x1 + a[0][2]*x2
+	dst[1] = a[1][0]*x0 + a[1][1]*x1 + a[1][2]*x2
+	dst[2] = a[2][0]*x0 + a[2][1]*x1 + a[2][2]*x2
+}
