@@ -17,8 +17,8 @@ func TestCurveMatchesSciPy(t *testing.T) {
 	}
 	var ref struct {
 		Curves []struct {
-			Name                      string
-			Strain, Stress            []float64
+			Name                     string
+			Strain, Stress           []float64
 			At, Value, Slope, Energy []float64
 		}
 	}

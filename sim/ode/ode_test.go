@@ -7,7 +7,7 @@ import (
 )
 
 // dampedSpring is Example 3 of the EG 2004 cloth tutorial (source 000,
-// §2.2.2): z'' = k(l0 - z)/m - (d/m) z' + g with m = 0.1, k = 100,
+// §2.2.2): z” = k(l0 - z)/m - (d/m) z' + g with m = 0.1, k = 100,
 // l0 = -1, d = 1, g = -10, z(0) = -1, z'(0) = -5. Exact solution
 // z(t) = -1.01 + e^{-5t}(0.01 cos ωt - 4.95/ω sin ωt), ω = √975.
 func dampedSpring(t float64, y, dy []float64) {
