@@ -2,16 +2,26 @@ package sim
 
 import "sort"
 
-// bcsr is a sparse matrix of 3×3 blocks in compressed-row form, with the
-// pattern of the mesh's triangle adjacency (a node couples with the nodes it
-// shares a triangle with). Elements scatter into it through precomputed
-// block indices, so assembly does no search.
+// bcsr is the step's system matrix: 3×3 blocks in compressed-row form with
+// the pattern of the mesh's triangle adjacency (a node couples with the
+// nodes it shares a triangle with), plus the couplings only the bending
+// stencils create (nodes two apart along the grid, the other diagonal of a
+// square), which are multiples of the identity and kept as scalars.
+// Elements scatter into it through precomputed indices, so assembly does no
+// search.
 type bcsr struct {
-	rowPtr []int32
-	col    []int32
-	val    [][3][3]float64
-	diag   []int32    // block index of (i, i)
-	triBlk [][9]int32 // per triangle: block index of (vertex r, vertex c) at 3r+c
+	rowPtr  []int32
+	col     []int32
+	val     [][3][3]float64
+	diag    []int32    // block index of (i, i)
+	triBlk  [][9]int32 // per triangle: block index of (vertex r, vertex c) at 3r+c
+	bendBlk []int32    // per entry of the bending operator: its block, or -1 if it is an extra
+
+	// Scalar couplings (bending only): row i has exRow[i]..exRow[i+1].
+	exRow []int32
+	exCol []int32
+	exVal []float64 // set per step: cK × bending value
+	exSrc []int32   // the bending entry each comes from
 }
 
 func newBCSR(m *mesh) *bcsr {
@@ -51,6 +61,22 @@ func newBCSR(m *mesh) *bcsr {
 			}
 		}
 	}
+	s.bendBlk = make([]int32, len(m.bend.col))
+	s.exRow = make([]int32, n+1)
+	for i := range n {
+		for k := m.bend.rowPtr[i]; k < m.bend.rowPtr[i+1]; k++ {
+			j := m.bend.col[k]
+			s.bendBlk[k] = -1
+			if adj[i][j] {
+				s.bendBlk[k] = s.find(int32(i), j)
+				continue
+			}
+			s.exCol = append(s.exCol, j)
+			s.exSrc = append(s.exSrc, k)
+		}
+		s.exRow[i+1] = int32(len(s.exCol))
+	}
+	s.exVal = make([]float64, len(s.exCol))
 	return s
 }
 
@@ -66,18 +92,61 @@ func (s *bcsr) find(i, j int32) int32 {
 func (s *bcsr) zero() { clear(s.val) }
 
 // mul sets dst = A·x.
-func (s *bcsr) mul(dst, x []float64) {
+func (s *bcsr) mul(dst, x []float64) { s.mulRange(dst, x, false) }
+
+// mulUpper sets dst = U·x for the strictly upper blocks U of A.
+func (s *bcsr) mulUpper(dst, x []float64) { s.mulRange(dst, x, true) }
+
+func (s *bcsr) mulRange(dst, x []float64, upper bool) {
 	for i := range len(s.rowPtr) - 1 {
-		var a0, a1, a2 float64
-		for k := s.rowPtr[i]; k < s.rowPtr[i+1]; k++ {
-			j := 3 * int(s.col[k])
-			b := &s.val[k]
-			x0, x1, x2 := x[j], x[j+1], x[j+2]
-			a0 += b[0][0]*x0 + b[0][1]*x1 + b[0][2]*x2
-			a1 += b[1][0]*x0 + b[1][1]*x1 + b[1][2]*x2
-			a2 += b[2][0]*x0 + b[2][1]*x1 + b[2][2]*x2
+		lo, hi := s.rowPtr[i], s.rowPtr[i+1]
+		if upper {
+			lo = s.diag[i] + 1
 		}
-		dst[3*i], dst[3*i+1], dst[3*i+2] = a0, a1, a2
+		a0, a1, a2 := s.rowBlocks(x, lo, hi)
+		elo, ehi := s.exRow[i], s.exRow[i+1]
+		for k, j := range s.exCol[elo:ehi] {
+			if upper && int(j) < i {
+				continue
+			}
+			w := s.exVal[int(elo)+k]
+			v := x[3*j : 3*j+3 : 3*j+3]
+			a0 += w * v[0]
+			a1 += w * v[1]
+			a2 += w * v[2]
+		}
+		d := dst[3*i : 3*i+3 : 3*i+3]
+		d[0], d[1], d[2] = a0, a1, a2
+	}
+}
+
+// rowBlocks returns Σ val[k]·x[col[k]] over blocks lo..hi-1.
+func (s *bcsr) rowBlocks(x []float64, lo, hi int32) (a0, a1, a2 float64) {
+	cols, vals := s.col[lo:hi], s.val[lo:hi]
+	for k, j := range cols {
+		b := &vals[k]
+		v := x[3*j : 3*j+3 : 3*j+3]
+		x0, x1, x2 := v[0], v[1], v[2]
+		a0 += b[0][0]*x0 + b[0][1]*x1 + b[0][2]*x2
+		a1 += b[1][0]*x0 + b[1][1]*x1 + b[1][2]*x2
+		a2 += b[2][0]*x0 + b[2][1]*x1 + b[2][2]*x2
+	}
+	return a0, a1, a2
+}
+
+// setBending fills the scalar couplings with cK times the bending values
+// and adds the others to the diagonals of their blocks.
+func (s *bcsr) setBending(bend *scalarCSR, cK float64) {
+	for k, w := range bend.val {
+		if bk := s.bendBlk[k]; bk >= 0 {
+			b := &s.val[bk]
+			b[0][0] += cK * w
+			b[1][1] += cK * w
+			b[2][2] += cK * w
+		}
+	}
+	for k, src := range s.exSrc {
+		s.exVal[k] = cK * bend.val[src]
 	}
 }
 
@@ -87,6 +156,16 @@ func (s *bcsr) addBlock(k int32, c float64, b *[3][3]float64) {
 	for a := range 3 {
 		for d := range 3 {
 			v[a][d] += c * b[a][d]
+		}
+	}
+}
+
+// addBlockT adds bᵀ to block k.
+func (s *bcsr) addBlockT(k int32, b *[3][3]float64) {
+	v := &s.val[k]
+	for a := range 3 {
+		for d := range 3 {
+			v[a][d] += b[d][a]
 		}
 	}
 }

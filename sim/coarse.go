@@ -18,7 +18,10 @@ type coarse struct {
 	bw     int     // half bandwidth in unknowns
 	band   []float64
 	rc, zc []float64
-	ok     bool // the last factorisation succeeded
+	ok     bool    // the last factorisation succeeded
+	off    []int32 // see plan
+	same   []bool
+	exOff  []int32 // the same for the scalar couplings
 }
 
 func newCoarse(m *mesh, size int) *coarse {
@@ -38,71 +41,116 @@ func newCoarse(m *mesh, size int) *coarse {
 	return c
 }
 
-// at returns the storage of the lower-triangle entry (p, q), p >= q.
-func (c *coarse) at(p, q int) *float64 { return &c.band[p*(c.bw+1)+q-p+c.bw] }
-
-// build assembles Aᶜ from the fine block matrix plus cK times the bending
-// operator, skipping constrained nodes, and factorises it (Cholesky).
-func (c *coarse) build(a *bcsr, bend *scalarCSR, cK float64, free []bool) {
-	clear(c.band)
+// plan precomputes, for each fine block, where it lands in the band: the
+// offset of its (0, 0) entry, or -1 when it is skipped (a constrained node,
+// or the upper triangle). diag marks blocks within one aggregate, of which
+// only the lower triangle is kept.
+func (c *coarse) plan(a *bcsr, free []bool) {
+	c.off = resizeInt(c.off, len(a.col))
+	c.same = make([]bool, len(a.col))
+	w := c.bw + 1
 	for i := range len(a.rowPtr) - 1 {
-		ci := c.agg[i]
-		if !free[i] {
-			continue
-		}
+		ci := int(c.agg[i])
 		for k := a.rowPtr[i]; k < a.rowPtr[i+1]; k++ {
 			j := a.col[k]
-			cj := c.agg[j]
-			if !free[j] || cj > ci {
+			cj := int(c.agg[j])
+			c.off[k] = -1
+			if !free[i] || !free[j] || cj > ci {
 				continue
 			}
-			b := &a.val[k]
-			for r := range 3 {
-				for s := range 3 {
-					p, q := 3*int(ci)+r, 3*int(cj)+s
-					if p >= q {
-						*c.at(p, q) += b[r][s]
-					}
-				}
+			p, q := 3*ci, 3*cj
+			c.off[k] = int32(p*w + c.bw - p + q)
+			c.same[k] = ci == cj
+		}
+	}
+	c.exOff = resizeInt(c.exOff, len(a.exCol))
+	for i := range len(a.exRow) - 1 {
+		ci := int(c.agg[i])
+		for k := a.exRow[i]; k < a.exRow[i+1]; k++ {
+			j := a.exCol[k]
+			cj := int(c.agg[j])
+			c.exOff[k] = -1
+			if free[i] && free[j] && cj <= ci {
+				// Diagonal entries only: (3ci+r, 3cj+r).
+				p, q := 3*ci, 3*cj
+				c.exOff[k] = int32(p*w + c.bw - p + q)
 			}
 		}
-		for k := bend.rowPtr[i]; k < bend.rowPtr[i+1]; k++ {
-			j := bend.col[k]
-			cj := c.agg[j]
-			if !free[j] || cj > ci {
-				continue
-			}
-			w := cK * bend.val[k]
+	}
+}
+
+func resizeInt(s []int32, n int) []int32 {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]int32, n)
+}
+
+// build assembles Aᶜ from the fine block matrix and factorises it
+// (Cholesky). plan must have been called for the current constraints.
+func (c *coarse) build(a *bcsr) {
+	clear(c.band)
+	bw := c.bw
+	for k, o := range c.off {
+		if o < 0 {
+			continue
+		}
+		b := &a.val[k]
+		row := c.band[o : int(o)+2*bw+3]
+		if !c.same[k] {
 			for r := range 3 {
-				*c.at(3*int(ci)+r, 3*int(cj)+r) += w
+				x := row[r*bw : r*bw+3]
+				x[0] += b[r][0]
+				x[1] += b[r][1]
+				x[2] += b[r][2]
 			}
+			continue
+		}
+		row[0] += b[0][0]
+		row[bw] += b[1][0]
+		row[bw+1] += b[1][1]
+		row[2*bw] += b[2][0]
+		row[2*bw+1] += b[2][1]
+		row[2*bw+2] += b[2][2]
+	}
+	for k, o := range c.exOff {
+		if o >= 0 {
+			w := a.exVal[k]
+			c.band[o] += w
+			c.band[int(o)+c.bw+1] += w
+			c.band[int(o)+2*c.bw+2] += w
 		}
 	}
 	c.ok = c.factor()
 }
 
+// factor computes the banded Cholesky factor L in place (row p of the band
+// holds L[p][p-bw..p]).
 func (c *coarse) factor() bool {
 	n := 3 * c.nc
+	w := c.bw + 1
 	for i := range n {
-		if *c.at(i, i) == 0 {
-			*c.at(i, i) = 1 // an aggregate with no free node
+		if c.band[i*w+c.bw] == 0 {
+			c.band[i*w+c.bw] = 1 // an aggregate with no free node
 		}
 	}
 	for i := range n {
 		lo := max(0, i-c.bw)
+		ri := c.band[i*w+c.bw-i:] // ri[j] = L[i][j]
 		for k := lo; k <= i; k++ {
-			s := *c.at(i, k)
+			rk := c.band[k*w+c.bw-k:]
+			s := ri[k]
 			for j := max(lo, k-c.bw); j < k; j++ {
-				s -= *c.at(i, j) * *c.at(k, j)
+				s -= ri[j] * rk[j]
 			}
 			if k < i {
-				*c.at(i, k) = s / *c.at(k, k)
+				ri[k] = s / rk[k]
 				continue
 			}
 			if !(s > 0) {
 				return false
 			}
-			*c.at(i, i) = math.Sqrt(s)
+			ri[i] = math.Sqrt(s)
 		}
 	}
 	return true
@@ -119,20 +167,23 @@ func (c *coarse) addCorrection(z, r []float64, free []bool) {
 		}
 	}
 	n := 3 * c.nc
+	w := c.bw + 1
 	y := c.zc
 	for i := range n {
+		ri := c.band[i*w+c.bw-i:]
 		s := c.rc[i]
 		for k := max(0, i-c.bw); k < i; k++ {
-			s -= *c.at(i, k) * y[k]
+			s -= ri[k] * y[k]
 		}
-		y[i] = s / *c.at(i, i)
+		y[i] = s / ri[i]
 	}
 	for i := n - 1; i >= 0; i-- {
-		s := y[i]
-		for k := i + 1; k <= min(n-1, i+c.bw); k++ {
-			s -= *c.at(k, i) * y[k]
+		y[i] /= c.band[i*w+c.bw]
+		yi := y[i]
+		ri := c.band[i*w+c.bw-i:]
+		for k := max(0, i-c.bw); k < i; k++ {
+			y[k] -= ri[k] * yi
 		}
-		y[i] = s / *c.at(i, i)
 	}
 	for i, ci := range c.agg {
 		if free[i] {

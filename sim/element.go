@@ -195,30 +195,25 @@ func (lin *triLin) mats(cK, cD float64, eta *Viscosity) (uu, uv, vv [3][3]float6
 	return uu, uv, vv
 }
 
-// blocks returns the element's 3×3 blocks of cK·H + cD·D: blk[3*r+c]
-// couples vertex r (row) with vertex c (column).
-func (lin *triLin) blocks(t *tri, blk *[9][3][3]float64, cK, cD float64, eta *Viscosity) {
+// blocks returns the element's 3×3 blocks of cK·H + cD·D for r <= c:
+// blk[k] couples vertex upper[k][0] (row) with upper[k][1] (column); the
+// blocks below the diagonal are their transposes.
+func (lin *triLin) blocks(t *tri, blk *[6][3][3]float64, cK, cD float64, eta *Viscosity) {
 	uu, uv, vv := lin.mats(cK, cD, eta)
-	for r := range 3 {
-		for c := r; c < 3; c++ {
-			a, b, e, f := t.area*t.ru[r]*t.ru[c], t.area*t.ru[r]*t.rv[c], t.area*t.rv[r]*t.ru[c], t.area*t.rv[r]*t.rv[c]
-			x := &blk[3*r+c]
-			for i := range 3 {
-				for j := range 3 {
-					x[i][j] = a*uu[i][j] + b*uv[i][j] + e*uv[j][i] + f*vv[i][j]
-				}
-			}
-			if c != r {
-				y := &blk[3*c+r]
-				for i := range 3 {
-					for j := range 3 {
-						y[j][i] = x[i][j]
-					}
-				}
+	for k, rc := range upper {
+		r, c := rc[0], rc[1]
+		a, b, e, f := t.area*t.ru[r]*t.ru[c], t.area*t.ru[r]*t.rv[c], t.area*t.rv[r]*t.ru[c], t.area*t.rv[r]*t.rv[c]
+		x := &blk[k]
+		for i := range 3 {
+			for j := range 3 {
+				x[i][j] = a*uu[i][j] + b*uv[i][j] + e*uv[j][i] + f*vv[i][j]
 			}
 		}
 	}
 }
+
+// upper lists the vertex pairs (r, c), r <= c, of a triangle's blocks.
+var upper = [6][2]int{{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}}
 
 // mulMats adds A₀·(ru·gU + rv·gV) for the matrices of mats to dst.
 func (t *tri) mulMats(dst, p []float64, uu, uv, vv *[3][3]float64) {

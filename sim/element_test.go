@@ -143,8 +143,7 @@ func TestElementViscousJacobian(t *testing.T) {
 		g, _, _, _ := tr.geom(x)
 		var lin triLin
 		lin.set(&g, &stress{})
-		blk := [9][3][3]float64{}
-		lin.blocks(&tr, &blk, 0, 1, &eta) // D only (cK = 0, cD = 1) = -∂F/∂V
+		blk := fullBlocks(&lin, &tr, 0, 1, &eta) // D only (cK = 0, cD = 1) = -∂F/∂V
 		force := func(v []float64) []float64 {
 			ru, rv, rs := tr.strainRates(&g, v)
 			f := make([]float64, 9)
@@ -191,8 +190,7 @@ func TestElementOperatorForms(t *testing.T) {
 		lin.mulAdd(&tr, a, p, cK, cD, &eta)
 		uu, uv, vv := lin.mats(cK, cD, &eta)
 		tr.mulMats(b, p, &uu, &uv, &vv)
-		var blk [9][3][3]float64
-		lin.blocks(&tr, &blk, cK, cD, &eta)
+		blk := fullBlocks(&lin, &tr, cK, cD, &eta)
 		for r := range 3 {
 			for q := range 3 {
 				mul33add(c[3*r:3*r+3], &blk[3*r+q], p[3*q:3*q+3])
@@ -234,8 +232,7 @@ func TestElementOperatorForms(t *testing.T) {
 	}
 	var lin triLin
 	lin.set(&g, &st)
-	var blk [9][3][3]float64
-	lin.blocks(&tr, &blk, 1, 0, &Viscosity{})
+	blk := fullBlocks(&lin, &tr, 1, 0, &Viscosity{})
 	h := tr.hessian(l, x)
 	var got, want []float64
 	for i := range blk {
@@ -247,6 +244,22 @@ func TestElementOperatorForms(t *testing.T) {
 	if e := relErr(got, want); e > 1e-12 {
 		t.Errorf("blocks vs exact Hessian in pure tension: %.2e", e)
 	}
+}
+
+// fullBlocks expands blocks to all nine vertex pairs.
+func fullBlocks(lin *triLin, t *tri, cK, cD float64, eta *Viscosity) (full [9][3][3]float64) {
+	var blk [6][3][3]float64
+	lin.blocks(t, &blk, cK, cD, eta)
+	for k, rc := range upper {
+		r, c := rc[0], rc[1]
+		full[3*r+c] = blk[k]
+		for i := range 3 {
+			for j := range 3 {
+				full[3*c+r][j][i] = blk[k][i][j]
+			}
+		}
+	}
+	return full
 }
 
 func mul33add(dst []float64, a *[3][3]float64, x []float64) {

@@ -148,14 +148,6 @@ func (it *integrator) commit(x, v []float64) {
 	it.hasPrev = true
 }
 
-// rollback restores the state before the last step and forgets the
-// history, so the next step starts afresh (an Euler step).
-func (it *integrator) rollback(x, v []float64) {
-	copy(x, it.x0)
-	copy(v, it.v0)
-	it.reset()
-}
-
 // reset forgets the history and the warm start.
 func (it *integrator) reset() {
 	it.forget()
