@@ -235,20 +235,27 @@ type Cloth struct {
 }
 
 // New builds a cloth at rest, flat, per cfg.
-func New(cfg Config) (*Cloth, error) {
+func New(cfg Config) (*Cloth, error) { return newCloth(cfg, 0) }
+
+// newCloth builds a cloth whose weft makes the angle bias with the grid's
+// first axis (world x); tests cut bias samples with it.
+func newCloth(cfg Config, bias float64) (*Cloth, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
 	c := &Cloth{cfg: cfg}
-	c.m = newMesh(cfg.NodesU, cfg.NodesV, cfg.Width, cfg.Height, 0)
+	c.m = newMesh(cfg.NodesU, cfg.NodesV, cfg.Width, cfg.Height, bias)
 	c.n = c.m.nodes()
 	n3 := 3 * c.n
 	c.x, c.v = make([]float64, n3), make([]float64, n3)
 	c.xGood, c.vGood = make([]float64, n3), make([]float64, n3)
-	for k := range c.n {
-		c.x[3*k] = cfg.Origin[0] + c.m.uv[2*k]
-		c.x[3*k+1] = cfg.Origin[1] + c.m.uv[2*k+1]
-		c.x[3*k+2] = cfg.Origin[2]
+	for j := range cfg.NodesV {
+		for i := range cfg.NodesU {
+			k := j*cfg.NodesU + i
+			c.x[3*k] = cfg.Origin[0] + float64(i)*c.m.du
+			c.x[3*k+1] = cfg.Origin[1] + float64(j)*c.m.dv
+			c.x[3*k+2] = cfg.Origin[2]
+		}
 	}
 	c.pinned, c.free = make([]bool, c.n), make([]bool, c.n)
 	c.proj, c.target = make([][3]float64, c.n), make([]float64, n3)

@@ -127,12 +127,24 @@ func (m *mesh) buildEdges() {
 }
 
 // bendStencils builds Volino's linear bending (eq. 12-21) for every
-// interior edge (C, D) between triangles (A, C, D) and (B, D, C): the
-// bending vector R = αA·PA + αB·PB + αC·PC + αD·PD with coefficients from
-// the rest shape (eq. 15), forces F_k = -λ·α_k·R (eq. 17), energy ½λ|R|².
-// The coefficients sum to zero and cancel every affine image of the rest
-// shape, so R vanishes for any flat (even stretched) configuration and the
-// forces conserve linear and angular momentum exactly.
+// interior edge (C, D): a bending vector R = Σ α_k·P_k with coefficients
+// from the rest shape (eq. 15), forces F_k = -λ·α_k·R (eq. 17), energy
+// ½λ|R|². The coefficients sum to zero and cancel every affine image of
+// the rest shape, so R vanishes for any flat (even stretched)
+// configuration and the forces conserve linear and angular momentum
+// exactly; the Jacobian -λ·α·αᵀ is constant.
+//
+// Stencils. For an edge between triangles (A, C, D) and (B, D, C), eq. 15
+// gives αA = hB/(hA+hB), αB = hA/(hA+hB) and -αC, -αD the weights of the
+// point where AB crosses CD. On the union-jack grid the two vertices
+// opposite an edge along v lie on the same row, so edges along v would
+// sample each row's curvature at every other node only, leaving a
+// chequerboard hinge mode that only the twist resists (a cantilever came
+// out 2-7 times too soft, worse on finer meshes). Edges along the grid
+// lines therefore use eq. 15 averaged over both diagonals of each of the
+// two grid squares beside the edge — the stencil the edge would have for
+// any triangulation — which is half the second difference across the edge
+// at each of its two ends. Diagonals keep eq. 15 on their own square.
 //
 // λ: eq. 20 sets λ = (2/3)·µ·l·(hA+hB)/(hA·hB)², equating the edge's moment
 // with a third of the plate's because on an irregular mesh three edge
@@ -147,56 +159,71 @@ func (m *mesh) buildEdges() {
 // The three operators Σ λ/B·α·αᵀ are stored per unit rigidity, so a
 // material change only recombines them.
 func (m *mesh) bendStencils() {
-	owner := make(map[[2]int32][]int32)
-	for _, t := range m.tris {
-		for k := range 3 {
-			a, b := t.n[k], t.n[(k+1)%3]
-			if a > b {
-				a, b = b, a
-			}
-			owner[[2]int32{a, b}] = append(owner[[2]int32{a, b}], t.n[(k+2)%3])
-		}
-	}
 	n := m.nodes()
 	var bld csrBuilder
 	bld.init(n)
-	for _, e := range m.edges {
-		opp := owner[[2]int32{e.a, e.b}]
-		if len(opp) != 2 {
-			continue
-		}
-		pa, pb, pc, pd := opp[0], opp[1], e.a, e.b
+	id := func(i, j int) int32 { return int32(j*m.nu + i) }
+	// volino adds eq. 15's coefficients for quad (a, b; c, d), weighted.
+	volino := func(acc map[int32]float64, pa, pb, pc, pd int32, w float64) {
 		hA, hB := m.lineDist(pa, pc, pd), m.lineDist(pb, pc, pd)
 		dC, dD := m.lineDist(pc, pa, pb), m.lineDist(pd, pa, pb)
-		alpha := [4]float64{hB / (hA + hB), hA / (hA + hB), -dD / (dC + dD), -dC / (dC + dD)}
-		ids := [4]int32{pa, pb, pc, pd}
-		du := math.Abs(m.uv[2*pc] - m.uv[2*pd])
-		dv := math.Abs(m.uv[2*pc+1] - m.uv[2*pd+1])
-		var fam int
-		var lam float64
-		switch {
-		case du < 1e-9*e.rest: // along v: curvature along u
-			fam, lam = 0, 2*e.rest*(hA+hB)/(hA*hA*hB*hB)
-		case dv < 1e-9*e.rest: // along u: curvature along v
-			fam, lam = 1, 2*e.rest*(hA+hB)/(hA*hA*hB*hB)
-		default:
-			fam, lam = 2, 8/(m.du*m.dv)
-		}
-		for r := range 4 {
-			for c := range 4 {
-				bld.add(ids[r], ids[c], fam, lam*alpha[r]*alpha[c])
+		acc[pa] += w * hB / (hA + hB)
+		acc[pb] += w * hA / (hA + hB)
+		acc[pc] -= w * dD / (dC + dD)
+		acc[pd] -= w * dC / (dC + dD)
+	}
+	add := func(acc map[int32]float64, fam int, lam float64) {
+		for r, ar := range acc {
+			for c, ac := range acc {
+				bld.add(r, c, fam, lam*ar*ac)
 			}
 		}
 	}
-	m.bend, m.bendParts = bld.build()
-}
-
-// setBending fills the bending operator for the rigidities of the weft, warp
-// and twist families.
-func (m *mesh) setBending(weft, warp, twist float64) {
-	for k := range m.bend.val {
-		m.bend.val[k] = weft*m.bendParts[0][k] + warp*m.bendParts[1][k] + twist*m.bendParts[2][k]
+	for _, e := range m.edges {
+		ia, ja := int(e.a)%m.nu, int(e.a)/m.nu
+		ib, jb := int(e.b)%m.nu, int(e.b)/m.nu
+		acc := make(map[int32]float64)
+		switch {
+		case ia == ib: // along v: curvature along u
+			if ia == 0 || ia == m.nu-1 {
+				continue
+			}
+			j := min(ja, jb)
+			c, d := id(ia, j), id(ia, j+1)
+			for _, l := range []int32{id(ia-1, j), id(ia-1, j+1)} {
+				for _, r := range []int32{id(ia+1, j), id(ia+1, j+1)} {
+					volino(acc, l, r, c, d, 0.25)
+				}
+			}
+			h := m.du
+			add(acc, 0, 2*e.rest*2*h/(h*h*h*h))
+		case ja == jb: // along u: curvature along v
+			if ja == 0 || ja == m.nv-1 {
+				continue
+			}
+			i := min(ia, ib)
+			c, d := id(i, ja), id(i+1, ja)
+			for _, l := range []int32{id(i, ja-1), id(i+1, ja-1)} {
+				for _, r := range []int32{id(i, ja+1), id(i+1, ja+1)} {
+					volino(acc, l, r, c, d, 0.25)
+				}
+			}
+			h := m.dv
+			add(acc, 1, 2*e.rest*2*h/(h*h*h*h))
+		default: // a diagonal: the other diagonal of its square
+			i, j := min(ia, ib), min(ja, jb)
+			corners := [4]int32{id(i, j), id(i+1, j), id(i+1, j+1), id(i, j+1)}
+			var opp []int32
+			for _, k := range corners {
+				if k != e.a && k != e.b {
+					opp = append(opp, k)
+				}
+			}
+			volino(acc, opp[0], opp[1], e.a, e.b, 1)
+			add(acc, 2, 8/(m.du*m.dv))
+		}
 	}
+	m.bend, m.bendParts = bld.build()
 }
 
 // lineDist is the rest-space distance of node p from the line through a, b.
@@ -267,4 +294,12 @@ func (b *csrBuilder) build() (s scalarCSR, parts [3][]float64) {
 	}
 	s.val = make([]float64, len(s.col))
 	return s, parts
+}
+
+// setBending fills the bending operator for the rigidities of the weft, warp
+// and twist families.
+func (m *mesh) setBending(weft, warp, twist float64) {
+	for k := range m.bend.val {
+		m.bend.val[k] = weft*m.bendParts[0][k] + warp*m.bendParts[1][k] + twist*m.bendParts[2][k]
+	}
 }
