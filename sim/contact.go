@@ -396,7 +396,7 @@ func (s *contactState) finish(k int, lm *LocalModel, cp *ContactPatch) {
 	fc.next = s.collect(k, x, fc.next)
 	muS, muK := c.fab.muS, c.fab.muK
 	var force, nsum, uv [3]float64
-	var fnSum, area, maxFn float64
+	var fnSum, area, maxFn, maxPen float64
 	var velSum [3]float64
 	best := int32(-1)
 	for i := range fc.next {
@@ -435,6 +435,7 @@ func (s *contactState) finish(k int, lm *LocalModel, cp *ContactPatch) {
 		if fn > maxFn {
 			maxFn, best = fn, p.tri
 		}
+		maxPen = math.Max(maxPen, p.pen)
 	}
 	fc.in.last = fc.in.c
 	for _, p := range fc.state {
@@ -451,15 +452,14 @@ func (s *contactState) finish(k int, lm *LocalModel, cp *ContactPatch) {
 	normal, _ := unit(nsum)
 	f0 := scale3(-1, force)
 	lm.InContact, lm.F0, lm.Normal = true, f0, normal
+	lm.V = scale3(1/fnSum, velSum)
 	lm.K = s.stiffness(k)
 	knn := dot3(normal, mulVec33(&lm.K, normal))
 	fPress := -dot3(f0, normal)
-	lm.Depth = c.cfg.MaxDepth
+	// Without a stiffness the region is the fabric's compression.
+	lm.Depth = math.Min(maxPen, c.cfg.MaxDepth)
 	if knn < 0 && fPress > 0 {
-		lm.Depth = math.Min(fPress/(-knn), c.cfg.MaxDepth)
-	}
-	if fPress <= 0 {
-		lm.Depth = math.Min(lm.Depth, 1e-6)
+		lm.Depth = math.Min(math.Max(fPress/(-knn), maxPen), c.cfg.MaxDepth)
 	}
 
 	cp.InContact = true
@@ -499,15 +499,9 @@ func (s *contactState) stiffness(k int) [3][3]float64 {
 	fc := &s.f[k]
 	var kd [3][3]float64
 	if len(fc.lin) == 0 {
-		// A contact that began during the step: no linearisation yet, use
-		// the probes' own stiffness.
-		for i := range fc.state {
-			p := &fc.state[i]
-			for a := range 3 {
-				kd[a][a] -= p.k
-			}
-		}
-		return negSemiDef(kd)
+		// A contact that began during the step: nothing is known yet of how
+		// the cloth gives way, and the force is still small; no stiffness.
+		return kd
 	}
 	ah := c.dyn.cD
 	// The pad's influence on the cloth changes slowly while the contact
@@ -528,7 +522,8 @@ func (s *contactState) stiffness(k int) [3][3]float64 {
 		e[q] = 1
 		for i := range fc.lin {
 			p := &fc.lin[i]
-			g := mulVec33(&p.j, e)
+			j := padStiffness(p)
+			g := mulVec33(&j, e)
 			s.scatter(p, rhs, scale3(-c.it.lastH, g))
 		}
 		c.dyn.filter(rhs)
@@ -545,6 +540,7 @@ func (s *contactState) stiffness(k int) [3][3]float64 {
 	fc.sensOK = true
 	for i := range fc.lin {
 		p := &fc.lin[i]
+		j := padStiffness(p)
 		// wy[a][q]: displacement of the probe along a per unit pad motion along q.
 		var wy [3][3]float64
 		for q := range 3 {
@@ -556,12 +552,23 @@ func (s *contactState) stiffness(k int) [3][3]float64 {
 		for a := range 3 {
 			for q := range 3 {
 				for b := range 3 {
-					kd[a][q] += p.j[a][b] * wy[b][q]
+					kd[a][q] += j[a][b] * wy[b][q]
 				}
 			}
 		}
 	}
 	return negSemiDef(kd)
+}
+
+// padStiffness is how a probe's force depends on the pad position: the
+// normal and friction springs of a sticking probe, only the normal one of a
+// slipping probe (its friction is saturated at the kinetic force).
+func padStiffness(p *contactPt) [3][3]float64 {
+	if !p.slipping {
+		return p.j
+	}
+	nn := outer(p.n, p.n)
+	return scaled33(-p.k, &nn)
 }
 
 // negSemiDef returns the symmetric part of a with its positive eigenvalues

@@ -57,7 +57,14 @@ type FingerState struct {
 // the linearised pressing force F·Normal reaches zero (the cloth gives way
 // as the finger retreats, so this is usually more than the fabric's
 // compression at X0). A finger that leaves the cloth therefore feels no
-// force, whatever K says. Eval evaluates the model continuously.
+// force, whatever K says.
+//
+// The cloth under the pad moves (it swings away from a touching finger, it
+// travels with a pinch): EvalAt(t, x) lets the reference point move with
+// it, F = F0 + K (x - X0 - V (t - T)), with the region moving alike. Eval(x)
+// is EvalAt(T, x). A loop that knows the time should call EvalAt: in a
+// pinch both fingers move together and the cloth with them, which K alone
+// (the stiffness against moving one finger) would render as a squeeze.
 type LocalModel struct {
 	T         float64       // simulation time of the linearisation [s]
 	Step      uint64        // simulation step number
@@ -68,20 +75,27 @@ type LocalModel struct {
 	Depth     float64       // distance the finger can retreat along -Normal before losing contact [m]; > 0 in contact
 	InContact bool          // the finger touched the cloth at this step
 	Valid     bool          // the model holds a simulation result (false before the first step)
+	V         [3]float64    // velocity of the cloth under the pad [m/s]: the reference point's drift
 }
 
-// Eval returns the force of the cloth on a fingertip at x [N]: zero
-// outside the valid region and when the model holds no contact, otherwise
-// F0 + K (x - X0) with two safeguards that keep it continuous and passive:
-// the force never pulls the finger into the cloth (a positive component
-// along Normal is removed), and over the last quarter of Depth before the
-// region's boundary it ramps linearly to zero. It allocates nothing.
-func (m *LocalModel) Eval(x [3]float64) [3]float64 {
+// Eval returns the force of the cloth on a fingertip at x [N] at the
+// model's own time T; see EvalAt.
+func (m *LocalModel) Eval(x [3]float64) [3]float64 { return m.EvalAt(m.T, x) }
+
+// EvalAt returns the force of the cloth on a fingertip at x at time t [N]:
+// zero outside the valid region and when the model holds no contact,
+// otherwise F0 + K (x - X0 - V (t - T)) with two safeguards that keep it
+// continuous and passive: the force never pulls the finger into the cloth
+// (a positive component along Normal is removed), and over the last quarter
+// of Depth before the region's boundary it ramps linearly to zero. It
+// allocates nothing.
+func (m *LocalModel) EvalAt(t float64, x [3]float64) [3]float64 {
 	var f [3]float64
 	if !m.Valid || !m.InContact {
 		return f
 	}
-	d := [3]float64{x[0] - m.X0[0], x[1] - m.X0[1], x[2] - m.X0[2]}
+	dt := t - m.T
+	d := [3]float64{x[0] - m.X0[0] - m.V[0]*dt, x[1] - m.X0[1] - m.V[1]*dt, x[2] - m.X0[2] - m.V[2]*dt}
 	n := &m.Normal
 	g := m.Depth + n[0]*d[0] + n[1]*d[1] + n[2]*d[2]
 	if !(g > 0) {

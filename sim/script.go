@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
 
 // Keyframe is where both pad centres are at time T [s] (world frame, m).
 type Keyframe struct {
@@ -81,10 +78,12 @@ func (s *Script) Sample(t float64, dst *FingerState) {
 }
 
 // PinchAndPull is the benchmark's handling: the two pads approach the
-// cloth's mid-plane z = z0 at the pinch point from -z (thumb) and +z
+// cloth's mid-plane z = at[2] at the pinch point from -z (thumb) and +z
 // (index), close until each pad surface is squeeze past the fabric's
-// surface, hold, move the pinched point by pull, hold, and open. It lasts
-// 3.6 s. padRadius and thickness position the pads; pull is in metres.
+// surface, hold, move the pinched point by pull, hold, open, and withdraw
+// to 3 cm either side of the mid-plane (clear of the cloth springing
+// back). It lasts 3.6 s. padRadius and thickness position the pads; pull
+// is in metres.
 func PinchAndPull(at, pull [3]float64, padRadius, thickness, squeeze float64) *Script {
 	surf := padRadius + thickness/2
 	pos := func(d, pz float64, moved bool) [NumFingers][3]float64 {
@@ -106,7 +105,7 @@ func PinchAndPull(at, pull [3]float64, padRadius, thickness, squeeze float64) *S
 		{2.7, pos(grip, 0, true)},
 		{3.0, pos(grip, 0, true)},
 		{3.3, pos(near+0.01, 0, true)},
-		{3.6, pos(far, 0, true)},
+		{3.6, pos(far, -pull[2], true)},
 	}
 	s, err := NewScript(keys)
 	if err != nil {
@@ -121,12 +120,4 @@ func PinchAndPull(at, pull [3]float64, padRadius, thickness, squeeze float64) *S
 // thickness.
 func ShowcasePinch(thickness float64) *Script {
 	return PinchAndPull([3]float64{0.05, 0.10, 0}, [3]float64{0, -0.02, -0.03}, 0.008, thickness, 0.001)
-}
-
-// minJerkPeak is the peak of the minimum-jerk speed profile relative to
-// the mean speed of a segment (15/8), for choosing segment durations.
-const minJerkPeak = 1.875
-
-func segmentTime(dist, peakSpeed float64) float64 {
-	return math.Max(minJerkPeak*dist/peakSpeed, 1e-3)
 }
