@@ -26,7 +26,7 @@ type solveResult struct {
 	iters    int
 	residual float64 // ‖b - A·x‖ / max(‖b‖, floor) on the free subspace
 	ok       bool    // converged to the tolerance
-	broke    bool    // a non-positive curvature or a non-finite value stopped it
+	broke    bool    // a non-finite value stopped it: x is unusable
 }
 
 // solve improves x (the warm start; its constrained components hold the
@@ -53,8 +53,13 @@ func (w *cg) solve(s linearSystem, x, b []float64, tol, floor float64, maxIter i
 	for it := 1; it <= maxIter; it++ {
 		s.mulA(q, p)
 		pq := dot(p, q)
+		if !isFinite(pq) {
+			return solveResult{iters: it, residual: pq, broke: true}
+		}
 		if !(pq > 0) || !(rz > 0) {
-			return solveResult{iters: it, residual: res / ref, broke: true}
+			// Round-off has used up the search directions: x is the best
+			// iterate there is.
+			return solveResult{iters: it, residual: res / ref}
 		}
 		a := rz / pq
 		for i := range x {

@@ -64,7 +64,7 @@ func (d *clothDynamics) linearize(x, v, f []float64, cK, cD float64) {
 		e.Tensile += t.area * st.psi
 		ru, rv, rs := t.strainRates(&geo, v)
 		t.force(&geo, st.su+eta.Weft*ru, st.sv+eta.Warp*rv, st.ss+eta.Shear*rs, f)
-		d.lin[i].set(&geo, &st)
+		d.lin[i].set(&geo, &st, math.Min(c.fab.mass[t.n[0]], math.Min(c.fab.mass[t.n[1]], c.fab.mass[t.n[2]])))
 		strain = math.Max(strain, principalStrain(t, x))
 	}
 	clear(d.tmp)
@@ -119,7 +119,7 @@ func (d *clothDynamics) prepare() {
 		for i := range c.m.tris {
 			t := &c.m.tris[i]
 			mm := &d.mf[i]
-			mm[0], mm[1], mm[2] = d.lin[i].mats(cK, cD, eta)
+			mm[0], mm[1], mm[2] = d.lin[i].mats(t, cK, cD, cK, eta)
 			for r, n := range t.n {
 				a, b, f := t.area*t.ru[r]*t.ru[r], t.area*t.ru[r]*t.rv[r], t.area*t.rv[r]*t.rv[r]
 				for i := range 3 {
@@ -246,7 +246,7 @@ func (d *clothDynamics) mulK(dst, y []float64) {
 	clear(dst)
 	eta := &c.fab.eta
 	for i := range c.m.tris {
-		d.lin[i].mulAdd(&c.m.tris[i], dst, y, -1, 0, eta)
+		d.lin[i].mulAdd(&c.m.tris[i], dst, y, -1, 0, d.cK, eta)
 	}
 	c.m.bend.mulAdd(dst, y, -1)
 	c.contact.mulAdd(dst, y, 1)

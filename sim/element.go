@@ -29,14 +29,20 @@ type triGeom struct {
 // triLin is an element's linearisation, in the factored form the
 // matrix-free product and the assembly share: the strain-space stiffness
 // ∂²ψ/∂ε² times the strain gradients, plus the geometric terms of the unit
-// vectors' rotation, clamped to be positive semi-definite (a compressed
-// direction would otherwise give a negative stiffness). Together with the
-// viscosities it gives the element's part of A = M - cD·∂F/∂V - cK·∂F/∂P
-// as cK·H + cD·Σ η·∇ε·∇εᵀ (∂F/∂P = -H).
+// vectors' rotation. Together with the viscosities it gives the element's
+// part of A = M - cD·∂F/∂V - cK·∂F/∂P as cK·H + cD·Σ η·∇ε·∇εᵀ (∂F/∂P = -H).
+//
+// The geometric terms of compressed directions are negative. They are kept
+// while the lightest node's mass outweighs them eight times over (a node
+// has at most eight triangles), which keeps A positive definite; beyond
+// that, at long steps, they are dropped (Baraff & Witkin's remedy), which
+// costs BDF-2 its second order but not its stability. The viscous stresses'
+// dependence on positions is left out (it is not symmetric).
 type triLin struct {
 	g                  triGeom
 	kuu, kvv, kuv, kss float64
-	gu, gv, gw, gz     float64
+	gu, gv, gw, gz     float64 // signed geometric coefficients
+	mMin               float64 // lightest vertex mass [kg]
 }
 
 func sub3(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
@@ -117,8 +123,9 @@ func (t *tri) force(g *triGeom, su, sv, ss float64, f []float64) {
 	}
 }
 
-// set fills lin from the element's geometry and elastic state.
-func (lin *triLin) set(g *triGeom, st *stress) {
+// set fills lin from the element's geometry, elastic state and lightest
+// vertex mass.
+func (lin *triLin) set(g *triGeom, st *stress, mMin float64) {
 	lin.g = *g
 	kuu, kvv, kuv := st.kuu, st.kvv, st.kuv
 	// Keep the strain-space stiffness positive semi-definite (a strongly
@@ -127,21 +134,36 @@ func (lin *triLin) set(g *triGeom, st *stress) {
 		kuv = math.Copysign(lim, kuv)
 	}
 	lin.kuu, lin.kvv, lin.kuv, lin.kss = kuu, kvv, kuv, st.kss
-	lin.gu = math.Max(st.su, 0) / math.Max(g.lu, 1e-12)
-	lin.gv = math.Max(st.sv, 0) / math.Max(g.lv, 1e-12)
-	lin.gw = math.Max(st.ss, 0) * sqrt1_2 / math.Max(g.lw, 1e-12)
-	lin.gz = math.Max(-st.ss, 0) * sqrt1_2 / math.Max(g.lz, 1e-12)
+	lin.gu = st.su / math.Max(g.lu, 1e-12)
+	lin.gv = st.sv / math.Max(g.lv, 1e-12)
+	lin.gw = st.ss * sqrt1_2 / math.Max(g.lw, 1e-12)
+	lin.gz = -st.ss * sqrt1_2 / math.Max(g.lz, 1e-12)
+	lin.mMin = mMin
 }
 
-// coef returns the combined strain-space coefficients of cK·H + cD·D.
-func (lin *triLin) coef(cK, cD float64, eta *Viscosity) (cuu, cvv, cuv, css, gu, gv, gw, gz float64) {
+// geo returns the geometric coefficients in use for a step with
+// coefficient cK (see triLin).
+func (lin *triLin) geo(t *tri, cK float64) (gu, gv, gw, gz float64) {
+	gu, gv, gw, gz = lin.gu, lin.gv, lin.gw, lin.gz
+	neg := math.Max(-gu, 0)*t.su2 + math.Max(-gv, 0)*t.sv2 + math.Max(-gw, 0)*t.sw2 + math.Max(-gz, 0)*t.sz2
+	if cK*neg > lin.mMin/8 {
+		gu, gv, gw, gz = math.Max(gu, 0), math.Max(gv, 0), math.Max(gw, 0), math.Max(gz, 0)
+	}
+	return gu, gv, gw, gz
+}
+
+// coef returns the combined strain-space coefficients of cK·H + cD·D,
+// with the geometric terms chosen for the step's coefficient cStep.
+func (lin *triLin) coef(t *tri, cK, cD, cStep float64, eta *Viscosity) (cuu, cvv, cuv, css, gu, gv, gw, gz float64) {
+	gu, gv, gw, gz = lin.geo(t, cStep)
 	return cK*lin.kuu + cD*eta.Weft, cK*lin.kvv + cD*eta.Warp, cK * lin.kuv, cK*lin.kss + cD*eta.Shear,
-		cK * lin.gu, cK * lin.gv, cK * lin.gw, cK * lin.gz
+		cK * gu, cK * gv, cK * gw, cK * gz
 }
 
-// mulAdd adds the element's part of (cK·H + cD·D)·p to dst.
-func (lin *triLin) mulAdd(t *tri, dst, p []float64, cK, cD float64, eta *Viscosity) {
-	cuu, cvv, cuv, css, cgu, cgv, cgw, cgz := lin.coef(cK, cD, eta)
+// mulAdd adds the element's part of (cK·H + cD·D)·p to dst, with the
+// geometric terms of a step with coefficient cStep.
+func (lin *triLin) mulAdd(t *tri, dst, p []float64, cK, cD, cStep float64, eta *Viscosity) {
+	cuu, cvv, cuv, css, cgu, cgv, cgw, cgz := lin.coef(t, cK, cD, cStep, eta)
 	du, dv := t.weftWarp(p)
 	g := &lin.g
 	dwu, dzu := add3(du, dv), sub3(du, dv)
@@ -174,8 +196,8 @@ func (lin *triLin) mulAdd(t *tri, dst, p []float64, cK, cD float64, eta *Viscosi
 // A₀·(ru[r]·gU + rv[r]·gV). Every term of the Hessian is bilinear in the R
 // coefficients of the two vertices, which is why three 3×3 matrices hold
 // it all.
-func (lin *triLin) mats(cK, cD float64, eta *Viscosity) (uu, uv, vv [3][3]float64) {
-	cuu, cvv, cuv, css, cgu, cgv, cgw, cgz := lin.coef(cK, cD, eta)
+func (lin *triLin) mats(t *tri, cK, cD, cStep float64, eta *Viscosity) (uu, uv, vv [3][3]float64) {
+	cuu, cvv, cuv, css, cgu, cgv, cgw, cgz := lin.coef(t, cK, cD, cStep, eta)
 	g := &lin.g
 	var eu, ev [3]float64 // shear strain gradient per unit ru and rv
 	for c := range 3 {
@@ -199,7 +221,7 @@ func (lin *triLin) mats(cK, cD float64, eta *Viscosity) (uu, uv, vv [3][3]float6
 // blk[k] couples vertex upper[k][0] (row) with upper[k][1] (column); the
 // blocks below the diagonal are their transposes.
 func (lin *triLin) blocks(t *tri, blk *[6][3][3]float64, cK, cD float64, eta *Viscosity) {
-	uu, uv, vv := lin.mats(cK, cD, eta)
+	uu, uv, vv := lin.mats(t, cK, cD, cK, eta)
 	for k, rc := range upper {
 		r, c := rc[0], rc[1]
 		a, b, e, f := t.area*t.ru[r]*t.ru[c], t.area*t.ru[r]*t.rv[c], t.area*t.rv[r]*t.ru[c], t.area*t.rv[r]*t.rv[c]

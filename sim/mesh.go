@@ -34,6 +34,9 @@ type tri struct {
 	n      [3]int32
 	ru, rv [3]float64
 	area   float64 // rest area [m²]
+	// Largest eigenvalue, per unit coefficient, of each geometric term's
+	// 9×9 matrix: area·Σ r², for r = ru, rv, ru+rv, ru-rv.
+	su2, sv2, sw2, sz2 float64
 }
 
 // edge is a mesh edge with its rest length, for strain limiting.
@@ -91,12 +94,19 @@ func (m *mesh) addTri(a, b, c int32) {
 	ub, vb := m.uv[2*b], m.uv[2*b+1]
 	uc, vc := m.uv[2*c], m.uv[2*c+1]
 	d := ua*(vb-vc) + ub*(vc-va) + uc*(va-vb)
-	m.tris = append(m.tris, tri{
+	t := tri{
 		n:    [3]int32{a, b, c},
 		ru:   [3]float64{(vb - vc) / d, (vc - va) / d, (va - vb) / d},
 		rv:   [3]float64{(uc - ub) / d, (ua - uc) / d, (ub - ua) / d},
 		area: math.Abs(d) / 2,
-	})
+	}
+	for k := range 3 {
+		t.su2 += t.area * t.ru[k] * t.ru[k]
+		t.sv2 += t.area * t.rv[k] * t.rv[k]
+		t.sw2 += t.area * (t.ru[k] + t.rv[k]) * (t.ru[k] + t.rv[k])
+		t.sz2 += t.area * (t.ru[k] - t.rv[k]) * (t.ru[k] - t.rv[k])
+	}
+	m.tris = append(m.tris, t)
 }
 
 func (m *mesh) restDist(a, b int32) float64 {
