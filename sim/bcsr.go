@@ -94,7 +94,8 @@ func (s *bcsr) zero() { clear(s.val) }
 // mul sets dst = A·x.
 func (s *bcsr) mul(dst, x []float64) { s.mulRange(dst, x, false) }
 
-// mulUpper sets dst = U·x for the strictly upper blocks U of A.
+// mulUpper sets dst = U·x for the strictly upper blocks U (the scalar
+// couplings left out, as the smoother's matrix does).
 func (s *bcsr) mulUpper(dst, x []float64) { s.mulRange(dst, x, true) }
 
 func (s *bcsr) mulRange(dst, x []float64, upper bool) {
@@ -104,11 +105,13 @@ func (s *bcsr) mulRange(dst, x []float64, upper bool) {
 			lo = s.diag[i] + 1
 		}
 		a0, a1, a2 := s.rowBlocks(x, lo, hi)
+		if upper {
+			d := dst[3*i : 3*i+3 : 3*i+3]
+			d[0], d[1], d[2] = a0, a1, a2
+			continue
+		}
 		elo, ehi := s.exRow[i], s.exRow[i+1]
 		for k, j := range s.exCol[elo:ehi] {
-			if upper && int(j) < i {
-				continue
-			}
 			w := s.exVal[int(elo)+k]
 			v := x[3*j : 3*j+3 : 3*j+3]
 			a0 += w * v[0]

@@ -91,6 +91,14 @@ func (t *tri) weftWarp(x []float64) (u, v [3]float64) {
 	return u, v
 }
 
+// principalStrain is the largest singular value of [U V], minus one.
+func (g *triGeom) principalStrain() float64 {
+	a, d := g.lu*g.lu, g.lv*g.lv
+	b := g.lu * g.lv * dot3(g.uh, g.vh)
+	tr, det := a+d, a*d-b*b
+	return math.Sqrt(0.5*(tr+math.Sqrt(math.Max(tr*tr-4*det, 0)))) - 1
+}
+
 func (t *tri) geom(x []float64) (g triGeom, eu, ev, es float64) {
 	u, v := t.weftWarp(x)
 	g.uh, g.lu = unit(u)

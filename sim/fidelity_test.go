@@ -7,12 +7,14 @@ import (
 	"testing"
 )
 
+type biasPoint struct {
+	Strain        float64 `json:"strain"`
+	ForcePerWidth float64 `json:"force_per_width"`
+}
+
 // fidelityRef holds testdata/fidelity_ref.json (made by fidelity_ref.py).
 type fidelityRef struct {
-	Bias []struct {
-		Strain        float64 `json:"strain"`
-		ForcePerWidth float64 `json:"force_per_width"`
-	}
+	Bias       []biasPoint
 	Cantilever struct {
 		BendingLength  float64 `json:"bending_length"`
 		Overhang       float64 `json:"overhang"`
@@ -49,7 +51,7 @@ func sampleConfig(w, h float64, nu, nv int) Config {
 // positions (at rest, so without viscosity).
 func internalForce(c *Cloth) []float64 {
 	f := make([]float64, 3*c.n)
-	c.dyn.linearize(c.x, make([]float64, 3*c.n), f, 0, 0)
+	c.dyn.forces(c.x, make([]float64, 3*c.n), f)
 	return f
 }
 
@@ -94,7 +96,7 @@ func uniaxial(t *testing.T, c *Cloth, axis int, strains []float64) []float64 {
 			p[axis] += e * length
 			c.setTarget(k, p)
 		}
-		settle(c, 25)
+		settle(c, 12)
 		f := internalForce(c)
 		var force float64
 		for _, k := range hi {
@@ -105,7 +107,7 @@ func uniaxial(t *testing.T, c *Cloth, axis int, strains []float64) []float64 {
 	return out
 }
 
-var testStrains = []float64{0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 0.10}
+var testStrains = pick([]float64{0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 0.10}, []float64{0.01, 0.05, 0.10})
 
 // TestTensileCurves: simulated uniaxial tensile tests along the weft and
 // the warp reproduce the input curves within 2 % up to 10 % strain.
@@ -170,7 +172,7 @@ func TestShearCurve(t *testing.T) {
 			p := sub3(at3(rest, int32(k)), mid)
 			c.setTarget(int32(k), [3]float64{mid[0] + a*p[0] + b*p[1], mid[1] + b*p[0] + a*p[1], 0})
 		}
-		settle(c, 25)
+		settle(c, 12)
 		f := internalForce(c)
 		var work float64
 		da, db := -b/2, a/2 // dF/dγ = [[da, db], [db, da]]
@@ -199,13 +201,14 @@ func TestBiasExtension(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	bias := pick(ref.Bias, []biasPoint{ref.Bias[0], ref.Bias[4], ref.Bias[9]})
 	var strains []float64
-	for _, r := range ref.Bias {
+	for _, r := range bias {
 		strains = append(strains, r.Strain)
 	}
 	got := uniaxial(t, c, 0, strains)
 	mat := DefaultMaterial()
-	for i, r := range ref.Bias {
+	for i, r := range bias {
 		rel := (got[i] - r.ForcePerWidth) / r.ForcePerWidth
 		tau, _ := mat.Shear.Eval(2 * r.Strain)
 		t.Logf("strain %.2f: %.4f N/m, SciPy %.4f N/m (%+.3f %%); F/2w = %.3f N/m vs shear curve at γ = 2e %.3f", r.Strain, got[i], r.ForcePerWidth, 100*rel, got[i]/2, tau)
@@ -269,7 +272,7 @@ func TestPeirceCantilever(t *testing.T) {
 		c.pin(int32(j * n))
 		c.pin(int32(j*n + 1))
 	}
-	settle(c, 150)
+	settle(c, 120)
 	mid := cfg.NodesV / 2
 	root, tip := at3(c.x, int32(mid*n+1)), at3(c.x, int32(mid*n+n-1))
 	theta := math.Atan2(root[2]-tip[2], tip[0]-root[0])

@@ -13,13 +13,15 @@ func hapticTrace(t *testing.T, edit func(*Config), dt float64) [][NumFingers][3]
 	t.Helper()
 	c := newTestCloth(t, func(cfg *Config) {
 		cfg.Dt = dt
+		cfg.NodesU, cfg.NodesV = pick(32, 10), pick(32, 10)
+		cfg.ProbeSpacing = pick(cfg.ProbeSpacing, 0.005)
 		if edit != nil {
 			edit(cfg)
 		}
 	})
 	s := ShowcasePinch(c.cfg.Material.Thickness)
 	const tick = 0.001
-	ticks := int(math.Round(s.Duration() / tick))
+	ticks := int(math.Round(pick(s.Duration(), 2.0) / tick)) // under -race: up to mid-pull
 	per := int(math.Round(dt / tick))
 	var in, at FingerState
 	var out SimOutput

@@ -51,8 +51,8 @@ func TestClothIntegratorOrder(t *testing.T) {
 		eta   Viscosity
 		steps []int
 	}{
-		{Euler, 1, soft.Viscosity, []int{80, 160, 320}},
-		{BDF2, 2, Viscosity{}, []int{640, 1280, 2560}},
+		{Euler, 1, soft.Viscosity, pick([]int{80, 160, 320}, []int{80, 160})},
+		{BDF2, 2, Viscosity{}, pick([]int{640, 1280, 2560}, []int{640, 1280})},
 	} {
 		soft.Viscosity = sc.eta
 		ref := newCloth(1, Euler)
@@ -61,7 +61,7 @@ func TestClothIntegratorOrder(t *testing.T) {
 		f := make([]float64, n3)
 		deriv := func(_ float64, y, dy []float64) {
 			x, v := y[:n3], y[n3:]
-			ref.dyn.linearize(x, v, f, 0, 0)
+			ref.dyn.forces(x, v, f)
 			for k := range ref.n {
 				for q := range 3 {
 					i := 3*k + q
