@@ -15,7 +15,9 @@ type clothDynamics struct {
 	rest    []float64 // rest positions, for the gravity potential
 	tmp     []float64
 	gs      []float64 // two-grid residual
-	lumped  []bool    // rows whose bending-only couplings the smoother lumps
+	lumped  []bool    // rows whose bending-only couplings are weak
+	exDrop  []bool    // per scalar coupling: lumped in the smoother (both rows weak)
+	exact   []bool    // rows keeping some scalar coupling in the smoother
 	normals []float64
 	planned bool // the coarse plan matches the constraints
 	energy0 Energy
@@ -40,6 +42,8 @@ func (d *clothDynamics) init(c *Cloth) {
 	}
 	d.gs = make([]float64, n3)
 	d.lumped = make([]bool, c.n)
+	d.exact = make([]bool, c.n)
+	d.exDrop = make([]bool, len(d.a.exCol))
 	d.rest = append([]float64(nil), c.x...)
 	d.tmp = make([]float64, n3)
 	d.normals = make([]float64, n3)
@@ -116,23 +120,36 @@ func (d *clothDynamics) prepare() {
 		c.contact.assemble(a, cK)
 		c.rod.assemble(a, cK)
 		a.setBending(&c.m.bend, cK)
+		// Where the bending-only couplings are small against a row's
+		// weakest diagonal entry, the smoother leaves them out and adds
+		// their magnitudes to the diagonal instead, which keeps its matrix
+		// symmetric and above A (so positive definite) at a third less
+		// work. A coupling is dropped only if both its rows are lumped.
 		for k := range c.n {
 			d.dinv[k] = a.val[a.diag[k]]
-			// Where the bending-only couplings are small against the row's
-			// weakest diagonal entry, the smoother leaves them out and adds
-			// their magnitudes to the diagonal instead, which keeps its
-			// matrix above A (so positive definite) at a third less work.
 			var lump float64
 			for q := a.exRow[k]; q < a.exRow[k+1]; q++ {
 				lump += math.Abs(a.exVal[q])
 			}
 			b := &d.dinv[k]
 			d.lumped[k] = lump < 0.25*math.Min(b[0][0], math.Min(b[1][1], b[2][2]))
-			if d.lumped[k] {
-				b[0][0] += lump
-				b[1][1] += lump
-				b[2][2] += lump
+		}
+		for k := range c.n {
+			var lump float64
+			d.exact[k] = false
+			for q := a.exRow[k]; q < a.exRow[k+1]; q++ {
+				drop := d.lumped[k] && d.lumped[a.exCol[q]]
+				d.exDrop[q] = drop
+				if drop {
+					lump += math.Abs(a.exVal[q])
+				} else {
+					d.exact[k] = true
+				}
 			}
+			b := &d.dinv[k]
+			b[0][0] += lump
+			b[1][1] += lump
+			b[2][2] += lump
 		}
 	} else {
 		for k := range c.n {
@@ -377,11 +394,11 @@ func (d *clothDynamics) mulUpper(dst, z []float64) {
 	a := d.a
 	a.mulUpper(dst, z)
 	for i := range d.c.n {
-		if d.lumped[i] {
+		if !d.exact[i] {
 			continue
 		}
 		for k := a.exRow[i]; k < a.exRow[i+1]; k++ {
-			if j := int(a.exCol[k]); j > i {
+			if j := int(a.exCol[k]); j > i && !d.exDrop[k] {
 				w := a.exVal[k]
 				dst[3*i] += w * z[3*j]
 				dst[3*i+1] += w * z[3*j+1]
@@ -406,9 +423,12 @@ func (d *clothDynamics) sweep(z, r []float64, forward bool) {
 		b0, b1, b2 := a.rowBlocks(z, a.rowPtr[i], a.diag[i])
 		u0, u1, u2 := a.rowBlocks(z, a.diag[i]+1, a.rowPtr[i+1])
 		s0, s1, s2 := r[3*i]-b0-u0, r[3*i+1]-b1-u1, r[3*i+2]-b2-u2
-		if !d.lumped[i] {
+		if d.exact[i] {
 			elo, ehi := a.exRow[i], a.exRow[i+1]
 			for k, j := range a.exCol[elo:ehi] {
+				if d.exDrop[int(elo)+k] {
+					continue
+				}
 				w := a.exVal[int(elo)+k]
 				v := z[3*j : 3*j+3 : 3*j+3]
 				s0 -= w * v[0]
