@@ -104,7 +104,7 @@ func DefaultConfig() Config {
 		Gravity:          [3]float64{0, -9.81, 0},
 		PadRadius:        [NumFingers]float64{0.008, 0.008},
 		Distal:           [NumFingers][3]float64{{0, 1, 0}, {0, 1, 0}},
-		Tolerance:        1e-3,
+		Tolerance:        1e-2,
 		MaxIterations:    100,
 		Preconditioner:   TwoGrid,
 		Operator:         Assembled,
@@ -474,6 +474,14 @@ func (c *Cloth) limitStrain() int {
 	}
 	return count
 }
+
+// refresh is the interval [s] at which slowly varying parts of the solve
+// (the coarse factorisation, the local models' sensitivities) are renewed
+// at short steps.
+const refresh = 0.002
+
+// refreshSteps is refresh in steps, at least one.
+func (c *Cloth) refreshSteps() int { return max(1, int(refresh/c.cfg.Dt+0.5)) }
 
 func (c *Cloth) invMass(k int32) float64 {
 	if !c.free[k] {

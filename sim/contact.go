@@ -90,7 +90,7 @@ func (s *contactState) init(c *Cloth) {
 	m := c.m
 	var longest float64
 	for _, e := range m.edges {
-		longest = math.Max(longest, e.rest)
+		longest = max(longest, e.rest)
 	}
 	sub := max(1, int(math.Ceil(longest/c.cfg.ProbeSpacing)))
 	for i := range sub {
@@ -108,11 +108,11 @@ func (s *contactState) init(c *Cloth) {
 	s.ps = len(s.bary)
 	s.triR = make([]float64, len(m.tris))
 	for i, t := range m.tris {
-		s.triR[i] = math.Max(m.restDist(t.n[0], t.n[1]), math.Max(m.restDist(t.n[1], t.n[2]), m.restDist(t.n[0], t.n[2])))
+		s.triR[i] = max(m.restDist(t.n[0], t.n[1]), max(m.restDist(t.n[1], t.n[2]), m.restDist(t.n[0], t.n[2])))
 	}
 	s.stamp = make([]uint32, len(m.tris))
-	s.reach = 2 * longest * (1 + math.Max(c.cfg.StrainLimit, 0.5))
-	maxR := math.Max(c.cfg.PadRadius[0], c.cfg.PadRadius[1]) + c.cfg.Material.Thickness
+	s.reach = 2 * longest * (1 + max(c.cfg.StrainLimit, 0.5))
+	maxR := max(c.cfg.PadRadius[0], c.cfg.PadRadius[1]) + c.cfg.Material.Thickness
 	// Enough probes for a pad sunk to its equator on a stretched mesh.
 	probeArea := 2 * m.du * m.dv / float64(2*s.ps)
 	s.capac = max(256, int(8*math.Pi*maxR*maxR/probeArea))
@@ -157,7 +157,7 @@ func (s *contactState) setFingers(in *FingerState, tEnd float64) {
 			s.bad++
 			continue
 		}
-		dt := math.Min(math.Max(tEnd-in.T, 0), c.cfg.MaxExtrapolation)
+		dt := min(max(tEnd-in.T, 0), c.cfg.MaxExtrapolation)
 		wasPresent := len(s.f[k].state) > 0
 		fi.present = true
 		fi.vel = fg.Vel
@@ -435,7 +435,7 @@ func (s *contactState) finish(k int, lm *LocalModel, cp *ContactPatch) {
 		if fn > maxFn {
 			maxFn, best = fn, p.tri
 		}
-		maxPen = math.Max(maxPen, p.pen)
+		maxPen = max(maxPen, p.pen)
 	}
 	fc.in.last = fc.in.c
 	for _, p := range fc.state {
@@ -457,9 +457,9 @@ func (s *contactState) finish(k int, lm *LocalModel, cp *ContactPatch) {
 	knn := dot3(normal, mulVec33(&lm.K, normal))
 	fPress := -dot3(f0, normal)
 	// Without a stiffness the region is the fabric's compression.
-	lm.Depth = math.Min(maxPen, c.cfg.MaxDepth)
+	lm.Depth = min(maxPen, c.cfg.MaxDepth)
 	if knn < 0 && fPress > 0 {
-		lm.Depth = math.Min(math.Max(fPress/(-knn), maxPen), c.cfg.MaxDepth)
+		lm.Depth = min(max(fPress/(-knn), maxPen), c.cfg.MaxDepth)
 	}
 
 	cp.InContact = true
@@ -469,8 +469,8 @@ func (s *contactState) finish(k int, lm *LocalModel, cp *ContactPatch) {
 	t := &c.m.tris[best]
 	geo, _, _, _ := t.geom(x)
 	rel := sub3(fc.in.vel, scale3(1/fnSum, velSum))
-	cp.SlipU = dot3(rel, geo.uh) / math.Max(geo.lu, 1e-9)
-	cp.SlipV = dot3(rel, geo.vh) / math.Max(geo.lv, 1e-9)
+	cp.SlipU = dot3(rel, geo.uh) / max(geo.lu, 1e-9)
+	cp.SlipV = dot3(rel, geo.vh) / max(geo.lv, 1e-9)
 	dist := c.cfg.Distal[k]
 	cp.Orientation = math.Atan2(dot3(dist, geo.vh), dot3(dist, geo.uh))
 }
@@ -505,9 +505,13 @@ func (s *contactState) stiffness(k int) [3][3]float64 {
 	}
 	ah := c.dyn.cD
 	// The pad's influence on the cloth changes slowly while the contact
-	// lasts: one of the three solves is refreshed per step, all three when
-	// the contact starts or its size changes by a third.
-	first, last := int(c.steps%3), int(c.steps%3)
+	// lasts: one of the three solves is refreshed per refresh interval, all
+	// three when the contact starts or its size changes by a third.
+	every := uint64(c.refreshSteps())
+	first, last := int(c.steps/every%3), int(c.steps/every%3)
+	if c.steps%every != 0 {
+		first, last = 0, -1
+	}
 	if n := len(fc.lin); !fc.sensOK || 3*abs(n-fc.sensN) > fc.sensN {
 		first, last = 0, 2
 		fc.sensN = n
@@ -583,7 +587,7 @@ func negSemiDef(a [3][3]float64) [3][3]float64 {
 	vals, vecs := eigSym3(sym)
 	var out [3][3]float64
 	for e := range 3 {
-		l := math.Min(vals[e], 0)
+		l := min(vals[e], 0)
 		for r := range 3 {
 			for q := range 3 {
 				out[r][q] += l * vecs[r][e] * vecs[q][e]

@@ -19,7 +19,8 @@ type clothDynamics struct {
 	exDrop  []bool    // per scalar coupling: lumped in the smoother (both rows weak)
 	exact   []bool    // rows keeping some scalar coupling in the smoother
 	normals []float64
-	planned bool // the coarse plan matches the constraints
+	planned   bool // the coarse plan matches the constraints
+	coarseAge int  // steps since the coarse factorisation
 	energy0 Energy
 	strain0 float64
 }
@@ -77,8 +78,8 @@ func (d *clothDynamics) forces(x, v, f []float64) {
 		e.Tensile += t.area * st.psi
 		ru, rv, rs := t.strainRates(&geo, v)
 		t.force(&geo, st.su+eta.Weft*ru, st.sv+eta.Warp*rv, st.ss+eta.Shear*rs, f)
-		d.lin[i].set(&geo, &st, math.Min(c.fab.mass[t.n[0]], math.Min(c.fab.mass[t.n[1]], c.fab.mass[t.n[2]])))
-		strain = math.Max(strain, geo.principalStrain())
+		d.lin[i].set(&geo, &st, min(c.fab.mass[t.n[0]], min(c.fab.mass[t.n[1]], c.fab.mass[t.n[2]])))
+		strain = max(strain, geo.principalStrain())
 	}
 	clear(d.tmp)
 	c.m.bend.mulAdd(d.tmp, x, 1)
@@ -132,7 +133,7 @@ func (d *clothDynamics) prepare() {
 				lump += math.Abs(a.exVal[q])
 			}
 			b := &d.dinv[k]
-			d.lumped[k] = lump < 0.25*math.Min(b[0][0], math.Min(b[1][1], b[2][2]))
+			d.lumped[k] = lump < 0.25*min(b[0][0], min(b[1][1], b[2][2]))
 		}
 		for k := range c.n {
 			var lump float64
@@ -201,8 +202,16 @@ func (d *clothDynamics) prepare() {
 		if !d.planned {
 			d.co.plan(d.a, c.free)
 			d.planned = true
+			d.coarseAge = math.MaxInt32
 		}
-		d.co.build(d.a)
+		// At short steps the matrix barely changes from one step to the
+		// next: the coarse factor is renewed every refresh interval (a
+		// slightly old one is still a fixed positive definite part of the
+		// V-cycle, which stays symmetric), always when it failed.
+		if d.coarseAge++; d.coarseAge >= c.refreshSteps() || !d.co.ok {
+			d.co.build(d.a)
+			d.coarseAge = 0
+		}
 	}
 }
 

@@ -96,7 +96,7 @@ func (g *triGeom) principalStrain() float64 {
 	a, d := g.lu*g.lu, g.lv*g.lv
 	b := g.lu * g.lv * dot3(g.uh, g.vh)
 	tr, det := a+d, a*d-b*b
-	return math.Sqrt(0.5*(tr+math.Sqrt(math.Max(tr*tr-4*det, 0)))) - 1
+	return math.Sqrt(0.5*(tr+math.Sqrt(max(tr*tr-4*det, 0)))) - 1
 }
 
 func (t *tri) geom(x []float64) (g triGeom, eu, ev, es float64) {
@@ -138,14 +138,14 @@ func (lin *triLin) set(g *triGeom, st *stress, mMin float64) {
 	kuu, kvv, kuv := st.kuu, st.kvv, st.kuv
 	// Keep the strain-space stiffness positive semi-definite (a strongly
 	// nonlinear Poisson coupling could break it).
-	if lim := math.Sqrt(math.Max(kuu, 0) * math.Max(kvv, 0)); math.Abs(kuv) > lim {
+	if lim := math.Sqrt(max(kuu, 0) * max(kvv, 0)); math.Abs(kuv) > lim {
 		kuv = math.Copysign(lim, kuv)
 	}
 	lin.kuu, lin.kvv, lin.kuv, lin.kss = kuu, kvv, kuv, st.kss
-	lin.gu = st.su / math.Max(g.lu, 1e-12)
-	lin.gv = st.sv / math.Max(g.lv, 1e-12)
-	lin.gw = st.ss * sqrt1_2 / math.Max(g.lw, 1e-12)
-	lin.gz = -st.ss * sqrt1_2 / math.Max(g.lz, 1e-12)
+	lin.gu = st.su / max(g.lu, 1e-12)
+	lin.gv = st.sv / max(g.lv, 1e-12)
+	lin.gw = st.ss * sqrt1_2 / max(g.lw, 1e-12)
+	lin.gz = -st.ss * sqrt1_2 / max(g.lz, 1e-12)
 	lin.mMin = mMin
 }
 
@@ -153,9 +153,9 @@ func (lin *triLin) set(g *triGeom, st *stress, mMin float64) {
 // coefficient cK (see triLin).
 func (lin *triLin) geo(t *tri, cK float64) (gu, gv, gw, gz float64) {
 	gu, gv, gw, gz = lin.gu, lin.gv, lin.gw, lin.gz
-	neg := math.Max(-gu, 0)*t.su2 + math.Max(-gv, 0)*t.sv2 + math.Max(-gw, 0)*t.sw2 + math.Max(-gz, 0)*t.sz2
+	neg := max(-gu, 0)*t.su2 + max(-gv, 0)*t.sv2 + max(-gw, 0)*t.sw2 + max(-gz, 0)*t.sz2
 	if cK*neg > lin.mMin/8 {
-		gu, gv, gw, gz = math.Max(gu, 0), math.Max(gv, 0), math.Max(gw, 0), math.Max(gz, 0)
+		gu, gv, gw, gz = max(gu, 0), max(gv, 0), max(gw, 0), max(gz, 0)
 	}
 	return gu, gv, gw, gz
 }

@@ -2,6 +2,7 @@ package simbench
 
 import (
 	"encoding/json"
+	"flag"
 	"strings"
 	"testing"
 )
@@ -52,4 +53,23 @@ func TestBenchErrors(t *testing.T) {
 	if _, err := Bench(Options{Scenes: []Scene{{Nodes: 1, DtMs: 5}}}); err == nil || !strings.HasPrefix(err.Error(), "simbench: ") {
 		t.Errorf("bad scene: %v", err)
 	}
+}
+
+var full = flag.Bool("simbench.full", false, "run the full showcase benchmark and print its JSON (about a minute on a quiet machine)")
+
+// TestBenchFull prints what `haptex bench sim -json` prints. Run it with
+// go test ./sim/simbench -run TestBenchFull -simbench.full -v.
+func TestBenchFull(t *testing.T) {
+	if !*full {
+		t.Skip("needs -simbench.full")
+	}
+	res, err := Bench(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.MarshalIndent(res, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s", raw)
 }
