@@ -72,7 +72,6 @@ type contactState struct {
 	f         [NumFingers]fingerContact
 	ps        int          // probes per triangle
 	bary      [][3]float64 // their barycentric weights
-	triR      []float64    // rest circumradius bound of each triangle [m]
 	stamp     []uint32
 	epoch     uint32
 	cand      []int32
@@ -106,12 +105,10 @@ func (s *contactState) init(c *Cloth) {
 		}
 	}
 	s.ps = len(s.bary)
-	s.triR = make([]float64, len(m.tris))
-	for i, t := range m.tris {
-		s.triR[i] = max(m.restDist(t.n[0], t.n[1]), max(m.restDist(t.n[1], t.n[2]), m.restDist(t.n[0], t.n[2])))
-	}
 	s.stamp = make([]uint32, len(m.tris))
-	s.reach = 2 * longest * (1 + max(c.cfg.StrainLimit, 0.5))
+	// A probe inside a pad lies on a triangle with a vertex within the
+	// pad radius plus the triangle's (stretched) longest edge.
+	s.reach = longest * (1 + max(c.cfg.StrainLimit, 0.5))
 	maxR := max(c.cfg.PadRadius[0], c.cfg.PadRadius[1]) + c.cfg.Material.Thickness
 	// Enough probes for a pad sunk to its equator on a stretched mesh.
 	probeArea := 2 * m.du * m.dv / float64(2*s.ps)
@@ -219,9 +216,13 @@ func (s *contactState) collect(k int, x []float64, dst []contactPt) []contactPt 
 	for _, ti := range s.cand {
 		t := &c.m.tris[ti]
 		pa, pb, pc := at3(x, t.n[0]), at3(x, t.n[1]), at3(x, t.n[2])
-		// Skip triangles whose vertices are all well outside the pad.
-		lim := in.r + 1.5*s.triR[ti]
-		if norm3(sub3(pa, in.c)) > lim && norm3(sub3(pb, in.c)) > lim && norm3(sub3(pc, in.c)) > lim {
+		// Skip triangles whose bounding sphere misses the pad.
+		var mid [3]float64
+		for a := range 3 {
+			mid[a] = (pa[a] + pb[a] + pc[a]) / 3
+		}
+		d2 := max(dist2(pa, mid), dist2(pb, mid), dist2(pc, mid))
+		if lim := in.r + math.Sqrt(d2); dist2(mid, in.c) > lim*lim {
 			continue
 		}
 		area := t.area / float64(s.ps)
@@ -473,6 +474,11 @@ func (s *contactState) finish(k int, lm *LocalModel, cp *ContactPatch) {
 	cp.SlipV = dot3(rel, geo.vh) / max(geo.lv, 1e-9)
 	dist := c.cfg.Distal[k]
 	cp.Orientation = math.Atan2(dot3(dist, geo.vh), dot3(dist, geo.uh))
+}
+
+func dist2(a, b [3]float64) float64 {
+	d0, d1, d2 := a[0]-b[0], a[1]-b[1], a[2]-b[2]
+	return d0*d0 + d1*d1 + d2*d2
 }
 
 func abs(n int) int {

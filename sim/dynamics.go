@@ -5,24 +5,24 @@ import "math"
 // clothDynamics is the cloth as the integrator sees it: forces, their
 // linearisation and the products of the step's system matrix.
 type clothDynamics struct {
-	c       *Cloth
-	lin     []triLin
-	mf      [][3][3][3]float64 // per triangle: uu, uv, vv of triLin.mats (MatrixFree)
-	a       *bcsr              // assembled operator (Assembled)
-	dinv    [][3][3]float64
-	co      *coarse // nil without the coarse level
-	cK, cD  float64
-	rest    []float64 // rest positions, for the gravity potential
-	tmp     []float64
-	gs      []float64 // two-grid residual
-	lumped  []bool    // rows whose bending-only couplings are weak
-	exDrop  []bool    // per scalar coupling: lumped in the smoother (both rows weak)
-	exact   []bool    // rows keeping some scalar coupling in the smoother
-	normals []float64
+	c         *Cloth
+	lin       []triLin
+	mf        [][3][3][3]float64 // per triangle: uu, uv, vv of triLin.mats (MatrixFree)
+	a         *bcsr              // assembled operator (Assembled)
+	dinv      [][3][3]float64
+	co        *coarse // nil without the coarse level
+	cK, cD    float64
+	rest      []float64 // rest positions, for the gravity potential
+	tmp       []float64
+	gs        []float64 // two-grid residual
+	lumped    []bool    // rows whose bending-only couplings are weak
+	exDrop    []bool    // per scalar coupling: lumped in the smoother (both rows weak)
+	exact     []bool    // rows keeping some scalar coupling in the smoother
+	normals   []float64
 	planned   bool // the coarse plan matches the constraints
 	coarseAge int  // steps since the coarse factorisation
-	energy0 Energy
-	strain0 float64
+	energy0   Energy
+	strain0   float64
 }
 
 func (d *clothDynamics) init(c *Cloth) {
@@ -109,14 +109,7 @@ func (d *clothDynamics) prepare() {
 		}
 		for i := range c.m.tris {
 			d.lin[i].blocks(&c.m.tris[i], &blk, cK, cD, eta)
-			tb := &a.triBlk[i]
-			for k, rc := range upper {
-				r, q := rc[0], rc[1]
-				a.addBlock(tb[3*r+q], 1, &blk[k])
-				if r != q {
-					a.addBlockT(tb[3*q+r], &blk[k])
-				}
-			}
+			a.scatterTri(&a.triBlk[i], &blk)
 		}
 		c.contact.assemble(a, cK)
 		c.rod.assemble(a, cK)
