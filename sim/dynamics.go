@@ -37,7 +37,7 @@ func (d *clothDynamics) init(c *Cloth) {
 	if c.cfg.Preconditioner != BlockJacobi {
 		size := c.cfg.CoarseSize
 		if size == 0 {
-			size = max(2, (max(c.cfg.NodesU, c.cfg.NodesV)+4)/8)
+			size = max(2, (max(c.cfg.NodesU, c.cfg.NodesV)+8)/16)
 		}
 		d.co = newCoarse(c.m, size)
 	}
