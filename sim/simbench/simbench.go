@@ -75,8 +75,9 @@ type SceneResult struct {
 	StepMs         Percentiles `json:"step_ms"`
 	CGIters        Iterations  `json:"cg_iters"`
 	AllocsPerStep  float64     `json:"allocs_per_step"` // heap allocations of the whole process per step
-	MaxIterSteps   int         `json:"max_iter_steps"` // steps whose CG hit its cap
+	MaxIterSteps   int         `json:"max_iter_steps"`  // steps whose CG hit its cap
 	Recoveries     uint64      `json:"recoveries"`
+	StepMsQuiet    Percentiles `json:"step_ms_quiet_estimate"` // StepMs / Calibration.LoadFactor
 	GoalMs         float64     `json:"goal_ms"`
 	GoalPercentile string      `json:"goal_percentile"`
 	GoalMet        bool        `json:"goal_met"`
@@ -84,11 +85,28 @@ type SceneResult struct {
 
 // Result is what Bench reports; `haptex bench sim -json` prints it.
 type Result struct {
-	Bench  string        `json:"bench"`
-	Go     string        `json:"go"`
-	CPUs   int           `json:"cpus"`
-	Scenes []SceneResult `json:"scenes"`
+	Bench       string        `json:"bench"`
+	Go          string        `json:"go"`
+	CPUs        int           `json:"cpus"`
+	Scenes      []SceneResult `json:"scenes"`
+	Calibration Calibration   `json:"calibration"`
 }
+
+// Calibration times a reference kernel in the same run, so that figures
+// taken on a loaded machine can be compared with a quiet one: the 3×3-block
+// sparse product of a 32 × 32 grid cut along one diagonal (7 blocks per
+// row), which took QuietUs on this machine when it was quiet (notes,
+// anchors-cloth-psycho.md C.1). LoadFactor is the measured median over
+// that; StepMsQuiet in each scene divides by it. It is an estimate for
+// reading loaded runs, not a measurement.
+type Calibration struct {
+	Kernel     string      `json:"kernel"`
+	QuietUs    float64     `json:"quiet_us"`
+	Us         Percentiles `json:"us"`
+	LoadFactor float64     `json:"load_factor"`
+}
+
+const refKernelQuietUs = 14.5
 
 // Bench runs the scenes one after the other on the calling goroutine,
 // locked to its OS thread, and returns their statistics. It takes about
@@ -113,7 +131,72 @@ func Bench(opt Options) (Result, error) {
 		}
 		res.Scenes = append(res.Scenes, r)
 	}
+	res.Calibration = calibrate()
+	for i := range res.Scenes {
+		s := &res.Scenes[i].StepMs
+		f := res.Calibration.LoadFactor
+		res.Scenes[i].StepMsQuiet = Percentiles{P50: s.P50 / f, P99: s.P99 / f, P999: s.P999 / f, Max: s.Max / f}
+	}
 	return res, nil
+}
+
+// calibrate times the reference kernel (see Calibration).
+func calibrate() Calibration {
+	const g = 32
+	n := g * g
+	var rowPtr, col []int32
+	rowPtr = append(rowPtr, 0)
+	for j := range g {
+		for i := range g {
+			for _, d := range [][2]int{{-1, -1}, {0, -1}, {-1, 0}, {0, 0}, {1, 0}, {0, 1}, {1, 1}} {
+				ii, jj := i+d[0], j+d[1]
+				if ii >= 0 && jj >= 0 && ii < g && jj < g {
+					col = append(col, int32(jj*g+ii))
+				}
+			}
+			rowPtr = append(rowPtr, int32(len(col)))
+		}
+	}
+	val := make([][3][3]float64, len(col))
+	for k := range val {
+		for a := range 3 {
+			for b := range 3 {
+				val[k][a][b] = float64((k+3*a+b)%7) - 3
+			}
+		}
+	}
+	x, y := make([]float64, 3*n), make([]float64, 3*n)
+	for i := range x {
+		x[i] = float64(i%5) - 2
+	}
+	spmv := func() {
+		for i := range n {
+			var a0, a1, a2 float64
+			for k := rowPtr[i]; k < rowPtr[i+1]; k++ {
+				j := 3 * int(col[k])
+				b := &val[k]
+				a0 += b[0][0]*x[j] + b[0][1]*x[j+1] + b[0][2]*x[j+2]
+				a1 += b[1][0]*x[j] + b[1][1]*x[j+1] + b[1][2]*x[j+2]
+				a2 += b[2][0]*x[j] + b[2][1]*x[j+1] + b[2][2]*x[j+2]
+			}
+			y[3*i], y[3*i+1], y[3*i+2] = a0, a1, a2
+		}
+	}
+	const reps = 2000
+	us := make([]float64, reps)
+	for r := range reps {
+		start := time.Now()
+		spmv()
+		us[r] = time.Since(start).Seconds() * 1e6
+	}
+	slices.Sort(us)
+	c := Calibration{
+		Kernel:  "3x3-block SpMV, 32x32 grid, 7 blocks/row",
+		QuietUs: refKernelQuietUs,
+		Us:      Percentiles{P50: quantile(us, 0.5), P99: quantile(us, 0.99), P999: quantile(us, 0.999), Max: us[reps-1]},
+	}
+	c.LoadFactor = max(1, c.Us.P50/refKernelQuietUs)
+	return c
 }
 
 func runScene(sc Scene, opt Options) (SceneResult, error) {
