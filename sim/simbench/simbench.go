@@ -96,8 +96,9 @@ type Result struct {
 // taken on a loaded machine can be compared with a quiet one: the 3×3-block
 // sparse product of a 32 × 32 grid cut along one diagonal (7 blocks per
 // row), which took QuietUs on this machine when it was quiet (notes,
-// anchors-cloth-psycho.md C.1). LoadFactor is the measured median over
-// that; StepMsQuiet in each scene divides by it. It is an estimate for
+// anchors-cloth-psycho.md C.1). LoadFactor is the measured median (mean
+// of a run before and one after the scenes) over that, at least 1;
+// StepMsQuiet in each scene divides by it. It is an estimate for
 // reading loaded runs, not a measurement.
 type Calibration struct {
 	Kernel     string      `json:"kernel"`
@@ -124,6 +125,7 @@ func Bench(opt Options) (Result, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	res := Result{Bench: "sim", Go: runtime.Version(), CPUs: runtime.NumCPU()}
+	before := calibrate()
 	for _, sc := range opt.Scenes {
 		r, err := runScene(sc, opt)
 		if err != nil {
@@ -131,7 +133,10 @@ func Bench(opt Options) (Result, error) {
 		}
 		res.Scenes = append(res.Scenes, r)
 	}
+	// The load drifts during a run: the factor is the mean of the
+	// calibrations before and after the scenes.
 	res.Calibration = calibrate()
+	res.Calibration.LoadFactor = max(1, (before.Us.P50+res.Calibration.Us.P50)/2/refKernelQuietUs)
 	for i := range res.Scenes {
 		s := &res.Scenes[i].StepMs
 		f := res.Calibration.LoadFactor
