@@ -206,6 +206,9 @@ type Stats struct {
 	Probes     [NumFingers]int
 	Limited    int // edges the strain limiter shortened
 	BadFingers int // finger samples ignored because they were not finite
+	// Dropped counts contact probes left out because a finger's contact
+	// list was full (sized for a pad sunk to its equator; 0 in practice).
+	Dropped    int
 	Recoveries uint64
 }
 
@@ -440,6 +443,8 @@ func (c *Cloth) publish(ok bool) {
 		c.stats.Probes[k] = len(c.contact.f[k].state)
 	}
 	c.stats.BadFingers = c.contact.bad
+	c.stats.Dropped = c.contact.overflow
+	c.contact.overflow = 0
 }
 
 // limitStrain shortens edges stretched beyond the strain limit (a few

@@ -237,3 +237,31 @@ func TestTopologyAndSnapshot(t *testing.T) {
 		}
 	}
 }
+
+func TestScriptValidate(t *testing.T) {
+	if _, err := NewScript(nil); err == nil {
+		t.Error("empty script accepted")
+	}
+	k := Keyframe{T: 1}
+	if _, err := NewScript([]Keyframe{k, k}); err == nil {
+		t.Error("repeated time accepted")
+	}
+	k.Pos[Index][1] = math.NaN()
+	if _, err := NewScript([]Keyframe{k}); err == nil {
+		t.Error("NaN position accepted")
+	}
+	if _, err := PinchAndPull([3]float64{}, [3]float64{math.Inf(1), 0, 0}, 0.008, 0.0005, 0.001); err == nil {
+		t.Error("infinite pull accepted")
+	}
+	// Minimum-jerk segments start and end at rest and reach the keyframes.
+	s := ShowcasePinch(0.0005)
+	var in FingerState
+	for _, key := range s.Keys {
+		s.Sample(key.T, &in)
+		for f := range NumFingers {
+			if in.Fingers[f].Pos != key.Pos[f] || in.Fingers[f].Vel != ([3]float64{}) || !in.Fingers[f].Valid {
+				t.Errorf("at keyframe %.2f s finger %d: %+v", key.T, f, in.Fingers[f])
+			}
+		}
+	}
+}

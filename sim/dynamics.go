@@ -21,8 +21,6 @@ type clothDynamics struct {
 	normals   []float64
 	planned   bool // the coarse plan matches the constraints
 	coarseAge int  // steps since the coarse factorisation
-	energy0   Energy
-	strain0   float64
 }
 
 func (d *clothDynamics) init(c *Cloth) {
@@ -89,7 +87,6 @@ func (d *clothDynamics) forces(x, v, f []float64) {
 	}
 	e.Contact = c.contact.linearize(x, v, f)
 	e.Contact += c.rod.linearize(x, f)
-	d.energy0, d.strain0 = e, strain
 	c.stats.Energy, c.stats.MaxStrain = e, strain
 }
 

@@ -77,7 +77,7 @@ type integrator struct {
 	x0, v0          []float64
 	hasPrev         bool
 	cg              *cg
-	lastBeta, lastH float64
+	lastH           float64 // δt of the last step
 }
 
 func newIntegrator(n int, scheme Scheme, alpha, dt, tol, floor float64, maxIter int) *integrator {
@@ -112,7 +112,7 @@ func (it *integrator) step(d dynamics, x, v []float64) solveResult {
 	copy(it.x0, x)
 	copy(it.v0, v)
 	beta, h := it.coefficients()
-	it.lastBeta, it.lastH = beta, h
+	it.lastH = h
 	a := it.alpha
 	d.linearize(x, v, it.f, a*a*h*h, a*h)
 	for i := range it.y {

@@ -16,7 +16,10 @@ func pullCurve(t *testing.T, n int, mu float64, at []float64) []float64 {
 		cfg.Material.FrictionStatic, cfg.Material.FrictionKinetic = mu, mu
 	})
 	pull := [3]float64{0, -0.02, -0.03}
-	s := PinchAndPull([3]float64{0.05, 0.10, 0}, pull, 0.008, c.cfg.Material.Thickness, 0.002)
+	s, err := PinchAndPull([3]float64{0.05, 0.10, 0}, pull, 0.008, c.cfg.Material.Thickness, 0.002)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir, length := unit(pull)
 	start := s.Keys[3].Pos // pinched, before the pull
 	var ds, fs []float64

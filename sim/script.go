@@ -84,7 +84,7 @@ func (s *Script) Sample(t float64, dst *FingerState) {
 // to 3 cm either side of the mid-plane (clear of the cloth springing
 // back). It lasts 3.6 s. padRadius and thickness position the pads; pull
 // is in metres.
-func PinchAndPull(at, pull [3]float64, padRadius, thickness, squeeze float64) *Script {
+func PinchAndPull(at, pull [3]float64, padRadius, thickness, squeeze float64) (*Script, error) {
 	surf := padRadius + thickness/2
 	pos := func(d, pz float64, moved bool) [NumFingers][3]float64 {
 		p := at
@@ -107,17 +107,18 @@ func PinchAndPull(at, pull [3]float64, padRadius, thickness, squeeze float64) *S
 		{3.3, pos(near+0.01, 0, true)},
 		{3.6, pos(far, -pull[2], true)},
 	}
-	s, err := NewScript(keys)
-	if err != nil {
-		panic(err) // constant keyframes, checked by tests
-	}
-	return s
+	return NewScript(keys)
 }
 
 // ShowcasePinch is PinchAndPull for the showcase scene (as devices/sim's
 // default script): pinch at (0.05, 0.10) on the cloth, pull 3 cm in -z and
-// 2 cm down, 8 mm pads squeezing 1 mm into a fabric of the given
-// thickness.
+// 2 cm down, 8 mm pads squeezing 1 mm into a fabric of the given thickness
+// (a validated Material's; a non-finite one is a programmer error and
+// panics).
 func ShowcasePinch(thickness float64) *Script {
-	return PinchAndPull([3]float64{0.05, 0.10, 0}, [3]float64{0, -0.02, -0.03}, 0.008, thickness, 0.001)
+	s, err := PinchAndPull([3]float64{0.05, 0.10, 0}, [3]float64{0, -0.02, -0.03}, 0.008, thickness, 0.001)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }
