@@ -53,33 +53,49 @@ type FingerState struct {
 // The valid region is the half-space of contact: the finger is in contact
 // while Depth + Normal·(x - X0) > 0. Normal points from the finger into the
 // cloth (the direction the pad presses), so moving the finger along Normal
-// goes deeper and moving it back by Depth leaves the cloth. A finger that
-// leaves the cloth therefore feels no force, whatever K says. Eval evaluates
-// the model continuously.
+// goes deeper and moving it back by Depth leaves the cloth. Depth is where
+// the linearised pressing force F·Normal reaches zero (the cloth gives way
+// as the finger retreats, so this is usually more than the fabric's
+// compression at X0). A finger that leaves the cloth therefore feels no
+// force, whatever K says.
+//
+// The cloth under the pad moves (it swings away from a touching finger, it
+// travels with a pinch): EvalAt(t, x) lets the reference point move with
+// it, F = F0 + K (x - X0 - V (t - T)), with the region moving alike. Eval(x)
+// is EvalAt(T, x). A loop that knows the time should call EvalAt: in a
+// pinch both fingers move together and the cloth with them, which K alone
+// (the stiffness against moving one finger) would render as a squeeze.
 type LocalModel struct {
 	T         float64       // simulation time of the linearisation [s]
 	Step      uint64        // simulation step number
 	X0        [3]float64    // fingertip position the model was linearised at [m]
 	F0        [3]float64    // force of the cloth on the fingertip at X0 [N]
-	K         [3][3]float64 // dF/dx at X0 [N/m]; row i is dF_i/dx
+	K         [3][3]float64 // dF/dx at X0 [N/m]; row i is dF_i/dx; symmetric, negative semi-definite
 	Normal    [3]float64    // contact normal, unit, pointing from the finger into the cloth
 	Depth     float64       // distance the finger can retreat along -Normal before losing contact [m]; > 0 in contact
 	InContact bool          // the finger touched the cloth at this step
 	Valid     bool          // the model holds a simulation result (false before the first step)
+	V         [3]float64    // velocity of the cloth under the pad [m/s]: the reference point's drift
 }
 
-// Eval returns the force of the cloth on a fingertip at x [N]: zero
-// outside the valid region and when the model holds no contact, otherwise
-// F0 + K (x - X0) with two safeguards that keep it continuous and passive:
-// the force never pulls the finger into the cloth (a positive component
-// along Normal is removed), and over the last quarter of Depth before the
-// region's boundary it ramps linearly to zero. It allocates nothing.
-func (m *LocalModel) Eval(x [3]float64) [3]float64 {
+// Eval returns the force of the cloth on a fingertip at x [N] at the
+// model's own time T; see EvalAt.
+func (m *LocalModel) Eval(x [3]float64) [3]float64 { return m.EvalAt(m.T, x) }
+
+// EvalAt returns the force of the cloth on a fingertip at x at time t [N]:
+// zero outside the valid region and when the model holds no contact,
+// otherwise F0 + K (x - X0 - V (t - T)) with two safeguards that keep it
+// continuous and passive: the force never pulls the finger into the cloth
+// (a positive component along Normal is removed), and over the last quarter
+// of Depth before the region's boundary it ramps linearly to zero. It
+// allocates nothing.
+func (m *LocalModel) EvalAt(t float64, x [3]float64) [3]float64 {
 	var f [3]float64
 	if !m.Valid || !m.InContact {
 		return f
 	}
-	d := [3]float64{x[0] - m.X0[0], x[1] - m.X0[1], x[2] - m.X0[2]}
+	dt := t - m.T
+	d := [3]float64{x[0] - m.X0[0] - m.V[0]*dt, x[1] - m.X0[1] - m.V[1]*dt, x[2] - m.X0[2] - m.V[2]*dt}
 	n := &m.Normal
 	g := m.Depth + n[0]*d[0] + n[1]*d[1] + n[2]*d[2]
 	if !(g > 0) {
@@ -128,10 +144,12 @@ type SimOutput struct {
 // while the cloth moves, so it is handed over once, not per step.
 type Topology struct {
 	Nodes     int
-	Triangles []uint32  // 3 node indices per triangle, counter-clockwise seen from +z at rest
-	UV        []float32 // 2 per node: rest coordinates (u, v) [m]
-	WidthU    float64   // fabric size along u [m]
-	HeightV   float64   // fabric size along v [m]
+	Triangles []uint32   // 3 node indices per triangle, counter-clockwise seen from +z at rest
+	UV        []float32  // 2 per node: rest coordinates (u, v) [m]
+	WidthU    float64    // fabric size along u [m]
+	HeightV   float64    // fabric size along v [m]
+	RodRadius float64    // radius of the stand's rod [m]; 0 when there is none
+	RodCenter [3]float64 // a point on the rod's axis (the middle), world frame [m]; the axis runs along x
 }
 
 // Snapshot is the cloth's moving shape for rendering. Its slices are

@@ -1,0 +1,226 @@
+package sim
+
+import "sort"
+
+// bcsr is the step's system matrix: 3×3 blocks in compressed-row form with
+// the pattern of the mesh's triangle adjacency (a node couples with the
+// nodes it shares a triangle with), plus the couplings only the bending
+// stencils create (nodes two apart along the grid, the other diagonal of a
+// square), which are multiples of the identity and kept as scalars.
+// Elements scatter into it through precomputed indices, so assembly does no
+// search.
+type bcsr struct {
+	rowPtr  []int32
+	col     []int32
+	val     [][3][3]float64
+	diag    []int32    // block index of (i, i)
+	triBlk  [][9]int32 // per triangle: block index of (vertex r, vertex c) at 3r+c
+	bendBlk []int32    // per entry of the bending operator: its block, or -1 if it is an extra
+
+	// Scalar couplings (bending only): row i has exRow[i]..exRow[i+1].
+	exRow []int32
+	exCol []int32
+	exVal []float64 // set per step: cK × bending value
+	exSrc []int32   // the bending entry each comes from
+}
+
+func newBCSR(m *mesh) *bcsr {
+	n := m.nodes()
+	adj := make([]map[int32]bool, n)
+	for i := range adj {
+		adj[i] = map[int32]bool{int32(i): true}
+	}
+	for _, t := range m.tris {
+		for _, a := range t.n {
+			for _, b := range t.n {
+				adj[a][b] = true
+			}
+		}
+	}
+	s := &bcsr{rowPtr: make([]int32, n+1), diag: make([]int32, n)}
+	for i := range n {
+		cols := make([]int32, 0, len(adj[i]))
+		for j := range adj[i] {
+			cols = append(cols, j)
+		}
+		sort.Slice(cols, func(a, b int) bool { return cols[a] < cols[b] })
+		for _, j := range cols {
+			if j == int32(i) {
+				s.diag[i] = int32(len(s.col))
+			}
+			s.col = append(s.col, j)
+		}
+		s.rowPtr[i+1] = int32(len(s.col))
+	}
+	s.val = make([][3][3]float64, len(s.col))
+	s.triBlk = make([][9]int32, len(m.tris))
+	for t, tr := range m.tris {
+		for r := range 3 {
+			for c := range 3 {
+				s.triBlk[t][3*r+c] = s.find(tr.n[r], tr.n[c])
+			}
+		}
+	}
+	s.bendBlk = make([]int32, len(m.bend.col))
+	s.exRow = make([]int32, n+1)
+	for i := range n {
+		for k := m.bend.rowPtr[i]; k < m.bend.rowPtr[i+1]; k++ {
+			j := m.bend.col[k]
+			s.bendBlk[k] = -1
+			if adj[i][j] {
+				s.bendBlk[k] = s.find(int32(i), j)
+				continue
+			}
+			s.exCol = append(s.exCol, j)
+			s.exSrc = append(s.exSrc, k)
+		}
+		s.exRow[i+1] = int32(len(s.exCol))
+	}
+	s.exVal = make([]float64, len(s.exCol))
+	return s
+}
+
+func (s *bcsr) find(i, j int32) int32 {
+	lo, hi := s.rowPtr[i], s.rowPtr[i+1]
+	k := lo + int32(sort.Search(int(hi-lo), func(k int) bool { return s.col[lo+int32(k)] >= j }))
+	if k == hi || s.col[k] != j {
+		panic("sim: bcsr pattern misses a block") // construction invariant
+	}
+	return k
+}
+
+func (s *bcsr) zero() { clear(s.val) }
+
+// mul sets dst = A·x.
+func (s *bcsr) mul(dst, x []float64) { s.mulRange(dst, x, false) }
+
+// mulUpper sets dst = U·x for the strictly upper blocks U (the scalar
+// couplings left out, as the smoother's matrix does).
+func (s *bcsr) mulUpper(dst, x []float64) { s.mulRange(dst, x, true) }
+
+func (s *bcsr) mulRange(dst, x []float64, upper bool) {
+	for i := range len(s.rowPtr) - 1 {
+		lo, hi := s.rowPtr[i], s.rowPtr[i+1]
+		if upper {
+			lo = s.diag[i] + 1
+		}
+		a0, a1, a2 := s.rowBlocks(x, lo, hi)
+		if upper {
+			d := dst[3*i : 3*i+3 : 3*i+3]
+			d[0], d[1], d[2] = a0, a1, a2
+			continue
+		}
+		elo, ehi := s.exRow[i], s.exRow[i+1]
+		for k, j := range s.exCol[elo:ehi] {
+			w := s.exVal[int(elo)+k]
+			v := x[3*j : 3*j+3 : 3*j+3]
+			a0 += w * v[0]
+			a1 += w * v[1]
+			a2 += w * v[2]
+		}
+		d := dst[3*i : 3*i+3 : 3*i+3]
+		d[0], d[1], d[2] = a0, a1, a2
+	}
+}
+
+// rowBlocks returns Σ val[k]·x[col[k]] over blocks lo..hi-1.
+func (s *bcsr) rowBlocks(x []float64, lo, hi int32) (a0, a1, a2 float64) {
+	cols, vals := s.col[lo:hi], s.val[lo:hi]
+	for k, j := range cols {
+		b := &vals[k]
+		v := x[3*j : 3*j+3 : 3*j+3]
+		x0, x1, x2 := v[0], v[1], v[2]
+		a0 += b[0][0]*x0 + b[0][1]*x1 + b[0][2]*x2
+		a1 += b[1][0]*x0 + b[1][1]*x1 + b[1][2]*x2
+		a2 += b[2][0]*x0 + b[2][1]*x1 + b[2][2]*x2
+	}
+	return a0, a1, a2
+}
+
+// setBending fills the scalar couplings with cK times the bending values
+// and adds the others to the diagonals of their blocks.
+func (s *bcsr) setBending(bend *scalarCSR, cK float64) {
+	for k, w := range bend.val {
+		if bk := s.bendBlk[k]; bk >= 0 {
+			b := &s.val[bk]
+			b[0][0] += cK * w
+			b[1][1] += cK * w
+			b[2][2] += cK * w
+		}
+	}
+	for k, src := range s.exSrc {
+		s.exVal[k] = cK * bend.val[src]
+	}
+}
+
+// addBlock adds c·b to block k.
+func (s *bcsr) addBlock(k int32, c float64, b *[3][3]float64) {
+	v := &s.val[k]
+	for a := range 3 {
+		for d := range 3 {
+			v[a][d] += c * b[a][d]
+		}
+	}
+}
+
+// scatterTri adds a triangle's blocks (from triLin.blocks: the pairs of
+// upper, r <= c) and the transposes of the off-diagonal ones.
+func (s *bcsr) scatterTri(tb *[9]int32, blk *[6][3][3]float64) {
+	for k, rc := range upper {
+		r, q := rc[0], rc[1]
+		b := &blk[k]
+		v := &s.val[tb[3*r+q]]
+		v[0][0] += b[0][0]
+		v[0][1] += b[0][1]
+		v[0][2] += b[0][2]
+		v[1][0] += b[1][0]
+		v[1][1] += b[1][1]
+		v[1][2] += b[1][2]
+		v[2][0] += b[2][0]
+		v[2][1] += b[2][1]
+		v[2][2] += b[2][2]
+		if r == q {
+			continue
+		}
+		w := &s.val[tb[3*q+r]]
+		w[0][0] += b[0][0]
+		w[0][1] += b[1][0]
+		w[0][2] += b[2][0]
+		w[1][0] += b[0][1]
+		w[1][1] += b[1][1]
+		w[1][2] += b[2][1]
+		w[2][0] += b[0][2]
+		w[2][1] += b[1][2]
+		w[2][2] += b[2][2]
+	}
+}
+
+// inv3 inverts a symmetric positive definite 3×3 matrix; ok is false when
+// it is singular or indefinite.
+func inv3(a *[3][3]float64) (inv [3][3]float64, ok bool) {
+	c00 := a[1][1]*a[2][2] - a[1][2]*a[2][1]
+	c01 := a[1][2]*a[2][0] - a[1][0]*a[2][2]
+	c02 := a[1][0]*a[2][1] - a[1][1]*a[2][0]
+	det := a[0][0]*c00 + a[0][1]*c01 + a[0][2]*c02
+	if !(det > 0) || a[0][0] <= 0 {
+		return inv, false
+	}
+	d := 1 / det
+	inv[0][0] = c00 * d
+	inv[0][1] = (a[0][2]*a[2][1] - a[0][1]*a[2][2]) * d
+	inv[0][2] = (a[0][1]*a[1][2] - a[0][2]*a[1][1]) * d
+	inv[1][0] = c01 * d
+	inv[1][1] = (a[0][0]*a[2][2] - a[0][2]*a[2][0]) * d
+	inv[1][2] = (a[0][2]*a[1][0] - a[0][0]*a[1][2]) * d
+	inv[2][0] = c02 * d
+	inv[2][1] = (a[0][1]*a[2][0] - a[0][0]*a[2][1]) * d
+	inv[2][2] = (a[0][0]*a[1][1] - a[0][1]*a[1][0]) * d
+	return inv, true
+}
+
+func mul33(dst []float64, a *[3][3]float64, x []float64) {
+	x0, x1, x2 := x[0], x[1], x[2]
+	dst[0] = a[0][0]*x0 + a[0][1]*x1 + a[0][2]*x2
+	dst[1] = a[1][0]*x0 + a[1][1]*x1 + a[1][2]*x2
+	dst[2] = a[2][0]*x0 + a[2][1]*x1 + a[2][2]*x2
+}

@@ -1,0 +1,267 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// pick returns normal, or underRace when the race detector is on.
+func pick[T any](normal, underRace T) T {
+	if raceEnabled {
+		return underRace
+	}
+	return normal
+}
+
+// newTestCloth builds a cloth from DefaultConfig edited by edit.
+func newTestCloth(t testing.TB, edit func(*Config)) *Cloth {
+	t.Helper()
+	cfg := DefaultConfig()
+	if edit != nil {
+		edit(&cfg)
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// runScript steps c along s from 0 to its end (or until tEnd) and calls
+// each after every step.
+func runScript(c *Cloth, s *Script, tEnd float64, each func(step int, tm float64)) {
+	var in FingerState
+	dt := c.cfg.Dt
+	n := int(math.Round(tEnd / dt))
+	for i := range n {
+		tm := float64(i) * dt
+		s.Sample(tm, &in)
+		c.Step(tm, &in)
+		if each != nil {
+			each(i, tm+dt)
+		}
+	}
+}
+
+func TestStepAllocs(t *testing.T) {
+	type variant struct {
+		name string
+		edit func(*Config)
+	}
+	variants := []variant{
+		{"twogrid", nil},
+		{"twolevel", func(c *Config) { c.Preconditioner = TwoLevel }},
+		{"matrixfree", func(c *Config) { c.Operator, c.Preconditioner = MatrixFree, BlockJacobi }},
+		{"bdf2 sensitivity-cg", func(c *Config) { c.Scheme, c.SensitivityIterations = BDF2, 3 }},
+	}
+	for _, tc := range pick(variants, variants[:1]) {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newTestCloth(t, func(cfg *Config) {
+				cfg.NodesU, cfg.NodesV = 12, 12
+				cfg.Dt = pick(0.005, 0.02)
+				if tc.edit != nil {
+					tc.edit(cfg)
+				}
+			})
+			s := ShowcasePinch(c.cfg.Material.Thickness)
+			runScript(c, s, 1.5, nil) // pinched and pulling
+			var in FingerState
+			var out SimOutput
+			snap := NewSnapshot(c.n)
+			tm := 1.5
+			allocs := testing.AllocsPerRun(20, func() {
+				s.Sample(tm, &in)
+				c.Step(tm, &in)
+				c.Output(&out)
+				c.SnapshotTo(&snap)
+				_ = c.Stats()
+				_ = out.Local[Index].Eval(in.Fingers[Index].Pos)
+				tm += c.cfg.Dt
+			})
+			if allocs != 0 {
+				t.Errorf("%v allocations per step", allocs)
+			}
+			if c.Stats().Probes[Index] == 0 {
+				t.Errorf("no contact during the allocation test")
+			}
+		})
+	}
+}
+
+// TestPerturbationStability is the stability test of the HAPTEX tutorial
+// (Figure 10): a free square whose every vertex is displaced at random by
+// up to 30 % of the mesh spacing in each direction settles, for every step
+// from 0.5 ms to 100 ms, without NaN and with the total energy never more
+// than 1 % above its start after the first step.
+func TestPerturbationStability(t *testing.T) {
+	for _, sc := range []struct {
+		name  string
+		s     Scheme
+		alpha float64
+	}{{"euler", Euler, 1}, {"bdf2", BDF2, 1}} {
+		for _, dtMs := range []float64{0.5, 1, 5, 10, 40, 100} {
+			c := newTestCloth(t, func(cfg *Config) {
+				cfg.NodesU, cfg.NodesV = pick(12, 8), pick(12, 8)
+				cfg.Pin, cfg.RodRadius, cfg.Gravity = PinNone, 0, [3]float64{}
+				cfg.StrainLimit = 0 // the integrator alone
+				cfg.Dt = dtMs / 1000
+				cfg.Scheme, cfg.Alpha = sc.s, sc.alpha
+			})
+			rng := rand.New(rand.NewPCG(uint64(dtMs*10), 7))
+			for i := range c.x {
+				c.x[i] += 0.3 * c.m.du * (2*rng.Float64() - 1)
+			}
+			e0 := c.Energy().Total()
+			steps := max(20, int(pick(0.25, 0.05)/c.cfg.Dt))
+			var worst float64
+			for i := range steps {
+				c.Step(float64(i)*c.cfg.Dt, nil)
+				e := c.Energy().Total()
+				if c.Stats().Status == StatusRecovered || math.IsNaN(e) {
+					t.Fatalf("%s dt=%g ms: step %d failed (%v)", sc.name, dtMs, i, c.Stats().Status)
+				}
+				worst = math.Max(worst, e/e0)
+			}
+			eEnd := c.Energy().Total()
+			t.Logf("%s dt=%5.1f ms: E0 %.3g J, max E/E0 after step 1 %.4f, end %.3g (%d steps)", sc.name, dtMs, e0, worst, eEnd/e0, steps)
+			if worst > 1.01 {
+				t.Errorf("%s dt=%g ms: energy rose to %.4f of its start", sc.name, dtMs, worst)
+			}
+			if eEnd > 0.5*e0 {
+				t.Errorf("%s dt=%g ms: did not settle, energy %.3g of its start", sc.name, dtMs, eEnd/e0)
+			}
+		}
+	}
+}
+
+// TestBadInput: non-finite or invalid finger samples are ignored (the
+// finger is absent), never propagated into the cloth; a broken state is
+// recovered.
+func TestBadInput(t *testing.T) {
+	c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = 10, 10, pick(0.005, 0.02) })
+	s := ShowcasePinch(c.cfg.Material.Thickness)
+	runScript(c, s, 1.2, nil)
+	var in FingerState
+	s.Sample(1.2, &in)
+	in.Fingers[Thumb].Pos[0] = math.NaN()
+	in.Fingers[Index].Vel[2] = math.Inf(1)
+	c.Step(1.2, &in)
+	st := c.Stats()
+	if st.BadFingers != 2 || st.Probes != [NumFingers]int{} || st.Status == StatusRecovered {
+		t.Errorf("NaN fingers: stats %+v", st)
+	}
+	var out SimOutput
+	c.Output(&out)
+	for k, lm := range out.Local {
+		if lm.InContact || !lm.Valid || lm.Eval(in.Fingers[Index].Pos) != ([3]float64{}) {
+			t.Errorf("finger %d after a NaN sample: %+v", k, lm)
+		}
+	}
+	if !allFinite(c.x) {
+		t.Fatal("NaN reached the cloth")
+	}
+	// A state corrupted between steps (as by a stray write) is detected and
+	// replaced by the last good one.
+	good := append([]float64(nil), c.x...)
+	c.x[7] = math.NaN()
+	c.Step(1.205, nil)
+	if c.Stats().Status != StatusRecovered || c.Stats().Recoveries != 1 {
+		t.Errorf("corrupt state: status %v", c.Stats().Status)
+	}
+	for i := range good {
+		if c.x[i] != good[i] || c.v[i] != 0 {
+			t.Fatalf("recovery did not restore the last good state at rest (entry %d)", i)
+		}
+	}
+	for i := range 10 {
+		c.Step(1.21+float64(i)*c.cfg.Dt, nil)
+	}
+	if c.Stats().Status == StatusRecovered || !allFinite(c.x) {
+		t.Errorf("after recovery: %v", c.Stats().Status)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		edit func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.NodesU = 1 }, "mesh"},
+		{func(c *Config) { c.Width = math.NaN() }, "size"},
+		{func(c *Config) { c.Dt = 0 }, "time step"},
+		{func(c *Config) { c.Alpha = 1.5 }, "alpha"},
+		{func(c *Config) { c.Tolerance = 0 }, "tolerance"},
+		{func(c *Config) { c.Operator, c.Preconditioner = MatrixFree, TwoGrid }, "needs the assembled"},
+		{func(c *Config) { c.PadRadius[Index] = -1 }, "index pad radius"},
+		{func(c *Config) { c.Gravity[1] = math.Inf(-1) }, "gravity"},
+		{func(c *Config) { c.Material.ArealMass = 0 }, "areal mass"},
+		{func(c *Config) { c.CoarseSize = 1 }, "coarse"},
+	} {
+		cfg := DefaultConfig()
+		tc.edit(&cfg)
+		_, err := New(cfg)
+		if err == nil || !strings.HasPrefix(err.Error(), "sim: ") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("New: %v, want a sim: error mentioning %q", err, tc.want)
+		}
+	}
+}
+
+func TestTopologyAndSnapshot(t *testing.T) {
+	c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV = 5, 4 })
+	tp := c.Topology()
+	if tp.Nodes != 20 || len(tp.Triangles) != 3*2*4*3 || len(tp.UV) != 40 {
+		t.Fatalf("topology sizes: %d nodes, %d indices, %d uv", tp.Nodes, len(tp.Triangles), len(tp.UV))
+	}
+	// Counter-clockwise seen from +z at rest: positive z of the normal.
+	for i := 0; i < len(tp.Triangles); i += 3 {
+		a, b, d := tp.Triangles[i], tp.Triangles[i+1], tp.Triangles[i+2]
+		ab := [2]float32{tp.UV[2*b] - tp.UV[2*a], tp.UV[2*b+1] - tp.UV[2*a+1]}
+		ad := [2]float32{tp.UV[2*d] - tp.UV[2*a], tp.UV[2*d+1] - tp.UV[2*a+1]}
+		if ab[0]*ad[1]-ab[1]*ad[0] <= 0 {
+			t.Errorf("triangle %d not counter-clockwise", i/3)
+		}
+	}
+	if tp.RodRadius != 0.005 || math.Abs(tp.RodCenter[1]-(0.30+0.005+c.cfg.Material.Thickness/2)) > 1e-12 {
+		t.Errorf("rod %g at %v", tp.RodRadius, tp.RodCenter)
+	}
+	var snap Snapshot
+	c.SnapshotTo(&snap)
+	if len(snap.Pos) != 60 {
+		t.Fatalf("snapshot not sized: %d", len(snap.Pos))
+	}
+	for k := range 20 {
+		if snap.Normal[3*k+2] < 0.999 {
+			t.Errorf("flat cloth normal %d: %v", k, snap.Normal[3*k:3*k+3])
+		}
+	}
+}
+
+func TestScriptValidate(t *testing.T) {
+	if _, err := NewScript(nil); err == nil {
+		t.Error("empty script accepted")
+	}
+	k := Keyframe{T: 1}
+	if _, err := NewScript([]Keyframe{k, k}); err == nil {
+		t.Error("repeated time accepted")
+	}
+	k.Pos[Index][1] = math.NaN()
+	if _, err := NewScript([]Keyframe{k}); err == nil {
+		t.Error("NaN position accepted")
+	}
+	if _, err := PinchAndPull([3]float64{}, [3]float64{math.Inf(1), 0, 0}, 0.008, 0.0005, 0.001); err == nil {
+		t.Error("infinite pull accepted")
+	}
+	// Minimum-jerk segments start and end at rest and reach the keyframes.
+	s := ShowcasePinch(0.0005)
+	var in FingerState
+	for _, key := range s.Keys {
+		s.Sample(key.T, &in)
+		for f := range NumFingers {
+			if in.Fingers[f].Pos != key.Pos[f] || in.Fingers[f].Vel != ([3]float64{}) || !in.Fingers[f].Valid {
+				t.Errorf("at keyframe %.2f s finger %d: %+v", key.T, f, in.Fingers[f])
+			}
+		}
+	}
+}

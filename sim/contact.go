@@ -1,0 +1,718 @@
+package sim
+
+import "math"
+
+// Finger contact.
+//
+// Each fingertip pad is a rigid sphere; the fabric is a layer of the
+// material's thickness around the mesh, so a point of the cloth touches a
+// pad when it is closer to the pad centre than the pad radius plus half the
+// thickness. Contact is resolved on the surface: every triangle carries a
+// fixed set of probes (its barycentric subdivision, at most ProbeSpacing
+// apart), each a material point with a share of the triangle's area. A
+// probe inside a pad is pushed out by the fabric's compression stiffness
+// (pressure = Compression × penetration), distributed to the triangle's
+// nodes by its barycentric weights, so the grip and the pressure field do
+// not depend on the mesh resolution.
+//
+// Friction is Coulomb's, per probe, as a stiff tangential spring to an
+// anchor (the spring keeps friction inside the implicit solve, so it cannot
+// chatter). A sticking probe's anchor is the point of the pad it touched
+// and moves with the pad. After each step the spring force is projected on
+// the friction cone: beyond FrictionStatic × the normal force the probe
+// slips and its anchor is dragged to the cone of FrictionKinetic. While a
+// probe slips its anchor stays where the last step left it (it does not
+// ride along with the pad), so the spring pulls the probe with the kinetic
+// force towards where the pad dragged it. It sticks again when its speed
+// relative to the pad falls below 1 mm/s. A pinch is two pads pressing the
+// same probes from both sides: the cloth stays trapped as long as the
+// friction of both pads holds it.
+//
+// The contacts are linearised at the start of the step with the pad at its
+// end-of-step position, so the implicit solve pushes the cloth out within
+// the step; after the step they are evaluated again at the new shape, which
+// gives the published force.
+
+// fingerInput is one finger for the current step.
+type fingerInput struct {
+	present bool
+	c, vel  [3]float64 // pad centre at the end of the step; velocity
+	last    [3]float64 // pad centre at the end of the previous step
+	r       float64    // contact radius: pad radius + half the thickness
+}
+
+// contactPt is one probe touching one pad.
+type contactPt struct {
+	probe    int32
+	tri      int32
+	w        [3]float64
+	offset   [3]float64 // friction anchor relative to the pad centre at the end of the last step
+	slipping bool
+	n        [3]float64 // unit, from the pad centre to the probe: the direction the pad pushes
+	pen      float64
+	k        float64       // normal and tangential stiffness [N/m]
+	f        [3]float64    // force of the pad on the cloth [N]
+	j        [3][3]float64 // ∂f/∂x of the probe, negative semi-definite
+}
+
+type fingerContact struct {
+	in     fingerInput
+	lin    []contactPt // the step's linearisation
+	state  []contactPt // after the step: stick/slip state carried forward
+	next   []contactPt
+	slot   []int32 // per probe: index into state, or -1
+	sens   [3][]float64
+	rhs    []float64
+	sensOK bool
+	sensN  int // contacts when the three solves were last all refreshed
+}
+
+type contactState struct {
+	c         *Cloth
+	f         [NumFingers]fingerContact
+	ps        int          // probes per triangle
+	bary      [][3]float64 // their barycentric weights
+	stamp     []uint32
+	epoch     uint32
+	cand      []int32
+	reach     float64
+	capac     int
+	overflow  int
+	sensIters int
+	bad       int
+}
+
+const stickSpeed = 0.001 // [m/s]
+
+func (s *contactState) init(c *Cloth) {
+	s.c = c
+	m := c.m
+	var longest float64
+	for _, e := range m.edges {
+		longest = max(longest, e.rest)
+	}
+	sub := max(1, int(math.Ceil(longest/c.cfg.ProbeSpacing)))
+	for i := range sub {
+		for j := range sub - i {
+			a := [3]float64{1 - float64(i+j)/float64(sub), float64(i) / float64(sub), float64(j) / float64(sub)}
+			b := [3]float64{a[0] - 1/float64(sub), a[1] + 1/float64(sub), a[2]}
+			d := [3]float64{a[0] - 1/float64(sub), a[1], a[2] + 1/float64(sub)}
+			s.bary = append(s.bary, [3]float64{(a[0] + b[0] + d[0]) / 3, (a[1] + b[1] + d[1]) / 3, (a[2] + b[2] + d[2]) / 3})
+			if i+j < sub-1 {
+				e := [3]float64{a[0] - 2/float64(sub), a[1] + 1/float64(sub), a[2] + 1/float64(sub)}
+				s.bary = append(s.bary, [3]float64{(b[0] + d[0] + e[0]) / 3, (b[1] + d[1] + e[1]) / 3, (b[2] + d[2] + e[2]) / 3})
+			}
+		}
+	}
+	s.ps = len(s.bary)
+	s.stamp = make([]uint32, len(m.tris))
+	// A probe inside a pad lies on a triangle with a vertex within the
+	// pad radius plus the triangle's (stretched) longest edge.
+	s.reach = longest * (1 + max(c.cfg.StrainLimit, 0.5))
+	maxR := max(c.cfg.PadRadius[0], c.cfg.PadRadius[1]) + c.cfg.Material.Thickness
+	// Enough probes for a pad sunk to its equator on a stretched mesh.
+	probeArea := 2 * m.du * m.dv / float64(2*s.ps)
+	s.capac = max(256, int(8*math.Pi*maxR*maxR/probeArea))
+	nProbes := len(m.tris) * s.ps
+	for k := range s.f {
+		fc := &s.f[k]
+		fc.lin = make([]contactPt, 0, s.capac)
+		fc.state = make([]contactPt, 0, s.capac)
+		fc.next = make([]contactPt, 0, s.capac)
+		fc.slot = make([]int32, nProbes)
+		for i := range fc.slot {
+			fc.slot[i] = -1
+		}
+		for q := range fc.sens {
+			fc.sens[q] = make([]float64, 3*c.n)
+		}
+		fc.rhs = make([]float64, 3*c.n)
+	}
+	s.cand = make([]int32, 0, len(m.tris))
+}
+
+// setFingers reads the finger samples for a step ending at tEnd.
+func (s *contactState) setFingers(in *FingerState, tEnd float64) {
+	c := s.c
+	s.bad = 0
+	s.sensIters = 0
+	for k := range s.f {
+		fi := &s.f[k].in
+		fi.present = false
+		if in == nil {
+			continue
+		}
+		fg := &in.Fingers[k]
+		if !fg.Valid {
+			continue
+		}
+		ok := true
+		for q := range 3 {
+			ok = ok && isFinite(fg.Pos[q]) && isFinite(fg.Vel[q])
+		}
+		if !ok || !isFinite(in.T) {
+			s.bad++
+			continue
+		}
+		dt := min(max(tEnd-in.T, 0), c.cfg.MaxExtrapolation)
+		wasPresent := len(s.f[k].state) > 0
+		fi.present = true
+		fi.vel = fg.Vel
+		for q := range 3 {
+			fi.c[q] = fg.Pos[q] + fg.Vel[q]*dt
+		}
+		if !wasPresent {
+			fi.last = fi.c
+		}
+		fi.r = c.cfg.PadRadius[k] + c.fab.thick/2
+	}
+	for k := range s.f {
+		if !s.f[k].in.present {
+			s.dropState(k)
+		}
+	}
+}
+
+// dropState forgets finger k's contacts.
+func (s *contactState) dropState(k int) {
+	fc := &s.f[k]
+	for _, p := range fc.state {
+		fc.slot[p.probe] = -1
+	}
+	fc.state = fc.state[:0]
+	fc.lin = fc.lin[:0]
+	fc.sensOK = false
+}
+
+func (s *contactState) reset() {
+	for k := range s.f {
+		s.dropState(k)
+	}
+}
+
+// collect fills dst with the probes of x inside finger k's pad, copying the
+// friction state of those already in contact.
+func (s *contactState) collect(k int, x []float64, dst []contactPt) []contactPt {
+	c := s.c
+	fc := &s.f[k]
+	in := &fc.in
+	dst = dst[:0]
+	s.epoch++
+	s.cand = s.cand[:0]
+	r2 := (in.r + s.reach) * (in.r + s.reach)
+	for n := range c.n {
+		d := sub3(at3(x, int32(n)), in.c)
+		if dot3(d, d) > r2 {
+			continue
+		}
+		for _, t := range c.m.nodeTris[n] {
+			if s.stamp[t] != s.epoch {
+				s.stamp[t] = s.epoch
+				s.cand = append(s.cand, t)
+			}
+		}
+	}
+	comp := c.fab.compression
+	for _, ti := range s.cand {
+		t := &c.m.tris[ti]
+		pa, pb, pc := at3(x, t.n[0]), at3(x, t.n[1]), at3(x, t.n[2])
+		// Skip triangles whose bounding sphere misses the pad.
+		var mid [3]float64
+		for a := range 3 {
+			mid[a] = (pa[a] + pb[a] + pc[a]) / 3
+		}
+		d2 := max(dist2(pa, mid), dist2(pb, mid), dist2(pc, mid))
+		if lim := in.r + math.Sqrt(d2); dist2(mid, in.c) > lim*lim {
+			continue
+		}
+		area := t.area / float64(s.ps)
+		for q, w := range s.bary {
+			var p [3]float64
+			for a := range 3 {
+				p[a] = w[0]*pa[a] + w[1]*pb[a] + w[2]*pc[a]
+			}
+			d := sub3(p, in.c)
+			dist := norm3(d)
+			pen := in.r - dist
+			if pen <= 0 || dist < 1e-9 {
+				continue
+			}
+			if len(dst) == cap(dst) {
+				s.overflow++
+				continue
+			}
+			id := ti*int32(s.ps) + int32(q)
+			cp := contactPt{probe: id, tri: ti, w: w, n: scale3(1/dist, d), pen: pen, k: comp * area}
+			if j := fc.slot[id]; j >= 0 {
+				cp.offset, cp.slipping = fc.state[j].offset, fc.state[j].slipping
+			} else {
+				cp.offset = sub3(p, in.last)
+			}
+			dst = append(dst, cp)
+		}
+	}
+	return dst
+}
+
+func (s *contactState) probePos(cp *contactPt, x []float64) [3]float64 {
+	t := &s.c.m.tris[cp.tri]
+	var p [3]float64
+	for i, n := range t.n {
+		q := at3(x, n)
+		for a := range 3 {
+			p[a] += cp.w[i] * q[a]
+		}
+	}
+	return p
+}
+
+// tangent removes the n component of a.
+func tangent(a, n [3]float64) [3]float64 { return sub3(a, scale3(dot3(a, n), n)) }
+
+// linearize collects the contacts at the start of the step, adds their
+// forces to f and stores their Jacobians. It returns the contact energy.
+func (s *contactState) linearize(x, v, f []float64) float64 {
+	var e float64
+	for k := range s.f {
+		fc := &s.f[k]
+		fc.lin = fc.lin[:0]
+		if !fc.in.present {
+			continue
+		}
+		fc.lin = s.collect(k, x, fc.lin)
+		for i := range fc.lin {
+			cp := &fc.lin[i]
+			p := s.probePos(cp, x)
+			fn := cp.k * cp.pen
+			e += 0.5 * fn * cp.pen
+			anchor := add3(fc.in.c, cp.offset)
+			if cp.slipping {
+				anchor = add3(fc.in.last, cp.offset)
+			}
+			cp.f = add3(scale3(fn, cp.n), scale3(-cp.k, tangent(sub3(p, anchor), cp.n)))
+			for a := range 3 {
+				for b := range 3 {
+					cp.j[a][b] = -cp.k * identity(a, b)
+				}
+			}
+			s.scatter(cp, f, cp.f)
+		}
+	}
+	return e
+}
+
+func identity(a, b int) float64 {
+	if a == b {
+		return 1
+	}
+	return 0
+}
+
+func outer(a, b [3]float64) (m [3][3]float64) {
+	for r := range 3 {
+		for q := range 3 {
+			m[r][q] = a[r] * b[q]
+		}
+	}
+	return m
+}
+
+func scaled33(s float64, a *[3][3]float64) (m [3][3]float64) {
+	for r := range 3 {
+		for q := range 3 {
+			m[r][q] = s * a[r][q]
+		}
+	}
+	return m
+}
+
+// scatter adds a probe force to its triangle's nodes.
+func (s *contactState) scatter(cp *contactPt, f []float64, g [3]float64) {
+	t := &s.c.m.tris[cp.tri]
+	for i, n := range t.n {
+		addAt3(f, n, cp.w[i], g)
+	}
+}
+
+// assemble adds -cK·J of every contact to the block matrix.
+func (s *contactState) assemble(a *bcsr, cK float64) {
+	for k := range s.f {
+		for i := range s.f[k].lin {
+			cp := &s.f[k].lin[i]
+			blk := &a.triBlk[cp.tri]
+			for r := range 3 {
+				for q := range 3 {
+					a.addBlock(blk[3*r+q], -cK*cp.w[r]*cp.w[q], &cp.j)
+				}
+			}
+		}
+	}
+}
+
+// addDiag adds the diagonal blocks of -cK·J to d.
+func (s *contactState) addDiag(d [][3][3]float64, cK float64) {
+	for k := range s.f {
+		for i := range s.f[k].lin {
+			cp := &s.f[k].lin[i]
+			for r, n := range s.c.m.tris[cp.tri].n {
+				addTo33(&d[n], -cK*cp.w[r]*cp.w[r], &cp.j)
+			}
+		}
+	}
+}
+
+// mulAdd adds c·J·p of every contact to dst.
+func (s *contactState) mulAdd(dst, p []float64, c float64) {
+	for k := range s.f {
+		for i := range s.f[k].lin {
+			cp := &s.f[k].lin[i]
+			q := s.probePos(cp, p)
+			var jq [3]float64
+			mul33(jq[:], &cp.j, q[:])
+			s.scatter(cp, dst, scale3(c, jq))
+		}
+	}
+}
+
+// energy returns the contact energy of the published state.
+func (s *contactState) energy() float64 {
+	var e float64
+	for k := range s.f {
+		for _, cp := range s.f[k].state {
+			e += 0.5 * cp.k * cp.pen * cp.pen
+		}
+	}
+	return e
+}
+
+// finish evaluates finger k's contacts at the new state, updates their
+// stick/slip state and fills its local model and contact patch.
+func (s *contactState) finish(k int, lm *LocalModel, cp *ContactPatch) {
+	c := s.c
+	fc := &s.f[k]
+	if !fc.in.present {
+		return
+	}
+	x, v := c.x, c.v
+	fc.next = s.collect(k, x, fc.next)
+	muS, muK := c.fab.muS, c.fab.muK
+	var force, nsum, uv [3]float64
+	var fnSum, area, maxFn, maxPen float64
+	var velSum [3]float64
+	best := int32(-1)
+	for i := range fc.next {
+		p := &fc.next[i]
+		pos := s.probePos(p, x)
+		fn := p.k * p.pen
+		rel := tangent(sub3(fc.in.vel, s.probePos(p, v)), p.n)
+		anchor := add3(fc.in.c, p.offset)
+		if p.slipping {
+			anchor = add3(fc.in.last, p.offset)
+		}
+		ft := scale3(-p.k, tangent(sub3(pos, anchor), p.n))
+		mu := muS
+		if p.slipping {
+			mu = muK
+		}
+		if l := norm3(ft); l > mu*fn {
+			p.slipping = true
+			ft = scale3(muK*fn/l, ft)
+			anchor = add3(pos, scale3(1/p.k, ft))
+		} else if p.slipping && norm3(rel) < stickSpeed {
+			p.slipping = false
+		}
+		p.offset = sub3(anchor, fc.in.c)
+		p.f = add3(scale3(fn, p.n), ft)
+		force = add3(force, p.f)
+		nsum = add3(nsum, scale3(fn, p.n))
+		fnSum += fn
+		area += c.m.tris[p.tri].area / float64(s.ps)
+		t := &c.m.tris[p.tri]
+		for a, n := range t.n {
+			uv[0] += fn * p.w[a] * c.m.uv[2*n]
+			uv[1] += fn * p.w[a] * c.m.uv[2*n+1]
+		}
+		velSum = add3(velSum, scale3(fn, s.probePos(p, v)))
+		if fn > maxFn {
+			maxFn, best = fn, p.tri
+		}
+		maxPen = max(maxPen, p.pen)
+	}
+	fc.in.last = fc.in.c
+	for _, p := range fc.state {
+		fc.slot[p.probe] = -1
+	}
+	fc.state, fc.next = fc.next, fc.state
+	for i, p := range fc.state {
+		fc.slot[p.probe] = int32(i)
+	}
+	if fnSum <= 0 {
+		fc.sensOK = false
+		return
+	}
+	normal, _ := unit(nsum)
+	f0 := scale3(-1, force)
+	lm.InContact, lm.F0, lm.Normal = true, f0, normal
+	lm.V = scale3(1/fnSum, velSum)
+	lm.K = s.stiffness(k)
+	knn := dot3(normal, mulVec33(&lm.K, normal))
+	fPress := -dot3(f0, normal)
+	// Without a stiffness the region is the fabric's compression.
+	lm.Depth = min(maxPen, c.cfg.MaxDepth)
+	if knn < 0 && fPress > 0 {
+		lm.Depth = min(max(fPress/(-knn), maxPen), c.cfg.MaxDepth)
+	}
+
+	cp.InContact = true
+	cp.U, cp.V = uv[0]/fnSum, uv[1]/fnSum
+	cp.NormalForce = fnSum
+	cp.Area = area
+	t := &c.m.tris[best]
+	geo, _, _, _ := t.geom(x)
+	rel := sub3(fc.in.vel, scale3(1/fnSum, velSum))
+	cp.SlipU = dot3(rel, geo.uh) / max(geo.lu, 1e-9)
+	cp.SlipV = dot3(rel, geo.vh) / max(geo.lv, 1e-9)
+	dist := c.cfg.Distal[k]
+	cp.Orientation = math.Atan2(dot3(dist, geo.vh), dot3(dist, geo.uh))
+}
+
+func dist2(a, b [3]float64) float64 {
+	d0, d1, d2 := a[0]-b[0], a[1]-b[1], a[2]-b[2]
+	return d0*d0 + d1*d1 + d2*d2
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+func mulVec33(a *[3][3]float64, x [3]float64) [3]float64 {
+	var y [3]float64
+	mul33(y[:], a, x[:])
+	return y
+}
+
+// stiffness returns dF/dx of the force on finger k's pad with respect to
+// the pad position: the contacts' direct stiffness minus what the cloth
+// gives way, from three solves of the step's system with the right-hand
+// sides the pad displacement creates (the dynamic Schur complement). It is
+// symmetrised and clipped to be negative semi-definite, so the local model
+// is passive.
+func (s *contactState) stiffness(k int) [3][3]float64 {
+	c := s.c
+	fc := &s.f[k]
+	var kd [3][3]float64
+	if len(fc.lin) == 0 {
+		// A contact that began during the step: nothing is known yet of how
+		// the cloth gives way, and the force is still small; no stiffness.
+		return kd
+	}
+	ah := c.dyn.cD
+	// The pad's influence on the cloth changes slowly while the contact
+	// lasts: one of the three solves is refreshed per refresh interval, all
+	// three when the contact starts or its size changes by a third.
+	every := uint64(c.refreshSteps())
+	first, last := int(c.steps/every%3), int(c.steps/every%3)
+	if c.steps%every != 0 {
+		first, last = 0, -1
+	}
+	if n := len(fc.lin); !fc.sensOK || 3*abs(n-fc.sensN) > fc.sensN {
+		first, last = 0, 2
+		fc.sensN = n
+		for q := range fc.sens {
+			clear(fc.sens[q])
+		}
+	}
+	for q := first; q <= last; q++ {
+		rhs := fc.rhs
+		clear(rhs)
+		var e [3]float64
+		e[q] = 1
+		for i := range fc.lin {
+			p := &fc.lin[i]
+			j := padStiffness(p)
+			g := mulVec33(&j, e)
+			s.scatter(p, rhs, scale3(-c.it.lastH, g))
+		}
+		c.dyn.filter(rhs)
+		if c.cfg.SensitivityIterations == 0 {
+			c.dyn.precond(fc.sens[q], rhs)
+		} else {
+			res := c.it.cg.solve(&c.dyn, fc.sens[q], rhs, 1e-2, 0, c.cfg.SensitivityIterations)
+			s.sensIters += res.iters
+			if res.broke {
+				clear(fc.sens[q])
+			}
+		}
+	}
+	fc.sensOK = true
+	for i := range fc.lin {
+		p := &fc.lin[i]
+		j := padStiffness(p)
+		// wy[a][q]: displacement of the probe along a per unit pad motion along q.
+		var wy [3][3]float64
+		for q := range 3 {
+			y := s.probePos(p, fc.sens[q])
+			for a := range 3 {
+				wy[a][q] = identity(a, q) - ah*y[a]
+			}
+		}
+		for a := range 3 {
+			for q := range 3 {
+				for b := range 3 {
+					kd[a][q] += j[a][b] * wy[b][q]
+				}
+			}
+		}
+	}
+	return negSemiDef(kd)
+}
+
+// padStiffness is how a probe's force depends on the pad position: the
+// normal and friction springs of a sticking probe, only the normal one of a
+// slipping probe (its friction is saturated at the kinetic force).
+func padStiffness(p *contactPt) [3][3]float64 {
+	if !p.slipping {
+		return p.j
+	}
+	nn := outer(p.n, p.n)
+	return scaled33(-p.k, &nn)
+}
+
+// negSemiDef returns the symmetric part of a with its positive eigenvalues
+// set to zero.
+func negSemiDef(a [3][3]float64) [3][3]float64 {
+	var sym [3][3]float64
+	for r := range 3 {
+		for q := range 3 {
+			sym[r][q] = (a[r][q] + a[q][r]) / 2
+		}
+	}
+	vals, vecs := eigSym3(sym)
+	var out [3][3]float64
+	for e := range 3 {
+		l := min(vals[e], 0)
+		for r := range 3 {
+			for q := range 3 {
+				out[r][q] += l * vecs[r][e] * vecs[q][e]
+			}
+		}
+	}
+	return out
+}
+
+// eigSym3 diagonalises a symmetric 3×3 matrix by Jacobi rotations: a =
+// V·diag(vals)·Vᵀ, eigenvectors in the columns of V.
+func eigSym3(a [3][3]float64) (vals [3]float64, v [3][3]float64) {
+	v = [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+	for range 50 {
+		off := a[0][1]*a[0][1] + a[0][2]*a[0][2] + a[1][2]*a[1][2]
+		if off < 1e-30*(a[0][0]*a[0][0]+a[1][1]*a[1][1]+a[2][2]*a[2][2]) || off == 0 {
+			break
+		}
+		for p := range 2 {
+			for q := p + 1; q < 3; q++ {
+				if a[p][q] == 0 {
+					continue
+				}
+				theta := (a[q][q] - a[p][p]) / (2 * a[p][q])
+				t := math.Copysign(1, theta) / (math.Abs(theta) + math.Sqrt(theta*theta+1))
+				cs := 1 / math.Sqrt(t*t+1)
+				sn := t * cs
+				for r := range 3 {
+					arp, arq := a[r][p], a[r][q]
+					a[r][p], a[r][q] = cs*arp-sn*arq, sn*arp+cs*arq
+				}
+				for r := range 3 {
+					apr, aqr := a[p][r], a[q][r]
+					a[p][r], a[q][r] = cs*apr-sn*aqr, sn*apr+cs*aqr
+				}
+				for r := range 3 {
+					vrp, vrq := v[r][p], v[r][q]
+					v[r][p], v[r][q] = cs*vrp-sn*vrq, sn*vrp+cs*vrq
+				}
+			}
+		}
+	}
+	return [3]float64{a[0][0], a[1][1], a[2][2]}, v
+}
+
+// rodState is the stand's rod: a cylinder along x the cloth cannot enter,
+// resolved at the nodes (frictionless).
+type rodState struct {
+	c       *Cloth
+	enabled bool
+	radius  float64
+	y, z    float64
+	list    []rodContact
+}
+
+type rodContact struct {
+	node int32
+	n    [3]float64
+	k    float64
+}
+
+func (r *rodState) init(c *Cloth) {
+	r.c = c
+	if c.cfg.RodRadius <= 0 || c.cfg.Pin != PinTopEdge {
+		return
+	}
+	r.enabled = true
+	r.radius = c.cfg.RodRadius
+	top := c.cfg.Origin[1] + c.cfg.Height
+	r.y = top + r.radius + c.cfg.Material.Thickness/2
+	r.z = c.cfg.Origin[2]
+	r.list = make([]rodContact, 0, c.n)
+}
+
+func (r *rodState) linearize(x, f []float64) float64 {
+	r.list = r.list[:0]
+	if !r.enabled {
+		return 0
+	}
+	c := r.c
+	reff := r.radius + c.fab.thick/2
+	var e float64
+	for k := range c.n {
+		if !c.free[k] {
+			continue
+		}
+		dy, dz := x[3*k+1]-r.y, x[3*k+2]-r.z
+		d := math.Hypot(dy, dz)
+		pen := reff - d
+		if pen <= 0 || d < 1e-9 {
+			continue
+		}
+		kk := c.fab.compression * c.m.area[k]
+		n := [3]float64{0, dy / d, dz / d}
+		addAt3(f, int32(k), kk*pen, n)
+		e += 0.5 * kk * pen * pen
+		r.list = append(r.list, rodContact{node: int32(k), n: n, k: kk})
+	}
+	return e
+}
+
+func (r *rodState) assemble(a *bcsr, cK float64) {
+	for _, rc := range r.list {
+		nn := outer(rc.n, rc.n)
+		a.addBlock(a.diag[rc.node], cK*rc.k, &nn)
+	}
+}
+
+func (r *rodState) addDiag(d [][3][3]float64, cK float64) {
+	for _, rc := range r.list {
+		nn := outer(rc.n, rc.n)
+		addTo33(&d[rc.node], cK*rc.k, &nn)
+	}
+}
+
+// mulAdd adds c·J·p for the rod contacts (J = -k·n·nᵀ).
+func (r *rodState) mulAdd(dst, p []float64, c float64) {
+	for _, rc := range r.list {
+		s := -c * rc.k * dot3(rc.n, at3(p, rc.node))
+		addAt3(dst, rc.node, s, rc.n)
+	}
+}

@@ -1,0 +1,443 @@
+package sim
+
+import "math"
+
+// clothDynamics is the cloth as the integrator sees it: forces, their
+// linearisation and the products of the step's system matrix.
+type clothDynamics struct {
+	c         *Cloth
+	lin       []triLin
+	mf        [][3][3][3]float64 // per triangle: uu, uv, vv of triLin.mats (MatrixFree)
+	a         *bcsr              // assembled operator (Assembled)
+	dinv      [][3][3]float64
+	co        *coarse // nil without the coarse level
+	cK, cD    float64
+	rest      []float64 // rest positions, for the gravity potential
+	tmp       []float64
+	gs        []float64 // two-grid residual
+	lumped    []bool    // rows whose bending-only couplings are weak
+	exDrop    []bool    // per scalar coupling: lumped in the smoother (both rows weak)
+	exact     []bool    // rows keeping some scalar coupling in the smoother
+	normals   []float64
+	planned   bool // the coarse plan matches the constraints
+	coarseAge int  // steps since the coarse factorisation
+}
+
+func (d *clothDynamics) init(c *Cloth) {
+	d.c = c
+	n3 := 3 * c.n
+	d.lin = make([]triLin, len(c.m.tris))
+	d.dinv = make([][3][3]float64, c.n)
+	d.a = newBCSR(c.m)
+	if c.cfg.Operator == MatrixFree {
+		d.mf = make([][3][3][3]float64, len(c.m.tris))
+	}
+	if c.cfg.Preconditioner != BlockJacobi {
+		size := c.cfg.CoarseSize
+		if size == 0 {
+			size = max(2, (max(c.cfg.NodesU, c.cfg.NodesV)+8)/16)
+		}
+		d.co = newCoarse(c.m, size)
+	}
+	d.gs = make([]float64, n3)
+	d.lumped = make([]bool, c.n)
+	d.exact = make([]bool, c.n)
+	d.exDrop = make([]bool, len(d.a.exCol))
+	d.rest = append([]float64(nil), c.x...)
+	d.tmp = make([]float64, n3)
+	d.normals = make([]float64, n3)
+}
+
+func (d *clothDynamics) linearize(x, v, f []float64, cK, cD float64) {
+	d.cK, d.cD = cK, cD
+	d.forces(x, v, f)
+	d.prepare()
+}
+
+// forces evaluates f(x, v) and every element's and contact's
+// linearisation, and the energy and strain statistics of the state.
+func (d *clothDynamics) forces(x, v, f []float64) {
+	c := d.c
+	var e Energy
+	g := c.cfg.Gravity
+	for k := range c.n {
+		m := c.fab.mass[k]
+		f[3*k], f[3*k+1], f[3*k+2] = m*g[0], m*g[1], m*g[2]
+		e.Gravity -= m * (g[0]*(x[3*k]-d.rest[3*k]) + g[1]*(x[3*k+1]-d.rest[3*k+1]) + g[2]*(x[3*k+2]-d.rest[3*k+2]))
+		e.Kinetic += 0.5 * m * (v[3*k]*v[3*k] + v[3*k+1]*v[3*k+1] + v[3*k+2]*v[3*k+2])
+	}
+	eta := &c.fab.eta
+	var st stress
+	var strain float64
+	for i := range c.m.tris {
+		t := &c.m.tris[i]
+		geo, eu, ev, es := t.geom(x)
+		c.fab.eval(eu, ev, es, &st)
+		e.Tensile += t.area * st.psi
+		ru, rv, rs := t.strainRates(&geo, v)
+		t.force(&geo, st.su+eta.Weft*ru, st.sv+eta.Warp*rv, st.ss+eta.Shear*rs, f)
+		d.lin[i].set(&geo, &st, min(c.fab.mass[t.n[0]], min(c.fab.mass[t.n[1]], c.fab.mass[t.n[2]])))
+		strain = max(strain, geo.principalStrain())
+	}
+	clear(d.tmp)
+	c.m.bend.mulAdd(d.tmp, x, 1)
+	for i := range f {
+		f[i] -= d.tmp[i]
+		e.Bending += 0.5 * x[i] * d.tmp[i]
+	}
+	e.Contact = c.contact.linearize(x, v, f)
+	e.Contact += c.rod.linearize(x, f)
+	c.stats.Energy, c.stats.MaxStrain = e, strain
+}
+
+// prepare assembles the operator and the preconditioner for cK, cD.
+func (d *clothDynamics) prepare() {
+	c := d.c
+	eta := &c.fab.eta
+	cK, cD := d.cK, d.cD
+	var blk [6][3][3]float64
+	if c.cfg.Operator == Assembled {
+		a := d.a
+		a.zero()
+		for k := range c.n {
+			m := c.fab.mass[k]
+			b := &a.val[a.diag[k]]
+			b[0][0], b[1][1], b[2][2] = m, m, m
+		}
+		for i := range c.m.tris {
+			d.lin[i].blocks(&c.m.tris[i], &blk, cK, cD, eta)
+			a.scatterTri(&a.triBlk[i], &blk)
+		}
+		c.contact.assemble(a, cK)
+		c.rod.assemble(a, cK)
+		a.setBending(&c.m.bend, cK)
+		// Where the bending-only couplings are small against a row's
+		// weakest diagonal entry, the smoother leaves them out and adds
+		// their magnitudes to the diagonal instead, which keeps its matrix
+		// symmetric and above A (so positive definite) at a third less
+		// work. A coupling is dropped only if both its rows are lumped.
+		for k := range c.n {
+			d.dinv[k] = a.val[a.diag[k]]
+			var lump float64
+			for q := a.exRow[k]; q < a.exRow[k+1]; q++ {
+				lump += math.Abs(a.exVal[q])
+			}
+			b := &d.dinv[k]
+			d.lumped[k] = lump < 0.25*min(b[0][0], min(b[1][1], b[2][2]))
+		}
+		for k := range c.n {
+			var lump float64
+			d.exact[k] = false
+			for q := a.exRow[k]; q < a.exRow[k+1]; q++ {
+				drop := d.lumped[k] && d.lumped[a.exCol[q]]
+				d.exDrop[q] = drop
+				if drop {
+					lump += math.Abs(a.exVal[q])
+				} else {
+					d.exact[k] = true
+				}
+			}
+			b := &d.dinv[k]
+			b[0][0] += lump
+			b[1][1] += lump
+			b[2][2] += lump
+		}
+	} else {
+		for k := range c.n {
+			m := c.fab.mass[k]
+			d.dinv[k] = [3][3]float64{{m, 0, 0}, {0, m, 0}, {0, 0, m}}
+		}
+		for i := range c.m.tris {
+			t := &c.m.tris[i]
+			mm := &d.mf[i]
+			mm[0], mm[1], mm[2] = d.lin[i].mats(t, cK, cD, cK, eta)
+			for r, n := range t.n {
+				a, b, f := t.area*t.ru[r]*t.ru[r], t.area*t.ru[r]*t.rv[r], t.area*t.rv[r]*t.rv[r]
+				for i := range 3 {
+					for j := range 3 {
+						d.dinv[n][i][j] += a*mm[0][i][j] + b*(mm[1][i][j]+mm[1][j][i]) + f*mm[2][i][j]
+					}
+				}
+			}
+		}
+		c.contact.addDiag(d.dinv, cK)
+		c.rod.addDiag(d.dinv, cK)
+		bend := &c.m.bend
+		for k := range c.n {
+			for q := bend.rowPtr[k]; q < bend.rowPtr[k+1]; q++ {
+				if int(bend.col[q]) == k {
+					w := cK * bend.val[q]
+					d.dinv[k][0][0] += w
+					d.dinv[k][1][1] += w
+					d.dinv[k][2][2] += w
+				}
+			}
+		}
+	}
+	for k := range c.n {
+		inv, ok := inv3(&d.dinv[k])
+		if !ok {
+			m := c.fab.mass[k]
+			inv = [3][3]float64{{1 / m, 0, 0}, {0, 1 / m, 0}, {0, 0, 1 / m}}
+		}
+		if dir := c.proj[k]; dir != ([3]float64{}) {
+			inv = project33(&inv, dir)
+		}
+		if c.pinned[k] {
+			inv = [3][3]float64{}
+		}
+		d.dinv[k] = inv
+	}
+	if d.co != nil {
+		if !d.planned {
+			d.co.plan(d.a, c.free)
+			d.planned = true
+			d.coarseAge = math.MaxInt32
+		}
+		// At short steps the matrix barely changes from one step to the
+		// next: the coarse factor is renewed every refresh interval (a
+		// slightly old one is still a fixed positive definite part of the
+		// V-cycle, which stays symmetric), always when it failed.
+		if d.coarseAge++; d.coarseAge >= c.refreshSteps() || !d.co.ok {
+			d.co.build(d.a)
+			d.coarseAge = 0
+		}
+	}
+}
+
+func addTo33(dst *[3][3]float64, s float64, b *[3][3]float64) {
+	for r := range 3 {
+		for q := range 3 {
+			dst[r][q] += s * b[r][q]
+		}
+	}
+}
+
+// project33 returns P·a·P with P = I - dir·dirᵀ.
+func project33(a *[3][3]float64, dir [3]float64) [3][3]float64 {
+	var p, t, out [3][3]float64
+	for r := range 3 {
+		for q := range 3 {
+			p[r][q] = -dir[r] * dir[q]
+		}
+		p[r][r]++
+	}
+	for r := range 3 {
+		for q := range 3 {
+			for k := range 3 {
+				t[r][q] += p[r][k] * a[k][q]
+			}
+		}
+	}
+	for r := range 3 {
+		for q := range 3 {
+			for k := range 3 {
+				out[r][q] += t[r][k] * p[k][q]
+			}
+		}
+	}
+	return out
+}
+
+func (d *clothDynamics) mulA(dst, p []float64) {
+	c := d.c
+	if c.cfg.Operator == Assembled {
+		d.a.mul(dst, p)
+		d.filter(dst)
+		return
+	} else {
+		for k := range c.n {
+			m := c.fab.mass[k]
+			dst[3*k], dst[3*k+1], dst[3*k+2] = m*p[3*k], m*p[3*k+1], m*p[3*k+2]
+		}
+		for i := range c.m.tris {
+			mm := &d.mf[i]
+			c.m.tris[i].mulMats(dst, p, &mm[0], &mm[1], &mm[2])
+		}
+		c.contact.mulAdd(dst, p, -d.cK)
+		c.rod.mulAdd(dst, p, -d.cK)
+	}
+	c.m.bend.mulAdd(dst, p, d.cK)
+	d.filter(dst)
+}
+
+func (d *clothDynamics) precond(dst, r []float64) {
+	c := d.c
+	if c.cfg.Preconditioner == TwoGrid {
+		d.vcycle(dst, r)
+		return
+	}
+	for k := range c.n {
+		if c.pinned[k] {
+			dst[3*k], dst[3*k+1], dst[3*k+2] = 0, 0, 0
+			continue
+		}
+		mul33(dst[3*k:3*k+3], &d.dinv[k], r[3*k:3*k+3])
+	}
+	if d.co != nil && d.co.ok {
+		d.co.addCorrection(dst, r, c.free)
+	}
+}
+
+// mulK sets dst = ∂f/∂x·y (the clamped elastic part, bending and contact).
+func (d *clothDynamics) mulK(dst, y []float64) {
+	c := d.c
+	clear(dst)
+	eta := &c.fab.eta
+	for i := range c.m.tris {
+		d.lin[i].mulAdd(&c.m.tris[i], dst, y, -1, 0, d.cK, eta)
+	}
+	c.m.bend.mulAdd(dst, y, -1)
+	c.contact.mulAdd(dst, y, 1)
+	c.rod.mulAdd(dst, y, 1)
+}
+
+func (d *clothDynamics) mulM(dst, p []float64) {
+	for k, m := range d.c.fab.mass {
+		dst[3*k], dst[3*k+1], dst[3*k+2] = m*p[3*k], m*p[3*k+1], m*p[3*k+2]
+	}
+}
+
+// filter zeroes the constrained components of a vector.
+func (d *clothDynamics) filter(p []float64) {
+	c := d.c
+	for k := range c.n {
+		if c.free[k] {
+			continue
+		}
+		if c.pinned[k] {
+			p[3*k], p[3*k+1], p[3*k+2] = 0, 0, 0
+			continue
+		}
+		dir := c.proj[k]
+		s := p[3*k]*dir[0] + p[3*k+1]*dir[1] + p[3*k+2]*dir[2]
+		p[3*k] -= s * dir[0]
+		p[3*k+1] -= s * dir[1]
+		p[3*k+2] -= s * dir[2]
+	}
+}
+
+func (d *clothDynamics) constrain(dv, b, x, base []float64, ah float64) {
+	c := d.c
+	d.filter(b)
+	for k := range c.n {
+		if c.free[k] {
+			continue
+		}
+		var need [3]float64
+		for q := range 3 {
+			need[q] = (c.target[3*k+q] - x[3*k+q] - base[3*k+q]) / ah
+		}
+		if c.pinned[k] {
+			copy(dv[3*k:3*k+3], need[:])
+			continue
+		}
+		dir := c.proj[k]
+		s := dv[3*k]*dir[0] + dv[3*k+1]*dir[1] + dv[3*k+2]*dir[2]
+		t := dot3(need, dir)
+		for q := range 3 {
+			dv[3*k+q] += (t - s) * dir[q]
+		}
+	}
+}
+
+// energy evaluates the energy at (x, v) without touching the step's state.
+func (d *clothDynamics) energy(x, v []float64) Energy {
+	c := d.c
+	var e Energy
+	g := c.cfg.Gravity
+	for k := range c.n {
+		m := c.fab.mass[k]
+		e.Gravity -= m * (g[0]*(x[3*k]-d.rest[3*k]) + g[1]*(x[3*k+1]-d.rest[3*k+1]) + g[2]*(x[3*k+2]-d.rest[3*k+2]))
+		e.Kinetic += 0.5 * m * (v[3*k]*v[3*k] + v[3*k+1]*v[3*k+1] + v[3*k+2]*v[3*k+2])
+	}
+	var st stress
+	for i := range c.m.tris {
+		t := &c.m.tris[i]
+		_, eu, ev, es := t.geom(x)
+		c.fab.eval(eu, ev, es, &st)
+		e.Tensile += t.area * st.psi
+	}
+	clear(d.tmp)
+	c.m.bend.mulAdd(d.tmp, x, 1)
+	for i := range x {
+		e.Bending += 0.5 * x[i] * d.tmp[i]
+	}
+	e.Contact = c.contact.energy()
+	return e
+}
+
+// vcycle applies the two-grid V(1,1) preconditioner: a forward block
+// Gauss-Seidel sweep from zero, the coarse correction of its residual, a
+// backward sweep. After a forward sweep from zero, (D+L)·z = r, so the
+// residual is -U·z (U the strictly upper blocks): half a product.
+func (d *clothDynamics) vcycle(z, r []float64) {
+	c := d.c
+	clear(z)
+	d.sweep(z, r, true)
+	if d.co.ok {
+		d.mulUpper(d.gs, z)
+		for i := range d.gs {
+			d.gs[i] = -d.gs[i]
+		}
+		d.filter(d.gs)
+		d.co.addCorrection(z, d.gs, c.free)
+	}
+	d.sweep(z, r, false)
+	d.filter(z)
+}
+
+// mulUpper sets dst = Ũ·z for the strictly upper part Ũ of the smoother's
+// matrix.
+func (d *clothDynamics) mulUpper(dst, z []float64) {
+	a := d.a
+	a.mulUpper(dst, z)
+	for i := range d.c.n {
+		if !d.exact[i] {
+			continue
+		}
+		for k := a.exRow[i]; k < a.exRow[i+1]; k++ {
+			if j := int(a.exCol[k]); j > i && !d.exDrop[k] {
+				w := a.exVal[k]
+				dst[3*i] += w * z[3*j]
+				dst[3*i+1] += w * z[3*j+1]
+				dst[3*i+2] += w * z[3*j+2]
+			}
+		}
+	}
+}
+
+// sweep is one block Gauss-Seidel sweep (forward or backward) for Ã·z = r,
+// Ã being the assembled matrix with the bending-only couplings of lumped
+// rows moved to the diagonal (see prepare).
+func (d *clothDynamics) sweep(z, r []float64, forward bool) {
+	c := d.c
+	a := d.a
+	n := c.n
+	for q := range n {
+		i := q
+		if !forward {
+			i = n - 1 - q
+		}
+		b0, b1, b2 := a.rowBlocks(z, a.rowPtr[i], a.diag[i])
+		u0, u1, u2 := a.rowBlocks(z, a.diag[i]+1, a.rowPtr[i+1])
+		s0, s1, s2 := r[3*i]-b0-u0, r[3*i+1]-b1-u1, r[3*i+2]-b2-u2
+		if d.exact[i] {
+			elo, ehi := a.exRow[i], a.exRow[i+1]
+			for k, j := range a.exCol[elo:ehi] {
+				if d.exDrop[int(elo)+k] {
+					continue
+				}
+				w := a.exVal[int(elo)+k]
+				v := z[3*j : 3*j+3 : 3*j+3]
+				s0 -= w * v[0]
+				s1 -= w * v[1]
+				s2 -= w * v[2]
+			}
+		}
+		m := &d.dinv[i]
+		z[3*i] = m[0][0]*s0 + m[0][1]*s1 + m[0][2]*s2
+		z[3*i+1] = m[1][0]*s0 + m[1][1]*s1 + m[1][2]*s2
+		z[3*i+2] = m[2][0]*s0 + m[2][1]*s1 + m[2][2]*s2
+	}
+}

@@ -1,0 +1,384 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// testLaw is a nonlinear, Poisson-coupled material so that every term of
+// the element is exercised.
+func testLaw() *law {
+	m := DefaultMaterial()
+	m.Poisson = 0.3
+	m.Weft.Strain = append([]float64{-0.05}, m.Weft.Strain...)
+	m.Weft.Stress = append([]float64{-20}, m.Weft.Stress...)
+	var l law
+	l.set(m)
+	return &l
+}
+
+// randomTriangle returns a triangle with rest coordinates of a few
+// centimetres and positions deformed by up to ±frac of its size, with a
+// random rotation.
+func randomTriangle(rng *rand.Rand, frac float64) (tri, []float64) {
+	m := &mesh{uv: []float64{0, 0, 0.011, 0.002, 0.003, 0.009}}
+	m.addTri(0, 1, 2)
+	t := m.tris[0]
+	x := make([]float64, 9)
+	rot := randomRotation(rng)
+	for k := range 3 {
+		p := [3]float64{m.uv[2*k], m.uv[2*k+1], 0}
+		for c := range 3 {
+			p[c] += frac * 0.01 * (2*rng.Float64() - 1)
+		}
+		q := mulVec33(&rot, p)
+		copy(x[3*k:], q[:])
+	}
+	return t, x
+}
+
+func randomRotation(rng *rand.Rand) [3][3]float64 {
+	a, _ := unit([3]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()})
+	th := 2 * math.Pi * rng.Float64()
+	c, s := math.Cos(th), math.Sin(th)
+	var r [3][3]float64
+	for i := range 3 {
+		for j := range 3 {
+			r[i][j] = (1-c)*a[i]*a[j] + c*identity(i, j)
+		}
+	}
+	r[0][1] -= s * a[2]
+	r[0][2] += s * a[1]
+	r[1][0] += s * a[2]
+	r[1][2] -= s * a[0]
+	r[2][0] -= s * a[1]
+	r[2][1] += s * a[0]
+	return r
+}
+
+func elemEnergy(t *tri, l *law, x []float64) float64 {
+	_, eu, ev, es := t.geom(x)
+	var st stress
+	l.eval(eu, ev, es, &st)
+	return t.area * st.psi
+}
+
+func elemForce(t *tri, l *law, x []float64) []float64 {
+	g, eu, ev, es := t.geom(x)
+	var st stress
+	l.eval(eu, ev, es, &st)
+	f := make([]float64, 9)
+	t.force(&g, st.su, st.sv, st.ss, f)
+	return f
+}
+
+func relErr(a, b []float64) float64 {
+	var d, n float64
+	for i := range a {
+		d += (a[i] - b[i]) * (a[i] - b[i])
+		n += b[i] * b[i]
+	}
+	return math.Sqrt(d / n)
+}
+
+// TestElementForceIsGradient checks F = -∂W/∂P against central
+// differences of the element energy (relative error <= 1e-6).
+func TestElementForceIsGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	l := testLaw()
+	for trial := range 50 {
+		tr, x := randomTriangle(rng, 0.15)
+		f := elemForce(&tr, l, x)
+		fd := make([]float64, 9)
+		const h = 1e-7
+		for i := range x {
+			xp := append([]float64(nil), x...)
+			xm := append([]float64(nil), x...)
+			xp[i] += h
+			xm[i] -= h
+			fd[i] = -(elemEnergy(&tr, l, xp) - elemEnergy(&tr, l, xm)) / (2 * h)
+		}
+		if e := relErr(f, fd); e > 1e-6 {
+			t.Errorf("trial %d: force vs -grad energy: relative error %.2e", trial, e)
+		}
+	}
+}
+
+// TestElementHessian checks the exact element Hessian against central
+// differences of the force (relative error <= 1e-6).
+func TestElementHessian(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	l := testLaw()
+	for trial := range 50 {
+		tr, x := randomTriangle(rng, 0.15)
+		h := tr.hessian(l, x)
+		var got, fd []float64
+		const step = 1e-8
+		for c := range 9 {
+			xp := append([]float64(nil), x...)
+			xm := append([]float64(nil), x...)
+			xp[c] += step
+			xm[c] -= step
+			fp, fm := elemForce(&tr, l, xp), elemForce(&tr, l, xm)
+			for r := range 9 {
+				fd = append(fd, -(fp[r]-fm[r])/(2*step)) // ∂²W = -∂F
+				got = append(got, h[3*(r/3)+c/3][r%3][c%3])
+			}
+		}
+		if e := relErr(got, fd); e > 1e-6 {
+			t.Errorf("trial %d: Hessian vs finite differences: relative error %.2e", trial, e)
+		}
+	}
+}
+
+// TestElementViscousJacobian checks ∂F/∂V of the Kelvin-Voigt stresses
+// against central differences in the velocities (the viscous force is
+// linear in them, so this is exact up to round-off).
+func TestElementViscousJacobian(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	eta := Viscosity{Weft: 0.7, Warp: 0.4, Shear: 0.1}
+	for trial := range 20 {
+		tr, x := randomTriangle(rng, 0.1)
+		g, _, _, _ := tr.geom(x)
+		var lin triLin
+		lin.set(&g, &stress{}, 0)
+		blk := fullBlocks(&lin, &tr, 0, 1, &eta) // D only (cK = 0, cD = 1) = -∂F/∂V
+		force := func(v []float64) []float64 {
+			ru, rv, rs := tr.strainRates(&g, v)
+			f := make([]float64, 9)
+			tr.force(&g, eta.Weft*ru, eta.Warp*rv, eta.Shear*rs, f)
+			return f
+		}
+		var got, fd []float64
+		for c := range 9 {
+			vp, vm := make([]float64, 9), make([]float64, 9)
+			vp[c], vm[c] = 1e-3, -1e-3
+			fp, fm := force(vp), force(vm)
+			for r := range 9 {
+				fd = append(fd, -(fp[r]-fm[r])/2e-3)
+				got = append(got, blk[3*(r/3)+c/3][r%3][c%3])
+			}
+		}
+		if e := relErr(got, fd); e > 1e-9 {
+			t.Errorf("trial %d: viscous Jacobian relative error %.2e", trial, e)
+		}
+	}
+}
+
+// TestElementOperatorForms checks that the solver's three forms of the
+// element matrix agree: the factored product (mulAdd), the weft-warp
+// matrices (mulMats) and the assembled blocks; and that without the
+// clamping (pure tension, no shear) they equal the exact Hessian.
+func TestElementOperatorForms(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	l := testLaw()
+	eta := Viscosity{Weft: 0.3, Warp: 0.2, Shear: 0.05}
+	for trial := range 30 {
+		tr, x := randomTriangle(rng, 0.2)
+		g, eu, ev, es := tr.geom(x)
+		var st stress
+		l.eval(eu, ev, es, &st)
+		var lin triLin
+		lin.set(&g, &st, 0) // no mass: the negative geometric terms are dropped
+		const cK, cD = 2.5e-5, 5e-3
+		p := make([]float64, 9)
+		for i := range p {
+			p[i] = rng.NormFloat64()
+		}
+		a, b, c := make([]float64, 9), make([]float64, 9), make([]float64, 9)
+		lin.mulAdd(&tr, a, p, cK, cD, cK, &eta)
+		uu, uv, vv := lin.mats(&tr, cK, cD, cK, &eta)
+		tr.mulMats(b, p, &uu, &uv, &vv)
+		blk := fullBlocks(&lin, &tr, cK, cD, &eta)
+		for r := range 3 {
+			for q := range 3 {
+				mul33add(c[3*r:3*r+3], &blk[3*r+q], p[3*q:3*q+3])
+			}
+		}
+		if e := relErr(b, a); e > 1e-12 {
+			t.Errorf("trial %d: mulMats vs mulAdd %.2e", trial, e)
+		}
+		if e := relErr(c, a); e > 1e-12 {
+			t.Errorf("trial %d: blocks vs mulAdd %.2e", trial, e)
+		}
+		// Symmetric and positive semi-definite.
+		var e0 float64
+		for r := range 9 {
+			for q := range 9 {
+				v1 := blk[3*(r/3)+q/3][r%3][q%3]
+				v2 := blk[3*(q/3)+r/3][q%3][r%3]
+				e0 = math.Max(e0, math.Abs(v1-v2))
+			}
+		}
+		if e0 > 1e-12*math.Abs(blk[0][0][0]) {
+			t.Errorf("trial %d: blocks not symmetric (%.2e)", trial, e0)
+		}
+		if q := dot(p, a); q < -1e-12*dot(p, p) {
+			t.Errorf("trial %d: pᵀAp = %g < 0", trial, q)
+		}
+	}
+	// With the negative geometric terms kept (heavy nodes), cK = 1, cD = 0
+	// is the exact Hessian, compressed directions included (without
+	// Poisson coupling, whose strain-space clamp is separate).
+	mat := DefaultMaterial()
+	var l0 law
+	l0.set(mat)
+	for trial := range 30 {
+		tr, x := randomTriangle(rng, 0.2)
+		g, eu, ev, es := tr.geom(x)
+		var st stress
+		l0.eval(eu, ev, es, &st)
+		var lin triLin
+		lin.set(&g, &st, math.Inf(1))
+		blk := fullBlocks(&lin, &tr, 1, 0, &Viscosity{})
+		h := tr.hessian(&l0, x)
+		var got, want []float64
+		for i := range blk {
+			for r := range 3 {
+				got = append(got, blk[i][r][:]...)
+				want = append(want, h[i][r][:]...)
+			}
+		}
+		if e := relErr(got, want); e > 1e-12 {
+			t.Errorf("trial %d: blocks vs exact Hessian: %.2e", trial, e)
+		}
+	}
+}
+
+// fullBlocks expands blocks to all nine vertex pairs.
+func fullBlocks(lin *triLin, t *tri, cK, cD float64, eta *Viscosity) (full [9][3][3]float64) {
+	var blk [6][3][3]float64
+	lin.blocks(t, &blk, cK, cD, eta)
+	for k, rc := range upper {
+		r, c := rc[0], rc[1]
+		full[3*r+c] = blk[k]
+		for i := range 3 {
+			for j := range 3 {
+				full[3*c+r][j][i] = blk[k][i][j]
+			}
+		}
+	}
+	return full
+}
+
+func mul33add(dst []float64, a *[3][3]float64, x []float64) {
+	var y [3]float64
+	mul33(y[:], a, x)
+	dst[0] += y[0]
+	dst[1] += y[1]
+	dst[2] += y[2]
+}
+
+// rigidMesh returns a mesh's rest positions moved by a random rotation and
+// translation.
+func rigidMesh(rng *rand.Rand, m *mesh) []float64 {
+	rot := randomRotation(rng)
+	tr := [3]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+	x := make([]float64, 3*m.nodes())
+	for k := range m.nodes() {
+		p := mulVec33(&rot, [3]float64{m.uv[2*k], m.uv[2*k+1], 0})
+		for c := range 3 {
+			x[3*k+c] = p[c] + tr[c]
+		}
+	}
+	return x
+}
+
+// TestRigidMotionIsForceFree checks that a rigidly moved mesh feels no
+// elastic or bending force.
+func TestRigidMotionIsForceFree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	mat := DefaultMaterial()
+	var l law
+	l.set(mat)
+	m := newMesh(9, 7, 0.1, 0.08, 0)
+	m.setBending(mat.BendWeft, mat.BendWarp, mat.twist())
+	for trial := range 10 {
+		x := rigidMesh(rng, m)
+		f := make([]float64, len(x))
+		for i := range m.tris {
+			g, eu, ev, es := m.tris[i].geom(x)
+			var st stress
+			l.eval(eu, ev, es, &st)
+			m.tris[i].force(&g, st.su, st.sv, st.ss, f)
+		}
+		// Scale: the force of a 1 % stretch of one element.
+		s1, _ := mat.Weft.Eval(0.01)
+		scale := s1 * m.du
+		if mx := maxAbs(f); mx > 1e-9*scale {
+			t.Errorf("trial %d: tensile force %.3g N on a rigid motion (scale %.3g N)", trial, mx, scale)
+		}
+		clear(f)
+		m.bend.mulAdd(f, x, -1)
+		bscale := mat.BendWeft / m.du / m.du // force of a unit-curvature bend
+		if mx := maxAbs(f); mx > 1e-9*bscale {
+			t.Errorf("trial %d: bending force %.3g N on a rigid motion (scale %.3g N)", trial, mx, bscale)
+		}
+	}
+}
+
+func maxAbs(x []float64) float64 {
+	var m float64
+	for _, v := range x {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
+}
+
+// TestBendingConservesMomentum checks that the linear bending forces have
+// zero resultant and zero moment for any shape (eq. 14, 17).
+func TestBendingConservesMomentum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	m := newMesh(8, 10, 0.07, 0.09, 0)
+	m.setBending(1e-5, 2e-5, 1.4e-5)
+	for trial := range 20 {
+		x := make([]float64, 3*m.nodes())
+		for i := range x {
+			x[i] = 0.05 * rng.NormFloat64()
+		}
+		f := make([]float64, len(x))
+		m.bend.mulAdd(f, x, -1)
+		var sum, mom [3]float64
+		var fs, ms float64
+		for k := range m.nodes() {
+			fk, xk := at3(f, int32(k)), at3(x, int32(k))
+			sum = add3(sum, fk)
+			mom = add3(mom, cross3(xk, fk))
+			fs += norm3(fk)
+			ms += norm3(xk) * norm3(fk)
+		}
+		if norm3(sum) > 1e-14*fs || norm3(mom) > 1e-14*ms {
+			t.Errorf("trial %d: Σ F = %v (scale %g), Σ x×F = %v (scale %g)", trial, sum, fs, mom, ms)
+		}
+	}
+}
+
+// TestBendingEnergyMatchesPlate bends the flat mesh into quadratic
+// surfaces z = ½(p·u² + 2q·uv + s·v²) and compares the discrete energy
+// with the plate's ½(BendWeft·p² + BendWarp·s²) + BendTwist·q² per area
+// over the area the interior edges cover.
+func TestBendingEnergyMatchesPlate(t *testing.T) {
+	const bu, bv, bt = 1.1e-5, 1.7e-5, 0.6e-5
+	for _, size := range [][2]int{{6, 5}, {16, 24}} {
+		m := newMesh(size[0], size[1], 0.1, 0.12, 0)
+		m.setBending(bu, bv, bt)
+		nu, nv := float64(m.nu), float64(m.nv)
+		cell := m.du * m.dv
+		for _, c := range [][3]float64{{3, 0, 0}, {0, 2, 0}, {0, 0, 5}, {1.5, -0.7, 2.5}} {
+			p, q, s := c[0], c[1], c[2]
+			x := make([]float64, 3*m.nodes())
+			for k := range m.nodes() {
+				u, v := m.uv[2*k], m.uv[2*k+1]
+				x[3*k], x[3*k+1], x[3*k+2] = u, v, 0.5*(p*u*u+2*q*u*v+s*v*v)
+			}
+			sx := make([]float64, len(x))
+			m.bend.mulAdd(sx, x, 1)
+			got := 0.5 * dot(x, sx)
+			want := 0.5*bu*p*p*(nu-2)*(nv-1)*cell + 0.5*bv*s*s*(nu-1)*(nv-2)*cell + bt*q*q*(nu-1)*(nv-1)*cell
+			if math.Abs(got-want) > 1e-7*want { // ½xᵀSx cancels the in-plane terms: round-off ~1e-8
+				t.Errorf("mesh %v, (p,q,s) = %v: energy %.12g, plate %.12g", size, c, got, want)
+			}
+		}
+	}
+}

@@ -1,0 +1,197 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+)
+
+// Material is a fabric's mechanical description, in SI units, as the
+// simulation uses it. calib/kes fills it from Kawabata (KES-F) data; the
+// doc of each field says which KES quantity it corresponds to.
+//
+// In-plane behaviour follows Volino's accurate triangle element: three
+// independent nonlinear curves for weft, warp and shear, an optional Poisson
+// coupling and Kelvin-Voigt viscosity per direction. Bending is linear
+// (Volino's linear bending), anisotropic between weft and warp.
+type Material struct {
+	Name string
+
+	// Weft and Warp are the uniaxial tensile curves: engineering strain [-]
+	// against force per unit width [N/m] (KES tensile test; gf/cm × 0.980665).
+	// The strain range should reach the strains the cloth sees (the curve
+	// continues linearly beyond it); including compression points (negative
+	// strain) sets the in-plane compression stiffness, otherwise the slope at
+	// the first point is used.
+	Weft, Warp Curve
+	// Shear is the shear curve: shear angle [rad] against shear force per
+	// unit width [N/m] (KES shear test; gf/cm against degrees). The element
+	// measures shear from the diagonal lengths, εuv = (|U+V| - |U-V|)/√2,
+	// which equals 2·sin(γ/2) for a shear angle γ (within 0.05 % of γ up to
+	// 0.1 rad).
+	Shear Curve
+	// Poisson is the geometric mean √(νuv·νvu) of the two Poisson ratios
+	// [-], in [0, 0.9). 0 (the default, and what KES data imply: KES does not
+	// measure it) keeps weft and warp independent. With Poisson > 0 a linear
+	// material behaves exactly as the classical orthotropic plane-stress law;
+	// a nonlinear one reproduces its tensile curves within ν²/(1-ν²) of their
+	// departure from the initial slope.
+	Poisson float64
+	// Viscosity holds the Kelvin-Voigt coefficients: stress per strain rate
+	// [N·s/m] for weft, warp and shear.
+	Viscosity Viscosity
+
+	// BendWeft and BendWarp are the bending rigidities [N·m]: moment per unit
+	// width per unit curvature (KES B in gf·cm²/cm × 9.80665e-5). BendWeft
+	// resists curvature along the weft (u), i.e. folds whose line runs along
+	// the warp; BendWarp resists curvature along the warp (v).
+	BendWeft, BendWarp float64
+	// BendTwist is the twisting rigidity [N·m] (energy BendTwist·κuv² per
+	// area). 0 selects √(BendWeft·BendWarp), the value of a plate with no
+	// bending Poisson effect.
+	BendTwist float64
+
+	ArealMass float64 // mass per area [kg/m²] (KES W in mg/cm² × 0.01)
+	Thickness float64 // [m] (KES T0, at 0.5 gf/cm²)
+	// Compression is the contact pressure per metre of thickness compression
+	// [Pa/m] at the finger pads (from KES: (50 - 0.5 gf/cm²)·98.0665/(T0 -
+	// TM) Pa/m).
+	Compression float64
+	// FrictionStatic and FrictionKinetic are the Coulomb coefficients between
+	// fingertip and fabric [-]; 0 <= kinetic <= static.
+	FrictionStatic, FrictionKinetic float64
+}
+
+// Viscosity holds Kelvin-Voigt coefficients, stress per strain rate [N·s/m].
+type Viscosity struct {
+	Weft, Warp, Shear float64
+}
+
+// Validate reports the first reason m cannot be simulated.
+func (m *Material) Validate() error {
+	for _, c := range []struct {
+		name string
+		c    Curve
+	}{{"weft", m.Weft}, {"warp", m.Warp}, {"shear", m.Shear}} {
+		if err := c.c.Validate(); err != nil {
+			return fmt.Errorf("sim: material %q: %s curve: %w", m.Name, c.name, err)
+		}
+	}
+	for _, p := range []struct {
+		name     string
+		v        float64
+		lo, hi   float64
+		openHigh bool
+	}{
+		{"poisson", m.Poisson, 0, 0.9, true},
+		{"weft viscosity", m.Viscosity.Weft, 0, math.Inf(1), false},
+		{"warp viscosity", m.Viscosity.Warp, 0, math.Inf(1), false},
+		{"shear viscosity", m.Viscosity.Shear, 0, math.Inf(1), false},
+		{"bend twist", m.BendTwist, 0, math.Inf(1), false},
+		{"static friction", m.FrictionStatic, 0, 10, false},
+		{"kinetic friction", m.FrictionKinetic, 0, m.FrictionStatic, false},
+	} {
+		if !isFinite(p.v) || p.v < p.lo || p.v > p.hi || (p.openHigh && p.v == p.hi) {
+			return fmt.Errorf("sim: material %q: %s %g outside [%g, %g]", m.Name, p.name, p.v, p.lo, p.hi)
+		}
+	}
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{
+		{"weft bending rigidity", m.BendWeft}, {"warp bending rigidity", m.BendWarp},
+		{"areal mass", m.ArealMass}, {"thickness", m.Thickness}, {"compression", m.Compression},
+	} {
+		if !isFinite(p.v) || p.v <= 0 {
+			return fmt.Errorf("sim: material %q: %s %g, want > 0", m.Name, p.name, p.v)
+		}
+	}
+	return nil
+}
+
+// DefaultMaterial returns a plausible medium-weight cotton plain weave
+// (130 g/m², 0.45 mm), so the system runs before measured fabrics are
+// loaded. Its curves have the J shape of KES tensile data (a soft crimp
+// region, then the yarns' stiffness), B = 0.10 gf·cm²/cm weft and 0.13
+// warp, G ≈ 1 gf/cm/deg. Its Peirce bending length is about 2 cm.
+func DefaultMaterial() Material {
+	return Material{
+		Name: "cotton (built-in)",
+		Weft: Curve{
+			Strain: []float64{0, 0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06},
+			Stress: []float64{0, 4, 12, 42, 95, 180, 300, 460},
+		},
+		Warp: Curve{
+			Strain: []float64{0, 0.005, 0.01, 0.02, 0.03, 0.04, 0.05},
+			Stress: []float64{0, 7, 22, 75, 170, 320, 500},
+		},
+		Shear: Curve{
+			Strain: []float64{0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3},
+			Stress: []float64{0, 1.1, 2.9, 6.3, 10.5, 16, 30},
+		},
+		Viscosity: Viscosity{Weft: 0.2, Warp: 0.2, Shear: 0.02},
+		BendWeft:  0.10 * kesBend,
+		BendWarp:  0.13 * kesBend,
+		ArealMass: 0.130,
+		Thickness: 0.00045,
+		// (4903 - 49) Pa over T0 - TM = 0.2 mm.
+		Compression:     2.4e7,
+		FrictionStatic:  0.5,
+		FrictionKinetic: 0.4,
+	}
+}
+
+// kesBend converts a KES bending rigidity from gf·cm²/cm to N·m.
+const kesBend = 9.80665e-5
+
+// twist returns the twisting rigidity in use.
+func (m *Material) twist() float64 {
+	if m.BendTwist > 0 {
+		return m.BendTwist
+	}
+	return math.Sqrt(m.BendWeft * m.BendWarp)
+}
+
+// law is a compiled Material: the curves as PCHIP tables and the derived
+// constants of the in-plane energy density
+//
+//	ψ(εu, εv, εs) = (Φu(εu) + Φv(εv))/(1 - ν²) + C12·εu·εv + Φs(εs),
+//
+// where Φ is the integral of a curve's stress. With linear curves this is
+// the orthotropic plane-stress law with √(νuv·νvu) = ν.
+type law struct {
+	m          Material
+	u, v, s    pchip
+	scale, c12 float64 // 1/(1-ν²) and the Poisson coupling [N/m]
+}
+
+func (l *law) set(m Material) {
+	l.m = m
+	l.u.set(m.Weft)
+	l.v.set(m.Warp)
+	l.s.set(m.Shear)
+	nu := m.Poisson
+	l.scale = 1 / (1 - nu*nu)
+	_, eu, _ := l.u.eval(0)
+	_, ev, _ := l.v.eval(0)
+	l.c12 = nu * math.Sqrt(eu*ev) * l.scale
+}
+
+// stress is the elastic state of one element: the energy density, its
+// gradient (generalised stresses) and Hessian with respect to the three
+// strains.
+type stress struct {
+	psi                float64
+	su, sv, ss         float64 // ∂ψ/∂ε
+	kuu, kvv, kuv, kss float64 // ∂²ψ/∂ε²
+}
+
+func (l *law) eval(eu, ev, es float64, dst *stress) {
+	fu, du, pu := l.u.eval(eu)
+	fv, dv, pv := l.v.eval(ev)
+	fs, ds, ps := l.s.eval(es)
+	dst.psi = (pu+pv)*l.scale + l.c12*eu*ev + ps
+	dst.su = fu*l.scale + l.c12*ev
+	dst.sv = fv*l.scale + l.c12*eu
+	dst.ss = fs
+	dst.kuu, dst.kvv, dst.kuv, dst.kss = du*l.scale, dv*l.scale, l.c12, ds
+}

@@ -1,0 +1,75 @@
+package simbench
+
+import (
+	"encoding/json"
+	"flag"
+	"strings"
+	"testing"
+)
+
+func TestBenchSmall(t *testing.T) {
+	res, err := Bench(Options{Scenes: []Scene{{Nodes: 12, DtMs: 5, GoalMs: 1000, GoalPercentile: "p99"}}, MinSteps: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Scenes) != 1 || res.Bench != "sim" || res.CPUs < 1 || !strings.HasPrefix(res.Go, "go") {
+		t.Fatalf("result %+v", res)
+	}
+	s := res.Scenes[0]
+	if s.Nodes != 12 || s.Triangles != 242 || s.Steps < 100 || s.StepMs.P50 <= 0 || s.StepMs.Max < s.StepMs.P999 ||
+		s.StepMs.P999 < s.StepMs.P99 || s.StepMs.P99 < s.StepMs.P50 || s.CGIters.Max < s.CGIters.P50 {
+		t.Errorf("scene %+v", s)
+	}
+	// Process-wide: the test framework may allocate now and then; Step
+	// itself allocates nothing (sim's TestStepAllocs).
+	if s.AllocsPerStep > 0.01 {
+		t.Errorf("%v allocations per step", s.AllocsPerStep)
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	sc := m["scenes"].([]any)[0].(map[string]any)
+	for _, k := range []string{"nodes", "triangles", "dt_ms", "step_ms", "cg_iters", "allocs_per_step"} {
+		if _, ok := sc[k]; !ok {
+			t.Errorf("JSON scene lacks %q: %s", k, raw)
+		}
+	}
+	for _, k := range []string{"p50", "p99", "p999", "max"} {
+		if _, ok := sc["step_ms"].(map[string]any)[k]; !ok {
+			t.Errorf("step_ms lacks %q", k)
+		}
+	}
+}
+
+func TestBenchErrors(t *testing.T) {
+	if _, err := Bench(Options{MinSteps: -1}); err == nil {
+		t.Error("negative step count accepted")
+	}
+	if _, err := Bench(Options{Scenes: []Scene{{Nodes: 1, DtMs: 5}}}); err == nil || !strings.HasPrefix(err.Error(), "simbench: ") {
+		t.Errorf("bad scene: %v", err)
+	}
+}
+
+var full = flag.Bool("simbench.full", false, "run the full showcase benchmark and print its JSON (about a minute on a quiet machine)")
+
+// TestBenchFull prints what `haptex bench sim -json` prints. Run it with
+// go test ./sim/simbench -run TestBenchFull -simbench.full -v.
+func TestBenchFull(t *testing.T) {
+	if !*full {
+		t.Skip("needs -simbench.full")
+	}
+	res, err := Bench(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.MarshalIndent(res, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s", raw)
+}

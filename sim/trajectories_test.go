@@ -1,0 +1,105 @@
+package sim
+
+import (
+	"flag"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+var trajectories = flag.Int("sim.trajectories", 50, "number of randomised pinch-and-pull trajectories TestRandomTrajectories runs (1000 for the full set)")
+
+// randomTrajectory is one randomised handling: both pads approach a random
+// point of the cloth from either side and close on it, each pad surface
+// going up to 5 mm past the fabric's surface (sometimes only the index
+// presses), pull it by up to 6 cm in a random direction, hold, open and
+// withdraw; each segment's peak speed is random up to 1 m/s.
+func randomTrajectory(rng *rand.Rand, thickness float64) *Script {
+	const pad = 0.008
+	surf := pad + thickness/2
+	at := [3]float64{-0.13 + 0.26*rng.Float64(), 0.02 + 0.26*rng.Float64(), 0}
+	var pull [3]float64
+	for {
+		pull = [3]float64{2*rng.Float64() - 1, 2*rng.Float64() - 1, 2*rng.Float64() - 1}
+		if l := norm3(pull); l > 0.1 && l <= 1 {
+			pull = scale3(0.06*rng.Float64()/l, pull)
+			break
+		}
+	}
+	squeeze := [NumFingers]float64{0.005 * rng.Float64(), 0.005 * rng.Float64()}
+	if rng.IntN(5) == 0 {
+		squeeze[Thumb] = -0.01 // the thumb stays off: a press, not a pinch
+	}
+	place := func(p [3]float64, gap [NumFingers]float64) [NumFingers][3]float64 {
+		th, ix := p, p
+		th[2] -= surf + gap[Thumb]
+		ix[2] += surf + gap[Index]
+		return [NumFingers][3]float64{th, ix}
+	}
+	speed := func() float64 { return 0.02 + 0.98*rng.Float64() }
+	var keys []Keyframe
+	tm := 0.0
+	add := func(pos [NumFingers][3]float64, hold float64) {
+		if len(keys) > 0 {
+			var d float64
+			for k := range NumFingers {
+				d = math.Max(d, norm3(sub3(pos[k], keys[len(keys)-1].Pos[k])))
+			}
+			tm += math.Max(1.875*d/speed(), 0.01) // minimum-jerk peak = 1.875 × mean speed
+		}
+		keys = append(keys, Keyframe{T: tm, Pos: pos})
+		if hold > 0 {
+			tm += hold
+			keys = append(keys, Keyframe{T: tm, Pos: pos})
+		}
+	}
+	away := 0.01 + 0.03*rng.Float64()
+	add(place(at, [NumFingers]float64{away, away}), 0)
+	add(place(at, [NumFingers]float64{-squeeze[Thumb], -squeeze[Index]}), 0.05+0.1*rng.Float64())
+	moved := add3(at, pull)
+	add(place(moved, [NumFingers]float64{-squeeze[Thumb], -squeeze[Index]}), 0.05+0.2*rng.Float64())
+	add(place(moved, [NumFingers]float64{0.01, 0.01}), 0)
+	far := place(moved, [NumFingers]float64{0.03, 0.03})
+	far[Thumb][2], far[Index][2] = math.Min(far[Thumb][2], -0.04), math.Max(far[Index][2], 0.04)
+	add(far, 0.1)
+	s, err := NewScript(keys)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// TestRandomTrajectories runs randomised pinch-and-pull trajectories
+// (-sim.trajectories, default 50; the full set is 1000) on the showcase
+// cloth at 24² and 5 ms (12² and 10 ms, with 5 mm probe spacing, under the
+// race detector): every one must end
+// without a non-finite value or a recovery, and with the largest principal
+// strain of any triangle, at every step, under 50 %.
+func TestRandomTrajectories(t *testing.T) {
+	n := pick(24, 12)
+	var worst, sumIters, steps float64
+	var recoveries uint64
+	for i := range *trajectories {
+		rng := rand.New(rand.NewPCG(uint64(i), 0x5eed))
+		c := newTestCloth(t, func(cfg *Config) {
+			cfg.NodesU, cfg.NodesV = n, n
+			cfg.ProbeSpacing, cfg.Dt = pick(cfg.ProbeSpacing, 0.005), pick(cfg.Dt, 0.01)
+		})
+		s := randomTrajectory(rng, c.cfg.Material.Thickness)
+		var maxStrain float64
+		runScript(c, s, s.Duration()+0.05, func(step int, tm float64) {
+			st := c.Stats()
+			maxStrain = math.Max(maxStrain, st.MaxStrain)
+			sumIters += float64(st.CGIters)
+			steps++
+		})
+		maxStrain = math.Max(maxStrain, c.MaxStrain())
+		worst = math.Max(worst, maxStrain)
+		recoveries += c.Stats().Recoveries
+		if !allFinite(c.x) || !allFinite(c.v) || c.Stats().Recoveries > 0 || !(maxStrain < 0.5) {
+			t.Errorf("trajectory %d: finite %v, recoveries %d, max strain %.3f", i, allFinite(c.x) && allFinite(c.v), c.Stats().Recoveries, maxStrain)
+		}
+	}
+	t.Logf("%d trajectories on %d² at 5 ms: largest strain %.3f, recoveries %d, mean CG iterations %.1f over %.0f steps",
+		*trajectories, n, worst, recoveries, sumIters/steps, steps)
+}
