@@ -336,15 +336,22 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 		fs.modelOK = false
 		fs.offset = [3]float64{}
 	default:
+		// The model drifts with the cloth under the pad (sim.LocalModel
+		// EvalAt): evaluate it at this tick's time, on a copy whose
+		// stiffness is capped to what the device can render.
+		tm := t.Seconds()
+		next := *lm
+		capStiffness(&next, fs.maxStiff)
 		if fs.modelOK && (lm.Step != fs.modelStep || lm.Valid != fs.model.Valid) && cfg.Model.SlewNPerS > 0 {
-			fOld, _ := evalLocal(&fs.model, fs.pos, fs.maxStiff)
-			fNew, _ := evalLocal(lm, fs.pos, fs.maxStiff)
+			fOld := fs.model.EvalAt(tm, fs.pos)
+			fNew := next.EvalAt(tm, fs.pos)
 			fs.offset = exo.Add(fs.offset, exo.Sub(fOld, fNew))
 		}
-		fs.model, fs.modelStep, fs.modelOK = *lm, lm.Step, true
-		fModel, fs.contact = evalLocal(&fs.model, fs.pos, fs.maxStiff)
+		fs.model, fs.modelStep, fs.modelOK = next, lm.Step, true
+		fModel = fs.model.EvalAt(tm, fs.pos)
+		fs.contact = fs.model.Touches(tm, fs.pos)
 		if fs.contact {
-			fs.kRender = math.Min(frobenius(&fs.model.K), fs.maxStiff)
+			fs.kRender = frobenius(&fs.model.K)
 		}
 		if n := exo.Norm(fs.offset); n > 0 {
 			d := cfg.Model.SlewNPerS * period

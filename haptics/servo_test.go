@@ -311,7 +311,8 @@ func TestEvalLocal(t *testing.T) {
 			if tc.m != nil {
 				mm = tc.m(m)
 			}
-			f, c := evalLocal(&mm, tc.x, tc.kMax)
+			capStiffness(&mm, tc.kMax)
+			f, c := mm.EvalAt(mm.T, tc.x), mm.Touches(mm.T, tc.x)
 			if c != tc.contact || exo.Norm(exo.Sub(f, tc.want)) > 1e-12 {
 				t.Errorf("got %v %v, want %v %v", f, c, tc.want, tc.contact)
 			}

@@ -91,16 +91,11 @@ func (m *LocalModel) Eval(x [3]float64) [3]float64 { return m.EvalAt(m.T, x) }
 // allocates nothing.
 func (m *LocalModel) EvalAt(t float64, x [3]float64) [3]float64 {
 	var f [3]float64
-	if !m.Valid || !m.InContact {
-		return f
-	}
-	dt := t - m.T
-	d := [3]float64{x[0] - m.X0[0] - m.V[0]*dt, x[1] - m.X0[1] - m.V[1]*dt, x[2] - m.X0[2] - m.V[2]*dt}
-	n := &m.Normal
-	g := m.Depth + n[0]*d[0] + n[1]*d[1] + n[2]*d[2]
+	d, g := m.gap(t, x)
 	if !(g > 0) {
 		return f
 	}
+	n := &m.Normal
 	for i := range f {
 		f[i] = m.F0[i] + m.K[i][0]*d[0] + m.K[i][1]*d[1] + m.K[i][2]*d[2]
 	}
@@ -116,6 +111,26 @@ func (m *LocalModel) EvalAt(t float64, x [3]float64) [3]float64 {
 		}
 	}
 	return f
+}
+
+// Touches reports whether a fingertip at x at time t is inside the model's
+// valid region, where EvalAt may give a force.
+func (m *LocalModel) Touches(t float64, x [3]float64) bool {
+	_, g := m.gap(t, x)
+	return g > 0
+}
+
+// gap returns the fingertip's offset from the drifting reference point and
+// its distance inside the valid region (not positive outside it, and when
+// the model holds no contact).
+func (m *LocalModel) gap(t float64, x [3]float64) (d [3]float64, g float64) {
+	if !m.Valid || !m.InContact {
+		return d, 0
+	}
+	dt := t - m.T
+	d = [3]float64{x[0] - m.X0[0] - m.V[0]*dt, x[1] - m.X0[1] - m.V[1]*dt, x[2] - m.X0[2] - m.V[2]*dt}
+	n := &m.Normal
+	return d, m.Depth + n[0]*d[0] + n[1]*d[1] + n[2]*d[2]
 }
 
 // ContactPatch describes one finger's contact with the fabric for the

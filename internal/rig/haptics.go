@@ -104,12 +104,12 @@ func (h *hapticsLoop) scripted(t time.Duration, in *sim.SimOutput, out *sim.Fing
 	for f := range sim.NumFingers {
 		pos, vel := h.script.At(t, f)
 		m := &in.Local[f]
-		force := m.Eval(pos)
+		force := m.EvalAt(out.T, pos)
 		fs := &out.Fingers[f]
 		fs.Pos, fs.Vel, fs.Force, fs.Normal, fs.Valid = pos, vel, force, devsim.PadNormal(f), true
 		rec.Fingers[f] = haptics.FingerRecord{
 			Pos: pos, Vel: vel, ForceDes: force,
-			Contact: m.Valid && m.InContact && force != [3]float64{},
+			Contact: m.Touches(out.T, pos),
 			State:   haptics.StateSafe, Reason: haptics.ReasonNoDevice,
 		}
 	}

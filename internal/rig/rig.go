@@ -69,8 +69,11 @@ type Config struct {
 	// Fabric is the fabric handled; the simulation's material and the
 	// tactile renderer's surface come from it through calib/kes, and from
 	// nothing else. Nil takes the built-in DefaultFabric.
-	Fabric *kes.Fabric          `json:"-"`
-	Logf   func(string, ...any) `json:"-"`
+	Fabric *kes.Fabric `json:"-"`
+	// Sim configures the cloth; the zero value takes sim.DefaultConfig().
+	// Its step is SimPeriod and its pad radius the scene's.
+	Sim  sim.Config           `json:"sim"`
+	Logf func(string, ...any) `json:"-"`
 }
 
 func (c *Config) setDefaults() error {
@@ -107,6 +110,9 @@ func (c *Config) setDefaults() error {
 			return fmt.Errorf("rig: default fabric: %w", err)
 		}
 		c.Fabric = f
+	}
+	if c.Sim.NodesU == 0 {
+		c.Sim = sim.DefaultConfig()
 	}
 	if c.TactileParams == (devsim.TactileParams{}) {
 		c.TactileParams = devsim.DefaultTactileParams()
@@ -165,6 +171,10 @@ type Rig struct {
 
 	haptics     *hapticsLoop
 	hapticsLoop *loop
+	sim         *simLoop
+	topology    sim.Topology
+	snapshots   *statebuf.Buffer[sim.Snapshot]
+	simRows     *record.Table[simRow]
 	tactile     *tactileLoop
 	tactileLoop *loop
 	intent      *replayIntent               // what the fingers try to do
@@ -181,8 +191,8 @@ func New(cfg Config) (*Rig, error) {
 		return nil, err
 	}
 	r := &Rig{cfg: cfg}
-	// Readers of FingerState: the simulation loop and the status line.
-	r.fingers = statebuf.New[sim.FingerState](2, nil)
+	// Readers of FingerState: the simulation loop, the status line, the view.
+	r.fingers = statebuf.New[sim.FingerState](3, nil)
 	// Readers of the simulation's output: haptics, tactile, status, view.
 	r.simOut = statebuf.New[sim.SimOutput](4, nil)
 	r.status = r.fingers.NewReader()
@@ -199,6 +209,9 @@ func New(cfg Config) (*Rig, error) {
 		r.hapticsRows, err = record.NewTable(s, "haptics.csv", hapticsHeader(), 1<<15, appendHapticsRow)
 		if err == nil {
 			r.tactileRows, err = record.NewTable(s, "tactile.csv", tactileHeader(), 1<<11, appendTactileRow)
+		}
+		if err == nil {
+			r.simRows, err = record.NewTable(s, "sim.csv", simHeader(), 1<<13, appendSimRow)
 		}
 		if err != nil {
 			r.closeSession()
@@ -219,6 +232,15 @@ func New(cfg Config) (*Rig, error) {
 	r.haptics = h
 	r.hapticsLoop = newLoop("haptics", cfg.HapticsPeriod, cfg.Priority, r.haptics.step)
 	r.loops = append(r.loops, r.hapticsLoop)
+	sl, err := newSimLoop(r)
+	if err != nil {
+		r.closeSession()
+		return nil, err
+	}
+	r.sim = sl
+	r.topology = sl.cloth.Topology()
+	r.snapshots = statebuf.New[sim.Snapshot](1, func(s *sim.Snapshot) { *s = sim.NewSnapshot(r.topology.Nodes) })
+	r.loops = append(r.loops, newLoop("sim", cfg.SimPeriod, 0, sl.step))
 	tl, err := newTactileLoop(r)
 	if err != nil {
 		r.closeSession()
@@ -367,4 +389,4 @@ func versions() map[string]string {
 }
 
 // fabricSize is the size of the piece of fabric on the stand [m].
-func (r *Rig) fabricSize() (widthU, heightV float64) { return 0.30, 0.30 }
+func (r *Rig) fabricSize() (widthU, heightV float64) { return r.cfg.Sim.Width, r.cfg.Sim.Height }

@@ -1,0 +1,78 @@
+package rig
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/haptex/haptex/internal/record"
+	"github.com/haptex/haptex/internal/statebuf"
+	"github.com/haptex/haptex/sim"
+)
+
+// simRow is one simulation step in the session record.
+type simRow struct {
+	Stats   sim.Stats
+	Contact [sim.NumFingers]sim.ContactPatch
+	Local   [sim.NumFingers]sim.LocalModel
+}
+
+func simHeader() []string {
+	h := []string{"t_s", "step", "status", "cg_iters", "residual", "sens_iters", "max_strain", "recoveries",
+		"energy_kinetic_j", "energy_tensile_j", "energy_bending_j", "energy_gravity_j", "energy_contact_j"}
+	for f := range sim.NumFingers {
+		n := sim.FingerName(f) + "_"
+		h = append(h, n+"contact", n+"normal_force_n", n+"area_m2", n+"u_m", n+"v_m",
+			n+"f0_x_n", n+"f0_y_n", n+"f0_z_n", n+"depth_m")
+	}
+	return h
+}
+
+func appendSimRow(dst []byte, r *simRow) []byte {
+	s := &r.Stats
+	dst = record.AppendFloat(dst, s.T)
+	dst = fmt.Appendf(dst, ",%d,%s,%d", s.Step, s.Status, s.CGIters)
+	dst = record.AppendFloats(dst, s.Residual, float64(s.SensIters), s.MaxStrain, float64(s.Recoveries),
+		s.Energy.Kinetic, s.Energy.Tensile, s.Energy.Bending, s.Energy.Gravity, s.Energy.Contact)
+	for f := range sim.NumFingers {
+		c, l := &r.Contact[f], &r.Local[f]
+		dst = appendFlag(dst, c.InContact)
+		dst = record.AppendFloats(dst, c.NormalForce, c.Area, c.U, c.V, l.F0[0], l.F0[1], l.F0[2], l.Depth)
+	}
+	return dst
+}
+
+// simLoop steps the cloth with the latest fingers and publishes what the
+// other loops and the view read.
+type simLoop struct {
+	r       *Rig
+	cloth   *sim.Cloth
+	fingers *statebuf.Reader[sim.FingerState]
+	row     simRow
+}
+
+func newSimLoop(r *Rig) (*simLoop, error) {
+	cfg := r.cfg.Sim
+	cfg.Dt = r.cfg.SimPeriod.Seconds()
+	cfg.PadRadius = [sim.NumFingers]float64{r.cfg.Scene.PadRadius, r.cfg.Scene.PadRadius}
+	c, err := sim.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("rig: cloth: %w", err)
+	}
+	return &simLoop{r: r, cloth: c, fingers: r.fingers.NewReader()}, nil
+}
+
+func (l *simLoop) step(t time.Duration) {
+	in, _ := l.fingers.Read()
+	l.cloth.Step(t.Seconds(), in)
+	out := l.r.simOut.Slot()
+	l.cloth.Output(out)
+	l.r.simOut.Publish()
+	l.cloth.SnapshotTo(l.r.snapshots.Slot())
+	l.r.snapshots.Publish()
+	if l.r.simRows != nil {
+		l.row.Stats = l.cloth.Stats()
+		l.row.Contact = out.Contact
+		l.row.Local = out.Local
+		l.r.simRows.Push(&l.row)
+	}
+}
