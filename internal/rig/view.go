@@ -1,0 +1,74 @@
+package rig
+
+import (
+	"github.com/haptex/haptex/calib/kes"
+	"github.com/haptex/haptex/internal/statebuf"
+	"github.com/haptex/haptex/sim"
+)
+
+// View reads a rig's latest state for a display. It owns one reader of
+// each of the rig's buffers, so a rig has at most one View, and Read is
+// called from one goroutine. It never blocks a loop.
+type View struct {
+	r        *Rig
+	fingers  *statebuf.Reader[sim.FingerState]
+	simOut   *statebuf.Reader[sim.SimOutput]
+	snaps    *statebuf.Reader[sim.Snapshot]
+	tactile  *statebuf.Reader[TactileOut]
+	Topology sim.Topology // the cloth's fixed connectivity
+}
+
+// ViewState is what a View read: pointers into the rig's buffer slots,
+// valid and unchanged until the next Read.
+type ViewState struct {
+	Fingers  *sim.FingerState
+	Sim      *sim.SimOutput
+	Snapshot *sim.Snapshot
+	Tactile  *TactileOut
+}
+
+// NewView returns the rig's view. It panics when called twice (each buffer
+// has one reader reserved for the view), a programming error.
+func (r *Rig) NewView() *View {
+	return &View{
+		r: r, Topology: r.topology,
+		fingers: r.fingers.NewReader(), simOut: r.simOut.NewReader(),
+		snaps: r.snapshots.NewReader(), tactile: r.tactileOut.NewReader(),
+	}
+}
+
+// Read returns the latest state of every loop.
+func (v *View) Read() ViewState {
+	var s ViewState
+	s.Fingers, _ = v.fingers.Read()
+	s.Sim, _ = v.simOut.Read()
+	s.Snapshot, _ = v.snaps.Read()
+	s.Tactile, _ = v.tactile.Read()
+	return s
+}
+
+// Loops appends each loop's name, measured rate [Hz] and p99 lateness to
+// dst[:0], live (zero in a lockstep run).
+func (v *View) Loops(dst []LoopStatus) []LoopStatus {
+	out := dst[:0]
+	for _, l := range v.r.loops {
+		ls := LoopStatus{Name: l.name}
+		if l.rt != nil {
+			ls.RateHz = l.rt.Tel.Rate()
+			ls.LatenessP99 = float64(l.rt.Tel.Lateness.Quantile(0.99)) / 1e3
+		}
+		out = append(out, ls)
+	}
+	return out
+}
+
+// Fabric returns the fabric the rig handles.
+func (v *View) Fabric() *kes.Fabric { return v.r.cfg.Fabric }
+
+// PadRadius returns the fingertip pad radius [m].
+func (v *View) PadRadius() float64 { return v.r.cfg.Scene.PadRadius }
+
+// RodRadius and RodY locate the stand's rod [m].
+func (v *View) Rod() (radius, y float64) {
+	return v.r.topology.RodRadius, v.r.topology.RodCenter[1]
+}
