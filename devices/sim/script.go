@@ -138,7 +138,7 @@ func DefaultScene() Scene {
 
 // DefaultScript is the showcase handling sequence, 10 s long: approach,
 // touch, stroke (±3 cm along x, about 50 mm/s on average), pinch, stretch,
-// release. The index finger approaches from +z with its pad facing -z; the
+// release. It ends where it starts, so it can be played again and again. The index finger approaches from +z with its pad facing -z; the
 // thumb from -z facing +z.
 func DefaultScript(sc Scene) *Script {
 	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
@@ -161,7 +161,7 @@ func DefaultScript(sc Scene) *Script {
 		{sec(8.0), at(sc.Pinch, pu[0], pu[1], pinchZ+pu[2])},
 		{sec(8.5), at(sc.Pinch, pu[0], pu[1], pinchZ+pu[2])},
 		{sec(9.0), at(sc.Pinch, pu[0], pu[1], 0.03)},
-		{sec(10.0), at(sc.Pinch, 0, 0, 0.06)},
+		{sec(10.0), at(sc.Touch, 0, 0, 0.06)},
 	}
 	thumb := []Keyframe{
 		{0, at(sc.Touch, 0, 0, -0.06)},
@@ -173,7 +173,7 @@ func DefaultScript(sc Scene) *Script {
 		{sec(8.0), at(sc.Pinch, pu[0], pu[1], -pinchZ+pu[2])},
 		{sec(8.5), at(sc.Pinch, pu[0], pu[1], -pinchZ+pu[2])},
 		{sec(9.0), at(sc.Pinch, pu[0], pu[1], -0.03+pu[2])},
-		{sec(10.0), at(sc.Pinch, 0, 0, -0.06)},
+		{sec(10.0), at(sc.Touch, 0, 0, -0.06)},
 	}
 	phases := []Phase{
 		{"approach", 0}, {"touch", sec(1.0)}, {"stroke", sec(1.5)},

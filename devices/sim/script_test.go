@@ -94,3 +94,14 @@ func TestScriptAtAllocs(t *testing.T) {
 		t.Fatalf("At allocates %v", a)
 	}
 }
+
+func TestDefaultScriptEndsWhereItStarts(t *testing.T) {
+	s := DefaultScript(DefaultScene())
+	for f := range 2 {
+		a, _ := s.At(0, f)
+		b, _ := s.At(s.Duration(), f)
+		if a != b {
+			t.Fatalf("finger %d starts at %v, ends at %v", f, a, b)
+		}
+	}
+}

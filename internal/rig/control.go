@@ -6,6 +6,7 @@ import (
 	"time"
 
 	devsim "github.com/haptex/haptex/devices/sim"
+	"github.com/haptex/haptex/sim"
 )
 
 // Changes to a running rig (a new stimulus, the start of an interval) are
@@ -16,12 +17,15 @@ import (
 
 const commandQueue = 16
 
+// command runs on a loop's goroutine at the start of its tick at time t.
+type command func(t time.Duration)
+
 // errQueueFull is returned when a loop has not drained its queue: it is
 // not running, or it stalls.
 var errQueueFull = errors.New("rig: command queue full (is the loop running?)")
 
 // do queues f to run on loop l at the start of its next tick.
-func (l *loop) do(f func()) error {
+func (l *loop) do(f command) error {
 	select {
 	case l.cmds <- f:
 		return nil
@@ -36,7 +40,7 @@ func (l *loop) tick(t time.Duration) {
 	for {
 		select {
 		case f := <-l.cmds:
-			f()
+			f(t)
 			continue
 		default:
 		}
@@ -47,13 +51,42 @@ func (l *loop) tick(t time.Duration) {
 
 // replayIntent plays a handling motion from a start time that can be reset,
 // so every interval of an experiment replays the script from its
-// beginning. Its start is changed only by a command on the haptics loop,
-// the goroutine that calls At (through the simulated exoskeletons).
+// beginning. A restart never makes the finger jump: the difference between
+// where the finger was heading and where the script starts is blended out
+// over restartBlend on a minimum-jerk ramp, as a hand would move. Its state
+// is changed only by a command on the haptics loop, the goroutine that
+// calls At (through the simulated exoskeletons).
 type replayIntent struct {
 	inner devsim.Intent
 	t0    time.Duration
+	off   [sim.NumFingers][3]float64 // pose difference still being blended out
+}
+
+const restartBlend = 300 * time.Millisecond
+
+// restart makes the motion start again at t.
+func (r *replayIntent) restart(t time.Duration) {
+	for f := range r.off {
+		was, _ := r.At(t, f)
+		start, _ := r.inner.At(0, f)
+		for k := range 3 {
+			r.off[f][k] = was[k] - start[k]
+		}
+	}
+	r.t0 = t
 }
 
 func (r *replayIntent) At(t time.Duration, f int) (pos, vel [3]float64) {
-	return r.inner.At(t-r.t0, f)
+	pos, vel = r.inner.At(t-r.t0, f)
+	if d := t - r.t0; d < restartBlend && d >= 0 {
+		tau := d.Seconds() / restartBlend.Seconds()
+		// 1 − s(τ) of the minimum-jerk profile and its time derivative.
+		w := 1 - tau*tau*tau*(10+tau*(-15+6*tau))
+		dw := -30 * tau * tau * (1 - tau) * (1 - tau) / restartBlend.Seconds()
+		for k := range 3 {
+			pos[k] += r.off[f][k] * w
+			vel[k] += r.off[f][k] * dw
+		}
+	}
+	return pos, vel
 }

@@ -39,6 +39,7 @@ type hapticsLoop struct {
 	tick   uint64
 	row    hapticsRow
 	stats  forceStats
+	iv     hapticsInterval // the experiment interval being measured
 }
 
 func newHapticsLoop(r *Rig) (*hapticsLoop, error) {
@@ -82,9 +83,13 @@ func (h *hapticsLoop) step(t time.Duration) {
 	} else {
 		h.scripted(t, in, out, rec)
 	}
-	h.row.LatenessUs = 0
+	var late time.Duration
 	if h.rt != nil {
-		h.row.LatenessUs = float64(h.rt.Lateness()) / 1e3
+		late = h.rt.Lateness()
+	}
+	h.row.LatenessUs = float64(late) / 1e3
+	if h.iv.active {
+		h.iv.add(t, rec, late, h.servo != nil)
 	}
 	h.r.fingers.Publish()
 	if h.r.hapticsRows != nil {

@@ -23,7 +23,6 @@ import (
 	"github.com/haptex/haptex/devices"
 	devsim "github.com/haptex/haptex/devices/sim"
 	"github.com/haptex/haptex/haptics"
-	"github.com/haptex/haptex/internal/lockstep"
 	"github.com/haptex/haptex/internal/record"
 	"github.com/haptex/haptex/internal/rt"
 	"github.com/haptex/haptex/internal/statebuf"
@@ -147,11 +146,11 @@ type loop struct {
 	priority int
 	step     func(t time.Duration)
 	rt       *rt.Loop // nil until a real-time run builds it
-	cmds     chan func()
+	cmds     chan command
 }
 
 func newLoop(name string, period time.Duration, priority int, step func(time.Duration)) *loop {
-	return &loop{name: name, period: period, priority: priority, step: step, cmds: make(chan func(), commandQueue)}
+	return &loop{name: name, period: period, priority: priority, step: step, cmds: make(chan command, commandQueue)}
 }
 
 // Rig is a wired system, ready to run once.
@@ -172,6 +171,7 @@ type Rig struct {
 	haptics     *hapticsLoop
 	hapticsLoop *loop
 	sim         *simLoop
+	simLoop     *loop
 	topology    sim.Topology
 	snapshots   *statebuf.Buffer[sim.Snapshot]
 	simRows     *record.Table[simRow]
@@ -240,7 +240,8 @@ func New(cfg Config) (*Rig, error) {
 	r.sim = sl
 	r.topology = sl.cloth.Topology()
 	r.snapshots = statebuf.New[sim.Snapshot](1, func(s *sim.Snapshot) { *s = sim.NewSnapshot(r.topology.Nodes) })
-	r.loops = append(r.loops, newLoop("sim", cfg.SimPeriod, 0, sl.step))
+	r.simLoop = newLoop("sim", cfg.SimPeriod, 0, sl.step)
+	r.loops = append(r.loops, r.simLoop)
 	tl, err := newTactileLoop(r)
 	if err != nil {
 		r.closeSession()
@@ -331,24 +332,15 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 // RunLockstep runs the rig in virtual time for cfg.Duration (which must be
 // set) with the lockstep runner, as fast as the machine computes it.
 func (r *Rig) RunLockstep() (*Summary, error) {
-	if r.ran {
-		return nil, errors.New("rig: already ran")
-	}
 	if r.cfg.Duration <= 0 {
 		return nil, errors.New("rig: a lockstep run needs a duration")
 	}
-	r.ran = true
-	if r.session != nil {
-		r.session.Start()
+	s, err := r.Lockstep()
+	if err != nil {
+		return nil, err
 	}
-	tasks := make([]lockstep.Task, len(r.loops))
-	for i, l := range r.loops {
-		tasks[i] = lockstep.Task{Name: l.name, Period: l.period, Step: l.tick}
-	}
-	start := time.Now()
-	lockstep.New(tasks...).RunUntil(r.cfg.Duration)
-	sum := r.summary("lockstep", r.cfg.Duration, time.Since(start))
-	return sum, r.finish(sum)
+	s.Advance(r.cfg.Duration)
+	return s.Finish()
 }
 
 // finish closes the session and writes session.json.

@@ -5,16 +5,27 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/haptex/haptex/sim"
 )
+
+// coarse is a rig configuration with a 12 x 12-node cloth: every loop and
+// device as in a real run, small enough for the race detector.
+func coarse(c Config) Config {
+	c.Sim = sim.DefaultConfig()
+	c.Sim.NodesU, c.Sim.NodesV = 12, 12
+	return c
+}
 
 // runLockstep runs a recorded lockstep session and returns its folder.
 func runLockstep(t *testing.T, d time.Duration) (string, *Summary) {
 	t.Helper()
-	r, err := New(Config{OutDir: t.TempDir(), Duration: d})
+	r, err := New(coarse(Config{OutDir: t.TempDir(), Duration: d}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +44,7 @@ func TestLockstepIsDeterministic(t *testing.T) {
 	}
 	a, _ := runLockstep(t, d)
 	b, _ := runLockstep(t, d)
-	for _, name := range []string{"haptics.csv"} {
+	for _, name := range []string{"haptics.csv", "sim.csv", "tactile.csv"} {
 		x, err := os.ReadFile(filepath.Join(a, name))
 		if err != nil {
 			t.Fatal(err)
@@ -81,7 +92,7 @@ func TestLockstepSessionRecord(t *testing.T) {
 
 // The haptics tick allocates nothing.
 func TestHapticsTickAllocs(t *testing.T) {
-	r, err := New(Config{OutDir: t.TempDir()})
+	r, err := New(coarse(Config{OutDir: t.TempDir()}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +109,7 @@ func TestHapticsTickAllocs(t *testing.T) {
 // A short real-time run starts every loop, stops on time and records what
 // it ran. Timing figures are not asserted (the machine is shared).
 func TestRealtimeRun(t *testing.T) {
-	r, err := New(Config{OutDir: t.TempDir(), Duration: 500 * time.Millisecond, Priority: -1})
+	r, err := New(coarse(Config{OutDir: t.TempDir(), Duration: 500 * time.Millisecond, Priority: -1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,5 +135,89 @@ func TestConfigErrors(t *testing.T) {
 		if _, err := New(c); err == nil {
 			t.Errorf("config %+v: no error", c)
 		}
+	}
+}
+
+// An interval measures what the devices delivered: over the showcase
+// script both fingers touch the cloth, the pads squeeze it in the pinch,
+// and the force the sensors measured stays close to the force the servo
+// asked for (the device is transparent). A second interval restarts the
+// script where the first ended, without a jump.
+func TestIntervalStats(t *testing.T) {
+	r, err := New(coarse(Config{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := r.Lockstep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	measure := func(d time.Duration) IntervalStats {
+		if err := r.BeginInterval(); err != nil {
+			t.Fatal(err)
+		}
+		s.Advance(d)
+		c, err := r.EndInterval()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Advance(30 * time.Millisecond) // one tick of each loop runs the command
+		return <-c
+	}
+	for i := range 2 {
+		iv := measure(10 * time.Second)
+		if iv.PinchS < 0.5 || iv.ContactS[1] < 3 || !(iv.MinPadGapM < 0.0005) {
+			t.Fatalf("interval %d: pinch %.3f s, index contact %.3f s, smallest pad gap %g m", i, iv.PinchS, iv.ContactS[1], iv.MinPadGapM)
+		}
+		for f := range 2 {
+			if iv.PeakForceDesN[f] < 0.05 || iv.PeakForceN[f] > iv.PeakForceDesN[f]+0.15 {
+				t.Fatalf("interval %d finger %d: peak force %.3f N measured, %.3f N desired", i, f, iv.PeakForceN[f], iv.PeakForceDesN[f])
+			}
+			if iv.MeanA40Um[f] <= 0 || iv.DeliveredA40Um[f] <= 0 {
+				t.Fatalf("interval %d finger %d: tactile %g µm sent, %g µm delivered", i, f, iv.MeanA40Um[f], iv.DeliveredA40Um[f])
+			}
+		}
+		if iv.DurationS < 9.99 || iv.DurationS > 10.01 || iv.TactileFrames < 399 {
+			t.Fatalf("interval %d: duration %.3f s, %d tactile frames", i, iv.DurationS, iv.TactileFrames)
+		}
+		t.Logf("handling interval %d: %+v", i, iv)
+	}
+	if _, err := s.Finish(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A test tone replaces the rendered fabric on every pin of both arrays;
+// the simulated arrays deliver it within their pin spread.
+func TestTone(t *testing.T) {
+	r, err := New(coarse(Config{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := r.Lockstep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetTone(&Tone{A40Um: 20, A320Um: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.BeginInterval(); err != nil {
+		t.Fatal(err)
+	}
+	s.Advance(300 * time.Millisecond)
+	c, _ := r.EndInterval()
+	s.Advance(30 * time.Millisecond)
+	iv := <-c
+	for f := range 2 {
+		if iv.MeanA40Um[f] != 20 || iv.MeanA320Um[f] != 2 {
+			t.Fatalf("finger %d sent %g / %g µm, want 20 / 2", f, iv.MeanA40Um[f], iv.MeanA320Um[f])
+		}
+		// 24 pins with a 1 dB spread: the mean is within ±1 dB easily.
+		if math.Abs(20*math.Log10(iv.DeliveredA40Um[f]/20)) > 1 {
+			t.Fatalf("finger %d delivered %g µm at 40 Hz for 20", f, iv.DeliveredA40Um[f])
+		}
+	}
+	if err := r.SetTone(&Tone{A40Um: math.NaN()}); err == nil {
+		t.Fatal("NaN tone accepted")
 	}
 }

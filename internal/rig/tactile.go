@@ -78,6 +78,10 @@ type tactileLoop struct {
 	row      tactileRow
 	seq      uint32
 	errs     [sim.NumFingers]uint64
+	cal      [sim.NumFingers]tactile.Calibration
+	tone     Tone // sent instead of the fabric while toneOn
+	toneOn   bool
+	iv       tactileInterval
 }
 
 func newTactileLoop(r *Rig) (*tactileLoop, error) {
@@ -124,6 +128,9 @@ func newTactileLoop(r *Rig) (*tactileLoop, error) {
 		return nil, fmt.Errorf("rig: tactile renderer: %w", err)
 	}
 	l.renderer = rend
+	for f := range sim.NumFingers {
+		l.cal[f] = tactile.DefaultCalibration()
+	}
 	return l, nil
 }
 
@@ -136,6 +143,14 @@ func (l *tactileLoop) step(t time.Duration) {
 	}
 	frame := &l.row.Frame
 	l.renderer.Step(t.Seconds(), &l.contacts, frame)
+	if l.toneOn {
+		for f := range frame.Fingers {
+			ff := &frame.Fingers[f]
+			for p := range ff.A40Um {
+				ff.A40Um[p], ff.A320Um[p] = l.tone.A40Um, l.tone.A320Um
+			}
+		}
+	}
 	l.seq++
 	for f := range sim.NumFingers {
 		d := &l.devFrame[f]
@@ -150,6 +165,9 @@ func (l *tactileLoop) step(t time.Duration) {
 		if err != nil {
 			l.errs[f]++
 		}
+	}
+	if l.iv.active {
+		l.iv.add(frame, &l.arrays)
 	}
 	l.row.Contact = l.contacts
 	out := l.r.tactileOut.Slot()

@@ -1,0 +1,359 @@
+package rig
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/haptics"
+	"github.com/haptex/haptex/internal/lockstep"
+	"github.com/haptex/haptex/internal/rt"
+	"github.com/haptex/haptex/sim"
+	"github.com/haptex/haptex/tactile"
+)
+
+// IntervalStats is the stimulus a rig actually delivered during one
+// interval of a trial: what the devices rendered and measured, beside the
+// nominal stimulus an experiment asked for.
+type IntervalStats struct {
+	DurationS float64 `json:"duration_s"`
+	// PeakForceN is the largest force the fingertip sensor measured, per
+	// finger [N]; PeakForceDesN the largest force the servo asked the
+	// device for (the cloth's force after scaling and the safety envelope).
+	PeakForceN    [sim.NumFingers]float64 `json:"peak_force_n"`
+	PeakForceDesN [sim.NumFingers]float64 `json:"peak_force_des_n"`
+	// ContactS is each finger's time in contact with the cloth, PinchS the
+	// time both were [s].
+	ContactS [sim.NumFingers]float64 `json:"contact_s"`
+	PinchS   float64                 `json:"pinch_s"`
+	// MinPadGapM is the smallest distance between the two pad surfaces
+	// while both touched the cloth [m] (the fabric's thickness minus it is
+	// how far the pinch squeezed it); NaN without a pinch.
+	MinPadGapM float64 `json:"min_pad_gap_m"`
+	// Loop health over the interval.
+	HapticsLatenessP99Us float64 `json:"haptics_lateness_p99_us"`
+	HapticsLateOver1ms   uint64  `json:"haptics_late_over_1ms"`
+	HapticsOverruns      uint64  `json:"haptics_overruns"`
+	SafeTicks            uint64  `json:"safe_ticks"` // ticks with a finger outside StateActive (devices only)
+	// Tactile amplitudes sent to the arrays: the mean over frames of the
+	// mean over pins with a non-zero amplitude, and the peak pin [µm].
+	TactileFrames int                     `json:"tactile_frames"`
+	MeanA40Um     [sim.NumFingers]float64 `json:"mean_a40_um"`
+	MeanA320Um    [sim.NumFingers]float64 `json:"mean_a320_um"`
+	PeakA40Um     [sim.NumFingers]float64 `json:"peak_a40_um"`
+	PeakA320Um    [sim.NumFingers]float64 `json:"peak_a320_um"`
+	// DeliveredA40Um and DeliveredA320Um are the same means of the pin
+	// amplitudes the arrays reported delivering (arrays that can measure
+	// it, such as the simulated ones); NaN otherwise.
+	DeliveredA40Um  [sim.NumFingers]float64 `json:"delivered_a40_um"`
+	DeliveredA320Um [sim.NumFingers]float64 `json:"delivered_a320_um"`
+}
+
+// hapticsInterval accumulates an interval on the haptics goroutine.
+type hapticsInterval struct {
+	active   bool
+	start    time.Duration
+	last     time.Duration
+	ticks    uint64
+	stats    IntervalStats
+	lateness rt.Histogram
+	dt       float64
+	radius   float64
+}
+
+func (a *hapticsInterval) begin(t time.Duration, dt, radius float64) {
+	a.active, a.start, a.last, a.ticks = true, t, t, 0
+	a.stats = IntervalStats{MinPadGapM: math.NaN()}
+	a.lateness.Reset()
+	a.dt, a.radius = dt, radius
+}
+
+func (a *hapticsInterval) add(t time.Duration, rec *haptics.TickRecord, lateness time.Duration, withDevices bool) {
+	s := &a.stats
+	a.last = t
+	a.ticks++
+	both := true
+	for f := range rec.Fingers {
+		fr := &rec.Fingers[f]
+		s.PeakForceN[f] = max(s.PeakForceN[f], norm3(fr.ForceMeas))
+		s.PeakForceDesN[f] = max(s.PeakForceDesN[f], norm3(fr.ForceDes))
+		if fr.Contact {
+			s.ContactS[f] += a.dt
+		} else {
+			both = false
+		}
+		if withDevices && fr.State != haptics.StateActive {
+			s.SafeTicks++
+		}
+	}
+	if both {
+		s.PinchS += a.dt
+		a0, a1 := rec.Fingers[0].Pos, rec.Fingers[1].Pos
+		gap := norm3([3]float64{a0[0] - a1[0], a0[1] - a1[1], a0[2] - a1[2]}) - 2*a.radius
+		if math.IsNaN(s.MinPadGapM) || gap < s.MinPadGapM {
+			s.MinPadGapM = gap
+		}
+	}
+	if rec.Overrun {
+		s.HapticsOverruns++
+	}
+	if lateness > time.Millisecond {
+		s.HapticsLateOver1ms++
+	}
+	a.lateness.Record(lateness)
+}
+
+func (a *hapticsInterval) finish() IntervalStats {
+	a.active = false
+	s := a.stats
+	s.DurationS = (a.last - a.start).Seconds() + a.dt
+	s.HapticsLatenessP99Us = float64(a.lateness.Quantile(0.99)) / 1e3
+	return s
+}
+
+// tactileInterval accumulates an interval on the tactile goroutine.
+type tactileInterval struct {
+	active  bool
+	stats   IntervalStats
+	sum40   [sim.NumFingers]float64
+	sum320  [sim.NumFingers]float64
+	del40   [sim.NumFingers]float64
+	del320  [sim.NumFingers]float64
+	measure [sim.NumFingers]bool // the array reports what it delivers
+	buf     devices.TactileFrame
+}
+
+func (a *tactileInterval) begin() {
+	*a = tactileInterval{active: true}
+}
+
+func (a *tactileInterval) add(fr *tactile.Frame, arrays *[sim.NumFingers]devices.TactileArray) {
+	s := &a.stats
+	s.TactileFrames++
+	for f := range fr.Fingers {
+		if d, ok := arrays[f].(deliverer); ok {
+			d.Delivered(&a.buf)
+			a.del40[f] += meanNonZero(a.buf.A40Um[:])
+			a.del320[f] += meanNonZero(a.buf.A320Um[:])
+			a.measure[f] = true
+		}
+		ff := &fr.Fingers[f]
+		m40, m320 := meanNonZero(ff.A40Um[:]), meanNonZero(ff.A320Um[:])
+		a.sum40[f] += m40
+		a.sum320[f] += m320
+		for p := range ff.A40Um {
+			s.PeakA40Um[f] = max(s.PeakA40Um[f], ff.A40Um[p])
+			s.PeakA320Um[f] = max(s.PeakA320Um[f], ff.A320Um[p])
+		}
+	}
+}
+
+func (a *tactileInterval) finish() IntervalStats {
+	a.active = false
+	s := a.stats
+	for f := range sim.NumFingers {
+		s.DeliveredA40Um[f], s.DeliveredA320Um[f] = math.NaN(), math.NaN()
+		if n := float64(s.TactileFrames); n > 0 {
+			s.MeanA40Um[f], s.MeanA320Um[f] = a.sum40[f]/n, a.sum320[f]/n
+			if a.measure[f] {
+				s.DeliveredA40Um[f], s.DeliveredA320Um[f] = a.del40[f]/n, a.del320[f]/n
+			}
+		}
+	}
+	return s
+}
+
+// deliverer is an array that can report what its pins deliver (the
+// simulated array's vibrometer view).
+type deliverer interface {
+	Delivered(dst *devices.TactileFrame)
+}
+
+// meanNonZero is the mean of the amplitudes above 1 nm (pins that vibrate).
+func meanNonZero(a []float64) float64 {
+	var sum float64
+	n := 0
+	for _, v := range a {
+		if v > 1e-3 {
+			sum += v
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+func norm3(v [3]float64) float64 { return math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2]) }
+
+// Tone is a test vibration the tactile loop sends on every pin of both
+// arrays in place of the rendered fabric (detection thresholds, pin
+// calibration).
+type Tone struct {
+	A40Um, A320Um float64 // [µm peak]
+}
+
+// BeginInterval starts an interval of a trial at the next haptics tick:
+// the handling motion restarts from its beginning and the delivered
+// stimulus is accumulated until EndInterval.
+func (r *Rig) BeginInterval() error {
+	h, tl := r.haptics, r.tactile
+	err := r.hapticsLoop.do(func(t time.Duration) {
+		r.intent.restart(t)
+		h.iv.begin(t, r.cfg.HapticsPeriod.Seconds(), r.cfg.Scene.PadRadius)
+	})
+	if err != nil {
+		return err
+	}
+	return r.tactileLoop.do(func(time.Duration) { tl.iv.begin() })
+}
+
+// EndInterval ends the interval at the next tick of each loop and returns
+// a channel that delivers its statistics once both loops have reported.
+func (r *Rig) EndInterval() (<-chan IntervalStats, error) {
+	h, tl := r.haptics, r.tactile
+	hc := make(chan IntervalStats, 1)
+	tc := make(chan IntervalStats, 1)
+	if err := r.hapticsLoop.do(func(time.Duration) { hc <- h.iv.finish() }); err != nil {
+		return nil, err
+	}
+	if err := r.tactileLoop.do(func(time.Duration) { tc <- tl.iv.finish() }); err != nil {
+		return nil, err
+	}
+	out := make(chan IntervalStats, 1)
+	go func() {
+		s := <-hc
+		ts := <-tc
+		s.TactileFrames = ts.TactileFrames
+		s.MeanA40Um, s.MeanA320Um = ts.MeanA40Um, ts.MeanA320Um
+		s.PeakA40Um, s.PeakA320Um = ts.PeakA40Um, ts.PeakA320Um
+		s.DeliveredA40Um, s.DeliveredA320Um = ts.DeliveredA40Um, ts.DeliveredA320Um
+		out <- s
+	}()
+	return out, nil
+}
+
+// SetForceScale makes the servo render k times the cloth's force from its
+// next tick on. It fails with scripted fingertips (nothing is rendered).
+func (r *Rig) SetForceScale(k float64) error {
+	if r.haptics.servo == nil {
+		return errors.New("rig: no force rendering with scripted fingertips")
+	}
+	if !(k >= 0 && k <= 10) {
+		return fmt.Errorf("rig: force scale %g outside [0, 10]", k)
+	}
+	s := r.haptics.servo
+	return r.hapticsLoop.do(func(time.Duration) { s.SetForceScale(k) })
+}
+
+// SetTone replaces the rendered fabric on both arrays by a test vibration
+// from the next tactile frame on; nil goes back to rendering the fabric.
+func (r *Rig) SetTone(tone *Tone) error {
+	var v Tone
+	on := tone != nil
+	if on {
+		v = *tone
+		if !(v.A40Um >= 0) || !(v.A320Um >= 0) || math.IsInf(v.A40Um, 0) || math.IsInf(v.A320Um, 0) {
+			return fmt.Errorf("rig: tone %g µm at 40 Hz, %g µm at 320 Hz: want finite, >= 0", v.A40Um, v.A320Um)
+		}
+	}
+	tl := r.tactile
+	return r.tactileLoop.do(func(time.Duration) { tl.tone, tl.toneOn = v, on })
+}
+
+// SetTactileGain shifts both fingers' 40 Hz and 320 Hz amplitudes by the
+// given gains [dB] (a stimulus level or a comfort setting), keeping each
+// finger's channels and pin calibration.
+func (r *Rig) SetTactileGain(db40, db320 float64) error {
+	if !(math.Abs(db40) <= 40) || !(math.Abs(db320) <= 40) {
+		return fmt.Errorf("rig: tactile gain %g dB, %g dB outside [-40, 40]", db40, db320)
+	}
+	tl := r.tactile
+	return r.tactileLoop.do(func(time.Duration) {
+		for f := range sim.NumFingers {
+			c := tl.cal[f]
+			c.Gain40DB, c.Gain320DB = db40, db320
+			if tl.renderer.SetCalibration(f, c) == nil {
+				tl.cal[f] = c
+			}
+		}
+	})
+}
+
+// SetMaterial blends the cloth into a new material over ramp seconds of
+// simulation time from its next step (sim.Cloth.SetMaterial).
+func (r *Rig) SetMaterial(m sim.Material, ramp float64) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	c := r.sim.cloth
+	return r.simLoop.do(func(time.Duration) {
+		if err := c.SetMaterial(m, ramp); err != nil {
+			r.logf("rig: %v", err)
+		}
+	})
+}
+
+// SetSurface makes the tactile renderer render a new surface from its next
+// frame (build it off the loops with tactile.NewSurface: it takes ~0.5 s).
+func (r *Rig) SetSurface(s *tactile.Surface) error {
+	if s == nil {
+		return errors.New("rig: nil surface")
+	}
+	tl := r.tactile
+	return r.tactileLoop.do(func(time.Duration) {
+		if err := tl.renderer.SetSurface(s); err != nil {
+			r.logf("rig: %v", err)
+		}
+	})
+}
+
+func (r *Rig) logf(format string, args ...any) {
+	if r.cfg.Logf != nil {
+		r.cfg.Logf(format, args...)
+	}
+}
+
+// Stepper runs a rig in virtual time in chunks, for callers that act
+// between chunks (the experiment runner): the lockstep counterpart of Run.
+type Stepper struct {
+	r     *Rig
+	run   *lockstep.Runner
+	now   time.Duration
+	start time.Time
+}
+
+// Lockstep starts a lockstep run of the rig and returns its stepper at
+// virtual time 0. cfg.Duration is ignored; Finish ends the run.
+func (r *Rig) Lockstep() (*Stepper, error) {
+	if r.ran {
+		return nil, errors.New("rig: already ran")
+	}
+	r.ran = true
+	if r.session != nil {
+		r.session.Start()
+	}
+	tasks := make([]lockstep.Task, len(r.loops))
+	for i, l := range r.loops {
+		tasks[i] = lockstep.Task{Name: l.name, Period: l.period, Step: l.tick}
+	}
+	return &Stepper{r: r, run: lockstep.New(tasks...), start: time.Now()}, nil
+}
+
+// Advance runs every tick in the next d of virtual time.
+func (s *Stepper) Advance(d time.Duration) {
+	s.now += d
+	s.run.RunUntil(s.now)
+}
+
+// Now returns the virtual time reached.
+func (s *Stepper) Now() time.Duration { return s.now }
+
+// Finish ends the run: it closes the session and returns the summary.
+func (s *Stepper) Finish() (*Summary, error) {
+	sum := s.r.summary("lockstep", s.now, time.Since(s.start))
+	return sum, s.r.finish(sum)
+}
