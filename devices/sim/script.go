@@ -194,3 +194,45 @@ func PadNormal(f int) [3]float64 {
 	}
 	return [3]float64{0, 0, -1}
 }
+
+// PinchScript is a 3 s handling motion for experiment intervals: both
+// fingers approach the pinch point, close on the fabric, pull it as in the
+// showcase stretch, release and return where they started. A subject's
+// judgement of a fabric's stretch or grip rests on exactly this motion.
+func PinchScript(sc Scene) *Script {
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	surf := sc.PadRadius + sc.Thickness/2
+	pinchZ := surf - sc.Squeeze
+	p, pu := sc.Pinch, sc.Pull
+	kf := func(side float64) []Keyframe {
+		at := func(dx, dy, z float64) [3]float64 { return [3]float64{p[0] + dx, p[1] + dy, z} }
+		return []Keyframe{
+			{0, at(0, 0, side*0.03)},
+			{sec(0.6), at(0, 0, side*(surf+0.004))},
+			{sec(1.0), at(0, 0, side*pinchZ)},
+			{sec(1.3), at(0, 0, side*pinchZ)},
+			{sec(2.1), at(pu[0], pu[1], side*pinchZ+pu[2])},
+			{sec(2.3), at(pu[0], pu[1], side*pinchZ+pu[2])},
+			{sec(2.6), at(pu[0], pu[1], side*0.02+pu[2])},
+			{sec(3.0), at(0, 0, side*0.03)},
+		}
+	}
+	phases := []Phase{{"approach", 0}, {"pinch", sec(0.6)}, {"stretch", sec(1.3)}, {"release", sec(2.3)}}
+	s, err := NewScript(kf(-1), kf(1), phases)
+	if err != nil {
+		panic(err) // constant keyframes, checked by tests
+	}
+	return s
+}
+
+// RestScript holds both fingers still, 3 cm off either face of the fabric
+// at the pinch point: the hand at rest on the tactile arrays, for
+// stimuli that need no handling (vibration thresholds).
+func RestScript(sc Scene) *Script {
+	p := sc.Pinch
+	s, err := NewScript([]Keyframe{{0, [3]float64{p[0], p[1], -0.03}}}, []Keyframe{{0, [3]float64{p[0], p[1], 0.03}}}, []Phase{{"rest", 0}})
+	if err != nil {
+		panic(err)
+	}
+	return s
+}

@@ -105,3 +105,18 @@ func TestDefaultScriptEndsWhereItStarts(t *testing.T) {
 		}
 	}
 }
+
+func TestShortScriptsEndWhereTheyStart(t *testing.T) {
+	for name, s := range map[string]*Script{"pinch": PinchScript(DefaultScene()), "rest": RestScript(DefaultScene())} {
+		for f := range 2 {
+			a, _ := s.At(0, f)
+			b, _ := s.At(s.Duration(), f)
+			if a != b {
+				t.Fatalf("%s finger %d starts at %v, ends at %v", name, f, a, b)
+			}
+		}
+	}
+	if d := PinchScript(DefaultScene()).Duration(); d != 3*time.Second {
+		t.Fatalf("pinch script lasts %v", d)
+	}
+}

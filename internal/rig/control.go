@@ -64,16 +64,19 @@ type replayIntent struct {
 
 const restartBlend = 300 * time.Millisecond
 
-// restart makes the motion start again at t.
-func (r *replayIntent) restart(t time.Duration) {
+// restart makes motion next (the current one when nil) start at t.
+func (r *replayIntent) restart(t time.Duration, next devsim.Intent) {
+	if next == nil {
+		next = r.inner
+	}
 	for f := range r.off {
 		was, _ := r.At(t, f)
-		start, _ := r.inner.At(0, f)
+		start, _ := next.At(0, f)
 		for k := range 3 {
 			r.off[f][k] = was[k] - start[k]
 		}
 	}
-	r.t0 = t
+	r.inner, r.t0 = next, t
 }
 
 func (r *replayIntent) At(t time.Duration, f int) (pos, vel [3]float64) {

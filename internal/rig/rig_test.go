@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	devsim "github.com/haptex/haptex/devices/sim"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -219,5 +220,36 @@ func TestTone(t *testing.T) {
 	}
 	if err := r.SetTone(&Tone{A40Um: math.NaN()}); err == nil {
 		t.Fatal("NaN tone accepted")
+	}
+}
+
+// Restarting or changing the motion never makes the intended finger
+// position jump: it blends from where the finger was heading.
+func TestReplayIntentIsContinuous(t *testing.T) {
+	sc := devsim.DefaultScene()
+	r := &replayIntent{inner: devsim.DefaultScript(sc)}
+	const step = time.Millisecond
+	var prev [2][3]float64
+	for f := range 2 {
+		prev[f], _ = r.At(0, f)
+	}
+	for tt := step; tt < 12*time.Second; tt += step {
+		switch tt {
+		case 1700 * time.Millisecond: // mid-stroke: restart the script
+			r.restart(tt, nil)
+		case 6 * time.Second: // mid-pinch: switch to the short pinch motion
+			r.restart(tt, devsim.PinchScript(sc))
+		case 7 * time.Second:
+			r.restart(tt, devsim.RestScript(sc))
+		}
+		for f := range 2 {
+			p, _ := r.At(tt, f)
+			// A blend back over 5.5 cm in 0.3 s peaks at 0.34 m/s; a jump
+			// would move the whole distance in one millisecond.
+			if d := norm3([3]float64{p[0] - prev[f][0], p[1] - prev[f][1], p[2] - prev[f][2]}); d > 1e-3 {
+				t.Fatalf("finger %d jumps %.2f mm at %v", f, d*1e3, tt)
+			}
+			prev[f] = p
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices"
+	devsim "github.com/haptex/haptex/devices/sim"
 	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/internal/lockstep"
 	"github.com/haptex/haptex/internal/rt"
@@ -202,7 +203,7 @@ type Tone struct {
 func (r *Rig) BeginInterval() error {
 	h, tl := r.haptics, r.tactile
 	err := r.hapticsLoop.do(func(t time.Duration) {
-		r.intent.restart(t)
+		r.intent.restart(t, nil)
 		h.iv.begin(t, r.cfg.HapticsPeriod.Seconds(), r.cfg.Scene.PadRadius)
 	})
 	if err != nil {
@@ -234,6 +235,18 @@ func (r *Rig) EndInterval() (<-chan IntervalStats, error) {
 		out <- s
 	}()
 	return out, nil
+}
+
+// SetMotion makes the fingers follow a new intended motion (a handling
+// script, or a still pose) from the next haptics tick on, starting it
+// there and blending from where the fingers were heading (no jump).
+func (r *Rig) SetMotion(m devsim.Intent) error {
+	if m == nil {
+		return errors.New("rig: nil motion")
+	}
+	return r.hapticsLoop.do(func(t time.Duration) {
+		r.intent.restart(t, m)
+	})
 }
 
 // SetForceScale makes the servo render k times the cloth's force from its
