@@ -289,7 +289,7 @@ func (c *clothContact) update(t time.Duration, fs *sim.FingerState, out *sim.Sim
 		fn := c.k1*d + c.k3*d*d*d
 		kn := c.k1 + 3*c.k3*d*d
 		m.InContact = true
-		m.Depth = 1 // the staircase renders the spring; the region is not at stake here
+		m.Depth = 1                             // the staircase renders the spring; the region is not at stake here
 		m.Normal = [3]float64{0, 0, -c.side[f]} // the pressing direction: into the fabric
 		m.F0 = [3]float64{0, 0, c.side[f] * fn}
 		m.K = [3][3]float64{{-c.kt, 0, 0}, {0, -c.kt, 0}, {0, 0, -kn}}

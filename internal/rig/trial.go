@@ -237,6 +237,10 @@ func (r *Rig) EndInterval() (<-chan IntervalStats, error) {
 	return out, nil
 }
 
+// Material returns the cloth's material as configured (the reference a
+// stimulus varies).
+func (r *Rig) Material() sim.Material { return r.cfg.Sim.Material }
+
 // SetMotion makes the fingers follow a new intended motion (a handling
 // script, or a still pose) from the next haptics tick on, starting it
 // there and blending from where the fingers were heading (no jump).

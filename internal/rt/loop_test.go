@@ -85,9 +85,11 @@ func TestLoopAllocatesNothingPerTick(t *testing.T) {
 		}
 	})
 	l.Run(ctx)
-	// ReadMemStats itself does not count as a malloc; anything else in the
-	// 1000 ticks between the two reads would.
-	if d := after.Mallocs - before.Mallocs; d > 5 {
+	// Mallocs counts the whole process: the runtime, the race detector and
+	// the test framework allocate a few times in 1000 ticks (7 seen in CI).
+	// An allocation on any path taken once in 20 ticks or more often still
+	// exceeds the bound.
+	if d := after.Mallocs - before.Mallocs; d >= 50 {
 		t.Fatalf("%d allocations over 1000 ticks", d)
 	}
 }

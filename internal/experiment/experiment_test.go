@@ -1,0 +1,248 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/internal/rig"
+)
+
+// small is a short experiment on a coarse cloth with the hand at rest:
+// what the resume tests need is trials, not handling.
+const small = `
+format = 1
+name = "level-test"
+task = { kind = "afc", alternatives = 2 }
+nodes = 8
+[stimulus]
+kind = "tactile-level"
+[timing]
+motion = "rest"
+interval_s = 0.3
+gap_s = 0.3
+iti_s = 0.3
+[procedure]
+kind = "staircase"
+[procedure.staircase]
+task = { kind = "afc", alternatives = 2 }
+scale = "linear"
+start = 12
+min = 0
+max = 30
+up = 1
+down = 2
+steps = [4, 2]
+max_trials = 9
+`
+
+// pinch is a two-trial stiffness experiment with real handling.
+const pinch = `
+format = 1
+name = "stiffness-test"
+nodes = 8
+[stimulus]
+kind = "stiffness"
+[timing]
+gap_s = 0.3
+iti_s = 0.3
+[procedure]
+kind = "constant"
+[procedure.constant]
+task = { kind = "afc", alternatives = 2 }
+levels = [20, 40]
+repeats = 1
+seed = 1
+`
+
+func observer(t *testing.T) *psych.Observer {
+	t.Helper()
+	o, err := psych.ParseObserver("sim:form=weibull,threshold=12,beta=3,lambda=0.01,seed=7", psych.TwoAFC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// run runs the small experiment with scripted fingertips (no device
+// plants: the resume tests are about the procedure, and this keeps them
+// fast under the race detector).
+func run(t *testing.T, dir string, after func(int) error) (*Result, error) {
+	return runFile(t, small, dir, after, rig.Config{Scripted: true})
+}
+
+func runFile(t *testing.T, file, dir string, after func(int) error, base rig.Config) (*Result, error) {
+	t.Helper()
+	e, err := Parse([]byte(file), "exp.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Run(context.Background(), Options{
+		Experiment: e, Source: []byte(file), Path: "exp.toml", Subject: "sim01", OutDir: dir,
+		Observers: []*psych.Observer{observer(t)}, AfterTrial: after, Rig: base,
+	})
+}
+
+// Interrupting a run after any trial and resuming it gives the same trials,
+// responses and procedure state as a run that was never interrupted, and
+// loses no completed trial.
+func TestResumeContinuesTheSameProcedure(t *testing.T) {
+	whole, err := run(t, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	stop := errors.New("killed")
+	if _, err := run(t, dir, func(n int) error {
+		if n == 4 {
+			return stop
+		}
+		return nil
+	}); !errors.Is(err, stop) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	part, err := run(t, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !part.Resumed || part.Trials != whole.Trials {
+		t.Fatalf("resumed %v with %d trials; the whole run had %d", part.Resumed, part.Trials, whole.Trials)
+	}
+	a, b := whole.Procedure.Records(), part.Procedure.Records()
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("trial %d: %+v uninterrupted, %+v resumed", i, a[i], b[i])
+		}
+	}
+	rows := readCSV(t, filepath.Join(dir, "level-test", "sim01", "trials.csv"))
+	if len(rows) != whole.Trials {
+		t.Fatalf("trials.csv has %d rows, want %d", len(rows), whole.Trials)
+	}
+}
+
+// A run stopped after a trial reached the CSV but before its state was
+// saved replays that trial on resume: nothing is lost or doubled.
+func TestResumeAfterCSVBeforeState(t *testing.T) {
+	whole, err := run(t, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "level-test", "sim01")
+	var saved []byte
+	stop := errors.New("killed")
+	if _, err := run(t, dir, func(n int) error {
+		switch n {
+		case 3:
+			saved, _ = os.ReadFile(filepath.Join(sub, "state.json"))
+		case 4:
+			// Trial 4 is in the CSV; put back the state of trial 3, as if
+			// the run had died between the two writes.
+			os.WriteFile(filepath.Join(sub, "state.json"), saved, 0o644)
+			return stop
+		}
+		return nil
+	}); !errors.Is(err, stop) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	part, err := run(t, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := whole.Procedure.Records(), part.Procedure.Records()
+	if len(a) != len(b) {
+		t.Fatalf("%d trials resumed, %d uninterrupted", len(b), len(a))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("trial %d: %+v uninterrupted, %+v resumed", i, a[i], b[i])
+		}
+	}
+	if rows := readCSV(t, filepath.Join(sub, "trials.csv")); len(rows) != len(a) {
+		t.Fatalf("trials.csv has %d rows, want %d", len(rows), len(a))
+	}
+}
+
+// The record holds the nominal and the delivered stimulus: in the test
+// interval the fabric is stiffer, both fingers pinched the cloth and felt
+// a force.
+func TestTrialRecord(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runFile(t, pinch, dir, nil, rig.Config{}); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "stiffness-test", "sim01")
+	rows := readCSV(t, filepath.Join(sub, "trials.csv"))
+	header := strings.Split(strings.TrimSpace(strings.SplitN(readFile(t, filepath.Join(sub, "trials.csv")), "\n", 2)[0]), ",")
+	col := map[string]int{}
+	for i, h := range header {
+		col[h] = i
+	}
+	if len(rows) != 2 {
+		t.Fatalf("%d trials, want 2", len(rows))
+	}
+	for _, r := range rows {
+		if len(r) != len(header) {
+			t.Fatalf("row has %d fields, header %d", len(r), len(header))
+		}
+		for _, i := range []string{"i1_", "i2_"} {
+			if r[col[i+"pinch_s"]] == "0" || r[col[i+"index_peak_force_des_n"]] == "0" || r[col[i+"thumb_peak_force_n"]] == "0" {
+				t.Fatalf("interval %s: no pinch or no force: %v", i, r)
+			}
+			want := "0"
+			if r[col[i+"role"]] == "test" {
+				want = r[col["x"]]
+			}
+			if r[col[i+"value"]] != want {
+				t.Fatalf("interval %s %s: value %s", i, r[col[i+"role"]], r[col[i+"value"]])
+			}
+		}
+	}
+	for _, f := range []string{"sidecar.json", "state.json", "fit.json"} {
+		if _, err := os.Stat(filepath.Join(sub, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, c := range []struct{ name, edit, want string }{
+		{"format", `format = 1`, "format"},
+		{"kind", `kind = "tactile-level"`, "stimulus.kind"},
+		{"unknown key", `nodes = 8`, "unknown field"},
+		{"gap", `gap_s = 0.3`, "timing.gap_s"},
+		{"motion", `motion = "rest"`, "timing.motion"},
+	} {
+		bad := map[string]string{
+			"format": `format = 2`, "kind": `kind = "weight"`, "unknown key": "nodes = 8\ncolour = 3", "gap": `gap_s = 0.1`,
+			"motion": `motion = "dance"`,
+		}[c.name]
+		_, err := Parse([]byte(strings.Replace(small, c.edit, bad, 1)), "bad.toml")
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "bad.toml") {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(readFile(t, path)), "\n")
+	var rows [][]string
+	for _, l := range lines[1:] {
+		rows = append(rows, strings.Split(l, ","))
+	}
+	return rows
+}

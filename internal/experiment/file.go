@@ -1,0 +1,222 @@
+// Package experiment runs psychophysical experiments on a haptex rig: an
+// experiment file names the task, the stimulus dimension, the procedure
+// (calib/psych) and the timing; the runner sets each trial's stimulus on
+// the rig, lets the subject (or a simulated observer) handle the fabric in
+// each interval, takes the response, and records one CSV row per trial with
+// the nominal stimulus beside the one the devices delivered.
+//
+// Every trial is written and synced, with the procedure's state, before the
+// next one starts, so an interrupted run resumes where it stopped with the
+// same procedure state and loses no completed trial. With a simulated
+// observer the rig runs in virtual time (lockstep), faster than real time
+// and deterministically; with a person it runs in real time and the
+// responses come from the terminal.
+//
+// It never reads flags or the environment (cmd/haptex does) and never
+// decides a psychophysical method itself: procedures and fits are
+// calib/psych's.
+package experiment
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/haptex/haptex/calib/psych"
+)
+
+// FormatVersion is the experiment file format this package reads.
+const FormatVersion = 1
+
+// Kind is what a trial's stimulus value X changes.
+type Kind string
+
+const (
+	// Stiffness: the test interval's fabric has its tensile and shear
+	// curves stiffened by X percent over the reference fabric.
+	Stiffness Kind = "stiffness"
+	// ForceScale: the servo renders the cloth's force X percent stronger
+	// in the test interval.
+	ForceScale Kind = "force-scale"
+	// TactileLevel: the tactile amplitudes of the test interval are X dB
+	// above the reference's (both channels).
+	TactileLevel Kind = "tactile-level"
+	// TactileTone: the test interval holds a vibration of X µm peak on
+	// every pin, at the stream's frequency; the reference interval is
+	// silent (a detection threshold).
+	TactileTone Kind = "tactile-tone"
+)
+
+// Experiment is one experiment file.
+type Experiment struct {
+	Format       int    `toml:"format" json:"format"`
+	Name         string `toml:"name" json:"name"`
+	Title        string `toml:"title" json:"title"`
+	Instructions string `toml:"instructions" json:"instructions"`
+	// Task is the response task; 2AFC when empty.
+	Task      psych.Task       `toml:"task" json:"task"`
+	Stimulus  Stimulus         `toml:"stimulus" json:"stimulus"`
+	Timing    Timing           `toml:"timing" json:"timing"`
+	Procedure psych.Config     `toml:"procedure" json:"procedure"`
+	Fit       psych.FitOptions `toml:"fit" json:"fit"`
+	// Seed makes the interval order reproducible (0: derived from the
+	// subject's name).
+	Seed uint64 `toml:"seed" json:"seed"`
+	// Nodes sets the cloth's resolution (nodes per side) for this
+	// experiment (0: the rig's default, 32).
+	Nodes int `toml:"nodes" json:"nodes"`
+}
+
+// Stimulus is the dimension an experiment varies.
+type Stimulus struct {
+	Kind Kind `toml:"kind" json:"kind"`
+	// Fabric is the fabric handled in every interval (a built-in or
+	// imported name; "" the rig's default).
+	Fabric string `toml:"fabric" json:"fabric"`
+	// FrequencyHz is the tone frequency per stream (interleaved track) of
+	// a tactile-tone experiment: 40 or 320.
+	FrequencyHz []float64 `toml:"frequency_hz" json:"frequency_hz,omitempty"`
+	// Question is what the subject answers; a default per kind.
+	Question string `toml:"question" json:"question"`
+	// Unit names X's unit in the record ("%", "dB", "µm").
+	Unit string `toml:"unit" json:"unit"`
+}
+
+// Timing is the shape of a trial.
+type Timing struct {
+	// Motion is the simulated hand's handling in each interval: "pinch"
+	// (3 s, the default), "showcase" (10 s) or "rest" (no handling; the
+	// default for tactile-tone).
+	Motion string `toml:"motion" json:"motion"`
+	// IntervalS is an interval's length [s] (0: the motion's length; 1 s
+	// at rest).
+	IntervalS float64 `toml:"interval_s" json:"interval_s"`
+	// GapS is the pause between the intervals of a trial [s] (0: 0.5).
+	GapS float64 `toml:"gap_s" json:"gap_s"`
+	// ITIS is the pause between trials [s] (0: 1).
+	ITIS float64 `toml:"iti_s" json:"iti_s"`
+}
+
+// Parse reads an experiment file and checks it; the error names the file
+// and the field.
+func Parse(data []byte, file string) (*Experiment, error) {
+	var e Experiment
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&e)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %s: %w", file, err)
+	}
+	if un := md.Undecoded(); len(un) > 0 {
+		keys := make([]string, len(un))
+		for i, k := range un {
+			keys[i] = k.String()
+		}
+		return nil, fmt.Errorf("experiment: %s: unknown field %s", file, strings.Join(keys, ", "))
+	}
+	if err := e.check(); err != nil {
+		return nil, fmt.Errorf("experiment: %s: %w", file, err)
+	}
+	return &e, nil
+}
+
+// Load reads and checks an experiment file.
+func Load(path string) (*Experiment, []byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("experiment: %w", err)
+	}
+	e, err := Parse(data, path)
+	return e, data, err
+}
+
+// check validates the experiment and fills its defaults.
+func (e *Experiment) check() error {
+	if e.Format != FormatVersion {
+		return fmt.Errorf("format: %d, want %d", e.Format, FormatVersion)
+	}
+	if e.Name == "" || strings.ContainsAny(e.Name, `/\ `) {
+		return fmt.Errorf("name: %q, want a non-empty name without spaces or slashes", e.Name)
+	}
+	if e.Task.Kind == 0 && e.Task.Alternatives == 0 {
+		e.Task = psych.TwoAFC
+	}
+	if err := e.Task.Validate(); err != nil {
+		return fmt.Errorf("task: %w", err)
+	}
+	if e.Task.Kind == psych.AFC && e.Task.Alternatives > 2 {
+		return fmt.Errorf("task: %d-AFC; the rig presents one or two intervals (2AFC or yes/no)", e.Task.Alternatives)
+	}
+	if e.Task.Kind == psych.Rating {
+		return errors.New("task: rating tasks are not supported by the runner (2AFC or yes/no)")
+	}
+	s := &e.Stimulus
+	switch s.Kind {
+	case Stiffness:
+		def(&s.Unit, "%")
+		def(&s.Question, "Which interval felt stiffer?")
+	case ForceScale:
+		def(&s.Unit, "%")
+		def(&s.Question, "Which interval pulled harder?")
+	case TactileLevel:
+		def(&s.Unit, "dB")
+		def(&s.Question, "Which interval felt rougher?")
+	case TactileTone:
+		def(&s.Unit, "µm")
+		def(&s.Question, "Which interval held the vibration?")
+		def(&e.Timing.Motion, "rest")
+		if len(s.FrequencyHz) == 0 {
+			return errors.New("stimulus.frequency_hz: a tactile-tone experiment needs one frequency (40 or 320) per stream")
+		}
+		for i, f := range s.FrequencyHz {
+			if f != 40 && f != 320 {
+				return fmt.Errorf("stimulus.frequency_hz[%d]: %g Hz, want 40 or 320", i, f)
+			}
+		}
+	default:
+		return fmt.Errorf("stimulus.kind: %q, want %s, %s, %s or %s", s.Kind, Stiffness, ForceScale, TactileLevel, TactileTone)
+	}
+	if e.Task.Kind == psych.YesNo {
+		s.Question = strings.Replace(s.Question, "Which interval", "Did the interval", 1)
+	}
+	t := &e.Timing
+	def(&t.Motion, "pinch")
+	motionLen := map[string]float64{"pinch": 3, "showcase": 10, "rest": 1}
+	ml, ok := motionLen[t.Motion]
+	if !ok {
+		return fmt.Errorf("timing.motion: %q, want pinch, showcase or rest", t.Motion)
+	}
+	if t.IntervalS == 0 {
+		t.IntervalS = ml
+	}
+	if t.GapS == 0 {
+		t.GapS = 0.5
+	}
+	if t.ITIS == 0 {
+		t.ITIS = 1
+	}
+	for _, v := range []struct {
+		name   string
+		v, min float64
+	}{{"timing.interval_s", t.IntervalS, 0.1}, {"timing.gap_s", t.GapS, 0.3}, {"timing.iti_s", t.ITIS, 0.3}} {
+		if !(v.v >= v.min) || math.IsInf(v.v, 0) || v.v > 600 {
+			return fmt.Errorf("%s: %g s, want %g..600 s (the gap must cover the 0.25 s material ramp and a tactile frame)", v.name, v.v, v.min)
+		}
+	}
+	if e.Nodes != 0 && (e.Nodes < 8 || e.Nodes > 128) {
+		return fmt.Errorf("nodes: %d, want 8..128", e.Nodes)
+	}
+	if _, err := psych.New(e.Procedure); err != nil {
+		return fmt.Errorf("procedure: %w", err)
+	}
+	return nil
+}
+
+func def(s *string, v string) {
+	if *s == "" {
+		*s = v
+	}
+}

@@ -1,0 +1,499 @@
+package experiment
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/haptex/haptex/calib/kes"
+	"github.com/haptex/haptex/calib/psych"
+	devsim "github.com/haptex/haptex/devices/sim"
+	"github.com/haptex/haptex/internal/record"
+	"github.com/haptex/haptex/internal/rig"
+	"github.com/haptex/haptex/sim"
+)
+
+// Options configure a run.
+type Options struct {
+	Experiment *Experiment
+	// Source is the experiment file's bytes (hashed into the sidecar and
+	// the state, so a resumed run refuses a changed file); Path its name.
+	Source []byte
+	Path   string
+	// Subject identifies the participant (letters, digits, '-', '_').
+	Subject string
+	// OutDir is the parent folder; the run writes OutDir/NAME/SUBJECT/.
+	OutDir string
+	// Observers answer instead of a person, one per stream (or one for
+	// all): the rig then runs in virtual time. Empty: a person answers on
+	// In and reads prompts on Out, and the rig runs in real time.
+	Observers []*psych.Observer
+	Library   kes.Library
+	In        io.Reader
+	Out       io.Writer
+	// Rig is the base rig configuration (devices, priority, logging); the
+	// runner sets the fabric and the cloth resolution.
+	Rig rig.Config
+	// AfterTrial, when set, is called after each trial is on disk with
+	// the number of completed trials; an error stops the run there (tests
+	// use it to interrupt a run).
+	AfterTrial func(completed int) error
+}
+
+// Result is what a run produced.
+type Result struct {
+	Dir       string           `json:"dir"`
+	Trials    int              `json:"trials"`
+	Resumed   bool             `json:"resumed"`
+	Estimates []psych.Estimate `json:"estimates"` // per stream
+	Fits      []*psych.Fit     `json:"fits"`      // per stream, nil where the data cannot be fitted
+	FitErrors []string         `json:"fit_errors,omitempty"`
+	Plots     []string         `json:"plots,omitempty"`
+	// Procedure is the finished procedure (for callers that read its
+	// tracks, such as the tactile threshold calibration).
+	Procedure psych.Procedure `json:"-"`
+}
+
+// state is what state.json holds after each completed trial.
+type state struct {
+	Format     string            `json:"format"`
+	Version    int               `json:"version"`
+	Experiment string            `json:"experiment_sha256"`
+	Subject    string            `json:"subject"`
+	Completed  int               `json:"completed"`
+	Procedure  json.RawMessage   `json:"procedure"`
+	Observers  []json.RawMessage `json:"observers,omitempty"`
+	RNG        []byte            `json:"rng"`
+}
+
+const stateFormat = "haptex-experiment-state"
+
+// runner holds a run in progress.
+type runner struct {
+	o         Options
+	e         *Experiment
+	dir       string
+	proc      psych.Procedure
+	rng       *rand.PCG
+	obs       []*psych.Observer
+	r         *rig.Rig
+	drive     driver
+	csv       *os.File
+	done      int
+	sha       string
+	ref       sim.Material
+	in        *bufio.Reader
+	intervals int
+}
+
+// Run runs (or resumes) an experiment to its end, then fits and plots it.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	e := o.Experiment
+	if e == nil {
+		return nil, errors.New("experiment: no experiment")
+	}
+	if o.Subject == "" || strings.ContainsFunc(o.Subject, func(c rune) bool {
+		return !(c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
+	}) {
+		return nil, fmt.Errorf("experiment: subject %q: use letters, digits, '-' and '_'", o.Subject)
+	}
+	if len(o.Observers) == 0 && (o.In == nil || o.Out == nil) {
+		return nil, errors.New("experiment: a run without a simulated observer needs a terminal (In and Out)")
+	}
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	sum := sha256.Sum256(o.Source)
+	run := &runner{o: o, e: e, sha: hex.EncodeToString(sum[:]), obs: o.Observers, intervals: 2}
+	if e.Task.Kind == psych.YesNo {
+		run.intervals = 1
+	}
+	if o.In != nil {
+		run.in = bufio.NewReader(o.In)
+	}
+	run.dir = filepath.Join(o.OutDir, e.Name, o.Subject)
+	if err := os.MkdirAll(run.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	resumed, err := run.open()
+	if err != nil {
+		return nil, err
+	}
+	defer run.csv.Close()
+	if err := run.startRig(ctx); err != nil {
+		return nil, err
+	}
+	runErr := run.loop(ctx)
+	if _, err := run.drive.finish(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		return nil, runErr
+	}
+	res, err := run.analyse()
+	if err != nil {
+		return nil, err
+	}
+	res.Resumed = resumed
+	return res, nil
+}
+
+// open starts a new run, or restores an interrupted one from state.json
+// and trials.csv, replaying a trial that reached the CSV but not the state.
+func (run *runner) open() (resumed bool, err error) {
+	e, o := run.e, run.o
+	statePath := filepath.Join(run.dir, "state.json")
+	csvPath := filepath.Join(run.dir, "trials.csv")
+	data, err := os.ReadFile(statePath)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if _, err := os.Stat(csvPath); err == nil {
+			return false, fmt.Errorf("experiment: %s exists without state.json: move it away or restore the state", csvPath)
+		}
+		if run.proc, err = psych.New(e.Procedure); err != nil {
+			return false, fmt.Errorf("experiment: procedure: %w", err)
+		}
+		seed := e.Seed
+		if seed == 0 {
+			h := fnv.New64a()
+			h.Write([]byte(o.Subject))
+			seed = h.Sum64()
+		}
+		run.rng = rand.NewPCG(seed, 0x6861707465780001)
+		f, err := os.OpenFile(csvPath, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o644)
+		if err != nil {
+			return false, fmt.Errorf("experiment: %w", err)
+		}
+		run.csv = f
+		if _, err := f.WriteString(strings.Join(csvHeader(run.intervals), ",") + "\n"); err != nil {
+			return false, fmt.Errorf("experiment: %w", err)
+		}
+		if err := f.Sync(); err != nil {
+			return false, fmt.Errorf("experiment: %w", err)
+		}
+		if err := run.writeSidecar(); err != nil {
+			return false, err
+		}
+		return false, run.saveState()
+	case err != nil:
+		return false, fmt.Errorf("experiment: %w", err)
+	}
+	var st state
+	if err := json.Unmarshal(data, &st); err != nil {
+		return false, fmt.Errorf("experiment: %s: %w", statePath, err)
+	}
+	if st.Format != stateFormat || st.Experiment != run.sha || st.Subject != o.Subject {
+		return false, fmt.Errorf("experiment: %s belongs to another experiment file or subject (the file changed since the run started?)", statePath)
+	}
+	if run.proc, err = psych.Restore(st.Procedure); err != nil {
+		return false, fmt.Errorf("experiment: %s: %w", statePath, err)
+	}
+	run.rng = &rand.PCG{}
+	if err := run.rng.UnmarshalBinary(st.RNG); err != nil {
+		return false, fmt.Errorf("experiment: %s: rng: %w", statePath, err)
+	}
+	if len(run.obs) > 0 {
+		if len(st.Observers) != len(run.obs) {
+			return false, fmt.Errorf("experiment: %s holds %d observers, the run has %d", statePath, len(st.Observers), len(run.obs))
+		}
+		for i, b := range st.Observers {
+			if run.obs[i], err = psych.RestoreObserver(b); err != nil {
+				return false, fmt.Errorf("experiment: %s: observer %d: %w", statePath, i, err)
+			}
+		}
+	}
+	run.done = st.Completed
+	rows, err := readRows(csvPath)
+	if err != nil {
+		return false, err
+	}
+	if len(rows) < run.done || len(rows) > run.done+1 {
+		return false, fmt.Errorf("experiment: %s has %d trials, state.json %d: the files do not belong together", csvPath, len(rows), run.done)
+	}
+	if len(rows) == run.done+1 {
+		// The trial reached the CSV, then the run stopped before its state
+		// was saved: apply its recorded response again.
+		if err := run.replay(rows[run.done]); err != nil {
+			return false, fmt.Errorf("experiment: %s: last trial: %w", csvPath, err)
+		}
+	}
+	if run.csv, err = os.OpenFile(csvPath, os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+		return false, fmt.Errorf("experiment: %w", err)
+	}
+	fmt.Fprintf(run.o.Out, "resuming %s for %s after trial %d\n", run.e.Name, run.o.Subject, run.done)
+	return true, run.saveState()
+}
+
+// readRows returns the complete data rows of trials.csv (a line cut short
+// by an interruption is dropped and the file truncated before it).
+func readRows(path string) ([][]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	if i := bytesLastNewline(data); i+1 < len(data) {
+		if err := os.Truncate(path, int64(i+1)); err != nil {
+			return nil, fmt.Errorf("experiment: %w", err)
+		}
+		data = data[:i+1]
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	var rows [][]string
+	for _, l := range lines[1:] {
+		rows = append(rows, strings.Split(l, ","))
+	}
+	return rows, nil
+}
+
+func bytesLastNewline(b []byte) int {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == '\n' {
+			return i
+		}
+	}
+	return -1
+}
+
+// replay re-applies a trial found in the CSV but not in the state: the
+// procedure gives the same pending trial, the interval order and the
+// observer draw come from the same random states, and the recorded
+// response must agree with them.
+func (run *runner) replay(row []string) error {
+	t, err := run.proc.Next()
+	if err != nil {
+		return err
+	}
+	if got := row[colX]; got != fmtFloat(t.X) {
+		return fmt.Errorf("recorded stimulus %s, the procedure's pending trial is %s", got, fmtFloat(t.X))
+	}
+	if got, want := row[colTest], strconv.Itoa(run.testInterval()+1); got != want {
+		return fmt.Errorf("recorded test interval %s, the replayed draw %s", got, want)
+	}
+	var resp psych.Response
+	if _, err := fmt.Sscan(row[colResponse], &resp); err != nil {
+		return fmt.Errorf("response %q: %w", row[colResponse], err)
+	}
+	if o := run.observer(t.Stream); o != nil {
+		if r := o.Respond(t.X); r != resp {
+			return fmt.Errorf("recorded response %d, the observer's replayed draw %d", resp, r)
+		}
+	}
+	if err := run.proc.Update(t, resp); err != nil {
+		return err
+	}
+	run.done++
+	return nil
+}
+
+func (run *runner) observer(stream int) *psych.Observer {
+	switch {
+	case len(run.obs) == 0:
+		return nil
+	case stream < len(run.obs):
+		return run.obs[stream]
+	}
+	return run.obs[0]
+}
+
+// testInterval draws which interval holds the test stimulus.
+func (run *runner) testInterval() int {
+	if run.intervals == 1 {
+		return 0
+	}
+	return int(run.rng.Uint64() & 1)
+}
+
+// saveState writes state.json atomically after a completed trial.
+func (run *runner) saveState() error {
+	st := state{Format: stateFormat, Version: 1, Experiment: run.sha, Subject: run.o.Subject, Completed: run.done}
+	var err error
+	if st.Procedure, err = run.proc.State(); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	for _, o := range run.obs {
+		b, err := o.State()
+		if err != nil {
+			return fmt.Errorf("experiment: %w", err)
+		}
+		st.Observers = append(st.Observers, b)
+	}
+	if st.RNG, err = run.rng.MarshalBinary(); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	if err := record.WriteFileAtomic(filepath.Join(run.dir, "state.json"), b); err != nil {
+		return err
+	}
+	return syncDir(run.dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	return nil
+}
+
+// sidecar is sidecar.json: what a reader needs to know about the run.
+type sidecar struct {
+	Format     string            `json:"format"`
+	Experiment *Experiment       `json:"experiment"`
+	File       string            `json:"file"`
+	FileSHA256 string            `json:"file_sha256"`
+	Fabric     fabricInfo        `json:"fabric"`
+	Subject    string            `json:"subject"`
+	Observers  []string          `json:"observers,omitempty"`
+	Created    time.Time         `json:"created"`
+	Software   map[string]string `json:"software"`
+}
+
+type fabricInfo struct {
+	Name   string `json:"name"`
+	File   string `json:"file"`
+	SHA256 string `json:"sha256"`
+}
+
+func (run *runner) writeSidecar() error {
+	f, err := run.fabric()
+	if err != nil {
+		return err
+	}
+	src, err := fabricSource(run.o.Library, f)
+	if err != nil {
+		return err
+	}
+	h := sha256.Sum256(src)
+	sc := sidecar{
+		Format: "haptex-experiment-sidecar", Experiment: run.e, File: run.o.Path, FileSHA256: run.sha,
+		Fabric:  fabricInfo{Name: f.Name, File: f.File, SHA256: hex.EncodeToString(h[:])},
+		Subject: run.o.Subject, Created: time.Now().UTC(), Software: software(),
+	}
+	for _, o := range run.obs {
+		sc.Observers = append(sc.Observers, fmt.Sprintf("%+v", o.PF))
+	}
+	b, err := json.MarshalIndent(sc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	return record.WriteFileAtomic(filepath.Join(run.dir, "sidecar.json"), b)
+}
+
+func (run *runner) fabric() (*kes.Fabric, error) {
+	name := run.e.Stimulus.Fabric
+	if name == "" {
+		name = rig.DefaultFabric
+	}
+	return run.o.Library.Load(name)
+}
+
+// fabricSource returns the bytes a fabric was loaded from.
+func fabricSource(l kes.Library, f *kes.Fabric) ([]byte, error) {
+	if b, err := kes.BuiltinSource(f.Name); err == nil {
+		return b, nil
+	}
+	b, err := os.ReadFile(f.File)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: fabric %s: %w", f.Name, err)
+	}
+	return b, nil
+}
+
+func software() map[string]string {
+	v := map[string]string{}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v["go"] = bi.GoVersion
+		v["haptex"] = bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+				v[s.Key] = s.Value
+			}
+		}
+	}
+	return v
+}
+
+// startRig builds the rig and starts it: in virtual time with simulated
+// observers, in real time with a person.
+func (run *runner) startRig(ctx context.Context) error {
+	f, err := run.fabric()
+	if err != nil {
+		return err
+	}
+	cfg := run.o.Rig
+	cfg.Fabric = f
+	cfg.Duration = 0
+	if run.e.Nodes > 0 {
+		cfg.Sim = sim.DefaultConfig()
+		cfg.Sim.NodesU, cfg.Sim.NodesV = run.e.Nodes, run.e.Nodes
+	}
+	r, err := rig.New(cfg)
+	if err != nil {
+		return err
+	}
+	run.r = r
+	run.ref = r.Material()
+	if len(run.obs) > 0 {
+		s, err := r.Lockstep()
+		if err != nil {
+			return err
+		}
+		run.drive = &lockstepDriver{s: s}
+	} else {
+		run.drive = startRealtime(ctx, r)
+	}
+	sc := devsim.DefaultScene()
+	motion := map[string]devsim.Intent{
+		"pinch": devsim.PinchScript(sc), "showcase": devsim.DefaultScript(sc), "rest": devsim.RestScript(sc),
+	}[run.e.Timing.Motion]
+	return r.SetMotion(motion)
+}
+
+// loop runs trials until the procedure is done.
+func (run *runner) loop(ctx context.Context) error {
+	e := run.e
+	if run.done == 0 && len(run.obs) == 0 && e.Instructions != "" {
+		fmt.Fprintf(run.o.Out, "%s\n\n%s\n\n", e.Title, e.Instructions)
+	}
+	for !run.proc.Done() {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("experiment: stopped after trial %d (resume with the same command): %w", run.done, err)
+		}
+		t, err := run.proc.Next()
+		if errors.Is(err, psych.ErrDone) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("experiment: %w", err)
+		}
+		if err := run.trial(ctx, t); err != nil {
+			return err
+		}
+		if run.o.AfterTrial != nil {
+			if err := run.o.AfterTrial(run.done); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

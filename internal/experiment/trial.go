@@ -1,0 +1,323 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/internal/rig"
+	"github.com/haptex/haptex/sim"
+)
+
+// Columns of trials.csv that resuming reads back.
+const (
+	colX        = 2
+	colTest     = 4
+	colResponse = 5
+)
+
+func csvHeader(intervals int) []string {
+	h := []string{"trial", "stream", "x", "unit", "test_interval", "response", "chosen_interval", "positive", "rt_s"}
+	for i := 1; i <= intervals; i++ {
+		p := fmt.Sprintf("i%d_", i)
+		h = append(h, p+"role", p+"value", p+"duration_s",
+			p+"thumb_peak_force_n", p+"index_peak_force_n", p+"thumb_peak_force_des_n", p+"index_peak_force_des_n",
+			p+"thumb_contact_s", p+"index_contact_s", p+"pinch_s", p+"min_pad_gap_m",
+			p+"thumb_a40_sent_um", p+"index_a40_sent_um", p+"thumb_a320_sent_um", p+"index_a320_sent_um",
+			p+"thumb_a40_delivered_um", p+"index_a40_delivered_um", p+"thumb_a320_delivered_um", p+"index_a320_delivered_um",
+			p+"haptics_lateness_p99_us", p+"haptics_late_over_1ms", p+"haptics_overruns", p+"safe_ticks")
+	}
+	return append(h, "estimate", "estimate_sd", "run_time_s", "wall_time")
+}
+
+func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// trial presents one trial, takes the response and records it.
+func (run *runner) trial(ctx context.Context, t psych.Trial) error {
+	e := run.e
+	test := run.testInterval()
+	var stats [2]rig.IntervalStats
+	var values [2]float64
+	if err := run.drive.wait(ctx, e.Timing.ITIS); err != nil {
+		return run.stopped(err)
+	}
+	for i := range run.intervals {
+		v, err := run.apply(t, i == test)
+		if err != nil {
+			return err
+		}
+		values[i] = v
+		if err := run.drive.wait(ctx, e.Timing.GapS); err != nil {
+			return run.stopped(err)
+		}
+		if len(run.obs) == 0 {
+			fmt.Fprintf(run.o.Out, "  interval %d ...\n", i+1)
+		}
+		if err := run.r.BeginInterval(); err != nil {
+			return err
+		}
+		if err := run.drive.wait(ctx, e.Timing.IntervalS); err != nil {
+			return run.stopped(err)
+		}
+		ch, err := run.r.EndInterval()
+		if err != nil {
+			return err
+		}
+		// One tactile frame later both loops have reported.
+		if err := run.drive.wait(ctx, 0.05); err != nil {
+			return run.stopped(err)
+		}
+		select {
+		case stats[i] = <-ch:
+		case <-time.After(5 * time.Second):
+			return errors.New("experiment: the rig's loops did not report the interval (is the rig running?)")
+		}
+	}
+	if err := run.reset(); err != nil {
+		return err
+	}
+	resp, chosen, rt, err := run.respond(ctx, t, test)
+	if err != nil {
+		return run.stopped(err)
+	}
+	if err := run.proc.Update(t, resp); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	positive, err := e.Task.Positive(resp)
+	if err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	est := run.proc.Estimate()
+	row := []string{strconv.Itoa(t.Index), strconv.Itoa(t.Stream), fmtFloat(t.X), e.Stimulus.Unit,
+		strconv.Itoa(test + 1), strconv.Itoa(int(resp)), chosenCol(chosen), boolCol(positive), fmtFloat(rt)}
+	for i := range run.intervals {
+		role := "reference"
+		if i == test {
+			role = "test"
+		}
+		s := &stats[i]
+		row = append(row, role, fmtFloat(values[i]), fmtFloat(s.DurationS),
+			fmtFloat(s.PeakForceN[sim.Thumb]), fmtFloat(s.PeakForceN[sim.Index]),
+			fmtFloat(s.PeakForceDesN[sim.Thumb]), fmtFloat(s.PeakForceDesN[sim.Index]),
+			fmtFloat(s.ContactS[sim.Thumb]), fmtFloat(s.ContactS[sim.Index]), fmtFloat(s.PinchS), fmtFloat(s.MinPadGapM),
+			fmtFloat(s.MeanA40Um[sim.Thumb]), fmtFloat(s.MeanA40Um[sim.Index]), fmtFloat(s.MeanA320Um[sim.Thumb]), fmtFloat(s.MeanA320Um[sim.Index]),
+			fmtFloat(s.DeliveredA40Um[sim.Thumb]), fmtFloat(s.DeliveredA40Um[sim.Index]),
+			fmtFloat(s.DeliveredA320Um[sim.Thumb]), fmtFloat(s.DeliveredA320Um[sim.Index]),
+			fmtFloat(s.HapticsLatenessP99Us), strconv.FormatUint(s.HapticsLateOver1ms, 10),
+			strconv.FormatUint(s.HapticsOverruns, 10), strconv.FormatUint(s.SafeTicks, 10))
+	}
+	row = append(row, fmtFloat(est.Threshold), fmtFloat(est.SD), fmtFloat(run.drive.now().Seconds()), time.Now().UTC().Format(time.RFC3339Nano))
+	// The row reaches the disk, then the state: a run stopped between the
+	// two replays this trial on resume (see open).
+	if _, err := run.csv.WriteString(strings.Join(row, ",") + "\n"); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	if err := run.csv.Sync(); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	run.done++
+	if err := run.saveState(); err != nil {
+		return err
+	}
+	if len(run.obs) == 0 {
+		fmt.Fprintf(run.o.Out, "trial %d done\n", run.done)
+	}
+	return nil
+}
+
+func chosenCol(c int) string {
+	if c < 0 {
+		return ""
+	}
+	return strconv.Itoa(c + 1)
+}
+
+func boolCol(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// stopped wraps an interruption with how to resume.
+func (run *runner) stopped(err error) error {
+	return fmt.Errorf("experiment: stopped during trial %d; the %d completed trials are saved (resume with the same command): %w", run.done+1, run.done, err)
+}
+
+// apply sets one interval's stimulus on the rig and returns its value in
+// the record's unit terms (0 for the reference).
+func (run *runner) apply(t psych.Trial, isTest bool) (float64, error) {
+	x := 0.0
+	if isTest {
+		x = t.X
+	}
+	switch run.e.Stimulus.Kind {
+	case Stiffness:
+		m := run.ref
+		if isTest {
+			m = scaleMaterial(run.ref, 1+x/100)
+		}
+		return x, run.r.SetMaterial(m, sim.MaterialRamp)
+	case ForceScale:
+		return x, run.r.SetForceScale(1 + x/100)
+	case TactileLevel:
+		return x, run.r.SetTactileGain(x, x)
+	case TactileTone:
+		f := run.e.Stimulus.FrequencyHz[0]
+		if t.Stream < len(run.e.Stimulus.FrequencyHz) {
+			f = run.e.Stimulus.FrequencyHz[t.Stream]
+		}
+		tone := &rig.Tone{}
+		if f == 40 {
+			tone.A40Um = x
+		} else {
+			tone.A320Um = x
+		}
+		return x, run.r.SetTone(tone)
+	}
+	return 0, fmt.Errorf("experiment: unknown stimulus kind %q", run.e.Stimulus.Kind)
+}
+
+// reset puts the reference stimulus back between trials.
+func (run *runner) reset() error {
+	switch run.e.Stimulus.Kind {
+	case Stiffness:
+		return run.r.SetMaterial(run.ref, sim.MaterialRamp)
+	case ForceScale:
+		return run.r.SetForceScale(1)
+	case TactileLevel:
+		return run.r.SetTactileGain(0, 0)
+	case TactileTone:
+		return run.r.SetTone(&rig.Tone{})
+	}
+	return nil
+}
+
+// scaleMaterial returns m with its tensile and shear curves k times as
+// stiff: the same strains carry k times the stress.
+func scaleMaterial(m sim.Material, k float64) sim.Material {
+	scale := func(c sim.Curve) sim.Curve {
+		s := make([]float64, len(c.Stress))
+		for i, v := range c.Stress {
+			s[i] = k * v
+		}
+		return sim.Curve{Strain: append([]float64(nil), c.Strain...), Stress: s}
+	}
+	m.Weft, m.Warp, m.Shear = scale(m.Weft), scale(m.Warp), scale(m.Shear)
+	m.Name = fmt.Sprintf("%s (x%.4g)", m.Name, k)
+	return m
+}
+
+// respond takes the trial's response: from the simulated observer, or from
+// the person at the terminal. It returns the response (1 correct / yes),
+// the interval chosen (-1 for yes/no) and the response time [s] (NaN for a
+// simulated observer).
+func (run *runner) respond(ctx context.Context, t psych.Trial, test int) (psych.Response, int, float64, error) {
+	e := run.e
+	if o := run.observer(t.Stream); o != nil {
+		r := o.Respond(t.X)
+		chosen := -1
+		if run.intervals == 2 {
+			chosen = test
+			if r == 0 {
+				chosen = 1 - test
+			}
+		}
+		return r, chosen, math.NaN(), nil
+	}
+	start := time.Now()
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, 0, err
+		}
+		if run.intervals == 2 {
+			fmt.Fprintf(run.o.Out, "%s [1/2] ", e.Stimulus.Question)
+		} else {
+			fmt.Fprintf(run.o.Out, "%s [y/n] ", e.Stimulus.Question)
+		}
+		line, err := run.in.ReadString('\n')
+		if err != nil && line == "" {
+			return 0, 0, 0, fmt.Errorf("reading the response: %w", err)
+		}
+		rt := time.Since(start).Seconds()
+		a := strings.ToLower(strings.TrimSpace(line))
+		switch {
+		case run.intervals == 2 && (a == "1" || a == "2"):
+			chosen := int(a[0] - '1')
+			r := psych.Response(0)
+			if chosen == test {
+				r = 1
+			}
+			return r, chosen, rt, nil
+		case run.intervals == 1 && (a == "y" || a == "n"):
+			r := psych.Response(0)
+			if a == "y" {
+				r = 1
+			}
+			return r, -1, rt, nil
+		}
+		fmt.Fprintln(run.o.Out, "please answer 1 or 2 (or y or n for a yes/no task)")
+	}
+}
+
+// driver lets the rig run while the runner waits.
+type driver interface {
+	wait(ctx context.Context, seconds float64) error
+	now() time.Duration
+	finish() (*rig.Summary, error)
+}
+
+type lockstepDriver struct{ s *rig.Stepper }
+
+func (d *lockstepDriver) wait(ctx context.Context, seconds float64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d.s.Advance(time.Duration(seconds * 1e9))
+	return nil
+}
+func (d *lockstepDriver) now() time.Duration            { return d.s.Now() }
+func (d *lockstepDriver) finish() (*rig.Summary, error) { return d.s.Finish() }
+
+type realtimeDriver struct {
+	cancel context.CancelFunc
+	start  time.Time
+	done   chan error
+	sum    *rig.Summary
+}
+
+func startRealtime(ctx context.Context, r *rig.Rig) *realtimeDriver {
+	ctx, cancel := context.WithCancel(ctx)
+	d := &realtimeDriver{cancel: cancel, start: time.Now(), done: make(chan error, 1)}
+	go func() {
+		sum, err := r.Run(ctx)
+		d.sum = sum
+		d.done <- err
+	}()
+	return d
+}
+
+func (d *realtimeDriver) wait(ctx context.Context, seconds float64) error {
+	t := time.NewTimer(time.Duration(seconds * 1e9))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+func (d *realtimeDriver) now() time.Duration { return time.Since(d.start) }
+func (d *realtimeDriver) finish() (*rig.Summary, error) {
+	d.cancel()
+	err := <-d.done
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return d.sum, err
+}
