@@ -58,7 +58,7 @@
 //
 // The preconditioner (TwoGrid, the default) is a two-grid V(1,1) cycle:
 // a symmetric block Gauss-Seidel sweep pair around a coarse correction on
-// square aggregates of nodes (translations only, a 16 × 16 coarse grid),
+// square aggregates of nodes (translations only, 8 × 8 to 16 × 16 of them),
 // whose small banded matrix PᵀAP is factorised each step (every 2 ms of
 // simulated time at shorter steps). A stiff membrane defeats block Jacobi
 // (93 iterations a step on the pinch); the coarse level removes the long
