@@ -68,9 +68,9 @@ type Config struct {
 	Preconditioner Preconditioner
 	Operator       Operator
 	// CoarseSize is the side of the coarse level's aggregates [nodes]; 0
-	// picks about a sixteenth of the mesh side (a 16 × 16 coarse grid,
-	// whose banded factorisation costs about one CG iteration; measured
-	// on the 64² pinch: 9.3 iterations a step against 13.4 with 8 × 8).
+	// picks a coarse grid of a third of the mesh side, between 8 × 8 and
+	// 16 × 16 aggregates (24²: 3, 32²: 3, 64²: 4; on the 64² pinch a 16 × 16
+	// grid takes 9.3 CG iterations a step against 13.4 with 8 × 8).
 	CoarseSize int
 	// SensitivityIterations caps the CG iterations of each of the three
 	// solves per finger in contact that give LocalModel.K; 0 (the default)

@@ -110,8 +110,9 @@ func (s *contactState) init(c *Cloth) {
 	// pad radius plus the triangle's (stretched) longest edge.
 	s.reach = longest * (1 + max(c.cfg.StrainLimit, 0.5))
 	maxR := max(c.cfg.PadRadius[0], c.cfg.PadRadius[1]) + c.cfg.Material.Thickness
-	// Enough probes for a pad sunk to its equator on a stretched mesh.
-	probeArea := 2 * m.du * m.dv / float64(2*s.ps)
+	// Room for four times a pad's hemisphere (a pad sunk to its equator
+	// into a cloth folded round it).
+	probeArea := m.du * m.dv / 2 / float64(s.ps)
 	s.capac = max(256, int(8*math.Pi*maxR*maxR/probeArea))
 	nProbes := len(m.tris) * s.ps
 	for k := range s.f {

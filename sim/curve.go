@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math"
-	"sort"
 )
 
 // Curve is a measured strain-stress curve: Stress[i] at Strain[i].
@@ -146,9 +145,16 @@ func sign(x float64) int {
 
 // segment returns i such that x[i] <= e < x[i+1], clamped to [0, n-2].
 func (p *pchip) segment(e float64) int {
-	n := len(p.x)
-	i := sort.SearchFloat64s(p.x, e) - 1
-	return min(max(i, 0), n-2)
+	lo, hi := 0, len(p.x)-1 // x[lo] <= e < x[hi] for e inside the data
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if p.x[mid] <= e {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // eval returns the stress, its slope and the energy density ∫_0^e stress.
