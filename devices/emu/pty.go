@@ -1,0 +1,138 @@
+package emu
+
+import (
+	"errors"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+
+	"github.com/haptex/haptex/devices/transport"
+)
+
+// ptyConn is the device end (the master) of a pseudo-terminal. The slave
+// end is the serial port haptex opens. The emulator keeps its own slave
+// descriptor open so that the host can close and reopen the port without
+// hanging the line up, as with a real USB-serial device.
+type ptyConn struct {
+	name   string
+	master *os.File
+	slave  *os.File
+	closed atomic.Bool
+}
+
+var _ transport.Conn = (*ptyConn)(nil)
+
+func openPTY(name string) (*ptyConn, error) {
+	m, s, err := pty.Open()
+	if err != nil {
+		return nil, err
+	}
+	if err := makeRaw(s); err != nil {
+		m.Close()
+		s.Close()
+		return nil, err
+	}
+	return &ptyConn{name: name, master: m, slave: s}, nil
+}
+
+// makeRaw puts the line into raw mode (cfmakeraw) before any host opens
+// it, so that no byte is echoed or translated in the meantime.
+func makeRaw(f *os.File) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	err = rc.Control(func(fd uintptr) {
+		t, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
+		if err != nil {
+			serr = err
+			return
+		}
+		t.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON | unix.IXOFF
+		t.Oflag &^= unix.OPOST
+		t.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
+		t.Cflag &^= unix.CSIZE | unix.PARENB
+		t.Cflag |= unix.CS8
+		t.Cc[unix.VMIN], t.Cc[unix.VTIME] = 1, 0
+		serr = unix.IoctlSetTermios(int(fd), unix.TCSETS, t)
+	})
+	if err != nil {
+		return err
+	}
+	return serr
+}
+
+// TTY returns the path of the slave, the port the host opens.
+func (c *ptyConn) TTY() string { return c.slave.Name() }
+
+func (c *ptyConn) Name() string { return c.name }
+
+func (c *ptyConn) kindOf(err error) transport.Kind {
+	if c.closed.Load() {
+		return transport.Closed
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, unix.EAGAIN) {
+		return transport.Other
+	}
+	return transport.Gone
+}
+
+func (c *ptyConn) Read(p []byte) (int, error) {
+	for {
+		n, err := c.master.Read(p)
+		if n > 0 {
+			return n, nil
+		}
+		if err != nil {
+			return 0, &transport.Error{Transport: "pty", Op: "read", Port: c.name, Kind: c.kindOf(err), Err: err}
+		}
+	}
+}
+
+// Write never waits for a host that does not read: a frame the line cannot
+// take at once is dropped whole, as a USB device drops what its host does
+// not poll. A frame the line took in part is completed (it must not be
+// left truncated), waiting at most 5 ms.
+func (c *ptyConn) Write(p []byte) (int, error) {
+	rc, err := c.master.SyscallConn()
+	if err != nil {
+		return 0, &transport.Error{Transport: "pty", Op: "write", Port: c.name, Kind: c.kindOf(err), Err: err}
+	}
+	var n int
+	var werr error
+	if err := rc.Write(func(fd uintptr) bool {
+		n, werr = unix.Write(int(fd), p)
+		return true
+	}); err != nil {
+		werr = err
+	}
+	if n < 0 {
+		n = 0
+	}
+	if n == 0 && werr != nil {
+		return 0, &transport.Error{Transport: "pty", Op: "write", Port: c.name, Kind: c.kindOf(werr), Err: werr}
+	}
+	if n < len(p) {
+		c.master.SetWriteDeadline(time.Now().Add(5 * time.Millisecond))
+		k, err := c.master.Write(p[n:])
+		c.master.SetWriteDeadline(time.Time{})
+		n += k
+		if err != nil {
+			return n, &transport.Error{Transport: "pty", Op: "write", Port: c.name, Kind: c.kindOf(err), Err: err}
+		}
+	}
+	return n, nil
+}
+
+// Close hangs the line up: the host's reads fail with EIO.
+func (c *ptyConn) Close() error {
+	if c.closed.Swap(true) {
+		return nil
+	}
+	c.slave.Close()
+	return c.master.Close()
+}
