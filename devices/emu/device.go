@@ -77,11 +77,33 @@ type Device struct {
 	exoCmd   devices.ExoCommand
 	tacFrame devices.TactileFrame
 
-	// OnCommand, if set before Attach, is called (under the device's lock)
-	// with every COMMAND the device acted on; OnFrame likewise with every
-	// TACTILE_FRAME. Tests use them to check that nothing else is applied.
-	OnCommand func(seq uint32, c *wire.Command)
-	OnFrame   func(seq uint32, f *wire.TactileFrame)
+	onCommand func(seq uint32, c *wire.Command)
+	onFrame   func(seq uint32, f *wire.TactileFrame)
+	onSend    func(seq uint32, b wire.Body)
+}
+
+// OnSend sets a function called, under the device's lock, with every frame
+// the device sends, before it is written.
+func (d *Device) OnSend(fn func(seq uint32, b wire.Body)) {
+	d.mu.Lock()
+	d.onSend = fn
+	d.mu.Unlock()
+}
+
+// OnCommand sets a function called, under the device's lock, with every
+// COMMAND the device acts on; tests use it to check that nothing else is
+// ever applied.
+func (d *Device) OnCommand(fn func(seq uint32, c *wire.Command)) {
+	d.mu.Lock()
+	d.onCommand = fn
+	d.mu.Unlock()
+}
+
+// OnFrame is OnCommand for TACTILE_FRAME.
+func (d *Device) OnFrame(fn func(seq uint32, f *wire.TactileFrame)) {
+	d.mu.Lock()
+	d.onFrame = fn
+	d.mu.Unlock()
 }
 
 // NewExoDevice wraps an exoskeleton backend. clock is the device's
@@ -374,8 +396,8 @@ func (d *Device) command(seq uint32, now time.Duration) {
 	} else {
 		d.applied = [3]float64{}
 	}
-	if d.OnCommand != nil {
-		d.OnCommand(seq, &d.cmd)
+	if d.onCommand != nil {
+		d.onCommand(seq, &d.cmd)
 	}
 	d.sendSample(now)
 }
@@ -411,8 +433,8 @@ func (d *Device) frame(seq uint32, now time.Duration) {
 	_ = d.tac.WriteFrame(&d.tacFrame)
 	d.watchdog = false
 	d.ackSeq, d.ackTag = seq, d.fr.Tag
-	if d.OnFrame != nil {
-		d.OnFrame(seq, &d.fr)
+	if d.onFrame != nil {
+		d.onFrame(seq, &d.fr)
 	}
 	d.sendSample(now)
 }
@@ -488,6 +510,9 @@ func (d *Device) send(b wire.Body, now time.Duration) {
 		return
 	}
 	d.seq = wire.NextSeq(d.seq)
+	if d.onSend != nil {
+		d.onSend(d.seq, b)
+	}
 	frame := d.enc.Encode(b, d.seq, uint64(now/time.Microsecond))
 	d.lastSent = now
 	if _, err := d.conn.Write(frame); err != nil {
