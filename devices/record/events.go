@@ -20,6 +20,7 @@ const (
 	KindOpen    Kind = 3  // the transport was (re)opened; payload = port name
 	KindClose   Kind = 4  // the transport was closed; payload = reason
 	KindDropped Kind = 5  // trailer: u64 events dropped because the writer fell behind
+	KindSpec    Kind = 6  // the device's capabilities as JSON, once it is open
 	KindRead    Kind = 16 // Exoskeleton.Read: ReadEvent
 	KindWrite   Kind = 17 // Exoskeleton.Write: WriteEvent
 	KindEnable  Kind = 18 // Exoskeleton.Enable: EnableEvent
@@ -27,7 +28,7 @@ const (
 	KindStatus  Kind = 20 // StatusReader.Status: StatusEvent
 )
 
-var kindNames = map[Kind]string{KindRX: "RX", KindTX: "TX", KindOpen: "OPEN", KindClose: "CLOSE", KindDropped: "DROPPED",
+var kindNames = map[Kind]string{KindRX: "RX", KindTX: "TX", KindOpen: "OPEN", KindClose: "CLOSE", KindDropped: "DROPPED", KindSpec: "SPEC",
 	KindRead: "READ", KindWrite: "WRITE", KindEnable: "ENABLE", KindFrame: "FRAME", KindStatus: "STATUS"}
 
 func (k Kind) String() string {

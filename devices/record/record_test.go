@@ -32,7 +32,7 @@ func (s *stubExo) Close() error                    { return nil }
 
 func TestRoundTripAndAllocs(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.hxr")
-	rec, err := Create(path, Meta{Name: "thumb-exo", Kind: "exoskeleton"})
+	rec, err := Create(path, Meta{Name: "thumb-exo", Kind: "exoskeleton"}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestRoundTripAndAllocs(t *testing.T) {
 // drop is counted and Close reports it.
 func TestDropsAreCounted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.hxr")
-	rec, err := Create(path, Meta{Name: "n", Kind: "exoskeleton"})
+	rec, err := Create(path, Meta{Name: "n", Kind: "exoskeleton"}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestDropsAreCounted(t *testing.T) {
 
 func TestTruncatedFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.hxr")
-	rec, _ := Create(path, Meta{Name: "n", Kind: "tactile"})
+	rec, _ := Create(path, Meta{Name: "n", Kind: "tactile"}, Options{})
 	for i := range 10 {
 		rec.Bytes(KindTX, bytes.Repeat([]byte{byte(i)}, 100))
 	}
@@ -140,7 +140,7 @@ func TestTruncatedFile(t *testing.T) {
 // decoded.
 func TestConnAndDump(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.hxr")
-	rec, _ := Create(path, Meta{Name: "thumb-exo", Kind: "exoskeleton"})
+	rec, _ := Create(path, Meta{Name: "thumb-exo", Kind: "exoskeleton"}, Options{})
 	host, dev := transport.Pipe("host", "dev")
 	c := WrapConn(host, rec)
 	var e wire.Encoder

@@ -26,7 +26,7 @@ type Meta struct {
 const (
 	eventHeader = 12
 	// chunkPayload bounds one event's payload; longer RX/TX runs are split.
-	chunkPayload = 512
+	chunkPayload = 1024
 	poolSize     = 2048
 	maxMeta      = 1 << 16
 )
@@ -53,11 +53,21 @@ type Recorder struct {
 	werr    error
 	closeMu sync.Mutex
 	closed  bool
-	stop    atomic.Bool
+	stop     atomic.Bool
+	lossless bool
+}
+
+// Options configure a Recorder.
+type Options struct {
+	// Lossless makes logging wait for the writer when the pool is empty,
+	// instead of dropping the event. Use it only for runs on virtual time
+	// (the lockstep runner), which outrun the disk and wait on no clock;
+	// a real-time loop must never wait.
+	Lossless bool
 }
 
 // Create creates the file path (its directory too) and starts its writer.
-func Create(path string, meta Meta) (*Recorder, error) {
+func Create(path string, meta Meta, opt Options) (*Recorder, error) {
 	if meta.Created.IsZero() {
 		meta.Created = time.Now()
 	}
@@ -75,7 +85,7 @@ func Create(path string, meta Meta) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
-	r := &Recorder{path: path, start: time.Now(), f: f, w: bufio.NewWriterSize(f, 1<<16),
+	r := &Recorder{path: path, start: time.Now(), f: f, w: bufio.NewWriterSize(f, 1<<16), lossless: opt.Lossless,
 		free: make(chan *chunk, poolSize), queue: make(chan *chunk, poolSize), done: make(chan struct{})}
 	for range poolSize {
 		r.free <- new(chunk)
@@ -104,6 +114,11 @@ func (r *Recorder) get(k Kind) *chunk {
 	if r.stop.Load() {
 		return nil
 	}
+	if r.lossless {
+		c := <-r.free
+		c.t, c.kind, c.n = int64(time.Since(r.start)), k, 0
+		return c
+	}
 	select {
 	case c := <-r.free:
 		c.t, c.kind, c.n = int64(time.Since(r.start)), k, 0
@@ -117,7 +132,7 @@ func (r *Recorder) get(k Kind) *chunk {
 func (r *Recorder) put(c *chunk) { r.queue <- c } // never blocks: the queue holds the whole pool
 
 // Bytes logs transport bytes (KindRX, KindTX), split into events of at most
-// 512 bytes.
+// 1024 bytes.
 func (r *Recorder) Bytes(k Kind, p []byte) {
 	for len(p) > 0 {
 		c := r.get(k)
@@ -136,6 +151,20 @@ func (r *Recorder) Text(k Kind, s string) {
 		c.n = copy(c.buf[:], s)
 		r.put(c)
 	}
+}
+
+// Spec logs the device's capabilities (an ExoSpec or TactileSpec) once it
+// is known, for a recording created before the device was opened.
+func (r *Recorder) Spec(spec any) error {
+	js, err := json.Marshal(spec)
+	if err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	if len(js) > chunkPayload {
+		return fmt.Errorf("record: spec of %d bytes exceeds %d", len(js), chunkPayload)
+	}
+	r.Text(KindSpec, string(js))
+	return nil
 }
 
 // payload is a device-level event that encodes itself.

@@ -189,6 +189,7 @@ func (t *Tactile) Close() error { return t.inner.Close() }
 // one recording per device.
 type Session struct {
 	dir  string
+	opt  Options
 	mu   sync.Mutex
 	recs []*Recorder
 }
@@ -197,22 +198,26 @@ type Session struct {
 // dir.
 func Dir(dir string) string { return filepath.Join(dir, "devices") }
 
-// NewSession prepares dir/devices for recordings.
-func NewSession(dir string) (*Session, error) {
+// NewSession prepares dir/devices for recordings made with opt.
+func NewSession(dir string, opt Options) (*Session, error) {
 	if err := os.MkdirAll(Dir(dir), 0o755); err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
-	return &Session{dir: Dir(dir)}, nil
+	return &Session{dir: Dir(dir), opt: opt}, nil
 }
 
-// Recorder creates the recording of one device; spec is its ExoSpec or
-// TactileSpec.
+// Recorder creates the recording of one device; kind is "exoskeleton" or
+// "tactile", spec its ExoSpec or TactileSpec, or nil when it is not known
+// yet (then call Recorder.Spec once the device is open).
 func (s *Session) Recorder(name, kind string, spec any) (*Recorder, error) {
-	js, err := json.Marshal(spec)
-	if err != nil {
-		return nil, fmt.Errorf("record: %w", err)
+	var js json.RawMessage
+	if spec != nil {
+		var err error
+		if js, err = json.Marshal(spec); err != nil {
+			return nil, fmt.Errorf("record: %w", err)
+		}
 	}
-	r, err := Create(filepath.Join(s.dir, name+".hxr"), Meta{Name: name, Kind: kind, Spec: js})
+	r, err := Create(filepath.Join(s.dir, name+".hxr"), Meta{Name: name, Kind: kind, Spec: js}, s.opt)
 	if err != nil {
 		return nil, err
 	}

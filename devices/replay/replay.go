@@ -85,8 +85,11 @@ var (
 // OpenExo loads the recording of an exoskeleton.
 func OpenExo(path string) (*Exo, error) {
 	x := &Exo{}
+	var spec []byte
 	meta, err := record.ReadFile(path, func(ev record.Event) error {
 		switch ev.Kind {
+		case record.KindSpec:
+			spec = append(spec[:0], ev.Payload...)
 		case record.KindRead:
 			var e record.ReadEvent
 			if err := e.Parse(ev.Payload); err != nil {
@@ -114,8 +117,11 @@ func OpenExo(path string) (*Exo, error) {
 	if meta.Kind != "exoskeleton" {
 		return nil, fmt.Errorf("replay: %s records a %s, not an exoskeleton", path, meta.Kind)
 	}
-	if len(meta.Spec) > 0 {
-		if err := json.Unmarshal(meta.Spec, &x.spec); err != nil {
+	if spec == nil {
+		spec = meta.Spec
+	}
+	if len(spec) > 0 {
+		if err := json.Unmarshal(spec, &x.spec); err != nil {
 			return nil, fmt.Errorf("replay: %s: spec: %w", path, err)
 		}
 	}
@@ -218,8 +224,11 @@ var (
 // OpenTactile loads the recording of a tactile array.
 func OpenTactile(path string) (*Tactile, error) {
 	a := &Tactile{}
+	var spec []byte
 	meta, err := record.ReadFile(path, func(ev record.Event) error {
 		switch ev.Kind {
+		case record.KindSpec:
+			spec = append(spec[:0], ev.Payload...)
 		case record.KindFrame:
 			var e record.FrameEvent
 			if err := e.Parse(ev.Payload); err != nil {
@@ -241,8 +250,11 @@ func OpenTactile(path string) (*Tactile, error) {
 	if meta.Kind != "tactile" {
 		return nil, fmt.Errorf("replay: %s records a %s, not a tactile array", path, meta.Kind)
 	}
-	if len(meta.Spec) > 0 {
-		if err := json.Unmarshal(meta.Spec, &a.spec); err != nil {
+	if spec == nil {
+		spec = meta.Spec
+	}
+	if len(spec) > 0 {
+		if err := json.Unmarshal(spec, &a.spec); err != nil {
 			return nil, fmt.Errorf("replay: %s: spec: %w", path, err)
 		}
 	}

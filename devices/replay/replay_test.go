@@ -82,7 +82,7 @@ var names = [2]string{"thumb", "index"}
 // into dir.
 func recordSession(t *testing.T, dir string, d time.Duration) {
 	t.Helper()
-	sess, err := record.NewSession(dir)
+	sess, err := record.NewSession(dir, record.Options{Lossless: true}) // lockstep outruns the disk
 	if err != nil {
 		t.Fatal(err)
 	}
