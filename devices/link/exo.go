@@ -30,7 +30,17 @@ type KindError struct {
 }
 
 func (e *KindError) Error() string {
-	return fmt.Sprintf("link: %s is a %v (%q), not a %v", e.Port, e.Got, e.Model, e.Want)
+	return fmt.Sprintf("link: %s is %s (%q), not %s", e.Port, article(e.Got), e.Model, article(e.Want))
+}
+
+func article(k wire.Kind) string {
+	switch k {
+	case wire.KindExo:
+		return "an exoskeleton"
+	case wire.KindTactile:
+		return "a tactile array"
+	}
+	return "a device of " + k.String()
 }
 
 // DialExo runs the handshake over conn and returns the exoskeleton behind
