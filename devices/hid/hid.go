@@ -210,3 +210,25 @@ func Open(vid, pid uint16, serial string) (*Conn, error) {
 	name := fmt.Sprintf("hid %s %s", port, match[0].Path)
 	return New(dev, name), nil
 }
+
+// OpenInfo opens the device List found as info.
+func OpenInfo(info Info) (*Conn, error) {
+	port := fmt.Sprintf("%s %s", info.ID(), info.Path)
+	if !khid.Supported() {
+		return nil, enumErr(transport.Unsupported, port, errors.New("this build has no HID support (cgo disabled?)"))
+	}
+	found, err := khid.Enumerate(info.VID, info.PID)
+	if err != nil {
+		return nil, enumErr(transport.Other, port, err)
+	}
+	for _, d := range found {
+		if d.Path == info.Path {
+			dev, err := d.Open()
+			if err != nil {
+				return nil, &transport.Error{Transport: devices.TransportHID, Op: "open", Port: port, Kind: transport.Permission, Err: err}
+			}
+			return New(dev, "hid "+port), nil
+		}
+	}
+	return nil, &transport.Error{Transport: devices.TransportHID, Op: "open", Port: port, Kind: transport.NotFound, Err: errors.New("gone since it was listed")}
+}
