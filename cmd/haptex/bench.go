@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/haptex/haptex/internal/rig"
+	"github.com/haptex/haptex/internal/statebuf"
+)
+
+// benches maps a bench name to its runner. Every runner returns a value that
+// marshals to a JSON object; the command adds "go" and "cpus".
+var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
+	"loop": func(ctx context.Context, o benchOpts) (any, error) {
+		return rig.BenchLoop(ctx, o.duration, o.priority, o.logf)
+	},
+	"statebuf": func(context.Context, benchOpts) (any, error) { r := statebuf.Bench(); return &r, nil },
+}
+
+type benchOpts struct {
+	duration time.Duration
+	priority int
+	logf     func(string, ...any)
+}
+
+func init() {
+	register(&command{name: "bench", summary: "measure a part: " + strings.Join(benchNames(), " | ") + " | all", run: runBench})
+}
+
+func benchNames() []string {
+	var n []string
+	for k := range benches {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+func runBench(args []string) error {
+	fs := newFlags("bench", "bench NAME [flags]   (NAME: "+strings.Join(benchNames(), ", ")+", all)")
+	duration := fs.Duration("duration", 10*time.Second, "how long real-time benches run")
+	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the real-time loop (0: normal scheduling)")
+	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
+	if len(args) == 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: which bench?", errUsage)
+	}
+	name := args[0]
+	if err := parse(fs, args[1:], 0); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	o := benchOpts{duration: *duration, priority: *prio, logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
+	names := []string{name}
+	if name == "all" {
+		names = benchNames()
+	} else if benches[name] == nil {
+		return fmt.Errorf("%w: unknown bench %q (have %s, all)", errUsage, name, strings.Join(benchNames(), ", "))
+	}
+	results := map[string]any{}
+	for _, n := range names {
+		res, err := benches[n](ctx, o)
+		if err != nil {
+			return fmt.Errorf("%s: %w", n, err)
+		}
+		obj, err := withCommonFields(n, res)
+		if err != nil {
+			return err
+		}
+		results[n] = obj
+	}
+	if name != "all" {
+		results = results[name].(map[string]any)
+	} else {
+		results = map[string]any{"bench": "all", "go": runtime.Version(), "cpus": runtime.NumCPU(), "results": results}
+	}
+	if *asJSON {
+		return json.NewEncoder(os.Stdout).Encode(results)
+	}
+	b, _ := json.MarshalIndent(results, "", "  ")
+	fmt.Println(string(b))
+	return nil
+}
+
+// withCommonFields turns a bench result into a JSON object carrying the
+// fields every bench reports: "bench", "go" and "cpus".
+func withCommonFields(name string, res any) (map[string]any, error) {
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return nil, fmt.Errorf("bench %s: result is not a JSON object: %w", name, err)
+	}
+	obj["bench"] = name
+	obj["go"] = runtime.Version()
+	obj["cpus"] = runtime.NumCPU()
+	return obj, nil
+}
+
+func printJSON(v any) {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	fmt.Println(string(b))
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/haptex/haptex/calib/kes"
+)
+
+func init() {
+	register(&command{name: "fabric", summary: "fabrics from Kawabata data: list | show NAME | import FILE", run: runFabric})
+}
+
+// defaultLibraryDir is where imported fabrics go: $XDG_DATA_HOME/haptex/fabrics,
+// or ~/.local/share/haptex/fabrics.
+func defaultLibraryDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "haptex", "fabrics")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".local", "share", "haptex", "fabrics")
+	}
+	return ""
+}
+
+func runFabric(args []string) error {
+	fs := newFlags("fabric", "fabric list | show NAME | import FILE  [flags]")
+	lib := fs.String("library", defaultLibraryDir(), "user fabric library folder (imported fabrics)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	raw := fs.Bool("raw", false, "show: print the fabric file as it is")
+	if len(args) == 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: which fabric command?", errUsage)
+	}
+	sub := args[0]
+	if err := parse(fs, args[1:], 1); err != nil {
+		return err
+	}
+	l := kes.Library{Dir: *lib}
+	arg := fs.Arg(0)
+	switch sub {
+	case "list":
+		sums, err := l.List()
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			printJSON(sums)
+			return nil
+		}
+		tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tCLASS\tWEAVE\tFIBRE\tMEASURED\tCLASS-TYPICAL\tDERIVED\tSOURCE")
+		for _, s := range sums {
+			if s.Error != "" {
+				fmt.Fprintf(tw, "%s\t\t\t\t\t\t\tERROR: %s\n", s.Name, s.Error)
+				continue
+			}
+			where := "built-in"
+			if !s.Builtin {
+				where = s.File
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", s.Name, s.Class, s.Weave, s.Fibre, s.Measured, s.ClassTypical, s.Derived, where)
+		}
+		return tw.Flush()
+	case "show":
+		if arg == "" {
+			return fmt.Errorf("%w: fabric show NAME", errUsage)
+		}
+		if *raw {
+			src, err := kes.BuiltinSource(arg)
+			if errors.Is(err, kes.ErrNotFound) {
+				src, err = os.ReadFile(filepath.Join(*lib, arg+".toml"))
+			}
+			if err != nil {
+				return err
+			}
+			_, err = os.Stdout.Write(src)
+			return err
+		}
+		f, err := l.Load(arg)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			printJSON(map[string]any{"summary": f.Summary(), "values": f.Entries(), "sources": f.Sources})
+			return nil
+		}
+		s := f.Summary()
+		fmt.Printf("%s: %s (%s, %s, %s)\n", s.Name, s.Title, s.Class, s.Weave, s.Fibre)
+		fmt.Printf("values: %d measured, %d class-typical, %d derived\n\n", s.Measured, s.ClassTypical, s.Derived)
+		tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "FIELD\tVALUE\tUNIT\tSI\tSI UNIT\tSTATUS\tSOURCE")
+		for _, e := range f.Entries() {
+			src := e.Source
+			if e.Table != "" {
+				src += " " + e.Table
+			}
+			fmt.Fprintf(tw, "%s\t%.4g\t%s\t%.4g\t%s\t%s\t%s\n", e.Field, e.Value.Value, e.Unit, e.SI, e.SIUnit, e.Status, src)
+		}
+		return tw.Flush()
+	case "import":
+		if arg == "" {
+			return fmt.Errorf("%w: fabric import FILE", errUsage)
+		}
+		f, dst, err := kes.Import(arg, *lib)
+		if err != nil {
+			return err
+		}
+		s := f.Summary()
+		fmt.Printf("imported %s (%d measured, %d class-typical, %d derived values) to %s\n", f.Name, s.Measured, s.ClassTypical, s.Derived, dst)
+		return nil
+	}
+	return fmt.Errorf("%w: unknown fabric command %q (list, show, import)", errUsage, sub)
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/haptex/haptex/internal/rig"
+)
+
+func init() {
+	register(&command{name: "run", summary: "run the two-finger handling session (simulated devices by default)", run: runRun})
+}
+
+func runRun(args []string) error {
+	fs := newFlags("run", "run [flags]")
+	duration := fs.Duration("duration", 0, "stop after this long (0: until Ctrl-C)")
+	out := fs.String("out", "sessions", "parent folder of the session folder (empty: record nothing)")
+	lock := fs.Bool("lockstep", false, "run in virtual time, as fast as possible (needs -duration)")
+	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the 1 kHz thread (0: normal scheduling)")
+	tactile := fs.Duration("tactile-period", 25*time.Millisecond, "tactile frame period (5 ms .. 100 ms)")
+	simPeriod := fs.Duration("sim-period", 5*time.Millisecond, "cloth simulation step")
+	jsonOut := fs.Bool("json", false, "print the summary as JSON")
+	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	if *lock && *duration <= 0 {
+		return fmt.Errorf("%w: -lockstep needs -duration", errUsage)
+	}
+	priority := *prio
+	if priority == 0 {
+		priority = -1
+	}
+	cfg := rig.Config{
+		OutDir: *out, Duration: *duration, Priority: priority,
+		TactilePeriod: *tactile, SimPeriod: *simPeriod,
+		Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) },
+	}
+	r, err := rig.New(cfg)
+	if err != nil {
+		return err
+	}
+	var sum *rig.Summary
+	if *lock {
+		sum, err = r.RunLockstep()
+	} else {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		done := make(chan struct{})
+		if isTerminal(os.Stdout) && !*jsonOut {
+			go statusLine(r, done)
+		}
+		sum, err = r.Run(ctx)
+		close(done)
+	}
+	if sum != nil {
+		if *jsonOut {
+			printJSON(sum)
+		} else {
+			printSummary(os.Stdout, sum)
+		}
+	}
+	return err
+}
+
+// statusLine rewrites one terminal line at most 4 times a second.
+func statusLine(r *rig.Rig, done <-chan struct{}) {
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			fmt.Print("\r\033[K")
+			return
+		case <-t.C:
+			fmt.Print("\r\033[K" + r.Status().String())
+		}
+	}
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func printSummary(w io.Writer, s *rig.Summary) {
+	fmt.Fprintf(w, "%s run: %.2f s of run time in %.2f s\n\n", s.Mode, s.RunS, s.WallS)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "loop\tperiod ms\tticks\trate Hz\trt\tlate p50 µs\tp99\tp99.9\tmax\tcompute p99 µs\toverruns\t>1 ms\t")
+	for _, l := range s.Loops {
+		fmt.Fprintf(tw, "%s\t%g\t%d\t%.1f\t%v\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t%d\t\n", l.Name, l.PeriodMs, l.Ticks, l.RateHz, l.RealTime,
+			l.LatenessUs.P50, l.LatenessUs.P99, l.LatenessUs.P999, l.LatenessUs.Max, l.ComputeUs.P99, l.Overruns, l.LateOver1ms)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "finger\tcontact s\tpeak force N\tmean force N\t")
+	for _, f := range s.Fingers {
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t\n", f.Finger, f.ContactS, f.PeakForceN, f.MeanForceN)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "pinch: both fingers held the cloth for %.3f s, peak pinch force %.3f N\n", s.PinchS, s.PeakPinchN)
+	if len(s.Tables) > 0 {
+		var parts []string
+		for _, t := range s.Tables {
+			parts = append(parts, fmt.Sprintf("%s %d rows, %d dropped", t.File, t.Rows, t.Dropped))
+		}
+		fmt.Fprintf(w, "recorded: %s\n", strings.Join(parts, "; "))
+	}
+	if s.SessionDir != "" {
+		fmt.Fprintf(w, "session folder: %s\n", s.SessionDir)
+	}
+}

@@ -1,0 +1,196 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Keyframe is a fingertip pad-centre position [m, world frame] to be reached
+// at time T. Between keyframes the pad follows a minimum-jerk path (Flash &
+// Hogan 1985), so it starts and stops each segment at rest with zero
+// acceleration, as a reaching hand does.
+type Keyframe struct {
+	T   time.Duration
+	Pos [3]float64
+}
+
+// Phase names a stretch of a handling script.
+type Phase struct {
+	Name  string // approach, touch, stroke, pinch, stretch, release
+	Start time.Duration
+}
+
+// Script moves thumb and index pad centres through keyframes. It is a
+// kinematic motion source, no dynamics: the positions are what the script
+// says, whatever the cloth does. Tests program it with their own keyframes;
+// DefaultScript is the showcase handling sequence.
+//
+// A Script is immutable after construction and safe for concurrent use.
+type Script struct {
+	Fingers [2][]Keyframe // [thumb, index], keyframes in increasing T
+	Phases  []Phase
+}
+
+// NewScript checks that each finger has at least one keyframe, that times
+// increase and that positions are finite.
+func NewScript(thumb, index []Keyframe, phases []Phase) (*Script, error) {
+	s := &Script{Fingers: [2][]Keyframe{thumb, index}, Phases: phases}
+	for f, kf := range s.Fingers {
+		if len(kf) == 0 {
+			return nil, fmt.Errorf("devices/sim: script: finger %d has no keyframes", f)
+		}
+		for i, k := range kf {
+			for _, x := range k.Pos {
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					return nil, fmt.Errorf("devices/sim: script: finger %d keyframe %d: non-finite position %v", f, i, k.Pos)
+				}
+			}
+			if i > 0 && k.T <= kf[i-1].T {
+				return nil, fmt.Errorf("devices/sim: script: finger %d keyframe %d at %v not after %v", f, i, k.T, kf[i-1].T)
+			}
+		}
+	}
+	return s, nil
+}
+
+// Duration returns the time of the last keyframe of either finger.
+func (s *Script) Duration() time.Duration {
+	var d time.Duration
+	for _, kf := range s.Fingers {
+		d = max(d, kf[len(kf)-1].T)
+	}
+	return d
+}
+
+// At returns the pad-centre position [m] and velocity [m/s] of finger (0 =
+// thumb, 1 = index) at time t. Before the first keyframe and after the last
+// the finger rests at that keyframe. It allocates nothing.
+func (s *Script) At(t time.Duration, finger int) (pos, vel [3]float64) {
+	kf := s.Fingers[finger]
+	if t <= kf[0].T {
+		return kf[0].Pos, vel
+	}
+	last := kf[len(kf)-1]
+	if t >= last.T {
+		return last.Pos, vel
+	}
+	i := 1
+	for kf[i].T < t {
+		i++
+	}
+	if kf[i].T == t {
+		return kf[i].Pos, vel
+	}
+	a, b := kf[i-1], kf[i]
+	span := (b.T - a.T).Seconds()
+	tau := (t - a.T).Seconds() / span
+	// Minimum jerk: s(τ) = 10τ³ − 15τ⁴ + 6τ⁵, s'(τ) = 30τ²(1 − τ)².
+	s5 := tau * tau * tau * (10 + tau*(-15+6*tau))
+	ds := 30 * tau * tau * (1 - tau) * (1 - tau) / span
+	for k := range pos {
+		d := b.Pos[k] - a.Pos[k]
+		pos[k] = a.Pos[k] + d*s5
+		vel[k] = d * ds
+	}
+	return pos, vel
+}
+
+// PhaseAt returns the name of the phase running at t ("" before the first).
+func (s *Script) PhaseAt(t time.Duration) string {
+	name := ""
+	for _, p := range s.Phases {
+		if t >= p.Start {
+			name = p.Name
+		}
+	}
+	return name
+}
+
+// Scene holds the geometry the default script is built for (the showcase
+// scene: a fabric hanging in the plane z = 0 from a rod at its top edge).
+type Scene struct {
+	PadRadius  float64 // fingertip pad sphere radius [m]
+	Thickness  float64 // fabric thickness [m]
+	Touch      [3]float64
+	Pinch      [3]float64
+	Pull       [3]float64 // displacement of the pinched point during the stretch [m]
+	StrokeHalf float64    // half the stroke length along x [m]
+	Press      float64    // how far the pad surface goes past the fabric surface on touch [m]
+	Squeeze    float64    // how far each pad surface goes past the fabric surface in the pinch [m]
+}
+
+// DefaultScene is the showcase scene (see DESIGN.md and README): touch and
+// stroke around (0, 0.12), pinch at (0.05, 0.10), pull 3 cm away from the
+// stand's plane and 2 cm down.
+func DefaultScene() Scene {
+	return Scene{
+		PadRadius:  0.008,
+		Thickness:  0.0005,
+		Touch:      [3]float64{0, 0.12, 0},
+		Pinch:      [3]float64{0.05, 0.10, 0},
+		Pull:       [3]float64{0, -0.02, -0.03},
+		StrokeHalf: 0.03,
+		Press:      0.0015,
+		Squeeze:    0.001,
+	}
+}
+
+// DefaultScript is the showcase handling sequence, 10 s long: approach,
+// touch, stroke (±3 cm along x, about 50 mm/s on average), pinch, stretch,
+// release. The index finger approaches from +z with its pad facing -z; the
+// thumb from -z facing +z.
+func DefaultScript(sc Scene) *Script {
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	at := func(p [3]float64, dx, dy, z float64) [3]float64 { return [3]float64{p[0] + dx, p[1] + dy, z} }
+	surf := sc.PadRadius + sc.Thickness/2 // pad centre distance from the mid-plane at first contact
+	touchZ := surf - sc.Press
+	pinchZ := surf - sc.Squeeze
+	pu := sc.Pull
+	index := []Keyframe{
+		{0, at(sc.Touch, 0, 0, 0.06)},
+		{sec(1.0), at(sc.Touch, 0, 0, surf+0.004)},
+		{sec(1.5), at(sc.Touch, 0, 0, touchZ)},
+		{sec(2.1), at(sc.Touch, sc.StrokeHalf, 0, touchZ)},
+		{sec(3.3), at(sc.Touch, -sc.StrokeHalf, 0, touchZ)},
+		{sec(4.5), at(sc.Touch, sc.StrokeHalf, 0, touchZ)},
+		{sec(5.1), at(sc.Touch, sc.StrokeHalf, 0, surf+0.01)},
+		{sec(5.7), at(sc.Pinch, 0, 0, surf+0.01)},
+		{sec(6.2), at(sc.Pinch, 0, 0, pinchZ)},
+		{sec(6.6), at(sc.Pinch, 0, 0, pinchZ)},
+		{sec(8.0), at(sc.Pinch, pu[0], pu[1], pinchZ+pu[2])},
+		{sec(8.5), at(sc.Pinch, pu[0], pu[1], pinchZ+pu[2])},
+		{sec(9.0), at(sc.Pinch, pu[0], pu[1], 0.03)},
+		{sec(10.0), at(sc.Pinch, 0, 0, 0.06)},
+	}
+	thumb := []Keyframe{
+		{0, at(sc.Touch, 0, 0, -0.06)},
+		{sec(1.0), at(sc.Touch, 0, 0, -0.04)},
+		{sec(5.1), at(sc.Touch, 0, 0, -0.04)},
+		{sec(5.7), at(sc.Pinch, 0, 0, -(surf + 0.01))},
+		{sec(6.2), at(sc.Pinch, 0, 0, -pinchZ)},
+		{sec(6.6), at(sc.Pinch, 0, 0, -pinchZ)},
+		{sec(8.0), at(sc.Pinch, pu[0], pu[1], -pinchZ+pu[2])},
+		{sec(8.5), at(sc.Pinch, pu[0], pu[1], -pinchZ+pu[2])},
+		{sec(9.0), at(sc.Pinch, pu[0], pu[1], -0.03+pu[2])},
+		{sec(10.0), at(sc.Pinch, 0, 0, -0.06)},
+	}
+	phases := []Phase{
+		{"approach", 0}, {"touch", sec(1.0)}, {"stroke", sec(1.5)},
+		{"pinch", sec(5.1)}, {"stretch", sec(6.6)}, {"release", sec(8.5)},
+	}
+	s, err := NewScript(thumb, index, phases)
+	if err != nil {
+		panic(err) // the default keyframes are constants checked by tests
+	}
+	return s
+}
+
+// PadNormal returns the direction out of the pulp of finger f in the
+// showcase scene: +z for the thumb, -z for the index.
+func PadNormal(f int) [3]float64 {
+	if f == 0 {
+		return [3]float64{0, 0, 1}
+	}
+	return [3]float64{0, 0, -1}
+}

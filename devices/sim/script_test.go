@@ -1,0 +1,96 @@
+package sim
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// The velocity At reports is the derivative of the position it reports
+// (central differences), and positions are continuous across keyframes.
+func TestScriptVelocityIsDerivative(t *testing.T) {
+	s := DefaultScript(DefaultScene())
+	const h = 10 * time.Microsecond
+	for f := 0; f < 2; f++ {
+		for ms := 1; ms < int(s.Duration()/time.Millisecond); ms += 7 {
+			tt := time.Duration(ms) * time.Millisecond
+			p0, _ := s.At(tt-h, f)
+			p1, _ := s.At(tt+h, f)
+			_, v := s.At(tt, f)
+			for k := 0; k < 3; k++ {
+				fd := (p1[k] - p0[k]) / (2 * h.Seconds())
+				if math.Abs(fd-v[k]) > 1e-6+1e-4*math.Abs(v[k]) {
+					t.Fatalf("finger %d t=%v axis %d: velocity %g, finite difference %g", f, tt, k, v[k], fd)
+				}
+			}
+		}
+	}
+}
+
+func TestScriptHitsKeyframes(t *testing.T) {
+	s := DefaultScript(DefaultScene())
+	for f, kf := range s.Fingers {
+		for _, k := range kf {
+			p, v := s.At(k.T, f)
+			if p != k.Pos {
+				t.Fatalf("finger %d at %v: %v, want %v", f, k.T, p, k.Pos)
+			}
+			if v != [3]float64{} {
+				t.Fatalf("finger %d at keyframe %v moves at %v", f, k.T, v)
+			}
+		}
+	}
+}
+
+// The default script does what its phases say: the index pad reaches past
+// the fabric surface when touching, the pads squeeze the fabric in the pinch,
+// and the stroke averages about 50 mm/s.
+func TestDefaultScriptGeometry(t *testing.T) {
+	sc := DefaultScene()
+	s := DefaultScript(sc)
+	surf := sc.PadRadius + sc.Thickness/2
+	idx, _ := s.At(2*time.Second, 1)
+	if idx[2] >= surf {
+		t.Fatalf("index during the stroke at z=%g, not pressing (surface contact at %g)", idx[2], surf)
+	}
+	th, _ := s.At(6400*time.Millisecond, 0)
+	ix, _ := s.At(6400*time.Millisecond, 1)
+	if gap := ix[2] - th[2]; gap >= 2*surf {
+		t.Fatalf("pinch gap between pad centres %g, does not squeeze (touch at %g)", gap, 2*surf)
+	}
+	a, _ := s.At(2100*time.Millisecond, 1)
+	b, _ := s.At(3300*time.Millisecond, 1)
+	if v := math.Abs(a[0]-b[0]) / 1.2; math.Abs(v-0.05) > 0.001 {
+		t.Fatalf("stroke averages %g m/s, want 0.05", v)
+	}
+	if got := s.PhaseAt(7 * time.Second); got != "stretch" {
+		t.Fatalf("phase at 7 s: %q", got)
+	}
+	if s.Duration() != 10*time.Second {
+		t.Fatalf("duration %v", s.Duration())
+	}
+}
+
+func TestNewScriptRejectsBadInput(t *testing.T) {
+	ok := []Keyframe{{0, [3]float64{}}}
+	cases := []struct {
+		name         string
+		thumb, index []Keyframe
+	}{
+		{"empty", nil, ok},
+		{"nan", ok, []Keyframe{{0, [3]float64{math.NaN(), 0, 0}}}},
+		{"backwards", ok, []Keyframe{{time.Second, [3]float64{}}, {0, [3]float64{}}}},
+	}
+	for _, c := range cases {
+		if _, err := NewScript(c.thumb, c.index, nil); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+}
+
+func TestScriptAtAllocs(t *testing.T) {
+	s := DefaultScript(DefaultScene())
+	if a := testing.AllocsPerRun(100, func() { s.At(3*time.Second, 1) }); a != 0 {
+		t.Fatalf("At allocates %v", a)
+	}
+}

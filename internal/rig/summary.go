@@ -1,0 +1,127 @@
+package rig
+
+import (
+	"math"
+	"time"
+
+	"github.com/haptex/haptex/internal/record"
+	"github.com/haptex/haptex/internal/rt"
+	"github.com/haptex/haptex/sim"
+)
+
+// Percentiles is a latency summary in microseconds, in the JSON shape every
+// haptex bench uses.
+type Percentiles struct {
+	P50  float64 `json:"p50"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+}
+
+// Micros converts a histogram summary to microseconds.
+func Micros(s rt.Summary) Percentiles {
+	us := func(d time.Duration) float64 { return float64(d) / 1e3 }
+	return Percentiles{P50: us(s.P50), P99: us(s.P99), P999: us(s.P999), Max: us(s.Max)}
+}
+
+// LoopSummary is one loop's timing over a run.
+type LoopSummary struct {
+	Name        string      `json:"name"`
+	PeriodMs    float64     `json:"period_ms"`
+	Ticks       uint64      `json:"ticks"`
+	RateHz      float64     `json:"rate_hz"`
+	RealTime    bool        `json:"rt"`
+	LatenessUs  Percentiles `json:"lateness_us"`
+	ComputeUs   Percentiles `json:"compute_us"`
+	Overruns    uint64      `json:"overruns"`
+	LateOver1ms uint64      `json:"late_over_1ms"`
+}
+
+// FingerSummary is what one finger felt over a run.
+type FingerSummary struct {
+	Finger     string  `json:"finger"`
+	ContactS   float64 `json:"contact_s"`    // time in contact with the cloth [s]
+	PeakForceN float64 `json:"peak_force_n"` // largest force magnitude [N]
+	MeanForceN float64 `json:"mean_force_n"` // mean force magnitude while in contact [N]
+}
+
+// Summary is the outcome of a run.
+type Summary struct {
+	Mode       string              `json:"mode"` // realtime or lockstep
+	RunS       float64             `json:"run_s"`
+	WallS      float64             `json:"wall_s"`
+	Loops      []LoopSummary       `json:"loops"`
+	Fingers    []FingerSummary     `json:"fingers"`
+	PinchS     float64             `json:"pinch_s"`      // time both fingers held the cloth [s]
+	PeakPinchN float64             `json:"peak_pinch_n"` // largest force on either finger while both held it [N]
+	GC         *GCStats            `json:"gc,omitempty"`
+	Tables     []record.TableStats `json:"tables,omitempty"`
+	SessionDir string              `json:"session_dir,omitempty"`
+}
+
+// forceStats accumulates per-finger force figures on the haptics goroutine.
+type forceStats struct {
+	contactTicks [sim.NumFingers]uint64
+	peak         [sim.NumFingers]float64
+	sum          [sim.NumFingers]float64
+	pinchTicks   uint64
+	peakPinch    float64
+}
+
+// add records one tick of both fingers.
+func (s *forceStats) add(rows *[sim.NumFingers]FingerRow) {
+	both := true
+	var peak float64
+	for f := range rows {
+		fr := &rows[f]
+		m := math.Sqrt(fr.Force[0]*fr.Force[0] + fr.Force[1]*fr.Force[1] + fr.Force[2]*fr.Force[2])
+		s.peak[f] = max(s.peak[f], m)
+		peak = max(peak, m)
+		if fr.Contact {
+			s.contactTicks[f]++
+			s.sum[f] += m
+		} else {
+			both = false
+		}
+	}
+	if both {
+		s.pinchTicks++
+		s.peakPinch = max(s.peakPinch, peak)
+	}
+}
+
+func (r *Rig) summary(mode string, run, wall time.Duration) *Summary {
+	s := &Summary{Mode: mode, RunS: run.Seconds(), WallS: wall.Seconds(), SessionDir: r.SessionDir()}
+	for _, l := range r.loops {
+		ls := LoopSummary{Name: l.name, PeriodMs: float64(l.period) / 1e6}
+		if l.rt != nil {
+			tel := &l.rt.Tel
+			ls.Ticks = tel.Ticks.Load()
+			ls.RateHz = tel.Rate()
+			ls.RealTime = tel.RealTime.Load()
+			ls.LatenessUs = Micros(tel.Lateness.Summary())
+			ls.ComputeUs = Micros(tel.Compute.Summary())
+			ls.Overruns = tel.Overruns.Load()
+			ls.LateOver1ms = tel.LateOver1ms.Load()
+		} else {
+			ls.Ticks = uint64(run / l.period)
+			ls.RateHz = 1 / l.period.Seconds()
+		}
+		s.Loops = append(s.Loops, ls)
+	}
+	fs := &r.haptics.stats
+	dt := r.cfg.HapticsPeriod.Seconds()
+	for f := 0; f < sim.NumFingers; f++ {
+		mean := 0.0
+		if fs.contactTicks[f] > 0 {
+			mean = fs.sum[f] / float64(fs.contactTicks[f])
+		}
+		s.Fingers = append(s.Fingers, FingerSummary{
+			Finger: sim.FingerName(f), ContactS: float64(fs.contactTicks[f]) * dt,
+			PeakForceN: fs.peak[f], MeanForceN: mean,
+		})
+	}
+	s.PinchS = float64(fs.pinchTicks) * dt
+	s.PeakPinchN = fs.peakPinch
+	return s
+}

@@ -1,0 +1,32 @@
+// Package rt runs a loop in real time: one locked OS thread, absolute
+// deadlines on a fixed grid, and always-on telemetry. It owns the clock
+// that every loop of a run shares.
+//
+// It never allocates per tick and never decides what a tick does: the step
+// function is the caller's, and it receives the tick's time explicitly, so
+// the same step runs unchanged under the lockstep runner in virtual time.
+//
+// # Scheduling on Linux
+//
+// The loop's goroutine locks itself to its OS thread and sleeps with
+// clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) until each absolute
+// deadline start + k·period. When asked for a real-time priority it puts
+// that thread alone (never the whole process) under SCHED_FIFO; when the
+// system does not permit it, it says so once through Config.Logf and runs
+// at normal priority. It never busy-waits: a spinning SCHED_FIFO thread is
+// throttled by the kernel for ~50 ms every second (DESIGN.md).
+//
+// The thread is never unlocked: when the loop returns, its goroutine exits
+// locked, so the runtime retires the thread instead of handing a real-time
+// thread to other goroutines.
+//
+// # Overruns
+//
+// A tick that ends after the next deadline (or wakes after it) is an
+// overrun: the deadlines it missed are skipped and counted, and the next
+// deadline stays on the grid. The loop never runs ticks back to back to
+// catch up, so a slow tick never turns into a burst of commands.
+//
+// On systems other than Linux the loop sleeps with time.Sleep, which wakes
+// about 0.5 ms late on average; Telemetry.RealTime reports false there.
+package rt

@@ -1,0 +1,166 @@
+package rt
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+// Step is one tick of a loop. t is the tick's deadline on the run's clock:
+// an exact multiple of the period (plus the loop's offset), never the
+// measured wake-up time, so that the same step gives the same result under
+// the lockstep runner.
+type Step func(t time.Duration)
+
+// Config configures a Loop.
+type Config struct {
+	Name   string
+	Period time.Duration // > 0
+	// Offset shifts the loop's grid: deadlines are Offset + k·Period.
+	Offset time.Duration
+	// Priority is the SCHED_FIFO priority (1..99) of the loop's thread; 0
+	// keeps normal scheduling.
+	Priority int
+	// Logf receives the loop's one-time notices (real-time refused). Nil
+	// discards them.
+	Logf func(format string, args ...any)
+}
+
+// Telemetry is a loop's always-on record of its timing. Every field may be
+// read from any goroutine while the loop runs.
+type Telemetry struct {
+	Lateness Histogram // wake-up time minus deadline
+	Compute  Histogram // step duration
+	Ticks    atomic.Uint64
+	// Overruns counts the deadlines skipped because a tick ended (or woke)
+	// after the next deadline.
+	Overruns atomic.Uint64
+	// LateOver1ms counts ticks that woke more than 1 ms after their deadline.
+	LateOver1ms atomic.Uint64
+	// RealTime reports whether the loop's thread runs under SCHED_FIFO.
+	RealTime atomic.Bool
+	started  atomic.Int64 // clock time of the first tick [ns]
+	last     atomic.Int64 // clock time of the latest tick [ns]
+}
+
+// Rate returns the measured tick rate [Hz] since the first tick.
+func (t *Telemetry) Rate() float64 {
+	n := t.Ticks.Load()
+	span := t.last.Load() - t.started.Load()
+	if n < 2 || span <= 0 {
+		return 0
+	}
+	return float64(n-1) / (float64(span) / 1e9)
+}
+
+// Loop runs a Step on a fixed grid in real time.
+type Loop struct {
+	cfg   Config
+	clock *Clock
+	step  Step
+	Tel   Telemetry
+
+	// Valid only inside Step (the loop's own goroutine writes them).
+	lateness time.Duration
+	prevComp time.Duration
+}
+
+// New returns a loop. It panics if the period is not positive, a
+// programming error caught at setup, as time.NewTicker does.
+func New(cfg Config, clock *Clock, step Step) *Loop {
+	if cfg.Period <= 0 {
+		panic(fmt.Sprintf("rt: loop %q: non-positive period %v", cfg.Name, cfg.Period))
+	}
+	if cfg.Priority < 0 || cfg.Priority > 99 {
+		panic(fmt.Sprintf("rt: loop %q: priority %d outside 0..99", cfg.Name, cfg.Priority))
+	}
+	return &Loop{cfg: cfg, clock: clock, step: step}
+}
+
+// Name returns the loop's name.
+func (l *Loop) Name() string { return l.cfg.Name }
+
+// Period returns the loop's period.
+func (l *Loop) Period() time.Duration { return l.cfg.Period }
+
+// Lateness returns how late the current tick woke. Call it only from the
+// step, which runs on the loop's goroutine.
+func (l *Loop) Lateness() time.Duration { return l.lateness }
+
+// PrevCompute returns the previous tick's step duration. Call it only from
+// the step.
+func (l *Loop) PrevCompute() time.Duration { return l.prevComp }
+
+// Run runs the loop on the calling goroutine until ctx is done, starting at
+// the first deadline not before the clock's current time. It locks the
+// goroutine to its OS thread for good (see the package doc) and returns
+// ctx's error, or an error if the clock cannot sleep.
+func (l *Loop) Run(ctx context.Context) error {
+	runtime.LockOSThread()
+	// No UnlockOSThread: a thread that may have been made real-time must
+	// die with this goroutine rather than run other goroutines.
+	if l.cfg.Priority > 0 {
+		if err := setRealtime(l.cfg.Priority); err != nil {
+			l.logf("rt: loop %s: SCHED_FIFO priority %d not permitted (%v); running at normal priority", l.cfg.Name, l.cfg.Priority, err)
+		} else {
+			l.Tel.RealTime.Store(true)
+		}
+	}
+	done := ctx.Done()
+	p := l.cfg.Period
+	now := l.clock.Now()
+	// First deadline: the next grid point at or after now.
+	k := (now - l.cfg.Offset + p - 1) / p
+	if k < 0 {
+		k = 0
+	}
+	deadline := l.cfg.Offset + k*p
+	for {
+		select {
+		case <-done:
+			return ctx.Err()
+		default:
+		}
+		if err := l.clock.sleepUntil(deadline); err != nil {
+			return fmt.Errorf("rt: loop %s: sleep: %w", l.cfg.Name, err)
+		}
+		wake := l.clock.Now()
+		l.lateness = wake - deadline
+		l.step(deadline)
+		end := l.clock.Now()
+		comp := end - wake
+		l.prevComp = comp
+
+		tel := &l.Tel
+		tel.Lateness.Record(l.lateness)
+		tel.Compute.Record(comp)
+		if tel.Ticks.Add(1) == 1 {
+			tel.started.Store(int64(deadline))
+		}
+		tel.last.Store(int64(deadline))
+		if l.lateness > time.Millisecond {
+			tel.LateOver1ms.Add(1)
+		}
+		next := deadline + p
+		if end >= next {
+			// Overrun: skip to the first grid point after now, count the
+			// skipped deadlines, never burst.
+			skipped := (end-next)/p + 1
+			tel.Overruns.Add(uint64(skipped))
+			next += skipped * p
+		}
+		deadline = next
+	}
+}
+
+func (l *Loop) logf(format string, args ...any) {
+	if l.cfg.Logf != nil {
+		l.cfg.Logf(format, args...)
+	}
+}
+
+// RealtimeSupported reports whether this platform implements absolute
+// deadlines with clock_nanosleep and SCHED_FIFO (Linux).
+func RealtimeSupported() bool { return realtimeSupported }

@@ -1,0 +1,25 @@
+//go:build !linux
+
+package rt
+
+import (
+	"errors"
+	"time"
+)
+
+var base = time.Now()
+
+func monoNow() int64 { return int64(time.Since(base)) }
+
+// sleepUntilMono falls back to time.Sleep: about 0.5 ms late on average,
+// enough for tests and demos, not for force rendering.
+func sleepUntilMono(ns int64) error {
+	if d := time.Duration(ns - monoNow()); d > 0 {
+		time.Sleep(d)
+	}
+	return nil
+}
+
+func setRealtime(int) error { return errors.New("real-time scheduling is implemented on Linux only") }
+
+const realtimeSupported = false
