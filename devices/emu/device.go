@@ -517,7 +517,7 @@ func (d *Device) send(b wire.Body, now time.Duration) {
 	d.lastSent = now
 	if _, err := d.conn.Write(frame); err != nil {
 		d.stats.SendDropped++
-		if transport.KindOf(err) == transport.Gone || transport.KindOf(err) == transport.Closed {
+		if k := transport.KindOf(err); k == transport.Gone || k == transport.Closed {
 			d.conn, d.ready = nil, false
 		}
 		return

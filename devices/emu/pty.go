@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/creack/pty"
@@ -21,6 +22,14 @@ type ptyConn struct {
 	master *os.File
 	slave  *os.File
 	closed atomic.Bool
+
+	// One write at a time (the device's lock): the raw write's closure and
+	// results live here so that writing allocates nothing.
+	raw     syscall.RawConn
+	wbuf    []byte
+	wn      int
+	werr    error
+	writeFn func(fd uintptr) bool
 }
 
 var _ transport.Conn = (*ptyConn)(nil)
@@ -35,7 +44,49 @@ func openPTY(name string) (*ptyConn, error) {
 		s.Close()
 		return nil, err
 	}
-	return &ptyConn{name: name, master: m, slave: s}, nil
+	nb, err := nonBlocking(m)
+	m.Close()
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	c := &ptyConn{name: name, master: nb, slave: s}
+	if c.raw, err = nb.SyscallConn(); err != nil {
+		nb.Close()
+		s.Close()
+		return nil, err
+	}
+	c.writeFn = func(fd uintptr) bool {
+		c.wn, c.werr = unix.Write(int(fd), c.wbuf)
+		return true
+	}
+	return c, nil
+}
+
+// nonBlocking returns a non-blocking duplicate of f registered with the
+// runtime's poller. pty.Open hands the master back in blocking mode (it
+// calls Fd), and a blocking master would stall the device on a full line
+// when no host reads.
+func nonBlocking(f *os.File) (*os.File, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	fd := -1
+	var derr error
+	if err := rc.Control(func(u uintptr) {
+		fd, derr = unix.Dup(int(u))
+	}); err != nil {
+		return nil, err
+	}
+	if derr != nil {
+		return nil, derr
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), f.Name()), nil
 }
 
 // makeRaw puts the line into raw mode (cfmakeraw) before any host opens
@@ -65,6 +116,9 @@ func makeRaw(f *os.File) error {
 	}
 	return serr
 }
+
+// errLineFull is returned when the line cannot take a frame now.
+var errLineFull = &transport.Error{Transport: "pty", Op: "write", Kind: transport.Other, Err: errors.New("line full: the host is not reading")}
 
 // TTY returns the path of the slave, the port the host opens.
 func (c *ptyConn) TTY() string { return c.slave.Name() }
@@ -98,22 +152,19 @@ func (c *ptyConn) Read(p []byte) (int, error) {
 // not poll. A frame the line took in part is completed (it must not be
 // left truncated), waiting at most 5 ms.
 func (c *ptyConn) Write(p []byte) (int, error) {
-	rc, err := c.master.SyscallConn()
-	if err != nil {
-		return 0, &transport.Error{Transport: "pty", Op: "write", Port: c.name, Kind: c.kindOf(err), Err: err}
+	c.wbuf = p
+	if err := c.raw.Write(c.writeFn); err != nil {
+		c.werr = err
 	}
-	var n int
-	var werr error
-	if err := rc.Write(func(fd uintptr) bool {
-		n, werr = unix.Write(int(fd), p)
-		return true
-	}); err != nil {
-		werr = err
-	}
+	c.wbuf = nil
+	n, werr := c.wn, c.werr
 	if n < 0 {
 		n = 0
 	}
 	if n == 0 && werr != nil {
+		if errors.Is(werr, unix.EAGAIN) {
+			return 0, errLineFull // the common case while no host reads: no allocation
+		}
 		return 0, &transport.Error{Transport: "pty", Op: "write", Port: c.name, Kind: c.kindOf(werr), Err: werr}
 	}
 	if n < len(p) {

@@ -9,6 +9,7 @@ import (
 	khid "github.com/karalabe/hid"
 
 	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/devicetest"
 	"github.com/haptex/haptex/devices/emu"
 	"github.com/haptex/haptex/devices/hid"
 	"github.com/haptex/haptex/devices/link"
@@ -190,4 +191,13 @@ func TestOpenMissing(t *testing.T) {
 		t.Fatalf("Open of an absent device: %v", err)
 	}
 	t.Log(err)
+}
+
+func TestConformance(t *testing.T) {
+	f := newFake(t, exoDevice())
+	x, err := link.DialExo(hid.New(f, "fake"), link.Options{Transport: devices.TransportHID, SilenceTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	devicetest.Exoskeleton(t, x, devicetest.Options{Responds: true})
 }

@@ -6,7 +6,6 @@
 package transport
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -80,10 +79,18 @@ func (e *Error) Is(target error) bool {
 }
 
 // KindOf returns the Kind of the first *Error in err's chain, or Other.
+// It does not allocate (errors.As would), so device loops may call it on
+// every failed write.
 func KindOf(err error) Kind {
-	var te *Error
-	if errors.As(err, &te) {
-		return te.Kind
+	for err != nil {
+		if te, ok := err.(*Error); ok {
+			return te.Kind
+		}
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return Other
+		}
+		err = u.Unwrap()
 	}
 	return Other
 }
