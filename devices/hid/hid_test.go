@@ -21,7 +21,9 @@ import (
 // behind 64-byte reports, as firmware would put it on its endpoints.
 type fakeHID struct {
 	host    transport.Conn
-	reports chan []byte
+	reports chan []byte // IN reports waiting for the host
+	free    chan []byte // report buffers, so that the fake allocates nothing per report
+	timer   *time.Timer // ReadTimeout's, reused (one reader)
 	gone    atomic.Bool
 	writes  atomic.Uint64
 }
@@ -33,7 +35,10 @@ var errGone = errors.New("hidapi: LIBUSB_ERROR_NO_DEVICE")
 func newFake(t *testing.T, dev *emu.Device) *fakeHID {
 	host, devEnd := transport.Pipe("fake-hid", "emu")
 	dev.Attach(devEnd)
-	f := &fakeHID{host: host, reports: make(chan []byte, 4096)}
+	f := &fakeHID{host: host, reports: make(chan []byte, 4096), free: make(chan []byte, 4096), timer: time.NewTimer(time.Hour)}
+	for range 4096 {
+		f.free <- make([]byte, wire.HIDReportSize)
+	}
 	stop := make(chan struct{})
 	t.Cleanup(func() { close(stop); host.Close() })
 	go func() { // the device's IN endpoint: whatever bytes are ready, up to 63 per report
@@ -44,9 +49,9 @@ func newFake(t *testing.T, dev *emu.Device) *fakeHID {
 				return
 			}
 			for p := buf[:n]; len(p) > 0; {
-				r := make([]byte, wire.HIDReportSize)
-				p = p[wire.PutReport(r, p):]
-				f.reports <- r
+				r := <-f.free
+				p = p[wire.PutReport(r[:wire.HIDReportSize], p):]
+				f.reports <- r[:wire.HIDReportSize]
 			}
 		}
 	}()
@@ -93,11 +98,17 @@ func (f *fakeHID) ReadTimeout(b []byte, ms int) (int, error) {
 	}
 	var timeout <-chan time.Time
 	if ms >= 0 {
-		timeout = time.After(time.Duration(ms) * time.Millisecond)
+		f.timer.Reset(time.Duration(ms) * time.Millisecond)
+		defer f.timer.Stop()
+		timeout = f.timer.C
 	}
 	select {
 	case r := <-f.reports:
-		return copy(b, r), nil
+		n := copy(b, r)
+		if cap(r) >= wire.HIDReportSize { // not one the test injected
+			f.free <- r
+		}
+		return n, nil
 	case <-timeout:
 		if f.gone.Load() {
 			return 0, errGone
@@ -106,8 +117,12 @@ func (f *fakeHID) ReadTimeout(b []byte, ms int) (int, error) {
 	}
 }
 
-func (f *fakeHID) GetFeatureReport([]byte) (int, error)  { return 0, errors.New("fake: no feature reports") }
-func (f *fakeHID) SendFeatureReport([]byte) (int, error) { return 0, errors.New("fake: no feature reports") }
+func (f *fakeHID) GetFeatureReport([]byte) (int, error) {
+	return 0, errors.New("fake: no feature reports")
+}
+func (f *fakeHID) SendFeatureReport([]byte) (int, error) {
+	return 0, errors.New("fake: no feature reports")
+}
 
 func exoDevice() *emu.Device {
 	start := time.Now()

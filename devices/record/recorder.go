@@ -41,18 +41,18 @@ type chunk struct {
 // Recorder writes the events of one device to one file. Its logging
 // methods never block and may be called from several goroutines.
 type Recorder struct {
-	path    string
-	start   time.Time
-	f       *os.File
-	w       *bufio.Writer
-	free    chan *chunk
-	queue   chan *chunk
-	dropped atomic.Uint64
-	written atomic.Uint64
-	done    chan struct{}
-	werr    error
-	closeMu sync.Mutex
-	closed  bool
+	path     string
+	start    time.Time
+	f        *os.File
+	w        *bufio.Writer
+	free     chan *chunk
+	queue    chan *chunk
+	dropped  atomic.Uint64
+	written  atomic.Uint64
+	done     chan struct{}
+	werr     error
+	closeMu  sync.Mutex
+	closed   bool
 	stop     atomic.Bool
 	lossless bool
 }
