@@ -159,8 +159,9 @@ func TestExoOverHID(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(20 * time.Millisecond)
-	x.Read(&st)
+	for end := time.Now().Add(2 * time.Second); st.AckSeq != 500 && time.Now().Before(end); time.Sleep(time.Millisecond) {
+		x.Read(&st)
+	}
 	s := x.Stats()
 	if st.AckSeq != 500 || s.Decode.Corrupt() != 0 || s.SeqLost != 0 || conn.BadReports() != 1 {
 		t.Errorf("ack %d, stats %+v, bad reports %d", st.AckSeq, s, conn.BadReports())

@@ -62,8 +62,8 @@ func TestWriteRules(t *testing.T) {
 		t.Fatalf("Write while disabled: %v", err)
 	}
 	x.Enable(true)
-	var applied []wire.Command
-	dev.OnCommand(func(_ uint32, c *wire.Command) { applied = append(applied, *c) })
+	applied := make(chan wire.Command, 2)
+	dev.OnCommand(func(_ uint32, c *wire.Command) { applied <- *c })
 	cmd.Torque[1] = math.NaN()
 	var te *link.TorqueError
 	if err := x.Write(&cmd); !errors.As(err, &te) || te.Joint != 1 {
@@ -74,16 +74,18 @@ func TestWriteRules(t *testing.T) {
 	if err := x.Write(&cmd); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(20 * time.Millisecond)
+	first, second := <-applied, <-applied
 	dev.OnCommand(nil)
-	if len(applied) != 2 || applied[0].TorqueUNm != [3]int32{} {
-		t.Fatalf("the NaN command was not replaced by zero torque: %+v", applied)
+	if first.TorqueUNm != [3]int32{} {
+		t.Fatalf("the NaN command was not replaced by zero torque: %+v", first)
 	}
-	if got := applied[1].TorqueUNm; got != [3]int32{123456, math.MinInt32, math.MaxInt32} || applied[1].Tag != 2 {
+	if got := second.TorqueUNm; got != [3]int32{123456, math.MinInt32, math.MaxInt32} || second.Tag != 2 {
 		t.Errorf("rounding or saturation: %v", got)
 	}
 	var st devices.ExoState
-	x.Read(&st)
+	for end := time.Now().Add(2 * time.Second); st.AckSeq != 2 && time.Now().Before(end); time.Sleep(time.Millisecond) {
+		x.Read(&st)
+	}
 	if st.AckSeq != 2 || !st.Enabled {
 		t.Errorf("state %+v", st)
 	}
@@ -92,12 +94,14 @@ func TestWriteRules(t *testing.T) {
 func TestStaleAndTimeout(t *testing.T) {
 	x, dev := dial(t)
 	var st devices.ExoState
-	time.Sleep(5 * time.Millisecond)
-	if err := x.Read(&st); err != nil || st.Stale {
-		t.Fatalf("first Read: %v stale=%v", err, st.Stale)
+	for end := time.Now().Add(2 * time.Second); x.Read(&st) != nil || st.Stale; time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("no fresh sample")
+		}
 	}
-	if err := x.Read(&st); err != nil || !st.Stale {
-		t.Fatalf("immediate second Read: %v, stale=%v (want a stale sample, no error)", err, st.Stale)
+	seq := st.Seq
+	if err := x.Read(&st); err != nil && !errors.Is(err, devices.ErrTimeout) || st.Stale != (st.Seq == seq) {
+		t.Fatalf("second Read: %v, stale=%v, seq %d after %d (stale iff no new sample)", err, st.Stale, st.Seq, seq)
 	}
 	dev.Detach()
 	time.Sleep(10 * time.Millisecond)

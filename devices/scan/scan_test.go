@@ -30,12 +30,12 @@ func TestScanFindsEmulatedDevices(t *testing.T) {
 	for _, p := range e.Ports() {
 		ports = append(ports, p.Path)
 	}
-	r := scan.Scan(scan.Options{Ports: ports, Timeout: 200 * time.Millisecond})
+	r := scan.Scan(scan.Options{Ports: ports, Timeout: time.Second})
 	speaking := 0
 	for _, en := range r.Serial {
 		switch {
 		case en.Path == s.Name():
-			if !en.Probed || en.Speaks || !strings.Contains(en.Error, "no answer to HELLO") {
+			if !en.Probed || en.Speaks || !strings.Contains(en.Error, "no answer to HELLO within 1s") {
 				t.Errorf("silent port: %+v", en)
 			}
 		case en.Speaks:
