@@ -18,8 +18,8 @@ package serial
 
 import (
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
