@@ -5,4 +5,67 @@
 // It never calls the simulation and never blocks: it reads the latest
 // simulation output from a lock-free buffer and talks to devices through the
 // devices interfaces.
+//
+// # The servo
+//
+// NewServo takes a Config (servo.toml holds the documented defaults;
+// ParseConfig and LoadConfig read a lab's own) and one Finger per finger:
+// the device, its kinematic model (haptics/exo) and its base pose in the
+// world. Servo.Tick(t, in, out, rec) is one period: advance simulated
+// devices (devices.Clocked) to t, read both exoskeletons, forward
+// kinematics, the cloth's force at the measured pads (continuous across sim
+// steps: a jump between two steps is blended out at model.slew_n_per_s),
+// the safety envelope, the passivity observer, the force controllers, the
+// torque commands, FingerState and the TickRecord. It allocates nothing.
+//
+// # The force controller
+//
+// Per finger, after HAPTEX (tutorial §5.4, Fig. 30; Volpe & Khosla 1993):
+// the measured and desired forces are low-passed (Butterworth), a PI
+// admittance turns their difference into a Cartesian velocity reference
+// (set-point weighted, so a force step does not overshoot through the
+// proportional term), damped least squares (Chiaverini 1997) turn it into
+// joint speed references, and per joint an inner velocity loop (a 3rd-order
+// Chebyshev I on the speed error, the speed estimated from encoder
+// differences through a Butterworth) produces the torque; a share of
+// Jᵀ F_des and a partial Coulomb-friction compensation are fed forward;
+// torques saturate with conditional integration (anti-windup). While a
+// stiff contact is rendered, the force gains are scaled down so that the
+// position loop the contact closes stays inside the velocity loop's
+// bandwidth.
+//
+// # Safety
+//
+// Each finger is in one State (safe, enabling, active, stopping) with a
+// Reason. Faults (device gone or erroring, silent for more than
+// safety.silent_ms, a streak of late ticks, NaN or Inf in a sample, the
+// model or the controller, a sensor spike, a force or speed trip, device
+// fault bits) ramp the torque to zero within safety.stop_ramp_ms (a
+// vanished device is zeroed at once) and switch the power stage off; after
+// safety.recover_ms of health the finger is re-enabled with the enable
+// ramp. The rendered force is clamped in magnitude and rate, and the
+// stiffness of a local model to Colgate's bound 2b/T. A passivity observer
+// (Hannaford & Ryu) sums the energy the device and controller add beyond
+// the cloth's force; below -passivity.bound_j it renders extra damping.
+//
+// # Conventions
+//
+// SI units; vectors in the world frame (metres, y up) unless a name says
+// base or sensor frame; forces are those of the device on the finger.
+// Time is explicit: the servo never reads a clock.
+//
+// # References
+//
+// Volpe, Khosla: A theoretical and experimental investigation of explicit
+// force control strategies for manipulators, IEEE Trans. Autom. Control
+// 38(11) (1993) 1634-1650.
+//
+// Colgate, Schenkel: Passivity of a class of sampled-data systems:
+// application to haptic interfaces, J. Robotic Systems 14(1) (1997) 37-47.
+//
+// Hannaford, Ryu: Time-domain passivity control of haptic interfaces, IEEE
+// Trans. Robot. Autom. 18(1) (2002) 1-10.
+//
+// Åström, Hägglund: Advanced PID Control, ISA 2006 (set-point weighting,
+// conditional integration).
 package haptics

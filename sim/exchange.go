@@ -51,18 +51,55 @@ type FingerState struct {
 //	F(x) = 0                 outside it.
 //
 // The valid region is the half-space of contact: the finger is in contact
-// while Depth + Normal·(x - X0) > 0. A finger that leaves the cloth therefore
-// feels no force, whatever K says.
+// while Depth + Normal·(x - X0) > 0. Normal points from the finger into the
+// cloth (the direction the pad presses), so moving the finger along Normal
+// goes deeper and moving it back by Depth leaves the cloth. A finger that
+// leaves the cloth therefore feels no force, whatever K says. Eval evaluates
+// the model continuously.
 type LocalModel struct {
 	T         float64       // simulation time of the linearisation [s]
 	Step      uint64        // simulation step number
 	X0        [3]float64    // fingertip position the model was linearised at [m]
 	F0        [3]float64    // force of the cloth on the fingertip at X0 [N]
 	K         [3][3]float64 // dF/dx at X0 [N/m]; row i is dF_i/dx
-	Normal    [3]float64    // contact normal, unit, pointing from the cloth towards the finger
-	Depth     float64       // penetration depth at X0 [m]; > 0 in contact
+	Normal    [3]float64    // contact normal, unit, pointing from the finger into the cloth
+	Depth     float64       // distance the finger can retreat along -Normal before losing contact [m]; > 0 in contact
 	InContact bool          // the finger touched the cloth at this step
 	Valid     bool          // the model holds a simulation result (false before the first step)
+}
+
+// Eval returns the force of the cloth on a fingertip at x [N]: zero
+// outside the valid region and when the model holds no contact, otherwise
+// F0 + K (x - X0) with two safeguards that keep it continuous and passive:
+// the force never pulls the finger into the cloth (a positive component
+// along Normal is removed), and over the last quarter of Depth before the
+// region's boundary it ramps linearly to zero. It allocates nothing.
+func (m *LocalModel) Eval(x [3]float64) [3]float64 {
+	var f [3]float64
+	if !m.Valid || !m.InContact {
+		return f
+	}
+	d := [3]float64{x[0] - m.X0[0], x[1] - m.X0[1], x[2] - m.X0[2]}
+	n := &m.Normal
+	g := m.Depth + n[0]*d[0] + n[1]*d[1] + n[2]*d[2]
+	if !(g > 0) {
+		return f
+	}
+	for i := range f {
+		f[i] = m.F0[i] + m.K[i][0]*d[0] + m.K[i][1]*d[1] + m.K[i][2]*d[2]
+	}
+	if fn := f[0]*n[0] + f[1]*n[1] + f[2]*n[2]; fn > 0 {
+		for i := range f {
+			f[i] -= fn * n[i]
+		}
+	}
+	if band := m.Depth / 4; g < band {
+		s := g / band
+		for i := range f {
+			f[i] *= s
+		}
+	}
+	return f
 }
 
 // ContactPatch describes one finger's contact with the fabric for the

@@ -1,5 +1,63 @@
-// Package tactile turns a finger's contact with the fabric into per-pin 40 Hz
-// and 320 Hz amplitudes for a 6 x 4 vibrotactile array.
+// Package tactile turns a finger's contact with the fabric into per-pin
+// 40 Hz and 320 Hz amplitudes for a 6 x 4 vibrotactile array, and those
+// amplitudes into drive waveforms.
 //
-// It never imports device, simulation or rendering code.
+// It owns the fabric's pseudo-topology (Surface: a 2D height spectrum from
+// Kawabata KES-FB4 values and the weave, or from a measured height map,
+// plus large-scale non-uniformity Maps), the receptor-channel model
+// (ChannelModel: Pacinian and non-Pacinian threshold curves, per-user
+// calibration), the per-frame renderer (Renderer.Step) and the waveform
+// synthesiser (Synth). It never imports device, simulation or rendering
+// code, reads no clock and keeps no goroutine: the rig copies
+// sim.ContactPatch into Contact and devices.TactileFrame out of
+// FingerFrame, and passes the time.
+//
+// # The frame
+//
+// Per finger and frame (HAPTEX tutorial §4.4, Figure 20;
+// anchors-tactile-kes.md §1.3): the surface spectrum, projected on the slip
+// direction (tabulated for 180 directions and interpolated), is mapped to
+// temporal frequency with the slip speed and weighted by each channel's
+// sensitivity W_c(f) = 1/threshold, giving the excitation E_c of the
+// stroke. A40 and A320 are then chosen so that the two sines excite both
+// channels as the fabric would, 40 Hz counting in the Pacinian channel too
+// (SolveMetamer). Each pin is placed on the fabric with the patch
+// orientation, weighted by the large-scale maps there, gated by the contact
+// patch, calibrated and clamped. Out of contact, with invalid input, or
+// with the finger at rest, every pin is zero.
+//
+// # Conventions
+//
+// SI inside: metres, seconds, newtons, cycles per metre for spatial
+// frequency, hertz. Amplitudes are micrometres peak; thresholds are dB re
+// 1 µm peak; channel excitations are power ratios to the detection
+// threshold (10 log10 E is the sensation level). Fabric coordinates: u
+// along the weft, v along the warp, on the undeformed cloth. Pin index =
+// row*Cols + col, row 0 at the distal end; the lateral axis is the distal
+// axis turned +90° in the fabric plane, column 0 on its negative side.
+// Channels are indexed NonPacinian, Pacinian; fingers Thumb, Index.
+//
+// # Invariants
+//
+// Surface and Map are immutable after construction and may be shared.
+// Renderer.Step and Synth.Render allocate nothing and do not retain their
+// arguments; a Renderer or Synth is used from one goroutine, and its
+// Set methods must not run concurrently with Step.
+//
+// # References
+//
+//   - HAPTEX tutorial, sources/003_4be83e3610332cd1.txt §4 (stimulator
+//     arrays, drive signals at 40 and 320 Hz every 25 ms, the renderer of
+//     Figures 19 and 20).
+//   - Allerkamp, Böttcher, Wolter, Brady, Qu, Summers, "A vibrotactile
+//     approach to tactile rendering", The Visual Computer 23:97-108, 2007,
+//     doi:10.1007/s00371-006-0031-5.
+//   - Bolanowski, Gescheider, Verrillo, Checkosky, "Four channels mediate
+//     the mechanical aspects of touch", JASA 84:1680-1694, 1988.
+//   - Gescheider & Verrillo, doi:10.1007/978-1-4613-3039-4_10 (threshold
+//     shape); Johansson, Landström, Lundström, Brain Res 244:17-25, 1982.
+//   - Kawabata, The Standardization and Analysis of Hand Evaluation, 1980
+//     (KES-FB4: SMD, MIU, MMD).
+//   - anchors-tactile-kes.md §1.3 (pipeline), §3 (channels), §4.4 (KES to
+//     pseudo-topology), §6 (goals).
 package tactile

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-var wantBuiltin = []string{"cotton-shirting", "denim", "fleece", "knit-jersey", "linen", "polyester-lining", "silk-habutae", "wool-suiting"}
+var wantBuiltin = []string{"cotton-shirting", "denim", "denim-kumari2016-c", "denim-kumari2016-d", "fleece", "knit-jersey", "linen", "polyester-lining", "silk-habutae", "wool-suiting"}
 
 func TestBuiltinLibrary(t *testing.T) {
 	names := List()
@@ -30,8 +30,15 @@ func TestBuiltinLibrary(t *testing.T) {
 			classes[f.Class] = true
 			// No value without provenance.
 			entries := f.Entries()
-			if len(entries) < 30 {
-				t.Errorf("%d values, want the full KES set", len(entries))
+			// The full KES set plus W, per direction or as a mean.
+			have := map[string]bool{}
+			for _, e := range entries {
+				have[e.Field[strings.LastIndex(e.Field, ".")+1:]] = true
+			}
+			for _, q := range []string{"W", "EMT", "LT", "WT", "RT", "G", "2HG", "2HG5", "B", "2HB", "LC", "WC", "RC", "T0", "TM", "MIU", "MMD", "SMD"} {
+				if !have[q] {
+					t.Errorf("no %s value, want the full KES set", q)
+				}
 			}
 			for _, e := range entries {
 				src, ok := f.Sources[e.Source]

@@ -94,7 +94,7 @@ func TestParseErrors(t *testing.T) {
 		{"value out of physical range", replace(t, ex, `MIU = { value = 0.205`, `MIU = { value = 3.5`),
 			"surface.warp.MIU", "outside the physical range 0.01..2"},
 		{"value out of class range", replace(t, denim, `B = { value = 0.9,`, `B = { value = 0.05,`),
-			"bending.warp.B", "outside the denim class range 0.3..2 gf·cm²/cm"},
+			"bending.warp.B", "outside the denim class range 0.1..2 gf·cm²/cm"},
 		{"class range of W in other unit", replace(t, denim, `W = { value = 38, unit = "mg/cm²"`, `W = { value = 120, unit = "g/m2"`),
 			"mass.W", "12 mg/cm² is outside the denim class range 30..45"},
 		{"RT above 100", replace(t, ex, `RT = { value = 48.5`, `RT = { value = 148.5`),

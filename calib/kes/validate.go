@@ -63,12 +63,15 @@ type classRange struct {
 // jersey EMT "20-100+" is read as 20-150 % at its usual 50 gf/cm load).
 // Linen and polyester lining are not in that table: their bounds are haptex's
 // own indicative choice (linen: stiffer in bending and rougher than cotton
-// shirting; lining: light, thin, smooth filament weaves).
+// shirting; lining: light, thin, smooth filament weaves). The denim lower
+// bounds of B (0.3 there) and SMD (4 there) are widened to 0.1 and 2: two
+// measured regenerated-cellulose denims (Kumari & Khurana 2016, Table 5;
+// fabrics/denim-kumari2016-*.toml) lie at B 0.147-0.227 and SMD 2.18-3.46.
 var classBounds = map[Class]classRange{
 	Silk:            {W: span{3, 9}, T0: span{0.1, 0.4}, B: span{0.005, 0.05}, G: span{0.1, 0.6}, EMT: span{3, 15}, MIU: span{0.12, 0.25}, SMD: span{0.5, 3}},
 	CottonShirting:  {W: span{9, 15}, T0: span{0.2, 0.5}, B: span{0.03, 0.2}, G: span{0.5, 3}, EMT: span{2, 8}, MIU: span{0.15, 0.25}, SMD: span{1.5, 5}},
 	WoolSuiting:     {W: span{18, 30}, T0: span{0.4, 1.0}, B: span{0.05, 0.2}, G: span{0.4, 1.0}, EMT: span{3, 18}, MIU: span{0.15, 0.25}, SMD: span{2, 6}},
-	Denim:           {W: span{30, 45}, T0: span{0.7, 1.5}, B: span{0.3, 2}, G: span{1, 5}, EMT: span{2, 10}, MIU: span{0.15, 0.3}, SMD: span{4, 12}},
+	Denim:           {W: span{30, 45}, T0: span{0.7, 1.5}, B: span{0.1, 2}, G: span{1, 5}, EMT: span{2, 10}, MIU: span{0.15, 0.3}, SMD: span{2, 12}},
 	KnitJersey:      {W: span{12, 22}, T0: span{0.5, 1.0}, B: span{0.01, 0.1}, G: span{0.2, 1}, EMT: span{20, 150}, MIU: span{0.15, 0.3}, SMD: span{2, 8}},
 	Fleece:          {W: span{20, 35}, T0: span{2, 5}, B: span{0.05, 0.5}, G: span{0.3, 1.5}, EMT: span{10, 60}, MIU: span{0.2, 0.4}, SMD: span{5, 20}},
 	Linen:           {W: span{12, 25}, T0: span{0.3, 0.8}, B: span{0.1, 0.6}, G: span{0.5, 3}, EMT: span{1.5, 6}, MIU: span{0.15, 0.3}, SMD: span{3, 12}},

@@ -1,2 +1,122 @@
-// Package psych owns psychophysical procedures and psychometric fitting.
+// Package psych owns psychophysical procedures, psychometric-function
+// fitting, simulated observers and the per-user tactile threshold
+// calibration: everything between "present this stimulus" and "the
+// threshold is 2.3 ± 0.3". It never touches a device, a window or the wall
+// clock, and reads or writes only what its caller hands it (an io.Reader,
+// an io.Writer, a plot path); the experiment runner delivers stimuli,
+// collects responses and stores the states.
+//
+// # Procedures
+//
+// A Procedure (Staircase, Quest, Psi, Constant, Interleaved) hands out one
+// Trial at a time with Next and learns the Response with Update. Next
+// keeps returning the same pending trial until Update consumes it.
+// State returns the complete state as JSON and Restore rebuilds a
+// procedure that continues bit-identically, so an interrupted run resumes
+// exactly where it stopped. Procedures are deterministic given their
+// configuration and seed.
+//
+//   - Staircase: transformed up/down (Levitt 1971) with unequal up and
+//     down steps (Kaernbach 1991), step sizes that change at reversals,
+//     stopping on trials or reversals.
+//   - Quest: Watson & Pelli (1983) with a Gaussian prior, placing trials
+//     at the sweet point by default.
+//   - Psi: Kontsevich & Tyler (1999), joint threshold and slope; with
+//     Objective "threshold" the slope is a nuisance parameter (Prins 2013).
+//   - Constant: the method of constant stimuli in randomised blocks.
+//   - Interleaved: any procedures in random, blocked or sequential turns.
+//
+// Tasks are m-AFC (response Correct/Incorrect), yes/no (Yes/No) and rating
+// (1..Levels, counted positive from a criterion up).
+//
+// # Psychometric functions: what threshold and slope mean
+//
+// Every function is ψ(x) = γ + (1 − γ − λ)·F(x; α, β), γ the guess rate
+// (1/m for m-AFC, the false-alarm rate for yes/no), λ the lapse rate:
+//
+//	Logistic   F = 1 / (1 + exp(−β(x − α)))   α at F = 0.5; dF/dx there β/4
+//	CumNormal  F = Φ(β(x − α))                 α at F = 0.5; σ = 1/β; dF/dx there β/√(2π)
+//	Weibull    F = 1 − exp(−(x/α)^β), x > 0    α at F = 1 − 1/e ≈ 0.632
+//
+// α and β are the shape parameters exactly as Palamedes defines them for
+// these three forms. They do not mean the same across forms, so haptex
+// never calls α "the threshold". A fit, QUEST, Psi and the constant-stimuli
+// estimate report:
+//
+//   - Threshold: the x at which F = Criterion (default 0.5), that is, the
+//     point halfway from γ to 1 − λ. With λ = 0 that is 75% correct in
+//     2AFC and 50% "yes" in yes/no with γ = 0. It equals α for the logistic
+//     and cumulative normal, and α·(ln 2)^(1/β) for the Weibull.
+//   - Slope: dψ/dx at the threshold, in probability per stimulus unit,
+//     comparable across forms (it includes the 1 − γ − λ factor).
+//
+// The Weibull is the known trap. Palamedes' Weibull "threshold" is α, at
+// F = 0.632: 81.6% correct in 2AFC. psignifit 4 reports the F = 0.5 point,
+// and its width, not β. QUEST (Watson & Pelli) defines threshold at a
+// chosen ψ, 82% in their example. To compare with Palamedes, read
+// Fit.PF.Alpha. To compare with psignifit, read Fit.Threshold. Staircases
+// converge on a fixed probability of a positive response (Estimate.TargetP:
+// 70.7% for 1-up/2-down) instead of on a criterion of F, so their
+// threshold is pf.Inverse(TargetP). Estimate.Truth gives the right
+// comparison for every procedure.
+//
+// # Fits and uncertainty
+//
+// FitPF maximises the binomial likelihood with gonum/optimize (BFGS on
+// the analytic gradient) inside bounds that no step can cross. γ and λ can
+// be fixed or free. It names parameters that end on a bound and warns when
+// the threshold lies outside the tested stimuli or the data are a step.
+// Fit.Bootstrap gives parametric-bootstrap intervals for threshold, slope,
+// α and β. The intervals are bias-corrected percentile intervals; each
+// always contains its point estimate and says so when it had to be widened
+// to do so. Bootstrap also gives the Monte Carlo p-value of the deviance.
+//
+// # Known behaviour, measured with simulated observers (see the tests)
+//
+// Transformed staircases converge on their nominal target only when the
+// steps are small against the spread of the psychometric function
+// (García-Pérez 1998). In 2AFC a 1-up/1-down fast start plunges below
+// threshold on lucky guesses, so it is off by default, and the forced-
+// choice presets use none. QUEST assumes a known slope. If the assumption
+// is wrong the threshold is biased; Psi estimates the slope instead and
+// pays with trials. PF.ThresholdSDBound gives the Cramér–Rao limit that no
+// procedure beats, which tells how many trials a target precision needs.
+//
+// # Conventions
+//
+// Stimuli are in physical units (µm for tactile amplitudes, m⁻¹ for
+// curvature). A procedure's Scale (linear, log10, dB) is only where it
+// steps and spaces its grids. Errors are prefixed "psych:". Procedures are
+// not safe for concurrent use; RunStudy and Fit.Bootstrap run in parallel
+// with results independent of the number of workers.
+//
+// # References
+//
+//   - Levitt H. Transformed up-down methods in psychoacoustics. J Acoust
+//     Soc Am 49:467–477, 1971.
+//   - Kaernbach C. Simple adaptive testing with the weighted up-down
+//     method. Percept Psychophys 49(3):227–229, 1991.
+//   - Watson AB, Pelli DG. QUEST: a Bayesian adaptive psychometric method.
+//     Percept Psychophys 33(2):113–120, 1983.
+//   - King-Smith PE, Grigsby SS, Vingrys AJ, Benes SC, Supowit A. Efficient
+//     and unbiased modifications of the QUEST threshold method. Vision Res
+//     34(7):885–912, 1994.
+//   - Kontsevich LL, Tyler CW. Bayesian adaptive estimation of
+//     psychometric slope and threshold. Vision Res 39(16):2729–2737, 1999.
+//   - Prins N. The psi-marginal adaptive method. J Vis 13(7):3, 2013.
+//   - García-Pérez MA. Forced-choice staircases with fixed step sizes:
+//     asymptotic and small-sample properties. Vision Res 38(12):1861–1881,
+//     1998.
+//   - Wichmann FA, Hill NJ. The psychometric function: I. Fitting,
+//     sampling, and goodness of fit; II. Bootstrap-based confidence
+//     intervals and sampling. Percept Psychophys 63(8):1293–1313,
+//     1314–1329, 2001.
+//   - Efron B. Better bootstrap confidence intervals. J Am Stat Assoc
+//     82(397):171–185, 1987.
+//   - Schütt HH, Harmeling S, Macke JH, Wichmann FA. Painfree and accurate
+//     Bayesian estimation of psychometric functions for (potentially)
+//     overdispersed data. Vision Res 122:105–123, 2016.
+//   - Prins N, Kingdom FAA. Applying the model-comparison approach to test
+//     specific research hypotheses in psychophysical research using the
+//     Palamedes toolbox. Front Psychol 9:1250, 2018.
 package psych

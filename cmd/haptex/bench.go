@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/internal/rig"
 	"github.com/haptex/haptex/internal/statebuf"
 )
@@ -23,6 +24,10 @@ var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 		return rig.BenchLoop(ctx, o.duration, o.priority, o.logf)
 	},
 	"statebuf": func(context.Context, benchOpts) (any, error) { r := statebuf.Bench(); return &r, nil },
+	"control": func(context.Context, benchOpts) (any, error) {
+		r, err := haptics.BenchControl(haptics.BenchOptions{})
+		return &r, err
+	},
 }
 
 type benchOpts struct {

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/internal/rig"
 )
 
@@ -27,6 +28,8 @@ func runRun(args []string) error {
 	tactile := fs.Duration("tactile-period", 25*time.Millisecond, "tactile frame period (5 ms .. 100 ms)")
 	simPeriod := fs.Duration("sim-period", 5*time.Millisecond, "cloth simulation step")
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
+	fabric := fs.String("fabric", rig.DefaultFabric, "fabric to handle (haptex fabric list)")
+	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -37,7 +40,12 @@ func runRun(args []string) error {
 	if priority == 0 {
 		priority = -1
 	}
+	fab, err := kes.Library{Dir: *library}.Load(*fabric)
+	if err != nil {
+		return err
+	}
 	cfg := rig.Config{
+		Fabric: fab,
 		OutDir: *out, Duration: *duration, Priority: priority,
 		TactilePeriod: *tactile, SimPeriod: *simPeriod,
 		Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) },
@@ -90,7 +98,7 @@ func isTerminal(f *os.File) bool {
 }
 
 func printSummary(w io.Writer, s *rig.Summary) {
-	fmt.Fprintf(w, "%s run: %.2f s of run time in %.2f s\n\n", s.Mode, s.RunS, s.WallS)
+	fmt.Fprintf(w, "%s run of %s: %.2f s of run time in %.2f s\n\n", s.Mode, s.Fabric, s.RunS, s.WallS)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "loop\tperiod ms\tticks\trate Hz\trt\tlate p50 µs\tp99\tp99.9\tmax\tcompute p99 µs\toverruns\t>1 ms\t")
 	for _, l := range s.Loops {

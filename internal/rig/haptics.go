@@ -1,114 +1,130 @@
 package rig
 
 import (
+	"fmt"
 	"time"
 
+	"github.com/haptex/haptex/devices"
 	devsim "github.com/haptex/haptex/devices/sim"
+	"github.com/haptex/haptex/haptics"
+	"github.com/haptex/haptex/haptics/exo"
 	"github.com/haptex/haptex/internal/record"
 	"github.com/haptex/haptex/internal/rt"
 	"github.com/haptex/haptex/internal/statebuf"
 	"github.com/haptex/haptex/sim"
 )
 
-// HapticsRow is one haptics tick in the session record.
-type HapticsRow struct {
-	T          float64 // tick time [s]
-	LatenessUs float64 // how late the tick woke [µs] (0 in lockstep)
-	Fingers    [sim.NumFingers]FingerRow
+// hapticsRow is one haptics tick in the session record: what the servo did
+// and how late the tick woke.
+type hapticsRow struct {
+	Rec        haptics.TickRecord
+	LatenessUs float64 // 0 in lockstep
 }
 
-// FingerRow is one finger in a HapticsRow.
-type FingerRow struct {
-	Pos     [3]float64 // pad centre [m]
-	Vel     [3]float64 // [m/s]
-	Force   [3]float64 // cloth force on the fingertip from the local model [N]
-	Contact bool
+func hapticsHeader() []string { return []string{haptics.TickCSVHeader(), "lateness_us"} }
+
+func appendHapticsRow(dst []byte, r *hapticsRow) []byte {
+	dst = r.Rec.AppendCSV(dst)
+	return record.AppendFloats(dst, r.LatenessUs)
 }
 
-func hapticsHeader() []string {
-	h := []string{"t_s", "lateness_us"}
-	for f := 0; f < sim.NumFingers; f++ {
-		n := sim.FingerName(f)
-		for _, c := range []string{"x_m", "y_m", "z_m", "vx_mps", "vy_mps", "vz_mps", "fx_n", "fy_n", "fz_n", "contact"} {
-			h = append(h, n+"_"+c)
-		}
-	}
-	return h
-}
-
-func appendHapticsRow(dst []byte, r *HapticsRow) []byte {
-	dst = record.AppendFloat(dst, r.T)
-	dst = record.AppendFloats(dst, r.LatenessUs)
-	for f := range r.Fingers {
-		fr := &r.Fingers[f]
-		dst = record.AppendFloats(dst, fr.Pos[0], fr.Pos[1], fr.Pos[2], fr.Vel[0], fr.Vel[1], fr.Vel[2], fr.Force[0], fr.Force[1], fr.Force[2])
-		if fr.Contact {
-			dst = append(dst, ",1"...)
-		} else {
-			dst = append(dst, ",0"...)
-		}
-	}
-	return dst
-}
-
-// hapticsLoop is the 1 kHz loop. With scripted fingertips it reads the
-// script, evaluates the cloth's local model at the scripted positions (the
-// force a device would render) and publishes FingerState.
+// hapticsLoop is the 1 kHz loop: the force-feedback servo on the two
+// exoskeletons, or, with scripted fingertips, the script itself.
 type hapticsLoop struct {
 	r      *Rig
 	rt     *rt.Loop // nil in lockstep
-	script *devsim.Script
+	servo  *haptics.Servo
+	script *devsim.Script // scripted mode only
 	model  *statebuf.Reader[sim.SimOutput]
 	tick   uint64
-	row    HapticsRow
+	row    hapticsRow
 	stats  forceStats
 }
 
-func newHapticsLoop(r *Rig) *hapticsLoop {
-	return &hapticsLoop{r: r, script: r.cfg.Script, model: r.simOut.NewReader()}
+func newHapticsLoop(r *Rig) (*hapticsLoop, error) {
+	h := &hapticsLoop{r: r, model: r.simOut.NewReader()}
+	if r.cfg.Scripted {
+		h.script = r.cfg.Script
+		return h, nil
+	}
+	var fingers [sim.NumFingers]haptics.Finger
+	for f := range sim.NumFingers {
+		dev := r.cfg.Exos[f]
+		if dev == nil {
+			exo, err := devsim.NewExo(r.cfg.ExoParams, devsim.DefaultBase(f), r.cfg.Script, f)
+			if err != nil {
+				return nil, fmt.Errorf("rig: simulated %s exoskeleton: %w", sim.FingerName(f), err)
+			}
+			fingers[f] = haptics.Finger{Device: exo, Kin: exo.Kinematics(), Base: exo.Base()}
+			r.ownedExos[f] = exo
+			continue
+		}
+		kin, base, err := kinematicsOf(dev, f)
+		if err != nil {
+			return nil, err
+		}
+		fingers[f] = haptics.Finger{Device: dev, Kin: kin, Base: base}
+	}
+	servo, err := haptics.NewServo(r.cfg.Servo, fingers)
+	if err != nil {
+		return nil, err
+	}
+	h.servo = servo
+	return h, nil
 }
 
 func (h *hapticsLoop) step(t time.Duration) {
 	in, _ := h.model.Read()
 	out := h.r.fingers.Slot()
-	out.T = t.Seconds()
-	out.Tick = h.tick
-	h.row.T = out.T
+	rec := &h.row.Rec
+	if h.servo != nil {
+		h.servo.Tick(t, in, out, rec)
+	} else {
+		h.scripted(t, in, out, rec)
+	}
 	h.row.LatenessUs = 0
 	if h.rt != nil {
 		h.row.LatenessUs = float64(h.rt.Lateness()) / 1e3
 	}
-	for f := 0; f < sim.NumFingers; f++ {
-		pos, vel := h.script.At(t, f)
-		force, contact := evalLocal(&in.Local[f], pos)
-		fs := &out.Fingers[f]
-		fs.Pos, fs.Vel, fs.Force, fs.Normal, fs.Valid = pos, vel, force, devsim.PadNormal(f), true
-		h.row.Fingers[f] = FingerRow{Pos: pos, Vel: vel, Force: force, Contact: contact}
-	}
-	h.stats.add(&h.row.Fingers)
 	h.r.fingers.Publish()
 	if h.r.hapticsRows != nil {
 		h.r.hapticsRows.Push(&h.row)
 	}
+	h.stats.add(rec)
 	h.tick++
 }
 
-// evalLocal evaluates a local model at x per its documented semantics
-// (sim/exchange.go): F0 + K (x - X0) inside the contact half-space, zero
-// outside.
-func evalLocal(m *sim.LocalModel, x [3]float64) (f [3]float64, contact bool) {
-	if !m.Valid || !m.InContact {
-		return f, false
+// scripted moves the fingertips exactly as the script says, with no device:
+// the force is what the cloth's local model gives at the scripted position
+// (what a device would render); nothing is rendered.
+func (h *hapticsLoop) scripted(t time.Duration, in *sim.SimOutput, out *sim.FingerState, rec *haptics.TickRecord) {
+	out.T = t.Seconds()
+	out.Tick = h.tick
+	rec.T, rec.Tick, rec.Overrun = out.T, h.tick, false
+	for f := range sim.NumFingers {
+		pos, vel := h.script.At(t, f)
+		m := &in.Local[f]
+		force := m.Eval(pos)
+		fs := &out.Fingers[f]
+		fs.Pos, fs.Vel, fs.Force, fs.Normal, fs.Valid = pos, vel, force, devsim.PadNormal(f), true
+		rec.Fingers[f] = haptics.FingerRecord{
+			Pos: pos, Vel: vel, ForceDes: force,
+			Contact: m.Valid && m.InContact && force != [3]float64{},
+			State:   haptics.StateSafe, Reason: haptics.ReasonNoDevice,
+		}
 	}
-	var dx [3]float64
-	for i := range dx {
-		dx[i] = x[i] - m.X0[i]
+}
+
+// kinematicsOf returns the kinematic model and base pose of an exoskeleton
+// that is not the in-process simulated one: the device must describe itself.
+func kinematicsOf(dev devices.Exoskeleton, f int) (*exo.Model, exo.Pose, error) {
+	type kinematic interface {
+		Kinematics() *exo.Model
+		Base() exo.Pose
 	}
-	if m.Depth+m.Normal[0]*dx[0]+m.Normal[1]*dx[1]+m.Normal[2]*dx[2] <= 0 {
-		return f, false
+	k, ok := dev.(kinematic)
+	if !ok {
+		return nil, exo.Pose{}, fmt.Errorf("rig: %s exoskeleton %s gives no kinematic model", sim.FingerName(f), dev.Spec().Model)
 	}
-	for i := range f {
-		f[i] = m.F0[i] + m.K[i][0]*dx[0] + m.K[i][1]*dx[1] + m.K[i][2]*dx[2]
-	}
-	return f, true
+	return k.Kinematics(), k.Base(), nil
 }

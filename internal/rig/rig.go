@@ -19,7 +19,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/haptex/haptex/calib/kes"
+	"github.com/haptex/haptex/devices"
 	devsim "github.com/haptex/haptex/devices/sim"
+	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/internal/lockstep"
 	"github.com/haptex/haptex/internal/record"
 	"github.com/haptex/haptex/internal/rt"
@@ -40,10 +43,30 @@ type Config struct {
 	// Priority is the SCHED_FIFO priority of the haptics thread (default
 	// 80); -1 keeps normal scheduling.
 	Priority int `json:"priority"`
-	// Scene and Script drive the scripted fingertips; zero values take the
-	// showcase scene and its default handling script.
-	Scene  devsim.Scene         `json:"scene"`
-	Script *devsim.Script       `json:"-"`
+	// Scene and Script give the fingers' intended motion: the scripted
+	// fingertips follow it exactly, the simulated fingers inside the
+	// simulated exoskeletons try to. Zero values take the showcase scene and
+	// its default handling script.
+	Scene  devsim.Scene   `json:"scene"`
+	Script *devsim.Script `json:"-"`
+	// Scripted drives the fingertips straight from the script with no
+	// device and no force rendering (a kinematic motion source).
+	Scripted bool `json:"scripted"`
+	// Exos are the thumb and index exoskeletons; a nil entry gets the
+	// simulated exoskeleton-and-finger twin (ExoParams) following Script.
+	Exos      [sim.NumFingers]devices.Exoskeleton `json:"-"`
+	ExoParams devsim.ExoParams                    `json:"exo_params"`
+	// Servo configures the force-feedback servo; the zero value takes
+	// haptics.DefaultConfig().
+	Servo haptics.Config `json:"servo"`
+	// Tactile are the thumb and index pin arrays; a nil entry gets the
+	// simulated array (TactileParams; zero value: the defaults).
+	Tactile       [sim.NumFingers]devices.TactileArray `json:"-"`
+	TactileParams devsim.TactileParams                 `json:"tactile_params"`
+	// Fabric is the fabric handled; the simulation's material and the
+	// tactile renderer's surface come from it through calib/kes, and from
+	// nothing else. Nil takes the built-in DefaultFabric.
+	Fabric *kes.Fabric          `json:"-"`
 	Logf   func(string, ...any) `json:"-"`
 }
 
@@ -69,6 +92,22 @@ func (c *Config) setDefaults() error {
 	if c.Script == nil {
 		c.Script = devsim.DefaultScript(c.Scene)
 	}
+	if c.ExoParams == (devsim.ExoParams{}) {
+		c.ExoParams = devsim.DefaultExoParams()
+	}
+	if c.Servo == (haptics.Config{}) {
+		c.Servo = haptics.DefaultConfig()
+	}
+	if c.Fabric == nil {
+		f, err := kes.Builtin(DefaultFabric)
+		if err != nil {
+			return fmt.Errorf("rig: default fabric: %w", err)
+		}
+		c.Fabric = f
+	}
+	if c.TactileParams == (devsim.TactileParams{}) {
+		c.TactileParams = devsim.DefaultTactileParams()
+	}
 	for _, p := range []struct {
 		name string
 		d    time.Duration
@@ -88,6 +127,9 @@ func (c *Config) setDefaults() error {
 	}
 	return nil
 }
+
+// DefaultFabric is the built-in fabric a rig handles when none is given.
+const DefaultFabric = "cotton-shirting"
 
 // loop is one of the rig's loops: its step and, in real time, its runner.
 type loop struct {
@@ -111,10 +153,15 @@ type Rig struct {
 	statusSim *statebuf.Reader[sim.SimOutput]
 
 	session     *record.Session
-	hapticsRows *record.Table[HapticsRow]
+	hapticsRows *record.Table[hapticsRow]
 
 	haptics     *hapticsLoop
 	hapticsLoop *loop
+	ownedExos   [sim.NumFingers]*devsim.Exo // simulated exoskeletons the rig made
+
+	tactileOut   *statebuf.Buffer[TactileOut]
+	tactileRows  *record.Table[tactileRow]
+	ownedTactile [sim.NumFingers]*devsim.Tactile
 }
 
 // New wires a rig. It creates the session folder when cfg.OutDir is set.
@@ -129,6 +176,8 @@ func New(cfg Config) (*Rig, error) {
 	r.simOut = statebuf.New[sim.SimOutput](4, nil)
 	r.status = r.fingers.NewReader()
 	r.statusSim = r.simOut.NewReader()
+	// Reader of the tactile frames: the view.
+	r.tactileOut = statebuf.New[TactileOut](1, nil)
 
 	if cfg.OutDir != "" {
 		s, err := record.Create(cfg.OutDir, "session-")
@@ -137,16 +186,37 @@ func New(cfg Config) (*Rig, error) {
 		}
 		r.session = s
 		r.hapticsRows, err = record.NewTable(s, "haptics.csv", hapticsHeader(), 1<<15, appendHapticsRow)
+		if err == nil {
+			r.tactileRows, err = record.NewTable(s, "tactile.csv", tactileHeader(), 1<<11, appendTactileRow)
+		}
 		if err != nil {
-			s.Close()
+			r.closeSession()
 			return nil, err
 		}
 	}
 
-	r.haptics = newHapticsLoop(r)
+	h, err := newHapticsLoop(r)
+	if err != nil {
+		r.closeSession()
+		return nil, err
+	}
+	r.haptics = h
 	r.hapticsLoop = &loop{name: "haptics", period: cfg.HapticsPeriod, priority: cfg.Priority, step: r.haptics.step}
 	r.loops = append(r.loops, r.hapticsLoop)
+	tl, err := newTactileLoop(r)
+	if err != nil {
+		r.closeSession()
+		return nil, err
+	}
+	r.loops = append(r.loops, &loop{name: "tactile", period: cfg.TactilePeriod, step: tl.step})
 	return r, nil
+}
+
+// closeSession closes the session of a rig that failed to build.
+func (r *Rig) closeSession() {
+	if r.session != nil {
+		r.session.Close()
+	}
 }
 
 // SessionDir returns the session folder, or "" when not recording.
@@ -277,3 +347,6 @@ func versions() map[string]string {
 	}
 	return v
 }
+
+// fabricSize is the size of the piece of fabric on the stand [m].
+func (r *Rig) fabricSize() (widthU, heightV float64) { return 0.30, 0.30 }

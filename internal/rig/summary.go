@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/internal/record"
 	"github.com/haptex/haptex/internal/rt"
 	"github.com/haptex/haptex/sim"
@@ -48,6 +49,7 @@ type FingerSummary struct {
 // Summary is the outcome of a run.
 type Summary struct {
 	Mode       string              `json:"mode"` // realtime or lockstep
+	Fabric     string              `json:"fabric"`
 	RunS       float64             `json:"run_s"`
 	WallS      float64             `json:"wall_s"`
 	Loops      []LoopSummary       `json:"loops"`
@@ -68,13 +70,15 @@ type forceStats struct {
 	peakPinch    float64
 }
 
-// add records one tick of both fingers.
-func (s *forceStats) add(rows *[sim.NumFingers]FingerRow) {
+// add records one tick of both fingers: the force the cloth asks the
+// device to render, and whether the finger touches the cloth.
+func (s *forceStats) add(rec *haptics.TickRecord) {
 	both := true
 	var peak float64
-	for f := range rows {
-		fr := &rows[f]
-		m := math.Sqrt(fr.Force[0]*fr.Force[0] + fr.Force[1]*fr.Force[1] + fr.Force[2]*fr.Force[2])
+	for f := range rec.Fingers {
+		fr := &rec.Fingers[f]
+		v := fr.ForceDes
+		m := math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2])
 		s.peak[f] = max(s.peak[f], m)
 		peak = max(peak, m)
 		if fr.Contact {
@@ -91,7 +95,7 @@ func (s *forceStats) add(rows *[sim.NumFingers]FingerRow) {
 }
 
 func (r *Rig) summary(mode string, run, wall time.Duration) *Summary {
-	s := &Summary{Mode: mode, RunS: run.Seconds(), WallS: wall.Seconds(), SessionDir: r.SessionDir()}
+	s := &Summary{Mode: mode, Fabric: r.cfg.Fabric.Name, RunS: run.Seconds(), WallS: wall.Seconds(), SessionDir: r.SessionDir()}
 	for _, l := range r.loops {
 		ls := LoopSummary{Name: l.name, PeriodMs: float64(l.period) / 1e6}
 		if l.rt != nil {

@@ -1,0 +1,173 @@
+package psych
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// PlotOptions configures Fit.Plot.
+type PlotOptions struct {
+	Title  string
+	XLabel string // default "stimulus"
+	// Bootstrap, when set, draws the threshold's confidence interval.
+	Bootstrap *Bootstrap
+	// LogX draws the stimulus axis logarithmically (stimuli must be
+	// positive).
+	LogX bool
+}
+
+// Plot draws the data (proportion positive, marker area proportional to
+// the trial count), the fitted function, the threshold and, when given,
+// its bootstrap interval.
+func (f *Fit) Plot(opt PlotOptions) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = opt.Title
+	p.X.Label.Text = opt.XLabel
+	if p.X.Label.Text == "" {
+		p.X.Label.Text = "stimulus"
+	}
+	p.Y.Label.Text = "proportion positive"
+	p.Y.Min, p.Y.Max = 0, 1
+
+	lo, hi := math.Inf(1), math.Inf(-1)
+	maxN := 0
+	pts := make(plotter.XYs, len(f.Data))
+	for i, d := range f.Data {
+		pts[i] = plotter.XY{X: d.X, Y: float64(d.K) / float64(d.N)}
+		lo, hi = math.Min(lo, d.X), math.Max(hi, d.X)
+		maxN = max(maxN, d.N)
+	}
+	if b := opt.Bootstrap; b != nil {
+		lo, hi = math.Min(lo, b.Threshold.Lo), math.Max(hi, b.Threshold.Hi)
+	}
+	if opt.LogX {
+		if lo <= 0 {
+			return nil, fmt.Errorf("psych: plot: log axis with stimulus %g", lo)
+		}
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		r := math.Pow(hi/lo, 0.05)
+		p.X.Min, p.X.Max = lo/r, hi*r
+	} else {
+		pad := 0.05 * (hi - lo)
+		p.X.Min, p.X.Max = lo-pad, hi+pad
+	}
+
+	curve := plotter.NewFunction(f.PF.Prob)
+	curve.Samples = 400
+	curve.Color = color.RGBA{R: 31, G: 119, B: 180, A: 255}
+	curve.Width = vg.Points(1.5)
+	if opt.LogX {
+		// Sample evenly in log x so the curve is smooth on a log axis.
+		xs := make(plotter.XYs, 400)
+		for i := range xs {
+			x := p.X.Min * math.Pow(p.X.Max/p.X.Min, float64(i)/399)
+			xs[i] = plotter.XY{X: x, Y: f.PF.Prob(x)}
+		}
+		line, err := plotter.NewLine(xs)
+		if err != nil {
+			return nil, fmt.Errorf("psych: plot: %w", err)
+		}
+		line.LineStyle = curve.LineStyle
+		p.Add(line)
+		p.Legend.Add(fmt.Sprintf("%s fit", f.PF.Form), line)
+	} else {
+		p.Add(curve)
+		p.Legend.Add(fmt.Sprintf("%s fit", f.PF.Form), curve)
+	}
+
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return nil, fmt.Errorf("psych: plot: %w", err)
+	}
+	sc.GlyphStyleFunc = func(i int) draw.GlyphStyle {
+		r := vg.Points(1.5 + 3*math.Sqrt(float64(f.Data[i].N)/float64(maxN)))
+		return draw.GlyphStyle{Color: color.Black, Radius: r, Shape: draw.CircleGlyph{}}
+	}
+	p.Add(sc)
+	p.Legend.Add("data", sc)
+
+	yt := f.PF.Prob(f.Threshold)
+	mark, err := plotter.NewLine(plotter.XYs{{X: f.Threshold, Y: 0}, {X: f.Threshold, Y: yt}})
+	if err != nil {
+		return nil, fmt.Errorf("psych: plot: %w", err)
+	}
+	mark.Color = color.RGBA{R: 214, G: 39, B: 40, A: 255}
+	mark.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(mark)
+	p.Legend.Add(fmt.Sprintf("threshold %.4g (F=%.2g)", f.Threshold, f.Criterion), mark)
+	if b := opt.Bootstrap; b != nil {
+		ci, err := plotter.NewXErrorBars(ciBar{x: f.Threshold, y: yt, lo: f.Threshold - b.Threshold.Lo, hi: b.Threshold.Hi - f.Threshold})
+		if err != nil {
+			return nil, fmt.Errorf("psych: plot: %w", err)
+		}
+		ci.Color = mark.Color
+		ci.Width = vg.Points(1.5)
+		p.Add(ci)
+		p.Legend.Add(fmt.Sprintf("%.0f%% CI [%.4g, %.4g]", 100*b.Level, b.Threshold.Lo, b.Threshold.Hi), legendLine{ci.LineStyle})
+	}
+	p.Legend.Top = false
+	p.Legend.Left = false
+	p.Legend.XOffs = -vg.Points(5)
+	p.Legend.YOffs = vg.Points(5)
+	p.Add(plotter.NewGrid())
+	return p, nil
+}
+
+// legendLine draws a legend entry for a plotter without a thumbnail.
+type legendLine struct{ draw.LineStyle }
+
+func (l legendLine) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(l.LineStyle, c.Min.X, y, c.Max.X, y)
+}
+
+// ciBar is one horizontal error bar.
+type ciBar struct{ x, y, lo, hi float64 }
+
+func (c ciBar) Len() int                       { return 1 }
+func (c ciBar) XY(int) (float64, float64)      { return c.x, c.y }
+func (c ciBar) XError(int) (low, high float64) { return c.lo, c.hi }
+
+// Plot size used by SavePlot and WritePlot.
+const (
+	PlotWidth  = 12 * vg.Centimeter
+	PlotHeight = 9 * vg.Centimeter
+)
+
+// SavePlot writes p to path; the extension (.png or .svg) picks the
+// format.
+func SavePlot(p *plot.Plot, path string) error {
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	if ext != "png" && ext != "svg" {
+		return fmt.Errorf("psych: plot %q: want a .png or .svg file", path)
+	}
+	if err := p.Save(PlotWidth, PlotHeight, path); err != nil {
+		return fmt.Errorf("psych: plot %q: %w", path, err)
+	}
+	return nil
+}
+
+// WritePlot writes p to w as "png" or "svg".
+func WritePlot(w io.Writer, p *plot.Plot, format string) error {
+	if format != "png" && format != "svg" {
+		return fmt.Errorf("psych: plot format %q: want png or svg", format)
+	}
+	wt, err := p.WriterTo(PlotWidth, PlotHeight, format)
+	if err != nil {
+		return fmt.Errorf("psych: plot: %w", err)
+	}
+	if _, err := wt.WriteTo(w); err != nil {
+		return fmt.Errorf("psych: plot: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,279 @@
+package psych
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+)
+
+// StaircaseConfig configures a transformed up/down staircase (Levitt 1971)
+// with optional unequal up and down steps (Kaernbach 1991).
+//
+// After Down consecutive positive responses the level steps down (harder);
+// after Up consecutive negative responses it steps up. One of Up and Down
+// must be 1. The down step is Steps[k] after k reversals (the last entry
+// thereafter); the up step is UpRatio times the down step. The staircase
+// converges on the stimulus where the probability of a positive response
+// is TargetP: p^Down = r/(1+r) for Up = 1, (1−p)^Up = 1/(1+r) for Down = 1,
+// with r = UpRatio. So 1-up/2-down targets 70.7%, 1-up/3-down 79.4%, and
+// 1-up/1-down with r = 3 (Kaernbach) 75%.
+type StaircaseConfig struct {
+	Task  Task    `json:"task" toml:"task"`
+	Scale Scale   `json:"scale" toml:"scale"`
+	Start float64 `json:"start" toml:"start"` // first stimulus
+	Min   float64 `json:"min" toml:"min"`     // lowest stimulus presented
+	Max   float64 `json:"max" toml:"max"`     // highest stimulus presented
+	Up    int     `json:"up" toml:"up"`       // negatives before a step up
+	Down  int     `json:"down" toml:"down"`   // positives before a step down
+	// Steps are down-step sizes on Scale, changing at reversals.
+	Steps []float64 `json:"steps" toml:"steps"`
+	// UpRatio is the up step over the down step; 0 means 1.
+	UpRatio float64 `json:"up_ratio,omitempty" toml:"up_ratio"`
+	// FastStart uses 1-up/1-down until the first reversal, so that a start
+	// far above threshold costs few trials.
+	FastStart bool `json:"fast_start,omitempty" toml:"fast_start"`
+	// The staircase stops at MaxTrials trials or MaxReversals reversals,
+	// whichever comes first; 0 disables a rule, and at least one is set.
+	MaxTrials    int `json:"max_trials,omitempty" toml:"max_trials"`
+	MaxReversals int `json:"max_reversals,omitempty" toml:"max_reversals"`
+	// Discard is the number of initial reversals left out of the estimate.
+	Discard int `json:"discard,omitempty" toml:"discard"`
+}
+
+// KaernbachRatio returns the UpRatio with which a 1-up/down-down staircase
+// converges on probability p, or NaN when p^down is not in (0, 1).
+func KaernbachRatio(p float64, down int) float64 {
+	q := math.Pow(p, float64(down))
+	if !(q > 0 && q < 1) {
+		return nan
+	}
+	return q / (1 - q)
+}
+
+func (c StaircaseConfig) ratio() float64 {
+	if c.UpRatio == 0 {
+		return 1
+	}
+	return c.UpRatio
+}
+
+// TargetP returns the probability of a positive response on which the
+// staircase converges.
+func (c StaircaseConfig) TargetP() float64 {
+	r := c.ratio()
+	if c.Up == 1 {
+		return math.Pow(r/(1+r), 1/float64(c.Down))
+	}
+	return 1 - math.Pow(1/(1+r), 1/float64(c.Up))
+}
+
+// Validate reports whether the configuration is usable.
+func (c StaircaseConfig) Validate() error {
+	if err := c.Task.Validate(); err != nil {
+		return err
+	}
+	if !c.Scale.valid() {
+		return fmt.Errorf("psych: staircase scale %d unknown", int(c.Scale))
+	}
+	if err := c.Scale.checkRange("staircase stimulus", c.Min, c.Max); err != nil {
+		return err
+	}
+	if !(c.Start >= c.Min && c.Start <= c.Max) {
+		return fmt.Errorf("psych: staircase start %g outside [%g, %g]", c.Start, c.Min, c.Max)
+	}
+	if c.Up < 1 || c.Down < 1 || (c.Up > 1 && c.Down > 1) {
+		return fmt.Errorf("psych: staircase %d-up/%d-down: both must be >= 1 and one of them 1", c.Up, c.Down)
+	}
+	if len(c.Steps) == 0 {
+		return fmt.Errorf("psych: staircase has no step sizes")
+	}
+	for i, s := range c.Steps {
+		if !finite(s) || s <= 0 {
+			return fmt.Errorf("psych: staircase step %d is %g, want > 0", i, s)
+		}
+	}
+	if !finite(c.UpRatio) || c.UpRatio < 0 {
+		return fmt.Errorf("psych: staircase up ratio %g invalid", c.UpRatio)
+	}
+	if c.MaxTrials < 0 || c.MaxReversals < 0 || c.Discard < 0 {
+		return fmt.Errorf("psych: staircase max trials %d, max reversals %d, discard %d must be >= 0", c.MaxTrials, c.MaxReversals, c.Discard)
+	}
+	if c.MaxTrials == 0 && c.MaxReversals == 0 {
+		return fmt.Errorf("psych: staircase needs a stopping rule (max_trials or max_reversals)")
+	}
+	if c.MaxTrials > maxTrials {
+		return fmt.Errorf("psych: staircase max trials %d above the limit %d", c.MaxTrials, maxTrials)
+	}
+	if g := c.Task.Guess(); finite(g) && c.TargetP() <= g {
+		return fmt.Errorf("psych: %d-up/%d-down staircase (ratio %g) targets p = %.3f, not above the guess rate %.3f", c.Up, c.Down, c.ratio(), c.TargetP(), g)
+	}
+	return nil
+}
+
+// Staircase is a transformed (and optionally weighted) up/down staircase.
+type Staircase struct {
+	s staircaseState
+}
+
+type staircaseState struct {
+	Config StaircaseConfig `json:"config"`
+	Level  float64         `json:"level"` // current level on the scale
+	Pos    int             `json:"pos"`   // consecutive positives since the last step
+	Neg    int             `json:"neg"`   // consecutive negatives since the last step
+	Dir    int             `json:"dir"`   // last step: −1 down, +1 up, 0 none yet
+	// Reversals are the levels at which the direction changed.
+	Reversals []float64 `json:"reversals"`
+	journal
+}
+
+// NewStaircase returns a staircase at its start level.
+func NewStaircase(c StaircaseConfig) (*Staircase, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	c.Steps = append([]float64(nil), c.Steps...)
+	return &Staircase{s: staircaseState{Config: c, Level: c.Scale.Level(c.Start)}}, nil
+}
+
+func restoreStaircase(b []byte) (*Staircase, error) {
+	var s staircaseState
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, err
+	}
+	c := s.Config
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	lo, hi := c.Scale.Level(c.Min), c.Scale.Level(c.Max)
+	if !(s.Level >= lo && s.Level <= hi) || s.Pos < 0 || s.Neg < 0 || s.Dir < -1 || s.Dir > 1 {
+		return nil, fmt.Errorf("level %g, counters %d/%d, direction %d out of range", s.Level, s.Pos, s.Neg, s.Dir)
+	}
+	for i, r := range s.Reversals {
+		if !(r >= lo && r <= hi) {
+			return nil, fmt.Errorf("reversal %d at level %g outside [%g, %g]", i, r, lo, hi)
+		}
+	}
+	if err := s.journal.check(c.Task); err != nil {
+		return nil, err
+	}
+	return &Staircase{s: s}, nil
+}
+
+func (p *Staircase) Kind() Kind { return KindStaircase }
+
+// Config returns the staircase's configuration.
+func (p *Staircase) Config() StaircaseConfig { return p.s.Config }
+
+// Reversals returns the levels (on the scale) at which the staircase
+// reversed. The slice must not be modified.
+func (p *Staircase) Reversals() []float64 { return p.s.Reversals }
+
+func (p *Staircase) Done() bool {
+	c := &p.s.Config
+	return (c.MaxTrials > 0 && len(p.s.Records) >= c.MaxTrials) ||
+		(c.MaxReversals > 0 && len(p.s.Reversals) >= c.MaxReversals)
+}
+
+func (p *Staircase) Next() (Trial, error) {
+	if p.s.Pending != nil {
+		return *p.s.Pending, nil
+	}
+	if p.Done() {
+		return Trial{}, ErrDone
+	}
+	return p.s.pend(Trial{Index: len(p.s.Records), X: p.s.Config.Scale.Stimulus(p.s.Level)}), nil
+}
+
+func (p *Staircase) Update(t Trial, r Response) error {
+	rec, err := p.s.accept(p.s.Config.Task, t, r)
+	if err != nil {
+		return err
+	}
+	p.s.commit(rec)
+	p.s.step(rec.Positive)
+	return nil
+}
+
+// step applies the up/down rule after one response.
+func (s *staircaseState) step(positive bool) {
+	c := &s.Config
+	up, down := c.Up, c.Down
+	if c.FastStart && len(s.Reversals) == 0 {
+		up, down = 1, 1
+	}
+	dir := 0
+	if positive {
+		s.Pos++
+		s.Neg = 0
+		if s.Pos >= down {
+			dir = -1
+		}
+	} else {
+		s.Neg++
+		s.Pos = 0
+		if s.Neg >= up {
+			dir = +1
+		}
+	}
+	if dir == 0 {
+		return
+	}
+	s.Pos, s.Neg = 0, 0
+	if s.Dir != 0 && dir != s.Dir {
+		s.Reversals = append(s.Reversals, s.Level)
+	}
+	s.Dir = dir
+	size := c.Steps[min(len(s.Reversals), len(c.Steps)-1)]
+	if dir > 0 {
+		s.Level += size * c.ratio()
+	} else {
+		s.Level -= size
+	}
+	s.Level = math.Min(math.Max(s.Level, c.Scale.Level(c.Min)), c.Scale.Level(c.Max))
+}
+
+// Estimate averages the reversal levels after the first Discard ones, on
+// the scale (so a dB staircase gives a geometric mean). When an odd number
+// remains, the earliest is dropped so that peaks and valleys balance. With
+// no reversal beyond Discard it averages all reversals, and with none at
+// all it returns the current level with SD NaN.
+func (p *Staircase) Estimate() Estimate {
+	s := &p.s
+	e := Estimate{TargetP: s.Config.TargetP(), Criterion: nan, Beta: nan, SD: nan,
+		Trials: len(s.Records), Reversals: len(s.Reversals)}
+	rev := s.Reversals
+	if len(rev) > s.Config.Discard {
+		rev = rev[s.Config.Discard:]
+	}
+	if len(rev) > 1 && len(rev)%2 == 1 {
+		rev = rev[1:]
+	}
+	if len(rev) == 0 {
+		e.Level = s.Level
+	} else {
+		e.Level, e.SD = meanSD(rev)
+	}
+	e.Threshold = s.Config.Scale.Stimulus(e.Level)
+	return e
+}
+
+func (p *Staircase) Records() []Record { return p.s.Records }
+
+func (p *Staircase) State() ([]byte, error) { return marshalState(KindStaircase, &p.s) }
+
+// meanSD returns the mean and the sample standard deviation (NaN for one
+// value).
+func meanSD(v []float64) (mean, sd float64) {
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	if len(v) < 2 {
+		return mean, nan
+	}
+	var ss float64
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(v)-1))
+}

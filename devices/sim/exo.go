@@ -1,0 +1,528 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/haptics/exo"
+)
+
+// Intent is where the person wants a fingertip pad to be: the scripted
+// handling trajectory (Script) or a test's own motion. World frame, pad
+// centre [m] and its velocity [m/s].
+type Intent interface {
+	At(t time.Duration, finger int) (pos, vel [3]float64)
+}
+
+// Fault bits reported in devices.ExoState.Fault by the simulated device.
+const (
+	// FaultBadCommand: the last command held a NaN or Inf torque; the
+	// device refused it and holds zero torque until a finite command.
+	FaultBadCommand uint32 = 1 << 0
+)
+
+// Exo is the physical twin of a fingertip exoskeleton with a human finger
+// strapped to its end plate. It integrates joint-space rigid-body dynamics
+// (mass matrix, Coriolis and gravity of three links plus reflected rotor
+// inertia), Coulomb and viscous joint friction, motor torque limits, the
+// finger as a mass-spring-damper pulled towards its Intent, and the pulp
+// between pad and plate. It reports what real hardware would: encoder
+// counts quantised at the motor, a 3-axis force sensor with bias, Gaussian
+// noise (seeded PRNG: runs are bit-identical) and quantisation, each
+// sample and command delayed by the transport.
+//
+// Exo implements devices.Exoskeleton and devices.Clocked. Advance, Read,
+// Write, Enable and the fault injectors are called from one goroutine (the
+// haptics loop); Close may be called from any goroutine.
+type Exo struct {
+	p      ExoParams
+	kin    *exo.Model
+	base   exo.Pose
+	intent Intent
+	finger int
+	rng    *rand.Rand
+
+	periodNs int64
+	dtNs     int64
+	dt       float64
+	gBase    [3]float64    // gravity in the base frame [m/s²]
+	com      [3][3]float64 // link centres of mass, link frames
+	rotorM   [3]float64    // reflected rotor inertia N² J_r
+	encStep  [3]float64    // joint angle per encoder count [rad]
+
+	now     int64 // plant time [ns]
+	q, qd   [3]float64
+	xf, vf  [3]float64  // finger pad centre, world
+	torque  [3]float64  // torque acting now, after limits
+	dm      [3]exo.Mat3 // ∂M/∂q_k, refreshed every sample period
+	enabled bool
+	fault   uint32
+
+	sample  uint64 // index of the current sample period
+	newest  uint64 // index of the newest sample taken (older than sample while silent)
+	samples [maxDelay + 1]devices.ExoState
+	cmds    [maxDelay + 1]pendingCmd
+	lastSeq uint32
+	hasRead bool
+
+	disconnected bool
+	silent       bool
+	spike        [3]float64
+	closed       atomic.Bool
+}
+
+type pendingCmd struct {
+	tag    uint64 // sample index at which it was written
+	valid  bool
+	torque [3]float64
+}
+
+var (
+	_ devices.Exoskeleton = (*Exo)(nil)
+	_ devices.Clocked     = (*Exo)(nil)
+)
+
+// NewExo builds the simulated device for finger (sim.Thumb or sim.Index)
+// with its base placed at base in the world. The device starts at time
+// zero, disabled, with the pad on the intent's position at t = 0 (or at
+// the home posture when that is out of reach) and the finger at rest.
+func NewExo(p ExoParams, base exo.Pose, intent Intent, finger int) (*Exo, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if !base.Orthonormal(1e-9) {
+		return nil, fmt.Errorf("devices/sim: base rotation is not a rotation: %v", base.R)
+	}
+	if intent == nil {
+		return nil, fmt.Errorf("devices/sim: nil intent")
+	}
+	kin, err := exo.New(p.Kinematics)
+	if err != nil {
+		return nil, fmt.Errorf("devices/sim: %w", err)
+	}
+	e := &Exo{
+		p: p, kin: kin, base: base, intent: intent, finger: finger,
+		rng:      rand.New(rand.NewPCG(p.Seed, uint64(finger)+0x9e3779b97f4a7c15)),
+		periodNs: int64(math.Round(p.SamplePeriodMs * 1e6)),
+	}
+	e.dtNs = e.periodNs / int64(p.Substeps)
+	e.periodNs = e.dtNs * int64(p.Substeps)
+	e.dt = float64(e.dtNs) * 1e-9
+	e.gBase = base.InvVec([3]float64{0, -9.81, 0})
+	for i := range 3 {
+		e.com[i] = p.Links[i].COM
+		n := p.Drive.GearRatio[i]
+		e.rotorM[i] = n * n * p.Drive.RotorInertia[i]
+		e.encStep[i] = 2 * math.Pi / (p.Drive.EncoderCounts * n)
+	}
+	pos, _ := intent.At(0, finger)
+	e.q = kin.Params().Home
+	if q, err := kin.Inverse(base.InvPoint(pos), e.q, 1e-9); err == nil {
+		e.q = q
+	}
+	e.xf = base.Point(kin.Forward(e.q))
+	e.takeSample()
+	return e, nil
+}
+
+// Spec returns the device's capability record. MaxStiffness is Colgate's
+// passivity bound 2b/T for the smallest fingertip viscous friction b over
+// the workspace and the sample period T.
+func (e *Exo) Spec() devices.ExoSpec {
+	tf := e.TipFigures()
+	var maxT [3]float64
+	for i := range 3 {
+		maxT[i] = e.p.Drive.MaxTorque[i]
+	}
+	period := time.Duration(e.periodNs)
+	return devices.ExoSpec{
+		Model:        e.p.Model,
+		Serial:       e.p.Serial,
+		Transport:    devices.TransportSim,
+		DoF:          3,
+		JointMin:     e.p.Kinematics.JointMin,
+		JointMax:     e.p.Kinematics.JointMax,
+		MaxTorque:    maxT,
+		MaxForceCont: e.p.Rating.MaxForceCont,
+		MaxForcePeak: e.p.Rating.MaxForcePeak,
+		ForceRes:     e.p.Sensor.Resolution,
+		EncoderRes:   math.Min(e.encStep[0], math.Min(e.encStep[1], e.encStep[2])),
+		MaxStiffness: 2 * tf.ViscousNsm / period.Seconds(),
+		SamplePeriod: period,
+	}
+}
+
+// Kinematics returns the device's true kinematic model.
+func (e *Exo) Kinematics() *exo.Model { return e.kin }
+
+// Base returns the device's base pose in the world.
+func (e *Exo) Base() exo.Pose { return e.base }
+
+// Advance integrates the device and the finger up to time t (no effect
+// when t is not later than the device's clock), taking a sample and
+// latching the pending command at every sample period crossed.
+func (e *Exo) Advance(t time.Duration) {
+	target := int64(t)
+	for e.now+e.dtNs <= target {
+		if e.now%e.periodNs == 0 {
+			e.massDerivative(e.q)
+		}
+		e.substep()
+		e.now += e.dtNs
+		if e.now%e.periodNs == 0 {
+			e.sample++
+			e.latchCommand()
+			e.takeSample()
+		}
+	}
+}
+
+// Read fills dst with the newest sample that has crossed the transport.
+func (e *Exo) Read(dst *devices.ExoState) error {
+	if e.closed.Load() || e.disconnected {
+		return devices.ErrDisconnected
+	}
+	d := uint64(e.p.Transport.SensorDelay)
+	idx := uint64(0)
+	if e.sample > d {
+		idx = e.sample - d
+	}
+	idx = min(idx, e.newest)
+	*dst = e.samples[idx%uint64(len(e.samples))]
+	dst.Stale = e.hasRead && dst.Seq == e.lastSeq
+	dst.Enabled = e.enabled
+	dst.Fault = e.fault
+	e.lastSeq, e.hasRead = dst.Seq, true
+	return nil
+}
+
+// Write queues one torque command; it acts CommandDelay samples later and
+// is held until the next one. Non-finite torques are refused.
+func (e *Exo) Write(cmd *devices.ExoCommand) error {
+	if e.closed.Load() || e.disconnected {
+		return devices.ErrDisconnected
+	}
+	for i, v := range cmd.Torque {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			e.fault |= FaultBadCommand
+			e.cmds[e.sample%uint64(len(e.cmds))] = pendingCmd{tag: e.sample, valid: true}
+			if e.p.Transport.CommandDelay == 0 {
+				e.torque = [3]float64{}
+			}
+			return fmt.Errorf("devices/sim: torque command %d is %g", i, v)
+		}
+	}
+	e.fault &^= FaultBadCommand
+	pc := pendingCmd{tag: e.sample, valid: true, torque: cmd.Torque}
+	e.cmds[e.sample%uint64(len(e.cmds))] = pc
+	if e.p.Transport.CommandDelay == 0 {
+		e.applyCommand(&pc)
+	}
+	if !e.enabled {
+		return devices.ErrDisabled
+	}
+	return nil
+}
+
+// Enable switches the motor power stage.
+func (e *Exo) Enable(on bool) error {
+	if e.closed.Load() || e.disconnected {
+		return devices.ErrDisconnected
+	}
+	e.enabled = on
+	if !on {
+		e.torque = [3]float64{}
+	}
+	return nil
+}
+
+// Close shuts the device; every later call returns ErrDisconnected.
+func (e *Exo) Close() error {
+	e.closed.Store(true)
+	return nil
+}
+
+// Unplug simulates a pulled cable: Read, Write and Enable return
+// devices.ErrDisconnected and the motors stop (the power stage drops out).
+// The physics goes on.
+func (e *Exo) Unplug() {
+	e.disconnected = true
+	e.enabled = false
+	e.torque = [3]float64{}
+}
+
+// Replug brings the device back, disabled, as a reconnected device is.
+func (e *Exo) Replug() { e.disconnected = false }
+
+// Silence stops (true) or resumes (false) the device's sampling: Read then
+// keeps returning the last sample, marked stale.
+func (e *Exo) Silence(on bool) { e.silent = on }
+
+// InjectSpike adds f (sensor frame [N]) to the next force sample only.
+func (e *Exo) InjectSpike(f [3]float64) { e.spike = f }
+
+// latchCommand makes the command written CommandDelay samples ago act.
+func (e *Exo) latchCommand() {
+	d := uint64(e.p.Transport.CommandDelay)
+	if d == 0 || e.sample < d {
+		return
+	}
+	tag := e.sample - d
+	pc := &e.cmds[tag%uint64(len(e.cmds))]
+	if pc.valid && pc.tag == tag {
+		e.applyCommand(pc)
+	}
+}
+
+func (e *Exo) applyCommand(pc *pendingCmd) {
+	if !e.enabled {
+		e.torque = [3]float64{}
+		return
+	}
+	for i := range 3 {
+		m := e.p.Drive.MaxTorque[i]
+		e.torque[i] = math.Max(-m, math.Min(m, pc.torque[i]))
+	}
+}
+
+// takeSample records sample e.sample: encoders and force sensor now.
+func (e *Exo) takeSample() {
+	if e.silent && e.sample > 0 {
+		return
+	}
+	var k exo.Kin
+	e.kin.Eval(&k, e.q)
+	f := e.pulpForce(&k)
+	fs := k.R.MulTransVec(e.base.InvVec(f))
+	e.newest = e.sample
+	s := &e.samples[e.sample%uint64(len(e.samples))]
+	s.DeviceTime = time.Duration(e.now)
+	s.Seq = uint32(e.sample)
+	for i := range 3 {
+		s.Joint[i] = math.Floor(e.q[i]/e.encStep[i]) * e.encStep[i]
+		v := fs[i] + e.p.Sensor.Bias[i] + e.p.Sensor.NoiseRMS*e.rng.NormFloat64() + e.spike[i]
+		if r := e.p.Sensor.Resolution; r > 0 {
+			v = math.Round(v/r) * r
+		}
+		s.Force[i] = v
+	}
+	e.spike = [3]float64{}
+	s.Stale = false
+}
+
+// pulpForce returns the force of the plate on the finger pad (world [N]).
+func (e *Exo) pulpForce(k *exo.Kin) [3]float64 {
+	pw := e.base.Point(k.Pad)
+	vw := e.base.Vec(k.J.MulVec(e.qd))
+	kp, bp := e.p.Pulp.Stiffness, e.p.Pulp.Damping
+	var f [3]float64
+	for i := range 3 {
+		f[i] = kp*(pw[i]-e.xf[i]) + bp*(vw[i]-e.vf[i])
+	}
+	return f
+}
+
+// massMatrix returns M(q) and, when lk is not nil, the link kinematics.
+func (e *Exo) massMatrix(q [3]float64, lk *exo.LinkKin) exo.Mat3 {
+	var m exo.Mat3
+	for i := range 3 {
+		m[i][i] = e.rotorM[i]
+	}
+	e.kin.Links(lk, q, &e.com)
+	for l := range 3 {
+		lp := &e.p.Links[l]
+		jv, jw, r := &lk.Jv[l], &lk.Jw[l], &lk.R[l]
+		// Jwᵀ (R diag(I) Rᵀ) Jw + m Jvᵀ Jv
+		var rtjw exo.Mat3 // Rᵀ Jw: joint axes in the link frame
+		for a := range 3 {
+			for b := range 3 {
+				rtjw[a][b] = r[0][a]*jw[0][b] + r[1][a]*jw[1][b] + r[2][a]*jw[2][b]
+			}
+		}
+		for a := range 3 {
+			for b := a; b < 3; b++ {
+				s := lp.Mass*(jv[0][a]*jv[0][b]+jv[1][a]*jv[1][b]+jv[2][a]*jv[2][b]) +
+					lp.Inertia[0]*rtjw[0][a]*rtjw[0][b] + lp.Inertia[1]*rtjw[1][a]*rtjw[1][b] + lp.Inertia[2]*rtjw[2][a]*rtjw[2][b]
+				m[a][b] += s
+				if b != a {
+					m[b][a] += s
+				}
+			}
+		}
+	}
+	return m
+}
+
+// massDerivative fills e.dm with ∂M/∂q_k by central differences at q.
+func (e *Exo) massDerivative(q [3]float64) {
+	const h = 1e-6
+	var lk exo.LinkKin
+	for k := range 3 {
+		qp, qm := q, q
+		qp[k] += h
+		qm[k] -= h
+		mp := e.massMatrix(qp, &lk)
+		mm := e.massMatrix(qm, &lk)
+		for a := range 3 {
+			for b := range 3 {
+				e.dm[k][a][b] = (mp[a][b] - mm[a][b]) / (2 * h)
+			}
+		}
+	}
+}
+
+// coriolis returns the Coriolis-centrifugal torques C(q,q̇)q̇ =
+// Σ_jk (∂M_ij/∂q_k - ½ ∂M_jk/∂q_i) q̇_j q̇_k from e.dm, which Advance
+// refreshes once per sample period (q moves by milliradians in that time).
+func (e *Exo) coriolis(qd [3]float64) [3]float64 {
+	var c [3]float64
+	for i := range 3 {
+		s := 0.0
+		for j := range 3 {
+			for k := range 3 {
+				s += (e.dm[k][i][j] - 0.5*e.dm[i][j][k]) * qd[j] * qd[k]
+			}
+		}
+		c[i] = s
+	}
+	return c
+}
+
+// substep advances the plant by one integration step (semi-implicit Euler;
+// viscous and Coulomb friction implicit, so sticking is exact).
+func (e *Exo) substep() {
+	t := time.Duration(e.now)
+	xi, vi := e.intent.At(t, e.finger)
+	var k exo.Kin
+	e.kin.Eval(&k, e.q)
+	fp := e.pulpForce(&k) // plate on finger
+
+	// Finger.
+	fin := &e.p.Finger
+	for i := range 3 {
+		a := (fin.Stiffness*(xi[i]-e.xf[i]) + fin.Damping*(vi[i]-e.vf[i]) + fp[i]) / fin.Mass
+		e.vf[i] += e.dt * a
+		e.xf[i] += e.dt * e.vf[i]
+	}
+
+	// Exoskeleton: M q̈ = τ + Jᵀ f_finger→plate + τ_g - C q̇ - friction.
+	var lk exo.LinkKin
+	m := e.massMatrix(e.q, &lk)
+	tauExt := k.J.MulTransVec(e.base.InvVec(exo.Scale(-1, fp)))
+	var tauG [3]float64
+	for l := range 3 {
+		g := lk.Jv[l].MulTransVec(exo.Scale(e.p.Links[l].Mass, e.gBase))
+		tauG = exo.Add(tauG, g)
+	}
+	c := e.coriolis(e.qd)
+	minv, ok := m.Inverse()
+	if !ok {
+		panic("devices/sim: singular mass matrix")
+	}
+	var rhs [3]float64
+	for i := range 3 {
+		rhs[i] = e.torque[i] + tauExt[i] + tauG[i] - c[i]
+	}
+	acc := minv.MulVec(rhs)
+	v := exo.Add(e.qd, exo.Scale(e.dt, acc))
+	for i := range 3 {
+		meff := 1 / minv[i][i]
+		v[i] /= 1 + e.dt*e.p.Drive.Viscous[i]/meff
+		imp := e.p.Drive.Coulomb[i] * e.dt
+		if math.Abs(v[i])*meff <= imp {
+			v[i] = 0
+		} else {
+			v[i] -= math.Copysign(imp/meff, v[i])
+		}
+	}
+	for i := range 3 {
+		e.q[i] += e.dt * v[i]
+		lo, hi := e.p.Kinematics.JointMin[i], e.p.Kinematics.JointMax[i]
+		if e.q[i] < lo {
+			e.q[i], v[i] = lo, math.Max(v[i], 0)
+		} else if e.q[i] > hi {
+			e.q[i], v[i] = hi, math.Min(v[i], 0)
+		}
+	}
+	e.qd = v
+}
+
+// Truth is the plant's true state, for tests and benchmarks (a real
+// device cannot report it).
+type Truth struct {
+	T         time.Duration
+	Q, Qd     [3]float64 // joint angles [rad] and speeds [rad/s]
+	Pad       [3]float64 // pad centre on the plate, world [m]
+	PadVel    [3]float64 // [m/s]
+	Finger    [3]float64 // finger pad centre, world [m]
+	FingerVel [3]float64
+	Force     [3]float64 // force of the plate on the finger, world [N]
+	Torque    [3]float64 // joint torque acting [N·m]
+	Enabled   bool
+}
+
+// Truth returns the true state now.
+func (e *Exo) Truth() Truth {
+	var k exo.Kin
+	e.kin.Eval(&k, e.q)
+	return Truth{
+		T: time.Duration(e.now), Q: e.q, Qd: e.qd,
+		Pad: e.base.Point(k.Pad), PadVel: e.base.Vec(k.J.MulVec(e.qd)),
+		Finger: e.xf, FingerVel: e.vf,
+		Force: e.pulpForce(&k), Torque: e.torque, Enabled: e.enabled,
+	}
+}
+
+// TipFigures are the fingertip-equivalent inertia and friction of the
+// device, the smallest over the directions of motion.
+type TipFigures struct {
+	MassKg     float64 `json:"mass_kg"`     // smallest eigenvalue of the Cartesian mass (J M⁻¹ Jᵀ)⁻¹
+	CoulombN   float64 `json:"coulomb_n"`   // smallest breakaway force, min_i τc_i / |J column i|
+	ViscousNsm float64 `json:"viscous_nsm"` // smallest eigenvalue of the Cartesian damping J⁻ᵀ B J⁻¹
+}
+
+// TipFigures returns the fingertip figures at the home posture; TipFiguresAt
+// at any posture.
+func (e *Exo) TipFigures() TipFigures { return e.TipFiguresAt(e.kin.Params().Home) }
+
+// TipFiguresAt returns the fingertip figures at joint angles q.
+func (e *Exo) TipFiguresAt(q [3]float64) TipFigures {
+	var lk exo.LinkKin
+	m := e.massMatrix(q, &lk)
+	j := e.kin.Jacobian(q)
+	minv, _ := m.Inverse()
+	jt := j.T()
+	a := minv.Mul(&jt)
+	a = j.Mul(&a) // J M⁻¹ Jᵀ, the Cartesian mobility
+	var binv exo.Mat3
+	for i := range 3 {
+		binv[i][i] = 1 / e.p.Drive.Viscous[i]
+	}
+	bb := binv.Mul(&jt)
+	bb = j.Mul(&bb) // J B⁻¹ Jᵀ
+	tf := TipFigures{
+		MassKg:     1 / maxEig(&a),
+		ViscousNsm: 1 / maxEig(&bb),
+		CoulombN:   math.Inf(1),
+	}
+	for i := range 3 {
+		col := [3]float64{j[0][i], j[1][i], j[2][i]}
+		tf.CoulombN = math.Min(tf.CoulombN, e.p.Drive.Coulomb[i]/exo.Norm(col))
+	}
+	return tf
+}
+
+// maxEig returns the largest eigenvalue of a symmetric positive matrix.
+func maxEig(s *exo.Mat3) float64 {
+	var neg exo.Mat3
+	for i := range 3 {
+		for j := range 3 {
+			neg[i][j] = -s[i][j]
+		}
+	}
+	return -exo.SymEigMin(&neg)
+}

@@ -1,0 +1,231 @@
+package haptics
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/haptex/haptex/devices"
+	devsim "github.com/haptex/haptex/devices/sim"
+	"github.com/haptex/haptex/sim"
+)
+
+// Percentiles of a timing distribution, in the unit its key names.
+type Percentiles struct {
+	P50  float64 `json:"p50"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+}
+
+// BenchResult is what `haptex bench control -json` prints. Timings are
+// wall-clock on this machine; every closed-loop figure is measured in
+// virtual time on the default simulated exoskeleton and finger
+// (devices/sim exo.toml) with the default servo configuration.
+type BenchResult struct {
+	Bench string `json:"bench"`
+	Go    string `json:"go"`
+	CPUs  int    `json:"cpus"`
+
+	Ticks         int         `json:"ticks"`
+	TickUs        Percentiles `json:"tick_us"` // one Tick, both fingers
+	AllocsPerTick float64     `json:"allocs_per_tick"`
+
+	TransparencyMaxN    float64 `json:"transparency_max_n"`     // constant-speed phases, worst of 50/100/200 mm/s
+	TransparencyAllMaxN float64 `json:"transparency_all_max_n"` // starts, stops and reversals included
+	StepRiseMs          float64 `json:"step_rise_ms"`
+	StepOvershootPct    float64 `json:"step_overshoot_pct"`
+	SteadyErrorPct      float64 `json:"steady_error_pct"`
+	PhaseMarginDeg      float64 `json:"phase_margin_deg"`
+	CrossoverHz         float64 `json:"crossover_hz"`
+	GainMarginDB        float64 `json:"gain_margin_db"`
+	PinchHFRMSMm        float64 `json:"pinch_hf_rms_mm"`    // device position above 20 Hz in a 10 s pinch, worst finger
+	PinchMinEnergyJ     float64 `json:"pinch_min_energy_j"` // lowest passivity-observer energy in the pinch
+	PassivityBoundJ     float64 `json:"passivity_bound_j"`
+
+	Transparency []TransparencyResult `json:"transparency"`
+	Step         StepResult           `json:"step"`
+	Sweep        SweepResult          `json:"sweep"`
+	Pinch        PinchResult          `json:"pinch"`
+	Plant        devsim.TipFigures    `json:"plant_home"` // the simulated device at its home posture
+}
+
+// BenchOptions sizes the benchmark.
+type BenchOptions struct {
+	Ticks      int           // timed ticks (default 20000)
+	PinchTime  time.Duration // default 10 s
+	SkipClosed bool          // timing only
+	SweepHz    []float64     // default 2..56 Hz, log-spaced
+	SweepAmpN  float64       // default 0.1 N
+	Config     *Config       // default DefaultConfig()
+	Plant      *devsim.ExoParams
+}
+
+// TransparencySpeeds are the finger speeds of the transparency runs [m/s].
+var TransparencySpeeds = []float64{0.05, 0.1, 0.2}
+
+// BenchControl times the servo and measures the closed-loop figures.
+func BenchControl(opt BenchOptions) (BenchResult, error) {
+	cfg := DefaultConfig()
+	if opt.Config != nil {
+		cfg = *opt.Config
+	}
+	p := devsim.DefaultExoParams()
+	if opt.Plant != nil {
+		p = *opt.Plant
+	}
+	if opt.Ticks <= 0 {
+		opt.Ticks = 20000
+	}
+	if opt.PinchTime <= 0 {
+		opt.PinchTime = 10 * time.Second
+	}
+	if len(opt.SweepHz) == 0 {
+		opt.SweepHz = []float64{2, 3, 5, 7, 10, 14, 20, 28, 40, 56}
+	}
+	if opt.SweepAmpN <= 0 {
+		opt.SweepAmpN = 0.1
+	}
+	res := BenchResult{Bench: "control", Go: runtime.Version(), CPUs: runtime.NumCPU(), PassivityBoundJ: cfg.Passivity.Bound}
+	if err := benchTick(&res, cfg, p, opt.Ticks); err != nil {
+		return res, err
+	}
+	if opt.SkipClosed {
+		return res, nil
+	}
+	for _, v := range TransparencySpeeds {
+		tr, err := runTransparency(cfg, p, v)
+		if err != nil {
+			return res, err
+		}
+		res.Transparency = append(res.Transparency, tr)
+		res.TransparencyMaxN = math.Max(res.TransparencyMaxN, tr.ConstMaxN)
+		res.TransparencyAllMaxN = math.Max(res.TransparencyAllMaxN, tr.AllMaxN)
+	}
+	st, err := runStep(cfg, p, 1)
+	if err != nil {
+		return res, err
+	}
+	res.Step = st
+	res.StepRiseMs, res.StepOvershootPct, res.SteadyErrorPct = st.RiseMs, st.OvershootPct, st.SteadyErrPct
+	sw, err := runSweep(cfg, p, opt.SweepHz, opt.SweepAmpN)
+	if err != nil {
+		return res, err
+	}
+	res.Sweep = sw
+	res.PhaseMarginDeg, res.CrossoverHz, res.GainMarginDB = sw.PhaseMarginDeg, sw.CrossoverHz, sw.GainMarginDB
+	pr, err := runPinch(cfg, p, opt.PinchTime)
+	if err != nil {
+		return res, err
+	}
+	res.Pinch = pr
+	res.PinchMinEnergyJ = math.Inf(1)
+	for f := range sim.NumFingers {
+		res.PinchHFRMSMm = math.Max(res.PinchHFRMSMm, pr.HFRMSMm[f])
+		res.PinchMinEnergyJ = math.Min(res.PinchMinEnergyJ, pr.MinEnergyJ[f])
+	}
+	e, err := devsim.NewExo(p, devsim.DefaultBase(sim.Index), holdIntent{homePad(p, sim.Index)}, sim.Index)
+	if err != nil {
+		return res, err
+	}
+	res.Plant = e.TipFigures()
+	return res, nil
+}
+
+// benchTick times Tick with both fingers pressing 1 N on simulated
+// devices. The plants advance outside the timed region (their clocks are
+// hidden from the servo), so the figures are the servo's own cost.
+func benchTick(res *BenchResult, cfg Config, p devsim.ExoParams, n int) error {
+	var exos [sim.NumFingers]*devsim.Exo
+	var fingers [sim.NumFingers]Finger
+	for f := range sim.NumFingers {
+		e, err := devsim.NewExo(p, devsim.DefaultBase(f), holdIntent{homePad(p, f)}, f)
+		if err != nil {
+			return err
+		}
+		exos[f] = e
+		fingers[f] = Finger{Device: unclocked{e}, Kin: e.Kinematics(), Base: e.Base()}
+	}
+	s, err := NewServo(cfg, fingers)
+	if err != nil {
+		return err
+	}
+	var in sim.SimOutput
+	for f := range sim.NumFingers {
+		forceModel(&in.Local[f], [3]float64{0, 0, 0}, 1)
+	}
+	var out sim.FingerState
+	var rec TickRecord
+	t := time.Duration(0)
+	step := func() {
+		for _, e := range exos {
+			e.Advance(t)
+		}
+	}
+	for t < 300*time.Millisecond {
+		step()
+		s.Tick(t, &in, &out, &rec)
+		t += s.period
+	}
+	for f := range sim.NumFingers {
+		if st := s.Status(f); st.State != StateActive {
+			return fmt.Errorf("haptics: bench: %s not active: %v %v", sim.FingerName(f), st.State, st.Reason)
+		}
+		forceModel(&in.Local[f], pressForce(f, 1), 2)
+	}
+	us := make([]float64, 0, n)
+	for range n {
+		step()
+		t0 := time.Now()
+		s.Tick(t, &in, &out, &rec)
+		us = append(us, float64(time.Since(t0).Nanoseconds())/1e3)
+		t += s.period
+	}
+	// Allocations are counted process-wide, so count them on one P, as
+	// testing.AllocsPerRun does (the plants' Advance allocates nothing).
+	const m = 2000
+	prev := runtime.GOMAXPROCS(1)
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	for range m {
+		step()
+		s.Tick(t, &in, &out, &rec)
+		t += s.period
+	}
+	runtime.ReadMemStats(&ms1)
+	runtime.GOMAXPROCS(prev)
+	res.AllocsPerTick = float64(ms1.Mallocs-ms0.Mallocs) / m
+	for f := range sim.NumFingers {
+		if st := s.Status(f); st.State != StateActive {
+			return fmt.Errorf("haptics: bench: %s left the active state: %v %v", sim.FingerName(f), st.State, st.Reason)
+		}
+	}
+	res.Ticks = n
+	res.TickUs = percentiles(us)
+	return nil
+}
+
+func percentiles(v []float64) Percentiles {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	at := func(q float64) float64 { return s[min(len(s)-1, int(q*float64(len(s))))] }
+	return Percentiles{P50: at(0.5), P99: at(0.99), P999: at(0.999), Max: s[len(s)-1]}
+}
+
+// pressForce is a force of f newtons against finger f's pad.
+func pressForce(finger int, f float64) [3]float64 {
+	d := pressDir(finger)
+	return [3]float64{-f * d[0], -f * d[1], -f * d[2]}
+}
+
+// unclocked hides a simulated device's clock from the servo, so that
+// benchmarks advance the plant outside the timed region.
+type unclocked struct{ e *devsim.Exo }
+
+func (u unclocked) Spec() devices.ExoSpec               { return u.e.Spec() }
+func (u unclocked) Read(dst *devices.ExoState) error    { return u.e.Read(dst) }
+func (u unclocked) Write(cmd *devices.ExoCommand) error { return u.e.Write(cmd) }
+func (u unclocked) Enable(on bool) error                { return u.e.Enable(on) }
+func (u unclocked) Close() error                        { return u.e.Close() }

@@ -1,0 +1,184 @@
+package haptics
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+
+	"github.com/BurntSushi/toml"
+)
+
+//go:embed servo.toml
+var defaultConfigTOML []byte
+
+// Config is the servo's configuration: gains, filter corners and the
+// safety envelope. DefaultConfig holds the documented defaults (servo.toml).
+type Config struct {
+	PeriodMs  float64         `toml:"period_ms"`
+	Force     ForceConfig     `toml:"force"`
+	DLS       DLSConfig       `toml:"dls"`
+	Velocity  VelocityConfig  `toml:"velocity"`
+	Model     ModelConfig     `toml:"model"`
+	Safety    SafetyConfig    `toml:"safety"`
+	Passivity PassivityConfig `toml:"passivity"`
+}
+
+// ForceConfig is the outer force loop.
+type ForceConfig struct {
+	Kf             float64 `toml:"kf_mps_per_n"`  // proportional gain [(m/s)/N]
+	Ki             float64 `toml:"ki_mps2_per_n"` // integral gain [(m/s²)/N]
+	ButterOrder    int     `toml:"butter_order"`
+	ButterHz       float64 `toml:"butter_hz"`
+	ReferenceHz    float64 `toml:"reference_hz"`          // corner of the desired-force filter; 0 = butter_hz
+	VMax           float64 `toml:"vmax_mps"`              // velocity reference limit [m/s]
+	Feedforward    float64 `toml:"feedforward"`           // share of Jᵀ F_des sent to the motors directly
+	SetpointWeight float64 `toml:"setpoint_weight"`       // β: the proportional term acts on β F_des - F_meas
+	StiffBandwidth float64 `toml:"stiff_bandwidth_rad_s"` // ω_K: gain scaling against rendered stiffness; 0 = off
+}
+
+// DLSConfig is the damped-least-squares inverse Jacobian.
+type DLSConfig struct {
+	LambdaMax float64 `toml:"lambda_max_m"`
+	SigmaMin  float64 `toml:"sigma_min_m"`
+}
+
+// VelocityConfig is the inner joint velocity loop.
+type VelocityConfig struct {
+	Kv            [3]float64 `toml:"kv_nms"` // [N·m·s/rad]
+	Ki            [3]float64 `toml:"ki_nm"`  // [N·m/rad]
+	ChebyOrder    int        `toml:"cheby_order"`
+	ChebyRippleDB float64    `toml:"cheby_ripple_db"`
+	ChebyHz       float64    `toml:"cheby_hz"`
+	SpeedOrder    int        `toml:"speed_filter_order"`
+	SpeedHz       float64    `toml:"speed_filter_hz"`
+	Friction      [3]float64 `toml:"friction_nm"`        // Coulomb friction compensated per joint [N·m]
+	FrictionWidth float64    `toml:"friction_width_rps"` // joint speed reference of full compensation [rad/s]
+}
+
+// ModelConfig governs how the cloth's LocalModel is rendered.
+type ModelConfig struct {
+	SlewNPerS       float64 `toml:"slew_n_per_s"`
+	MaxStiffness    float64 `toml:"max_stiffness_npm"`
+	PhysicalDamping float64 `toml:"physical_damping_nspm"`
+}
+
+// SafetyConfig is the per-finger safety envelope.
+type SafetyConfig struct {
+	MaxForce      float64 `toml:"max_force_n"`
+	MaxForceRate  float64 `toml:"max_force_rate_n_per_s"`
+	TripForce     float64 `toml:"trip_force_n"`
+	MaxForceJump  float64 `toml:"max_force_jump_n"`
+	MaxSpeed      float64 `toml:"max_speed_mps"`
+	EnableRampMs  float64 `toml:"enable_ramp_ms"`
+	StopRampMs    float64 `toml:"stop_ramp_ms"`
+	SilentMs      float64 `toml:"silent_ms"`
+	OverrunStreak int     `toml:"overrun_streak"`
+	OverrunFactor float64 `toml:"overrun_factor"`
+	RecoverMs     float64 `toml:"recover_ms"`
+}
+
+// PassivityConfig is the time-domain passivity observer and controller.
+type PassivityConfig struct {
+	Enabled    bool    `toml:"enabled"`
+	Bound      float64 `toml:"bound_j"`
+	MaxDamping float64 `toml:"max_damping_nspm"`
+}
+
+// DefaultConfig returns the embedded defaults.
+func DefaultConfig() Config {
+	c, err := decodeConfig(defaultConfigTOML, Config{})
+	if err != nil {
+		panic("haptics: embedded servo.toml: " + err.Error())
+	}
+	return c
+}
+
+// ParseConfig reads a configuration in the servo.toml format over the
+// defaults; unknown keys are an error.
+func ParseConfig(data []byte) (Config, error) {
+	return decodeConfig(data, DefaultConfig())
+}
+
+// LoadConfig reads a configuration file.
+func LoadConfig(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("haptics: %w", err)
+	}
+	c, err := ParseConfig(data)
+	if err != nil {
+		return Config{}, fmt.Errorf("%w (file %s)", err, path)
+	}
+	return c, nil
+}
+
+func decodeConfig(data []byte, c Config) (Config, error) {
+	md, err := toml.Decode(string(data), &c)
+	if err != nil {
+		return Config{}, fmt.Errorf("haptics: servo configuration: %w", err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return Config{}, fmt.Errorf("haptics: servo configuration: unknown key %q", und[0].String())
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// Validate checks ranges; filter corners are checked against the period.
+func (c *Config) Validate() error {
+	var errs []error
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf("haptics: "+format, args...))
+		}
+	}
+	fin := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	pos := func(v float64) bool { return v > 0 && fin(v) }
+	nonneg := func(v float64) bool { return v >= 0 && fin(v) }
+	check(pos(c.PeriodMs), "period_ms = %g, want > 0", c.PeriodMs)
+	nyq := 500 / c.PeriodMs
+	check(nonneg(c.Force.Kf), "force.kf_mps_per_n = %g, want >= 0", c.Force.Kf)
+	check(nonneg(c.Force.Ki), "force.ki_mps2_per_n = %g, want >= 0", c.Force.Ki)
+	check(c.Force.ButterOrder >= 1 && c.Force.ButterOrder <= 8, "force.butter_order = %d, want 1..8", c.Force.ButterOrder)
+	check(pos(c.Force.ButterHz) && c.Force.ButterHz < nyq, "force.butter_hz = %g, want in (0, %g)", c.Force.ButterHz, nyq)
+	check(nonneg(c.Force.ReferenceHz) && c.Force.ReferenceHz < nyq, "force.reference_hz = %g, want in [0, %g)", c.Force.ReferenceHz, nyq)
+	check(pos(c.Force.VMax), "force.vmax_mps = %g, want > 0", c.Force.VMax)
+	check(c.Force.Feedforward >= 0 && c.Force.Feedforward <= 1, "force.feedforward = %g, want 0..1", c.Force.Feedforward)
+	check(nonneg(c.Force.StiffBandwidth), "force.stiff_bandwidth_rad_s = %g, want >= 0", c.Force.StiffBandwidth)
+	check(c.Force.SetpointWeight >= 0 && c.Force.SetpointWeight <= 1, "force.setpoint_weight = %g, want 0..1", c.Force.SetpointWeight)
+	check(nonneg(c.Velocity.FrictionWidth), "velocity.friction_width_rps = %g, want >= 0", c.Velocity.FrictionWidth)
+	check(pos(c.DLS.LambdaMax), "dls.lambda_max_m = %g, want > 0", c.DLS.LambdaMax)
+	check(pos(c.DLS.SigmaMin), "dls.sigma_min_m = %g, want > 0", c.DLS.SigmaMin)
+	for i := range 3 {
+		check(nonneg(c.Velocity.Kv[i]), "velocity.kv_nms[%d] = %g, want >= 0", i, c.Velocity.Kv[i])
+		check(nonneg(c.Velocity.Ki[i]), "velocity.ki_nm[%d] = %g, want >= 0", i, c.Velocity.Ki[i])
+		check(nonneg(c.Velocity.Friction[i]), "velocity.friction_nm[%d] = %g, want >= 0", i, c.Velocity.Friction[i])
+	}
+	check(c.Velocity.ChebyOrder >= 1 && c.Velocity.ChebyOrder <= 8, "velocity.cheby_order = %d, want 1..8", c.Velocity.ChebyOrder)
+	check(pos(c.Velocity.ChebyRippleDB), "velocity.cheby_ripple_db = %g, want > 0", c.Velocity.ChebyRippleDB)
+	check(pos(c.Velocity.ChebyHz) && c.Velocity.ChebyHz < nyq, "velocity.cheby_hz = %g, want in (0, %g)", c.Velocity.ChebyHz, nyq)
+	check(c.Velocity.SpeedOrder >= 1 && c.Velocity.SpeedOrder <= 8, "velocity.speed_filter_order = %d, want 1..8", c.Velocity.SpeedOrder)
+	check(pos(c.Velocity.SpeedHz) && c.Velocity.SpeedHz < nyq, "velocity.speed_filter_hz = %g, want in (0, %g)", c.Velocity.SpeedHz, nyq)
+	check(nonneg(c.Model.SlewNPerS), "model.slew_n_per_s = %g, want >= 0", c.Model.SlewNPerS)
+	check(nonneg(c.Model.MaxStiffness), "model.max_stiffness_npm = %g, want >= 0", c.Model.MaxStiffness)
+	check(c.Model.MaxStiffness > 0 || pos(c.Model.PhysicalDamping), "model.physical_damping_nspm = %g, want > 0 when max_stiffness_npm is 0", c.Model.PhysicalDamping)
+	s := &c.Safety
+	check(nonneg(s.MaxForce), "safety.max_force_n = %g, want >= 0", s.MaxForce)
+	check(pos(s.MaxForceRate), "safety.max_force_rate_n_per_s = %g, want > 0", s.MaxForceRate)
+	check(nonneg(s.TripForce), "safety.trip_force_n = %g, want >= 0", s.TripForce)
+	check(pos(s.MaxForceJump), "safety.max_force_jump_n = %g, want > 0", s.MaxForceJump)
+	check(pos(s.MaxSpeed), "safety.max_speed_mps = %g, want > 0", s.MaxSpeed)
+	check(nonneg(s.EnableRampMs), "safety.enable_ramp_ms = %g, want >= 0", s.EnableRampMs)
+	check(nonneg(s.StopRampMs) && s.StopRampMs <= 10, "safety.stop_ramp_ms = %g, want 0..10 (the 10 ms stop budget)", s.StopRampMs)
+	check(pos(s.SilentMs), "safety.silent_ms = %g, want > 0", s.SilentMs)
+	check(s.OverrunStreak >= 1, "safety.overrun_streak = %d, want >= 1", s.OverrunStreak)
+	check(s.OverrunFactor > 1 && fin(s.OverrunFactor), "safety.overrun_factor = %g, want > 1", s.OverrunFactor)
+	check(nonneg(s.RecoverMs), "safety.recover_ms = %g, want >= 0", s.RecoverMs)
+	check(nonneg(c.Passivity.Bound), "passivity.bound_j = %g, want >= 0", c.Passivity.Bound)
+	check(nonneg(c.Passivity.MaxDamping), "passivity.max_damping_nspm = %g, want >= 0", c.Passivity.MaxDamping)
+	return errors.Join(errs...)
+}

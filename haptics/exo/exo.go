@@ -1,0 +1,229 @@
+package exo
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Link is one row of the Denavit-Hartenberg table (standard convention):
+// the transform from frame i-1 to frame i is Rz(q+Offset) Tz(D) Tx(A) Rx(Alpha).
+type Link struct {
+	A      float64 `toml:"a_m"`        // link length along x_i [m]
+	Alpha  float64 `toml:"alpha_rad"`  // link twist about x_i [rad]
+	D      float64 `toml:"d_m"`        // link offset along z_{i-1} [m]
+	Offset float64 `toml:"offset_rad"` // joint angle at which the encoder reads zero [rad]
+}
+
+// Params is the kinematic description of one fingertip exoskeleton, as read
+// from its device description file.
+type Params struct {
+	Links     [3]Link    `toml:"link"`
+	Tool      [3]float64 `toml:"tool_m"`        // pad centre in frame 3 [m]
+	PadNormal [3]float64 `toml:"pad_normal"`    // direction the pad presses, frame 3 (unit after New)
+	JointMin  [3]float64 `toml:"joint_min_rad"` // joint limits [rad]
+	JointMax  [3]float64 `toml:"joint_max_rad"`
+	Home      [3]float64 `toml:"home_rad"` // rest posture [rad], inside the limits
+}
+
+// DefaultParams returns the default geometry: an abduction joint about the
+// base z axis followed by two parallel flexion joints (a planar two-link arm
+// turned about the vertical), sized so that a base placed 15 cm behind the
+// fingertip covers the showcase scene's workspace (roughly 12 x 10 x 10 cm)
+// with the elbow kept away from full extension, which is singular (the
+// quasi-anthropomorphic layout of the HAPTEX hand exoskeleton, tutorial §5.2).
+// At Home the pad sits 13 cm in front of the base on its x axis and presses
+// along base +x; the 8 mm tool offset puts the pad centre one pad radius
+// beyond the distal plate, along the pad normal.
+func DefaultParams() Params {
+	return Params{
+		Links: [3]Link{
+			{A: 0, Alpha: math.Pi / 2, D: 0, Offset: 0},
+			{A: 0.11, Alpha: 0, D: 0, Offset: 0},
+			{A: 0.09, Alpha: 0, D: 0, Offset: 0.5},
+		},
+		Tool:      [3]float64{0.0039650, -0.0069483, 0},
+		PadNormal: [3]float64{0.49563, -0.86853, 0},
+		JointMin:  [3]float64{-0.9, -1.6, -0.3},
+		JointMax:  [3]float64{0.9, 0.8, 1.9},
+		Home:      [3]float64{0, -0.7904, 1.3426},
+	}
+}
+
+// Model is the kinematic model of one exoskeleton. Build it with New.
+type Model struct {
+	p Params
+}
+
+// Kin is the kinematic state at one joint configuration.
+type Kin struct {
+	Pad    [3]float64 // pad centre, base frame [m]
+	R      Mat3       // orientation of frame 3 (distal link, force sensor) in the base frame
+	Normal [3]float64 // pad normal, base frame
+	J      Mat3       // ∂Pad/∂q [m/rad]
+}
+
+// New checks p and returns its model.
+func New(p Params) (*Model, error) {
+	for i, l := range p.Links {
+		for _, v := range []float64{l.A, l.Alpha, l.D, l.Offset} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("exo: link %d has a non-finite parameter %+v", i+1, l)
+			}
+		}
+	}
+	for i := range 3 {
+		if !(p.JointMin[i] < p.JointMax[i]) {
+			return nil, fmt.Errorf("exo: joint %d limits [%g, %g] rad are empty", i+1, p.JointMin[i], p.JointMax[i])
+		}
+		if p.Home[i] < p.JointMin[i] || p.Home[i] > p.JointMax[i] {
+			return nil, fmt.Errorf("exo: joint %d home %g rad outside [%g, %g]", i+1, p.Home[i], p.JointMin[i], p.JointMax[i])
+		}
+	}
+	n := Norm(p.PadNormal)
+	if !(n > 0) || math.IsInf(n, 0) {
+		return nil, errors.New("exo: pad normal is zero or not finite")
+	}
+	p.PadNormal = Scale(1/n, p.PadNormal)
+	return &Model{p: p}, nil
+}
+
+// Params returns the model's parameters (pad normal normalised).
+func (m *Model) Params() Params { return m.p }
+
+// frames returns the origins and z axes of frames 0..3 and the rotation of
+// frame 3 for joint angles q.
+func (m *Model) frames(q *[3]float64) (o, z [4][3]float64, r Mat3) {
+	r = Identity()
+	z[0] = [3]float64{0, 0, 1}
+	for i, l := range m.p.Links {
+		st, ct := math.Sincos(q[i] + l.Offset)
+		sa, ca := math.Sincos(l.Alpha)
+		a := Mat3{
+			{ct, -st * ca, st * sa},
+			{st, ct * ca, -ct * sa},
+			{0, sa, ca},
+		}
+		d := [3]float64{l.A * ct, l.A * st, l.D}
+		o[i+1] = Add(o[i], r.MulVec(d))
+		r = r.Mul(&a)
+		z[i+1] = [3]float64{r[0][2], r[1][2], r[2][2]}
+	}
+	return o, z, r
+}
+
+// Forward returns the pad centre in the base frame for joint angles q.
+func (m *Model) Forward(q [3]float64) [3]float64 {
+	o, _, r := m.frames(&q)
+	return Add(o[3], r.MulVec(m.p.Tool))
+}
+
+// Eval fills dst with the pad position, frame-3 orientation, pad normal and
+// Jacobian at q.
+func (m *Model) Eval(dst *Kin, q [3]float64) {
+	o, z, r := m.frames(&q)
+	dst.R = r
+	dst.Pad = Add(o[3], r.MulVec(m.p.Tool))
+	dst.Normal = r.MulVec(m.p.PadNormal)
+	for i := range 3 {
+		c := Cross(z[i], Sub(dst.Pad, o[i]))
+		dst.J[0][i], dst.J[1][i], dst.J[2][i] = c[0], c[1], c[2]
+	}
+}
+
+// Jacobian returns ∂Pad/∂q at q.
+func (m *Model) Jacobian(q [3]float64) Mat3 {
+	var k Kin
+	m.Eval(&k, q)
+	return k.J
+}
+
+// PointJacobian returns a point fixed in frame link (1..3) at local
+// coordinates local, in the base frame, with its linear Jacobian jv and the
+// angular-velocity Jacobian jw of that link (columns beyond link are zero).
+// The plant model uses it to assemble the joint-space mass matrix.
+func (m *Model) PointJacobian(q [3]float64, link int, local [3]float64) (p [3]float64, jv, jw Mat3) {
+	if link < 1 || link > 3 {
+		panic(fmt.Sprintf("exo: PointJacobian link %d not in 1..3", link))
+	}
+	o, z, _ := m.frames(&q)
+	r := m.rotation(&q, link)
+	p = Add(o[link], r.MulVec(local))
+	for i := range link {
+		c := Cross(z[i], Sub(p, o[i]))
+		for k := range 3 {
+			jv[k][i] = c[k]
+			jw[k][i] = z[i][k]
+		}
+	}
+	return p, jv, jw
+}
+
+// rotation returns the orientation of frame link (0..3).
+func (m *Model) rotation(q *[3]float64, link int) Mat3 {
+	r := Identity()
+	for i := range link {
+		l := m.p.Links[i]
+		st, ct := math.Sincos(q[i] + l.Offset)
+		sa, ca := math.Sincos(l.Alpha)
+		a := Mat3{{ct, -st * ca, st * sa}, {st, ct * ca, -ct * sa}, {0, sa, ca}}
+		r = r.Mul(&a)
+	}
+	return r
+}
+
+// InLimits reports whether q is inside the joint limits.
+func (m *Model) InLimits(q [3]float64) bool {
+	for i := range 3 {
+		if q[i] < m.p.JointMin[i] || q[i] > m.p.JointMax[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// ClampLimits returns q clamped to the joint limits.
+func (m *Model) ClampLimits(q [3]float64) [3]float64 {
+	for i := range 3 {
+		q[i] = math.Max(m.p.JointMin[i], math.Min(m.p.JointMax[i], q[i]))
+	}
+	return q
+}
+
+// LinkKin is the kinematic state of the three links at one configuration,
+// for a point fixed in each link (its centre of mass, for a dynamics model).
+type LinkKin struct {
+	P  [3][3]float64 // point of link i+1, base frame [m]
+	R  [3]Mat3       // orientation of link i+1
+	Jv [3]Mat3       // ∂P[i]/∂q (columns beyond joint i+1 are zero)
+	Jw [3]Mat3       // angular-velocity Jacobian of link i+1
+}
+
+// Links fills dst for the points local[i] fixed in link i+1 (frame i+1
+// coordinates) at joint angles q. It computes the chain once for all three.
+func (m *Model) Links(dst *LinkKin, q [3]float64, local *[3][3]float64) {
+	var o, z [4][3]float64
+	r := Identity()
+	z[0] = [3]float64{0, 0, 1}
+	for i, l := range m.p.Links {
+		st, ct := math.Sincos(q[i] + l.Offset)
+		sa, ca := math.Sincos(l.Alpha)
+		a := Mat3{{ct, -st * ca, st * sa}, {st, ct * ca, -ct * sa}, {0, sa, ca}}
+		o[i+1] = Add(o[i], r.MulVec([3]float64{l.A * ct, l.A * st, l.D}))
+		r = r.Mul(&a)
+		z[i+1] = [3]float64{r[0][2], r[1][2], r[2][2]}
+		dst.R[i] = r
+	}
+	for link := range 3 {
+		p := Add(o[link+1], dst.R[link].MulVec(local[link]))
+		dst.P[link] = p
+		dst.Jv[link], dst.Jw[link] = Mat3{}, Mat3{}
+		for i := 0; i <= link; i++ {
+			c := Cross(z[i], Sub(p, o[i]))
+			for k := range 3 {
+				dst.Jv[link][k][i] = c[k]
+				dst.Jw[link][k][i] = z[i][k]
+			}
+		}
+	}
+}

@@ -1,0 +1,494 @@
+package haptics
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/sim"
+)
+
+// Finger is one finger's hardware as the servo sees it.
+type Finger struct {
+	Device devices.Exoskeleton // nil: no device for this finger
+	Kin    *exo.Model          // the device's kinematic model
+	Base   exo.Pose            // the device's base in the world
+}
+
+// FingerStatus is a finger's place in the safety envelope.
+type FingerStatus struct {
+	State  State
+	Reason Reason
+	Since  time.Duration // when the state was entered
+	Trips  int           // faults since the servo started
+}
+
+// Servo is the 1 kHz force-feedback servo of both fingers. Build it once
+// with NewServo; call Tick once per period from one goroutine. Tick does
+// no heap allocation and no I/O beyond the devices' Read, Write and
+// Enable.
+type Servo struct {
+	cfg     Config
+	period  time.Duration
+	fingers [sim.NumFingers]fingerServo
+	tPrev   time.Duration
+	started bool
+	streak  int
+	tick    uint64
+}
+
+type fingerServo struct {
+	idx  int
+	cfg  *Config
+	dev  devices.Exoskeleton
+	clk  devices.Clocked
+	kin  *exo.Model
+	base exo.Pose
+	ctl  *controller
+
+	maxForce, tripForce, maxStiff float64
+	maxTorque                     [3]float64
+
+	status       FingerStatus
+	healthySince time.Duration
+	healthy      bool
+	fault        Reason // fault seen this tick
+
+	st        devices.ExoState
+	readOK    bool
+	fresh     bool
+	lastFresh time.Duration
+	lastSeq   uint32
+	lastDevT  time.Duration
+	haveSeq   bool
+	fPrev     [3]float64 // previous fresh force sample, sensor frame
+	haveF     bool
+
+	k       exo.Kin
+	pos     [3]float64 // world
+	vel     [3]float64
+	fMeas   [3]float64 // world
+	normal  [3]float64
+	contact bool
+
+	modelStep uint64
+	modelOK   bool
+	model     sim.LocalModel
+	offset    [3]float64 // blend between two sim steps [N, world]
+	fDes      [3]float64 // rendered force after the envelope [N, world]
+	fEnv      [3]float64 // the cloth's share of the previous tick's fDes (no passivity damping)
+
+	energy, damping float64
+	kRender         float64 // stiffness of the contact rendered this tick [N/m]
+
+	cmd     devices.ExoCommand
+	tauOut  [3]float64
+	tauHold [3]float64
+}
+
+// NewServo builds the servo. A finger with a nil Device is permanently in
+// the safe state (ReasonNoDevice). Devices implementing devices.Clocked
+// are advanced to each tick's time before they are read.
+func NewServo(cfg Config, fingers [sim.NumFingers]Finger) (*Servo, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Servo{cfg: cfg, period: time.Duration(math.Round(cfg.PeriodMs * 1e6))}
+	for f := range fingers {
+		fs := &s.fingers[f]
+		fs.idx, fs.cfg = f, &s.cfg
+		fs.status = FingerStatus{State: StateSafe, Reason: ReasonStartup}
+		in := fingers[f]
+		if in.Device == nil {
+			fs.status.Reason = ReasonNoDevice
+			continue
+		}
+		if in.Kin == nil {
+			return nil, fmt.Errorf("haptics: %s: no kinematic model", sim.FingerName(f))
+		}
+		if !in.Base.Orthonormal(1e-9) {
+			return nil, fmt.Errorf("haptics: %s: base rotation is not a rotation: %v", sim.FingerName(f), in.Base.R)
+		}
+		ctl, err := newController(&s.cfg)
+		if err != nil {
+			return nil, err
+		}
+		spec := in.Device.Spec()
+		fs.dev, fs.kin, fs.base, fs.ctl = in.Device, in.Kin, in.Base, ctl
+		fs.clk, _ = in.Device.(devices.Clocked)
+		fs.maxForce = cfg.Safety.MaxForce
+		if fs.maxForce == 0 {
+			fs.maxForce = spec.MaxForceCont
+		}
+		fs.tripForce = cfg.Safety.TripForce
+		if fs.tripForce == 0 {
+			fs.tripForce = 1.5 * spec.MaxForcePeak
+		}
+		if !(fs.maxForce > 0) || !(fs.tripForce > fs.maxForce) {
+			return nil, fmt.Errorf("haptics: %s: force limit %g N and trip %g N (from config or device spec) must satisfy 0 < limit < trip",
+				sim.FingerName(f), fs.maxForce, fs.tripForce)
+		}
+		fs.maxStiff = cfg.Model.MaxStiffness
+		if fs.maxStiff == 0 {
+			fs.maxStiff = 2 * cfg.Model.PhysicalDamping / (cfg.PeriodMs / 1000)
+		}
+		for i := range 3 {
+			fs.maxTorque[i] = spec.MaxTorque[i]
+			if !(fs.maxTorque[i] > 0) {
+				return nil, fmt.Errorf("haptics: %s: device reports max torque %g N·m on joint %d", sim.FingerName(f), spec.MaxTorque[i], i+1)
+			}
+		}
+	}
+	return s, nil
+}
+
+// Config returns the servo's configuration.
+func (s *Servo) Config() Config { return s.cfg }
+
+// Status returns finger f's place in the safety envelope.
+func (s *Servo) Status(f int) FingerStatus { return s.fingers[f].status }
+
+// Tick runs one servo period at time t: advance and read both devices,
+// forward kinematics, local-model evaluation, force control, safety
+// envelope, passivity, commands. It fills out (when not nil) and rec (when
+// not nil). in may be nil before the simulation's first step.
+func (s *Servo) Tick(t time.Duration, in *sim.SimOutput, out *sim.FingerState, rec *TickRecord) {
+	overrun := false
+	if s.started {
+		if gap := t - s.tPrev; float64(gap) > s.cfg.Safety.OverrunFactor*float64(s.period) {
+			overrun = true
+			s.streak++
+			// A single stall longer than the silence watchdog trips at once.
+			if float64(gap) > s.cfg.Safety.SilentMs*1e6 {
+				s.streak = max(s.streak, s.cfg.Safety.OverrunStreak)
+			}
+		} else {
+			s.streak = 0
+		}
+	}
+	s.started, s.tPrev = true, t
+	for f := range s.fingers {
+		if c := s.fingers[f].clk; c != nil {
+			c.Advance(t)
+		}
+	}
+	for f := range s.fingers {
+		s.fingers[f].read(t, &s.cfg)
+	}
+	for f := range s.fingers {
+		fs := &s.fingers[f]
+		if fs.dev == nil {
+			continue
+		}
+		if s.streak >= s.cfg.Safety.OverrunStreak {
+			fs.flag(ReasonOverrun)
+		}
+		var lm *sim.LocalModel
+		if in != nil {
+			lm = &in.Local[f]
+		}
+		fs.control(t, lm, &s.cfg)
+		fs.write(t)
+	}
+	if out != nil {
+		out.T = t.Seconds()
+		out.Tick = s.tick
+		for f := range s.fingers {
+			fs := &s.fingers[f]
+			o := &out.Fingers[f]
+			o.Pos, o.Vel, o.Normal, o.Force = fs.pos, fs.vel, fs.normal, fs.fMeas
+			o.Valid = fs.readOK && fs.status.State != StateSafe
+		}
+	}
+	if rec != nil {
+		rec.T = t.Seconds()
+		rec.Tick = s.tick
+		rec.Overrun = overrun
+		for f := range s.fingers {
+			fs := &s.fingers[f]
+			rec.Fingers[f] = FingerRecord{
+				Pos: fs.pos, Vel: fs.vel, ForceDes: fs.fDes, ForceMeas: fs.fMeas, Torque: fs.tauOut,
+				Energy: fs.energy, Damping: fs.damping, Contact: fs.contact,
+				State: fs.status.State, Reason: fs.status.Reason,
+			}
+		}
+	}
+	s.tick++
+}
+
+// flag records a fault seen this tick (the first one wins).
+func (fs *fingerServo) flag(r Reason) {
+	if fs.fault == ReasonNone {
+		fs.fault = r
+	}
+}
+
+func finite3(v *[3]float64) bool { return !math.IsNaN(v[0] - v[0] + v[1] - v[1] + v[2] - v[2]) }
+
+// read takes the newest sample and checks it.
+func (fs *fingerServo) read(t time.Duration, cfg *Config) {
+	fs.fault = ReasonNone
+	fs.fresh = false
+	if fs.dev == nil {
+		return
+	}
+	err := fs.dev.Read(&fs.st)
+	switch {
+	case err == nil:
+	case errors.Is(err, devices.ErrTimeout):
+		fs.st.Stale = true
+	case errors.Is(err, devices.ErrDisconnected):
+		fs.readOK = false
+		fs.flag(ReasonDisconnected)
+		return
+	default:
+		fs.readOK = false
+		fs.flag(ReasonDeviceError)
+		return
+	}
+	fs.readOK = true
+	if !fs.haveSeq || (!fs.st.Stale && fs.st.Seq != fs.lastSeq) {
+		fs.fresh = true
+		fs.lastFresh = t
+	}
+	if float64(t-fs.lastFresh) > cfg.Safety.SilentMs*1e6 {
+		fs.flag(ReasonSilent)
+	}
+	if !finite3(&fs.st.Joint) || !finite3(&fs.st.Force) {
+		fs.flag(ReasonSensorNaN)
+		return
+	}
+	if fs.st.Fault != 0 {
+		fs.flag(ReasonDeviceFault)
+	}
+	if (fs.status.State == StateActive || fs.status.State == StateEnabling) && !fs.st.Enabled {
+		fs.flag(ReasonDeviceDisabled)
+	}
+	if exo.Norm(fs.st.Force) > fs.tripForce {
+		fs.flag(ReasonForceTrip)
+	}
+	if fs.fresh {
+		if fs.haveF && exo.Norm(exo.Sub(fs.st.Force, fs.fPrev)) > cfg.Safety.MaxForceJump {
+			fs.flag(ReasonSensorSpike)
+		}
+		fs.fPrev, fs.haveF = fs.st.Force, true
+	}
+}
+
+// control runs kinematics, the local model, the envelope and the
+// controller, and advances the finger's state machine.
+func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config) {
+	period := cfg.PeriodMs / 1000
+	sampleOK := fs.readOK && fs.fault != ReasonSensorNaN
+	if sampleOK {
+		fs.kin.Eval(&fs.k, fs.st.Joint)
+		if fs.fresh {
+			dt := period
+			if fs.haveSeq && fs.st.DeviceTime > fs.lastDevT {
+				dt = (fs.st.DeviceTime - fs.lastDevT).Seconds()
+			}
+			fs.ctl.observe(fs.st.Joint, dt)
+			fs.lastSeq, fs.lastDevT, fs.haveSeq = fs.st.Seq, fs.st.DeviceTime, true
+		}
+		fs.pos = fs.base.Point(fs.k.Pad)
+		fs.vel = fs.base.Vec(fs.k.J.MulVec(fs.ctl.qd))
+		fs.normal = fs.base.Vec(fs.k.Normal)
+		fs.fMeas = fs.base.Vec(fs.k.R.MulVec(fs.st.Force))
+		if exo.Norm(fs.vel) > cfg.Safety.MaxSpeed {
+			fs.flag(ReasonOverspeed)
+		}
+	}
+
+	// The cloth's force at the measured pad, continuous across sim steps.
+	var fModel [3]float64
+	fs.contact = false
+	fs.kRender = 0
+	switch {
+	case lm == nil:
+		fs.modelOK = false
+		fs.offset = [3]float64{}
+	case !localFinite(lm):
+		fs.flag(ReasonModelNaN)
+		fs.modelOK = false
+		fs.offset = [3]float64{}
+	default:
+		if fs.modelOK && (lm.Step != fs.modelStep || lm.Valid != fs.model.Valid) && cfg.Model.SlewNPerS > 0 {
+			fOld, _ := evalLocal(&fs.model, fs.pos, fs.maxStiff)
+			fNew, _ := evalLocal(lm, fs.pos, fs.maxStiff)
+			fs.offset = exo.Add(fs.offset, exo.Sub(fOld, fNew))
+		}
+		fs.model, fs.modelStep, fs.modelOK = *lm, lm.Step, true
+		fModel, fs.contact = evalLocal(&fs.model, fs.pos, fs.maxStiff)
+		if fs.contact {
+			fs.kRender = math.Min(frobenius(&fs.model.K), fs.maxStiff)
+		}
+		if n := exo.Norm(fs.offset); n > 0 {
+			d := cfg.Model.SlewNPerS * period
+			if n <= d {
+				fs.offset = [3]float64{}
+			} else {
+				fs.offset = exo.Scale(1-d/n, fs.offset)
+			}
+		}
+		fModel = exo.Add(fModel, fs.offset)
+	}
+
+	fs.advanceState(t, cfg)
+
+	st := fs.status.State
+	if st == StateSafe || st == StateStopping || !sampleOK {
+		fs.fDes, fs.damping = [3]float64{}, 0
+		if st == StateStopping {
+			r := 1.0
+			if ramp := cfg.Safety.StopRampMs * 1e6; ramp > 0 {
+				r = 1 - float64(t-fs.status.Since)/ramp
+			}
+			if r <= 0 {
+				fs.enterSafe(t)
+			} else {
+				fs.tauOut = exo.Scale(r, fs.tauHold)
+			}
+		}
+		if fs.status.State == StateSafe {
+			fs.tauOut = [3]float64{}
+		}
+		return
+	}
+
+	// Enable ramp on torque limits and force.
+	ramp := 1.0
+	if st == StateEnabling && cfg.Safety.EnableRampMs > 0 {
+		ramp = math.Min(1, float64(t-fs.status.Since)/(cfg.Safety.EnableRampMs*1e6))
+	}
+
+	// Envelope on the rendered force: magnitude, then rate.
+	fd := exo.Scale(ramp, fModel)
+	if n := exo.Norm(fd); n > fs.maxForce {
+		fd = exo.Scale(fs.maxForce/n, fd)
+	}
+
+	// Passivity observer on the device's port (Hannaford & Ryu 2002, the
+	// two-port form): the energy the device and its controller have taken
+	// from the user beyond what the cloth asked for, E = -Σ (F_meas - F_env)·v T.
+	// A device that renders F_env exactly keeps E at zero; a control loop
+	// that feeds energy to the finger (a limit cycle) drives it negative.
+	// Below -bound the controller renders extra damping -α v, α chosen to
+	// return the excess within one period, capped.
+	fs.damping = 0
+	if cfg.Passivity.Enabled {
+		fs.energy -= exo.Dot(exo.Sub(fs.fMeas, fs.fEnv), fs.vel) * period
+		if fs.energy < -cfg.Passivity.Bound {
+			if v2 := exo.Dot(fs.vel, fs.vel); v2 > 1e-12 {
+				a := (-cfg.Passivity.Bound - fs.energy) / (period * v2)
+				fs.damping = math.Min(a, cfg.Passivity.MaxDamping)
+			}
+		}
+	}
+	fs.fEnv = fd
+	fd = exo.Sub(fd, exo.Scale(fs.damping, fs.vel))
+
+	dmax := cfg.Safety.MaxForceRate * period
+	if d := exo.Sub(fd, fs.fDes); exo.Norm(d) > dmax {
+		fd = exo.Add(fs.fDes, exo.Scale(dmax/exo.Norm(d), d))
+	}
+	fs.fDes = fd
+
+	var lim [3]float64
+	for i := range 3 {
+		lim[i] = ramp * fs.maxTorque[i]
+	}
+	if !fs.fresh {
+		// No new sample: hold the last command (zero-order hold) rather
+		// than integrate a stale error.
+		return
+	}
+	tau := fs.ctl.step(&fs.k, fs.base.InvVec(fd), fs.base.InvVec(fs.fMeas), lim, fs.kRender*ramp)
+	if !finite3(&tau) {
+		fs.flag(ReasonControlNaN)
+		fs.advanceState(t, cfg)
+		fs.fDes = [3]float64{}
+		fs.tauOut = exo.Scale(0, fs.tauOut)
+		return
+	}
+	fs.tauOut = tau
+}
+
+// advanceState applies this tick's fault (if any) and the recovery timer.
+func (fs *fingerServo) advanceState(t time.Duration, cfg *Config) {
+	s := &fs.status
+	if fs.fault != ReasonNone {
+		fs.healthy = false
+		switch s.State {
+		case StateActive, StateEnabling:
+			s.Trips++
+			s.Reason = fs.fault
+			if fs.fault == ReasonDisconnected {
+				fs.enterSafe(t)
+				return
+			}
+			fs.tauHold = fs.tauOut
+			s.State, s.Since = StateStopping, t
+		case StateStopping:
+			if fs.fault == ReasonDisconnected {
+				fs.enterSafe(t)
+			}
+		case StateSafe:
+			if s.Reason == ReasonStartup || s.Reason == ReasonNone {
+				s.Reason = fs.fault
+			}
+		}
+		return
+	}
+	switch s.State {
+	case StateSafe:
+		if !fs.healthy {
+			fs.healthy, fs.healthySince = true, t
+		}
+		if float64(t-fs.healthySince) >= cfg.Safety.RecoverMs*1e6 {
+			if err := fs.dev.Enable(true); err != nil {
+				fs.healthy = false
+				return
+			}
+			fs.ctl.reset(fs.st.Joint)
+			fs.energy, fs.fDes, fs.fEnv, fs.offset = 0, [3]float64{}, [3]float64{}, [3]float64{}
+			s.State, s.Since = StateEnabling, t
+		}
+	case StateEnabling:
+		if float64(t-s.Since) >= cfg.Safety.EnableRampMs*1e6 {
+			s.State, s.Since, s.Reason = StateActive, t, ReasonNone
+		}
+	}
+}
+
+// enterSafe zeroes the torque and switches the power stage off.
+func (fs *fingerServo) enterSafe(t time.Duration) {
+	fs.status.State, fs.status.Since = StateSafe, t
+	fs.tauOut, fs.fDes = [3]float64{}, [3]float64{}
+	fs.healthy = false
+	// The device may be gone; the power stage is off either way then.
+	_ = fs.dev.Enable(false)
+}
+
+// write sends the torque command while the finger is powered.
+func (fs *fingerServo) write(t time.Duration) {
+	st := fs.status.State
+	if st == StateSafe || !fs.readOK {
+		return
+	}
+	fs.cmd.Seq++
+	fs.cmd.Torque = fs.tauOut
+	err := fs.dev.Write(&fs.cmd)
+	switch {
+	case err == nil:
+	case errors.Is(err, devices.ErrDisconnected):
+		fs.fault = ReasonDisconnected
+		fs.advanceState(t, fs.cfg)
+	case errors.Is(err, devices.ErrDisabled) && st == StateStopping:
+	default:
+		fs.fault = ReasonDeviceError
+		fs.advanceState(t, fs.cfg)
+	}
+}

@@ -1,0 +1,5 @@
+//go:build haptexgldebug
+
+package glw
+
+const debug = true

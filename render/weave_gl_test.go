@@ -1,0 +1,123 @@
+package render
+
+import (
+	"image"
+	"image/color"
+	"math"
+	"testing"
+)
+
+var (
+	redWarp  = color.NRGBA{R: 220, G: 40, B: 40, A: 255}
+	blueWeft = color.NRGBA{R: 40, G: 40, B: 220, A: 255}
+)
+
+// Close up, the yarns resolve: warp and weft show in the proportions of
+// the pattern, and the warp yarns are as wide as the spacing says.
+func TestWeaveCloseUp(t *testing.T) {
+	f := showcaseFrame(64)
+	// Frontal, 4 cm from a flat part of the cloth near the rod: 1 mm
+	// yarn spacing is about 25 px.
+	target := clothPoint(clothW/2, 0.27)
+	cam := Camera{Target: target, Distance: 0.04, FovY: DefaultCamera().FovY}
+	px := pixelSize(&cam, cam.Distance, imgH)
+	for _, tc := range []struct {
+		pattern  Pattern
+		warpFrac float64 // of the yarn pixels, from TestWeavePatterns' coverage
+	}{{Plain, 0.5}, {Twill, 0.5}, {Satin, 0.75}} {
+		t.Run(tc.pattern.String(), func(t *testing.T) {
+			o := newTestOffscreen(t, Config{Weave: Weave{Warp: redWarp, Weft: blueWeft, WarpSpacing: 1e-3, WeftSpacing: 1e-3, Pattern: tc.pattern}})
+			img := render(t, o, f, cam)
+			var warp, weft int
+			var runs, runPx int
+			win := image.Rect(imgW/2-200, imgH/2-200, imgW/2+200, imgH/2+200)
+			for y := win.Min.Y; y < win.Max.Y; y++ {
+				run := 0
+				for x := win.Min.X; x < win.Max.X; x++ {
+					c := img.RGBAAt(x, y)
+					isWarp := int(c.R) > int(c.B)+40
+					switch {
+					case isWarp:
+						warp++
+					case int(c.B) > int(c.R)+40:
+						weft++
+					}
+					// Horizontal runs of warp that end inside the window.
+					if isWarp {
+						run++
+					} else if run > 0 {
+						if run < x-win.Min.X {
+							runs++
+							runPx += run
+						}
+						run = 0
+					}
+				}
+			}
+			frac := float64(warp) / float64(warp+weft)
+			width := float64(runPx) / float64(runs) * px / 1e-3 // in yarn spacings
+			t.Logf("warp on %.3f of yarn pixels; warp runs %.2f spacings wide (%d runs)", frac, width, runs)
+			if math.Abs(frac-tc.warpFrac) > 0.08 {
+				keep(t, "weave", img)
+				t.Errorf("warp shows on %.3f of the yarn pixels, want %.2f ± 0.08", frac, tc.warpFrac)
+			}
+			// A warp yarn is 0.84 spacings wide.
+			if math.Abs(width-0.84) > 0.12 {
+				keep(t, "weave", img)
+				t.Errorf("warp yarns %.2f spacings wide, want 0.84", width)
+			}
+		})
+	}
+}
+
+// From the showcase distance the same weave is sub-pixel: it shows its
+// mean colour, smoothly, without moiré, and the fabric's colours reach it.
+func TestWeaveFar(t *testing.T) {
+	f := showcaseFrame(64)
+	cam := DefaultCamera()
+	poly := boundaryPolygon(t, f.Snapshot, 64, cam)
+	for _, tc := range []struct {
+		name       string
+		warp, weft color.NRGBA
+		dominant   int // colour channel that must dominate
+	}{{"red", redWarp, redWarp, 0}, {"blue", blueWeft, blueWeft, 2}, {"mixed", redWarp, blueWeft, -1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := newTestOffscreen(t, Config{Weave: Weave{Warp: tc.warp, Weft: tc.weft, WarpSpacing: 0.4e-3, WeftSpacing: 0.4e-3}})
+			img := render(t, o, f, cam)
+			var sum [3]float64
+			var grad float64
+			n := 0
+			for y := 200; y < 400; y += 2 {
+				for x := 500; x < 800; x += 2 {
+					if signedDistance(poly, float64(x), float64(y)) < 20 || math.Hypot(float64(x)-705, float64(y)-452) < 60 {
+						continue // near the edge, or the fingers
+					}
+					c, r := img.RGBAAt(x, y), img.RGBAAt(x+1, y)
+					sum[0] += float64(c.R)
+					sum[1] += float64(c.G)
+					sum[2] += float64(c.B)
+					grad += math.Abs(float64(c.R)-float64(r.R)) + math.Abs(float64(c.B)-float64(r.B))
+					n++
+				}
+			}
+			for k := range sum {
+				sum[k] /= float64(n)
+			}
+			grad /= float64(n)
+			t.Logf("mean colour %.0f; mean neighbour difference %.2f", sum, grad)
+			if grad > 3 {
+				keep(t, "far", img)
+				t.Errorf("neighbouring pixels differ by %.2f on average: the sub-pixel weave aliases", grad)
+			}
+			if tc.dominant >= 0 {
+				for k := range sum {
+					if k != tc.dominant && sum[k] > 0.5*sum[tc.dominant] {
+						t.Errorf("channel %d at %.0f against %.0f in the dominant channel %d", k, sum[k], sum[tc.dominant], tc.dominant)
+					}
+				}
+			} else if math.Abs(sum[0]-sum[2]) > 0.25*sum[0] {
+				t.Errorf("a red-and-blue plain weave averages to %.0f, not an even mix", sum)
+			}
+		})
+	}
+}
