@@ -350,6 +350,9 @@ func (d *Device) startSession(seq uint32, now time.Duration) {
 	c.MaxA40Nm = uint32(math.Round(sp.MaxA40Um * 1e3))
 	c.MaxA320Nm = uint32(math.Round(sp.MaxA320Um * 1e3))
 	c.FramePeriodUs = uint32(sp.FramePeriod / time.Microsecond)
+	if c.FramePeriodUs == 0 {
+		c.FramePeriodUs = 25000 // a backend that does not say: the HAPTEX frame
+	}
 	if sp.Waveform {
 		c.Waveform = 1
 	}

@@ -10,11 +10,13 @@
 // pulled cable. Serve attaches an engine to any transport.Conn (the HID fake
 // of package hid uses it).
 //
-// The default backends, MassDamperExo and PinArray, are small physical
-// stand-ins (one mass-damper per joint held by a visco-elastic finger, a
-// pin array that switches frames on the 40 Hz grid). They are used until
-// the physical exoskeleton and finger models of devices/sim are passed in
-// through Config.NewExo and Config.NewTactile.
+// The default backends are the physical twins of devices/sim (PhysicalExo,
+// PhysicalTactile): the exoskeleton with a finger following the default
+// handling script, and the piezo pin array. MassDamperExo and PinArray are
+// small stand-ins (one mass-damper per joint held by a visco-elastic
+// finger, a pin array that switches frames on the 40 Hz grid) whose
+// response protocol tests can predict; Config.NewExo and Config.NewTactile
+// choose.
 //
 // It never runs haptex's control loops; it is the other end of the cable.
 package emu

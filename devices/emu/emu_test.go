@@ -38,7 +38,7 @@ func dialExo(t *testing.T, path string) *link.Exo {
 }
 
 func TestExoOverPTY(t *testing.T) {
-	e := startEmu(t, emu.Config{})
+	e := startEmu(t, emu.Config{NewExo: emu.StandInExo})
 	x := dialExo(t, e.Plug("thumb-exo").Path())
 	sp := x.Spec()
 	if sp.Model != "haptex-emu-exo" || sp.Serial != "EMU-THUMB-EXO" || sp.DoF != 3 || sp.SamplePeriod != time.Millisecond {

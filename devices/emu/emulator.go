@@ -14,7 +14,7 @@ import (
 )
 
 // Config configures Run. The zero value emulates the default rig: two
-// exoskeletons and two tactile arrays with the stand-in backends.
+// exoskeletons and two tactile arrays, the physical twins of devices/sim.
 type Config struct {
 	// Dir receives one stable symlink per device (Dir/<name> -> /dev/pts/N)
 	// and a devices file for haptex run. Empty: a new temporary directory,
@@ -22,8 +22,9 @@ type Config struct {
 	Dir string
 	// Devices to emulate; empty means DefaultDevices().
 	Devices []DeviceConfig
-	// NewExo and NewTactile build the backends; nil means the stand-ins
-	// (NewMassDamperExo, NewPinArray).
+	// NewExo and NewTactile build the backends; nil means the physical
+	// twins (PhysicalExo, PhysicalTactile). StandInExo and StandInTactile
+	// are the small stand-ins protocol tests use.
 	NewExo     func(DeviceConfig) (devices.Exoskeleton, error)
 	NewTactile func(DeviceConfig) (devices.TactileArray, error)
 	// TickPeriod is how often devices run their periodic duties (default
@@ -124,21 +125,23 @@ func Run(ctx context.Context, cfg Config) (*Emulator, error) {
 func newDevice(dc DeviceConfig, cfg Config, clock func() time.Duration) (*Device, error) {
 	switch dc.Kind {
 	case wire.KindExo:
-		var b devices.Exoskeleton = NewMassDamperExo(dc.Model, dc.Serial)
-		if cfg.NewExo != nil {
-			var err error
-			if b, err = cfg.NewExo(dc); err != nil {
-				return nil, fmt.Errorf("emu: %s: backend: %w", dc.Name, err)
-			}
+		build := cfg.NewExo
+		if build == nil {
+			build = PhysicalExo
+		}
+		b, err := build(dc)
+		if err != nil {
+			return nil, fmt.Errorf("emu: %s: backend: %w", dc.Name, err)
 		}
 		return NewExoDevice(dc, b, clock), nil
 	case wire.KindTactile:
-		var b devices.TactileArray = NewPinArray(dc.Model, dc.Serial)
-		if cfg.NewTactile != nil {
-			var err error
-			if b, err = cfg.NewTactile(dc); err != nil {
-				return nil, fmt.Errorf("emu: %s: backend: %w", dc.Name, err)
-			}
+		build := cfg.NewTactile
+		if build == nil {
+			build = PhysicalTactile
+		}
+		b, err := build(dc)
+		if err != nil {
+			return nil, fmt.Errorf("emu: %s: backend: %w", dc.Name, err)
 		}
 		return NewTactileDevice(dc, b, clock), nil
 	}

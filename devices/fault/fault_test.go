@@ -61,7 +61,7 @@ func setup(t *testing.T, out, in fault.Config, silence time.Duration) (*link.Exo
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	em, err := emu.Run(ctx, emu.Config{Devices: []emu.DeviceConfig{{Name: "exo", Kind: wire.KindExo, WatchdogMs: 2000}}})
+	em, err := emu.Run(ctx, emu.Config{NewExo: emu.StandInExo, Devices: []emu.DeviceConfig{{Name: "exo", Kind: wire.KindExo, WatchdogMs: 2000}}})
 	if err != nil {
 		t.Skipf("emulator: %v", err)
 	}

@@ -165,6 +165,33 @@ func TestHandshakeErrors(t *testing.T) {
 			t.Fatalf("%v", err)
 		}
 	})
+	t.Run("invalid caps", func(t *testing.T) {
+		host, dev := transport.Pipe("bad-firmware", "dev")
+		go func() { // answers HELLO with a CAPS that leaves frame_period_us at 0
+			var d wire.Decoder
+			var e wire.Encoder
+			buf := make([]byte, 256)
+			for {
+				n, err := dev.Read(buf)
+				if err != nil {
+					return
+				}
+				for p := buf[:n]; len(p) > 0; {
+					k, f, _ := d.Decode(p)
+					p = p[k:]
+					var h wire.Hello
+					if f != nil && f.Type == wire.TypeHello && h.Parse(f.Body) == nil {
+						c := wire.CapsTactile{Caps: wire.Caps{Major: 1, Kind: wire.KindTactile, Nonce: h.Nonce, PeriodUs: 2000, WatchdogMs: 100}, Rows: 6, Cols: 4}
+						dev.Write(e.Encode(&c, 1, 0))
+					}
+				}
+			}
+		}()
+		_, err := link.DialTactile(host, link.Options{HandshakeTimeout: 150 * time.Millisecond})
+		if err == nil || !strings.Contains(err.Error(), "invalid CAPS") || !strings.Contains(err.Error(), "frame_period_us = 0") {
+			t.Fatalf("%v", err)
+		}
+	})
 	t.Run("wrong kind", func(t *testing.T) {
 		start := time.Now()
 		dev := emu.NewTactileDevice(emu.DeviceConfig{Name: "tac"}, emu.NewPinArray("arr", "1"), func() time.Duration { return time.Since(start) })

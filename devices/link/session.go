@@ -68,7 +68,8 @@ type HandshakeError struct {
 	Waited    time.Duration
 	BytesIn   uint64
 	Decode    wire.DecodeStats
-	PeerMajor int // major version the peer speaks, 0 if unknown
+	PeerMajor int   // major version the peer speaks, 0 if unknown
+	BadCaps   error // why the newest CAPS was rejected, if one was
 	Cause     error
 }
 
@@ -78,6 +79,8 @@ func (e *HandshakeError) Error() string {
 		return fmt.Sprintf("link: %s speaks protocol %d.x, haptex speaks %d.%d", e.Port, e.PeerMajor, wire.Major, wire.Minor)
 	case e.Cause != nil:
 		return fmt.Sprintf("link: %s: handshake: %v", e.Port, e.Cause)
+	case e.BadCaps != nil:
+		return fmt.Sprintf("link: %s answered HELLO with an invalid CAPS: %v", e.Port, e.BadCaps)
 	case e.BytesIn == 0:
 		return fmt.Sprintf("link: %s: no answer to HELLO within %v (nothing received: no device, or not a haptex device)", e.Port, e.Waited)
 	}
@@ -150,6 +153,7 @@ type session struct {
 
 	handshake chan struct{}
 	versionCh chan int
+	badCaps   error // under rmu
 	lost      atomic.Pointer[LostError]
 	done      chan struct{}
 	closeOnce sync.Once
@@ -197,7 +201,7 @@ func dial(conn transport.Conn, opt Options) (*session, error) {
 		if !time.Now().Before(deadline) {
 			s.closeConn()
 			<-s.done
-			e := &HandshakeError{Port: conn.Name(), Waited: opt.HandshakeTimeout, BytesIn: s.bytesIn, Decode: s.dec.Stats}
+			e := &HandshakeError{Port: conn.Name(), Waited: opt.HandshakeTimeout, BytesIn: s.bytesIn, Decode: s.dec.Stats, BadCaps: s.badCaps}
 			if s.dec.Stats.Version > 0 {
 				e.PeerMajor = int(s.dec.PeerVersion)
 			}
@@ -403,14 +407,22 @@ func (s *session) handshakeFrame(f *wire.Frame, now int64) {
 	switch f.Type {
 	case wire.TypeCapsExo:
 		var c wire.CapsExo
-		if c.Parse(f.Body) != nil || c.Nonce != s.nonce {
+		if err := c.Parse(f.Body); err != nil {
+			s.badCaps = err
+			return
+		}
+		if c.Nonce != s.nonce {
 			return
 		}
 		s.kind, s.capsExo = wire.KindExo, c
 		s.start(&c.Caps, f.Seq, now)
 	case wire.TypeCapsTactile:
 		var c wire.CapsTactile
-		if c.Parse(f.Body) != nil || c.Nonce != s.nonce {
+		if err := c.Parse(f.Body); err != nil {
+			s.badCaps = err
+			return
+		}
+		if c.Nonce != s.nonce {
 			return
 		}
 		s.kind, s.capsTactile = wire.KindTactile, c

@@ -20,7 +20,7 @@ import (
 func BenchmarkUnplugReplug(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	em, err := emu.Run(ctx, emu.Config{Devices: []emu.DeviceConfig{{Name: "exo", Kind: wire.KindExo, WatchdogMs: 1000}}})
+	em, err := emu.Run(ctx, emu.Config{NewExo: emu.StandInExo, Devices: []emu.DeviceConfig{{Name: "exo", Kind: wire.KindExo, WatchdogMs: 1000}}})
 	if err != nil {
 		b.Skip(err)
 	}

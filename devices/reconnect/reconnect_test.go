@@ -19,7 +19,7 @@ import (
 func emulator(t *testing.T) *emu.Emulator {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	em, err := emu.Run(ctx, emu.Config{Devices: []emu.DeviceConfig{
+	em, err := emu.Run(ctx, emu.Config{NewExo: emu.StandInExo, NewTactile: emu.StandInTactile, Devices: []emu.DeviceConfig{
 		{Name: "exo", Kind: wire.KindExo, WatchdogMs: 1000},
 		{Name: "tac", Kind: wire.KindTactile, WatchdogMs: 1000},
 	}})
