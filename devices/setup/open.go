@@ -16,12 +16,12 @@ import (
 )
 
 // Options configure Open. The zero value opens real devices with
-// reconnection, without recording, and the stand-in simulated devices of
-// package emu for "sim".
+// reconnection, without recording, and for "sim" the physical twins of
+// devices/sim with the finger following the default handling script.
 type Options struct {
 	// SimExo and SimTactile build the simulated devices of a finger (0
-	// thumb, 1 index): the physical models of devices/sim. Nil means the
-	// small stand-ins of package emu.
+	// thumb, 1 index), e.g. devices/sim twins driven by the run's script.
+	// Nil means emu.PhysicalExo and emu.PhysicalTactile.
 	SimExo     func(finger int) (devices.Exoskeleton, error)
 	SimTactile func(finger int) (devices.TactileArray, error)
 	// Link configures the protocol links of real devices.
@@ -118,7 +118,7 @@ func openExo(fi int, d Device, name string, opt Options) (devices.Exoskeleton, e
 		if opt.SimExo != nil {
 			x, err = opt.SimExo(fi)
 		} else {
-			x = emu.NewMassDamperExo("haptex-standin-exo", name)
+			x, err = emu.PhysicalExo(emu.DeviceConfig{Name: name})
 		}
 	} else {
 		lo := opt.Link
@@ -166,7 +166,7 @@ func openTactile(fi int, d Device, name string, opt Options) (devices.TactileArr
 		if opt.SimTactile != nil {
 			t, err = opt.SimTactile(fi)
 		} else {
-			t = emu.NewPinArray("haptex-standin-tactile", name)
+			t, err = emu.PhysicalTactile(emu.DeviceConfig{Name: name})
 		}
 	} else {
 		lo := opt.Link
