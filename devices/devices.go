@@ -44,6 +44,7 @@ type ExoSpec struct {
 	EncoderRes   float64       // encoder resolution at the joint [rad]
 	MaxStiffness float64       // maximum renderable stiffness at 1 kHz [N/m]
 	SamplePeriod time.Duration // the device's own update period
+	Firmware     string        // firmware version, "major.minor.patch"; empty for simulated devices
 }
 
 // ExoState is one sample of a fingertip exoskeleton.
@@ -55,6 +56,7 @@ type ExoState struct {
 	Enabled    bool          // the device's motor power stage is on
 	Fault      uint32        // device fault bits, 0 when healthy
 	Stale      bool          // no new sample since the previous Read
+	AckSeq     uint32        // Seq of the newest ExoCommand the device has applied (0: none yet)
 }
 
 // ExoCommand is one command to a fingertip exoskeleton.
@@ -98,6 +100,9 @@ type TactileSpec struct {
 	MaxA40Um  float64 // maximum amplitude at 40 Hz [µm peak]
 	MaxA320Um float64 // maximum amplitude at 320 Hz [µm peak]
 	Waveform  bool    // takes sampled waveforms rather than amplitude frames
+
+	FramePeriod time.Duration // the frame period the array is built for (25 ms for HAPTEX arrays)
+	Firmware    string        // firmware version, "major.minor.patch"; empty for simulated devices
 }
 
 // TactileFrame is one frame of per-pin amplitudes, pin index = row*Cols+col,
@@ -113,6 +118,24 @@ type TactileArray interface {
 	Spec() TactileSpec
 	WriteFrame(f *TactileFrame) error
 	Close() error
+}
+
+// TactileStatus is the newest status report of a tactile array.
+type TactileStatus struct {
+	DeviceTime time.Duration // the device's own timestamp of the report
+	Seq        uint32        // device sequence number; wraps
+	AckSeq     uint32        // Seq of the newest TactileFrame the array has applied (0: none yet)
+	Active     bool          // the output stage is driving the pins
+	Clamped    bool          // the newest frame exceeded the amplitude limits and was clamped
+	Fault      uint32        // device fault bits, 0 when healthy
+	Stale      bool          // no new report since the previous Status
+}
+
+// StatusReader is implemented by tactile arrays that report their status.
+// The rig finds it by type assertion once at setup. Status never blocks and
+// never retains dst; it returns ErrDisconnected like Exoskeleton.Read.
+type StatusReader interface {
+	Status(dst *TactileStatus) error
 }
 
 // Clocked is implemented by simulated devices whose physics advances on the

@@ -1,0 +1,208 @@
+// Package devicetest checks that an implementation honours the device
+// contracts of package devices, as iotest does for io.Reader: one body of
+// checks run over the simulated twin, the serial link to the emulator, the
+// HID link, and the wrappers (reconnect, record).
+//
+// It never fakes a device itself; it only drives the one it is given.
+package devicetest
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/haptex/haptex/devices"
+)
+
+// Options tune the checks.
+type Options struct {
+	Step  time.Duration // time between ticks; default 1 ms
+	Ticks int           // length of the driven run; default 300
+	// Responds asks for a physical check: a positive torque on joint 0
+	// moves joint 0 in the positive direction.
+	Responds bool
+}
+
+func (o *Options) defaults() {
+	if o.Step <= 0 {
+		o.Step = time.Millisecond
+	}
+	if o.Ticks <= 0 {
+		o.Ticks = 300
+	}
+}
+
+// clock advances a Clocked device with explicit time, or lets real time
+// pass for a real one.
+type clock struct {
+	c    devices.Clocked
+	step time.Duration
+	t    time.Duration
+}
+
+func newClock(dev any, step time.Duration) *clock {
+	c, _ := dev.(devices.Clocked)
+	return &clock{c: c, step: step}
+}
+
+func (c *clock) tick() {
+	c.t += c.step
+	if c.c != nil {
+		c.c.Advance(c.t)
+		return
+	}
+	time.Sleep(c.step)
+}
+
+func readOK(err error) bool { return err == nil || errors.Is(err, devices.ErrTimeout) }
+
+// Exoskeleton checks x, a freshly opened exoskeleton, and closes it.
+func Exoskeleton(t *testing.T, x devices.Exoskeleton, opt Options) {
+	t.Helper()
+	opt.defaults()
+	sp := x.Spec()
+	if sp.DoF < 1 || sp.DoF > 3 {
+		t.Errorf("Spec().DoF = %d", sp.DoF)
+	}
+	for i := range sp.DoF {
+		if !(sp.JointMin[i] <= sp.JointMax[i]) || !(sp.MaxTorque[i] > 0) {
+			t.Errorf("joint %d: limits [%v, %v], max torque %v", i, sp.JointMin[i], sp.JointMax[i], sp.MaxTorque[i])
+		}
+	}
+	if !(sp.MaxForcePeak >= sp.MaxForceCont) || !(sp.MaxForceCont > 0) || sp.SamplePeriod <= 0 {
+		t.Errorf("force limits %v/%v, sample period %v", sp.MaxForceCont, sp.MaxForcePeak, sp.SamplePeriod)
+	}
+	clk := newClock(x, opt.Step)
+	cmd := devices.ExoCommand{Seq: 1}
+	if err := x.Write(&cmd); !errors.Is(err, devices.ErrDisabled) {
+		t.Errorf("Write before Enable(true) = %v, want ErrDisabled", err)
+	}
+	if err := x.Enable(true); err != nil {
+		t.Fatalf("Enable(true): %v", err)
+	}
+	var st, first, kept devices.ExoState
+	fresh, enabled := 0, false
+	var lastTime time.Duration
+	torque := 0.2 * sp.MaxTorque[0]
+	for k := 1; k <= opt.Ticks; k++ {
+		clk.tick()
+		err := x.Read(&st)
+		if !readOK(err) {
+			t.Fatalf("tick %d: Read: %v", k, err)
+		}
+		if !st.Stale {
+			if fresh == 0 {
+				first = st
+			}
+			fresh++
+			if st.DeviceTime < lastTime {
+				t.Errorf("tick %d: device time went back from %v to %v", k, lastTime, st.DeviceTime)
+			}
+			lastTime = st.DeviceTime
+		}
+		enabled = enabled || st.Enabled
+		if k == opt.Ticks/2 {
+			kept = st
+		}
+		cmd.Seq = uint32(k + 1)
+		cmd.Torque = [3]float64{torque, 0, 0}
+		if err := x.Write(&cmd); err != nil {
+			t.Fatalf("tick %d: Write: %v", k, err)
+		}
+	}
+	if fresh < opt.Ticks/4 {
+		t.Errorf("only %d fresh samples in %d ticks", fresh, opt.Ticks)
+	}
+	if !enabled {
+		t.Error("the device never reported itself enabled")
+	}
+	if kept.Seq == st.Seq && kept.DeviceTime == st.DeviceTime && fresh > 1 {
+		t.Error("the sample did not change over the run")
+	}
+	if opt.Responds && !(st.Joint[0] > first.Joint[0]) {
+		t.Errorf("a positive torque on joint 0 did not move it: %v -> %v", first.Joint[0], st.Joint[0])
+	}
+	if st.AckSeq != 0 && st.AckSeq > cmd.Seq {
+		t.Errorf("AckSeq %d beyond the newest command %d", st.AckSeq, cmd.Seq)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		clk.tick()
+		_ = x.Read(&st)
+		cmd.Seq++
+		_ = x.Write(&cmd)
+	})
+	if allocs != 0 {
+		t.Errorf("Read+Write allocate %v times per tick", allocs)
+	}
+	if err := x.Enable(false); err != nil {
+		t.Errorf("Enable(false): %v", err)
+	}
+	if err := x.Write(&cmd); !errors.Is(err, devices.ErrDisabled) {
+		t.Errorf("Write after Enable(false) = %v, want ErrDisabled", err)
+	}
+	disabled := false
+	for range opt.Ticks {
+		clk.tick()
+		if readOK(x.Read(&st)) && !st.Stale && !st.Enabled {
+			disabled = true
+			break
+		}
+	}
+	if !disabled {
+		t.Error("the device never reported itself disabled after Enable(false)")
+	}
+	if err := x.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}
+
+// TactileArray checks a, a freshly opened tactile array, and closes it.
+func TactileArray(t *testing.T, a devices.TactileArray, opt Options) {
+	t.Helper()
+	opt.defaults()
+	sp := a.Spec()
+	if sp.Rows*sp.Cols != devices.Pins || !(sp.PitchM > 0) || !(sp.MaxA40Um > 0) || !(sp.MaxA320Um > 0) {
+		t.Errorf("spec %+v", sp)
+	}
+	clk := newClock(a, opt.Step)
+	var f devices.TactileFrame
+	sr, hasStatus := a.(devices.StatusReader)
+	var st devices.TactileStatus
+	acked := false
+	for k := 1; k <= opt.Ticks; k++ {
+		clk.tick()
+		if k%25 == 1 {
+			f.Seq++
+			for i := range devices.Pins {
+				f.A40Um[i] = sp.MaxA40Um * float64(i) / devices.Pins
+				f.A320Um[i] = sp.MaxA320Um * float64(devices.Pins-i) / devices.Pins
+			}
+			if err := a.WriteFrame(&f); err != nil {
+				t.Fatalf("tick %d: WriteFrame: %v", k, err)
+			}
+		}
+		if hasStatus {
+			if err := sr.Status(&st); !readOK(err) {
+				t.Fatalf("tick %d: Status: %v", k, err)
+			}
+			acked = acked || st.AckSeq != 0
+		}
+	}
+	if hasStatus && !acked {
+		t.Error("no frame was ever acknowledged in the status")
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		clk.tick()
+		f.Seq++
+		_ = a.WriteFrame(&f)
+		if hasStatus {
+			_ = sr.Status(&st)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("WriteFrame+Status allocate %v times", allocs)
+	}
+	if err := a.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}

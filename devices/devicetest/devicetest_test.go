@@ -1,0 +1,120 @@
+package devicetest_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/devicetest"
+	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/link"
+	"github.com/haptex/haptex/devices/reconnect"
+	"github.com/haptex/haptex/devices/record"
+	"github.com/haptex/haptex/devices/serial"
+)
+
+func emulator(t *testing.T) *emu.Emulator {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	devs := emu.DefaultDevices()
+	for i := range devs {
+		devs[i].WatchdogMs = 2000
+	}
+	e, err := emu.Run(ctx, emu.Config{Devices: devs})
+	if err != nil {
+		cancel()
+		t.Skipf("emulator: %v", err)
+	}
+	t.Cleanup(func() { cancel(); e.Close() })
+	return e
+}
+
+var lopt = link.Options{Transport: devices.TransportSerial, SilenceTimeout: 2 * time.Second}
+
+func serialExo(t *testing.T, path string) func() (devices.Exoskeleton, error) {
+	return func() (devices.Exoskeleton, error) {
+		p, err := serial.Open(path, serial.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return link.DialExo(p, lopt)
+	}
+}
+
+func serialTactile(t *testing.T, path string) func() (devices.TactileArray, error) {
+	return func() (devices.TactileArray, error) {
+		p, err := serial.Open(path, serial.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return link.DialTactile(p, lopt)
+	}
+}
+
+func TestExoskeletons(t *testing.T) {
+	e := emulator(t)
+	impls := []struct {
+		name string
+		open func(t *testing.T) devices.Exoskeleton
+	}{
+		{"sim-standin", func(t *testing.T) devices.Exoskeleton { return emu.NewMassDamperExo("m", "s") }},
+		{"serial", func(t *testing.T) devices.Exoskeleton {
+			x, err := serialExo(t, e.Plug("thumb-exo").Path())()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return x
+		}},
+		{"reconnect", func(t *testing.T) devices.Exoskeleton {
+			x, err := reconnect.NewExo("index", serialExo(t, e.Plug("index-exo").Path()), reconnect.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return x
+		}},
+		{"record", func(t *testing.T) devices.Exoskeleton {
+			rec, err := record.Create(filepath.Join(t.TempDir(), "x.hxr"), record.Meta{Name: "x", Kind: "exoskeleton"}, record.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { rec.Close() })
+			return record.WrapExo(emu.NewMassDamperExo("m", "s"), rec)
+		}},
+	}
+	for _, im := range impls {
+		t.Run("impl="+im.name, func(t *testing.T) {
+			devicetest.Exoskeleton(t, im.open(t), devicetest.Options{Responds: true})
+		})
+	}
+}
+
+func TestTactileArrays(t *testing.T) {
+	e := emulator(t)
+	impls := []struct {
+		name string
+		open func(t *testing.T) devices.TactileArray
+	}{
+		{"sim-standin", func(t *testing.T) devices.TactileArray { return emu.NewPinArray("m", "s") }},
+		{"serial", func(t *testing.T) devices.TactileArray {
+			a, err := serialTactile(t, e.Plug("thumb-tactile").Path())()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}},
+		{"reconnect", func(t *testing.T) devices.TactileArray {
+			a, err := reconnect.NewTactile("index", serialTactile(t, e.Plug("index-tactile").Path()), reconnect.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}},
+	}
+	for _, im := range impls {
+		t.Run("impl="+im.name, func(t *testing.T) {
+			devicetest.TactileArray(t, im.open(t), devicetest.Options{})
+		})
+	}
+}

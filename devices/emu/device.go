@@ -1,0 +1,532 @@
+package emu
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/transport"
+	"github.com/haptex/haptex/devices/wire"
+)
+
+// DeviceConfig describes one emulated device as it announces itself.
+type DeviceConfig struct {
+	Name       string    // port name, e.g. "thumb-exo"
+	Kind       wire.Kind // wire.KindExo or wire.KindTactile
+	Model      string    // CAPS model; defaults to the backend's Spec().Model
+	Serial     string    // CAPS serial; defaults to the backend's Spec().Serial
+	Firmware   uint32    // major<<16 | minor<<8 | patch
+	PeriodUs   uint32    // longest gap between device frames; default 1000 (exo), 2000 (tactile)
+	WatchdogMs uint32    // default 50 (exo), 100 (tactile)
+}
+
+// DeviceStats counts what an emulated device saw and did.
+type DeviceStats struct {
+	Decode      wire.DecodeStats  `json:"decode"`
+	Accepted    uint64            `json:"accepted"`     // host frames acted on
+	SeqDropped  uint64            `json:"seq_dropped"`  // duplicate or out-of-order host frames dropped
+	SeqLost     uint64            `json:"seq_lost"`     // gaps in the host's sequence
+	Sent        uint64            `json:"sent"`         // frames written
+	SendDropped uint64            `json:"send_dropped"` // frames the link could not take (host not reading)
+	Errors      map[string]uint64 `json:"errors,omitempty"`
+}
+
+// Device is the device side of the protocol around a backend: an
+// emulated exoskeleton or tactile array. Its methods are safe for
+// concurrent use.
+type Device struct {
+	cfg   DeviceConfig
+	clock func() time.Duration
+
+	exo      devices.Exoskeleton
+	tac      devices.TactileArray
+	backendC devices.Clocked // nil when the backend keeps its own time
+	exoSpec  devices.ExoSpec
+	tacSpec  devices.TactileSpec
+
+	mu        sync.Mutex
+	conn      transport.Conn
+	dec       wire.Decoder
+	enc       wire.Encoder
+	ready     bool
+	seq       uint32
+	hostSeq   uint32
+	lastHost  time.Duration
+	lastSent  time.Duration
+	enabled   bool
+	watchdog  bool
+	fault     uint32
+	ackSeq    uint32
+	ackTag    uint32
+	applied   [3]float64
+	saturated bool
+	errAt     [16]time.Duration
+	errCount  [16]uint64
+	stats     DeviceStats
+
+	hello    wire.Hello
+	cmd      wire.Command
+	en       wire.Enable
+	fr       wire.TactileFrame
+	st       wire.State
+	ts       wire.TactileStatus
+	er       wire.ErrorReport
+	exoState devices.ExoState
+	exoCmd   devices.ExoCommand
+	tacFrame devices.TactileFrame
+
+	onCommand func(seq uint32, c *wire.Command)
+	onFrame   func(seq uint32, f *wire.TactileFrame)
+	onSend    func(seq uint32, b wire.Body)
+}
+
+// OnSend sets a function called, under the device's lock, with every frame
+// the device sends, before it is written.
+func (d *Device) OnSend(fn func(seq uint32, b wire.Body)) {
+	d.mu.Lock()
+	d.onSend = fn
+	d.mu.Unlock()
+}
+
+// OnCommand sets a function called, under the device's lock, with every
+// COMMAND the device acts on; tests use it to check that nothing else is
+// ever applied.
+func (d *Device) OnCommand(fn func(seq uint32, c *wire.Command)) {
+	d.mu.Lock()
+	d.onCommand = fn
+	d.mu.Unlock()
+}
+
+// OnFrame is OnCommand for TACTILE_FRAME.
+func (d *Device) OnFrame(fn func(seq uint32, f *wire.TactileFrame)) {
+	d.mu.Lock()
+	d.onFrame = fn
+	d.mu.Unlock()
+}
+
+// NewExoDevice wraps an exoskeleton backend. clock is the device's
+// monotonic clock (the emulator's); if backend implements devices.Clocked
+// it is advanced to clock() before every sample.
+func NewExoDevice(cfg DeviceConfig, backend devices.Exoskeleton, clock func() time.Duration) *Device {
+	cfg.Kind = wire.KindExo
+	d := &Device{cfg: cfg, clock: clock, exo: backend, exoSpec: backend.Spec()}
+	d.backendC, _ = backend.(devices.Clocked)
+	d.defaults(1000, 50, d.exoSpec.Model, d.exoSpec.Serial)
+	return d
+}
+
+// NewTactileDevice wraps a tactile array backend.
+func NewTactileDevice(cfg DeviceConfig, backend devices.TactileArray, clock func() time.Duration) *Device {
+	cfg.Kind = wire.KindTactile
+	d := &Device{cfg: cfg, clock: clock, tac: backend, tacSpec: backend.Spec()}
+	d.backendC, _ = backend.(devices.Clocked)
+	d.defaults(2000, 100, d.tacSpec.Model, d.tacSpec.Serial)
+	return d
+}
+
+func (d *Device) defaults(period, watchdog uint32, model, serial string) {
+	if d.cfg.PeriodUs == 0 {
+		d.cfg.PeriodUs = period
+	}
+	if d.cfg.WatchdogMs == 0 {
+		d.cfg.WatchdogMs = watchdog
+	}
+	if d.cfg.Model == "" {
+		d.cfg.Model = model
+	}
+	if d.cfg.Serial == "" {
+		d.cfg.Serial = serial
+	}
+	if d.cfg.Firmware == 0 {
+		d.cfg.Firmware = 1 << 16
+	}
+}
+
+// Config returns the device's configuration.
+func (d *Device) Config() DeviceConfig { return d.cfg }
+
+// Attach serves the protocol over conn until conn fails or the device is
+// attached elsewhere or detached. It returns at once.
+func (d *Device) Attach(conn transport.Conn) {
+	d.mu.Lock()
+	d.conn = conn
+	d.ready = false
+	d.dec.Reset()
+	d.mu.Unlock()
+	go d.readLoop(conn)
+}
+
+// Detach stops serving the current connection (it does not close it).
+func (d *Device) Detach() {
+	d.mu.Lock()
+	d.conn = nil
+	d.ready = false
+	d.mu.Unlock()
+}
+
+// SetFault sets the device's fault bits; a faulted exoskeleton disables
+// itself and refuses ENABLE 1.
+func (d *Device) SetFault(bits uint32) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.fault = bits
+	if bits != 0 && d.enabled {
+		d.setEnabled(false)
+	}
+}
+
+// Stats returns the device's counters.
+func (d *Device) Stats() DeviceStats {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.stats
+	s.Decode = d.dec.Stats
+	for _, c := range wire.Codes {
+		if n := d.errCount[int(c.Code)%16]; n > 0 {
+			if s.Errors == nil {
+				s.Errors = map[string]uint64{}
+			}
+			s.Errors[c.Name] = n
+		}
+	}
+	return s
+}
+
+func (d *Device) readLoop(conn transport.Conn) {
+	var buf [4096]byte
+	for {
+		n, err := conn.Read(buf[:])
+		d.mu.Lock()
+		if d.conn != conn {
+			d.mu.Unlock()
+			return
+		}
+		if err != nil {
+			d.conn, d.ready = nil, false
+			d.mu.Unlock()
+			return
+		}
+		now := d.clock()
+		for p := buf[:n]; len(p) > 0; {
+			k, f, ferr := d.dec.Decode(p)
+			p = p[k:]
+			switch {
+			case f != nil:
+				d.handle(f, now)
+			case ferr == wire.ErrCRC:
+				d.sendError(wire.CodeCRC, 0, 0, int32(d.dec.Stats.CRC), now)
+			case ferr != nil:
+				d.sendError(wire.CodeFraming, 0, 0, int32(d.dec.Stats.Corrupt()-d.dec.Stats.CRC), now)
+			}
+		}
+		d.mu.Unlock()
+	}
+}
+
+// Tick runs the device's periodic duties at time now: the watchdog and
+// the frames it owes the host when nothing else was sent for a period.
+func (d *Device) Tick(now time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.conn == nil || !d.ready {
+		return
+	}
+	silent := now - d.lastHost
+	if silent > time.Duration(d.cfg.WatchdogMs)*time.Millisecond {
+		if d.exo != nil && d.enabled {
+			d.setEnabled(false)
+			d.watchdog = true
+			d.sendError(wire.CodeWatchdog, 0, 0, int32(silent/time.Millisecond), now)
+		}
+		if d.tac != nil && !d.watchdog {
+			d.silence()
+			d.watchdog = true
+			d.sendError(wire.CodeWatchdog, 0, 0, int32(silent/time.Millisecond), now)
+		}
+	}
+	if now-d.lastSent >= time.Duration(d.cfg.PeriodUs)*time.Microsecond {
+		d.sendSample(now)
+	}
+}
+
+func (d *Device) handle(f *wire.Frame, now time.Duration) {
+	if f.Type == wire.TypeHello {
+		if d.hello.Parse(f.Body) != nil {
+			return
+		}
+		if d.hello.Major != wire.Major {
+			d.ready = true // lets the error out; the host hangs up
+			d.sendError(wire.CodeVersion, f.Type, f.Seq, wire.Major, now)
+			d.ready = false
+			return
+		}
+		d.startSession(f.Seq, now)
+		return
+	}
+	if !d.ready {
+		d.ready = true
+		d.sendError(wire.CodeNotReady, f.Type, f.Seq, 0, now)
+		d.ready = false
+		return
+	}
+	if !wire.SeqAfter(f.Seq, d.hostSeq) {
+		d.stats.SeqDropped++
+		d.sendError(wire.CodeSequence, f.Type, f.Seq, int32(d.hostSeq), now)
+		return
+	}
+	d.stats.SeqLost += uint64(f.Seq - d.hostSeq - 1)
+	if f.Seq < d.hostSeq {
+		d.stats.SeqLost--
+	}
+	d.hostSeq = f.Seq
+	d.lastHost = now
+	switch {
+	case f.Type == wire.TypeHeartbeat:
+		d.stats.Accepted++
+	case f.Type == wire.TypeCommand && d.exo != nil:
+		if d.parse(&d.cmd, f, now) {
+			d.command(f.Seq, now)
+		}
+	case f.Type == wire.TypeEnable && d.exo != nil:
+		if d.parse(&d.en, f, now) {
+			d.enable(f, now)
+		}
+	case f.Type == wire.TypeTactileFrame && d.tac != nil:
+		if d.parse(&d.fr, f, now) {
+			d.frame(f.Seq, now)
+		}
+	default:
+		d.sendError(wire.CodeUnknownType, f.Type, f.Seq, 0, now)
+	}
+}
+
+func (d *Device) parse(m interface{ Parse([]byte) error }, f *wire.Frame, now time.Duration) bool {
+	if err := m.Parse(f.Body); err != nil {
+		code, v := wire.CodeRange, int32(0)
+		if pe, ok := err.(*wire.ParseError); ok {
+			v = int32(pe.Value)
+			if pe.Field == "body_len" {
+				code = wire.CodeLength
+			}
+		}
+		d.sendError(code, f.Type, f.Seq, v, now)
+		return false
+	}
+	d.stats.Accepted++
+	return true
+}
+
+func (d *Device) startSession(seq uint32, now time.Duration) {
+	d.ready = true
+	d.hostSeq = seq
+	d.lastHost = now
+	d.seq = 0
+	d.ackSeq, d.ackTag = 0, 0
+	d.errAt = [16]time.Duration{}
+	d.watchdog = false
+	if d.exo != nil {
+		d.setEnabled(false)
+		c := wire.CapsExo{Caps: d.caps(wire.KindExo), DoF: uint8(d.exoSpec.DoF)}
+		sp := &d.exoSpec
+		for i := range 3 {
+			c.JointMinURad[i] = int32(math.Round(sp.JointMin[i] * 1e6))
+			c.JointMaxURad[i] = int32(math.Round(sp.JointMax[i] * 1e6))
+			c.MaxTorqueUNm[i] = uint32(math.Round(sp.MaxTorque[i] * 1e6))
+		}
+		c.MaxForceContMN = uint32(math.Round(sp.MaxForceCont * 1e3))
+		c.MaxForcePeakMN = uint32(math.Round(sp.MaxForcePeak * 1e3))
+		c.ForceResUN = uint32(math.Round(sp.ForceRes * 1e6))
+		c.EncoderResNRad = uint32(math.Round(sp.EncoderRes * 1e9))
+		c.MaxStiffnessNPerM = uint32(math.Round(sp.MaxStiffness))
+		d.send(&c, now)
+		return
+	}
+	d.silence()
+	c := wire.CapsTactile{Caps: d.caps(wire.KindTactile), Rows: uint8(d.tacSpec.Rows), Cols: uint8(d.tacSpec.Cols)}
+	sp := &d.tacSpec
+	c.PitchUm = uint32(math.Round(sp.PitchM * 1e6))
+	c.MaxA40Nm = uint32(math.Round(sp.MaxA40Um * 1e3))
+	c.MaxA320Nm = uint32(math.Round(sp.MaxA320Um * 1e3))
+	c.FramePeriodUs = uint32(sp.FramePeriod / time.Microsecond)
+	if c.FramePeriodUs == 0 {
+		c.FramePeriodUs = 25000 // a backend that does not say: the HAPTEX frame
+	}
+	if sp.Waveform {
+		c.Waveform = 1
+	}
+	d.send(&c, now)
+}
+
+func (d *Device) caps(k wire.Kind) wire.Caps {
+	c := wire.Caps{Major: wire.Major, Minor: wire.Minor, Kind: k, Nonce: d.hello.Nonce,
+		Firmware: d.cfg.Firmware, PeriodUs: d.cfg.PeriodUs, WatchdogMs: d.cfg.WatchdogMs}
+	wire.SetText(c.Model[:], d.cfg.Model)
+	wire.SetText(c.Serial[:], d.cfg.Serial)
+	return c
+}
+
+func (d *Device) advance(now time.Duration) {
+	if d.backendC != nil {
+		d.backendC.Advance(now)
+	}
+}
+
+func (d *Device) setEnabled(on bool) {
+	d.enabled = on
+	_ = d.exo.Enable(on)
+	if !on {
+		d.applied = [3]float64{}
+	}
+}
+
+func (d *Device) command(seq uint32, now time.Duration) {
+	d.advance(now)
+	d.saturated = false
+	for i := range 3 {
+		t := float64(d.cmd.TorqueUNm[i]) / 1e6
+		if lim := d.exoSpec.MaxTorque[i]; math.Abs(t) > lim {
+			t = math.Copysign(lim, t)
+			d.saturated = true
+		}
+		d.exoCmd.Torque[i] = t
+	}
+	d.exoCmd.Seq = d.cmd.Tag
+	d.ackSeq, d.ackTag = seq, d.cmd.Tag
+	if d.enabled && d.exo.Write(&d.exoCmd) == nil {
+		d.applied = d.exoCmd.Torque
+	} else {
+		d.applied = [3]float64{}
+	}
+	if d.onCommand != nil {
+		d.onCommand(seq, &d.cmd)
+	}
+	d.sendSample(now)
+}
+
+func (d *Device) enable(f *wire.Frame, now time.Duration) {
+	d.advance(now)
+	if d.en.On == 1 {
+		if d.fault != 0 {
+			d.sendError(wire.CodeEnableRefused, f.Type, f.Seq, int32(d.fault), now)
+		} else {
+			d.setEnabled(true)
+			d.watchdog = false
+		}
+	} else {
+		d.setEnabled(false)
+	}
+	d.sendSample(now)
+}
+
+func (d *Device) frame(seq uint32, now time.Duration) {
+	d.advance(now)
+	for i := range devices.Pins {
+		d.tacFrame.A40Um[i] = float64(d.fr.A40Nm[i]) / 1e3
+		d.tacFrame.A320Um[i] = float64(d.fr.A320Nm[i]) / 1e3
+	}
+	d.tacFrame.Seq = d.fr.Tag
+	d.saturated = false
+	for i := range devices.Pins {
+		if d.tacFrame.A40Um[i] > d.tacSpec.MaxA40Um || d.tacFrame.A320Um[i] > d.tacSpec.MaxA320Um {
+			d.saturated = true
+		}
+	}
+	_ = d.tac.WriteFrame(&d.tacFrame)
+	d.watchdog = false
+	d.ackSeq, d.ackTag = seq, d.fr.Tag
+	if d.onFrame != nil {
+		d.onFrame(seq, &d.fr)
+	}
+	d.sendSample(now)
+}
+
+func (d *Device) silence() {
+	d.tacFrame = devices.TactileFrame{}
+	_ = d.tac.WriteFrame(&d.tacFrame)
+}
+
+// sendSample sends STATE (exoskeleton) or TACTILE_STATUS (array).
+func (d *Device) sendSample(now time.Duration) {
+	d.advance(now)
+	if d.exo != nil {
+		if err := d.exo.Read(&d.exoState); err != nil {
+			d.fault |= wire.FaultEncoder
+		}
+		s := &d.st
+		for i := range 3 {
+			s.JointURad[i] = int32(math.Round(d.exoState.Joint[i] * 1e6))
+			s.ForceUN[i] = int32(math.Round(d.exoState.Force[i] * 1e6))
+			s.TorqueUNm[i] = int32(math.Round(d.applied[i] * 1e6))
+		}
+		s.Status = 0
+		if d.enabled {
+			s.Status |= wire.StateEnabled
+		}
+		if d.saturated {
+			s.Status |= wire.StateSaturated
+		}
+		if d.watchdog {
+			s.Status |= wire.StateWatchdog
+		}
+		for i := range 3 {
+			if d.exoState.Joint[i] <= d.exoSpec.JointMin[i] || d.exoState.Joint[i] >= d.exoSpec.JointMax[i] {
+				s.Status |= wire.StateAtLimit
+			}
+		}
+		s.Fault, s.AckSeq, s.AckTag = d.fault, d.ackSeq, d.ackTag
+		d.send(s, now)
+		return
+	}
+	s := &d.ts
+	s.Status = 0
+	if !d.watchdog {
+		s.Status |= wire.TactileActive
+	}
+	if d.saturated {
+		s.Status |= wire.TactileClamped
+	}
+	if d.watchdog {
+		s.Status |= wire.TactileWatchdog
+	}
+	s.Fault, s.AckSeq, s.AckTag = d.fault, d.ackSeq, d.ackTag
+	d.send(s, now)
+}
+
+// sendError sends ERROR, at most once per code per 10 ms.
+func (d *Device) sendError(code wire.ErrorCode, ref wire.Type, refSeq uint32, value int32, now time.Duration) {
+	d.errCount[int(code)%16]++
+	if !d.ready || d.conn == nil {
+		return
+	}
+	if at := d.errAt[int(code)%16]; at != 0 && now-at < 10*time.Millisecond {
+		return
+	}
+	d.errAt[int(code)%16] = now
+	d.er = wire.ErrorReport{Code: code, RefType: ref, RefSeq: refSeq, Value: value}
+	d.send(&d.er, now)
+}
+
+func (d *Device) send(b wire.Body, now time.Duration) {
+	if d.conn == nil {
+		return
+	}
+	d.seq = wire.NextSeq(d.seq)
+	if d.onSend != nil {
+		d.onSend(d.seq, b)
+	}
+	frame := d.enc.Encode(b, d.seq, uint64(now/time.Microsecond))
+	d.lastSent = now
+	if _, err := d.conn.Write(frame); err != nil {
+		d.stats.SendDropped++
+		if k := transport.KindOf(err); k == transport.Gone || k == transport.Closed {
+			d.conn, d.ready = nil, false
+		}
+		return
+	}
+	d.stats.Sent++
+}
+
+// String names the device for messages.
+func (d *Device) String() string { return fmt.Sprintf("emu %s (%v)", d.cfg.Name, d.cfg.Kind) }

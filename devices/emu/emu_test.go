@@ -1,0 +1,87 @@
+package emu_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/link"
+	"github.com/haptex/haptex/devices/serial"
+)
+
+func startEmu(t *testing.T, cfg emu.Config) *emu.Emulator {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	e, err := emu.Run(ctx, cfg)
+	if err != nil {
+		cancel()
+		t.Skipf("cannot start the emulator (no pseudo-terminals?): %v", err)
+	}
+	t.Cleanup(func() { cancel(); e.Close() })
+	return e
+}
+
+func dialExo(t *testing.T, path string) *link.Exo {
+	t.Helper()
+	p, err := serial.Open(path, serial.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := link.DialExo(p, link.Options{Transport: devices.TransportSerial})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	return x
+}
+
+func TestExoOverPTY(t *testing.T) {
+	e := startEmu(t, emu.Config{NewExo: emu.StandInExo})
+	x := dialExo(t, e.Plug("thumb-exo").Path())
+	sp := x.Spec()
+	if sp.Model != "haptex-emu-exo" || sp.Serial != "EMU-THUMB-EXO" || sp.DoF != 3 || sp.SamplePeriod != time.Millisecond {
+		t.Fatalf("spec %+v", sp)
+	}
+	var st devices.ExoState
+	cmd := devices.ExoCommand{Torque: [3]float64{0.05, 0, -0.05}}
+	if err := x.Write(&cmd); err != devices.ErrDisabled {
+		t.Fatalf("Write before Enable: %v, want ErrDisabled", err)
+	}
+	if err := x.Enable(true); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for i := 1; i <= 300; i++ {
+		cmd.Seq = uint32(i)
+		if err := x.Write(&cmd); err != nil {
+			t.Fatalf("command %d: %v\nlink %+v\ndevice %+v", i, err, x.Stats(), e.Plug("thumb-exo").Device().Stats())
+		}
+		time.Sleep(time.Millisecond)
+		_ = x.Read(&st)
+		if time.Now().After(deadline) {
+			t.Fatal("too slow")
+		}
+	}
+	for end := time.Now().Add(2 * time.Second); st.AckSeq != 300 && time.Now().Before(end); {
+		time.Sleep(time.Millisecond)
+		_ = x.Read(&st)
+	}
+	if !st.Enabled {
+		t.Errorf("device not enabled: %+v", st)
+	}
+	if st.AckSeq != 300 {
+		t.Errorf("device acknowledged command %d of 300", st.AckSeq)
+	}
+	// Positive torque on joint 0 pushes it past its rest position; the
+	// finger's reaction shows on the force sensor.
+	if st.Joint[0] <= 0.4 || st.Joint[2] >= 0.3 || st.Force[0] <= 0 || st.Force[2] >= 0 {
+		t.Errorf("joints %v forces %v do not follow the torques", st.Joint, st.Force)
+	}
+	s := x.Stats()
+	if s.Decode.Corrupt() != 0 || s.SeqLost != 0 || s.SeqDropped != 0 {
+		t.Errorf("clean link lost or corrupted frames: %+v", s)
+	}
+	t.Logf("command-to-state latency: %+v", s.CommandLatency)
+}

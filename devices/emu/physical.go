@@ -1,0 +1,58 @@
+package emu
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/sim"
+)
+
+// fingerOf maps a device name "thumb-..." or "index-..." to sim.Thumb or
+// sim.Index.
+func fingerOf(name string) (int, error) {
+	switch {
+	case strings.HasPrefix(name, "thumb"):
+		return 0, nil
+	case strings.HasPrefix(name, "index"):
+		return 1, nil
+	}
+	return 0, fmt.Errorf("emu: device %q: name must start with thumb or index to pick a finger", name)
+}
+
+// PhysicalExo builds the physical twin of devices/sim for the device's
+// finger: the exoskeleton with a finger following the default handling
+// script, at the default base. Its in-process transport delays are set to
+// zero: the emulated device's transport is the real one.
+func PhysicalExo(dc DeviceConfig) (devices.Exoskeleton, error) {
+	f, err := fingerOf(dc.Name)
+	if err != nil {
+		return nil, err
+	}
+	p := sim.DefaultExoParams()
+	p.Transport = sim.TransportParams{}
+	if dc.Serial != "" {
+		p.Serial = dc.Serial
+	}
+	return sim.NewExo(p, sim.DefaultBase(f), sim.DefaultScript(sim.DefaultScene()), f)
+}
+
+// PhysicalTactile builds the simulated piezo pin array of devices/sim.
+func PhysicalTactile(dc DeviceConfig) (devices.TactileArray, error) {
+	f, err := fingerOf(dc.Name)
+	if err != nil {
+		return nil, err
+	}
+	return sim.NewTactile(sim.DefaultTactileParams(), f)
+}
+
+// StandInExo builds the small stand-in exoskeleton (MassDamperExo), whose
+// response is simple enough for protocol tests to predict.
+func StandInExo(dc DeviceConfig) (devices.Exoskeleton, error) {
+	return NewMassDamperExo(dc.Model, dc.Serial), nil
+}
+
+// StandInTactile builds the stand-in pin array.
+func StandInTactile(dc DeviceConfig) (devices.TactileArray, error) {
+	return NewPinArray(dc.Model, dc.Serial), nil
+}

@@ -1,0 +1,244 @@
+package fault_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/fault"
+	"github.com/haptex/haptex/devices/link"
+	"github.com/haptex/haptex/devices/serial"
+	"github.com/haptex/haptex/devices/wire"
+)
+
+func torque(k uint32) [3]float64 {
+	return [3]float64{0.01 * math.Sin(float64(k)/50), 0.02, -0.01 * float64(k%7)}
+}
+
+func um(x float64) int32 { return int32(math.Round(x * 1e6)) }
+
+// ledger records what each side sent and acted on.
+type ledger struct {
+	mu         sync.Mutex
+	sentStates map[uint32]wire.State // by device seq
+	applied    []uint32              // host seqs of the commands the device acted on
+	altered    int                   // applied commands whose content is not what the host sent
+	damaged    map[uint32]bool       // host seqs of commands dropped or corrupted on the way out
+	events     []fault.Event
+	dupOut     uint64 // duplicated host frames other than HELLO (which restarts a session whatever its seq)
+}
+
+func (l *ledger) event(e fault.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.events = append(l.events, e)
+	if e.Dir != fault.Out {
+		return
+	}
+	var d wire.Decoder
+	_, f, err := d.Decode(e.Frame)
+	if err != nil || f == nil {
+		return
+	}
+	switch e.Kind {
+	case fault.Drop, fault.Corruption:
+		l.damaged[f.Seq] = true
+	case fault.Duplication:
+		if f.Type != wire.TypeHello {
+			l.dupOut++
+		}
+	}
+}
+
+// setup starts one emulated exoskeleton and opens it through the serial
+// driver with faults on the host's port.
+func setup(t *testing.T, out, in fault.Config, silence time.Duration) (*link.Exo, *fault.Conn, *ledger, *emu.Device) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	em, err := emu.Run(ctx, emu.Config{NewExo: emu.StandInExo, Devices: []emu.DeviceConfig{{Name: "exo", Kind: wire.KindExo, WatchdogMs: 2000}}})
+	if err != nil {
+		t.Skipf("emulator: %v", err)
+	}
+	t.Cleanup(func() { em.Close() })
+	dev := em.Plug("exo").Device()
+	l := &ledger{sentStates: map[uint32]wire.State{}, damaged: map[uint32]bool{}}
+	dev.OnSend(func(seq uint32, b wire.Body) {
+		if s, ok := b.(*wire.State); ok {
+			l.mu.Lock()
+			l.sentStates[seq] = *s
+			l.mu.Unlock()
+		}
+	})
+	dev.OnCommand(func(seq uint32, c *wire.Command) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.applied = append(l.applied, seq)
+		w := torque(c.Tag)
+		if c.TorqueUNm != [3]int32{um(w[0]), um(w[1]), um(w[2])} {
+			l.altered++
+		}
+	})
+	port, err := serial.Open(em.Plug("exo").Path(), serial.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := fault.Wrap(port, out, in, l.event)
+	x, err := link.DialExo(fc, link.Options{SilenceTimeout: silence, HandshakeTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	return x, fc, l, dev
+}
+
+// drive runs n ticks of Read + Write at about 1 kHz and checks every fresh
+// state the host reads against what the device sent under that seq.
+func drive(t *testing.T, x *link.Exo, l *ledger, n int) (reads int) {
+	t.Helper()
+	if err := x.Enable(true); err != nil {
+		t.Fatal(err)
+	}
+	var st devices.ExoState
+	next := time.Now()
+	for k := 1; k <= n; k++ {
+		next = next.Add(time.Millisecond)
+		time.Sleep(time.Until(next))
+		err := x.Read(&st)
+		if err != nil && !errors.Is(err, devices.ErrTimeout) {
+			t.Fatalf("tick %d: %v", k, err)
+		}
+		if !st.Stale && st.Seq != 0 {
+			reads++
+			l.mu.Lock()
+			sent, ok := l.sentStates[st.Seq]
+			l.mu.Unlock()
+			if !ok || st.Joint[0] != float64(sent.JointURad[0])/1e6 || st.Force[2] != float64(sent.ForceUN[2])/1e6 || st.AckSeq != sent.AckTag {
+				t.Fatalf("tick %d: host read state seq %d that the device did not send so: %+v vs %+v", k, st.Seq, st, sent)
+			}
+		}
+		cmd := devices.ExoCommand{Seq: uint32(k), Torque: torque(uint32(k))}
+		if err := x.Write(&cmd); err != nil {
+			t.Fatalf("tick %d: %v", k, err)
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
+	return reads
+}
+
+// TestLossAndCorruption injects 5% loss and 5% corruption in both
+// directions: every corrupt frame must be detected and counted, and none
+// may be acted on.
+func TestLossAndCorruption(t *testing.T) {
+	cfg := fault.Config{Loss: 0.05, Corrupt: 0.05, Seed: 7}
+	in := cfg
+	in.Seed = 8
+	x, fc, l, dev := setup(t, cfg, in, 5*time.Second)
+	reads := drive(t, x, l, 2000)
+	dev.OnSend(nil) // the device's hooks take l.mu: none may run while the test holds it
+	dev.OnCommand(nil)
+	fs, ds, hs := fc.Stats(), dev.Stats(), x.Stats()
+
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, seq := range l.applied {
+		if l.damaged[seq] {
+			t.Errorf("the device acted on command seq %d, which was dropped or corrupted on the way", seq)
+		}
+	}
+	if l.altered != 0 {
+		t.Errorf("the device acted on %d commands whose content differs from what was sent", l.altered)
+	}
+	var hits [2]uint64
+	for _, e := range l.events {
+		if e.HitsDelimiter() {
+			hits[e.Dir]++
+		}
+	}
+	// A flipped bit inside a frame makes that frame fail; a flipped
+	// delimiter merges two frames into one failure.
+	if got, min := ds.Decode.Corrupt(), fs.Corrupted[fault.Out]-hits[fault.Out]; got < min || got == 0 {
+		t.Errorf("device detected %d corrupt frames, %d were corrupted (%d at the delimiter)", got, fs.Corrupted[fault.Out], hits[fault.Out])
+	}
+	if got, min := hs.Decode.Corrupt(), fs.Corrupted[fault.In]-hits[fault.In]; got < min || got == 0 {
+		t.Errorf("host detected %d corrupt frames, %d were corrupted (%d at the delimiter)", got, fs.Corrupted[fault.In], hits[fault.In])
+	}
+	if hs.SeqLost == 0 || ds.SeqLost == 0 {
+		t.Errorf("sequence gaps not counted: host %d, device %d", hs.SeqLost, ds.SeqLost)
+	}
+	// Fresh reads depend on the machine's timing (a stalled loop catches
+	// up without waiting for answers); applied commands do not.
+	if len(l.applied) < 1500 || reads == 0 {
+		t.Errorf("the link stopped working: %d commands applied, %d fresh reads", len(l.applied), reads)
+	}
+	t.Logf("out: %d frames, %d dropped, %d corrupted (%d delimiters); device counted %d corrupt, %d lost; applied %d",
+		fs.Frames[fault.Out], fs.Dropped[fault.Out], fs.Corrupted[fault.Out], hits[fault.Out], ds.Decode.Corrupt(), ds.SeqLost, len(l.applied))
+	t.Logf("in: %d frames, %d dropped, %d corrupted (%d delimiters); host counted %d corrupt, %d lost; %d fresh reads checked",
+		fs.Frames[fault.In], fs.Dropped[fault.In], fs.Corrupted[fault.In], hits[fault.In], hs.Decode.Corrupt(), hs.SeqLost, reads)
+}
+
+// TestDuplicationAndReordering: duplicated or late frames are counted and
+// never acted on twice or out of order.
+func TestDuplicationAndReordering(t *testing.T) {
+	cfg := fault.Config{Duplicate: 0.05, Reorder: 0.05, Latency: 200 * time.Microsecond, Jitter: 300 * time.Microsecond, Seed: 3}
+	in := cfg
+	in.Seed = 4
+	x, fc, l, dev := setup(t, cfg, in, 5*time.Second)
+	drive(t, x, l, 1000)
+	dev.OnSend(nil)
+	dev.OnCommand(nil)
+	fs, ds, hs := fc.Stats(), dev.Stats(), x.Stats()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := 1; i < len(l.applied); i++ {
+		if !wire.SeqAfter(l.applied[i], l.applied[i-1]) {
+			t.Fatalf("command seq %d acted on after seq %d", l.applied[i], l.applied[i-1])
+		}
+	}
+	if ds.SeqDropped == 0 || hs.SeqDropped == 0 {
+		t.Errorf("duplicates and late frames not counted: device %d, host %d", ds.SeqDropped, hs.SeqDropped)
+	}
+	if ds.SeqDropped < l.dupOut {
+		t.Errorf("device dropped %d duplicate/late frames, %d duplicates (HELLO aside) were injected", ds.SeqDropped, l.dupOut)
+	}
+	t.Logf("out: %d duplicated, %d reordered; device dropped %d. in: %d duplicated, %d reordered; host dropped %d",
+		fs.Duplicated[fault.Out], fs.Reordered[fault.Out], ds.SeqDropped, fs.Duplicated[fault.In], fs.Reordered[fault.In], hs.SeqDropped)
+}
+
+// TestMuteDeviceIsLost: a device that stays attached but falls silent is
+// reported stale at once and lost after the silence limit.
+func TestMuteDeviceIsLost(t *testing.T) {
+	x, _, _, dev := setup(t, fault.Config{}, fault.Config{}, 0)
+	var st devices.ExoState
+	time.Sleep(20 * time.Millisecond)
+	if err := x.Read(&st); err != nil {
+		t.Fatal(err)
+	}
+	dev.Detach() // the device stops talking; its port stays open
+	var sawTimeout bool
+	start := time.Now()
+	for time.Since(start) < 10*time.Second {
+		err := x.Read(&st)
+		if errors.Is(err, devices.ErrTimeout) {
+			sawTimeout = true
+		}
+		if errors.Is(err, devices.ErrDisconnected) {
+			if !sawTimeout {
+				t.Error("lost without first reporting a stale sample")
+			}
+			var le *link.LostError
+			var se *link.SilenceError
+			if !errors.As(err, &le) || !errors.As(err, &se) {
+				t.Errorf("loss error %v does not say it was silence", err)
+			}
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("a mute device was never declared lost")
+}

@@ -1,0 +1,214 @@
+package link_test
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/link"
+	"github.com/haptex/haptex/devices/transport"
+	"github.com/haptex/haptex/devices/wire"
+)
+
+// pipeDevice serves an emulated device on an in-memory pipe and returns
+// the host end.
+func pipeDevice(t *testing.T, dev *emu.Device) transport.Conn {
+	t.Helper()
+	host, devEnd := transport.Pipe("host", "dev")
+	dev.Attach(devEnd)
+	stop := make(chan struct{})
+	start := time.Now()
+	go func() {
+		tk := time.NewTicker(250 * time.Microsecond)
+		defer tk.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tk.C:
+				dev.Tick(time.Since(start))
+			}
+		}
+	}()
+	t.Cleanup(func() { close(stop); devEnd.Close() })
+	return host
+}
+
+func newExoDevice() *emu.Device {
+	start := time.Now()
+	return emu.NewExoDevice(emu.DeviceConfig{Name: "exo", WatchdogMs: 2000}, emu.NewMassDamperExo("m", "s"),
+		func() time.Duration { return time.Since(start) })
+}
+
+func dial(t *testing.T) (*link.Exo, *emu.Device) {
+	t.Helper()
+	dev := newExoDevice()
+	x, err := link.DialExo(pipeDevice(t, dev), link.Options{SilenceTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	return x, dev
+}
+
+func TestWriteRules(t *testing.T) {
+	x, dev := dial(t)
+	cmd := devices.ExoCommand{Seq: 1, Torque: [3]float64{0.1, 0, 0}}
+	if err := x.Write(&cmd); err != devices.ErrDisabled {
+		t.Fatalf("Write while disabled: %v", err)
+	}
+	x.Enable(true)
+	applied := make(chan wire.Command, 2)
+	dev.OnCommand(func(_ uint32, c *wire.Command) { applied <- *c })
+	cmd.Torque[1] = math.NaN()
+	var te *link.TorqueError
+	if err := x.Write(&cmd); !errors.As(err, &te) || te.Joint != 1 {
+		t.Fatalf("NaN torque: %v", err)
+	}
+	cmd.Torque = [3]float64{0.1234564, -1e12, 1e12}
+	cmd.Seq = 2
+	if err := x.Write(&cmd); err != nil {
+		t.Fatal(err)
+	}
+	first, second := <-applied, <-applied
+	dev.OnCommand(nil)
+	if first.TorqueUNm != [3]int32{} {
+		t.Fatalf("the NaN command was not replaced by zero torque: %+v", first)
+	}
+	if got := second.TorqueUNm; got != [3]int32{123456, math.MinInt32, math.MaxInt32} || second.Tag != 2 {
+		t.Errorf("rounding or saturation: %v", got)
+	}
+	var st devices.ExoState
+	for end := time.Now().Add(2 * time.Second); st.AckSeq != 2 && time.Now().Before(end); time.Sleep(time.Millisecond) {
+		x.Read(&st)
+	}
+	if st.AckSeq != 2 || !st.Enabled {
+		t.Errorf("state %+v", st)
+	}
+}
+
+func TestStaleAndTimeout(t *testing.T) {
+	x, dev := dial(t)
+	var st devices.ExoState
+	for end := time.Now().Add(2 * time.Second); x.Read(&st) != nil || st.Stale; time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("no fresh sample")
+		}
+	}
+	seq := st.Seq
+	if err := x.Read(&st); err != nil && !errors.Is(err, devices.ErrTimeout) || st.Stale != (st.Seq == seq) {
+		t.Fatalf("second Read: %v, stale=%v, seq %d after %d (stale iff no new sample)", err, st.Stale, st.Seq, seq)
+	}
+	dev.Detach()
+	time.Sleep(10 * time.Millisecond)
+	if err := x.Read(&st); !errors.Is(err, devices.ErrTimeout) || !st.Stale {
+		t.Fatalf("Read of a silent device: %v stale=%v", err, st.Stale)
+	}
+}
+
+func TestNoAllocs(t *testing.T) {
+	x, _ := dial(t)
+	x.Enable(true)
+	var st devices.ExoState
+	cmd := devices.ExoCommand{Torque: [3]float64{0.01, 0, 0}}
+	for range 200 { // warm up buffers
+		x.Read(&st)
+		x.Write(&cmd)
+	}
+	allocs := testing.AllocsPerRun(2000, func() {
+		x.Read(&st)
+		cmd.Seq++
+		x.Write(&cmd)
+	})
+	if allocs != 0 {
+		t.Errorf("Read+Write allocate %v times per tick", allocs)
+	}
+}
+
+func TestHandshakeErrors(t *testing.T) {
+	t.Run("silent", func(t *testing.T) {
+		host, _ := transport.Pipe("silent", "nobody")
+		_, err := link.DialExo(host, link.Options{HandshakeTimeout: 120 * time.Millisecond})
+		var he *link.HandshakeError
+		if !errors.As(err, &he) || !strings.Contains(err.Error(), "no answer to HELLO") {
+			t.Fatalf("%v", err)
+		}
+	})
+	t.Run("garbage", func(t *testing.T) {
+		host, dev := transport.Pipe("noisy", "modem")
+		go func() {
+			for range 20 {
+				if _, err := dev.Write([]byte("AT+OK\r\n\x00garbage\x00")); err != nil {
+					return
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}()
+		_, err := link.DialExo(host, link.Options{HandshakeTimeout: 120 * time.Millisecond})
+		if err == nil || !strings.Contains(err.Error(), "corrupt") {
+			t.Fatalf("%v", err)
+		}
+	})
+	t.Run("version", func(t *testing.T) {
+		host, dev := transport.Pipe("v2", "dev")
+		go func() { // a device that speaks major version 2: its frames carry version 2
+			dev.Read(make([]byte, 256))
+			var e wire.Encoder
+			dev.Write(versionTwo(e.Encode(&wire.ErrorReport{Code: wire.CodeVersion, Value: 2}, 1, 0)))
+		}()
+		_, err := link.DialExo(host, link.Options{HandshakeTimeout: 200 * time.Millisecond})
+		if err == nil || !strings.Contains(err.Error(), "speaks protocol 2.x") {
+			t.Fatalf("%v", err)
+		}
+	})
+	t.Run("invalid caps", func(t *testing.T) {
+		host, dev := transport.Pipe("bad-firmware", "dev")
+		go func() { // answers HELLO with a CAPS that leaves frame_period_us at 0
+			var d wire.Decoder
+			var e wire.Encoder
+			buf := make([]byte, 256)
+			for {
+				n, err := dev.Read(buf)
+				if err != nil {
+					return
+				}
+				for p := buf[:n]; len(p) > 0; {
+					k, f, _ := d.Decode(p)
+					p = p[k:]
+					var h wire.Hello
+					if f != nil && f.Type == wire.TypeHello && h.Parse(f.Body) == nil {
+						c := wire.CapsTactile{Caps: wire.Caps{Major: 1, Kind: wire.KindTactile, Nonce: h.Nonce, PeriodUs: 2000, WatchdogMs: 100}, Rows: 6, Cols: 4}
+						dev.Write(e.Encode(&c, 1, 0))
+					}
+				}
+			}
+		}()
+		_, err := link.DialTactile(host, link.Options{HandshakeTimeout: 150 * time.Millisecond})
+		if err == nil || !strings.Contains(err.Error(), "invalid CAPS") || !strings.Contains(err.Error(), "frame_period_us = 0") {
+			t.Fatalf("%v", err)
+		}
+	})
+	t.Run("wrong kind", func(t *testing.T) {
+		start := time.Now()
+		dev := emu.NewTactileDevice(emu.DeviceConfig{Name: "tac"}, emu.NewPinArray("arr", "1"), func() time.Duration { return time.Since(start) })
+		_, err := link.DialExo(pipeDevice(t, dev), link.Options{})
+		var ke *link.KindError
+		if !errors.As(err, &ke) {
+			t.Fatalf("%v", err)
+		}
+	})
+}
+
+func TestProbe(t *testing.T) {
+	info, err := link.Probe(pipeDevice(t, newExoDevice()), link.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Kind != "exoskeleton" || info.Protocol != "1.0" || info.Exo == nil || info.Exo.Model != "m" {
+		t.Errorf("%+v", info)
+	}
+}

@@ -1,0 +1,552 @@
+package link
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/transport"
+	"github.com/haptex/haptex/devices/wire"
+)
+
+// Options configure a link. The zero value is the default.
+type Options struct {
+	// Transport is reported in the device's Spec ("serial", "hid").
+	Transport devices.Transport
+	// HandshakeTimeout bounds the HELLO/CAPS exchange (default 1 s);
+	// HelloInterval is the time between HELLO retries (default 50 ms).
+	HandshakeTimeout time.Duration
+	HelloInterval    time.Duration
+	// StaleTimeout: Read returns devices.ErrTimeout when its newest sample
+	// is older than this (default max(3 ms, 3 × the device's period)), so
+	// the control loop can go to its safe state quickly.
+	StaleTimeout time.Duration
+	// SilenceTimeout: with no valid frame for this long a device that is
+	// still attached but mute (hung firmware) is declared lost (default
+	// max(50 ms, 10 × the device's period)). An unplugged device is lost at
+	// once: its transport reports the error.
+	SilenceTimeout time.Duration
+}
+
+func (o *Options) defaults() {
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = time.Second
+	}
+	if o.HelloInterval <= 0 {
+		o.HelloInterval = 50 * time.Millisecond
+	}
+}
+
+// LostError says why a link lost its device. errors.Is(err,
+// devices.ErrDisconnected) is true.
+type LostError struct {
+	Port  string
+	Cause error
+}
+
+func (e *LostError) Error() string { return fmt.Sprintf("link: %s: device lost: %v", e.Port, e.Cause) }
+func (e *LostError) Unwrap() error { return e.Cause }
+
+// Is reports true for devices.ErrDisconnected.
+func (e *LostError) Is(target error) bool { return target == devices.ErrDisconnected }
+
+// SilenceError is the cause of a loss detected by silence.
+type SilenceError struct {
+	Silent, Limit time.Duration
+}
+
+func (e *SilenceError) Error() string {
+	return fmt.Sprintf("no valid frame for %v (limit %v)", e.Silent.Round(time.Microsecond), e.Limit)
+}
+
+// HandshakeError reports a device that did not complete HELLO/CAPS.
+type HandshakeError struct {
+	Port      string
+	Waited    time.Duration
+	BytesIn   uint64
+	Decode    wire.DecodeStats
+	PeerMajor int   // major version the peer speaks, 0 if unknown
+	BadCaps   error // why the newest CAPS was rejected, if one was
+	Cause     error
+}
+
+func (e *HandshakeError) Error() string {
+	switch {
+	case e.PeerMajor != 0:
+		return fmt.Sprintf("link: %s speaks protocol %d.x, haptex speaks %d.%d", e.Port, e.PeerMajor, wire.Major, wire.Minor)
+	case e.Cause != nil:
+		return fmt.Sprintf("link: %s: handshake: %v", e.Port, e.Cause)
+	case e.BadCaps != nil:
+		return fmt.Sprintf("link: %s answered HELLO with an invalid CAPS: %v", e.Port, e.BadCaps)
+	case e.BytesIn == 0:
+		return fmt.Sprintf("link: %s: no answer to HELLO within %v (nothing received: no device, or not a haptex device)", e.Port, e.Waited)
+	}
+	return fmt.Sprintf("link: %s: no CAPS within %v (received %d bytes: %d valid frames, %d corrupt; wrong baud rate or not a haptex device?)",
+		e.Port, e.Waited, e.BytesIn, e.Decode.Frames, e.Decode.Corrupt())
+}
+
+func (e *HandshakeError) Unwrap() error { return e.Cause }
+
+const ring = 1024 // send-time ring for latency, indexed by seq
+
+type exoSample struct {
+	st      devices.ExoState
+	arrival int64 // session clock [ns]
+}
+
+type tactileSample struct {
+	st      devices.TactileStatus
+	arrival int64
+}
+
+// session is one handshaken link: the state shared by Exo and Tactile.
+type session struct {
+	conn  transport.Conn
+	opt   Options
+	base  time.Time
+	nonce uint32
+
+	kind        wire.Kind
+	capsExo     wire.CapsExo
+	capsTactile wire.CapsTactile
+	silence     time.Duration
+	stale       time.Duration
+	heartbeat   time.Duration // send a HEARTBEAT when nothing was sent for this long
+
+	// Writer side, serialised by wmu (one writer in steady state, so the
+	// mutex is never contended there; Close may write too).
+	wmu       sync.Mutex
+	enc       wire.Encoder
+	seq       uint32
+	lastSent  atomic.Int64
+	sentAt    [ring]atomic.Int64
+	sentSeq   [ring]atomic.Uint32
+	framesOut atomic.Uint64
+	hb        wire.Heartbeat
+
+	// Reader side: only the reader goroutine touches these, under rmu so
+	// that Stats can copy them.
+	rmu        sync.Mutex
+	buf        [4096]byte
+	dec        wire.Decoder
+	bytesIn    uint64
+	ready      bool
+	devSeq     uint32
+	seqLost    uint64
+	seqDropped uint64
+	badBody    uint64
+	unexpected uint64
+	errCodes   [16]uint64
+	lastErr    wire.ErrorReport
+	lastAck    uint32
+	stMsg      wire.State
+	tsMsg      wire.TactileStatus
+	erMsg      wire.ErrorReport
+
+	lastFrame atomic.Int64
+	state     triple[exoSample]
+	status    triple[tactileSample]
+	lat       latencyHist
+
+	handshake chan struct{}
+	versionCh chan int
+	badCaps   error // under rmu
+	lost      atomic.Pointer[LostError]
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+var nonceCounter atomic.Uint32
+
+// dial runs the handshake over conn and starts the reader goroutine. On
+// error conn is closed.
+func dial(conn transport.Conn, opt Options) (*session, error) {
+	opt.defaults()
+	s := &session{
+		conn:      conn,
+		opt:       opt,
+		base:      time.Now(),
+		nonce:     uint32(time.Now().UnixNano()) ^ nonceCounter.Add(0x9E3779B9),
+		handshake: make(chan struct{}),
+		versionCh: make(chan int, 1),
+		done:      make(chan struct{}),
+	}
+	s.state.init()
+	s.status.init()
+	go s.readLoop()
+	hello := wire.Hello{Major: wire.Major, Minor: wire.Minor, Nonce: s.nonce}
+	deadline := time.Now().Add(opt.HandshakeTimeout)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		if err := s.sendHello(&hello); err != nil {
+			s.closeConn()
+			return nil, &HandshakeError{Port: conn.Name(), Cause: err}
+		}
+		wait := min(opt.HelloInterval, time.Until(deadline))
+		timer.Reset(max(wait, 0))
+		select {
+		case <-s.handshake:
+			return s, nil
+		case major := <-s.versionCh:
+			s.closeConn()
+			return nil, &HandshakeError{Port: conn.Name(), PeerMajor: major}
+		case <-s.done:
+			return nil, &HandshakeError{Port: conn.Name(), Cause: s.lost.Load()}
+		case <-timer.C:
+		}
+		if !time.Now().Before(deadline) {
+			s.closeConn()
+			<-s.done
+			e := &HandshakeError{Port: conn.Name(), Waited: opt.HandshakeTimeout, BytesIn: s.bytesIn, Decode: s.dec.Stats, BadCaps: s.badCaps}
+			if s.dec.Stats.Version > 0 {
+				e.PeerMajor = int(s.dec.PeerVersion)
+			}
+			return nil, e
+		}
+	}
+}
+
+func (s *session) now() int64 { return int64(time.Since(s.base)) }
+
+// sendHello writes a lone delimiter (to end any partial frame the device
+// holds) and a HELLO.
+func (s *session) sendHello(h *wire.Hello) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if _, err := s.conn.Write([]byte{0}); err != nil {
+		return err
+	}
+	s.seq = wire.NextSeq(s.seq)
+	now := s.now()
+	if _, err := s.conn.Write(s.enc.Encode(h, s.seq, uint64(now/1000))); err != nil {
+		return err
+	}
+	s.lastSent.Store(now)
+	s.framesOut.Add(1)
+	return nil
+}
+
+// send writes one frame; it records the send time under the frame's seq
+// before writing, so that the reader can time the acknowledgement.
+func (s *session) send(b wire.Body) error {
+	if le := s.lost.Load(); le != nil {
+		return le
+	}
+	s.wmu.Lock()
+	s.seq = wire.NextSeq(s.seq)
+	now := s.now()
+	s.sentAt[s.seq%ring].Store(now)
+	s.sentSeq[s.seq%ring].Store(s.seq)
+	_, err := s.conn.Write(s.enc.Encode(b, s.seq, uint64(now/1000)))
+	s.lastSent.Store(now)
+	s.wmu.Unlock()
+	if err != nil {
+		s.markLost(err)
+		return s.lost.Load()
+	}
+	s.framesOut.Add(1)
+	return nil
+}
+
+// check returns the loss error, detecting silence first.
+func (s *session) check(now int64) error {
+	if le := s.lost.Load(); le != nil {
+		return le
+	}
+	if silent := time.Duration(now - s.lastFrame.Load()); silent > s.silence {
+		s.markLost(&SilenceError{Silent: silent, Limit: s.silence})
+		return s.lost.Load()
+	}
+	return nil
+}
+
+// keepAlive sends a HEARTBEAT when the host has been quiet long enough for
+// the device watchdog to start worrying.
+func (s *session) keepAlive(now int64) {
+	if time.Duration(now-s.lastSent.Load()) > s.heartbeat {
+		_ = s.send(&s.hb)
+	}
+}
+
+// markLost records the first cause of loss and closes the port in the
+// background (closing a tty with unsent output can block).
+func (s *session) markLost(cause error) {
+	if s.lost.CompareAndSwap(nil, &LostError{Port: s.conn.Name(), Cause: cause}) {
+		go s.closeConn()
+	}
+}
+
+func (s *session) closeConn() {
+	s.closeOnce.Do(func() { _ = s.conn.Close() })
+}
+
+func (s *session) readLoop() {
+	defer close(s.done)
+	for {
+		n, err := s.conn.Read(s.buf[:])
+		if err != nil {
+			s.markLost(err)
+			return
+		}
+		s.rmu.Lock()
+		s.bytesIn += uint64(n)
+		for p := s.buf[:n]; len(p) > 0; {
+			k, f, _ := s.dec.Decode(p)
+			p = p[k:]
+			if f != nil {
+				s.dispatch(f)
+			}
+		}
+		s.rmu.Unlock()
+	}
+}
+
+var (
+	errRestarted = errors.New("device restarted (it answers NOT_READY)")
+	errClosed    = errors.New("closed by the host")
+)
+
+// dispatch acts on one valid frame; runs on the reader goroutine.
+func (s *session) dispatch(f *wire.Frame) {
+	now := s.now()
+	if !s.ready {
+		s.handshakeFrame(f, now)
+		return
+	}
+	if f.Type == wire.TypeError && s.erMsg.Parse(f.Body) == nil && s.erMsg.Code == wire.CodeNotReady {
+		s.markLost(errRestarted)
+		return
+	}
+	if !wire.SeqAfter(f.Seq, s.devSeq) {
+		s.seqDropped++
+		return
+	}
+	s.seqLost += uint64(f.Seq - s.devSeq - 1)
+	if f.Seq < s.devSeq { // wrapped past 0, which is never sent
+		s.seqLost--
+	}
+	s.devSeq = f.Seq
+	s.lastFrame.Store(now)
+	switch f.Type {
+	case wire.TypeState:
+		if s.kind != wire.KindExo || s.stMsg.Parse(f.Body) != nil {
+			s.badFrame(f)
+			return
+		}
+		m := &s.stMsg
+		smp := s.state.slot()
+		st := &smp.st
+		st.DeviceTime = time.Duration(f.TimeUs) * time.Microsecond
+		st.Seq = f.Seq
+		for i := range 3 {
+			st.Joint[i] = float64(m.JointURad[i]) / 1e6
+			st.Force[i] = float64(m.ForceUN[i]) / 1e6
+		}
+		st.Enabled = m.Status&wire.StateEnabled != 0
+		st.Fault = m.Fault
+		st.AckSeq = m.AckTag
+		st.Stale = false
+		smp.arrival = now
+		s.state.publish()
+		s.ack(m.AckSeq, now)
+	case wire.TypeTactileStatus:
+		if s.kind != wire.KindTactile || s.tsMsg.Parse(f.Body) != nil {
+			s.badFrame(f)
+			return
+		}
+		m := &s.tsMsg
+		smp := s.status.slot()
+		smp.st = devices.TactileStatus{
+			DeviceTime: time.Duration(f.TimeUs) * time.Microsecond,
+			Seq:        f.Seq,
+			AckSeq:     m.AckTag,
+			Active:     m.Status&wire.TactileActive != 0,
+			Clamped:    m.Status&wire.TactileClamped != 0,
+			Fault:      m.Fault,
+		}
+		smp.arrival = now
+		s.status.publish()
+		s.ack(m.AckSeq, now)
+	case wire.TypeError:
+		if s.erMsg.Parse(f.Body) != nil {
+			s.badBody++
+			return
+		}
+		s.errCodes[int(s.erMsg.Code)%len(s.errCodes)]++
+		s.lastErr = s.erMsg
+	case wire.TypeHeartbeat, wire.TypeCapsExo, wire.TypeCapsTactile:
+		// a sign of life (or a late answer to a repeated HELLO)
+	default:
+		s.unexpected++
+	}
+}
+
+func (s *session) badFrame(f *wire.Frame) {
+	if (f.Type == wire.TypeState) != (s.kind == wire.KindExo) {
+		s.unexpected++
+	} else {
+		s.badBody++
+	}
+}
+
+func (s *session) ack(seq uint32, now int64) {
+	if seq == 0 || !wire.SeqAfter(seq, s.lastAck) || s.sentSeq[seq%ring].Load() != seq {
+		return // nothing new, or an acknowledgement of a frame this link did not send
+	}
+	s.lastAck = seq
+	if t0 := s.sentAt[seq%ring].Load(); now >= t0 {
+		s.lat.add(time.Duration(now - t0))
+	}
+}
+
+func (s *session) handshakeFrame(f *wire.Frame, now int64) {
+	switch f.Type {
+	case wire.TypeCapsExo:
+		var c wire.CapsExo
+		if err := c.Parse(f.Body); err != nil {
+			s.badCaps = err
+			return
+		}
+		if c.Nonce != s.nonce {
+			return
+		}
+		s.kind, s.capsExo = wire.KindExo, c
+		s.start(&c.Caps, f.Seq, now)
+	case wire.TypeCapsTactile:
+		var c wire.CapsTactile
+		if err := c.Parse(f.Body); err != nil {
+			s.badCaps = err
+			return
+		}
+		if c.Nonce != s.nonce {
+			return
+		}
+		s.kind, s.capsTactile = wire.KindTactile, c
+		s.start(&c.Caps, f.Seq, now)
+	case wire.TypeError:
+		var e wire.ErrorReport
+		if e.Parse(f.Body) == nil && e.Code == wire.CodeVersion {
+			select {
+			case s.versionCh <- int(e.Value):
+			default:
+			}
+		}
+	}
+}
+
+func (s *session) start(c *wire.Caps, seq uint32, now int64) {
+	period := time.Duration(c.PeriodUs) * time.Microsecond
+	s.silence = s.opt.SilenceTimeout
+	if s.silence <= 0 {
+		s.silence = max(50*time.Millisecond, 10*period)
+	}
+	s.stale = s.opt.StaleTimeout
+	if s.stale <= 0 {
+		s.stale = max(3*time.Millisecond, 3*period)
+	}
+	s.heartbeat = time.Duration(c.WatchdogMs) * time.Millisecond / 4
+	s.devSeq = seq
+	s.lastFrame.Store(now)
+	s.ready = true
+	close(s.handshake)
+}
+
+// Stats is what a link counted; every field is cumulative since the
+// handshake.
+type Stats struct {
+	Port            string            `json:"port"`
+	Kind            string            `json:"kind"`
+	BytesIn         uint64            `json:"bytes_in"`
+	FramesOut       uint64            `json:"frames_out"`
+	Decode          wire.DecodeStats  `json:"decode"`
+	SeqLost         uint64            `json:"seq_lost"`    // device frames missing from the sequence (lost or corrupted on the way)
+	SeqDropped      uint64            `json:"seq_dropped"` // duplicate or out-of-order frames dropped
+	BadBody         uint64            `json:"bad_body"`    // valid frames whose body did not parse
+	Unexpected      uint64            `json:"unexpected"`  // valid frames of a type this link does not take
+	DeviceErrors    map[string]uint64 `json:"device_errors,omitempty"`
+	LastDeviceError string            `json:"last_device_error,omitempty"`
+	// CommandLatency is the time from writing a COMMAND (or TACTILE_FRAME)
+	// to decoding the STATE (or TACTILE_STATUS) that acknowledges it [µs].
+	CommandLatency Percentiles `json:"command_to_state_us"`
+	Lost           string      `json:"lost,omitempty"`
+}
+
+func (s *session) stats() Stats {
+	s.rmu.Lock()
+	st := Stats{
+		Port: s.conn.Name(), Kind: s.kind.String(), BytesIn: s.bytesIn, Decode: s.dec.Stats,
+		SeqLost: s.seqLost, SeqDropped: s.seqDropped, BadBody: s.badBody, Unexpected: s.unexpected,
+	}
+	for _, c := range wire.Codes {
+		if n := s.errCodes[int(c.Code)%len(s.errCodes)]; n > 0 {
+			if st.DeviceErrors == nil {
+				st.DeviceErrors = map[string]uint64{}
+			}
+			st.DeviceErrors[c.Name] = n
+		}
+	}
+	if s.lastErr.Code != 0 {
+		st.LastDeviceError = fmt.Sprintf("%v (value %d, ref %v seq %d)", codeName(s.lastErr.Code), s.lastErr.Value, s.lastErr.RefType, s.lastErr.RefSeq)
+	}
+	s.rmu.Unlock()
+	st.FramesOut = s.framesOut.Load()
+	st.CommandLatency = s.lat.percentiles()
+	if le := s.lost.Load(); le != nil {
+		st.Lost = le.Error()
+	}
+	return st
+}
+
+func codeName(c wire.ErrorCode) string {
+	for _, x := range wire.Codes {
+		if x.Code == c {
+			return x.Name
+		}
+	}
+	return fmt.Sprintf("code %d", c)
+}
+
+// close disables nothing by itself; the drivers send their safe-state
+// frame first. It waits for the reader goroutine.
+func (s *session) close() error {
+	s.markLost(errClosed)
+	s.closeConn()
+	<-s.done
+	return nil
+}
+
+// Info is what a handshake learnt about a device.
+type Info struct {
+	Port     string               `json:"port"`
+	Kind     string               `json:"kind"`
+	Protocol string               `json:"protocol"`
+	Exo      *devices.ExoSpec     `json:"exoskeleton,omitempty"`
+	Tactile  *devices.TactileSpec `json:"tactile,omitempty"`
+}
+
+// Probe runs the handshake over conn, returns what the device announced
+// and closes conn. The device's output is off afterwards (HELLO switches it
+// off).
+func Probe(conn transport.Conn, opt Options) (Info, error) {
+	s, err := dial(conn, opt)
+	if err != nil {
+		return Info{Port: conn.Name()}, err
+	}
+	defer s.close()
+	info := Info{Port: conn.Name(), Kind: s.kind.String()}
+	switch s.kind {
+	case wire.KindExo:
+		sp := ExoSpec(&s.capsExo, opt.Transport)
+		info.Exo = &sp
+		info.Protocol = fmt.Sprintf("%d.%d", s.capsExo.Major, s.capsExo.Minor)
+	case wire.KindTactile:
+		sp := TactileSpec(&s.capsTactile, opt.Transport)
+		info.Tactile = &sp
+		info.Protocol = fmt.Sprintf("%d.%d", s.capsTactile.Major, s.capsTactile.Minor)
+	}
+	return info, nil
+}

@@ -1,0 +1,193 @@
+package serial
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/transport"
+)
+
+// openPTY returns a pseudo-terminal master and the path of its slave, the
+// stand-in for a device and its serial port.
+func openPTY(t *testing.T) (*os.File, string) {
+	t.Helper()
+	m, s, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminals: %v", err)
+	}
+	name := s.Name()
+	s.Close()
+	t.Cleanup(func() { m.Close() })
+	return m, name
+}
+
+func TestPortOverPTY(t *testing.T) {
+	m, name := openPTY(t)
+	p, err := Open(name, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	// Every byte value must pass untouched: raw mode, no CR/LF mapping, no
+	// flow-control characters eaten.
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	if _, err := p.Write(all); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 0, 256)
+	buf := make([]byte, 256)
+	for len(got) < 256 {
+		n, err := m.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	if !bytes.Equal(got, all) {
+		t.Fatalf("host to device bytes changed:\n%x", got)
+	}
+	if _, err := m.Write(all); err != nil {
+		t.Fatal(err)
+	}
+	got = got[:0]
+	for len(got) < 256 {
+		n, err := p.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	if !bytes.Equal(got, all) {
+		t.Fatalf("device to host bytes changed:\n%x", got)
+	}
+}
+
+func TestPortHangup(t *testing.T) {
+	m, name := openPTY(t)
+	p, err := Open(name, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Read(make([]byte, 16))
+		done <- err
+	}()
+	time.Sleep(10 * time.Millisecond)
+	m.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, devices.ErrDisconnected) || transport.KindOf(err) != transport.Gone {
+			t.Fatalf("Read after hang-up: %v, want kind Gone", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Read did not return after the device side closed")
+	}
+}
+
+func TestPortCloseUnblocksRead(t *testing.T) {
+	_, name := openPTY(t)
+	p, err := Open(name, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Read(make([]byte, 16))
+		done <- err
+	}()
+	time.Sleep(10 * time.Millisecond)
+	p.Close()
+	select {
+	case err := <-done:
+		if transport.KindOf(err) != transport.Closed {
+			t.Fatalf("Read after Close: %v, want kind Closed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not unblock Read")
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	_, err := Open("/dev/haptex-no-such-port", Options{})
+	if transport.KindOf(err) != transport.NotFound {
+		t.Errorf("missing port: %v, want kind NotFound", err)
+	}
+	f := filepath.Join(t.TempDir(), "plain-file")
+	os.WriteFile(f, nil, 0o644)
+	_, err = Open(f, Options{})
+	if err == nil || transport.KindOf(err) == transport.NotFound {
+		t.Errorf("a plain file as a port: %v, want a configuration error", err)
+	}
+}
+
+func TestLatencyTimer(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "bus", "usb-serial", "devices", "ttyUSB7")
+	os.MkdirAll(dir, 0o755)
+	path := filepath.Join(dir, "latency_timer")
+	os.WriteFile(path, []byte("16\n"), 0o644)
+	lt := lowerLatencyTimer(root, "/dev/ttyUSB7")
+	if lt.Before != 16 || lt.After != 1 || lt.Err != "" || lt.Path != path {
+		t.Errorf("FTDI at 16 ms: %+v, want lowered to 1", lt)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "1\n" {
+		t.Errorf("sysfs holds %q", b)
+	}
+	if lt := lowerLatencyTimer(root, "/dev/ttyACM0"); lt.Path != "" || lt.Before != -1 {
+		t.Errorf("CDC-ACM (no latency timer): %+v", lt)
+	}
+}
+
+func TestList(t *testing.T) {
+	ports, err := List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ports {
+		if p.Path == "" {
+			t.Errorf("port without a path: %+v", p)
+		}
+	}
+}
+
+func TestReadAllocs(t *testing.T) {
+	m, name := openPTY(t)
+	p, err := Open(name, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	buf := make([]byte, 64)
+	msg := []byte{1, 2, 3}
+	allocs := testing.AllocsPerRun(200, func() {
+		m.Write(msg)
+		n := 0
+		for n < 3 {
+			k, err := p.Read(buf[n:])
+			if err != nil {
+				panic(err)
+			}
+			n += k
+		}
+		if _, err := p.Write(msg); err != nil {
+			panic(err)
+		}
+		m.Read(buf)
+	})
+	t.Logf("allocations per read+write round trip over a pty: %v", allocs)
+	if allocs != 0 {
+		t.Errorf("%v allocations per round trip", allocs)
+	}
+}

@@ -1,0 +1,246 @@
+// Package setup chooses and opens the devices of a run: it parses the
+// devices file (TOML; per finger an exoskeleton and a tactile array, each
+// simulated, HID by vendor and product id, or serial by port) and opens the
+// whole set before any loop starts, wrapping real devices for hot-plug and,
+// when asked, for recording. An unknown, unreachable or mismatched device
+// is an error that names the finger, the device and the port.
+//
+// It never runs a loop and never reads flags or the environment.
+//
+// # Devices file
+//
+//	# Fingers are "thumb" and "index"; a device left out is simulated.
+//	[thumb.exoskeleton]
+//	kind = "serial"              # sim | serial | hid
+//	port = "/dev/serial/by-id/usb-haptex_exo-if00"
+//	baud = 3000000               # optional
+//
+//	[thumb.tactile]
+//	kind = "hid"
+//	vid = 0x1209
+//	pid = 0x4858
+//	serial = "TAC-0007"          # optional; required when several match
+//
+//	[index.exoskeleton]
+//	kind = "sim"
+package setup
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Finger names and indices (the same order as sim.Thumb and sim.Index).
+var Fingers = [2]string{"thumb", "index"}
+
+// Roles of the two devices of a finger.
+const (
+	RoleExo     = "exoskeleton"
+	RoleTactile = "tactile"
+)
+
+// Kinds of device.
+const (
+	KindSim    = "sim"
+	KindSerial = "serial"
+	KindHID    = "hid"
+)
+
+// Device is one configured device.
+type Device struct {
+	Kind   string `toml:"kind" json:"kind"`
+	Port   string `toml:"port" json:"port,omitempty"`
+	Baud   int    `toml:"baud" json:"baud,omitempty"`
+	VID    int    `toml:"vid" json:"vid,omitempty"`
+	PID    int    `toml:"pid" json:"pid,omitempty"`
+	Serial string `toml:"serial" json:"serial,omitempty"`
+}
+
+// String describes the device for messages: "serial /dev/ttyACM0".
+func (d Device) String() string {
+	switch d.Kind {
+	case KindSerial:
+		return "serial " + d.Port
+	case KindHID:
+		s := fmt.Sprintf("hid %04x:%04x", d.VID, d.PID)
+		if d.Serial != "" {
+			s += " serial " + d.Serial
+		}
+		return s
+	}
+	return d.Kind
+}
+
+// Finger is the two devices of one finger.
+type Finger struct {
+	Exoskeleton Device `toml:"exoskeleton" json:"exoskeleton"`
+	Tactile     Device `toml:"tactile" json:"tactile"`
+}
+
+// File is a devices file: Fingers[0] is the thumb, Fingers[1] the index.
+type File struct {
+	Fingers [2]Finger `json:"fingers"`
+}
+
+// Default is the file with every device simulated.
+func Default() *File {
+	f := &File{}
+	for i := range f.Fingers {
+		f.Fingers[i] = Finger{Exoskeleton: Device{Kind: KindSim}, Tactile: Device{Kind: KindSim}}
+	}
+	return f
+}
+
+// FileError is a devices file that cannot be used.
+type FileError struct {
+	File string
+	Line int    // 0 when unknown
+	Key  string // e.g. "thumb.exoskeleton.port"
+	Msg  string
+}
+
+func (e *FileError) Error() string {
+	var b strings.Builder
+	b.WriteString("setup: ")
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Key != "" {
+		b.WriteString(": " + e.Key)
+	}
+	b.WriteString(": " + e.Msg)
+	return b.String()
+}
+
+// Load reads and checks the devices file at path.
+func Load(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("setup: %w", err)
+	}
+	defer f.Close()
+	return Parse(f, path)
+}
+
+// Parse reads and checks a devices file; name is used in messages.
+func Parse(r io.Reader, name string) (*File, error) {
+	var raw map[string]map[string]Device
+	md, err := toml.NewDecoder(r).Decode(&raw)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &FileError{File: name, Line: pe.Position.Line, Msg: pe.Message}
+		}
+		return nil, &FileError{File: name, Msg: err.Error()}
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		sort.Strings(keys)
+		return nil, &FileError{File: name, Key: keys[0], Msg: fmt.Sprintf("unknown key (known: kind, port, baud, vid, pid, serial)%s", more(keys))}
+	}
+	f := Default()
+	for finger, roles := range raw {
+		fi := fingerIndex(finger)
+		if fi < 0 {
+			return nil, &FileError{File: name, Key: finger, Msg: fmt.Sprintf("unknown finger (want %s)", strings.Join(Fingers[:], " or "))}
+		}
+		for role, d := range roles {
+			key := finger + "." + role
+			if err := check(&d); err != "" {
+				return nil, &FileError{File: name, Key: key, Msg: err}
+			}
+			switch role {
+			case RoleExo:
+				f.Fingers[fi].Exoskeleton = d
+			case RoleTactile:
+				f.Fingers[fi].Tactile = d
+			default:
+				return nil, &FileError{File: name, Key: key, Msg: fmt.Sprintf("unknown device (want %s or %s)", RoleExo, RoleTactile)}
+			}
+		}
+	}
+	if err := f.checkShared(name); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func more(keys []string) string {
+	if len(keys) == 1 {
+		return ""
+	}
+	return fmt.Sprintf("; also %s", strings.Join(keys[1:], ", "))
+}
+
+func fingerIndex(s string) int {
+	for i, f := range Fingers {
+		if f == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// check returns what is wrong with d, or "".
+func check(d *Device) string {
+	switch d.Kind {
+	case "":
+		return `missing kind (want "sim", "serial" or "hid")`
+	case KindSim:
+		if d.Port != "" || d.VID != 0 || d.PID != 0 || d.Serial != "" || d.Baud != 0 {
+			return "a simulated device takes no port, vid, pid, serial or baud"
+		}
+	case KindSerial:
+		if d.Port == "" {
+			return `serial device without port (e.g. port = "/dev/ttyACM0")`
+		}
+		if d.Baud < 0 || d.Baud > 50_000_000 {
+			return fmt.Sprintf("baud %d out of range", d.Baud)
+		}
+		if d.VID != 0 || d.PID != 0 || d.Serial != "" {
+			return "a serial device takes port and baud, not vid, pid or serial"
+		}
+	case KindHID:
+		if d.VID <= 0 || d.VID > 0xFFFF || d.PID <= 0 || d.PID > 0xFFFF {
+			return fmt.Sprintf("hid device needs vid and pid in 0x0001..0xFFFF (got vid %#x, pid %#x)", d.VID, d.PID)
+		}
+		if d.Port != "" || d.Baud != 0 {
+			return "a hid device takes vid, pid and serial, not port or baud"
+		}
+	default:
+		return fmt.Sprintf(`unknown kind %q (want "sim", "serial" or "hid")`, d.Kind)
+	}
+	return ""
+}
+
+// checkShared refuses two devices on the same port or HID identity.
+func (f *File) checkShared(name string) error {
+	seen := map[string]string{}
+	for fi, fg := range f.Fingers {
+		for _, rd := range []struct {
+			role string
+			d    Device
+		}{{RoleExo, fg.Exoskeleton}, {RoleTactile, fg.Tactile}} {
+			if rd.d.Kind == KindSim {
+				continue
+			}
+			id := rd.d.String()
+			key := Fingers[fi] + "." + rd.role
+			if other, ok := seen[id]; ok {
+				return &FileError{File: name, Key: key, Msg: fmt.Sprintf("%s is already used by %s", id, other)}
+			}
+			seen[id] = key
+		}
+	}
+	return nil
+}

@@ -1,0 +1,225 @@
+package setup_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/link"
+	"github.com/haptex/haptex/devices/record"
+	"github.com/haptex/haptex/devices/replay"
+	"github.com/haptex/haptex/devices/setup"
+)
+
+func TestParse(t *testing.T) {
+	good := `
+# a lab rig
+[thumb.exoskeleton]
+kind = "serial"
+port = "/dev/ttyACM0"
+baud = 2000000
+
+[thumb.tactile]
+kind = "hid"
+vid = 0x1209
+pid = 0x4858
+serial = "TAC-7"
+
+[index.exoskeleton]
+kind = "sim"
+`
+	f, err := setup.Parse(strings.NewReader(good), "rig.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := setup.File{Fingers: [2]setup.Finger{
+		{Exoskeleton: setup.Device{Kind: "serial", Port: "/dev/ttyACM0", Baud: 2000000}, Tactile: setup.Device{Kind: "hid", VID: 0x1209, PID: 0x4858, Serial: "TAC-7"}},
+		{Exoskeleton: setup.Device{Kind: "sim"}, Tactile: setup.Device{Kind: "sim"}},
+	}}
+	if *f != want {
+		t.Errorf("parsed %+v\nwant %+v", *f, want)
+	}
+	tests := []struct {
+		name, in, want string
+	}{
+		{"syntax", "[thumb.exoskeleton\nkind = 1", "rig.toml:2: expected"},
+		{"unknown finger", "[ring.exoskeleton]\nkind = \"sim\"", `ring: unknown finger (want thumb or index)`},
+		{"unknown device", "[thumb.glove]\nkind = \"sim\"", "thumb.glove: unknown device"},
+		{"unknown kind", "[thumb.tactile]\nkind = \"usb\"", `thumb.tactile: unknown kind "usb"`},
+		{"missing kind", "[thumb.tactile]\nport = \"/dev/x\"", "thumb.tactile: missing kind"},
+		{"serial without port", "[index.exoskeleton]\nkind = \"serial\"", "index.exoskeleton: serial device without port"},
+		{"hid without pid", "[index.tactile]\nkind = \"hid\"\nvid = 0x1209", "index.tactile: hid device needs vid and pid"},
+		{"vid too large", "[index.tactile]\nkind = \"hid\"\nvid = 0x10000\npid = 1", "vid 0x10000"},
+		{"typo", "[index.tactile]\nkind = \"hid\"\nvid = 1\npid = 1\nserail = \"x\"", "index.tactile.serail: unknown key"},
+		{"sim with port", "[index.tactile]\nkind = \"sim\"\nport = \"/dev/x\"", "a simulated device takes no port"},
+		{"shared port", "[thumb.exoskeleton]\nkind = \"serial\"\nport = \"/dev/a\"\n[index.exoskeleton]\nkind = \"serial\"\nport = \"/dev/a\"", "serial /dev/a is already used by"},
+		{"wrong type", "[thumb.exoskeleton]\nkind = 3", "rig.toml"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := setup.Parse(strings.NewReader(tc.in), "rig.toml")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := setup.Load(filepath.Join(t.TempDir(), "none.toml")); err == nil {
+		t.Error("missing file loaded")
+	}
+}
+
+func emulator(t *testing.T) *emu.Emulator {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	devs := emu.DefaultDevices()
+	for i := range devs {
+		devs[i].WatchdogMs = 2000
+	}
+	e, err := emu.Run(ctx, emu.Config{Devices: devs})
+	if err != nil {
+		cancel()
+		t.Skipf("emulator: %v", err)
+	}
+	t.Cleanup(func() { cancel(); e.Close() })
+	return e
+}
+
+// TestOpenEmulatedRig opens the emulator's devices file through the real
+// serial path, records a few ticks and replays them.
+func TestOpenEmulatedRig(t *testing.T) {
+	e := emulator(t)
+	f, err := setup.Load(e.DevicesFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sess, err := record.NewSession(dir, record.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := setup.Open(f, setup.Options{Record: sess, Link: link.Options{SilenceTimeout: time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if sp := s.Exo[i].Spec(); sp.Transport != devices.TransportSerial || sp.Model != "haptex-emu-exo" {
+			t.Errorf("finger %d exoskeleton spec %+v", i, sp)
+		}
+		if sp := s.Tactile[i].Spec(); sp.Rows*sp.Cols != devices.Pins {
+			t.Errorf("finger %d tactile spec %+v", i, sp)
+		}
+		s.Exo[i].Enable(true)
+	}
+	var st devices.ExoState
+	for k := 1; k <= 50; k++ {
+		for i := range 2 {
+			if c, ok := s.Exo[i].(devices.Clocked); ok {
+				c.Advance(time.Duration(k) * time.Millisecond)
+			}
+			s.Exo[i].Read(&st)
+			s.Exo[i].Write(&devices.ExoCommand{Seq: uint32(k), Torque: [3]float64{0.01, 0, 0}})
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for i := range 2 {
+		s.Tactile[i].WriteFrame(&devices.TactileFrame{Seq: 1})
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := replay.OpenSession(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.Exo) != 2 || len(rs.Tactile) != 2 {
+		t.Fatalf("recorded %d exoskeletons, %d tactile arrays", len(rs.Exo), len(rs.Tactile))
+	}
+	if sp := rs.Exo["thumb-exo"].Spec(); sp.Model != "haptex-emu-exo" || sp.DoF != 3 {
+		t.Errorf("recorded spec %+v", sp)
+	}
+	var dump strings.Builder
+	if err := record.Dump(&dump, filepath.Join(record.Dir(dir), "thumb-exo.hxr")); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"-> HELLO", "<- CAPS_EXO", "-> COMMAND", "<- STATE", "WRITE", "READ", "SPEC"} {
+		if !strings.Contains(dump.String(), want) {
+			t.Errorf("recording lacks %q", want)
+		}
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	e := emulator(t)
+	missing := filepath.Join(t.TempDir(), "ttyNONE")
+	file := func(s string) *setup.File {
+		f, err := setup.Parse(strings.NewReader(s), "rig.toml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	_, err := setup.Open(file("[thumb.exoskeleton]\nkind = \"serial\"\nport = \""+missing+"\""), setup.Options{})
+	var oe *setup.OpenError
+	if !errors.As(err, &oe) || oe.Finger != "thumb" || oe.Role != "exoskeleton" || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("missing port: %v", err)
+	}
+	tac := e.Plug("index-tactile").Path()
+	_, err = setup.Open(file("[index.exoskeleton]\nkind = \"serial\"\nport = \""+tac+"\""), setup.Options{})
+	var ke *link.KindError
+	if !errors.As(err, &ke) || !strings.Contains(err.Error(), "is a tactile array (\"haptex-emu-tactile\"), not an exoskeleton") {
+		t.Errorf("tactile array configured as exoskeleton: %v", err)
+	}
+	t.Log(err)
+	notDevice := filepath.Join(t.TempDir(), "plain")
+	os.WriteFile(notDevice, nil, 0o644)
+	_, err = setup.Open(file("[index.tactile]\nkind = \"serial\"\nport = \""+notDevice+"\""), setup.Options{})
+	if err == nil {
+		t.Error("a plain file opened as a device")
+	}
+}
+
+func TestOpenAllSimulated(t *testing.T) {
+	s, err := setup.Open(setup.Default(), setup.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, ok := s.Exo[0].(devices.Clocked); !ok {
+		t.Error("simulated exoskeleton is not Clocked")
+	}
+}
+
+// FuzzParse feeds arbitrary devices files to the parser: errors, never a
+// panic, and anything accepted is a valid file.
+func FuzzParse(f *testing.F) {
+	f.Add("[thumb.exoskeleton]\nkind = \"serial\"\nport = \"/dev/ttyACM0\"\n")
+	f.Add("[index.tactile]\nkind = \"hid\"\nvid = 0x1209\npid = 0x4858\nserial = \"x\"\n")
+	f.Add("[thumb]\nexoskeleton = { kind = \"sim\" }\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		file, err := setup.Parse(strings.NewReader(in), "fuzz.toml")
+		if err != nil {
+			return
+		}
+		for _, fg := range file.Fingers {
+			for _, d := range []setup.Device{fg.Exoskeleton, fg.Tactile} {
+				switch d.Kind {
+				case setup.KindSim, setup.KindSerial, setup.KindHID:
+				default:
+					t.Fatalf("accepted kind %q", d.Kind)
+				}
+				if d.Kind == setup.KindSerial && d.Port == "" || d.Kind == setup.KindHID && (d.VID < 1 || d.VID > 0xFFFF) {
+					t.Fatalf("accepted %+v", d)
+				}
+			}
+		}
+	})
+}

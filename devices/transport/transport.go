@@ -1,0 +1,190 @@
+// Package transport defines the byte-stream connection every device link
+// runs over (serial port, USB HID, pseudo-terminal, in-memory pipe), the
+// typed errors transports return, and an in-memory pipe for tests.
+//
+// It never frames or interprets bytes: that is package wire's job.
+package transport
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/haptex/haptex/devices"
+)
+
+// Conn is a full-duplex byte stream to one device.
+//
+// Read blocks until at least one byte arrived and returns n > 0, or returns
+// an error: a *Error of kind Gone when the device went away, of kind Closed
+// after Close. Write writes all of p or returns an error; one reader
+// goroutine and one writer goroutine may use a Conn at the same time. Close
+// may be called from any goroutine, more than once, and unblocks Read.
+type Conn interface {
+	Read(p []byte) (int, error)
+	Write(p []byte) (int, error)
+	Close() error
+	// Name names the port for messages, e.g. "/dev/ttyUSB0".
+	Name() string
+}
+
+// Kind classifies a transport error.
+type Kind int
+
+// Error kinds.
+const (
+	Other       Kind = iota
+	NotFound         // no such port or device
+	Busy             // another process holds the port
+	Permission       // the user may not open the port
+	Config           // the port refused the settings
+	Closed           // used after Close
+	Gone             // the device went away (unplugged, hung up, I/O error)
+	Unsupported      // the platform or build lacks the transport
+)
+
+var kindNames = [...]string{"error", "not found", "busy", "permission denied", "configuration refused", "closed", "device gone", "unsupported"}
+
+func (k Kind) String() string {
+	if k >= 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
+
+// Error is a transport failure. errors.Is(err, devices.ErrDisconnected) is
+// true for kinds Gone and Closed.
+type Error struct {
+	Transport devices.Transport // "serial", "hid", ...
+	Op        string            // "open", "read", "write", "configure", "enumerate"
+	Port      string
+	Kind      Kind
+	Err       error // cause, may be nil
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("%s: %s %s: %v", e.Transport, e.Op, e.Port, e.Kind)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, devices.ErrDisconnected) true for a vanished or
+// closed device.
+func (e *Error) Is(target error) bool {
+	return target == devices.ErrDisconnected && (e.Kind == Gone || e.Kind == Closed)
+}
+
+// KindOf returns the Kind of the first *Error in err's chain, or Other.
+// It does not allocate (errors.As would), so device loops may call it on
+// every failed write.
+func KindOf(err error) Kind {
+	for err != nil {
+		if te, ok := err.(*Error); ok {
+			return te.Kind
+		}
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return Other
+		}
+		err = u.Unwrap()
+	}
+	return Other
+}
+
+// Pipe returns the two ends of an in-memory full-duplex stream. Closing
+// either end makes the other end's Read return, after the bytes already
+// written, an *Error of kind Gone. Writes never block; Write fails once
+// more than 1 MiB is waiting unread.
+func Pipe(nameA, nameB string) (Conn, Conn) {
+	ab, ba := newQueue(), newQueue()
+	return &pipeEnd{name: nameA, in: ba, out: ab}, &pipeEnd{name: nameB, in: ab, out: ba}
+}
+
+const pipeLimit = 1 << 20
+
+type queue struct {
+	mu     sync.Mutex
+	cond   sync.Cond
+	buf    []byte
+	closed bool
+}
+
+func newQueue() *queue {
+	q := &queue{buf: make([]byte, 0, 4096)}
+	q.cond.L = &q.mu
+	return q
+}
+
+func (q *queue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}
+
+type pipeEnd struct {
+	name      string
+	in, out   *queue
+	closeOnce sync.Once
+	local     atomic.Bool // this end was closed
+}
+
+func (p *pipeEnd) closedKind() Kind {
+	if p.local.Load() {
+		return Closed
+	}
+	return Gone
+}
+
+func (p *pipeEnd) Name() string { return p.name }
+
+func (p *pipeEnd) err(op string, k Kind) error {
+	return &Error{Transport: "pipe", Op: op, Port: p.name, Kind: k}
+}
+
+func (p *pipeEnd) Read(b []byte) (int, error) {
+	q := p.in
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.buf) == 0 {
+		if q.closed {
+			return 0, p.err("read", p.closedKind())
+		}
+		q.cond.Wait()
+	}
+	n := copy(b, q.buf)
+	q.buf = q.buf[:copy(q.buf, q.buf[n:])]
+	return n, nil
+}
+
+func (p *pipeEnd) Write(b []byte) (int, error) {
+	q := p.out
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return 0, p.err("write", p.closedKind())
+	}
+	if len(q.buf)+len(b) > pipeLimit {
+		q.mu.Unlock()
+		return 0, p.err("write", Other)
+	}
+	q.buf = append(q.buf, b...)
+	q.mu.Unlock()
+	q.cond.Broadcast()
+	return len(b), nil
+}
+
+// Close closes both directions: this end's reads return Closed, the peer's
+// reads return Gone once drained.
+func (p *pipeEnd) Close() error {
+	p.closeOnce.Do(func() {
+		p.local.Store(true)
+		p.out.close()
+		p.in.close()
+	})
+	return nil
+}
