@@ -15,6 +15,10 @@ import (
 	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/internal/rig"
 	"github.com/haptex/haptex/internal/statebuf"
+	"github.com/haptex/haptex/render"
+	"github.com/haptex/haptex/sim"
+	"github.com/haptex/haptex/sim/simbench"
+	"github.com/haptex/haptex/tactile"
 )
 
 // benches maps a bench name to its runner. Every runner returns a value that
@@ -28,9 +32,40 @@ var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 		r, err := haptics.BenchControl(haptics.BenchOptions{})
 		return &r, err
 	},
+	"sim": func(context.Context, benchOpts) (any, error) {
+		r, err := simbench.Bench(simbench.Options{})
+		return &r, err
+	},
+	"tactile": func(context.Context, benchOpts) (any, error) {
+		r, err := tactile.Bench(4000)
+		return &r, err
+	},
+	"render": benchRender,
+}
+
+// benchRender draws the showcase at 64 x 64 nodes and 1280 x 720 offscreen:
+// the state 1 s into the handling script, as the rig computed it.
+func benchRender(_ context.Context, o benchOpts) (any, error) {
+	cfg := rig.Config{Duration: time.Second, Sim: sim.DefaultConfig()}
+	cfg.Sim.NodesU, cfg.Sim.NodesV = 64, 64
+	r, err := rig.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	v := r.NewView()
+	if _, err := r.RunLockstep(); err != nil {
+		return nil, err
+	}
+	rc := renderConfig(v)
+	rc.Width, rc.Height = 1280, 720
+	var frame render.Frame
+	(&frameSource{v: v}).fill(&frame)
+	res, err := render.Bench(rc, &frame, o.frames)
+	return &res, err
 }
 
 type benchOpts struct {
+	frames   int
 	duration time.Duration
 	priority int
 	logf     func(string, ...any)
@@ -54,6 +89,7 @@ func runBench(args []string) error {
 	duration := fs.Duration("duration", 10*time.Second, "how long real-time benches run")
 	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the real-time loop (0: normal scheduling)")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
+	frames := fs.Int("frames", 600, "frames the render bench draws")
 	if len(args) == 0 {
 		fs.Usage()
 		return fmt.Errorf("%w: which bench?", errUsage)
@@ -64,7 +100,7 @@ func runBench(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	o := benchOpts{duration: *duration, priority: *prio, logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
+	o := benchOpts{frames: *frames, duration: *duration, priority: *prio, logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
 	names := []string{name}
 	if name == "all" {
 		names = benchNames()

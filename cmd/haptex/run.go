@@ -30,6 +30,8 @@ func runRun(args []string) error {
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
 	fabric := fs.String("fabric", rig.DefaultFabric, "fabric to handle (haptex fabric list)")
 	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
+	var cal calFlags
+	cal.register(fs)
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -49,6 +51,9 @@ func runRun(args []string) error {
 		OutDir: *out, Duration: *duration, Priority: priority,
 		TactilePeriod: *tactile, SimPeriod: *simPeriod,
 		Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) },
+	}
+	if err := cal.apply(&cfg); err != nil {
+		return err
 	}
 	r, err := rig.New(cfg)
 	if err != nil {

@@ -81,6 +81,9 @@ type Stimulus struct {
 	// FrequencyHz is the tone frequency per stream (interleaved track) of
 	// a tactile-tone experiment: 40 or 320.
 	FrequencyHz []float64 `toml:"frequency_hz" json:"frequency_hz,omitempty"`
+	// Finger is the finger a tactile-tone experiment vibrates: "thumb",
+	// "index" or "" for both.
+	Finger string `toml:"finger" json:"finger,omitempty"`
 	// Question is what the subject answers; a default per kind.
 	Question string `toml:"question" json:"question"`
 	// Unit names X's unit in the record ("%", "dB", "µm").
@@ -117,7 +120,7 @@ func Parse(data []byte, file string) (*Experiment, error) {
 		}
 		return nil, fmt.Errorf("experiment: %s: unknown field %s", file, strings.Join(keys, ", "))
 	}
-	if err := e.check(); err != nil {
+	if err := e.Validate(); err != nil {
 		return nil, fmt.Errorf("experiment: %s: %w", file, err)
 	}
 	return &e, nil
@@ -133,8 +136,9 @@ func Load(path string) (*Experiment, []byte, error) {
 	return e, data, err
 }
 
-// check validates the experiment and fills its defaults.
-func (e *Experiment) check() error {
+// Validate checks the experiment and fills its defaults; the error names
+// the field.
+func (e *Experiment) Validate() error {
 	if e.Format != FormatVersion {
 		return fmt.Errorf("format: %d, want %d", e.Format, FormatVersion)
 	}
@@ -175,6 +179,9 @@ func (e *Experiment) check() error {
 			if f != 40 && f != 320 {
 				return fmt.Errorf("stimulus.frequency_hz[%d]: %g Hz, want 40 or 320", i, f)
 			}
+		}
+		if s.Finger != "" && s.Finger != "thumb" && s.Finger != "index" {
+			return fmt.Errorf("stimulus.finger: %q, want thumb, index or empty (both)", s.Finger)
 		}
 	default:
 		return fmt.Errorf("stimulus.kind: %q, want %s, %s, %s or %s", s.Kind, Stiffness, ForceScale, TactileLevel, TactileTone)

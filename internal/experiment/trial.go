@@ -173,6 +173,12 @@ func (run *runner) apply(t psych.Trial, isTest bool) (float64, error) {
 			f = run.e.Stimulus.FrequencyHz[t.Stream]
 		}
 		tone := &rig.Tone{}
+		switch run.e.Stimulus.Finger {
+		case "thumb":
+			tone.Silent[sim.Index] = true
+		case "index":
+			tone.Silent[sim.Thumb] = true
+		}
 		if f == 40 {
 			tone.A40Um = x
 		} else {

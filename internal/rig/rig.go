@@ -27,6 +27,7 @@ import (
 	"github.com/haptex/haptex/internal/rt"
 	"github.com/haptex/haptex/internal/statebuf"
 	"github.com/haptex/haptex/sim"
+	"github.com/haptex/haptex/tactile"
 )
 
 // Config configures a rig.
@@ -65,6 +66,12 @@ type Config struct {
 	// simulated array (TactileParams; zero value: the defaults).
 	Tactile       [sim.NumFingers]devices.TactileArray `json:"-"`
 	TactileParams devsim.TactileParams                 `json:"tactile_params"`
+	// TactileCal is each finger's tactile calibration (the user's
+	// channel thresholds, per-pin corrections); nil takes
+	// tactile.DefaultCalibration(). Calibrations names the files they
+	// came from, for the session record.
+	TactileCal   [sim.NumFingers]*tactile.Calibration `json:"-"`
+	Calibrations []string                             `json:"calibrations,omitempty"`
 	// Fabric is the fabric handled; the simulation's material and the
 	// tactile renderer's surface come from it through calib/kes, and from
 	// nothing else. Nil takes the built-in DefaultFabric.

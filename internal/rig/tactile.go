@@ -130,6 +130,12 @@ func newTactileLoop(r *Rig) (*tactileLoop, error) {
 	l.renderer = rend
 	for f := range sim.NumFingers {
 		l.cal[f] = tactile.DefaultCalibration()
+		if c := r.cfg.TactileCal[f]; c != nil {
+			l.cal[f] = *c
+		}
+		if err := rend.SetCalibration(f, l.cal[f]); err != nil {
+			return nil, fmt.Errorf("rig: %s tactile calibration: %w", sim.FingerName(f), err)
+		}
 	}
 	return l, nil
 }
@@ -145,9 +151,13 @@ func (l *tactileLoop) step(t time.Duration) {
 	l.renderer.Step(t.Seconds(), &l.contacts, frame)
 	if l.toneOn {
 		for f := range frame.Fingers {
+			a40, a320 := l.tone.A40Um, l.tone.A320Um
+			if l.tone.Silent[f] {
+				a40, a320 = 0, 0
+			}
 			ff := &frame.Fingers[f]
 			for p := range ff.A40Um {
-				ff.A40Um[p], ff.A320Um[p] = l.tone.A40Um, l.tone.A320Um
+				ff.A40Um[p], ff.A320Um[p] = a40, a320
 			}
 		}
 	}

@@ -195,6 +195,8 @@ func norm3(v [3]float64) float64 { return math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]
 // calibration).
 type Tone struct {
 	A40Um, A320Um float64 // [µm peak]
+	// Silent marks fingers whose pins stay still (a one-finger tone).
+	Silent [sim.NumFingers]bool
 }
 
 // BeginInterval starts an interval of a trial at the next haptics tick:

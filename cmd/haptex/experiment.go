@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/haptex/haptex/calib/kes"
+	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/internal/experiment"
+	"github.com/haptex/haptex/internal/rig"
+)
+
+func init() {
+	register(&command{name: "experiment", summary: "run or check a psychophysics experiment file", run: runExperiment})
+}
+
+func runExperiment(args []string) error {
+	if len(args) == 0 || (args[0] != "run" && args[0] != "check") {
+		fmt.Fprintln(os.Stderr, "usage: haptex experiment run FILE -subject ID [flags]\n       haptex experiment check FILE")
+		return fmt.Errorf("%w: experiment run or experiment check", errUsage)
+	}
+	if args[0] == "check" {
+		if len(args) != 2 {
+			return fmt.Errorf("%w: experiment check FILE", errUsage)
+		}
+		e, _, err := experiment.Load(args[1])
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s: %s, %s stimulus, %s procedure: ok\n", args[1], e.Name, e.Stimulus.Kind, e.Procedure.Kind)
+		return nil
+	}
+	if len(args) < 2 || args[1] == "" || args[1][0] == '-' {
+		return fmt.Errorf("%w: experiment run FILE -subject ID", errUsage)
+	}
+	path := args[1]
+	fs := newFlags("experiment run", "experiment run FILE -subject ID [flags]")
+	subject := fs.String("subject", "", "participant identifier (letters, digits, '-', '_'); required")
+	out := fs.String("out", "experiments", "parent folder: the run writes OUT/EXPERIMENT/SUBJECT/")
+	var observers listFlag
+	fs.Var(&observers, "observer", "a simulated observer answers instead of a person, in virtual time: sim:form=weibull,threshold=T,beta=B,lambda=L,seed=S (repeat for one per interleaved stream)")
+	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the 1 kHz thread (0: normal scheduling)")
+	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
+	var cal calFlags
+	cal.register(fs)
+	if err := parse(fs, args[2:], 0); err != nil {
+		return err
+	}
+	if *subject == "" {
+		return fmt.Errorf("%w: -subject ID is required", errUsage)
+	}
+	e, src, err := experiment.Load(path)
+	if err != nil {
+		return err
+	}
+	cfg := rig.Config{Priority: rtPriority(*prio), Logf: stderrf}
+	if err := cal.apply(&cfg); err != nil {
+		return err
+	}
+	opt := experiment.Options{Experiment: e, Source: src, Path: path, Subject: *subject, OutDir: *out,
+		Library: kes.Library{Dir: *library}, In: os.Stdin, Out: os.Stdout, Rig: cfg}
+	for _, spec := range observers {
+		o, err := psych.ParseObserver(spec, e.Task)
+		if err != nil {
+			return fmt.Errorf("%w: -observer: %v", errUsage, err)
+		}
+		opt.Observers = append(opt.Observers, o)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := experiment.Run(ctx, opt)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted; every completed trial is on disk, run the same command again to resume: %w", err)
+		}
+		return err
+	}
+	fmt.Printf("results in %s\n", res.Dir)
+	return nil
+}
+
+// rtPriority maps the -priority flag (0: normal scheduling) to rig.Config's
+// convention (-1: normal scheduling).
+func rtPriority(p int) int {
+	if p <= 0 {
+		return -1
+	}
+	return p
+}
+
+func stderrf(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }
