@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/haptex/haptex/calib/device"
+	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/internal/rig"
+	"github.com/haptex/haptex/sim"
+	"github.com/haptex/haptex/tactile"
+)
+
+// The force calibration of the simulated twin recovers the sensor errors
+// the twin was given, within 1 %, and the file it writes reads back.
+func TestCalibForceTwin(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cal", "index-force.json")
+	if err := calibTwin(context.Background(), "force", "index", path); err != nil {
+		t.Fatal(err)
+	}
+	c, err := readFile(path, device.ReadForceCalibration)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if e := math.Abs(c.Gain[i][i]/twinSensorGain[i] - 1); e > 0.01 {
+			t.Errorf("axis %d gain %.4f, true %.4f", i, c.Gain[i][i], twinSensorGain[i])
+		}
+		if e := math.Abs(c.Bias[i]/twinSensorBias[i] - 1); e > 0.01 {
+			t.Errorf("axis %d bias %.4f N, true %.4f N", i, c.Bias[i], twinSensorBias[i])
+		}
+	}
+}
+
+// -user and -tactile-cal put the subject's thresholds and the array's pin
+// corrections into the rig's tactile calibration and name both files.
+func TestCalFlagsApply(t *testing.T) {
+	dir := t.TempDir()
+	pins := filepath.Join(dir, "thumb-tactile.json")
+	if err := calibTwin(context.Background(), "tactile", "thumb", pins); err != nil {
+		t.Fatal(err)
+	}
+	tf := psych.NewThresholdFile("s1", time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC))
+	for _, e := range []psych.ThresholdEntry{
+		{Finger: "index", FrequencyHz: 40, ThresholdUm: 8, ThresholdDB: 20 * math.Log10(8), TargetP: 0.79, Trials: 80, Reversals: 14, Method: psych.KindStaircase},
+		{Finger: "index", FrequencyHz: 320, ThresholdUm: 0.5, ThresholdDB: 20 * math.Log10(0.5), TargetP: 0.79, Trials: 80, Reversals: 14, Method: psych.KindStaircase},
+	} {
+		if err := tf.Set(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	user := filepath.Join(dir, "s1-thresholds.json")
+	if err := writeCal(user, tf.Write); err != nil {
+		t.Fatal(err)
+	}
+	c := calFlags{user: user, pins: listFlag{pins}}
+	var cfg rig.Config
+	if err := c.apply(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Calibrations) != 2 {
+		t.Errorf("calibrations named: %v", cfg.Calibrations)
+	}
+	ref := tactile.ReferenceChannels()
+	idx, th := cfg.TactileCal[sim.Index], cfg.TactileCal[sim.Thumb]
+	if d := idx.Channels.Drive; math.Abs(d.NP40-20*math.Log10(8)) > 1e-9 || math.Abs(d.P320-20*math.Log10(0.5)) > 1e-9 {
+		t.Errorf("index drive thresholds %+v", d)
+	}
+	if th.Channels.Drive != ref.Drive {
+		t.Errorf("thumb has no thresholds in the file but its drive changed: %+v", th.Channels.Drive)
+	}
+	cal, err := readFile(pins, device.ReadTactileCalibration)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if th.Pin40DB != cal.Pin40DB || idx.Pin40DB != ([tactile.Pins]float64{}) {
+		t.Errorf("pin corrections not on the thumb alone")
+	}
+
+	// A second calibration of the same array is refused.
+	c.pins = append(c.pins, pins)
+	if err := c.apply(&rig.Config{}); err == nil || !strings.Contains(err.Error(), "second thumb") {
+		t.Errorf("two thumb array files: %v", err)
+	}
+}
+
+func TestExperimentCheckExample(t *testing.T) {
+	if err := runExperiment([]string{"check", filepath.Join("..", "..", "examples", "stiffness-2afc.toml")}); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.toml")
+	os.WriteFile(bad, []byte("format = 1\nname = \"x\"\n[stimulus]\nkind = \"loudness\"\n"), 0o644)
+	if err := runExperiment([]string{"check", bad}); err == nil || !strings.Contains(err.Error(), "stimulus.kind") {
+		t.Errorf("bad stimulus kind: %v", err)
+	}
+}
