@@ -86,7 +86,8 @@ func (s *frameSource) fill(dst *render.Frame) {
 	s.loops = s.v.Loops(s.loops)
 	for i := range dst.Overlay.Loops {
 		dst.Overlay.Loops[i] = render.LoopStats{}
-		if i < len(s.loops) {
+		// A rig in virtual time has no loop telemetry to show.
+		if i < len(s.loops) && s.loops[i].RateHz > 0 {
 			l := s.loops[i]
 			dst.Overlay.Loops[i] = render.LoopStats{Name: l.Name, RateHz: l.RateHz, LatenessP99: time.Duration(l.LatenessP99 * 1e3)}
 		}
