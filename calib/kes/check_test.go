@@ -1,0 +1,102 @@
+package kes
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/haptex/haptex/sim"
+)
+
+// TestCheckBuiltin runs the virtual Kawabata check on every built-in
+// fabric (a light, a heavy and a knit one with -short): each must recover
+// EMT, LT, WT, G and B within 10 % and Peirce's bending length within 5 %
+// (issue 7).
+func TestCheckBuiltin(t *testing.T) {
+	names := List()
+	if testing.Short() {
+		names = []string{"silk-habutae", "denim", "knit-jersey"}
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			f, err := Builtin(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Check(f, CheckOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := rep.WriteText(&buf); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("steps %d\n%s", rep.Steps, buf.String())
+			if len(rep.Readings) != 11 {
+				t.Errorf("%d readings, want 11 (EMT, LT, WT, B, c per direction and G)", len(rep.Readings))
+			}
+			for _, r := range rep.Readings {
+				if !r.Pass {
+					t.Errorf("%s %s %s: fabric %.4g %s, simulation %.4g (%+.2f %%, tolerance %.0f %%)",
+						r.Test, r.Direction, r.Quantity, r.Input, r.Unit, r.Recovered, 100*r.RelError, 100*r.Tolerance)
+				}
+			}
+			if !rep.Pass {
+				t.Error("report does not pass")
+			}
+		})
+	}
+}
+
+// TestCheckDetects: the check compares the simulation with the fabric's
+// values, not with the mapping's own output: a material whose warp curve
+// is stretched 20 % along the strain axis and whose weft bending rigidity
+// is 50 % high fails on exactly the readings that depend on them.
+func TestCheckDetects(t *testing.T) {
+	f, err := Builtin("silk-habutae")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := f.Material()
+	if err != nil {
+		t.Fatal(err)
+	}
+	warp := sim.Curve{Strain: slices.Clone(m.Warp.Strain), Stress: m.Warp.Stress}
+	for i := range warp.Strain {
+		warp.Strain[i] *= 1.2
+	}
+	m.Warp = warp
+	m.BendWeft *= 1.5
+	rep, err := check(f, m, CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := map[string]bool{}
+	for _, r := range rep.Readings {
+		if !r.Pass {
+			failed[r.Test+" "+r.Direction+" "+r.Quantity] = true
+		}
+	}
+	// LT does not see a stretch along the strain axis; c = (B/W·g)^(1/3)
+	// moves only 14 % for 50 % in B.
+	want := []string{"tensile warp EMT", "tensile warp WT", "bending weft B", "cantilever weft c"}
+	for _, w := range want {
+		if !failed[w] {
+			t.Errorf("%s passed with a material that does not match the fabric", w)
+		}
+	}
+	if len(failed) != len(want) || rep.Pass {
+		t.Errorf("failed %v (pass %v), want exactly %v", failed, rep.Pass, want)
+	}
+	js, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"readings"`, `"rel_error"`, `"not_modelled"`, `"pass":false`} {
+		if !strings.Contains(string(js), key) {
+			t.Errorf("JSON report lacks %s: %s", key, js)
+		}
+	}
+}
