@@ -100,3 +100,25 @@ func TestCheckDetects(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRawCurve: a file with a raw tensile trace is checked against its
+// own EMT, LT and WT (the trace and the values agree within validation's
+// 5 % identity tolerance).
+func TestCheckRawCurve(t *testing.T) {
+	f, err := Parse([]byte(readFile(t, "testdata/example.toml")), "example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Check(f, CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + buf.String())
+	if !rep.Pass {
+		t.Error("the example fabric fails its check")
+	}
+}
