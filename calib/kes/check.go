@@ -1,6 +1,7 @@
 package kes
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -91,6 +92,9 @@ var notModelled = []string{"RT (tensile resilience)", "2HG, 2HG5 (shear hysteres
 // virtual test found no equilibrium); a fabric that runs but misses a
 // tolerance gives a report with Pass false.
 func Check(f *Fabric, opt CheckOptions) (*CheckReport, error) {
+	if f == nil {
+		return nil, errors.New("kes: check: no fabric")
+	}
 	m, err := f.Material()
 	if err != nil {
 		return nil, err
