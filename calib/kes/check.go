@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -105,7 +106,7 @@ func Check(f *Fabric, opt CheckOptions) (*CheckReport, error) {
 // check runs the virtual tests on material m and compares with fabric f.
 func check(f *Fabric, m sim.Material, opt CheckOptions) (*CheckReport, error) {
 	opt = opt.withDefaults()
-	rep := &CheckReport{Fabric: f.Name, File: f.File, NotModelled: notModelled, Pass: true}
+	rep := &CheckReport{Fabric: f.Name, File: f.File, NotModelled: slices.Clone(notModelled), Pass: true}
 	add := func(test, dir, q, unit string, input, got, tol float64) {
 		r := Reading{Test: test, Direction: dir, Quantity: q, Unit: unit, Input: input, Recovered: got,
 			RelError: got/input - 1, Tolerance: tol}

@@ -69,7 +69,7 @@ func TestCheckDetects(t *testing.T) {
 	}
 	m.Warp = warp
 	m.BendWeft *= 1.5
-	rep, err := check(f, m, CheckOptions{})
+	rep, err := check(f, m, CheckOptions{BendElements: 16})
 	if err != nil {
 		t.Fatal(err)
 	}

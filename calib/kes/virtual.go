@@ -437,6 +437,9 @@ func virtualBending(m sim.Material, n int) (bendingReading, error) {
 	root, tip, hinge := s.row(cl.support), s.row(0), s.row(s.nv-1)
 	tilt := math.Atan2(hinge[2]-root[2], hinge[1]-root[1])
 	r.ChordAngle = math.Atan2(root[2]-tip[2], root[1]-tip[1]) - tilt
+	if !(r.ChordAngle > 0 && r.ChordAngle < math.Pi/2) {
+		return r, fmt.Errorf("the strip settled with its tip at %.1f° from the clamp, not hanging below it as a cantilever", r.ChordAngle*180/math.Pi)
+	}
 	r.Length = cl.l * math.Cbrt(math.Cos(r.ChordAngle/2)/(8*math.Tan(r.ChordAngle)))
 	return r, nil
 }

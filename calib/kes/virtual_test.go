@@ -29,7 +29,7 @@ func TestVirtualCantilever(t *testing.T) {
 	}
 	c0 := f.BendingLength(Warp)
 	prev := math.Inf(1)
-	for _, n := range []int{8, 16, 24, 32} {
+	for _, n := range []int{16, 32} {
 		r, err := virtualBending(m, n)
 		if err != nil {
 			t.Fatalf("%d elements: %v", n, err)
