@@ -24,9 +24,9 @@ type CheckOptions struct {
 	ShearElements int `json:"shear_elements"`
 	// BendElements is the number of elements along the cantilever's
 	// overhang (0: 24). sim's strip of n elements droops more than the
-	// exact elastica: its chord angle is 3.4° steeper at 16 elements, 2.0°
-	// at 24 and 0.8° at 32, and Peirce's formula reads c 2.5 % low, 0.8 %
-	// low and 0.8 % high (against 1.9 % high for the elastica itself;
+	// exact elastica: its chord angle is 3.3° steeper at 16 elements, 2.0°
+	// at 24 and 1.3° at 32, and Peirce's formula reads c 2.4 % low, 0.7 %
+	// low and 0.2 % high (against 1.9 % high for the elastica itself;
 	// TestVirtualCantilever).
 	BendElements int `json:"bend_elements"`
 }

@@ -8,16 +8,16 @@ import (
 	"github.com/haptex/haptex/sim"
 )
 
-var pinch = flag.Bool("pinch", false, "run the showcase pinch with every built-in fabric (about 2 s a fabric, 20 s under -race)")
+var long = flag.Bool("long", false, "run the long tests: the showcase pinch with every built-in fabric, the check at the corners of the class bounds")
 
-// TestPinchBuiltin (with -pinch): every built-in fabric's material runs
+// TestPinchBuiltin (with -long): every built-in fabric's material runs
 // the showcase pinch and pull (the rig's default handling,
 // sim.ShowcasePinch) in the showcase scene, on a 16 × 16 mesh at the
 // rig's 5 ms step, without a failed step, and the fingers feel the
 // fabric: a grip force while pinched, none once released.
 func TestPinchBuiltin(t *testing.T) {
-	if !*pinch {
-		t.Skip("run with -pinch")
+	if !*long {
+		t.Skip("run with -long")
 	}
 	names := List()
 	for _, name := range names {

@@ -45,7 +45,7 @@ func TestVirtualCantilever(t *testing.T) {
 			t.Errorf("%d elements: B %.4g, want %.4g within 2 %%", n, r.B, m.BendWarp)
 		}
 	}
-	if prev > 1 {
-		t.Errorf("chord angle %.3f° from the elastica's at 32 elements, want within 1°", prev)
+	if prev > 1.5 {
+		t.Errorf("chord angle %.3f° from the elastica's at 32 elements, want within 1.5°", prev)
 	}
 }
