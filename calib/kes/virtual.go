@@ -300,7 +300,7 @@ func slopeOver(pts []Point, lo, hi float64) (float64, error) {
 // l/c): a strip l/20 wide, three nodes across (a symmetric mesh, so the
 // strip does not twist), pinched by pads of radius l/8. The pads must curve
 // away faster than the strip droops from the clamp (root curvature 1.6/c
-// = 3.2/l, notes of testdata/elastica_ref.py), or the strip rests on the
+// = 3.2/l, testdata/elastica_ref.json), or the strip rests on the
 // thumb beyond the clamp: fixed 5 mm pads read c 10 % high for a heavy
 // limp fabric with c = 5 mm.
 const (
@@ -417,9 +417,10 @@ type bendingReading struct {
 //     of the cantilever serves as one reading instead, its moment from
 //     statics (the weight beyond it times its lever arm), its curvature
 //     from the deformed strip. B is the least-squares slope over every
-//     section. FB2 reads B over 0.5-1.5 cm⁻¹; the cantilever reaches about
-//     1.7/c (0.6-1.3 cm⁻¹ for the built-in fabrics) and sim's bending is
-//     linear, so the slope does not depend on the range.
+//     section. FB2 reads B over 0.5-1.5 cm⁻¹; the cantilever reaches 1.6/c
+//     at its root (testdata/elastica_ref.json; 0.6-1.4 cm⁻¹ for the
+//     built-in fabrics) and sim's bending is linear, so the slope does not
+//     depend on the range.
 //   - Peirce's bending length: the chord from the clamp's edge to the tip
 //     makes the angle θ with the horizontal, and c = l·(cos(θ/2)/(8·tan
 //     θ))^(1/3). The clamp's tilt, if the pinch let it turn, is measured
