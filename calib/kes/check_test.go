@@ -169,3 +169,28 @@ func TestCheckCorners(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckElementSize: at the showcase scene's resolution (9.7 mm
+// elements) silk's strip of 2c = 3.1 cm has three elements and bends far
+// too easily; the check says so.
+func TestCheckElementSize(t *testing.T) {
+	f, err := Builtin("silk-habutae")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Check(f, CheckOptions{ElementSize: 0.30 / 31})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Readings {
+		if r.Test == "cantilever" {
+			t.Logf("%s c: fabric %.3g cm, simulation %.3g cm (%+.1f %%)", r.Direction, r.Input, r.Recovered, 100*r.RelError)
+			if r.Pass || r.RelError > -0.15 {
+				t.Errorf("%s c %+.1f %% at 9.7 mm elements, want the coarse strip's excess bending (below -15 %%)", r.Direction, 100*r.RelError)
+			}
+		}
+	}
+	if rep.Pass {
+		t.Error("the check passes at a resolution that cannot bend silk")
+	}
+}
