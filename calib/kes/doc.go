@@ -11,8 +11,10 @@
 // Loading never panics: a malformed file gives an error of one line naming
 // the file and the field (FieldError, or Error for several problems).
 //
-// The package never imports the simulation, the tactile renderer or any
-// device code, and reads no flags or environment: callers pass the user
-// library directory. Mapping a Fabric into sim materials and tactile surfaces
-// builds on the helpers here.
+// It maps a fabric into the cloth simulation's material (Material), the
+// tactile renderer's surface (SurfaceParams) and a smooth material switch
+// between trials (Switch), and checks the material mapping by running
+// virtual Kawabata tests on the simulation (Check). It never imports device
+// code or the rig, and reads no flags or environment: callers pass the user
+// library directory.
 package kes

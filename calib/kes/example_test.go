@@ -47,3 +47,46 @@ func ExampleParse() {
 	// Output:
 	// kes: mine.toml: title: missing (and 20 more problems)
 }
+
+// The simulation's material comes from the fabric's KES values only.
+func ExampleFabric_Material() {
+	f, err := kes.Builtin("denim")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m, err := f.Material()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s: %.3g kg/m², %.2g mm, bending warp %.4g N·m, weft %.4g N·m\n", m.Name, m.ArealMass, 1e3*m.Thickness, m.BendWarp, m.BendWeft)
+	fmt.Printf("friction: static %.2f, kinetic %.2f\n", m.FrictionStatic, m.FrictionKinetic)
+	// Output:
+	// denim: 0.38 kg/m², 1.1 mm, bending warp 8.826e-05 N·m, weft 5.394e-05 N·m
+	// friction: static 0.32, kinetic 0.23
+}
+
+// What `haptex fabric check NAME` prints, in short.
+func ExampleCheck() {
+	f, err := kes.Builtin("silk-habutae")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rep, err := kes.Check(f, kes.CheckOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range rep.Readings {
+		if r.Test == "cantilever" {
+			fmt.Printf("%s bending length: fabric %.2f cm, simulation within %.0f %%: %v\n", r.Direction, r.Input, 100*r.Tolerance, r.Pass)
+		}
+	}
+	fmt.Println("pass:", rep.Pass)
+	// Output:
+	// warp bending length: fabric 1.54 cm, simulation within 5 %: true
+	// weft bending length: fabric 1.40 cm, simulation within 5 %: true
+	// pass: true
+}

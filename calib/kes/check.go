@@ -1,0 +1,174 @@
+package kes
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/haptex/haptex/sim"
+)
+
+// CheckOptions sets the virtual instruments' mesh resolution; the zero value
+// selects the defaults, which keep the check of one fabric well under a
+// second on one core.
+type CheckOptions struct {
+	// TensileElements is the number of element rows along the 5 cm tensile
+	// strip (0: 20). Each row is one point of the loading curve.
+	TensileElements int `json:"tensile_elements"`
+	// ShearElements is the number of element rows along the 5 cm shear
+	// specimen (0: 6); it has twice as many across its 20 cm.
+	ShearElements int `json:"shear_elements"`
+	// BendElements is the number of elements along the cantilever's
+	// overhang (0: 24). sim's strip of n elements droops more than the
+	// exact elastica: its chord angle is 3.3° steeper at 16 elements, 2.0°
+	// at 24 and 1.3° at 32, and Peirce's formula reads c 2.4 % low, 0.7 %
+	// low and 0.2 % high (against 1.9 % high for the elastica itself;
+	// TestVirtualCantilever).
+	BendElements int `json:"bend_elements"`
+	// ElementSize, when positive, replaces BendElements: the cantilever's
+	// elements are this long [m] (at least three of them), so the check
+	// shows how the fabric bends at the resolution a scene simulates (the
+	// showcase cloth, 30 cm on 32 nodes: 9.7 mm). Coarse elements bend
+	// too easily: at 2c/3, 2c/6 and 2c/12 Peirce's c reads 20 %, 9.5 % and
+	// 3.8 % low.
+	ElementSize float64 `json:"element_size,omitempty"`
+}
+
+func (o CheckOptions) withDefaults() CheckOptions {
+	if o.TensileElements <= 0 {
+		o.TensileElements = 20
+	}
+	if o.ShearElements <= 0 {
+		o.ShearElements = 6
+	}
+	if o.BendElements <= 0 {
+		o.BendElements = 24
+	}
+	return o
+}
+
+// Reading is one quantity of a virtual Kawabata check: the fabric's value
+// against what the virtual instrument read from the simulation.
+type Reading struct {
+	Test      string  `json:"test"`      // tensile, shear, bending (KES-FB2 moment-curvature) or cantilever (Peirce)
+	Direction string  `json:"direction"` // warp, weft or mean
+	Quantity  string  `json:"quantity"`  // KES name: EMT, LT, WT, G, B, or c (bending length)
+	Unit      string  `json:"unit"`      // Kawabata unit of Input and Recovered
+	Input     float64 `json:"input"`     // the fabric's value (c: (B/(W·g))^(1/3))
+	Recovered float64 `json:"recovered"` // what the virtual instrument read
+	RelError  float64 `json:"rel_error"` // Recovered/Input − 1
+	Tolerance float64 `json:"tolerance"` // largest |RelError| that passes
+	Pass      bool    `json:"pass"`
+}
+
+// CheckReport is the outcome of Check.
+type CheckReport struct {
+	Fabric   string    `json:"fabric"`
+	File     string    `json:"file"`
+	Readings []Reading `json:"readings"`
+	// NotModelled lists the KES quantities the simulation has no
+	// counterpart for, and so are not checked (see Material).
+	NotModelled []string `json:"not_modelled"`
+	Pass        bool     `json:"pass"`  // every reading passed
+	Steps       int      `json:"steps"` // simulation steps, all tests
+}
+
+// Tolerances of the check (issue 7): the primary KES values within 10 %,
+// Peirce's bending length within 5 %.
+const (
+	CheckTolerance         = 0.10
+	BendingLengthTolerance = 0.05
+)
+
+// notModelled is what Material leaves out: sim's material is elastic with
+// Kelvin-Voigt viscosity, and the KES loops' width is rate-independent
+// friction between yarns, which that cannot represent.
+var notModelled = []string{"RT (tensile resilience)", "2HG, 2HG5 (shear hysteresis)", "2HB (bending hysteresis)"}
+
+// Check runs the virtual Kawabata tests on the simulation with the
+// fabric's mapped material (Material) and compares what they recover with
+// the fabric's values: KES-FB1 tensile (EMT, LT, WT) and bending
+// (moment-curvature B, Peirce's bending length) along warp and weft, and
+// KES-FB1 shear (G, the mean of warp and weft: sim has one shear curve).
+// Hysteresis is not modelled and not checked (CheckReport.NotModelled).
+//
+// An error means the check could not run (the material does not map, or a
+// virtual test found no equilibrium); a fabric that runs but misses a
+// tolerance gives a report with Pass false.
+func Check(f *Fabric, opt CheckOptions) (*CheckReport, error) {
+	if f == nil {
+		return nil, errors.New("kes: check: no fabric")
+	}
+	m, err := f.Material()
+	if err != nil {
+		return nil, err
+	}
+	return check(f, m, opt)
+}
+
+// check runs the virtual tests on material m and compares with fabric f.
+func check(f *Fabric, m sim.Material, opt CheckOptions) (*CheckReport, error) {
+	opt = opt.withDefaults()
+	rep := &CheckReport{Fabric: f.Name, File: f.File, NotModelled: slices.Clone(notModelled), Pass: true}
+	add := func(test, dir, q, unit string, input, got, tol float64) {
+		r := Reading{Test: test, Direction: dir, Quantity: q, Unit: unit, Input: input, Recovered: got,
+			RelError: got/input - 1, Tolerance: tol}
+		r.Pass = math.Abs(r.RelError) <= tol
+		rep.Pass = rep.Pass && r.Pass
+		rep.Readings = append(rep.Readings, r)
+	}
+	fmFactor := units[kindForcePerWidth].siFactor
+	for _, d := range []Direction{Warp, Weft} {
+		md, tv, bv := m, f.Tensile.Warp, f.Bending.Warp
+		if d == Weft {
+			md, tv, bv = transposed(m), f.Tensile.Weft, f.Bending.Weft
+		}
+		tr, err := virtualTensile(md, f.Tensile.MaxLoad.Value*fmFactor, opt.TensileElements+1)
+		if err != nil {
+			return nil, fmt.Errorf("kes: %s: virtual tensile test (%s): %w", f.Name, d, err)
+		}
+		rep.Steps += tr.Steps
+		add("tensile", d.String(), "EMT", units[kindPercent].kes, tv.EMT.Value, 100*tr.EMT, CheckTolerance)
+		add("tensile", d.String(), "LT", units[kindRatio].kes, tv.LT.Value, tr.LT, CheckTolerance)
+		add("tensile", d.String(), "WT", units[kindEnergyPerArea].kes, tv.WT.Value, tr.WT/units[kindEnergyPerArea].siFactor, CheckTolerance)
+
+		n := opt.BendElements
+		if opt.ElementSize > 0 {
+			n = max(3, int(math.Round(2*f.BendingLength(d)/opt.ElementSize)))
+		}
+		br, err := virtualBending(md, n)
+		if err != nil {
+			return nil, fmt.Errorf("kes: %s: virtual cantilever (%s): %w", f.Name, d, err)
+		}
+		rep.Steps += br.Steps
+		add("bending", d.String(), "B", units[kindBendRigidity].kes, bv.B.Value, br.B/units[kindBendRigidity].siFactor, CheckTolerance)
+		add("cantilever", d.String(), "c", "cm", 100*f.BendingLength(d), 100*br.Length, BendingLengthTolerance)
+	}
+	sr, err := virtualShear(m, f.Shear.MaxAngle.SI, 2*opt.ShearElements+1, opt.ShearElements+1)
+	if err != nil {
+		return nil, fmt.Errorf("kes: %s: virtual shear test: %w", f.Name, err)
+	}
+	rep.Steps += sr.Steps
+	g := units[kindShearStiffness].siFactor
+	add("shear", "mean", "G", units[kindShearStiffness].kes, f.ShearModulus(Bias)/g, sr.G/g, CheckTolerance)
+	return rep, nil
+}
+
+// WriteText writes the report as a table, one reading a line, for people.
+func (r *CheckReport) WriteText(w io.Writer) error {
+	verdict := map[bool]string{true: "ok", false: "FAIL"}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "virtual Kawabata check of %s (%s)\n", r.Fabric, r.File)
+	fmt.Fprintln(tw, "test\tdir\tquantity\tfabric\tsimulation\terror\ttolerance\t")
+	for _, x := range r.Readings {
+		fmt.Fprintf(tw, "%s\t%s\t%s [%s]\t%.4g\t%.4g\t%+.2f %%\t%.0f %%\t%s\n", x.Test, x.Direction, x.Quantity, x.Unit,
+			x.Input, x.Recovered, 100*x.RelError, 100*x.Tolerance, verdict[x.Pass])
+	}
+	fmt.Fprintf(tw, "not modelled, not checked: %s\n", strings.Join(r.NotModelled, "; "))
+	fmt.Fprintf(tw, "%s\n", map[bool]string{true: "pass", false: "FAIL"}[r.Pass])
+	return tw.Flush()
+}
