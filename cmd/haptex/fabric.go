@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/haptex/haptex/calib/kes"
 )
 
 func init() {
-	register(&command{name: "fabric", summary: "fabrics from Kawabata data: list | show NAME | import FILE", run: runFabric})
+	register(&command{name: "fabric", summary: "fabrics from Kawabata data: list | show NAME | import FILE | check NAME|FILE", run: runFabric})
 }
 
 // defaultLibraryDir is where imported fabrics go: $XDG_DATA_HOME/haptex/fabrics,
@@ -27,7 +28,7 @@ func defaultLibraryDir() string {
 }
 
 func runFabric(args []string) error {
-	fs := newFlags("fabric", "fabric list | show NAME | import FILE  [flags]")
+	fs := newFlags("fabric", "fabric list | show NAME | import FILE | check NAME|FILE  [flags]")
 	lib := fs.String("library", defaultLibraryDir(), "user fabric library folder (imported fabrics)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	raw := fs.Bool("raw", false, "show: print the fabric file as it is")
@@ -112,6 +113,33 @@ func runFabric(args []string) error {
 		s := f.Summary()
 		fmt.Printf("imported %s (%d measured, %d class-typical, %d derived values) to %s\n", f.Name, s.Measured, s.ClassTypical, s.Derived, dst)
 		return nil
+	case "check":
+		if arg == "" {
+			return fmt.Errorf("%w: fabric check NAME|FILE", errUsage)
+		}
+		var f *kes.Fabric
+		var err error
+		if strings.HasSuffix(arg, ".toml") || strings.ContainsRune(arg, os.PathSeparator) {
+			f, err = kes.LoadFile(arg)
+		} else {
+			f, err = l.Load(arg)
+		}
+		if err != nil {
+			return err
+		}
+		rep, err := kes.Check(f, kes.CheckOptions{})
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			printJSON(rep)
+		} else if err := rep.WriteText(os.Stdout); err != nil {
+			return err
+		}
+		if !rep.Pass {
+			return fmt.Errorf("%s fails the virtual Kawabata check", f.Name)
+		}
+		return nil
 	}
-	return fmt.Errorf("%w: unknown fabric command %q (list, show, import)", errUsage, sub)
+	return fmt.Errorf("%w: unknown fabric command %q (list, show, import, check)", errUsage, sub)
 }

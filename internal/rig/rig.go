@@ -120,6 +120,11 @@ func (c *Config) setDefaults() error {
 	if c.Sim.NodesU == 0 {
 		c.Sim = sim.DefaultConfig()
 	}
+	m, err := c.Fabric.Material()
+	if err != nil {
+		return fmt.Errorf("rig: fabric %s: %w", c.Fabric.Name, err)
+	}
+	c.Sim.Material = m
 	if c.TactileParams == (devsim.TactileParams{}) {
 		c.TactileParams = devsim.DefaultTactileParams()
 	}
