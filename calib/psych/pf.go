@@ -264,3 +264,57 @@ func (p PF) ThresholdSDBound(c float64, n int) float64 {
 	}
 	return 1 / math.Sqrt(float64(n)*best)
 }
+
+// ThresholdSDBoundFreeSlope is ThresholdSDBound when β is unknown too
+// (form, γ and λ known): the Cramér–Rao bound on the threshold with β as a
+// nuisance parameter, under the best possible placement of the n trials.
+// It is the floor for Psi, which must learn β, as ThresholdSDBound is for
+// QUEST, which is told it.
+//
+// The best placement for one parameter of a two-parameter model follows
+// from Elfving's theorem: with f(x) = ∇ψ(x)/√(ψ(1−ψ)) the per-trial score
+// in (threshold, β), the least variance is 1/(n·ρ²), where ρ = min over v
+// of max over x of |f_t(x) + v·f_β(x)|, the support function of the
+// Elfving set in the threshold's direction. Where the sweet point is the
+// threshold itself (yes/no with γ = λ) knowing β is worth nothing. In
+// forced choice the sweet point lies above the threshold, where ψ depends
+// on β; for the 2AFC Weibull the best design then puts every trial at the
+// threshold, where it does not: 9.5% instead of 7.3% at 60 trials for
+// β = 3.5.
+func (p PF) ThresholdSDBoundFreeSlope(c float64, n int) float64 {
+	t := p.Threshold(c)
+	const m = 2000
+	var a, b [m - 1]float64
+	var amax, bmax float64
+	for i := range a {
+		x := p.Threshold(float64(i+1) / m)
+		ps, qs := p.probs(x)
+		s := p.Slope(x) / math.Sqrt(ps*qs)
+		// ∂ψ/∂t and ∂ψ/∂β at fixed threshold t (so that α moves with β).
+		switch p.Form {
+		case Weibull:
+			a[i], b[i] = -s*x/t, s*x*math.Log(x/t)/p.Beta
+		default:
+			a[i], b[i] = -s, s*(x-t)/p.Beta
+		}
+		amax, bmax = math.Max(amax, math.Abs(a[i])), math.Max(bmax, math.Abs(b[i]))
+	}
+	rho := func(v float64) float64 {
+		var r float64
+		for i := range a {
+			r = math.Max(r, math.Abs(a[i]+v*b[i]))
+		}
+		return r
+	}
+	// ρ(v) is convex; beyond |v| = 2·amax/bmax it exceeds ρ(0) = amax.
+	lo, hi := -2*amax/bmax, 2*amax/bmax
+	for range 100 {
+		m1, m2 := lo+(hi-lo)/3, hi-(hi-lo)/3
+		if rho(m1) < rho(m2) {
+			hi = m2
+		} else {
+			lo = m1
+		}
+	}
+	return 1 / (math.Sqrt(float64(n)) * rho((lo+hi)/2))
+}

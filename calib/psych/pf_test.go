@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"gonum.org/v1/gonum/diff/fd"
@@ -124,4 +126,41 @@ func ExamplePF_Threshold() {
 	// alpha 10.00 at ψ = 0.8161
 	// threshold (F = 0.5) 9.0058 at ψ = 0.7500
 	// slope there 0.0673 per unit
+}
+
+// TestThresholdSDBoundFreeSlope compares the free-slope Cramér–Rao bound
+// (Elfving's support function, the dual) with a brute-force search over
+// one- and two-stimulus designs (the primal) by SciPy
+// (testdata/free_slope_bound.py).
+func TestThresholdSDBoundFreeSlope(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "free_slope_bound.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref []struct {
+		Form                   Form
+		Threshold, Beta, Gamma float64
+		Lambda                 float64 `json:"lambda"`
+		N                      int
+		SDKnownSlope           float64 `json:"sd_known_slope"`
+		SDFreeSlope            float64 `json:"sd_free_slope"`
+	}
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range ref {
+		pf := must(NewPF(r.Form, r.Threshold, 0.5, r.Beta, r.Gamma, r.Lambda))
+		free, known := pf.ThresholdSDBoundFreeSlope(0.5, r.N), pf.ThresholdSDBound(0.5, r.N)
+		t.Logf("%s β=%g γ=%g λ=%g: free slope %.6g (SciPy %.6g), known slope %.6g (SciPy %.6g)",
+			r.Form, r.Beta, r.Gamma, r.Lambda, free, r.SDFreeSlope, known, r.SDKnownSlope)
+		if math.Abs(free/r.SDFreeSlope-1) > 1e-3 {
+			t.Errorf("%s β=%g: free-slope bound %.6g, SciPy %.6g", r.Form, r.Beta, free, r.SDFreeSlope)
+		}
+		if math.Abs(known/r.SDKnownSlope-1) > 1e-3 {
+			t.Errorf("%s β=%g: known-slope bound %.6g, SciPy %.6g", r.Form, r.Beta, known, r.SDKnownSlope)
+		}
+		if free < known*(1-1e-9) {
+			t.Errorf("%s β=%g: free-slope bound %.6g below the known-slope bound %.6g", r.Form, r.Beta, free, known)
+		}
+	}
 }

@@ -309,16 +309,23 @@ func gridMoments(v, w []float64) (mean, sd float64) {
 	return mean, math.Sqrt(ss)
 }
 
-// gridQuantile returns the p-quantile of v under weights w, interpolated
-// linearly within the grid cell.
+// gridQuantile returns the p-quantile of v under weights w: each weight is
+// spread evenly over its grid point's cell, which reaches halfway to the
+// neighbouring points (and no further than the ends of the grid).
 func gridQuantile(v, w []float64, p float64) float64 {
+	edge := func(i int) float64 {
+		switch i {
+		case 0:
+			return v[0]
+		case len(v):
+			return v[len(v)-1]
+		}
+		return (v[i-1] + v[i]) / 2
+	}
 	var cum float64
 	for i, x := range w {
-		if cum+x >= p {
-			if i == 0 || x == 0 {
-				return v[i]
-			}
-			return v[i-1] + (v[i]-v[i-1])*(p-cum)/x
+		if x > 0 && cum+x >= p {
+			return edge(i) + (edge(i+1)-edge(i))*(p-cum)/x
 		}
 		cum += x
 	}

@@ -31,6 +31,9 @@ type StudyStat struct {
 	Bias   float64 `json:"bias"`    // mean(est − truth) / truth
 	BiasSE float64 `json:"bias_se"` // standard error of Bias
 	RMSE   float64 `json:"rmse"`    // √mean((est − truth)²) / truth
+	// RMSESE is the standard error of RMSE (delta method on the mean
+	// squared error: sd of the squared errors / (2·RMSE·√N)).
+	RMSESE float64 `json:"rmse_se"`
 }
 
 // StudyResult is the outcome of RunStudy.
@@ -161,7 +164,7 @@ func RunStudy(spec StudySpec) (*StudyResult, error) {
 // score returns the relative bias and RMSE of the finite estimates.
 func score(est []float64, truth float64) StudyStat {
 	var s StudyStat
-	var sum, sum2 float64
+	var sum, sum2, sum4 float64
 	for _, e := range est {
 		if !finite(e) {
 			continue
@@ -169,16 +172,21 @@ func score(est []float64, truth float64) StudyStat {
 		d := (e - truth) / truth
 		sum += d
 		sum2 += d * d
+		sum4 += d * d * d * d
 		s.N++
 	}
 	if s.N == 0 {
-		return StudyStat{Bias: nan, BiasSE: nan, RMSE: nan}
+		return StudyStat{Bias: nan, BiasSE: nan, RMSE: nan, RMSESE: nan}
 	}
 	n := float64(s.N)
 	s.Bias = sum / n
 	s.RMSE = math.Sqrt(sum2 / n)
 	if s.N > 1 {
 		s.BiasSE = math.Sqrt(math.Max(sum2/n-s.Bias*s.Bias, 0) * n / (n - 1) / n)
+		mse := sum2 / n
+		if s.RMSE > 0 {
+			s.RMSESE = math.Sqrt(math.Max(sum4/n-mse*mse, 0)/(n-1)) / (2 * s.RMSE)
+		}
 	}
 	return s
 }
