@@ -93,7 +93,9 @@ func (x *Exo) Read(dst *devices.ExoState) error {
 	if err := s.check(now); err != nil {
 		return err
 	}
-	smp, fresh := s.state.load()
+	smp, seq := s.stateRead.Read()
+	fresh := seq != s.lastState
+	s.lastState = seq
 	*dst = smp.st
 	dst.Stale = !fresh
 	s.keepAlive(now)

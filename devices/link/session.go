@@ -10,6 +10,8 @@ import (
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/transport"
 	"github.com/haptex/haptex/devices/wire"
+	"github.com/haptex/haptex/internal/rt"
+	"github.com/haptex/haptex/internal/statebuf"
 )
 
 // Options configure a link. The zero value is the default.
@@ -147,9 +149,15 @@ type session struct {
 	erMsg      wire.ErrorReport
 
 	lastFrame atomic.Int64
-	state     triple[exoSample]
-	status    triple[tactileSample]
-	lat       latencyHist
+	// The newest sample, handed from the reader goroutine to the control
+	// loop (the one reader of each buffer).
+	state      *statebuf.Buffer[exoSample]
+	stateRead  *statebuf.Reader[exoSample]
+	status     *statebuf.Buffer[tactileSample]
+	statusRead *statebuf.Reader[tactileSample]
+	lastState  uint64 // sequence of the newest sample Read returned
+	lastStatus uint64
+	lat        rt.Histogram
 
 	handshake chan struct{}
 	versionCh chan int
@@ -174,8 +182,10 @@ func dial(conn transport.Conn, opt Options) (*session, error) {
 		versionCh: make(chan int, 1),
 		done:      make(chan struct{}),
 	}
-	s.state.init()
-	s.status.init()
+	s.state = statebuf.New[exoSample](1, nil)
+	s.stateRead = s.state.NewReader()
+	s.status = statebuf.New[tactileSample](1, nil)
+	s.statusRead = s.status.NewReader()
 	go s.readLoop()
 	hello := wire.Hello{Major: wire.Major, Minor: wire.Minor, Nonce: s.nonce}
 	deadline := time.Now().Add(opt.HandshakeTimeout)
@@ -338,7 +348,7 @@ func (s *session) dispatch(f *wire.Frame) {
 			return
 		}
 		m := &s.stMsg
-		smp := s.state.slot()
+		smp := s.state.Slot()
 		st := &smp.st
 		st.DeviceTime = time.Duration(f.TimeUs) * time.Microsecond
 		st.Seq = f.Seq
@@ -351,7 +361,7 @@ func (s *session) dispatch(f *wire.Frame) {
 		st.AckSeq = m.AckTag
 		st.Stale = false
 		smp.arrival = now
-		s.state.publish()
+		s.state.Publish()
 		s.ack(m.AckSeq, now)
 	case wire.TypeTactileStatus:
 		if s.kind != wire.KindTactile || s.tsMsg.Parse(f.Body) != nil {
@@ -359,7 +369,7 @@ func (s *session) dispatch(f *wire.Frame) {
 			return
 		}
 		m := &s.tsMsg
-		smp := s.status.slot()
+		smp := s.status.Slot()
 		smp.st = devices.TactileStatus{
 			DeviceTime: time.Duration(f.TimeUs) * time.Microsecond,
 			Seq:        f.Seq,
@@ -369,7 +379,7 @@ func (s *session) dispatch(f *wire.Frame) {
 			Fault:      m.Fault,
 		}
 		smp.arrival = now
-		s.status.publish()
+		s.status.Publish()
 		s.ack(m.AckSeq, now)
 	case wire.TypeError:
 		if s.erMsg.Parse(f.Body) != nil {
@@ -399,7 +409,7 @@ func (s *session) ack(seq uint32, now int64) {
 	}
 	s.lastAck = seq
 	if t0 := s.sentAt[seq%ring].Load(); now >= t0 {
-		s.lat.add(time.Duration(now - t0))
+		s.lat.Record(time.Duration(now - t0))
 	}
 }
 
@@ -494,7 +504,7 @@ func (s *session) stats() Stats {
 	}
 	s.rmu.Unlock()
 	st.FramesOut = s.framesOut.Load()
-	st.CommandLatency = s.lat.percentiles()
+	st.CommandLatency = PercentilesOf(&s.lat)
 	if le := s.lost.Load(); le != nil {
 		st.Lost = le.Error()
 	}

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/serial"
 	"github.com/haptex/haptex/devices/wire"
+	"github.com/haptex/haptex/internal/rt"
 )
 
 // Config configures Run. The zero value is the acceptance run: 60 s at
@@ -238,8 +238,7 @@ func loop(ctx context.Context, cfg Config, exos []*exoRig, tacs []*tacRig, res *
 	defer runtime.UnlockOSThread()
 	n := int(cfg.Duration / cfg.Period)
 	every := max(1, int(cfg.TactilePeriod/cfg.Period))
-	late := make([]int64, 0, n)
-	io := make([]int64, 0, n)
+	var late, io rt.Histogram
 	var st devices.ExoState
 	var ts devices.TactileStatus
 	var cmd devices.ExoCommand
@@ -253,7 +252,7 @@ func loop(ctx context.Context, cfg Config, exos []*exoRig, tacs []*tacRig, res *
 		next = next.Add(cfg.Period)
 		sleepUntil(next)
 		t0 := time.Now()
-		late = append(late, int64(t0.Sub(next)))
+		late.Record(t0.Sub(next))
 		cmd.Seq = uint32(k)
 		cmd.Torque = torque(cmd.Seq)
 		for _, r := range exos {
@@ -272,7 +271,7 @@ func loop(ctx context.Context, cfg Config, exos []*exoRig, tacs []*tacRig, res *
 			}
 			r.sent++
 		}
-		io = append(io, int64(time.Since(t0)))
+		io.Record(time.Since(t0))
 		if k%every == 0 {
 			fr.Seq = uint32(k / every)
 			amplitudes(fr.Seq, &fr)
@@ -294,18 +293,9 @@ func loop(ctx context.Context, cfg Config, exos []*exoRig, tacs []*tacRig, res *
 		res.Ticks++
 	}
 	res.DurationS = time.Since(start).Seconds()
-	res.TickLatenessUs = percentiles(late)
-	res.IOUs = percentiles(io)
+	res.TickLatenessUs = link.PercentilesOf(&late)
+	res.IOUs = link.PercentilesOf(&io)
 	return nil
-}
-
-func percentiles(ns []int64) link.Percentiles {
-	if len(ns) == 0 {
-		return link.Percentiles{}
-	}
-	slices.Sort(ns)
-	at := func(q float64) float64 { return float64(ns[min(len(ns)-1, int(q*float64(len(ns))))]) / 1e3 }
-	return link.Percentiles{Count: uint64(len(ns)), P50: at(0.5), P99: at(0.99), P999: at(0.999), Max: float64(ns[len(ns)-1]) / 1e3}
 }
 
 func problems(r *Result) []string {
