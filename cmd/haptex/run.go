@@ -30,11 +30,19 @@ func runRun(args []string) error {
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
 	fabric := fs.String("fabric", rig.DefaultFabric, "fabric to handle (haptex fabric list)")
 	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
+	devFile := fs.String("devices", "", "devices file (TOML; haptex devices check FILE): each finger's exoskeleton and tactile array, simulated, serial or HID")
+	recDevices := fs.Bool("record-devices", false, "record every device call, and the bytes of real devices, into the session folder for haptex replay (default: on with -devices)")
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
 	if *lock && *duration <= 0 {
 		return fmt.Errorf("%w: -lockstep needs -duration", errUsage)
+	}
+	if *devFile != "" && !flagSet(fs, "record-devices") {
+		*recDevices = true
+	}
+	if *recDevices && *out == "" {
+		return fmt.Errorf("%w: -record-devices needs a session folder (-out)", errUsage)
 	}
 	priority := *prio
 	if priority == 0 {
@@ -48,7 +56,15 @@ func runRun(args []string) error {
 		Fabric: fab,
 		OutDir: *out, Duration: *duration, Priority: priority,
 		TactilePeriod: *tactile, SimPeriod: *simPeriod,
-		Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) },
+		Logf:          func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) },
+		RecordDevices: *recDevices,
+	}
+	if *devFile != "" {
+		set, err := openDevices(&cfg, *devFile, *lock)
+		if err != nil {
+			return err
+		}
+		defer set.close()
 	}
 	r, err := rig.New(cfg)
 	if err != nil {

@@ -28,7 +28,7 @@ type Options struct {
 	StaleTimeout time.Duration
 	// SilenceTimeout: with no valid frame for this long a device that is
 	// still attached but mute (hung firmware) is declared lost (default
-	// max(50 ms, 10 × the device's period)). An unplugged device is lost at
+	// max(250 ms, 10 × the device's period)). An unplugged device is lost at
 	// once: its transport reports the error.
 	SilenceTimeout time.Duration
 }
@@ -149,6 +149,10 @@ type session struct {
 	erMsg      wire.ErrorReport
 
 	lastFrame atomic.Int64
+	// Enable(true) waits for a STATE that reports the power stage on:
+	// wantOn asks the reader goroutine to signal onCh when one arrives.
+	wantOn atomic.Bool
+	onCh   chan struct{}
 	// The newest sample, handed from the reader goroutine to the control
 	// loop (the one reader of each buffer).
 	state      *statebuf.Buffer[exoSample]
@@ -179,6 +183,7 @@ func dial(conn transport.Conn, opt Options) (*session, error) {
 		base:      time.Now(),
 		nonce:     uint32(time.Now().UnixNano()) ^ nonceCounter.Add(0x9E3779B9),
 		handshake: make(chan struct{}),
+		onCh:      make(chan struct{}, 1),
 		versionCh: make(chan int, 1),
 		done:      make(chan struct{}),
 	}
@@ -363,6 +368,12 @@ func (s *session) dispatch(f *wire.Frame) {
 		smp.arrival = now
 		s.state.Publish()
 		s.ack(m.AckSeq, now)
+		if st.Enabled && s.wantOn.Load() {
+			select {
+			case s.onCh <- struct{}{}:
+			default:
+			}
+		}
 	case wire.TypeTactileStatus:
 		if s.kind != wire.KindTactile || s.tsMsg.Parse(f.Body) != nil {
 			s.badFrame(f)
@@ -452,7 +463,7 @@ func (s *session) start(c *wire.Caps, seq uint32, now int64) {
 	period := time.Duration(c.PeriodUs) * time.Microsecond
 	s.silence = s.opt.SilenceTimeout
 	if s.silence <= 0 {
-		s.silence = max(50*time.Millisecond, 10*period)
+		s.silence = max(250*time.Millisecond, 10*period)
 	}
 	s.stale = s.opt.StaleTimeout
 	if s.stale <= 0 {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/haptex/haptex/haptics/exo"
 )
 
 // Magic starts every recording.
@@ -54,7 +56,7 @@ type Recorder struct {
 	closeMu  sync.Mutex
 	closed   bool
 	stop     atomic.Bool
-	lossless bool
+	lossless atomic.Bool
 }
 
 // Options configure a Recorder.
@@ -85,8 +87,9 @@ func Create(path string, meta Meta, opt Options) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
-	r := &Recorder{path: path, start: time.Now(), f: f, w: bufio.NewWriterSize(f, 1<<16), lossless: opt.Lossless,
+	r := &Recorder{path: path, start: time.Now(), f: f, w: bufio.NewWriterSize(f, 1<<16),
 		free: make(chan *chunk, poolSize), queue: make(chan *chunk, poolSize), done: make(chan struct{})}
+	r.lossless.Store(opt.Lossless)
 	for range poolSize {
 		r.free <- new(chunk)
 	}
@@ -98,6 +101,11 @@ func Create(path string, meta Meta, opt Options) (*Recorder, error) {
 	go r.writeLoop()
 	return r, nil
 }
+
+// SetLossless switches between waiting for the writer (lossless, for runs
+// on virtual time) and dropping events (for real-time loops); see
+// Options.Lossless.
+func (r *Recorder) SetLossless(on bool) { r.lossless.Store(on) }
 
 // Path is the recording's file.
 func (r *Recorder) Path() string { return r.path }
@@ -114,7 +122,7 @@ func (r *Recorder) get(k Kind) *chunk {
 	if r.stop.Load() {
 		return nil
 	}
-	if r.lossless {
+	if r.lossless.Load() {
 		c := <-r.free
 		c.t, c.kind, c.n = int64(time.Since(r.start)), k, 0
 		return c
@@ -155,17 +163,31 @@ func (r *Recorder) Text(k Kind, s string) {
 
 // Spec logs the device's capabilities (an ExoSpec or TactileSpec) once it
 // is known, for a recording created before the device was opened.
-func (r *Recorder) Spec(spec any) error {
-	js, err := json.Marshal(spec)
+func (r *Recorder) Spec(spec any) error { return r.json(KindSpec, "spec", spec) }
+
+// json logs v as a JSON event of kind k.
+func (r *Recorder) json(k Kind, what string, v any) error {
+	js, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
 	if len(js) > chunkPayload {
-		return fmt.Errorf("record: spec of %d bytes exceeds %d", len(js), chunkPayload)
+		return fmt.Errorf("record: %s of %d bytes exceeds %d", what, len(js), chunkPayload)
 	}
-	r.Text(KindSpec, string(js))
+	r.Text(k, string(js))
 	return nil
 }
+
+// Kinematics is what the servo needs to know about an exoskeleton besides
+// its capabilities: its kinematic model and where its base sits in the
+// world. A recording carries it so that a replay can drive the servo.
+type Kinematics struct {
+	Params exo.Params `json:"params"`
+	Base   exo.Pose   `json:"base"`
+}
+
+// Kinematics logs an exoskeleton's kinematic model and base pose.
+func (r *Recorder) Kinematics(k Kinematics) error { return r.json(KindKinematics, "kinematics", k) }
 
 // payload is a device-level event that encodes itself.
 type payload interface{ put([]byte) int }

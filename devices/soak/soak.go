@@ -196,7 +196,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}
 	for _, r := range exos {
-		if err := r.exo.Enable(true); err != nil {
+		if err := r.exo.Enable(true); err != nil && !errors.Is(err, devices.ErrTimeout) {
 			return res, err
 		}
 	}
