@@ -57,6 +57,10 @@ type Recorder struct {
 	closed   bool
 	stop     atomic.Bool
 	lossless atomic.Bool
+	// inflight counts the chunks taken by get and not yet put: Close
+	// closes the queue only when it is zero with stop set, so no logging
+	// call can send on the closed queue.
+	inflight atomic.Int64
 }
 
 // Options configure a Recorder.
@@ -117,9 +121,12 @@ func (r *Recorder) Since() time.Duration { return time.Since(r.start) }
 // behind.
 func (r *Recorder) Dropped() uint64 { return r.dropped.Load() }
 
-// get takes a free chunk, or counts a drop.
+// get takes a free chunk, or counts a drop. A chunk it returns must be
+// given to put.
 func (r *Recorder) get(k Kind) *chunk {
+	r.inflight.Add(1)
 	if r.stop.Load() {
+		r.inflight.Add(-1)
 		return nil
 	}
 	if r.lossless.Load() {
@@ -133,11 +140,17 @@ func (r *Recorder) get(k Kind) *chunk {
 		return c
 	default:
 		r.dropped.Add(1)
+		r.inflight.Add(-1)
 		return nil
 	}
 }
 
-func (r *Recorder) put(c *chunk) { r.queue <- c } // never blocks: the queue holds the whole pool
+// put queues a chunk from get; it never blocks: the queue holds the whole
+// pool.
+func (r *Recorder) put(c *chunk) {
+	r.queue <- c
+	r.inflight.Add(-1)
+}
 
 // Bytes logs transport bytes (KindRX, KindTX), split into events of at most
 // 1024 bytes.
@@ -239,9 +252,10 @@ func (r *Recorder) Close() error {
 	r.closed = true
 	r.closeMu.Unlock()
 	r.stop.Store(true)
-	// Wait (briefly) for events already taken to be queued.
-	for deadline := time.Now().Add(time.Second); len(r.free)+len(r.queue) < poolSize-1 && time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond)
+	// Logging calls that took a chunk before stop was set queue it within
+	// microseconds; later ones see stop and log nothing.
+	for r.inflight.Load() != 0 {
+		time.Sleep(50 * time.Microsecond)
 	}
 	close(r.queue)
 	<-r.done
