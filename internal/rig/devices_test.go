@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -298,4 +299,26 @@ func summary(v []float64) string {
 	s := append([]float64(nil), v...)
 	sort.Float64s(s)
 	return strconv.FormatFloat(s[len(s)/2], 'f', 1, 64) + " median, " + strconv.FormatFloat(s[len(s)-1], 'f', 1, 64) + " max"
+}
+
+// A device that cannot be opened is an error from New, before any loop
+// starts, and leaves no session folder behind.
+func TestOpenDevicesError(t *testing.T) {
+	out := t.TempDir()
+	file, err := setup.Parse(strings.NewReader("[index.tactile]\nkind = \"serial\"\nport = \""+filepath.Join(out, "ttyNONE")+"\"\n"), "rig.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := coarse(Config{OutDir: out, Duration: time.Second, RecordDevices: true})
+	cfg.OpenDevices = func(rec *devrecord.Session) (*setup.Set, error) {
+		return setup.Open(file, setup.Options{Record: rec, SkipSim: true})
+	}
+	_, err = New(cfg)
+	var oe *setup.OpenError
+	if !errors.As(err, &oe) || oe.Finger != "index" || oe.Role != setup.RoleTactile {
+		t.Fatalf("New: %v", err)
+	}
+	if left, _ := os.ReadDir(out); len(left) != 0 {
+		t.Errorf("a failed New left %v in the output folder", left)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -274,13 +275,15 @@ func New(cfg Config) (*Rig, error) {
 	return r, nil
 }
 
-// closeSession closes the session of a rig that failed to build.
+// closeSession closes and removes the session folder of a rig that failed
+// to build: it holds table headers and nothing else.
 func (r *Rig) closeSession() {
 	if r.devRec != nil {
 		r.devRec.Close()
 	}
 	if r.session != nil {
 		r.session.Close()
+		os.RemoveAll(r.session.Dir)
 	}
 }
 
