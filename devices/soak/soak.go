@@ -39,6 +39,10 @@ type Config struct {
 	TactilePeriod time.Duration // default 25 ms
 	Emulator      emu.Config
 	Link          link.Options
+	// Priority is the SCHED_FIFO priority of the host loop's thread
+	// (default 80, as the rig's haptics loop; -1 keeps normal scheduling).
+	Priority int
+	Logf     func(format string, args ...any)
 }
 
 // DeviceResult is one device's account of the run.
@@ -68,11 +72,15 @@ type Result struct {
 	TickLatenessUs   link.Percentiles `json:"tick_lateness_us"`
 	// IOUs is the time the loop spent per tick in Read + Write of both
 	// exoskeletons.
-	IOUs     link.Percentiles `json:"io_us"`
-	Exo      []DeviceResult   `json:"exoskeletons"`
-	Tactile  []DeviceResult   `json:"tactile"`
-	Clean    bool             `json:"clean"`
-	Problems []string         `json:"problems,omitempty"`
+	IOUs link.Percentiles `json:"io_us"`
+	// Overruns counts the host loop's skipped deadlines; RealTime says
+	// whether it ran under SCHED_FIFO.
+	Overruns uint64         `json:"overruns"`
+	RealTime bool           `json:"rt"`
+	Exo      []DeviceResult `json:"exoskeletons"`
+	Tactile  []DeviceResult `json:"tactile"`
+	Clean    bool           `json:"clean"`
+	Problems []string       `json:"problems,omitempty"`
 }
 
 // torque is the command sent at tick k: slow sinusoids within the stand-in's
@@ -233,26 +241,24 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	return res, lossErr
 }
 
+// loop runs the host side at cfg.Period on an internal/rt loop (locked
+// thread, absolute deadlines, SCHED_FIFO when permitted, as the rig's
+// haptics loop) until cfg.Duration's worth of ticks ran or a device failed.
 func loop(ctx context.Context, cfg Config, exos []*exoRig, tacs []*tacRig, res *Result) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	n := int(cfg.Duration / cfg.Period)
 	every := max(1, int(cfg.TactilePeriod/cfg.Period))
-	var late, io rt.Histogram
+	var io rt.Histogram
 	var st devices.ExoState
 	var ts devices.TactileStatus
 	var cmd devices.ExoCommand
 	var fr devices.TactileFrame
-	start := time.Now()
-	next := start
-	for k := 1; k <= n; k++ {
-		if ctx.Err() != nil {
-			break
-		}
-		next = next.Add(cfg.Period)
-		sleepUntil(next)
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var failed error
+	k := 0
+	tick := func(time.Duration) {
+		k++
 		t0 := time.Now()
-		late.Record(t0.Sub(next))
 		cmd.Seq = uint32(k)
 		cmd.Torque = torque(cmd.Seq)
 		for _, r := range exos {
@@ -261,13 +267,17 @@ func loop(ctx context.Context, cfg Config, exos []*exoRig, tacs []*tacRig, res *
 			case errors.Is(err, devices.ErrTimeout):
 				r.tmo++
 			case err != nil:
-				return fmt.Errorf("soak: %s at tick %d: %w", r.name, k, err)
+				failed = fmt.Errorf("soak: %s at tick %d: %w", r.name, k, err)
+				stop()
+				return
 			}
 			if st.AckSeq != 0 {
 				r.lastAck = st.AckSeq
 			}
 			if err := r.exo.Write(&cmd); err != nil {
-				return fmt.Errorf("soak: %s at tick %d: %w", r.name, k, err)
+				failed = fmt.Errorf("soak: %s at tick %d: %w", r.name, k, err)
+				stop()
+				return
 			}
 			r.sent++
 		}
@@ -279,23 +289,46 @@ func loop(ctx context.Context, cfg Config, exos []*exoRig, tacs []*tacRig, res *
 				if err := r.tac.Status(&ts); errors.Is(err, devices.ErrTimeout) {
 					r.tmo++
 				} else if err != nil {
-					return fmt.Errorf("soak: %s at tick %d: %w", r.name, k, err)
+					failed = fmt.Errorf("soak: %s at tick %d: %w", r.name, k, err)
+					stop()
+					return
 				}
 				if ts.AckSeq != 0 {
 					r.lastAck = ts.AckSeq
 				}
 				if err := r.tac.WriteFrame(&fr); err != nil {
-					return fmt.Errorf("soak: %s at tick %d: %w", r.name, k, err)
+					failed = fmt.Errorf("soak: %s at tick %d: %w", r.name, k, err)
+					stop()
+					return
 				}
 				r.sent++
 			}
 		}
 		res.Ticks++
+		if k == n {
+			stop()
+		}
 	}
+	prio := cfg.Priority
+	if prio == 0 {
+		prio = 80
+	}
+	l := rt.New(rt.Config{Name: "soak", Period: cfg.Period, Priority: max(prio, 0), Logf: cfg.Logf}, rt.NewClock(), tick)
+	start := time.Now()
+	done := make(chan struct{})
+	// rt.Loop.Run keeps its thread locked for good (it may be real-time):
+	// it gets a goroutine of its own.
+	go func() {
+		defer close(done)
+		l.Run(ctx)
+	}()
+	<-done
 	res.DurationS = time.Since(start).Seconds()
-	res.TickLatenessUs = link.PercentilesOf(&late)
+	res.TickLatenessUs = link.PercentilesOf(&l.Tel.Lateness)
 	res.IOUs = link.PercentilesOf(&io)
-	return nil
+	res.Overruns = l.Tel.Overruns.Load()
+	res.RealTime = l.Tel.RealTime.Load()
+	return failed
 }
 
 func problems(r *Result) []string {

@@ -80,7 +80,7 @@ func TestUnplugDuringRun(t *testing.T) {
 	defer stop()
 	go func() { _, err := r.Run(runCtx); done <- err }()
 	// Neither wait outlasts a stalled run: a wall-clock limit ends the test.
-	wallLimit := time.Now().Add(time.Duration(cycles) * 20 * period)
+	wallLimit := time.Now().Add(time.Duration(cycles+1) * 20 * period)
 	stalled := func() {
 		if time.Now().After(wallLimit) {
 			stop()
@@ -111,7 +111,11 @@ func TestUnplugDuringRun(t *testing.T) {
 	}
 	for k := range cycles {
 		var c cycle
-		c.unplug = inUse(float64(k)*period.Seconds() + 2)
+		from := 2.0
+		if k > 0 {
+			from = cs[k-1].replug + period.Seconds()
+		}
+		c.unplug = inUse(from)
 		plug.Unplug()
 		c.replug = waitRun(c.unplug + 0.5)
 		if err := plug.Replug(); err != nil {
@@ -161,7 +165,9 @@ func TestUnplugDuringRun(t *testing.T) {
 		if act := firstAfter(ticks, c.replug, func(s tickState) bool { return s.thumb == "active" }); act != nil {
 			toActive = append(toActive, 1e3*(act.t-c.replug))
 		}
-		before := stateAt(ticks, c.unplug)
+		// The tick at c.unplug may have read the device after the cable
+		// went: the state before is the previous tick's.
+		before := stateAt(ticks, c.unplug-0.0005)
 		if before.thumb != "active" && before.thumb != "enabling" {
 			t.Logf("cycle %d: the thumb was %s (%s) before the unplug at %.3f s (machine too loaded to keep it in use); the time to safe is not measured",
 				i, before.thumb, before.reason, c.unplug)
@@ -183,8 +189,12 @@ func TestUnplugDuringRun(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if opens != 1+len(cs) {
-		t.Errorf("the thumb's port was opened %d times, want %d (start and one reconnection per replug)", opens, 1+len(cs))
+	// More reopenings are losses by silence: a loaded machine (or the race
+	// detector) can stall the process past the link's silence limit.
+	if opens < 1+len(cs) {
+		t.Errorf("the thumb's port was opened %d times, want at least %d (start and one reconnection per replug)", opens, 1+len(cs))
+	} else if opens > 1+len(cs) {
+		t.Logf("the thumb's port was opened %d times: %d reconnections after a silence", opens, opens-1-len(cs))
 	}
 	for _, s := range ticks {
 		if s.index == "safe" && s.ireas == "disconnected" {
