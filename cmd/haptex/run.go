@@ -88,6 +88,9 @@ func runRun(args []string) error {
 			printJSON(sum)
 		} else {
 			printSummary(os.Stdout, sum)
+			if *recDevices && sum.SessionDir != "" {
+				fmt.Printf("devices recorded in %s/devices; replay them with: haptex replay %s\n", sum.SessionDir, sum.SessionDir)
+			}
 		}
 	}
 	return err
