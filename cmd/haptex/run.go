@@ -32,11 +32,19 @@ func runRun(args []string) error {
 	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
 	var cal calFlags
 	cal.register(fs)
+	devFile := fs.String("devices", "", "devices file (TOML; haptex devices check FILE): each finger's exoskeleton and tactile array, simulated, serial or HID")
+	recDevices := fs.Bool("record-devices", false, "record every device call, and the bytes of real devices, into the session folder for haptex replay (default: on with -devices)")
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
 	if *lock && *duration <= 0 {
 		return fmt.Errorf("%w: -lockstep needs -duration", errUsage)
+	}
+	if *devFile != "" && !flagSet(fs, "record-devices") {
+		*recDevices = true
+	}
+	if *recDevices && *out == "" {
+		return fmt.Errorf("%w: -record-devices needs a session folder (-out)", errUsage)
 	}
 	priority := *prio
 	if priority == 0 {
@@ -50,7 +58,15 @@ func runRun(args []string) error {
 		Fabric: fab,
 		OutDir: *out, Duration: *duration, Priority: priority,
 		TactilePeriod: *tactile, SimPeriod: *simPeriod,
-		Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) },
+		Logf:          func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) },
+		RecordDevices: *recDevices,
+	}
+	if *devFile != "" {
+		set, err := openDevices(&cfg, *devFile, *lock)
+		if err != nil {
+			return err
+		}
+		defer set.close()
 	}
 	if err := cal.apply(&cfg); err != nil {
 		return err
@@ -77,6 +93,9 @@ func runRun(args []string) error {
 			printJSON(sum)
 		} else {
 			printSummary(os.Stdout, sum)
+			if *recDevices && sum.SessionDir != "" {
+				fmt.Printf("devices recorded in %s/devices; replay them with: haptex replay %s\n", sum.SessionDir, sum.SessionDir)
+			}
 		}
 	}
 	return err

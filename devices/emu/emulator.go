@@ -208,6 +208,11 @@ func (e *Emulator) writeDevicesFile() error {
 			continue
 		}
 		fmt.Fprintf(&b, "\n[%s.%s]\nkind = \"serial\"\nport = %q\n", finger, section, p.link)
+		if section == "exoskeleton" {
+			// The emulated exoskeleton is haptex's own geometry at the
+			// finger's default mount.
+			b.WriteString("kinematics = \"builtin\"\n")
+		}
 	}
 	e.file = filepath.Join(e.dir, "devices.toml")
 	if err := os.WriteFile(e.file, []byte(b.String()), 0o644); err != nil {

@@ -93,7 +93,9 @@ func (x *Exo) Read(dst *devices.ExoState) error {
 	if err := s.check(now); err != nil {
 		return err
 	}
-	smp, fresh := s.state.load()
+	smp, seq := s.stateRead.Read()
+	fresh := seq != s.lastState
+	s.lastState = seq
 	*dst = smp.st
 	dst.Stale = !fresh
 	s.keepAlive(now)
@@ -151,18 +153,44 @@ func (x *Exo) Write(cmd *devices.ExoCommand) error {
 	return bad
 }
 
-// Enable switches the power stage. It does not wait: the device's answer
-// shows in ExoState.Enabled of a following Read.
+// Enable switches the power stage. Enable(true) returns once a STATE
+// reports the stage on, so that the next Read shows it (the device applies
+// ENABLE within one period, but STATEs already in flight still say off);
+// it waits at most max(3 ms, 3 periods) and then returns
+// devices.ErrTimeout, the stage possibly switching on later. Enable(false)
+// does not wait: a disabled device is safe, and it may be gone.
 func (x *Exo) Enable(on bool) error {
+	s := x.s
 	x.en.On = 0
 	if on {
 		x.en.On = 1
+		s.wantOn.Store(true)
+		defer s.wantOn.Store(false)
+		select {
+		case <-s.onCh: // a signal left from an earlier wait
+		default:
+		}
 	}
-	if err := x.s.send(&x.en); err != nil {
+	if err := s.send(&x.en); err != nil {
 		return err
 	}
 	x.enabled = on
-	return nil
+	if !on {
+		return nil
+	}
+	t := time.NewTimer(max(3*time.Millisecond, 3*x.spec.SamplePeriod))
+	defer t.Stop()
+	select {
+	case <-s.onCh:
+		return nil
+	case <-s.done:
+		if le := s.lost.Load(); le != nil {
+			return le
+		}
+		return devices.ErrDisconnected
+	case <-t.C:
+		return fmt.Errorf("link: %s: no STATE with the power stage on within %v of ENABLE: %w", s.conn.Name(), max(3*time.Millisecond, 3*x.spec.SamplePeriod), devices.ErrTimeout)
+	}
 }
 
 // Close disables the device (best effort) and closes the port.

@@ -212,3 +212,26 @@ func TestProbe(t *testing.T) {
 		t.Errorf("%+v", info)
 	}
 }
+
+// Enable(true) returns once the device reports its power stage on, so the
+// servo's next Read sees it on (STATEs in flight before the ENABLE said
+// off); Enable(false) does not wait.
+func TestEnableWaitsForTheDevice(t *testing.T) {
+	x, _ := dial(t)
+	var st devices.ExoState
+	for range 20 {
+		if err := x.Enable(true); err != nil {
+			t.Fatalf("Enable(true): %v", err)
+		}
+		if err := x.Read(&st); err != nil && !errors.Is(err, devices.ErrTimeout) {
+			t.Fatal(err)
+		}
+		if !st.Enabled {
+			t.Fatalf("Read after Enable(true) returned says disabled: %+v", st)
+		}
+		if err := x.Enable(false); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(3 * time.Millisecond)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/transport"
 	"github.com/haptex/haptex/devices/wire"
+	"github.com/haptex/haptex/internal/rt"
+	"github.com/haptex/haptex/internal/statebuf"
 )
 
 // Options configure a link. The zero value is the default.
@@ -26,7 +28,7 @@ type Options struct {
 	StaleTimeout time.Duration
 	// SilenceTimeout: with no valid frame for this long a device that is
 	// still attached but mute (hung firmware) is declared lost (default
-	// max(50 ms, 10 × the device's period)). An unplugged device is lost at
+	// max(250 ms, 10 × the device's period)). An unplugged device is lost at
 	// once: its transport reports the error.
 	SilenceTimeout time.Duration
 }
@@ -147,9 +149,19 @@ type session struct {
 	erMsg      wire.ErrorReport
 
 	lastFrame atomic.Int64
-	state     triple[exoSample]
-	status    triple[tactileSample]
-	lat       latencyHist
+	// Enable(true) waits for a STATE that reports the power stage on:
+	// wantOn asks the reader goroutine to signal onCh when one arrives.
+	wantOn atomic.Bool
+	onCh   chan struct{}
+	// The newest sample, handed from the reader goroutine to the control
+	// loop (the one reader of each buffer).
+	state      *statebuf.Buffer[exoSample]
+	stateRead  *statebuf.Reader[exoSample]
+	status     *statebuf.Buffer[tactileSample]
+	statusRead *statebuf.Reader[tactileSample]
+	lastState  uint64 // sequence of the newest sample Read returned
+	lastStatus uint64
+	lat        rt.Histogram
 
 	handshake chan struct{}
 	versionCh chan int
@@ -171,11 +183,14 @@ func dial(conn transport.Conn, opt Options) (*session, error) {
 		base:      time.Now(),
 		nonce:     uint32(time.Now().UnixNano()) ^ nonceCounter.Add(0x9E3779B9),
 		handshake: make(chan struct{}),
+		onCh:      make(chan struct{}, 1),
 		versionCh: make(chan int, 1),
 		done:      make(chan struct{}),
 	}
-	s.state.init()
-	s.status.init()
+	s.state = statebuf.New[exoSample](1, nil)
+	s.stateRead = s.state.NewReader()
+	s.status = statebuf.New[tactileSample](1, nil)
+	s.statusRead = s.status.NewReader()
 	go s.readLoop()
 	hello := wire.Hello{Major: wire.Major, Minor: wire.Minor, Nonce: s.nonce}
 	deadline := time.Now().Add(opt.HandshakeTimeout)
@@ -338,7 +353,7 @@ func (s *session) dispatch(f *wire.Frame) {
 			return
 		}
 		m := &s.stMsg
-		smp := s.state.slot()
+		smp := s.state.Slot()
 		st := &smp.st
 		st.DeviceTime = time.Duration(f.TimeUs) * time.Microsecond
 		st.Seq = f.Seq
@@ -351,15 +366,21 @@ func (s *session) dispatch(f *wire.Frame) {
 		st.AckSeq = m.AckTag
 		st.Stale = false
 		smp.arrival = now
-		s.state.publish()
+		s.state.Publish()
 		s.ack(m.AckSeq, now)
+		if st.Enabled && s.wantOn.Load() {
+			select {
+			case s.onCh <- struct{}{}:
+			default:
+			}
+		}
 	case wire.TypeTactileStatus:
 		if s.kind != wire.KindTactile || s.tsMsg.Parse(f.Body) != nil {
 			s.badFrame(f)
 			return
 		}
 		m := &s.tsMsg
-		smp := s.status.slot()
+		smp := s.status.Slot()
 		smp.st = devices.TactileStatus{
 			DeviceTime: time.Duration(f.TimeUs) * time.Microsecond,
 			Seq:        f.Seq,
@@ -369,7 +390,7 @@ func (s *session) dispatch(f *wire.Frame) {
 			Fault:      m.Fault,
 		}
 		smp.arrival = now
-		s.status.publish()
+		s.status.Publish()
 		s.ack(m.AckSeq, now)
 	case wire.TypeError:
 		if s.erMsg.Parse(f.Body) != nil {
@@ -399,7 +420,7 @@ func (s *session) ack(seq uint32, now int64) {
 	}
 	s.lastAck = seq
 	if t0 := s.sentAt[seq%ring].Load(); now >= t0 {
-		s.lat.add(time.Duration(now - t0))
+		s.lat.Record(time.Duration(now - t0))
 	}
 }
 
@@ -442,7 +463,7 @@ func (s *session) start(c *wire.Caps, seq uint32, now int64) {
 	period := time.Duration(c.PeriodUs) * time.Microsecond
 	s.silence = s.opt.SilenceTimeout
 	if s.silence <= 0 {
-		s.silence = max(50*time.Millisecond, 10*period)
+		s.silence = max(250*time.Millisecond, 10*period)
 	}
 	s.stale = s.opt.StaleTimeout
 	if s.stale <= 0 {
@@ -494,7 +515,7 @@ func (s *session) stats() Stats {
 	}
 	s.rmu.Unlock()
 	st.FramesOut = s.framesOut.Load()
-	st.CommandLatency = s.lat.percentiles()
+	st.CommandLatency = PercentilesOf(&s.lat)
 	if le := s.lost.Load(); le != nil {
 		st.Lost = le.Error()
 	}

@@ -112,7 +112,9 @@ func (t *Tactile) Status(dst *devices.TactileStatus) error {
 	if err := s.check(now); err != nil {
 		return err
 	}
-	smp, fresh := s.status.load()
+	smp, seq := s.statusRead.Read()
+	fresh := seq != s.lastStatus
+	s.lastStatus = seq
 	*dst = smp.st
 	dst.Stale = !fresh
 	s.keepAlive(now)

@@ -56,7 +56,7 @@ func dumpEvent(w io.Writer, ev Event, dec *[2]wire.Decoder) error {
 				fmt.Fprintf(w, "%12.6f %s damaged frame: %v\n", t, dir, ferr)
 			}
 		}
-	case KindOpen, KindClose, KindSpec:
+	case KindOpen, KindClose, KindSpec, KindKinematics:
 		fmt.Fprintf(w, "%12.6f %v %s\n", t, ev.Kind, ev.Payload)
 	case KindDropped:
 		if len(ev.Payload) >= 8 {

@@ -15,20 +15,21 @@ type Kind uint8
 
 // Event kinds.
 const (
-	KindRX      Kind = 1  // bytes read from the transport
-	KindTX      Kind = 2  // bytes written to the transport
-	KindOpen    Kind = 3  // the transport was (re)opened; payload = port name
-	KindClose   Kind = 4  // the transport was closed; payload = reason
-	KindDropped Kind = 5  // trailer: u64 events dropped because the writer fell behind
-	KindSpec    Kind = 6  // the device's capabilities as JSON, once it is open
-	KindRead    Kind = 16 // Exoskeleton.Read: ReadEvent
-	KindWrite   Kind = 17 // Exoskeleton.Write: WriteEvent
-	KindEnable  Kind = 18 // Exoskeleton.Enable: EnableEvent
-	KindFrame   Kind = 19 // TactileArray.WriteFrame: FrameEvent
-	KindStatus  Kind = 20 // StatusReader.Status: StatusEvent
+	KindRX         Kind = 1  // bytes read from the transport
+	KindTX         Kind = 2  // bytes written to the transport
+	KindOpen       Kind = 3  // the transport was (re)opened; payload = port name
+	KindClose      Kind = 4  // the transport was closed; payload = reason
+	KindDropped    Kind = 5  // trailer: u64 events dropped because the writer fell behind
+	KindSpec       Kind = 6  // the device's capabilities as JSON, once it is open
+	KindKinematics Kind = 7  // an exoskeleton's kinematic model and base pose as JSON (Kinematics)
+	KindRead       Kind = 16 // Exoskeleton.Read: ReadEvent
+	KindWrite      Kind = 17 // Exoskeleton.Write: WriteEvent
+	KindEnable     Kind = 18 // Exoskeleton.Enable: EnableEvent
+	KindFrame      Kind = 19 // TactileArray.WriteFrame: FrameEvent
+	KindStatus     Kind = 20 // StatusReader.Status: StatusEvent
 )
 
-var kindNames = map[Kind]string{KindRX: "RX", KindTX: "TX", KindOpen: "OPEN", KindClose: "CLOSE", KindDropped: "DROPPED", KindSpec: "SPEC",
+var kindNames = map[Kind]string{KindRX: "RX", KindTX: "TX", KindOpen: "OPEN", KindClose: "CLOSE", KindDropped: "DROPPED", KindSpec: "SPEC", KindKinematics: "KINEMATICS",
 	KindRead: "READ", KindWrite: "WRITE", KindEnable: "ENABLE", KindFrame: "FRAME", KindStatus: "STATUS"}
 
 func (k Kind) String() string {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/haptex/haptex/haptics/exo"
 )
 
 // Magic starts every recording.
@@ -54,7 +56,11 @@ type Recorder struct {
 	closeMu  sync.Mutex
 	closed   bool
 	stop     atomic.Bool
-	lossless bool
+	lossless atomic.Bool
+	// inflight counts the chunks taken by get and not yet put: Close
+	// closes the queue only when it is zero with stop set, so no logging
+	// call can send on the closed queue.
+	inflight atomic.Int64
 }
 
 // Options configure a Recorder.
@@ -85,8 +91,9 @@ func Create(path string, meta Meta, opt Options) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
-	r := &Recorder{path: path, start: time.Now(), f: f, w: bufio.NewWriterSize(f, 1<<16), lossless: opt.Lossless,
+	r := &Recorder{path: path, start: time.Now(), f: f, w: bufio.NewWriterSize(f, 1<<16),
 		free: make(chan *chunk, poolSize), queue: make(chan *chunk, poolSize), done: make(chan struct{})}
+	r.lossless.Store(opt.Lossless)
 	for range poolSize {
 		r.free <- new(chunk)
 	}
@@ -99,6 +106,11 @@ func Create(path string, meta Meta, opt Options) (*Recorder, error) {
 	return r, nil
 }
 
+// SetLossless switches between waiting for the writer (lossless, for runs
+// on virtual time) and dropping events (for real-time loops); see
+// Options.Lossless.
+func (r *Recorder) SetLossless(on bool) { r.lossless.Store(on) }
+
 // Path is the recording's file.
 func (r *Recorder) Path() string { return r.path }
 
@@ -109,12 +121,15 @@ func (r *Recorder) Since() time.Duration { return time.Since(r.start) }
 // behind.
 func (r *Recorder) Dropped() uint64 { return r.dropped.Load() }
 
-// get takes a free chunk, or counts a drop.
+// get takes a free chunk, or counts a drop. A chunk it returns must be
+// given to put.
 func (r *Recorder) get(k Kind) *chunk {
+	r.inflight.Add(1)
 	if r.stop.Load() {
+		r.inflight.Add(-1)
 		return nil
 	}
-	if r.lossless {
+	if r.lossless.Load() {
 		c := <-r.free
 		c.t, c.kind, c.n = int64(time.Since(r.start)), k, 0
 		return c
@@ -125,11 +140,17 @@ func (r *Recorder) get(k Kind) *chunk {
 		return c
 	default:
 		r.dropped.Add(1)
+		r.inflight.Add(-1)
 		return nil
 	}
 }
 
-func (r *Recorder) put(c *chunk) { r.queue <- c } // never blocks: the queue holds the whole pool
+// put queues a chunk from get; it never blocks: the queue holds the whole
+// pool.
+func (r *Recorder) put(c *chunk) {
+	r.queue <- c
+	r.inflight.Add(-1)
+}
 
 // Bytes logs transport bytes (KindRX, KindTX), split into events of at most
 // 1024 bytes.
@@ -155,17 +176,31 @@ func (r *Recorder) Text(k Kind, s string) {
 
 // Spec logs the device's capabilities (an ExoSpec or TactileSpec) once it
 // is known, for a recording created before the device was opened.
-func (r *Recorder) Spec(spec any) error {
-	js, err := json.Marshal(spec)
+func (r *Recorder) Spec(spec any) error { return r.json(KindSpec, "spec", spec) }
+
+// json logs v as a JSON event of kind k.
+func (r *Recorder) json(k Kind, what string, v any) error {
+	js, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
 	if len(js) > chunkPayload {
-		return fmt.Errorf("record: spec of %d bytes exceeds %d", len(js), chunkPayload)
+		return fmt.Errorf("record: %s of %d bytes exceeds %d", what, len(js), chunkPayload)
 	}
-	r.Text(KindSpec, string(js))
+	r.Text(k, string(js))
 	return nil
 }
+
+// Kinematics is what the servo needs to know about an exoskeleton besides
+// its capabilities: its kinematic model and where its base sits in the
+// world. A recording carries it so that a replay can drive the servo.
+type Kinematics struct {
+	Params exo.Params `json:"params"`
+	Base   exo.Pose   `json:"base"`
+}
+
+// Kinematics logs an exoskeleton's kinematic model and base pose.
+func (r *Recorder) Kinematics(k Kinematics) error { return r.json(KindKinematics, "kinematics", k) }
 
 // payload is a device-level event that encodes itself.
 type payload interface{ put([]byte) int }
@@ -217,9 +252,10 @@ func (r *Recorder) Close() error {
 	r.closed = true
 	r.closeMu.Unlock()
 	r.stop.Store(true)
-	// Wait (briefly) for events already taken to be queued.
-	for deadline := time.Now().Add(time.Second); len(r.free)+len(r.queue) < poolSize-1 && time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond)
+	// Logging calls that took a chunk before stop was set queue it within
+	// microseconds; later ones see stop and log nothing.
+	for r.inflight.Load() != 0 {
+		time.Sleep(50 * time.Microsecond)
 	}
 	close(r.queue)
 	<-r.done

@@ -217,7 +217,10 @@ func (s *Session) Recorder(name, kind string, spec any) (*Recorder, error) {
 			return nil, fmt.Errorf("record: %w", err)
 		}
 	}
-	r, err := Create(filepath.Join(s.dir, name+".hxr"), Meta{Name: name, Kind: kind, Spec: js}, s.opt)
+	s.mu.Lock()
+	opt := s.opt
+	s.mu.Unlock()
+	r, err := Create(filepath.Join(s.dir, name+".hxr"), Meta{Name: name, Kind: kind, Spec: js}, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -225,6 +228,17 @@ func (s *Session) Recorder(name, kind string, spec any) (*Recorder, error) {
 	s.recs = append(s.recs, r)
 	s.mu.Unlock()
 	return r, nil
+}
+
+// SetLossless sets every recording of the session, present and future,
+// lossless or not (see Options.Lossless).
+func (s *Session) SetLossless(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opt.Lossless = on
+	for _, r := range s.recs {
+		r.SetLossless(on)
+	}
 }
 
 // Close closes every recording; the error joins theirs (a *DroppedError

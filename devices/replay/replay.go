@@ -23,6 +23,7 @@ import (
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/record"
+	"github.com/haptex/haptex/haptics/exo"
 )
 
 // Verdict compares what the replayed loop did with the recording.
@@ -45,8 +46,12 @@ func (v *Verdict) Err() error {
 	if v.Mismatched == 0 && v.Extra == 0 && v.EnableDiffs == 0 && v.Replayed == v.Recorded {
 		return nil
 	}
+	first := v.First
+	if first == "" {
+		first = "the replay ended before the recording did"
+	}
 	return fmt.Errorf("replay: %s: %d of %d recorded commands replayed, %d identical, %d different, %d extra, %d enable differences; first: %s",
-		v.Name, v.Replayed, v.Recorded, v.Matched, v.Mismatched, v.Extra, v.EnableDiffs, v.First)
+		v.Name, v.Replayed, v.Recorded, v.Matched, v.Mismatched, v.Extra, v.EnableDiffs, first)
 }
 
 func (v *Verdict) note(format string, a ...any) {
@@ -67,6 +72,8 @@ func sameBits(a, b []float64) bool {
 // Exo replays a recorded exoskeleton.
 type Exo struct {
 	spec    devices.ExoSpec
+	kin     *exo.Model
+	base    exo.Pose
 	reads   []record.ReadEvent
 	writes  []record.WriteEvent
 	enables []record.EnableEvent
@@ -85,11 +92,13 @@ var (
 // OpenExo loads the recording of an exoskeleton.
 func OpenExo(path string) (*Exo, error) {
 	x := &Exo{}
-	var spec []byte
+	var spec, kin []byte
 	meta, err := record.ReadFile(path, func(ev record.Event) error {
 		switch ev.Kind {
 		case record.KindSpec:
 			spec = append(spec[:0], ev.Payload...)
+		case record.KindKinematics:
+			kin = append(kin[:0], ev.Payload...)
 		case record.KindRead:
 			var e record.ReadEvent
 			if err := e.Parse(ev.Payload); err != nil {
@@ -125,10 +134,27 @@ func OpenExo(path string) (*Exo, error) {
 			return nil, fmt.Errorf("replay: %s: spec: %w", path, err)
 		}
 	}
+	if len(kin) > 0 {
+		var k record.Kinematics
+		if err := json.Unmarshal(kin, &k); err != nil {
+			return nil, fmt.Errorf("replay: %s: kinematics: %w", path, err)
+		}
+		if x.kin, err = exo.New(k.Params); err != nil {
+			return nil, fmt.Errorf("replay: %s: %w", path, err)
+		}
+		x.base = k.Base
+	}
 	x.spec.Transport = devices.TransportReplay
 	x.v = Verdict{Name: meta.Name, Recorded: len(x.writes)}
 	return x, nil
 }
+
+// Kinematics returns the recorded kinematic model, or nil when the
+// recording holds none.
+func (x *Exo) Kinematics() *exo.Model { return x.kin }
+
+// Base returns the recorded base pose.
+func (x *Exo) Base() exo.Pose { return x.base }
 
 // Spec returns the recorded device's capabilities (transport "replay").
 func (x *Exo) Spec() devices.ExoSpec { return x.spec }

@@ -14,6 +14,10 @@
 //	kind = "serial"              # sim | serial | hid
 //	port = "/dev/serial/by-id/usb-haptex_exo-if00"
 //	baud = 3000000               # optional
+//	kinematics = "thumb-exo.toml" # device description with a [kinematics] table, or "builtin"
+//	base_origin_m = [0.02, 0.10, -0.16] # optional base pose in the world (default: the
+//	base_x = [0.0, 0.0, 1.0]            # showcase scene's mount for the finger); x and z
+//	base_z = [0.0, 1.0, 0.0]            # are the base's axes, orthonormal
 //
 //	[thumb.tactile]
 //	kind = "hid"
@@ -30,6 +34,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -60,6 +65,14 @@ type Device struct {
 	VID    int    `toml:"vid" json:"vid,omitempty"`
 	PID    int    `toml:"pid" json:"pid,omitempty"`
 	Serial string `toml:"serial" json:"serial,omitempty"`
+	// Exoskeletons only: where the kinematic model comes from (a device
+	// description file, relative to the devices file, or KinematicsBuiltin;
+	// empty: built in for haptex's own device models, an error otherwise)
+	// and the base pose (nil: DefaultBase of the finger).
+	Kinematics string      `toml:"kinematics" json:"kinematics,omitempty"`
+	BaseOrigin *[3]float64 `toml:"base_origin_m" json:"base_origin_m,omitempty"`
+	BaseX      *[3]float64 `toml:"base_x" json:"base_x,omitempty"`
+	BaseZ      *[3]float64 `toml:"base_z" json:"base_z,omitempty"`
 }
 
 // String describes the device for messages: "serial /dev/ttyACM0".
@@ -119,14 +132,31 @@ func (e *FileError) Error() string {
 	return b.String()
 }
 
-// Load reads and checks the devices file at path.
+// Load reads and checks the devices file at path, and the device
+// description files it names (their paths become absolute).
 func Load(path string) (*File, error) {
-	f, err := os.Open(path)
+	r, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("setup: %w", err)
 	}
-	defer f.Close()
-	return Parse(f, path)
+	defer r.Close()
+	f, err := Parse(r, path)
+	if err != nil {
+		return nil, err
+	}
+	for fi := range f.Fingers {
+		d := &f.Fingers[fi].Exoskeleton
+		if d.Kinematics == "" || d.Kinematics == KinematicsBuiltin {
+			continue
+		}
+		if !filepath.IsAbs(d.Kinematics) {
+			d.Kinematics = filepath.Join(filepath.Dir(path), d.Kinematics)
+		}
+		if _, err := LoadKinematics(d.Kinematics); err != nil {
+			return nil, &FileError{File: path, Key: Fingers[fi] + "." + RoleExo + ".kinematics", Msg: err.Error()}
+		}
+	}
+	return f, nil
 }
 
 // Parse reads and checks a devices file; name is used in messages.
@@ -146,7 +176,7 @@ func Parse(r io.Reader, name string) (*File, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return nil, &FileError{File: name, Key: keys[0], Msg: fmt.Sprintf("unknown key (known: kind, port, baud, vid, pid, serial)%s", more(keys))}
+		return nil, &FileError{File: name, Key: keys[0], Msg: fmt.Sprintf("unknown key (known: kind, port, baud, vid, pid, serial, kinematics, base_origin_m, base_x, base_z)%s", more(keys))}
 	}
 	f := Default()
 	for finger, roles := range raw {
@@ -161,8 +191,14 @@ func Parse(r io.Reader, name string) (*File, error) {
 			}
 			switch role {
 			case RoleExo:
+				if err := checkPose(&d); err != "" {
+					return nil, &FileError{File: name, Key: key, Msg: err}
+				}
 				f.Fingers[fi].Exoskeleton = d
 			case RoleTactile:
+				if d.Kinematics != "" || d.BaseOrigin != nil || d.BaseX != nil || d.BaseZ != nil {
+					return nil, &FileError{File: name, Key: key, Msg: "a tactile array takes no kinematics or base pose"}
+				}
 				f.Fingers[fi].Tactile = d
 			default:
 				return nil, &FileError{File: name, Key: key, Msg: fmt.Sprintf("unknown device (want %s or %s)", RoleExo, RoleTactile)}
@@ -199,6 +235,9 @@ func check(d *Device) string {
 	case KindSim:
 		if d.Port != "" || d.VID != 0 || d.PID != 0 || d.Serial != "" || d.Baud != 0 {
 			return "a simulated device takes no port, vid, pid, serial or baud"
+		}
+		if d.Kinematics != "" || d.BaseOrigin != nil || d.BaseX != nil || d.BaseZ != nil {
+			return "a simulated device brings its own kinematics and base pose"
 		}
 	case KindSerial:
 		if d.Port == "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/haptex/haptex/devices/record"
 	"github.com/haptex/haptex/devices/serial"
 	"github.com/haptex/haptex/devices/transport"
+	"github.com/haptex/haptex/haptics/exo"
 )
 
 // Options configure Open. The zero value opens real devices with
@@ -33,9 +34,13 @@ type Options struct {
 	// Record, when set, records every device (transport bytes and loop
 	// calls) into the session folder it belongs to.
 	Record *record.Session
+	// SkipSim leaves the simulated devices' entries of the Set nil, for a
+	// caller (the rig) that builds its own simulated twins.
+	SkipSim bool
 }
 
-// Set is the opened devices of a run, indexed by finger.
+// Set is the opened devices of a run, indexed by finger. Every
+// exoskeleton is an *Exo: it carries its kinematic model and base pose.
 type Set struct {
 	Exo     [2]devices.Exoskeleton
 	Tactile [2]devices.TactileArray
@@ -105,6 +110,9 @@ func Open(f *File, opt Options) (*Set, error) {
 }
 
 func openExo(fi int, d Device, name string, opt Options) (devices.Exoskeleton, error) {
+	if d.Kind == KindSim && opt.SkipSim {
+		return nil, nil
+	}
 	var rec *record.Recorder
 	if opt.Record != nil {
 		var err error
@@ -142,17 +150,42 @@ func openExo(fi int, d Device, name string, opt Options) (devices.Exoskeleton, e
 	if err != nil {
 		return nil, err
 	}
+	var k record.Kinematics
+	if own, ok := x.(kinematic); ok {
+		k = record.Kinematics{Params: own.Kinematics().Params(), Base: own.Base()}
+	} else if k, err = d.kinematics(fi, x.Spec()); err != nil {
+		x.Close()
+		return nil, err
+	}
 	if rec != nil {
-		if err := rec.Spec(x.Spec()); err != nil {
+		err := rec.Spec(x.Spec())
+		if err == nil {
+			err = rec.Kinematics(k)
+		}
+		if err != nil {
 			x.Close()
 			return nil, err
 		}
 		x = record.WrapExo(x, rec)
 	}
-	return x, nil
+	kx, err := newExo(x, k)
+	if err != nil {
+		x.Close()
+		return nil, err
+	}
+	return kx, nil
+}
+
+// kinematic is a device that knows its own geometry (the simulated twins).
+type kinematic interface {
+	Kinematics() *exo.Model
+	Base() exo.Pose
 }
 
 func openTactile(fi int, d Device, name string, opt Options) (devices.TactileArray, error) {
+	if d.Kind == KindSim && opt.SkipSim {
+		return nil, nil
+	}
 	var rec *record.Recorder
 	if opt.Record != nil {
 		var err error

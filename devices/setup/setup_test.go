@@ -15,6 +15,8 @@ import (
 	"github.com/haptex/haptex/devices/record"
 	"github.com/haptex/haptex/devices/replay"
 	"github.com/haptex/haptex/devices/setup"
+	devsim "github.com/haptex/haptex/devices/sim"
+	"github.com/haptex/haptex/haptics/exo"
 )
 
 func TestParse(t *testing.T) {
@@ -60,6 +62,10 @@ kind = "sim"
 		{"sim with port", "[index.tactile]\nkind = \"sim\"\nport = \"/dev/x\"", "a simulated device takes no port"},
 		{"shared port", "[thumb.exoskeleton]\nkind = \"serial\"\nport = \"/dev/a\"\n[index.exoskeleton]\nkind = \"serial\"\nport = \"/dev/a\"", "serial /dev/a is already used by"},
 		{"wrong type", "[thumb.exoskeleton]\nkind = 3", "rig.toml"},
+		{"partial base", "[thumb.exoskeleton]\nkind = \"serial\"\nport = \"/dev/a\"\nbase_x = [1.0, 0, 0]", "give all of base_origin_m, base_x and base_z"},
+		{"skewed base", "[thumb.exoskeleton]\nkind = \"serial\"\nport = \"/dev/a\"\nbase_origin_m = [0, 0, 0]\nbase_x = [1.0, 0, 0]\nbase_z = [0.6, 0.8, 0]", "must be orthonormal"},
+		{"tactile kinematics", "[thumb.tactile]\nkind = \"serial\"\nport = \"/dev/a\"\nkinematics = \"builtin\"", "a tactile array takes no kinematics"},
+		{"sim kinematics", "[thumb.exoskeleton]\nkind = \"sim\"\nkinematics = \"builtin\"", "brings its own kinematics"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,6 +77,61 @@ kind = "sim"
 	}
 	if _, err := setup.Load(filepath.Join(t.TempDir(), "none.toml")); err == nil {
 		t.Error("missing file loaded")
+	}
+}
+
+// A devices file names a device description by a path relative to itself;
+// Load reads its [kinematics] table and refuses a broken one.
+func TestLoadKinematics(t *testing.T) {
+	dir := t.TempDir()
+	desc := `model = "lab-exo"
+[kinematics]
+tool_m = [0.004, -0.007, 0.0]
+pad_normal = [0.5, -0.87, 0.0]
+joint_min_rad = [-0.9, -1.6, -0.3]
+joint_max_rad = [0.9, 0.8, 1.9]
+home_rad = [0.0, -0.79, 1.34]
+[[kinematics.link]]
+alpha_rad = 1.5707963267948966
+[[kinematics.link]]
+a_m = 0.12
+[[kinematics.link]]
+a_m = 0.08
+[drive]
+anything = 1
+`
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("lab-exo.toml", desc)
+	f, err := setup.Load(write("rig.toml", "[index.exoskeleton]\nkind = \"serial\"\nport = \"/dev/x\"\nkinematics = \"lab-exo.toml\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Fingers[1].Exoskeleton.Kinematics; got != filepath.Join(dir, "lab-exo.toml") {
+		t.Errorf("kinematics path %q", got)
+	}
+	p, err := setup.LoadKinematics(filepath.Join(dir, "lab-exo.toml"))
+	if err != nil || p.Links[1].A != 0.12 || p.Links[2].A != 0.08 {
+		t.Errorf("%+v %v", p, err)
+	}
+	for name, bad := range map[string]string{
+		"none.toml":   "",
+		"empty.toml":  "model = \"x\"\n",
+		"limits.toml": strings.Replace(desc, "joint_max_rad = [0.9, 0.8, 1.9]", "joint_max_rad = [-1, 0.8, 1.9]", 1),
+		"typo.toml":   strings.Replace(desc, "home_rad", "hom_rad", 1),
+	} {
+		if bad != "" {
+			write(name, bad)
+		}
+		_, err := setup.Load(write("bad.toml", "[thumb.exoskeleton]\nkind = \"serial\"\nport = \"/dev/x\"\nkinematics = \""+name+"\"\n"))
+		if err == nil || !strings.Contains(err.Error(), "thumb.exoskeleton.kinematics") {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
 
@@ -114,6 +175,10 @@ func TestOpenEmulatedRig(t *testing.T) {
 		if sp := s.Tactile[i].Spec(); sp.Rows*sp.Cols != devices.Pins {
 			t.Errorf("finger %d tactile spec %+v", i, sp)
 		}
+		k, ok := s.Exo[i].(*setup.Exo)
+		if !ok || k.Kinematics() == nil || k.Base() != devsim.DefaultBase(i) {
+			t.Errorf("finger %d exoskeleton without its kinematics and default base: %T", i, s.Exo[i])
+		}
 		s.Exo[i].Enable(true)
 	}
 	var st devices.ExoState
@@ -145,6 +210,10 @@ func TestOpenEmulatedRig(t *testing.T) {
 	}
 	if sp := rs.Exo["thumb-exo"].Spec(); sp.Model != "haptex-emu-exo" || sp.DoF != 3 {
 		t.Errorf("recorded spec %+v", sp)
+	}
+	want, _ := exo.New(devsim.DefaultExoParams().Kinematics)
+	if k := rs.Exo["index-exo"].Kinematics(); k == nil || k.Params() != want.Params() || rs.Exo["index-exo"].Base() != devsim.DefaultBase(1) {
+		t.Errorf("recorded kinematics %+v", k)
 	}
 	var dump strings.Builder
 	if err := record.Dump(&dump, filepath.Join(record.Dir(dir), "thumb-exo.hxr")); err != nil {
@@ -179,6 +248,11 @@ func TestOpenErrors(t *testing.T) {
 		t.Errorf("tactile array configured as exoskeleton: %v", err)
 	}
 	t.Log(err)
+	thumb := e.Plug("thumb-exo").Path()
+	_, err = setup.Open(file("[thumb.exoskeleton]\nkind = \"serial\"\nport = \""+thumb+"\""), setup.Options{})
+	if err == nil || !strings.Contains(err.Error(), `model "haptex-emu-exo" has no built-in kinematic model`) {
+		t.Errorf("exoskeleton of unknown geometry: %v", err)
+	}
 	notDevice := filepath.Join(t.TempDir(), "plain")
 	os.WriteFile(notDevice, nil, 0o644)
 	_, err = setup.Open(file("[index.tactile]\nkind = \"serial\"\nport = \""+notDevice+"\""), setup.Options{})

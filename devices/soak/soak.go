@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/serial"
 	"github.com/haptex/haptex/devices/wire"
+	"github.com/haptex/haptex/internal/rt"
 )
 
 // Config configures Run. The zero value is the acceptance run: 60 s at
@@ -39,6 +39,10 @@ type Config struct {
 	TactilePeriod time.Duration // default 25 ms
 	Emulator      emu.Config
 	Link          link.Options
+	// Priority is the SCHED_FIFO priority of the host loop's thread
+	// (default 80, as the rig's haptics loop; -1 keeps normal scheduling).
+	Priority int
+	Logf     func(format string, args ...any)
 }
 
 // DeviceResult is one device's account of the run.
@@ -68,11 +72,15 @@ type Result struct {
 	TickLatenessUs   link.Percentiles `json:"tick_lateness_us"`
 	// IOUs is the time the loop spent per tick in Read + Write of both
 	// exoskeletons.
-	IOUs     link.Percentiles `json:"io_us"`
-	Exo      []DeviceResult   `json:"exoskeletons"`
-	Tactile  []DeviceResult   `json:"tactile"`
-	Clean    bool             `json:"clean"`
-	Problems []string         `json:"problems,omitempty"`
+	IOUs link.Percentiles `json:"io_us"`
+	// Overruns counts the host loop's skipped deadlines; RealTime says
+	// whether it ran under SCHED_FIFO.
+	Overruns uint64         `json:"overruns"`
+	RealTime bool           `json:"rt"`
+	Exo      []DeviceResult `json:"exoskeletons"`
+	Tactile  []DeviceResult `json:"tactile"`
+	Clean    bool           `json:"clean"`
+	Problems []string       `json:"problems,omitempty"`
 }
 
 // torque is the command sent at tick k: slow sinusoids within the stand-in's
@@ -196,7 +204,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}
 	for _, r := range exos {
-		if err := r.exo.Enable(true); err != nil {
+		if err := r.exo.Enable(true); err != nil && !errors.Is(err, devices.ErrTimeout) {
 			return res, err
 		}
 	}
@@ -233,27 +241,24 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	return res, lossErr
 }
 
+// loop runs the host side at cfg.Period on an internal/rt loop (locked
+// thread, absolute deadlines, SCHED_FIFO when permitted, as the rig's
+// haptics loop) until cfg.Duration's worth of ticks ran or a device failed.
 func loop(ctx context.Context, cfg Config, exos []*exoRig, tacs []*tacRig, res *Result) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	n := int(cfg.Duration / cfg.Period)
 	every := max(1, int(cfg.TactilePeriod/cfg.Period))
-	late := make([]int64, 0, n)
-	io := make([]int64, 0, n)
+	var io rt.Histogram
 	var st devices.ExoState
 	var ts devices.TactileStatus
 	var cmd devices.ExoCommand
 	var fr devices.TactileFrame
-	start := time.Now()
-	next := start
-	for k := 1; k <= n; k++ {
-		if ctx.Err() != nil {
-			break
-		}
-		next = next.Add(cfg.Period)
-		sleepUntil(next)
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var failed error
+	k := 0
+	tick := func(time.Duration) {
+		k++
 		t0 := time.Now()
-		late = append(late, int64(t0.Sub(next)))
 		cmd.Seq = uint32(k)
 		cmd.Torque = torque(cmd.Seq)
 		for _, r := range exos {
@@ -262,17 +267,21 @@ func loop(ctx context.Context, cfg Config, exos []*exoRig, tacs []*tacRig, res *
 			case errors.Is(err, devices.ErrTimeout):
 				r.tmo++
 			case err != nil:
-				return fmt.Errorf("soak: %s at tick %d: %w", r.name, k, err)
+				failed = fmt.Errorf("soak: %s at tick %d: %w", r.name, k, err)
+				stop()
+				return
 			}
 			if st.AckSeq != 0 {
 				r.lastAck = st.AckSeq
 			}
 			if err := r.exo.Write(&cmd); err != nil {
-				return fmt.Errorf("soak: %s at tick %d: %w", r.name, k, err)
+				failed = fmt.Errorf("soak: %s at tick %d: %w", r.name, k, err)
+				stop()
+				return
 			}
 			r.sent++
 		}
-		io = append(io, int64(time.Since(t0)))
+		io.Record(time.Since(t0))
 		if k%every == 0 {
 			fr.Seq = uint32(k / every)
 			amplitudes(fr.Seq, &fr)
@@ -280,32 +289,46 @@ func loop(ctx context.Context, cfg Config, exos []*exoRig, tacs []*tacRig, res *
 				if err := r.tac.Status(&ts); errors.Is(err, devices.ErrTimeout) {
 					r.tmo++
 				} else if err != nil {
-					return fmt.Errorf("soak: %s at tick %d: %w", r.name, k, err)
+					failed = fmt.Errorf("soak: %s at tick %d: %w", r.name, k, err)
+					stop()
+					return
 				}
 				if ts.AckSeq != 0 {
 					r.lastAck = ts.AckSeq
 				}
 				if err := r.tac.WriteFrame(&fr); err != nil {
-					return fmt.Errorf("soak: %s at tick %d: %w", r.name, k, err)
+					failed = fmt.Errorf("soak: %s at tick %d: %w", r.name, k, err)
+					stop()
+					return
 				}
 				r.sent++
 			}
 		}
 		res.Ticks++
+		if k == n {
+			stop()
+		}
 	}
+	prio := cfg.Priority
+	if prio == 0 {
+		prio = 80
+	}
+	l := rt.New(rt.Config{Name: "soak", Period: cfg.Period, Priority: max(prio, 0), Logf: cfg.Logf}, rt.NewClock(), tick)
+	start := time.Now()
+	done := make(chan struct{})
+	// rt.Loop.Run keeps its thread locked for good (it may be real-time):
+	// it gets a goroutine of its own.
+	go func() {
+		defer close(done)
+		l.Run(ctx)
+	}()
+	<-done
 	res.DurationS = time.Since(start).Seconds()
-	res.TickLatenessUs = percentiles(late)
-	res.IOUs = percentiles(io)
-	return nil
-}
-
-func percentiles(ns []int64) link.Percentiles {
-	if len(ns) == 0 {
-		return link.Percentiles{}
-	}
-	slices.Sort(ns)
-	at := func(q float64) float64 { return float64(ns[min(len(ns)-1, int(q*float64(len(ns))))]) / 1e3 }
-	return link.Percentiles{Count: uint64(len(ns)), P50: at(0.5), P99: at(0.99), P999: at(0.999), Max: float64(ns[len(ns)-1]) / 1e3}
+	res.TickLatenessUs = link.PercentilesOf(&l.Tel.Lateness)
+	res.IOUs = link.PercentilesOf(&io)
+	res.Overruns = l.Tel.Overruns.Load()
+	res.RealTime = l.Tel.RealTime.Load()
+	return failed
 }
 
 func problems(r *Result) []string {

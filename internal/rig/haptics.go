@@ -56,12 +56,14 @@ func newHapticsLoop(r *Rig) (*hapticsLoop, error) {
 			if err != nil {
 				return nil, fmt.Errorf("rig: simulated %s exoskeleton: %w", sim.FingerName(f), err)
 			}
-			fingers[f] = haptics.Finger{Device: exo, Kin: exo.Kinematics(), Base: exo.Base()}
 			r.ownedExos[f] = exo
-			continue
+			dev = exo
 		}
 		kin, base, err := kinematicsOf(dev, f)
 		if err != nil {
+			return nil, err
+		}
+		if dev, err = r.recordExo(f, dev, kin, base); err != nil {
 			return nil, err
 		}
 		fingers[f] = haptics.Finger{Device: dev, Kin: kin, Base: base}
@@ -128,7 +130,7 @@ func kinematicsOf(dev devices.Exoskeleton, f int) (*exo.Model, exo.Pose, error) 
 		Base() exo.Pose
 	}
 	k, ok := dev.(kinematic)
-	if !ok {
+	if !ok || k.Kinematics() == nil {
 		return nil, exo.Pose{}, fmt.Errorf("rig: %s exoskeleton %s gives no kinematic model", sim.FingerName(f), dev.Spec().Model)
 	}
 	return k.Kinematics(), k.Base(), nil

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -21,6 +22,8 @@ import (
 
 	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/devices"
+	devrecord "github.com/haptex/haptex/devices/record"
+	"github.com/haptex/haptex/devices/setup"
 	devsim "github.com/haptex/haptex/devices/sim"
 	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/internal/record"
@@ -72,6 +75,16 @@ type Config struct {
 	// came from, for the session record.
 	TactileCal   [sim.NumFingers]*tactile.Calibration `json:"-"`
 	Calibrations []string                             `json:"calibrations,omitempty"`
+	// OpenDevices, when set, opens the run's devices once the session
+	// folder exists (devices/setup.Open); rec is where they record
+	// themselves, nil when not recording devices. The devices it returns
+	// fill the nil entries of Exos and Tactile; the caller closes them
+	// after the run.
+	OpenDevices func(rec *devrecord.Session) (*setup.Set, error) `json:"-"`
+	// RecordDevices records every call the loops make on every device (and
+	// the bytes of the devices OpenDevices opens) into the session folder's
+	// devices/ folder, for haptex replay. It needs OutDir.
+	RecordDevices bool `json:"record_devices"`
 	// Fabric is the fabric handled; the simulation's material and the
 	// tactile renderer's surface come from it through calib/kes, and from
 	// nothing else. Nil takes the built-in DefaultFabric.
@@ -195,6 +208,11 @@ type Rig struct {
 	tactileOut   *statebuf.Buffer[TactileOut]
 	tactileRows  *record.Table[tactileRow]
 	ownedTactile [sim.NumFingers]*devsim.Tactile
+
+	// Device recordings, and which devices record themselves (opened by
+	// OpenDevices with the recording session).
+	devRec                       *devrecord.Session
+	exoRecorded, tactileRecorded [sim.NumFingers]bool
 }
 
 // New wires a rig. It creates the session folder when cfg.OutDir is set.
@@ -229,6 +247,10 @@ func New(cfg Config) (*Rig, error) {
 			r.closeSession()
 			return nil, err
 		}
+	}
+	if err := r.openDevices(); err != nil {
+		r.closeSession()
+		return nil, err
 	}
 
 	inner := cfg.Intent
@@ -265,10 +287,15 @@ func New(cfg Config) (*Rig, error) {
 	return r, nil
 }
 
-// closeSession closes the session of a rig that failed to build.
+// closeSession closes and removes the session folder of a rig that failed
+// to build: it holds table headers and nothing else.
 func (r *Rig) closeSession() {
+	if r.devRec != nil {
+		r.devRec.Close()
+	}
 	if r.session != nil {
 		r.session.Close()
+		os.RemoveAll(r.session.Dir)
 	}
 }
 
@@ -361,6 +388,9 @@ func (r *Rig) finish(sum *Summary) error {
 		return nil
 	}
 	err := r.session.Close()
+	if r.devRec != nil {
+		err = errors.Join(err, r.devRec.Close())
+	}
 	sum.Tables = r.session.Stats()
 	meta := sessionMeta{
 		Software: versions(),

@@ -71,7 +71,8 @@ type tactileLoop struct {
 	r        *Rig
 	renderer *tactile.Renderer
 	simIn    *statebuf.Reader[sim.SimOutput]
-	arrays   [sim.NumFingers]devices.TactileArray
+	arrays   [sim.NumFingers]devices.TactileArray // as written to, recorded when the rig records devices
+	inner    [sim.NumFingers]devices.TactileArray // the arrays themselves (for what they report delivering)
 	clocked  [sim.NumFingers]devices.Clocked
 	contacts [sim.NumFingers]tactile.Contact
 	devFrame [sim.NumFingers]devices.TactileFrame
@@ -96,6 +97,11 @@ func newTactileLoop(r *Rig) (*tactileLoop, error) {
 			}
 			a = t
 			r.ownedTactile[f] = t
+		}
+		l.inner[f] = a
+		a, err := r.recordTactile(f, a)
+		if err != nil {
+			return nil, err
 		}
 		l.arrays[f] = a
 		l.clocked[f], _ = a.(devices.Clocked)
@@ -177,7 +183,7 @@ func (l *tactileLoop) step(t time.Duration) {
 		}
 	}
 	if l.iv.active {
-		l.iv.add(frame, &l.arrays)
+		l.iv.add(frame, &l.inner)
 	}
 	l.row.Contact = l.contacts
 	out := l.r.tactileOut.Slot()

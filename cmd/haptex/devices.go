@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/reconnect"
+	devrecord "github.com/haptex/haptex/devices/record"
+	"github.com/haptex/haptex/devices/scan"
+	"github.com/haptex/haptex/devices/setup"
+	"github.com/haptex/haptex/devices/wire"
+	"github.com/haptex/haptex/internal/rig"
+)
+
+func init() {
+	register(&command{name: "devices", summary: "devices: list | emulate [-exo N -tactile N] | check FILE", run: runDevices})
+}
+
+func runDevices(args []string) error {
+	fs := newFlags("devices", "devices list | emulate | check FILE  [flags]")
+	asJSON := fs.Bool("json", false, "list, check: print JSON")
+	timeout := fs.Duration("timeout", 300*time.Millisecond, "list: how long each port may take to answer HELLO")
+	exos := fs.Int("exo", 2, "emulate: exoskeletons (0..2: thumb, index)")
+	tactiles := fs.Int("tactile", 2, "emulate: tactile arrays (0..2: thumb, index)")
+	ports := fs.String("ports", "", "list: further serial ports to probe, comma-separated (e.g. the emulator's)")
+	noProbe := fs.Bool("no-probe", false, "list: list the ports without talking to them")
+	dir := fs.String("dir", "", "emulate: folder for the port links and the devices file (default: a new temporary folder)")
+	if len(args) == 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: which devices command?", errUsage)
+	}
+	sub := args[0]
+	if err := parse(fs, args[1:], 1); err != nil {
+		return err
+	}
+	switch sub {
+	case "list":
+		opt := scan.Options{Timeout: *timeout, NoProbe: *noProbe}
+		if *ports != "" {
+			opt.Ports = strings.Split(*ports, ",")
+		}
+		rep := scan.Scan(opt)
+		if *asJSON {
+			printJSON(rep)
+		} else {
+			rep.WriteText(os.Stdout)
+		}
+		return nil
+	case "emulate":
+		return emulate(*exos, *tactiles, *dir)
+	case "check":
+		if fs.NArg() != 1 {
+			return fmt.Errorf("%w: devices check FILE", errUsage)
+		}
+		f, err := setup.Load(fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			printJSON(f)
+			return nil
+		}
+		fmt.Printf("%s: valid\n", fs.Arg(0))
+		for i, fg := range f.Fingers {
+			fmt.Printf("  %-5s exoskeleton: %s%s\n", setup.Fingers[i], fg.Exoskeleton, kinematicsNote(fg.Exoskeleton))
+			fmt.Printf("  %-5s tactile:     %s\n", setup.Fingers[i], fg.Tactile)
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: unknown devices command %q (list, emulate, check)", errUsage, sub)
+}
+
+func kinematicsNote(d setup.Device) string {
+	if d.Kind == setup.KindSim {
+		return ""
+	}
+	k := d.Kinematics
+	if k == "" {
+		k = "built in for haptex models (" + strings.Join(setup.BuiltinModels, ", ") + ")"
+	}
+	base := "default mount"
+	if d.BaseOrigin != nil {
+		base = fmt.Sprintf("base at %v m", *d.BaseOrigin)
+	}
+	return fmt.Sprintf("; kinematics %s, %s", k, base)
+}
+
+// emulate runs emulated devices on pseudo-terminals until interrupted.
+func emulate(exos, tactiles int, dir string) error {
+	if exos < 0 || exos > 2 || tactiles < 0 || tactiles > 2 || exos+tactiles == 0 {
+		return fmt.Errorf("%w: -exo and -tactile take 0, 1 or 2 (thumb, then index), not both 0", errUsage)
+	}
+	var devs []emu.DeviceConfig
+	for _, d := range emu.DefaultDevices() {
+		n := &tactiles
+		if d.Kind == wire.KindExo {
+			n = &exos
+		}
+		finger := 0
+		if strings.HasPrefix(d.Name, "index") {
+			finger = 1
+		}
+		if finger < *n {
+			devs = append(devs, d)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	em, err := emu.Run(ctx, emu.Config{Dir: dir, Devices: devs})
+	if err != nil {
+		return err
+	}
+	defer em.Close()
+	fmt.Println("emulated devices (the physical twins of devices/sim behind the haptex protocol):")
+	for _, p := range em.Ports() {
+		fmt.Printf("  %-14s %-12s %s -> %s\n", p.Name, p.Kind, p.Path, p.TTY)
+	}
+	snippet, err := os.ReadFile(em.DevicesFile())
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\ndevices file %s:\n\n%s\n", em.DevicesFile(), snippet)
+	fmt.Printf("run haptex with them:  haptex run -devices %s\nCtrl-C stops the emulator.\n", em.DevicesFile())
+	select {
+	case <-ctx.Done():
+	case <-em.Done():
+	}
+	return nil
+}
+
+// openedDevices closes what openDevices opened.
+type openedDevices struct{ set *setup.Set }
+
+func (o *openedDevices) close() {
+	if o.set != nil {
+		o.set.Close()
+	}
+}
+
+// openDevices loads the devices file and lets the rig open its devices
+// (with reconnection, recorded when the rig records devices) once the
+// session folder exists.
+func openDevices(cfg *rig.Config, path string, lockstep bool) (*openedDevices, error) {
+	f, err := setup.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if lockstep {
+		for i, fg := range f.Fingers {
+			for _, d := range []setup.Device{fg.Exoskeleton, fg.Tactile} {
+				if d.Kind != setup.KindSim {
+					return nil, fmt.Errorf("%w: -lockstep runs on virtual time; the %s device %s needs real time", errUsage, setup.Fingers[i], d)
+				}
+			}
+		}
+	}
+	o := &openedDevices{}
+	logf := cfg.Logf
+	cfg.OpenDevices = func(rec *devrecord.Session) (*setup.Set, error) {
+		s, err := setup.Open(f, setup.Options{Record: rec, SkipSim: true, Reconnect: reconnect.Options{Logf: logf}})
+		o.set = s
+		return s, err
+	}
+	return o, nil
+}
+
+// flagSet reports whether the flag was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	found := false
+	fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}

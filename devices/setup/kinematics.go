@@ -1,0 +1,141 @@
+package setup
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/record"
+	devsim "github.com/haptex/haptex/devices/sim"
+	"github.com/haptex/haptex/haptics/exo"
+)
+
+// KinematicsBuiltin names the kinematic model haptex ships: the geometry
+// of its own exoskeleton (devices/sim, the emulator).
+const KinematicsBuiltin = "builtin"
+
+// BuiltinModels are the exoskeleton models whose kinematics haptex knows
+// without a description file.
+var BuiltinModels = []string{devsim.DefaultExoParams().Model}
+
+// LoadKinematics reads the [kinematics] table of a device description
+// file (the exo.toml format of devices/sim; other tables are ignored).
+func LoadKinematics(path string) (exo.Params, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return exo.Params{}, fmt.Errorf("setup: %w", err)
+	}
+	var desc struct {
+		Kinematics exo.Params `toml:"kinematics"`
+	}
+	md, err := toml.Decode(string(data), &desc)
+	if err != nil {
+		return exo.Params{}, fmt.Errorf("setup: %s: %w", path, err)
+	}
+	if !md.IsDefined("kinematics") {
+		return exo.Params{}, fmt.Errorf("setup: %s has no [kinematics] table", path)
+	}
+	for _, k := range md.Undecoded() {
+		if len(k) > 1 && k[0] == "kinematics" {
+			return exo.Params{}, fmt.Errorf("setup: %s: unknown key %s", path, k)
+		}
+	}
+	if _, err := exo.New(desc.Kinematics); err != nil {
+		return exo.Params{}, fmt.Errorf("setup: %s: %w", path, err)
+	}
+	return desc.Kinematics, nil
+}
+
+// checkPose returns what is wrong with an exoskeleton's base pose keys.
+func checkPose(d *Device) string {
+	set := 0
+	for _, v := range []*[3]float64{d.BaseOrigin, d.BaseX, d.BaseZ} {
+		if v != nil {
+			set++
+			for _, x := range v {
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					return fmt.Sprintf("base pose %v is not finite", *v)
+				}
+			}
+		}
+	}
+	switch {
+	case set == 0:
+		return ""
+	case set != 3:
+		return "give all of base_origin_m, base_x and base_z, or none"
+	}
+	x, z := *d.BaseX, *d.BaseZ
+	if math.Abs(exo.Norm(x)-1) > 1e-6 || math.Abs(exo.Norm(z)-1) > 1e-6 || math.Abs(exo.Dot(x, z)) > 1e-6 {
+		return fmt.Sprintf("base_x %v and base_z %v must be orthonormal", x, z)
+	}
+	return ""
+}
+
+// kinematics resolves finger fi's exoskeleton model and base pose.
+func (d *Device) kinematics(fi int, spec devices.ExoSpec) (record.Kinematics, error) {
+	var k record.Kinematics
+	switch d.Kinematics {
+	case KinematicsBuiltin:
+		k.Params = devsim.DefaultExoParams().Kinematics
+	case "":
+		known := false
+		for _, m := range BuiltinModels {
+			known = known || spec.Model == m
+		}
+		if !known {
+			return k, fmt.Errorf("setup: exoskeleton model %q has no built-in kinematic model: set kinematics = \"device.toml\" (a description with a [kinematics] table) in the devices file", spec.Model)
+		}
+		k.Params = devsim.DefaultExoParams().Kinematics
+	default:
+		p, err := LoadKinematics(d.Kinematics)
+		if err != nil {
+			return k, err
+		}
+		k.Params = p
+	}
+	k.Base = devsim.DefaultBase(fi)
+	if d.BaseOrigin != nil {
+		k.Base = exo.PoseFromAxes(*d.BaseX, *d.BaseZ, *d.BaseOrigin)
+	}
+	return k, nil
+}
+
+// Exo is an opened exoskeleton with what the servo needs besides the
+// device: its kinematic model and base pose. It passes Advance on when the
+// device is devices.Clocked.
+type Exo struct {
+	devices.Exoskeleton
+	kin   *exo.Model
+	base  exo.Pose
+	clock devices.Clocked
+}
+
+var _ devices.Clocked = (*Exo)(nil)
+
+func newExo(x devices.Exoskeleton, k record.Kinematics) (*Exo, error) {
+	m, err := exo.New(k.Params)
+	if err != nil {
+		return nil, fmt.Errorf("setup: %w", err)
+	}
+	c, _ := x.(devices.Clocked)
+	return &Exo{Exoskeleton: x, kin: m, base: k.Base, clock: c}, nil
+}
+
+// Kinematics returns the exoskeleton's kinematic model.
+func (x *Exo) Kinematics() *exo.Model { return x.kin }
+
+// Base returns the pose of the exoskeleton's base in the world.
+func (x *Exo) Base() exo.Pose { return x.base }
+
+// Advance advances a clocked device (and stamps recorded events with the
+// run time).
+func (x *Exo) Advance(t time.Duration) {
+	if x.clock != nil {
+		x.clock.Advance(t)
+	}
+}

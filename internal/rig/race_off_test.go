@@ -1,0 +1,5 @@
+//go:build !race
+
+package rig
+
+const raceEnabled = false

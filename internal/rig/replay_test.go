@@ -1,0 +1,77 @@
+package rig
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// recordSession runs a lockstep session of d with every device recorded
+// and returns its folder.
+func recordSession(t *testing.T, d time.Duration) string {
+	t.Helper()
+	r, err := New(coarse(Config{OutDir: t.TempDir(), Duration: d, RecordDevices: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.RunLockstep(); err != nil {
+		t.Fatal(err)
+	}
+	return r.SessionDir()
+}
+
+// A recorded 10 s lockstep session (simulated devices, coarse cloth),
+// replayed through the rig with its recorded devices, reproduces every
+// command and tactile frame bit for bit; the same replay with a servo that
+// differs in one parameter does not. Under the race detector (make test)
+// the session is 3 s: 10 s take 75 s there.
+func TestReplayIsBitExact(t *testing.T) {
+	d := 10 * time.Second
+	if testing.Short() || raceEnabled {
+		d = 3 * time.Second
+	}
+	dir := recordSession(t, d)
+	p, err := LoadReplay(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Mode != "lockstep" || p.FabricName != DefaultFabric || p.Config.Duration != d {
+		t.Fatalf("replay of %+v", p)
+	}
+	res, err := p.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.BitExact || len(res.Devices) != 4 {
+		t.Fatalf("%+v", res)
+	}
+	for _, v := range res.Devices {
+		want := int(d / time.Millisecond) // one command per haptics tick
+		if strings.HasSuffix(v.Name, "tactile") {
+			want = int(d / (25 * time.Millisecond))
+		}
+		// The servo writes only while the finger is powered: allow the
+		// start-up ramp, no more.
+		if v.Matched < want*9/10 || v.Matched != v.Recorded || v.Skipped != 0 {
+			t.Errorf("%s: %+v, want about %d commands matched", v.Name, v, want)
+		}
+		t.Logf("%s: %d commands and frames replayed bit for bit, %d reads", v.Name, v.Matched, v.Reads)
+	}
+
+	q, err := LoadReplay(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Config.Duration = 300 * time.Millisecond
+	q.Config.Servo.Safety.EnableRampMs *= 0.9
+	res, err = q.Run()
+	if err == nil {
+		t.Fatal("a replay with a different servo reproduced the recorded commands")
+	}
+	for _, v := range res.Devices {
+		if strings.HasSuffix(v.Name, "exo") && v.Mismatched == 0 {
+			t.Errorf("%s: a different enable ramp gave the recorded commands: %+v", v.Name, v)
+		}
+	}
+	t.Logf("shorter enable ramp: %v", err)
+}
