@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/haptex/haptex/calib/kes"
@@ -123,6 +124,8 @@ func (c *Config) setDefaults() error {
 	if c.Servo == (haptics.Config{}) {
 		c.Servo = haptics.DefaultConfig()
 	}
+	// The servo's filters are designed for the rate it actually runs at.
+	c.Servo.PeriodMs = float64(c.HapticsPeriod) / float64(time.Millisecond)
 	if c.Fabric == nil {
 		f, err := kes.Builtin(DefaultFabric)
 		if err != nil {
@@ -170,8 +173,10 @@ type loop struct {
 	period   time.Duration
 	priority int
 	step     func(t time.Duration)
-	rt       *rt.Loop // nil until a real-time run builds it
-	cmds     chan command
+	// rt is nil until a real-time run builds it; atomic because the
+	// status line and the view read it while Run starts.
+	rt   atomic.Pointer[rt.Loop]
+	cmds chan command
 }
 
 func newLoop(name string, period time.Duration, priority int, step func(time.Duration)) *loop {
@@ -344,14 +349,15 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 	var wg sync.WaitGroup
 	errs := make(chan error, len(r.loops))
 	for _, l := range r.loops {
-		l.rt = rt.New(rt.Config{Name: l.name, Period: l.period, Priority: l.priority, Logf: r.cfg.Logf}, clock, l.tick)
+		lr := rt.New(rt.Config{Name: l.name, Period: l.period, Priority: l.priority, Logf: r.cfg.Logf}, clock, l.tick)
 		if l == r.hapticsLoop {
-			r.haptics.rt = l.rt
+			r.haptics.rt = lr
 		}
+		l.rt.Store(lr)
 		wg.Add(1)
 		go func(l *loop) {
 			defer wg.Done()
-			if err := l.rt.Run(ctx); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			if err := l.rt.Load().Run(ctx); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 				errs <- err
 				stop()
 			}

@@ -31,10 +31,10 @@ func (r *Rig) Status() Status {
 	var s Status
 	for _, l := range r.loops {
 		ls := LoopStatus{Name: l.name}
-		if l.rt != nil {
-			ls.RateHz = l.rt.Tel.Rate()
-			ls.LatenessP99 = float64(l.rt.Tel.Lateness.Quantile(0.99)) / 1e3
-			ls.Overruns = l.rt.Tel.Overruns.Load()
+		if lr := l.rt.Load(); lr != nil {
+			ls.RateHz = lr.Tel.Rate()
+			ls.LatenessP99 = float64(lr.Tel.Lateness.Quantile(0.99)) / 1e3
+			ls.Overruns = lr.Tel.Overruns.Load()
 		}
 		s.Loops = append(s.Loops, ls)
 	}

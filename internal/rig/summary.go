@@ -98,8 +98,8 @@ func (r *Rig) summary(mode string, run, wall time.Duration) *Summary {
 	s := &Summary{Mode: mode, Fabric: r.cfg.Fabric.Name, RunS: run.Seconds(), WallS: wall.Seconds(), SessionDir: r.SessionDir()}
 	for _, l := range r.loops {
 		ls := LoopSummary{Name: l.name, PeriodMs: float64(l.period) / 1e6}
-		if l.rt != nil {
-			tel := &l.rt.Tel
+		if lr := l.rt.Load(); lr != nil {
+			tel := &lr.Tel
 			ls.Ticks = tel.Ticks.Load()
 			ls.RateHz = tel.Rate()
 			ls.RealTime = tel.RealTime.Load()

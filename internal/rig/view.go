@@ -53,9 +53,9 @@ func (v *View) Loops(dst []LoopStatus) []LoopStatus {
 	out := dst[:0]
 	for _, l := range v.r.loops {
 		ls := LoopStatus{Name: l.name}
-		if l.rt != nil {
-			ls.RateHz = l.rt.Tel.Rate()
-			ls.LatenessP99 = float64(l.rt.Tel.Lateness.Quantile(0.99)) / 1e3
+		if lr := l.rt.Load(); lr != nil {
+			ls.RateHz = lr.Tel.Rate()
+			ls.LatenessP99 = float64(lr.Tel.Lateness.Quantile(0.99)) / 1e3
 		}
 		out = append(out, ls)
 	}
