@@ -111,9 +111,11 @@ func (s *bcsr) mulRange(dst, x []float64, upper bool) {
 			continue
 		}
 		elo, ehi := s.exRow[i], s.exRow[i+1]
+		ws := s.exVal[elo:ehi]
 		for k, j := range s.exCol[elo:ehi] {
-			w := s.exVal[int(elo)+k]
-			v := x[3*j : 3*j+3 : 3*j+3]
+			w := ws[k]
+			q := 3 * int(j)
+			v := x[q : q+3 : q+3]
 			a0 += w * v[0]
 			a1 += w * v[1]
 			a2 += w * v[2]
@@ -128,7 +130,8 @@ func (s *bcsr) rowBlocks(x []float64, lo, hi int32) (a0, a1, a2 float64) {
 	cols, vals := s.col[lo:hi], s.val[lo:hi]
 	for k, j := range cols {
 		b := &vals[k]
-		v := x[3*j : 3*j+3 : 3*j+3]
+		q := 3 * int(j)
+		v := x[q : q+3 : q+3]
 		x0, x1, x2 := v[0], v[1], v[2]
 		a0 += b[0][0]*x0 + b[0][1]*x1 + b[0][2]*x2
 		a1 += b[1][0]*x0 + b[1][1]*x1 + b[1][2]*x2

@@ -453,7 +453,8 @@ func (d *clothDynamics) sweepFromZero(z, r []float64) {
 					continue
 				}
 				w := a.exVal[int(elo)+k]
-				v := z[3*j : 3*j+3 : 3*j+3]
+				q := 3 * int(j)
+				v := z[q : q+3 : q+3]
 				s0 -= w * v[0]
 				s1 -= w * v[1]
 				s2 -= w * v[2]
@@ -482,7 +483,8 @@ func (d *clothDynamics) sweepBack(z, r []float64) {
 					continue
 				}
 				w := a.exVal[int(elo)+k]
-				v := z[3*j : 3*j+3 : 3*j+3]
+				q := 3 * int(j)
+				v := z[q : q+3 : q+3]
 				s0 -= w * v[0]
 				s1 -= w * v[1]
 				s2 -= w * v[2]
