@@ -85,15 +85,14 @@ func (d *clothDynamics) forces(x, v, f []float64) {
 		c.fab.eval(eu, ev, es, &st)
 		e.Tensile += t.area * st.psi
 		ru, rv, rs := t.strainRates(&geo, v)
-		t.force(&geo, st.su, st.sv, st.ss, f)
-		t.force(&geo, eta.Weft*ru, eta.Warp*rv, eta.Shear*rs, d.fVisc)
+		t.forceVisc(&geo, st.su, st.sv, st.ss, eta.Weft*ru, eta.Warp*rv, eta.Shear*rs, f, d.fVisc)
 		d.lin[i].set(&geo, &st, min(c.fab.mass[t.n[0]], min(c.fab.mass[t.n[1]], c.fab.mass[t.n[2]])))
 		strain = max(strain, geo.principalStrain())
 	}
 	clear(d.tmp)
 	c.m.bend.mulAdd(d.tmp, x, 1)
 	for i := range f {
-		f[i] += d.fVisc[i] - d.tmp[i]
+		f[i] -= d.tmp[i]
 		e.Bending += 0.5 * x[i] * d.tmp[i]
 	}
 	e.Contact = c.contact.linearize(x, v, f)

@@ -131,6 +131,29 @@ func (t *tri) force(g *triGeom, su, sv, ss float64, f []float64) {
 	}
 }
 
+// forceVisc adds the element's force for the elastic stresses (su, sv, ss)
+// and the viscous ones (vu, vv, vs) to f, and the viscous part alone to fv.
+func (t *tri) forceVisc(g *triGeom, su, sv, ss, vu, vv, vs float64, f, fv []float64) {
+	wz1, wz2 := sub3(g.wh, g.zh), add3(g.wh, g.zh)
+	var gu, gv, hu, hv [3]float64
+	for c := range 3 {
+		hu[c] = vu*g.uh[c] + vs*sqrt1_2*wz1[c]
+		hv[c] = vv*g.vh[c] + vs*sqrt1_2*wz2[c]
+		gu[c] = su*g.uh[c] + ss*sqrt1_2*wz1[c] + hu[c]
+		gv[c] = sv*g.vh[c] + ss*sqrt1_2*wz2[c] + hv[c]
+	}
+	for k, n := range t.n {
+		i := 3 * int(n)
+		a, b := -t.area*t.ru[k], -t.area*t.rv[k]
+		f[i] += a*gu[0] + b*gv[0]
+		f[i+1] += a*gu[1] + b*gv[1]
+		f[i+2] += a*gu[2] + b*gv[2]
+		fv[i] += a*hu[0] + b*hv[0]
+		fv[i+1] += a*hu[1] + b*hv[1]
+		fv[i+2] += a*hu[2] + b*hv[2]
+	}
+}
+
 // set fills lin from the element's geometry, elastic state and lightest
 // vertex mass.
 func (lin *triLin) set(g *triGeom, st *stress, mMin float64) {
