@@ -428,6 +428,9 @@ func (c *Cloth) Step(t float64, in *FingerState) {
 // publish evaluates the contacts at the new state and fills the output.
 func (c *Cloth) publish(ok bool) {
 	c.out.T, c.out.Step = c.t, c.steps
+	if ok && c.contact.anyPresent() {
+		c.contact.bound(c.x)
+	}
 	for k := range NumFingers {
 		lm := &c.out.Local[k]
 		cp := &c.out.Contact[k]
@@ -458,11 +461,11 @@ func (c *Cloth) limitStrain() int {
 		for _, e := range c.m.edges {
 			a, b := at3(c.x, e.a), at3(c.x, e.b)
 			d := sub3(b, a)
-			l := norm3(d)
 			maxL := lim * e.rest
-			if l <= maxL {
+			if dot3(d, d) <= maxL*maxL {
 				continue
 			}
+			l := norm3(d)
 			wa, wb := c.invMass(e.a), c.invMass(e.b)
 			if wa+wb == 0 {
 				continue

@@ -68,18 +68,21 @@ type fingerContact struct {
 }
 
 type contactState struct {
-	c         *Cloth
-	f         [NumFingers]fingerContact
-	ps        int          // probes per triangle
-	bary      [][3]float64 // their barycentric weights
-	stamp     []uint32
-	epoch     uint32
-	cand      []int32
-	reach     float64
-	capac     int
-	overflow  int
-	sensIters int
-	bad       int
+	c     *Cloth
+	f     [NumFingers]fingerContact
+	ps    int          // probes per triangle
+	bary  [][3]float64 // their barycentric weights
+	stamp []uint32
+	epoch uint32
+	cand  []int32
+	// rowLo, rowHi bound each grid row's nodes (see bound); collect scans
+	// only the rows whose box comes near a pad.
+	rowLo, rowHi [][3]float64
+	reach        float64
+	capac        int
+	overflow     int
+	sensIters    int
+	bad          int
 }
 
 const stickSpeed = 0.001 // [m/s]
@@ -130,6 +133,33 @@ func (s *contactState) init(c *Cloth) {
 		fc.rhs = make([]float64, 3*c.n)
 	}
 	s.cand = make([]int32, 0, len(m.tris))
+	s.rowLo, s.rowHi = make([][3]float64, m.nv), make([][3]float64, m.nv)
+}
+
+func (s *contactState) anyPresent() bool {
+	for k := range s.f {
+		if s.f[k].in.present {
+			return true
+		}
+	}
+	return false
+}
+
+// bound computes the bounding box of each grid row of x, for the collects
+// that follow on the same x.
+func (s *contactState) bound(x []float64) {
+	nu := s.c.m.nu
+	for j := range s.rowLo {
+		lo := at3(x, int32(j*nu))
+		hi := lo
+		for i := j*nu + 1; i < (j+1)*nu; i++ {
+			p := x[3*i : 3*i+3 : 3*i+3]
+			lo[0], hi[0] = min(lo[0], p[0]), max(hi[0], p[0])
+			lo[1], hi[1] = min(lo[1], p[1]), max(hi[1], p[1])
+			lo[2], hi[2] = min(lo[2], p[2]), max(hi[2], p[2])
+		}
+		s.rowLo[j], s.rowHi[j] = lo, hi
+	}
 }
 
 // setFingers reads the finger samples for a step ending at tEnd.
@@ -192,7 +222,8 @@ func (s *contactState) reset() {
 }
 
 // collect fills dst with the probes of x inside finger k's pad, copying the
-// friction state of those already in contact.
+// friction state of those already in contact. bound must have been called
+// for x.
 func (s *contactState) collect(k int, x []float64, dst []contactPt) []contactPt {
 	c := s.c
 	fc := &s.f[k]
@@ -200,16 +231,31 @@ func (s *contactState) collect(k int, x []float64, dst []contactPt) []contactPt 
 	dst = dst[:0]
 	s.epoch++
 	s.cand = s.cand[:0]
-	r2 := (in.r + s.reach) * (in.r + s.reach)
-	for n := range c.n {
-		d := sub3(at3(x, int32(n)), in.c)
-		if dot3(d, d) > r2 {
+	rr := in.r + s.reach
+	r2 := rr * rr
+	nu := c.m.nu
+	for j := range s.rowLo {
+		// Broad phase: the squared distance from the pad centre to the
+		// row's box.
+		lo, hi := &s.rowLo[j], &s.rowHi[j]
+		var g2 float64
+		for a := range 3 {
+			g := max(lo[a]-in.c[a], in.c[a]-hi[a], 0)
+			g2 += g * g
+		}
+		if g2 > r2 {
 			continue
 		}
-		for _, t := range c.m.nodeTris[n] {
-			if s.stamp[t] != s.epoch {
-				s.stamp[t] = s.epoch
-				s.cand = append(s.cand, t)
+		for n := j * nu; n < (j+1)*nu; n++ {
+			d := sub3(at3(x, int32(n)), in.c)
+			if dot3(d, d) > r2 {
+				continue
+			}
+			for _, t := range c.m.nodeTris[n] {
+				if s.stamp[t] != s.epoch {
+					s.stamp[t] = s.epoch
+					s.cand = append(s.cand, t)
+				}
 			}
 		}
 	}
@@ -274,6 +320,9 @@ func tangent(a, n [3]float64) [3]float64 { return sub3(a, scale3(dot3(a, n), n))
 // forces to f and stores their Jacobians. It returns the contact energy.
 func (s *contactState) linearize(x, v, f []float64) float64 {
 	var e float64
+	if s.anyPresent() {
+		s.bound(x)
+	}
 	for k := range s.f {
 		fc := &s.f[k]
 		fc.lin = fc.lin[:0]

@@ -42,7 +42,10 @@
 // The step's system M - α·δt·D - α²·δt²·K is solved by preconditioned CG,
 // warm-started from the previous step, with the clamped top edge (and any
 // other constrained node) filtered out of the search space (Baraff and
-// Witkin), an iteration cap, and the residual reported in Stats.
+// Witkin), an iteration cap, and the residual reported in Stats. The
+// right-hand side of an Euler step needs K·v; since the viscous forces are
+// exactly D·v, it is one product of the assembled matrix,
+// (M·v - cD·D·v - A·v)/cK, instead of a pass over the elements.
 //
 // Assembled or matrix-free: decided by BenchmarkOperator (32² showcase
 // cloth, pinched, 5 ms, measured in one run on the shared 2-core machine
@@ -71,7 +74,10 @@
 // Finger pads are rigid spheres, the fabric a layer of its thickness.
 // Contact is resolved on the surface through probes (a fixed barycentric
 // subdivision of each triangle), penalised by the fabric's compression
-// stiffness, with Coulomb friction as anchored springs (contact.go). The
+// stiffness, with Coulomb friction as anchored springs (contact.go); the
+// search for touching probes scans only the grid rows whose bounding box
+// comes within reach of a pad, so a pad away from the cloth costs only the
+// rows' boxes, computed once per state for both pads. The
 // stand's rod is a cylinder the nodes cannot enter. After each step every
 // finger's force is linearised into a LocalModel: its stiffness K is the
 // dynamic Schur complement of the step's system with respect to the pad

@@ -14,6 +14,8 @@ type clothDynamics struct {
 	cK, cD    float64
 	rest      []float64 // rest positions, for the gravity potential
 	tmp       []float64
+	v         []float64 // velocities of the last linearize
+	fVisc     []float64 // their viscous forces, D·v
 	gs        []float64 // two-grid residual
 	lumped    []bool    // rows whose bending-only couplings are weak
 	exDrop    []bool    // per scalar coupling: lumped in the smoother (both rows weak)
@@ -50,11 +52,13 @@ func (d *clothDynamics) init(c *Cloth) {
 	d.exDrop = make([]bool, len(d.a.exCol))
 	d.rest = append([]float64(nil), c.x...)
 	d.tmp = make([]float64, n3)
+	d.fVisc = make([]float64, n3)
 	d.normals = make([]float64, n3)
 }
 
 func (d *clothDynamics) linearize(x, v, f []float64, cK, cD float64) {
 	d.cK, d.cD = cK, cD
+	d.v = v
 	d.forces(x, v, f)
 	d.prepare()
 }
@@ -74,13 +78,14 @@ func (d *clothDynamics) forces(x, v, f []float64) {
 	eta := &c.fab.eta
 	var st stress
 	var strain float64
+	clear(d.fVisc)
 	for i := range c.m.tris {
 		t := &c.m.tris[i]
 		geo, eu, ev, es := t.geom(x)
 		c.fab.eval(eu, ev, es, &st)
 		e.Tensile += t.area * st.psi
 		ru, rv, rs := t.strainRates(&geo, v)
-		t.force(&geo, st.su+eta.Weft*ru, st.sv+eta.Warp*rv, st.ss+eta.Shear*rs, f)
+		t.forceVisc(&geo, st.su, st.sv, st.ss, eta.Weft*ru, eta.Warp*rv, eta.Shear*rs, f, d.fVisc)
 		d.lin[i].set(&geo, &st, min(c.fab.mass[t.n[0]], min(c.fab.mass[t.n[1]], c.fab.mass[t.n[2]])))
 		strain = max(strain, geo.principalStrain())
 	}
@@ -297,6 +302,24 @@ func (d *clothDynamics) mulK(dst, y []float64) {
 	c.rod.mulAdd(dst, y, 1)
 }
 
+// mulKv sets dst = ∂f/∂x·v for the velocities of the last linearize. With
+// the assembled operator it is one product instead of a pass over the
+// elements: A = M - cD·D - cK·K and the viscous forces are exactly D·v, so
+// K·v = (M·v - cD·D·v - A·v)/cK.
+func (d *clothDynamics) mulKv(dst []float64) {
+	if d.c.cfg.Operator != Assembled {
+		d.mulK(dst, d.v)
+		return
+	}
+	d.a.mul(dst, d.v)
+	s := 1 / d.cK
+	for k, m := range d.c.fab.mass {
+		for q := 3 * k; q < 3*k+3; q++ {
+			dst[q] = (m*d.v[q] - d.cD*d.fVisc[q] - dst[q]) * s
+		}
+	}
+}
+
 func (d *clothDynamics) mulM(dst, p []float64) {
 	for k, m := range d.c.fab.mass {
 		dst[3*k], dst[3*k+1], dst[3*k+2] = m*p[3*k], m*p[3*k+1], m*p[3*k+2]
@@ -378,8 +401,7 @@ func (d *clothDynamics) energy(x, v []float64) Energy {
 // residual is -U·z (U the strictly upper blocks): half a product.
 func (d *clothDynamics) vcycle(z, r []float64) {
 	c := d.c
-	clear(z)
-	d.sweep(z, r, true)
+	d.sweepFromZero(z, r)
 	if d.co.ok {
 		d.mulUpper(d.gs, z)
 		for i := range d.gs {
@@ -388,7 +410,7 @@ func (d *clothDynamics) vcycle(z, r []float64) {
 		d.filter(d.gs)
 		d.co.addCorrection(z, d.gs, c.free)
 	}
-	d.sweep(z, r, false)
+	d.sweepBack(z, r)
 	d.filter(z)
 }
 
@@ -412,18 +434,44 @@ func (d *clothDynamics) mulUpper(dst, z []float64) {
 	}
 }
 
-// sweep is one block Gauss-Seidel sweep (forward or backward) for Ã·z = r,
-// Ã being the assembled matrix with the bending-only couplings of lumped
-// rows moved to the diagonal (see prepare).
-func (d *clothDynamics) sweep(z, r []float64, forward bool) {
-	c := d.c
+// sweepFromZero is a forward sweep from z = 0: the blocks above the
+// diagonal would multiply entries still zero, so only the lower part
+// (and the scalar couplings to lower rows) enters.
+func (d *clothDynamics) sweepFromZero(z, r []float64) {
 	a := d.a
-	n := c.n
-	for q := range n {
-		i := q
-		if !forward {
-			i = n - 1 - q
+	for i := range d.c.n {
+		b0, b1, b2 := a.rowBlocks(z, a.rowPtr[i], a.diag[i])
+		s0, s1, s2 := r[3*i]-b0, r[3*i+1]-b1, r[3*i+2]-b2
+		if d.exact[i] {
+			elo, ehi := a.exRow[i], a.exRow[i+1]
+			for k, j := range a.exCol[elo:ehi] {
+				if int(j) > i {
+					break // columns are sorted
+				}
+				if d.exDrop[int(elo)+k] {
+					continue
+				}
+				w := a.exVal[int(elo)+k]
+				q := 3 * int(j)
+				v := z[q : q+3 : q+3]
+				s0 -= w * v[0]
+				s1 -= w * v[1]
+				s2 -= w * v[2]
+			}
 		}
+		m := &d.dinv[i]
+		z[3*i] = m[0][0]*s0 + m[0][1]*s1 + m[0][2]*s2
+		z[3*i+1] = m[1][0]*s0 + m[1][1]*s1 + m[1][2]*s2
+		z[3*i+2] = m[2][0]*s0 + m[2][1]*s1 + m[2][2]*s2
+	}
+}
+
+// sweepBack is one backward block Gauss-Seidel sweep for Ã·z = r, Ã
+// being the assembled matrix with the bending-only couplings of lumped
+// rows moved to the diagonal (see prepare).
+func (d *clothDynamics) sweepBack(z, r []float64) {
+	a := d.a
+	for i := d.c.n - 1; i >= 0; i-- {
 		b0, b1, b2 := a.rowBlocks(z, a.rowPtr[i], a.diag[i])
 		u0, u1, u2 := a.rowBlocks(z, a.diag[i]+1, a.rowPtr[i+1])
 		s0, s1, s2 := r[3*i]-b0-u0, r[3*i+1]-b1-u1, r[3*i+2]-b2-u2
@@ -434,7 +482,8 @@ func (d *clothDynamics) sweep(z, r []float64, forward bool) {
 					continue
 				}
 				w := a.exVal[int(elo)+k]
-				v := z[3*j : 3*j+3 : 3*j+3]
+				q := 3 * int(j)
+				v := z[q : q+3 : q+3]
 				s0 -= w * v[0]
 				s1 -= w * v[1]
 				s2 -= w * v[2]

@@ -131,6 +131,29 @@ func (t *tri) force(g *triGeom, su, sv, ss float64, f []float64) {
 	}
 }
 
+// forceVisc adds the element's force for the elastic stresses (su, sv, ss)
+// and the viscous ones (vu, vv, vs) to f, and the viscous part alone to fv.
+func (t *tri) forceVisc(g *triGeom, su, sv, ss, vu, vv, vs float64, f, fv []float64) {
+	wz1, wz2 := sub3(g.wh, g.zh), add3(g.wh, g.zh)
+	var gu, gv, hu, hv [3]float64
+	for c := range 3 {
+		hu[c] = vu*g.uh[c] + vs*sqrt1_2*wz1[c]
+		hv[c] = vv*g.vh[c] + vs*sqrt1_2*wz2[c]
+		gu[c] = su*g.uh[c] + ss*sqrt1_2*wz1[c] + hu[c]
+		gv[c] = sv*g.vh[c] + ss*sqrt1_2*wz2[c] + hv[c]
+	}
+	for k, n := range t.n {
+		i := 3 * int(n)
+		a, b := -t.area*t.ru[k], -t.area*t.rv[k]
+		f[i] += a*gu[0] + b*gv[0]
+		f[i+1] += a*gu[1] + b*gv[1]
+		f[i+2] += a*gu[2] + b*gv[2]
+		fv[i] += a*hu[0] + b*hv[0]
+		fv[i+1] += a*hu[1] + b*hv[1]
+		fv[i+2] += a*hu[2] + b*hv[2]
+	}
+}
+
 // set fills lin from the element's geometry, elastic state and lightest
 // vertex mass.
 func (lin *triLin) set(g *triGeom, st *stress, mMin float64) {
@@ -207,38 +230,77 @@ func (lin *triLin) mulAdd(t *tri, dst, p []float64, cK, cD, cStep float64, eta *
 func (lin *triLin) mats(t *tri, cK, cD, cStep float64, eta *Viscosity) (uu, uv, vv [3][3]float64) {
 	cuu, cvv, cuv, css, cgu, cgv, cgw, cgz := lin.coef(t, cK, cD, cStep, eta)
 	g := &lin.g
-	var eu, ev [3]float64 // shear strain gradient per unit ru and rv
+	// uu = (cuu-cgu)·ÛÛᵀ + css·EuEuᵀ - W - Z + (cgu+cgw+cgz)·I,
+	// vv = (cvv-cgv)·V̂V̂ᵀ + css·EvEvᵀ - W - Z + (cgv+cgw+cgz)·I,
+	// uv = cuv·ÛV̂ᵀ + css·EuEvᵀ - W + Z + (cgw-cgz)·I,
+	// with W = cgw·ŴŴᵀ, Z = cgz·ẐẐᵀ and Eu, Ev the shear strain
+	// gradients per unit ru and rv.
+	var eu, ev [3]float64
 	for c := range 3 {
 		eu[c] = (g.wh[c] - g.zh[c]) * sqrt1_2
 		ev[c] = (g.wh[c] + g.zh[c]) * sqrt1_2
 	}
+	ku, kv := cuu-cgu, cvv-cgv
+	du, dv, duv := cgu+cgw+cgz, cgv+cgw+cgz, cgw-cgz
 	for a := range 3 {
-		for d := range 3 {
-			id := identity(a, d)
-			pw := cgw * (id - g.wh[a]*g.wh[d])
-			pz := cgz * (id - g.zh[a]*g.zh[d])
-			uu[a][d] = cuu*g.uh[a]*g.uh[d] + css*eu[a]*eu[d] + cgu*(id-g.uh[a]*g.uh[d]) + pw + pz
-			vv[a][d] = cvv*g.vh[a]*g.vh[d] + css*ev[a]*ev[d] + cgv*(id-g.vh[a]*g.vh[d]) + pw + pz
-			uv[a][d] = cuv*g.uh[a]*g.vh[d] + css*eu[a]*ev[d] + pw - pz
+		su, sv := ku*g.uh[a], kv*g.vh[a]
+		se, sf := css*eu[a], css*ev[a]
+		sw, sz := cgw*g.wh[a], cgz*g.zh[a]
+		cu := cuv * g.uh[a]
+		for d := a; d < 3; d++ {
+			wz := sw*g.wh[d] + sz*g.zh[d]
+			x := su*g.uh[d] + se*eu[d] - wz
+			y := sv*g.vh[d] + sf*ev[d] - wz
+			uu[a][d], uu[d][a] = x, x
+			vv[a][d], vv[d][a] = y, y
 		}
+		for d := range 3 {
+			uv[a][d] = cu*g.vh[d] + se*ev[d] - sw*g.wh[d] + sz*g.zh[d]
+		}
+		uu[a][a] += du
+		vv[a][a] += dv
+		uv[a][a] += duv
 	}
 	return uu, uv, vv
 }
 
 // blocks returns the element's 3×3 blocks of cK·H + cD·D for r <= c:
 // blk[k] couples vertex upper[k][0] (row) with upper[k][1] (column); the
-// blocks below the diagonal are their transposes.
+// blocks below the diagonal are their transposes. On the grid every vertex
+// has a zero weft or warp coefficient, so terms with a zero weight are
+// skipped.
 func (lin *triLin) blocks(t *tri, blk *[6][3][3]float64, cK, cD float64, eta *Viscosity) {
 	uu, uv, vv := lin.mats(t, cK, cD, cK, eta)
 	for k, rc := range upper {
 		r, c := rc[0], rc[1]
 		a, b, e, f := t.area*t.ru[r]*t.ru[c], t.area*t.ru[r]*t.rv[c], t.area*t.rv[r]*t.ru[c], t.area*t.rv[r]*t.rv[c]
 		x := &blk[k]
-		for i := range 3 {
-			for j := range 3 {
-				x[i][j] = a*uu[i][j] + b*uv[i][j] + e*uv[j][i] + f*vv[i][j]
+		*x = [3][3]float64{}
+		if a != 0 {
+			addScaled33(x, a, &uu)
+		}
+		if f != 0 {
+			addScaled33(x, f, &vv)
+		}
+		if b != 0 {
+			addScaled33(x, b, &uv)
+		}
+		if e != 0 {
+			for i := range 3 {
+				x[i][0] += e * uv[0][i]
+				x[i][1] += e * uv[1][i]
+				x[i][2] += e * uv[2][i]
 			}
 		}
+	}
+}
+
+// addScaled33 adds s·m to x.
+func addScaled33(x *[3][3]float64, s float64, m *[3][3]float64) {
+	for i := range 3 {
+		x[i][0] += s * m[i][0]
+		x[i][1] += s * m[i][1]
+		x[i][2] += s * m[i][2]
 	}
 }
 

@@ -46,6 +46,10 @@ type dynamics interface {
 	linearize(x, v, f []float64, cK, cD float64)
 	// mulK sets dst = ∂f/∂x·y with the Jacobian of the last linearize.
 	mulK(dst, y []float64)
+	// mulKv sets dst = ∂f/∂x·v for the velocities v of the last
+	// linearize (the one product an Euler step needs; a system may know a
+	// cheaper way to it than mulK).
+	mulKv(dst []float64)
 	// mulM sets dst = M·p.
 	mulM(dst, p []float64)
 	// constrain sets the constrained components of dv to the velocity
@@ -118,7 +122,14 @@ func (it *integrator) step(d dynamics, x, v []float64) solveResult {
 	for i := range it.y {
 		it.y[i] = beta*it.dxPrev[i] + h*v[i]
 	}
-	d.mulK(it.ky, it.y)
+	if beta == 0 {
+		d.mulKv(it.ky)
+		for i := range it.ky {
+			it.ky[i] *= h
+		}
+	} else {
+		d.mulK(it.ky, it.y)
+	}
 	if beta != 0 {
 		d.mulM(it.b, it.dvPrev)
 	} else {

@@ -13,13 +13,15 @@ import (
 type oscillator struct {
 	m, k, d, c float64
 	cK, cD     float64
+	v          float64 // velocity of the last linearize
 }
 
 func (o *oscillator) linearize(x, v, f []float64, cK, cD float64) {
 	f[0] = -o.k*x[0] - o.d*v[0] + o.c
-	o.cK, o.cD = cK, cD
+	o.cK, o.cD, o.v = cK, cD, v[0]
 }
 func (o *oscillator) mulK(dst, y []float64)                     { dst[0] = -o.k * y[0] }
+func (o *oscillator) mulKv(dst []float64)                       { dst[0] = -o.k * o.v }
 func (o *oscillator) mulM(dst, p []float64)                     { dst[0] = o.m * p[0] }
 func (o *oscillator) constrain(_, _, _, _ []float64, _ float64) {}
 func (o *oscillator) a() float64                                { return o.m + o.cD*o.d + o.cK*o.k }
@@ -189,5 +191,25 @@ func TestIntegratorStability(t *testing.T) {
 		if _, v := run(o, sc, 0, 1, 50, 50, nil); math.Abs(v) < 1e6 {
 			t.Errorf("%s at h|λ| = 15 stayed bounded (|v| = %g); expected the instability theory predicts", sc.name, math.Abs(v))
 		}
+	}
+}
+
+// TestMulKvMatchesMulK checks the Euler step's shortcut for K·v (one
+// product of the assembled matrix, see clothDynamics.mulKv) against the
+// pass over the elements, bending and contacts, on a pinched cloth.
+func TestMulKvMatchesMulK(t *testing.T) {
+	c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV = 16, 16 })
+	s := ShowcasePinch(c.cfg.Material.Thickness)
+	runScript(c, s, 1.5, nil)
+	if len(c.contact.f[Thumb].lin) == 0 || len(c.contact.f[Index].lin) == 0 {
+		t.Fatal("fingers not in contact: the test needs contact terms")
+	}
+	d := &c.dyn
+	got, want := make([]float64, 3*c.n), make([]float64, 3*c.n)
+	d.linearize(c.x, c.v, got, d.cK, d.cD) // at the state after the step
+	d.mulKv(got)
+	d.mulK(want, d.v)
+	if e := relErr(got, want); e > 1e-8 {
+		t.Errorf("mulKv vs mulK: relative error %.2e", e)
 	}
 }

@@ -20,6 +20,9 @@ func TestBenchSmall(t *testing.T) {
 		s.StepMs.P999 < s.StepMs.P99 || s.StepMs.P99 < s.StepMs.P50 || s.CGIters.Max < s.CGIters.P50 {
 		t.Errorf("scene %+v", s)
 	}
+	if _, ok := threadCPU(); ok && (s.StepCPUMs.P50 <= 0 || s.StepCPUMs.Max < s.StepCPUMs.P50) {
+		t.Errorf("thread CPU per step %+v", s.StepCPUMs)
+	}
 	// Process-wide: the test framework may allocate now and then; Step
 	// itself allocates nothing (sim's TestStepAllocs).
 	if s.AllocsPerStep > 0.01 {
