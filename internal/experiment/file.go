@@ -68,7 +68,7 @@ type Experiment struct {
 	// subject's name).
 	Seed uint64 `toml:"seed" json:"seed"`
 	// Nodes sets the cloth's resolution (nodes per side) for this
-	// experiment (0: the rig's default, 32).
+	// experiment (0: the rig's default, rig.DefaultNodes).
 	Nodes int `toml:"nodes" json:"nodes"`
 }
 

@@ -90,7 +90,8 @@ type Config struct {
 	// tactile renderer's surface come from it through calib/kes, and from
 	// nothing else. Nil takes the built-in DefaultFabric.
 	Fabric *kes.Fabric `json:"-"`
-	// Sim configures the cloth; the zero value takes sim.DefaultConfig().
+	// Sim configures the cloth; the zero value takes sim.DefaultConfig()
+	// at DefaultNodes per side.
 	// Its step is SimPeriod and its pad radius the scene's.
 	Sim  sim.Config           `json:"sim"`
 	Logf func(string, ...any) `json:"-"`
@@ -135,6 +136,7 @@ func (c *Config) setDefaults() error {
 	}
 	if c.Sim.NodesU == 0 {
 		c.Sim = sim.DefaultConfig()
+		c.Sim.NodesU, c.Sim.NodesV = DefaultNodes, DefaultNodes
 	}
 	m, err := c.Fabric.Material()
 	if err != nil {
@@ -166,6 +168,12 @@ func (c *Config) setDefaults() error {
 
 // DefaultFabric is the built-in fabric a rig handles when none is given.
 const DefaultFabric = "cotton-shirting"
+
+// DefaultNodes is the cloth's default resolution, nodes per side: the
+// finest at which a 5 ms step leaves the lockstep runner 5 times faster
+// than real time on two cores (32 runs about 3.6 times); the pinch force
+// changes by less than 5 % from 24 to 64 nodes (sim's convergence test).
+const DefaultNodes = 24
 
 // loop is one of the rig's loops: its step and, in real time, its runner.
 type loop struct {
