@@ -12,6 +12,7 @@ import (
 	"github.com/haptex/haptex/calib/device"
 	"github.com/haptex/haptex/calib/psych"
 	"github.com/haptex/haptex/internal/rig"
+	"github.com/haptex/haptex/render"
 	"github.com/haptex/haptex/sim"
 	"github.com/haptex/haptex/tactile"
 )
@@ -97,5 +98,16 @@ func TestExperimentCheckExample(t *testing.T) {
 	os.WriteFile(bad, []byte("format = 1\nname = \"x\"\n[stimulus]\nkind = \"loudness\"\n"), 0o644)
 	if err := runExperiment([]string{"check", bad}); err == nil || !strings.Contains(err.Error(), "stimulus.kind") {
 		t.Errorf("bad stimulus kind: %v", err)
+	}
+}
+
+// haptex view builds its rig with the mouse finger pair before the window
+// exists, then runs it with the window: a short session end to end.
+func TestViewRuns(t *testing.T) {
+	if err := render.Probe(); err != nil {
+		t.Skipf("no display: %v", err)
+	}
+	if err := runView([]string{"-duration", "1s", "-out", "", "-priority", "0"}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -34,7 +34,9 @@ type pinchIntent struct {
 }
 
 func (pi *pinchIntent) At(_ time.Duration, f int) (pos, vel [3]float64) {
-	if !pi.p.Load(&pi.cur) || !pi.cur.Active {
+	// p is nil while the rig is built (the simulated exoskeletons take
+	// their start pose from the intent) and the window does not exist yet.
+	if pi.p == nil || !pi.p.Load(&pi.cur) || !pi.cur.Active {
 		return pi.rest[f], vel
 	}
 	thumb, index := pi.cur.PadCentres(pi.radius)
