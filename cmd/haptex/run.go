@@ -138,6 +138,9 @@ func printSummary(w io.Writer, s *rig.Summary) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "pinch: both fingers held the cloth for %.3f s, peak pinch force %.3f N\n", s.PinchS, s.PeakPinchN)
+	if s.HostStealPct >= 2 {
+		fmt.Fprintf(w, "host: the hypervisor took %.0f %% of this machine's CPU time during the run (steal); late ticks above are partly its doing\n", s.HostStealPct)
+	}
 	if len(s.Tables) > 0 {
 		var parts []string
 		for _, t := range s.Tables {

@@ -2,6 +2,7 @@ package rig
 
 import (
 	"context"
+	"github.com/haptex/haptex/internal/rt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -22,6 +23,10 @@ type LoopBench struct {
 	Load        string      `json:"load"`
 	LoadRounds  uint64      `json:"load_rounds"`
 	GC          *GCStats    `json:"gc"`
+	// HostStealPct is the share of the machine's CPU time a hypervisor
+	// took from it during the run (/proc/stat): on a shared virtual
+	// machine, lateness that no scheduling policy inside it can prevent.
+	HostStealPct float64 `json:"host_steal_pct"`
 }
 
 // BenchLoop runs the rig's 1 kHz haptics loop in real time for d at the
@@ -44,7 +49,9 @@ func BenchLoop(ctx context.Context, d time.Duration, priority int, logf func(str
 		defer wg.Done()
 		clothLikeLoad(&stop, &rounds)
 	}()
+	cpu0, _ := rt.ReadCPUTimes()
 	sum, err := r.Run(ctx)
+	cpu1, _ := rt.ReadCPUTimes()
 	stop.Store(true)
 	wg.Wait()
 	if err != nil {
@@ -55,7 +62,7 @@ func BenchLoop(ctx context.Context, d time.Duration, priority int, logf func(str
 		Bench: "loop", RT: h.RealTime, DurationS: sum.RunS, Ticks: h.Ticks, RateHz: h.RateHz,
 		LatenessUs: h.LatenessUs, ComputeUs: h.ComputeUs, LateOver1ms: h.LateOver1ms, Overruns: h.Overruns,
 		Load:       "3x3-block sparse matrix-vector products and vector updates over a 64x64-node cloth grid (CG-like), one goroutine",
-		LoadRounds: rounds.Load(), GC: sum.GC,
+		LoadRounds: rounds.Load(), GC: sum.GC, HostStealPct: rt.StealPercent(cpu0, cpu1),
 	}, nil
 }
 

@@ -350,6 +350,7 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 	// the run. The loops themselves allocate nothing.
 	runtime.GC()
 	gc0 := readGC()
+	cpu0, _ := rt.ReadCPUTimes()
 	clock := rt.NewClock()
 	start := time.Now()
 	ctx, stop := context.WithCancel(ctx)
@@ -376,6 +377,8 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 	runErr := <-errs
 	sum := r.summary("realtime", clock.Now(), time.Since(start))
 	sum.GC = readGC().since(gc0)
+	cpu1, _ := rt.ReadCPUTimes()
+	sum.HostStealPct = rt.StealPercent(cpu0, cpu1)
 	if err := r.finish(sum); err != nil && runErr == nil {
 		runErr = err
 	}

@@ -48,17 +48,20 @@ type FingerSummary struct {
 
 // Summary is the outcome of a run.
 type Summary struct {
-	Mode       string              `json:"mode"` // realtime or lockstep
-	Fabric     string              `json:"fabric"`
-	RunS       float64             `json:"run_s"`
-	WallS      float64             `json:"wall_s"`
-	Loops      []LoopSummary       `json:"loops"`
-	Fingers    []FingerSummary     `json:"fingers"`
-	PinchS     float64             `json:"pinch_s"`      // time both fingers held the cloth [s]
-	PeakPinchN float64             `json:"peak_pinch_n"` // largest force on either finger while both held it [N]
-	GC         *GCStats            `json:"gc,omitempty"`
-	Tables     []record.TableStats `json:"tables,omitempty"`
-	SessionDir string              `json:"session_dir,omitempty"`
+	Mode       string          `json:"mode"` // realtime or lockstep
+	Fabric     string          `json:"fabric"`
+	RunS       float64         `json:"run_s"`
+	WallS      float64         `json:"wall_s"`
+	Loops      []LoopSummary   `json:"loops"`
+	Fingers    []FingerSummary `json:"fingers"`
+	PinchS     float64         `json:"pinch_s"`      // time both fingers held the cloth [s]
+	PeakPinchN float64         `json:"peak_pinch_n"` // largest force on either finger while both held it [N]
+	GC         *GCStats        `json:"gc,omitempty"`
+	// HostStealPct is the share of the machine's CPU time a hypervisor
+	// took from it during a real-time run (see rt.ReadCPUTimes).
+	HostStealPct float64             `json:"host_steal_pct"`
+	Tables       []record.TableStats `json:"tables,omitempty"`
+	SessionDir   string              `json:"session_dir,omitempty"`
 }
 
 // forceStats accumulates per-finger force figures on the haptics goroutine.
