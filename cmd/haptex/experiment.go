@@ -71,14 +71,12 @@ func runExperiment(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res, err := experiment.Run(ctx, opt)
-	if err != nil {
+	if _, err := experiment.Run(ctx, opt); err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted; every completed trial is on disk, run the same command again to resume: %w", err)
 		}
 		return err
 	}
-	fmt.Printf("results in %s\n", res.Dir)
 	return nil
 }
 
