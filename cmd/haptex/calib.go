@@ -38,7 +38,7 @@ func runCalib(args []string) error {
 	what := args[0]
 	fs := newFlags("calib "+what, "calib "+what+" [flags]")
 	finger := fs.String("finger", "index", "finger whose devices are calibrated: thumb or index (threshold: also both)")
-	outPath := fs.String("o", "", "calibration file to write (default: calib/<subject or finger>-<kind>.json)")
+	outPath := fs.String("o", "", "calibration file to write (default: calibration/<subject or finger>-<kind>.json)")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	switch what {
@@ -50,7 +50,7 @@ func runCalib(args []string) error {
 			return fmt.Errorf("%w: -finger %q, want thumb or index", errUsage, *finger)
 		}
 		if *outPath == "" {
-			*outPath = filepath.Join("calib", *finger+"-"+what+".json")
+			*outPath = filepath.Join("calibration", *finger+"-"+what+".json")
 		}
 		return calibTwin(ctx, what, *finger, *outPath)
 	case "threshold":
@@ -73,7 +73,7 @@ func runCalib(args []string) error {
 			return fmt.Errorf("%w: -finger %q, want thumb, index or both", errUsage, *finger)
 		}
 		if *outPath == "" {
-			*outPath = filepath.Join("calib", *subject+"-thresholds.json")
+			*outPath = filepath.Join("calibration", *subject+"-thresholds.json")
 		}
 		return calibThreshold(ctx, thresholdRun{subject: *subject, fingers: fingers, observers: observers,
 			method: psych.Kind(*method), priority: rtPriority(*prio), outDir: *out, path: *outPath})
