@@ -25,6 +25,17 @@ func FingerName(i int) string {
 	return "finger?"
 }
 
+// FingerIndex is FingerName's inverse: Thumb or Index, or -1 for any
+// other name.
+func FingerIndex(name string) int {
+	for i := range NumFingers {
+		if FingerName(i) == name {
+			return i
+		}
+	}
+	return -1
+}
+
 // Finger is one fingertip as the haptics loop measured it in one tick.
 // Positions are those of the centre of the fingertip pad in the world frame.
 type Finger struct {

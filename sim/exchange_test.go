@@ -90,3 +90,16 @@ func ExampleLocalModel_EvalAt() {
 	// finger +1.0 mm: Fz = 0.080 N
 	// finger +2.0 mm: Fz = 0.000 N
 }
+
+func TestFingerIndex(t *testing.T) {
+	for f := range NumFingers {
+		if got := FingerIndex(FingerName(f)); got != f {
+			t.Errorf("FingerIndex(%q) = %d, want %d", FingerName(f), got, f)
+		}
+	}
+	for _, bad := range []string{"", "finger?", "Thumb", "middle"} {
+		if got := FingerIndex(bad); got != -1 {
+			t.Errorf("FingerIndex(%q) = %d, want -1", bad, got)
+		}
+	}
+}

@@ -100,7 +100,7 @@ func runBench(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	o := benchOpts{frames: *frames, duration: *duration, priority: *prio, logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
+	o := benchOpts{frames: *frames, duration: *duration, priority: *prio, logf: stderrf}
 	names := []string{name}
 	if name == "all" {
 		names = benchNames()

@@ -21,6 +21,7 @@ import (
 	"github.com/haptex/haptex/internal/experiment"
 	"github.com/haptex/haptex/internal/record"
 	"github.com/haptex/haptex/internal/rig"
+	"github.com/haptex/haptex/sim"
 )
 
 func init() {
@@ -46,7 +47,7 @@ func runCalib(args []string) error {
 		if err := parse(fs, args[1:], 0); err != nil {
 			return err
 		}
-		if fingerIndex(*finger) < 0 {
+		if sim.FingerIndex(*finger) < 0 {
 			return fmt.Errorf("%w: -finger %q, want thumb or index", errUsage, *finger)
 		}
 		if *outPath == "" {
@@ -69,7 +70,7 @@ func runCalib(args []string) error {
 		fingers := []string{*finger}
 		if *finger == "both" {
 			fingers = []string{"thumb", "index"}
-		} else if fingerIndex(*finger) < 0 {
+		} else if sim.FingerIndex(*finger) < 0 {
 			return fmt.Errorf("%w: -finger %q, want thumb, index or both", errUsage, *finger)
 		}
 		if *outPath == "" {
@@ -117,7 +118,7 @@ func twinKinematics() exo.Params {
 // calibTwin calibrates the simulated twin of one finger's device on a
 // virtual clock, with the automatic operator of its calibration stand.
 func calibTwin(ctx context.Context, what, finger, path string) error {
-	f := fingerIndex(finger)
+	f := sim.FingerIndex(finger)
 	base := devsim.DefaultBase(f)
 	switch what {
 	case "force":

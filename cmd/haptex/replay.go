@@ -35,7 +35,7 @@ func runReplay(args []string) error {
 	}
 	p.Config.Fabric = fab
 	p.Config.OutDir = *out
-	p.Config.Logf = func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
+	p.Config.Logf = stderrf
 	res, runErr := p.Run()
 	if res != nil {
 		if *jsonOut {

@@ -46,10 +46,7 @@ func runRun(args []string) error {
 	if *recDevices && *out == "" {
 		return fmt.Errorf("%w: -record-devices needs a session folder (-out)", errUsage)
 	}
-	priority := *prio
-	if priority == 0 {
-		priority = -1
-	}
+	priority := rtPriority(*prio)
 	fab, err := kes.Library{Dir: *library}.Load(*fabric)
 	if err != nil {
 		return err
@@ -58,7 +55,7 @@ func runRun(args []string) error {
 		Fabric: fab,
 		OutDir: *out, Duration: *duration, Priority: priority,
 		TactilePeriod: *tactile, SimPeriod: *simPeriod,
-		Logf:          func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) },
+		Logf:          stderrf,
 		RecordDevices: *recDevices,
 	}
 	if *devFile != "" {

@@ -72,7 +72,7 @@ func (c *calFlags) apply(cfg *rig.Config) error {
 		if err != nil {
 			return err
 		}
-		f := fingerIndex(tc.Finger)
+		f := sim.FingerIndex(tc.Finger)
 		if f < 0 {
 			return fmt.Errorf("%s: finger %q, want thumb or index", p, tc.Finger)
 		}
@@ -87,15 +87,6 @@ func (c *calFlags) apply(cfg *rig.Config) error {
 		cfg.TactileCal[f] = &cal[f]
 	}
 	return nil
-}
-
-func fingerIndex(name string) int {
-	for f := range sim.NumFingers {
-		if sim.FingerName(f) == name {
-			return f
-		}
-	}
-	return -1
 }
 
 // readFile opens path and decodes it with read, naming the file in errors.

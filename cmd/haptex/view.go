@@ -114,11 +114,7 @@ func runView(args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := rig.Config{OutDir: *out, Duration: *duration, Priority: *prio, Fabric: fab,
-		Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
-	if *prio == 0 {
-		cfg.Priority = -1
-	}
+	cfg := rig.Config{OutDir: *out, Duration: *duration, Priority: rtPriority(*prio), Fabric: fab, Logf: stderrf}
 	th := render.StartThread()
 	defer th.Stop()
 	var pi *pinchIntent

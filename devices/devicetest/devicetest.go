@@ -93,7 +93,8 @@ func Exoskeleton(t *testing.T, x devices.Exoskeleton, opt Options) {
 	done := func(k int) bool {
 		return k > opt.Ticks && fresh >= opt.Ticks/4 && (!opt.Responds || st.Joint[0] > first.Joint[0])
 	}
-	for k := 1; k <= 10*opt.Ticks && !done(k); k++ {
+	k := 1
+	for ; k <= 10*opt.Ticks && !done(k); k++ {
 		clk.tick()
 		err := x.Read(&st)
 		if !readOK(err) {
@@ -120,7 +121,7 @@ func Exoskeleton(t *testing.T, x devices.Exoskeleton, opt Options) {
 		}
 	}
 	if fresh < opt.Ticks/4 {
-		t.Errorf("only %d fresh samples in %d ticks", fresh, opt.Ticks)
+		t.Errorf("only %d fresh samples in %d ticks", fresh, k-1)
 	}
 	if !enabled {
 		t.Error("the device never reported itself enabled")

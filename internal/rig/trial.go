@@ -3,7 +3,6 @@ package rig
 import (
 	"errors"
 	"fmt"
-	"github.com/haptex/haptex/calib/kes"
 	"math"
 	"time"
 
@@ -315,32 +314,6 @@ func (r *Rig) SetMaterial(m sim.Material, ramp float64) error {
 			r.logf("rig: %v", err)
 		}
 	})
-}
-
-// SetFabric switches to another fabric: the cloth blends into its
-// material over kes.SwitchRamp and the tactile renderer takes its surface
-// from the next frame. Building the surface takes about half a second on
-// the caller's goroutine; no loop waits for it.
-func (r *Rig) SetFabric(f *kes.Fabric) error {
-	if f == nil {
-		return errors.New("rig: nil fabric")
-	}
-	m, err := f.Material()
-	if err != nil {
-		return fmt.Errorf("rig: fabric %s: %w", f.Name, err)
-	}
-	sp, err := f.SurfaceParams(r.fabricSize())
-	if err != nil {
-		return fmt.Errorf("rig: fabric %s: %w", f.Name, err)
-	}
-	surf, err := tactile.NewSurface(sp, 1)
-	if err != nil {
-		return fmt.Errorf("rig: tactile surface of %s: %w", f.Name, err)
-	}
-	if err := r.SetMaterial(m, kes.SwitchRamp); err != nil {
-		return err
-	}
-	return r.SetSurface(surf)
 }
 
 // SetSurface makes the tactile renderer render a new surface from its next
