@@ -203,8 +203,18 @@ func TestDuplicationAndReordering(t *testing.T) {
 	if ds.SeqDropped == 0 || hs.SeqDropped == 0 {
 		t.Errorf("duplicates and late frames not counted: device %d, host %d", ds.SeqDropped, hs.SeqDropped)
 	}
-	if ds.SeqDropped < l.dupOut {
-		t.Errorf("device dropped %d duplicate/late frames, %d duplicates (HELLO aside) were injected", ds.SeqDropped, l.dupOut)
+	// Every duplicate that reached the device was dropped. On a loaded
+	// machine the pseudo-terminal may refuse a frame whole (the device
+	// not reading): such a frame never arrives and cannot be dropped.
+	sent := fs.Frames[fault.Out] + fs.Duplicated[fault.Out] - fs.Dropped[fault.Out]
+	d := ds.Decode
+	arrived := d.Frames + d.Framing + d.Short + d.CRC + d.Version + d.Length
+	lost := uint64(0)
+	if sent > arrived {
+		lost = sent - arrived
+	}
+	if ds.SeqDropped+lost < l.dupOut {
+		t.Errorf("device dropped %d duplicate/late frames, %d never arrived; %d duplicates (HELLO aside) were injected", ds.SeqDropped, lost, l.dupOut)
 	}
 	t.Logf("out: %d duplicated, %d reordered; device dropped %d. in: %d duplicated, %d reordered; host dropped %d",
 		fs.Duplicated[fault.Out], fs.Reordered[fault.Out], ds.SeqDropped, fs.Duplicated[fault.In], fs.Reordered[fault.In], hs.SeqDropped)

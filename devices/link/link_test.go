@@ -103,7 +103,20 @@ func TestStaleAndTimeout(t *testing.T) {
 	if err := x.Read(&st); err != nil && !errors.Is(err, devices.ErrTimeout) || st.Stale != (st.Seq == seq) {
 		t.Fatalf("second Read: %v, stale=%v, seq %d after %d (stale iff no new sample)", err, st.Stale, st.Seq, seq)
 	}
+	// A sample already on its way when the device went silent may still
+	// arrive on a loaded machine: the device must read as timed out and
+	// stale soon after, and stay so.
 	dev.Detach()
+	var err error
+	for end := time.Now().Add(time.Second); ; time.Sleep(time.Millisecond) {
+		err = x.Read(&st)
+		if errors.Is(err, devices.ErrTimeout) && st.Stale || time.Now().After(end) {
+			break
+		}
+	}
+	if !errors.Is(err, devices.ErrTimeout) || !st.Stale {
+		t.Fatalf("Read of a silent device a second after it went silent: %v stale=%v", err, st.Stale)
+	}
 	time.Sleep(10 * time.Millisecond)
 	if err := x.Read(&st); !errors.Is(err, devices.ErrTimeout) || !st.Stale {
 		t.Fatalf("Read of a silent device: %v stale=%v", err, st.Stale)
