@@ -314,6 +314,7 @@ func loop(ctx context.Context, cfg Config, exos []*exoRig, tacs []*tacRig, res *
 		prio = 80
 	}
 	l := rt.New(rt.Config{Name: "soak", Period: cfg.Period, Priority: max(prio, 0), Logf: cfg.Logf}, rt.NewClock(), tick)
+	defer rt.ReserveProcs(1)()
 	start := time.Now()
 	done := make(chan struct{})
 	// rt.Loop.Run keeps its thread locked for good (it may be real-time):

@@ -181,12 +181,18 @@ type loop struct {
 	name     string
 	period   time.Duration
 	priority int
+	nice     int // for a loop at normal priority; see rt.Config.Nice
 	step     func(t time.Duration)
 	// rt is nil until a real-time run builds it; atomic because the
 	// status line and the view read it while Run starts.
 	rt   atomic.Pointer[rt.Loop]
 	cmds chan command
 }
+
+// simNice is the simulation thread's nice value: the cloth is the one
+// CPU-bound loop, and everything the haptics thread may wait for (the
+// runtime's helper threads, the recorder) must run before it.
+const simNice = 10
 
 func newLoop(name string, period time.Duration, priority int, step func(time.Duration)) *loop {
 	return &loop{name: name, period: period, priority: priority, step: step, cmds: make(chan command, commandQueue)}
@@ -289,6 +295,7 @@ func New(cfg Config) (*Rig, error) {
 	r.topology = sl.cloth.Topology()
 	r.snapshots = statebuf.New[sim.Snapshot](1, func(s *sim.Snapshot) { *s = sim.NewSnapshot(r.topology.Nodes) })
 	r.simLoop = newLoop("sim", cfg.SimPeriod, 0, sl.step)
+	r.simLoop.nice = simNice
 	r.loops = append(r.loops, r.simLoop)
 	tl, err := newTactileLoop(r)
 	if err != nil {
@@ -336,15 +343,9 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 	if r.session != nil {
 		r.session.Start()
 	}
-	// Reserve a P for the haptics thread. A goroutine returning from
-	// clock_nanosleep must reacquire a P before it runs; with GOMAXPROCS
-	// equal to the core count and the simulation (or any CPU-bound
-	// goroutine) holding the others, the runtime's sysmon hands the sleeping
-	// thread's P away and the 1 kHz tick waits for a scheduler slice (p99
-	// lateness 3 ms measured, against 0.8 ms with the spare P under the same
-	// load). The spare P is idle while the haptics thread sleeps, so no
-	// extra CPU-bound work runs.
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(runtime.NumCPU() + 1))
+	// One P per loop, so that a loop waking from its sleep never waits
+	// behind the simulation for a scheduler slice (see rt.ReserveProcs).
+	defer rt.ReserveProcs(len(r.loops))()
 	// Setup allocated the buffers and rings; collect now so that the first
 	// GC cycle (whose stop-the-world waits for every thread of the process,
 	// normal-priority ones included) does not land in the first seconds of
@@ -359,7 +360,7 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 	var wg sync.WaitGroup
 	errs := make(chan error, len(r.loops))
 	for _, l := range r.loops {
-		lr := rt.New(rt.Config{Name: l.name, Period: l.period, Priority: l.priority, Logf: r.cfg.Logf}, clock, l.tick)
+		lr := rt.New(rt.Config{Name: l.name, Period: l.period, Priority: l.priority, Nice: l.nice, Logf: r.cfg.Logf}, clock, l.tick)
 		if l == r.hapticsLoop {
 			r.haptics.rt = lr
 		}

@@ -16,6 +16,11 @@
 // at normal priority. It never busy-waits: a spinning SCHED_FIFO thread is
 // throttled by the kernel for ~50 ms every second (DESIGN.md).
 //
+// Sleeping in a system call lets the Go scheduler give the loop's P to
+// another goroutine; a loop that then wakes with every P busy waits in the
+// run queue for milliseconds. ReserveProcs, called before the loops start,
+// gives each loop a P of its own.
+//
 // The thread is never unlocked: when the loop returns, its goroutine exits
 // locked, so the runtime retires the thread instead of handing a real-time
 // thread to other goroutines.

@@ -4,6 +4,7 @@ package rt
 
 import (
 	"errors"
+	"runtime"
 	"time"
 )
 
@@ -21,5 +22,12 @@ func sleepUntilMono(ns int64) error {
 }
 
 func setRealtime(int) error { return errors.New("real-time scheduling is implemented on Linux only") }
+
+// LockThreadNice locks the calling goroutine to its OS thread; thread
+// nice values are implemented on Linux only.
+func LockThreadNice(int) error {
+	runtime.LockOSThread()
+	return errors.New("per-thread nice values are implemented on Linux only")
+}
 
 const realtimeSupported = false
