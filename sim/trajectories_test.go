@@ -4,6 +4,8 @@ import (
 	"flag"
 	"math"
 	"math/rand/v2"
+	"strconv"
+	"sync"
 	"testing"
 )
 
@@ -77,29 +79,44 @@ func randomTrajectory(rng *rand.Rand, thickness float64) *Script {
 // strain of any triangle, at every step, under 50 %.
 func TestRandomTrajectories(t *testing.T) {
 	n := pick(24, 12)
-	var worst, sumIters, steps float64
-	var recoveries uint64
-	for i := range *trajectories {
-		rng := rand.New(rand.NewPCG(uint64(i), 0x5eed))
-		c := newTestCloth(t, func(cfg *Config) {
-			cfg.NodesU, cfg.NodesV = n, n
-			cfg.ProbeSpacing, cfg.Dt = pick(cfg.ProbeSpacing, 0.005), pick(cfg.Dt, 0.01)
-		})
-		s := randomTrajectory(rng, c.cfg.Material.Thickness)
-		var maxStrain float64
-		runScript(c, s, s.Duration()+0.05, func(step int, tm float64) {
-			st := c.Stats()
-			maxStrain = math.Max(maxStrain, st.MaxStrain)
-			sumIters += float64(st.CGIters)
-			steps++
-		})
-		maxStrain = math.Max(maxStrain, c.MaxStrain())
-		worst = math.Max(worst, maxStrain)
-		recoveries += c.Stats().Recoveries
-		if !allFinite(c.x) || !allFinite(c.v) || c.Stats().Recoveries > 0 || !(maxStrain < 0.5) {
-			t.Errorf("trajectory %d: finite %v, recoveries %d, max strain %.3f", i, allFinite(c.x) && allFinite(c.v), c.Stats().Recoveries, maxStrain)
+	var (
+		mu                     sync.Mutex
+		worst, sumIters, steps float64
+		recoveries             uint64
+	)
+	// The trajectories are independent: run them on every core (the group
+	// returns when all its parallel subtests have).
+	t.Run("group", func(t *testing.T) {
+		for i := range *trajectories {
+			t.Run(strconv.Itoa(i), func(t *testing.T) {
+				t.Parallel()
+				rng := rand.New(rand.NewPCG(uint64(i), 0x5eed))
+				c := newTestCloth(t, func(cfg *Config) {
+					cfg.NodesU, cfg.NodesV = n, n
+					cfg.ProbeSpacing, cfg.Dt = pick(cfg.ProbeSpacing, 0.005), pick(cfg.Dt, 0.01)
+				})
+				s := randomTrajectory(rng, c.cfg.Material.Thickness)
+				var maxStrain, iters, k float64
+				runScript(c, s, s.Duration()+0.05, func(step int, tm float64) {
+					st := c.Stats()
+					maxStrain = math.Max(maxStrain, st.MaxStrain)
+					iters += float64(st.CGIters)
+					k++
+				})
+				maxStrain = math.Max(maxStrain, c.MaxStrain())
+				rec := c.Stats().Recoveries
+				if !allFinite(c.x) || !allFinite(c.v) || rec > 0 || !(maxStrain < 0.5) {
+					t.Errorf("trajectory %d: finite %v, recoveries %d, max strain %.3f", i, allFinite(c.x) && allFinite(c.v), rec, maxStrain)
+				}
+				mu.Lock()
+				worst = math.Max(worst, maxStrain)
+				recoveries += rec
+				sumIters += iters
+				steps += k
+				mu.Unlock()
+			})
 		}
-	}
+	})
 	t.Logf("%d trajectories on %d² at 5 ms: largest strain %.3f, recoveries %d, mean CG iterations %.1f over %.0f steps",
 		*trajectories, n, worst, recoveries, sumIters/steps, steps)
 }
