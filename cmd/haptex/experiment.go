@@ -89,4 +89,13 @@ func rtPriority(p int) int {
 	return p
 }
 
+// simNiceCfg maps the -sim-nice flag to rig.Config.SimNice, where 0 means
+// the default and -1 the process's value.
+func simNiceCfg(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
+}
+
 func stderrf(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }

@@ -48,9 +48,9 @@ func BenchLoop(ctx context.Context, d time.Duration, priority int, logf func(str
 	go func() {
 		defer wg.Done()
 		// The load stands for the simulation, so it runs as the rig runs
-		// the simulation: on a thread of its own at simNice. The thread
-		// dies with the goroutine.
-		_ = rt.LockThreadNice(simNice)
+		// the simulation: on a thread of its own at its nice value. The
+		// thread dies with the goroutine.
+		_ = rt.LockThreadNice(r.cfg.SimNice)
 		clothLikeLoad(&stop, &rounds)
 	}()
 	cpu0, _ := rt.ReadCPUTimes()

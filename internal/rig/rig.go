@@ -47,6 +47,12 @@ type Config struct {
 	// Priority is the SCHED_FIFO priority of the haptics thread (default
 	// 80); -1 keeps normal scheduling.
 	Priority int `json:"priority"`
+	// SimNice is the nice value of the simulation's thread (default 10):
+	// the cloth is the one CPU-bound loop, and nothing the haptics thread
+	// may wait for (the runtime's helper threads, the recorder) should
+	// queue behind it. At 10 it also yields to any other CPU-bound process
+	// on the machine; -1 leaves it at the process's nice value.
+	SimNice int `json:"sim_nice"`
 	// Scene and Script give the fingers' intended motion: the scripted
 	// fingertips follow it exactly, the simulated fingers inside the
 	// simulated exoskeletons try to. Zero values take the showcase scene and
@@ -112,6 +118,12 @@ func (c *Config) setDefaults() error {
 	}
 	if c.Priority < 0 {
 		c.Priority = 0
+	}
+	if c.SimNice == 0 {
+		c.SimNice = defaultSimNice
+	}
+	if c.SimNice < 0 {
+		c.SimNice = 0
 	}
 	if c.Scene == (devsim.Scene{}) {
 		c.Scene = devsim.DefaultScene()
@@ -189,10 +201,8 @@ type loop struct {
 	cmds chan command
 }
 
-// simNice is the simulation thread's nice value: the cloth is the one
-// CPU-bound loop, and everything the haptics thread may wait for (the
-// runtime's helper threads, the recorder) must run before it.
-const simNice = 10
+// defaultSimNice is Config.SimNice's default.
+const defaultSimNice = 10
 
 func newLoop(name string, period time.Duration, priority int, step func(time.Duration)) *loop {
 	return &loop{name: name, period: period, priority: priority, step: step, cmds: make(chan command, commandQueue)}
@@ -295,7 +305,7 @@ func New(cfg Config) (*Rig, error) {
 	r.topology = sl.cloth.Topology()
 	r.snapshots = statebuf.New[sim.Snapshot](1, func(s *sim.Snapshot) { *s = sim.NewSnapshot(r.topology.Nodes) })
 	r.simLoop = newLoop("sim", cfg.SimPeriod, 0, sl.step)
-	r.simLoop.nice = simNice
+	r.simLoop.nice = cfg.SimNice
 	r.loops = append(r.loops, r.simLoop)
 	tl, err := newTactileLoop(r)
 	if err != nil {
