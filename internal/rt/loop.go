@@ -188,7 +188,7 @@ func RealtimeSupported() bool { return realtimeSupported }
 // goroutine yields: 1-7 ms, measured with the execution tracer. With the
 // cores plus one P per loop plus one spare for the recorder and other
 // short goroutines, an idle P is there when a loop wakes (the longest
-// run-queue wait fell to 10 µs under the same load). The extra Ps add no
+// run-queue wait fell to 10-29 µs under the same load). The extra Ps add no
 // CPU-bound work: they are idle while the loops sleep, and the kernel,
 // where SCHED_FIFO decides, shares the cores among the threads that run.
 func ReserveProcs(n int) (restore func()) {

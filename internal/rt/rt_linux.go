@@ -65,8 +65,10 @@ func setRealtime(priority int) error {
 // locked thread through a helper thread at normal priority. On a 2-core
 // machine with a CPU-bound goroutine on each core, that helper waits for
 // a CFS slice (up to milliseconds) while the real-time loop waits for it.
-// A CPU-bound goroutine at nice 10 yields its core to the helper at once
-// and still gets every cycle nothing else wants.
+// With the CPU-bound goroutine at nice 10 the helper got its core promptly
+// in every measured run (no tick later than 1 ms in 3 × 60 s, against 1-39
+// a minute at nice 0), and the goroutine still gets every cycle nothing
+// else wants.
 func LockThreadNice(nice int) error {
 	runtime.LockOSThread()
 	return unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), nice)
