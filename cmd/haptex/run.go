@@ -27,7 +27,7 @@ func runRun(args []string) error {
 	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the 1 kHz thread (0: normal scheduling)")
 	tactile := fs.Duration("tactile-period", 25*time.Millisecond, "tactile frame period (5 ms .. 100 ms)")
 	simPeriod := fs.Duration("sim-period", 5*time.Millisecond, "cloth simulation step")
-	simNice := fs.Int("sim-nice", 10, "nice value of the simulation's thread (0: the process's; see the README)")
+	simNice := fs.Int("sim-nice", 10, "nice value of the simulation's thread, 1..19 (0: the process's; see the README)")
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
 	fabric := fs.String("fabric", rig.DefaultFabric, "fabric to handle (haptex fabric list)")
 	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")

@@ -104,7 +104,7 @@ func runView(args []string) error {
 	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
 	script := fs.Bool("script", false, "play the showcase handling script instead of following the mouse")
 	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the 1 kHz thread (0: normal scheduling)")
-	simNice := fs.Int("sim-nice", 10, "nice value of the simulation's thread (0: the process's; see the README)")
+	simNice := fs.Int("sim-nice", 10, "nice value of the simulation's thread, 1..19 (0: the process's; see the README)")
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
