@@ -78,6 +78,8 @@ type SceneResult struct {
 	MaxIterSteps  int         `json:"max_iter_steps"`  // steps whose CG hit its cap
 	Recoveries    uint64      `json:"recoveries"`
 	StepMsQuiet   Percentiles `json:"step_ms_quiet_estimate"` // StepMs / Calibration.LoadFactor
+	// Calibration is the kernel timed between this scene's steps.
+	Calibration Calibration `json:"calibration"`
 	// StepCPUMs is the CPU time of the stepping thread per step [ms] (Linux;
 	// zero elsewhere): unlike StepMs it leaves out the time the thread
 	// waited for a core, the bulk of the tail on a shared machine, but
@@ -101,10 +103,11 @@ type Result struct {
 // taken on a loaded machine can be compared with a quiet one: the 3×3-block
 // sparse product of a 32 × 32 grid cut along one diagonal (7 blocks per
 // row), which took QuietUs on this machine when it was quiet (notes,
-// anchors-cloth-psycho.md C.1). LoadFactor is the measured median (mean
-// of a run before and one after the scenes) over that, at least 1;
-// StepMsQuiet in each scene divides by it. It is an estimate for
-// reading loaded runs, not a measurement.
+// anchors-cloth-psycho.md C.1). The kernel runs interleaved with the
+// scene's steps (a warm batch every calibEvery steps), so it sees the load the
+// steps see; LoadFactor is its median time over QuietUs, at least 1, and
+// StepMsQuiet divides by it. It is an estimate for reading loaded runs,
+// not a measurement.
 type Calibration struct {
 	Kernel     string      `json:"kernel"`
 	QuietUs    float64     `json:"quiet_us"`
@@ -130,86 +133,114 @@ func Bench(opt Options) (Result, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	res := Result{Bench: "sim", Go: runtime.Version(), CPUs: runtime.NumCPU()}
-	before := calibrate()
+	k := newKernel()
+	var all []float64
 	for _, sc := range opt.Scenes {
-		r, err := runScene(sc, opt)
+		r, us, err := runScene(sc, opt, k)
 		if err != nil {
 			return res, err
 		}
 		res.Scenes = append(res.Scenes, r)
+		all = append(all, us...)
 	}
-	// The load drifts during a run: the factor is the mean of the
-	// calibrations before and after the scenes.
-	res.Calibration = calibrate()
-	res.Calibration.LoadFactor = max(1, (before.Us.P50+res.Calibration.Us.P50)/2/refKernelQuietUs)
-	for i := range res.Scenes {
-		s := &res.Scenes[i].StepMs
-		f := res.Calibration.LoadFactor
-		res.Scenes[i].StepMsQuiet = Percentiles{P50: s.P50 / f, P99: s.P99 / f, P999: s.P999 / f, Max: s.Max / f}
+	if len(all) > 0 {
+		res.Calibration = calibration(all)
 	}
 	return res, nil
 }
 
-// calibrate times the reference kernel (see Calibration).
-func calibrate() Calibration {
+const (
+	// calibEvery is how many steps apart the kernel runs between steps:
+	// prime, so that over repeated scripts the untimed step after it (whose
+	// caches the kernel has cooled) falls on every phase of the script.
+	calibEvery = 97
+	// calibWarm runs of the kernel bring its data back into the caches the
+	// step has taken (QuietUs was measured warm, 2000 runs in a row), then
+	// calibReps runs are timed.
+	calibWarm = 10
+	calibReps = 20
+)
+
+// calibrateWarm runs the kernel calibWarm times untimed and calibReps
+// times timed, appending their times to us.
+func calibrateWarm(k *kernel, us []float64) []float64 {
+	for range calibWarm {
+		k.time()
+	}
+	for range calibReps {
+		us = append(us, k.time())
+	}
+	return us
+}
+
+// kernel is the calibration kernel (see Calibration) with its data.
+type kernel struct {
+	rowPtr, col []int32
+	val         [][3][3]float64
+	x, y        []float64
+}
+
+func newKernel() *kernel {
 	const g = 32
 	n := g * g
-	var rowPtr, col []int32
-	rowPtr = append(rowPtr, 0)
+	k := &kernel{rowPtr: []int32{0}}
 	for j := range g {
 		for i := range g {
 			for _, d := range [][2]int{{-1, -1}, {0, -1}, {-1, 0}, {0, 0}, {1, 0}, {0, 1}, {1, 1}} {
 				ii, jj := i+d[0], j+d[1]
 				if ii >= 0 && jj >= 0 && ii < g && jj < g {
-					col = append(col, int32(jj*g+ii))
+					k.col = append(k.col, int32(jj*g+ii))
 				}
 			}
-			rowPtr = append(rowPtr, int32(len(col)))
+			k.rowPtr = append(k.rowPtr, int32(len(k.col)))
 		}
 	}
-	val := make([][3][3]float64, len(col))
-	for k := range val {
+	k.val = make([][3][3]float64, len(k.col))
+	for q := range k.val {
 		for a := range 3 {
 			for b := range 3 {
-				val[k][a][b] = float64((k+3*a+b)%7) - 3
+				k.val[q][a][b] = float64((q+3*a+b)%7) - 3
 			}
 		}
 	}
-	x, y := make([]float64, 3*n), make([]float64, 3*n)
-	for i := range x {
-		x[i] = float64(i%5) - 2
+	k.x, k.y = make([]float64, 3*n), make([]float64, 3*n)
+	for i := range k.x {
+		k.x[i] = float64(i%5) - 2
 	}
-	spmv := func() {
-		for i := range n {
-			var a0, a1, a2 float64
-			for k := rowPtr[i]; k < rowPtr[i+1]; k++ {
-				j := 3 * int(col[k])
-				b := &val[k]
-				a0 += b[0][0]*x[j] + b[0][1]*x[j+1] + b[0][2]*x[j+2]
-				a1 += b[1][0]*x[j] + b[1][1]*x[j+1] + b[1][2]*x[j+2]
-				a2 += b[2][0]*x[j] + b[2][1]*x[j+1] + b[2][2]*x[j+2]
-			}
-			y[3*i], y[3*i+1], y[3*i+2] = a0, a1, a2
+	return k
+}
+
+// time runs the kernel once and returns its wall time [µs].
+func (k *kernel) time() float64 {
+	start := time.Now()
+	x, y, val := k.x, k.y, k.val
+	for i := range len(k.rowPtr) - 1 {
+		var a0, a1, a2 float64
+		for q := k.rowPtr[i]; q < k.rowPtr[i+1]; q++ {
+			j := 3 * int(k.col[q])
+			b := &val[q]
+			a0 += b[0][0]*x[j] + b[0][1]*x[j+1] + b[0][2]*x[j+2]
+			a1 += b[1][0]*x[j] + b[1][1]*x[j+1] + b[1][2]*x[j+2]
+			a2 += b[2][0]*x[j] + b[2][1]*x[j+1] + b[2][2]*x[j+2]
 		}
+		y[3*i], y[3*i+1], y[3*i+2] = a0, a1, a2
 	}
-	const reps = 2000
-	us := make([]float64, reps)
-	for r := range reps {
-		start := time.Now()
-		spmv()
-		us[r] = time.Since(start).Seconds() * 1e6
-	}
+	return time.Since(start).Seconds() * 1e6
+}
+
+// calibration summarises kernel times [µs] (sorted in place).
+func calibration(us []float64) Calibration {
 	slices.Sort(us)
 	c := Calibration{
 		Kernel:  "3x3-block SpMV, 32x32 grid, 7 blocks/row",
 		QuietUs: refKernelQuietUs,
-		Us:      Percentiles{P50: quantile(us, 0.5), P99: quantile(us, 0.99), P999: quantile(us, 0.999), Max: us[reps-1]},
+		Us:      Percentiles{P50: quantile(us, 0.5), P99: quantile(us, 0.99), P999: quantile(us, 0.999), Max: us[len(us)-1]},
 	}
 	c.LoadFactor = max(1, c.Us.P50/refKernelQuietUs)
 	return c
 }
 
-func runScene(sc Scene, opt Options) (SceneResult, error) {
+func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) {
 	cfg := sim.DefaultConfig()
 	cfg.NodesU, cfg.NodesV = sc.Nodes, sc.Nodes
 	cfg.Dt = sc.DtMs / 1000
@@ -218,15 +249,18 @@ func runScene(sc Scene, opt Options) (SceneResult, error) {
 	}
 	c, err := sim.New(cfg)
 	if err != nil {
-		return SceneResult{}, fmt.Errorf("simbench: scene %d² at %g ms: %w", sc.Nodes, sc.DtMs, err)
+		return SceneResult{}, nil, fmt.Errorf("simbench: scene %d² at %g ms: %w", sc.Nodes, sc.DtMs, err)
 	}
 	script := sim.ShowcasePinch(cfg.Material.Thickness)
 	perRun := int(math.Round(script.Duration() / cfg.Dt))
-	runs := (opt.MinSteps + perRun - 1) / perRun
+	// One step in calibEvery is not timed.
+	want := (opt.MinSteps*calibEvery+calibEvery-2)/(calibEvery-1) + 1
+	runs := (want + perRun - 1) / perRun
 	steps := runs * perRun
 	durs := make([]float64, 0, steps)
 	cpus := make([]float64, 0, steps)
 	iters := make([]int, 0, steps)
+	us := make([]float64, 0, calibReps*(steps/calibEvery+1))
 	var in sim.FingerState
 	var out sim.SimOutput
 	r := SceneResult{Nodes: sc.Nodes, Triangles: len(c.Topology().Triangles) / 3, DtMs: sc.DtMs,
@@ -238,6 +272,7 @@ func runScene(sc Scene, opt Options) (SceneResult, error) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	t := c.Time()
+	var n int
 	for range runs {
 		for i := range perRun {
 			script.Sample(float64(i)*cfg.Dt, &in)
@@ -246,21 +281,28 @@ func runScene(sc Scene, opt Options) (SceneResult, error) {
 			start := time.Now()
 			c.Step(t, &in)
 			d := time.Since(start)
-			if cpu1, ok := threadCPU(); ok && cpuOK {
-				cpus = append(cpus, (cpu1-cpu0)*1000)
-			}
+			cpu1, ok := threadCPU()
 			c.Output(&out)
 			t += cfg.Dt
 			st := c.Stats()
-			durs = append(durs, d.Seconds()*1000)
-			iters = append(iters, st.CGIters)
 			if st.Status == sim.StatusMaxIter {
 				r.MaxIterSteps++
+			}
+			if n++; n%calibEvery == 1 && n > 1 {
+				continue // after the kernel: not timed
+			}
+			if ok && cpuOK {
+				cpus = append(cpus, (cpu1-cpu0)*1000)
+			}
+			durs = append(durs, d.Seconds()*1000)
+			iters = append(iters, st.CGIters)
+			if n%calibEvery == 0 {
+				us = calibrateWarm(k, us)
 			}
 		}
 	}
 	runtime.ReadMemStats(&after)
-	r.Steps = steps
+	r.Steps = len(durs)
 	r.AllocsPerStep = float64(after.Mallocs-before.Mallocs) / float64(steps)
 	r.Recoveries = c.Stats().Recoveries
 	slices.Sort(durs)
@@ -270,13 +312,19 @@ func runScene(sc Scene, opt Options) (SceneResult, error) {
 		r.StepCPUMs = Percentiles{P50: quantile(cpus, 0.5), P99: quantile(cpus, 0.99), P999: quantile(cpus, 0.999), Max: cpus[len(cpus)-1]}
 	}
 	r.StepMs = Percentiles{P50: quantile(durs, 0.5), P99: quantile(durs, 0.99), P999: quantile(durs, 0.999), Max: durs[len(durs)-1]}
+	if len(us) > 0 {
+		r.Calibration = calibration(slices.Clone(us))
+		f := r.Calibration.LoadFactor
+		s := &r.StepMs
+		r.StepMsQuiet = Percentiles{P50: s.P50 / f, P99: s.P99 / f, P999: s.P999 / f, Max: s.Max / f}
+	}
 	r.CGIters = Iterations{P50: iters[len(iters)/2], Max: iters[len(iters)-1]}
 	goal := r.StepMs.P99
 	if sc.GoalPercentile == "p999" {
 		goal = r.StepMs.P999
 	}
 	r.GoalMet = sc.GoalMs > 0 && goal <= sc.GoalMs
-	return r, nil
+	return r, us, nil
 }
 
 // quantile returns the q-quantile of sorted data (nearest rank).

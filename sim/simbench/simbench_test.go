@@ -20,6 +20,13 @@ func TestBenchSmall(t *testing.T) {
 		s.StepMs.P999 < s.StepMs.P99 || s.StepMs.P99 < s.StepMs.P50 || s.CGIters.Max < s.CGIters.P50 {
 		t.Errorf("scene %+v", s)
 	}
+	// The kernel ran between the steps.
+	if c := s.Calibration; c.Us.P50 <= 0 || c.LoadFactor < 1 || s.StepMsQuiet.P50 != s.StepMs.P50/c.LoadFactor {
+		t.Errorf("scene calibration %+v, quiet estimate %+v", c, s.StepMsQuiet)
+	}
+	if res.Calibration != s.Calibration {
+		t.Errorf("run calibration %+v, the only scene's %+v", res.Calibration, s.Calibration)
+	}
 	if _, ok := threadCPU(); ok && (s.StepCPUMs.P50 <= 0 || s.StepCPUMs.Max < s.StepCPUMs.P50) {
 		t.Errorf("thread CPU per step %+v", s.StepCPUMs)
 	}
