@@ -107,7 +107,9 @@ type Result struct {
 // scene's steps (a warm batch every calibEvery steps), so it sees the load the
 // steps see; LoadFactor is its median time over QuietUs, at least 1, and
 // StepMsQuiet divides by it. It is an estimate for reading loaded runs,
-// not a measurement.
+// not a measurement: the kernel and the step do not slow down alike (in
+// two runs on 2026-11-21 the factor went from 2.5 to 5.3 at 24² while the
+// step's median went from 1.9 to 2.7 ms).
 type Calibration struct {
 	Kernel     string      `json:"kernel"`
 	QuietUs    float64     `json:"quiet_us"`
