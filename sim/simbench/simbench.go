@@ -236,7 +236,7 @@ func calibration(us []float64) Calibration {
 	c := Calibration{
 		Kernel:  "3x3-block SpMV, 32x32 grid, 7 blocks/row",
 		QuietUs: refKernelQuietUs,
-		Us:      Percentiles{P50: quantile(us, 0.5), P99: quantile(us, 0.99), P999: quantile(us, 0.999), Max: us[len(us)-1]},
+		Us:      percentiles(us),
 	}
 	c.LoadFactor = max(1, c.Us.P50/refKernelQuietUs)
 	return c
@@ -311,9 +311,9 @@ func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) 
 	slices.Sort(iters)
 	if len(cpus) == len(durs) {
 		slices.Sort(cpus)
-		r.StepCPUMs = Percentiles{P50: quantile(cpus, 0.5), P99: quantile(cpus, 0.99), P999: quantile(cpus, 0.999), Max: cpus[len(cpus)-1]}
+		r.StepCPUMs = percentiles(cpus)
 	}
-	r.StepMs = Percentiles{P50: quantile(durs, 0.5), P99: quantile(durs, 0.99), P999: quantile(durs, 0.999), Max: durs[len(durs)-1]}
+	r.StepMs = percentiles(durs)
 	if len(us) > 0 {
 		r.Calibration = calibration(slices.Clone(us))
 		f := r.Calibration.LoadFactor
@@ -327,6 +327,11 @@ func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) 
 	}
 	r.GoalMet = sc.GoalMs > 0 && goal <= sc.GoalMs
 	return r, us, nil
+}
+
+// percentiles summarises sorted, non-empty data.
+func percentiles(sorted []float64) Percentiles {
+	return Percentiles{P50: quantile(sorted, 0.5), P99: quantile(sorted, 0.99), P999: quantile(sorted, 0.999), Max: sorted[len(sorted)-1]}
 }
 
 // quantile returns the q-quantile of sorted data (nearest rank).
