@@ -42,11 +42,14 @@ const (
 
 // Config configures a Cloth. Start from DefaultConfig and change fields.
 type Config struct {
-	Width, Height  float64    // fabric size along u (world x) and v (world y) [m]
-	NodesU, NodesV int        // mesh resolution, at least 2 × 2
-	Origin         [3]float64 // world position of the fabric's (u, v) = (0, 0) corner [m]
-	Material       Material
-	Pin            Pinning
+	Width, Height  float64 // fabric size along u (world x) and v (world y) [m]
+	NodesU, NodesV int     // mesh resolution, at least 2 × 2
+	// Refine packs the nodes round the point where the fingers grip; the
+	// zero value is a uniform mesh.
+	Refine   Refinement
+	Origin   [3]float64 // world position of the fabric's (u, v) = (0, 0) corner [m]
+	Material Material
+	Pin      Pinning
 	// RodRadius is the radius of the stand's rod [m]; 0 removes it. The rod
 	// runs along x just above the top edge: its axis is RodRadius +
 	// Thickness/2 above the top row, so the clamped edge hangs from its
@@ -160,6 +163,9 @@ func (c *Config) validate() error {
 			return fmt.Errorf("sim: gravity %v not finite", c.Gravity)
 		}
 	}
+	if err := c.Refine.validate(c.Width, c.Height); err != nil {
+		return err
+	}
 	return c.Material.Validate()
 }
 
@@ -249,7 +255,7 @@ func newCloth(cfg Config, bias float64) (*Cloth, error) {
 		return nil, err
 	}
 	c := &Cloth{cfg: cfg}
-	c.m = newMesh(cfg.NodesU, cfg.NodesV, cfg.Width, cfg.Height, bias)
+	c.m = newGridMesh(gridLines(cfg.NodesU, cfg.Width, cfg.Refine, 0), gridLines(cfg.NodesV, cfg.Height, cfg.Refine, 1), bias)
 	c.n = c.m.nodes()
 	n3 := 3 * c.n
 	c.x, c.v = make([]float64, n3), make([]float64, n3)
@@ -257,8 +263,8 @@ func newCloth(cfg Config, bias float64) (*Cloth, error) {
 	for j := range cfg.NodesV {
 		for i := range cfg.NodesU {
 			k := j*cfg.NodesU + i
-			c.x[3*k] = cfg.Origin[0] + float64(i)*c.m.du
-			c.x[3*k+1] = cfg.Origin[1] + float64(j)*c.m.dv
+			c.x[3*k] = cfg.Origin[0] + c.m.gu[i]
+			c.x[3*k+1] = cfg.Origin[1] + c.m.gv[j]
 			c.x[3*k+2] = cfg.Origin[2]
 		}
 	}

@@ -111,7 +111,7 @@ func TestPerturbationStability(t *testing.T) {
 			})
 			rng := rand.New(rand.NewPCG(uint64(dtMs*10), 7))
 			for i := range c.x {
-				c.x[i] += 0.3 * c.m.du * (2*rng.Float64() - 1)
+				c.x[i] += 0.3 * (c.m.gu[1] - c.m.gu[0]) * (2*rng.Float64() - 1)
 			}
 			e0 := c.Energy().Total()
 			steps := max(20, int(pick(0.25, 0.05)/c.cfg.Dt))

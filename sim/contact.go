@@ -70,8 +70,9 @@ type fingerContact struct {
 type contactState struct {
 	c     *Cloth
 	f     [NumFingers]fingerContact
-	ps    int          // probes per triangle
-	bary  [][3]float64 // their barycentric weights
+	sub   []uint16       // per triangle: its probes' subdivision (see init)
+	first []int32        // per triangle: the id of its first probe; ids are first[t] + index
+	bary  [][][3]float64 // per subdivision: the probes' barycentric weights
 	stamp []uint32
 	epoch uint32
 	cand  []int32
@@ -90,24 +91,25 @@ const stickSpeed = 0.001 // [m/s]
 func (s *contactState) init(c *Cloth) {
 	s.c = c
 	m := c.m
+	// Each triangle's edges are cut into sub parts, sub from its longest
+	// edge, so graded meshes probe their small triangles no more densely
+	// than their large ones.
+	s.first = make([]int32, len(m.tris)+1)
+	s.sub = make([]uint16, len(m.tris))
 	var longest float64
-	for _, e := range m.edges {
-		longest = max(longest, e.rest)
-	}
-	sub := max(1, int(math.Ceil(longest/c.cfg.ProbeSpacing)))
-	for i := range sub {
-		for j := range sub - i {
-			a := [3]float64{1 - float64(i+j)/float64(sub), float64(i) / float64(sub), float64(j) / float64(sub)}
-			b := [3]float64{a[0] - 1/float64(sub), a[1] + 1/float64(sub), a[2]}
-			d := [3]float64{a[0] - 1/float64(sub), a[1], a[2] + 1/float64(sub)}
-			s.bary = append(s.bary, [3]float64{(a[0] + b[0] + d[0]) / 3, (a[1] + b[1] + d[1]) / 3, (a[2] + b[2] + d[2]) / 3})
-			if i+j < sub-1 {
-				e := [3]float64{a[0] - 2/float64(sub), a[1] + 1/float64(sub), a[2] + 1/float64(sub)}
-				s.bary = append(s.bary, [3]float64{(b[0] + d[0] + e[0]) / 3, (b[1] + d[1] + e[1]) / 3, (b[2] + d[2] + e[2]) / 3})
-			}
+	for ti, t := range m.tris {
+		var l float64
+		for k := range 3 {
+			l = max(l, m.restDist(t.n[k], t.n[(k+1)%3]))
+		}
+		longest = max(longest, l)
+		sub := max(1, int(math.Ceil(l/c.cfg.ProbeSpacing)))
+		s.sub[ti] = uint16(sub)
+		s.first[ti+1] = s.first[ti] + int32(sub*sub)
+		for len(s.bary) <= sub {
+			s.bary = append(s.bary, subdivide(len(s.bary)))
 		}
 	}
-	s.ps = len(s.bary)
 	s.stamp = make([]uint32, len(m.tris))
 	// A probe inside a pad lies on a triangle with a vertex within the
 	// pad radius plus the triangle's (stretched) longest edge.
@@ -115,9 +117,12 @@ func (s *contactState) init(c *Cloth) {
 	maxR := max(c.cfg.PadRadius[0], c.cfg.PadRadius[1]) + c.cfg.Material.Thickness
 	// Room for four times a pad's hemisphere (a pad sunk to its equator
 	// into a cloth folded round it).
-	probeArea := m.du * m.dv / 2 / float64(s.ps)
+	probeArea := math.Inf(1)
+	for ti := range m.tris {
+		probeArea = min(probeArea, s.probeArea(int32(ti)))
+	}
 	s.capac = max(256, int(8*math.Pi*maxR*maxR/probeArea))
-	nProbes := len(m.tris) * s.ps
+	nProbes := s.first[len(m.tris)]
 	for k := range s.f {
 		fc := &s.f[k]
 		fc.lin = make([]contactPt, 0, s.capac)
@@ -134,6 +139,34 @@ func (s *contactState) init(c *Cloth) {
 	}
 	s.cand = make([]int32, 0, len(m.tris))
 	s.rowLo, s.rowHi = make([][3]float64, m.nv), make([][3]float64, m.nv)
+}
+
+// subdivide returns the centroids of the sub² triangles that cutting each
+// edge of a triangle into sub parts makes, as barycentric weights.
+func subdivide(sub int) [][3]float64 {
+	var bary [][3]float64
+	if sub == 0 {
+		return bary
+	}
+	f := float64(sub)
+	for i := range sub {
+		for j := range sub - i {
+			a := [3]float64{1 - float64(i+j)/f, float64(i) / f, float64(j) / f}
+			b := [3]float64{a[0] - 1/f, a[1] + 1/f, a[2]}
+			d := [3]float64{a[0] - 1/f, a[1], a[2] + 1/f}
+			bary = append(bary, [3]float64{(a[0] + b[0] + d[0]) / 3, (a[1] + b[1] + d[1]) / 3, (a[2] + b[2] + d[2]) / 3})
+			if i+j < sub-1 {
+				e := [3]float64{a[0] - 2/f, a[1] + 1/f, a[2] + 1/f}
+				bary = append(bary, [3]float64{(b[0] + d[0] + e[0]) / 3, (b[1] + d[1] + e[1]) / 3, (b[2] + d[2] + e[2]) / 3})
+			}
+		}
+	}
+	return bary
+}
+
+// probeArea is the area each probe of triangle ti stands for.
+func (s *contactState) probeArea(ti int32) float64 {
+	return s.c.m.tris[ti].area / float64(len(s.bary[s.sub[ti]]))
 }
 
 func (s *contactState) anyPresent() bool {
@@ -272,8 +305,8 @@ func (s *contactState) collect(k int, x []float64, dst []contactPt) []contactPt 
 		if lim := in.r + math.Sqrt(d2); dist2(mid, in.c) > lim*lim {
 			continue
 		}
-		area := t.area / float64(s.ps)
-		for q, w := range s.bary {
+		area := s.probeArea(ti)
+		for q, w := range s.bary[s.sub[ti]] {
 			var p [3]float64
 			for a := range 3 {
 				p[a] = w[0]*pa[a] + w[1]*pb[a] + w[2]*pc[a]
@@ -288,7 +321,7 @@ func (s *contactState) collect(k int, x []float64, dst []contactPt) []contactPt 
 				s.overflow++
 				continue
 			}
-			id := ti*int32(s.ps) + int32(q)
+			id := s.first[ti] + int32(q)
 			cp := contactPt{probe: id, tri: ti, w: w, n: scale3(1/dist, d), pen: pen, k: comp * area}
 			if j := fc.slot[id]; j >= 0 {
 				cp.offset, cp.slipping = fc.state[j].offset, fc.state[j].slipping
@@ -476,7 +509,7 @@ func (s *contactState) finish(k int, lm *LocalModel, cp *ContactPatch) {
 		force = add3(force, p.f)
 		nsum = add3(nsum, scale3(fn, p.n))
 		fnSum += fn
-		area += c.m.tris[p.tri].area / float64(s.ps)
+		area += s.probeArea(p.tri)
 		t := &c.m.tris[p.tri]
 		for a, n := range t.n {
 			uv[0] += fn * p.w[a] * c.m.uv[2*n]

@@ -305,13 +305,14 @@ func TestRigidMotionIsForceFree(t *testing.T) {
 		}
 		// Scale: the force of a 1 % stretch of one element.
 		s1, _ := mat.Weft.Eval(0.01)
-		scale := s1 * m.du
+		scale := s1 * (m.gu[1] - m.gu[0])
 		if mx := maxAbs(f); mx > 1e-9*scale {
 			t.Errorf("trial %d: tensile force %.3g N on a rigid motion (scale %.3g N)", trial, mx, scale)
 		}
 		clear(f)
 		m.bend.mulAdd(f, x, -1)
-		bscale := mat.BendWeft / m.du / m.du // force of a unit-curvature bend
+		du := m.gu[1] - m.gu[0]
+		bscale := mat.BendWeft / du / du // force of a unit-curvature bend
 		if mx := maxAbs(f); mx > 1e-9*bscale {
 			t.Errorf("trial %d: bending force %.3g N on a rigid motion (scale %.3g N)", trial, mx, bscale)
 		}
@@ -360,11 +361,18 @@ func TestBendingConservesMomentum(t *testing.T) {
 // over the area the interior edges cover.
 func TestBendingEnergyMatchesPlate(t *testing.T) {
 	const bu, bv, bt = 1.1e-5, 1.7e-5, 0.6e-5
-	for _, size := range [][2]int{{6, 5}, {16, 24}} {
-		m := newMesh(size[0], size[1], 0.1, 0.12, 0)
+	graded := Refinement{Centre: [2]float64{0.03, 0.08}, Radius: 0.02, Ratio: 4}
+	for _, tc := range []struct {
+		nu, nv int
+		r      Refinement
+	}{{6, 5, Refinement{}}, {16, 24, Refinement{}}, {16, 24, graded}} {
+		m := newGridMesh(gridLines(tc.nu, 0.1, tc.r, 0), gridLines(tc.nv, 0.12, tc.r, 1), 0)
 		m.setBending(bu, bv, bt)
-		nu, nv := float64(m.nu), float64(m.nv)
-		cell := m.du * m.dv
+		// The interior grid lines along u cover [h₀/2, W - h_last/2]; the
+		// curvature along u is felt there, over the whole height.
+		wu := m.gu[m.nu-1] - (m.gu[1]-m.gu[0])/2 - (m.gu[m.nu-1]-m.gu[m.nu-2])/2
+		wv := m.gv[m.nv-1] - (m.gv[1]-m.gv[0])/2 - (m.gv[m.nv-1]-m.gv[m.nv-2])/2
+		W, H := m.gu[m.nu-1], m.gv[m.nv-1]
 		for _, c := range [][3]float64{{3, 0, 0}, {0, 2, 0}, {0, 0, 5}, {1.5, -0.7, 2.5}} {
 			p, q, s := c[0], c[1], c[2]
 			x := make([]float64, 3*m.nodes())
@@ -375,9 +383,9 @@ func TestBendingEnergyMatchesPlate(t *testing.T) {
 			sx := make([]float64, len(x))
 			m.bend.mulAdd(sx, x, 1)
 			got := 0.5 * dot(x, sx)
-			want := 0.5*bu*p*p*(nu-2)*(nv-1)*cell + 0.5*bv*s*s*(nu-1)*(nv-2)*cell + bt*q*q*(nu-1)*(nv-1)*cell
+			want := 0.5*bu*p*p*wu*H + 0.5*bv*s*s*W*wv + bt*q*q*W*H
 			if math.Abs(got-want) > 1e-7*want { // ½xᵀSx cancels the in-plane terms: round-off ~1e-8
-				t.Errorf("mesh %v, (p,q,s) = %v: energy %.12g, plate %.12g", size, c, got, want)
+				t.Errorf("mesh %d × %d %+v, (p,q,s) = %v: energy %.12g, plate %.12g", tc.nu, tc.nv, tc.r, c, got, want)
 			}
 		}
 	}

@@ -18,7 +18,7 @@ import (
 // equals the plate energy for any quadratic surface (see bendStencils).
 type mesh struct {
 	nu, nv    int
-	du, dv    float64   // grid spacing along u and v [m]
+	gu, gv    []float64 // grid lines: the rest u of each column, v of each row [m]
 	uv        []float64 // 2 per node: rest coordinates (u, v) [m]
 	tris      []tri
 	edges     []edge
@@ -45,18 +45,26 @@ type edge struct {
 	rest float64
 }
 
-// newMesh builds a width × height fabric with nu × nv nodes. The rest
-// coordinates are the grid coordinates rotated by angle (radians; the
-// weft's angle from the grid's first axis): angle 0 is the usual fabric,
-// π/4 a bias cut. Bending anisotropy assumes angle 0.
+// newMesh builds a uniform width × height fabric with nu × nv nodes (see
+// newGridMesh).
 func newMesh(nu, nv int, width, height, angle float64) *mesh {
-	m := &mesh{nu: nu, nv: nv, du: width / float64(nu-1), dv: height / float64(nv-1)}
+	return newGridMesh(gridLines(nu, width, Refinement{}, 0), gridLines(nv, height, Refinement{}, 1), angle)
+}
+
+// newGridMesh builds a fabric on the grid lines gu (columns) and gv (rows),
+// each increasing from 0. The rest coordinates are the grid coordinates
+// rotated by angle (radians; the weft's angle from the grid's first axis):
+// angle 0 is the usual fabric, π/4 a bias cut. Bending anisotropy assumes
+// angle 0.
+func newGridMesh(gu, gv []float64, angle float64) *mesh {
+	nu, nv := len(gu), len(gv)
+	m := &mesh{nu: nu, nv: nv, gu: gu, gv: gv}
 	n := nu * nv
 	m.uv = make([]float64, 2*n)
 	c, s := math.Cos(angle), math.Sin(angle)
 	for j := range nv {
 		for i := range nu {
-			x, y := float64(i)*m.du, float64(j)*m.dv
+			x, y := gu[i], gv[j]
 			k := j*nu + i
 			m.uv[2*k], m.uv[2*k+1] = c*x+s*y, -s*x+c*y
 		}
@@ -161,7 +169,8 @@ func (m *mesh) buildEdges() {
 // directions share each curvature. On this grid each curvature component is
 // carried by a single edge family, so each edge takes its full share:
 // λ = 2·B·l·(hA+hB)/(hA·hB)² with B = BendWeft for edges along v, BendWarp
-// for edges along u, and λ = 8·BendTwist/(du·dv) for diagonals. Then the
+// for edges along u (hA, hB the spacings of the grid lines either side),
+// and λ = 8·BendTwist/(Δu·Δv) for the diagonal of a Δu × Δv square. Then the
 // discrete energy of any quadratic surface z = ½(p·u² + 2q·uv + s·v²) is
 // ½(BendWeft·p² + BendWarp·s²) + BendTwist·q² per area, as for a plate
 // (TestBendingEnergyMatchesPlate).
@@ -205,8 +214,8 @@ func (m *mesh) bendStencils() {
 					volino(acc, l, r, c, d, 0.25)
 				}
 			}
-			h := m.du
-			add(acc, 0, 2*e.rest*2*h/(h*h*h*h))
+			h1, h2 := m.gu[ia]-m.gu[ia-1], m.gu[ia+1]-m.gu[ia]
+			add(acc, 0, 2*e.rest*(h1+h2)/(h1*h1*h2*h2))
 		case ja == jb: // along u: curvature along v
 			if ja == 0 || ja == m.nv-1 {
 				continue
@@ -218,8 +227,8 @@ func (m *mesh) bendStencils() {
 					volino(acc, l, r, c, d, 0.25)
 				}
 			}
-			h := m.dv
-			add(acc, 1, 2*e.rest*2*h/(h*h*h*h))
+			h1, h2 := m.gv[ja]-m.gv[ja-1], m.gv[ja+1]-m.gv[ja]
+			add(acc, 1, 2*e.rest*(h1+h2)/(h1*h1*h2*h2))
 		default: // a diagonal: the other diagonal of its square
 			i, j := min(ia, ib), min(ja, jb)
 			corners := [4]int32{id(i, j), id(i+1, j), id(i+1, j+1), id(i, j+1)}
@@ -230,7 +239,7 @@ func (m *mesh) bendStencils() {
 				}
 			}
 			volino(acc, opp[0], opp[1], e.a, e.b, 1)
-			add(acc, 2, 8/(m.du*m.dv))
+			add(acc, 2, 8/((m.gu[i+1]-m.gu[i])*(m.gv[j+1]-m.gv[j])))
 		}
 	}
 	m.bend, m.bendParts = bld.build()

@@ -111,3 +111,15 @@ func TestViewRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestParseRefine(t *testing.T) {
+	r, err := parseRefine("0.20, 0.10")
+	if err != nil || r.Centre != [2]float64{0.20, 0.10} || r.Ratio != sim.RefineRatio || r.Radius != sim.RefineRadius {
+		t.Errorf("parseRefine(0.20, 0.10) = %+v, %v", r, err)
+	}
+	for _, bad := range []string{"", "0.2", "0.2,0.1,3", "x,0.1", "NaN,0.1", "0.2,Inf"} {
+		if _, err := parseRefine(bad); err == nil {
+			t.Errorf("parseRefine(%q): no error", bad)
+		}
+	}
+}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/internal/rig"
+	"github.com/haptex/haptex/sim"
 )
 
 func init() {
@@ -27,6 +30,7 @@ func runRun(args []string) error {
 	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the 1 kHz thread (0: normal scheduling)")
 	tactile := fs.Duration("tactile-period", 25*time.Millisecond, "tactile frame period (5 ms .. 100 ms)")
 	simPeriod := fs.Duration("sim-period", 5*time.Millisecond, "cloth simulation step")
+	refine := fs.String("refine", "", "grade the cloth's mesh round the point u,v (metres from its bottom-left corner) where the fingers will pinch, e.g. 0.20,0.10 for the simulated fingers' pinch (empty: uniform)")
 	simNice := fs.Int("sim-nice", 10, "nice value of the simulation's thread, 1..19 (0: the process's; see the README)")
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
 	fabric := fs.String("fabric", rig.DefaultFabric, "fabric to handle (haptex fabric list)")
@@ -58,6 +62,15 @@ func runRun(args []string) error {
 		TactilePeriod: *tactile, SimPeriod: *simPeriod, SimNice: simNiceCfg(*simNice),
 		Logf:          stderrf,
 		RecordDevices: *recDevices,
+	}
+	if *refine != "" {
+		r, err := parseRefine(*refine)
+		if err != nil {
+			return fmt.Errorf("%w: -refine: %v", errUsage, err)
+		}
+		cfg.Sim = sim.DefaultConfig()
+		cfg.Sim.NodesU, cfg.Sim.NodesV = rig.DefaultNodes, rig.DefaultNodes
+		cfg.Sim.Refine = r
 	}
 	if *devFile != "" {
 		set, err := openDevices(&cfg, *devFile, *lock)
@@ -97,6 +110,25 @@ func runRun(args []string) error {
 		}
 	}
 	return err
+}
+
+// parseRefine reads -refine's "u,v" into the grading the sim tests
+// validate: nodes 4 times denser at the point, over a 2 cm band
+// (TestPinchPullResolution).
+func parseRefine(s string) (sim.Refinement, error) {
+	f := strings.Split(s, ",")
+	if len(f) != 2 {
+		return sim.Refinement{}, fmt.Errorf("%q: want u,v in metres", s)
+	}
+	var uv [2]float64
+	for i, x := range f {
+		v, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return sim.Refinement{}, fmt.Errorf("%q: %q is not a number", s, x)
+		}
+		uv[i] = v
+	}
+	return sim.Refinement{Centre: uv, Radius: sim.RefineRadius, Ratio: sim.RefineRatio}, nil
 }
 
 // statusLine rewrites one terminal line at most 4 times a second.

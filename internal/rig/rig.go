@@ -183,9 +183,11 @@ const DefaultFabric = "cotton-shirting"
 
 // DefaultNodes is the cloth's default resolution, nodes per side: the
 // finest at which a 5 ms step leaves the lockstep runner about 5 times
-// faster than real time on two quiet cores (32 runs about 3.6 times). Its
-// pinch-and-pull force stays within 11 % of the 64-node curve's peak, 32
-// nodes within 13 % (sim's TestPinchPullResolution).
+// faster than real time on two quiet cores (32 runs about 3.6 times). On a
+// uniform mesh its pinch-and-pull force stays within 11 % of the 64-node
+// curve's peak, 32 nodes within 13 %; graded round the pinch point
+// (sim.Config.Refine, haptex run -refine) within 2.6 % and 1.5 % (sim's
+// TestPinchPullResolution).
 const DefaultNodes = 24
 
 // loop is one of the rig's loops: its step and, in real time, its runner.
