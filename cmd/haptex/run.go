@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/calib/kes"
+	devsim "github.com/haptex/haptex/devices/sim"
 	"github.com/haptex/haptex/internal/rig"
 	"github.com/haptex/haptex/sim"
 )
@@ -30,7 +31,7 @@ func runRun(args []string) error {
 	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the 1 kHz thread (0: normal scheduling)")
 	tactile := fs.Duration("tactile-period", 25*time.Millisecond, "tactile frame period (5 ms .. 100 ms)")
 	simPeriod := fs.Duration("sim-period", 5*time.Millisecond, "cloth simulation step")
-	refine := fs.String("refine", "", "grade the cloth's mesh round the point u,v (metres from its bottom-left corner) where the fingers will pinch, e.g. 0.20,0.10 for the simulated fingers' pinch (empty: uniform)")
+	refine := fs.String("refine", "", "grade the cloth's mesh round the point where the fingers will pinch: u,v in metres from its bottom-left corner, or \"pinch\" for where the simulated hand pinches (empty: uniform)")
 	simNice := fs.Int("sim-nice", 10, "nice value of the simulation's thread, 1..19 (0: the process's; see the README)")
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
 	fabric := fs.String("fabric", rig.DefaultFabric, "fabric to handle (haptex fabric list)")
@@ -64,13 +65,13 @@ func runRun(args []string) error {
 		RecordDevices: *recDevices,
 	}
 	if *refine != "" {
-		r, err := parseRefine(*refine)
-		if err != nil {
-			return fmt.Errorf("%w: -refine: %v", errUsage, err)
-		}
 		cfg.Sim = sim.DefaultConfig()
 		cfg.Sim.NodesU, cfg.Sim.NodesV = rig.DefaultNodes, rig.DefaultNodes
-		cfg.Sim.Refine = r
+		if *refine == "pinch" {
+			cfg.Sim.Refine = rig.PinchRefinement(devsim.DefaultScene(), &cfg.Sim)
+		} else if cfg.Sim.Refine, err = parseRefine(*refine); err != nil {
+			return fmt.Errorf("%w: -refine: %v", errUsage, err)
+		}
 	}
 	if *devFile != "" {
 		set, err := openDevices(&cfg, *devFile, *lock)

@@ -40,11 +40,13 @@ steps = [4, 2]
 max_trials = 9
 `
 
-// pinch is a two-trial stiffness experiment with real handling.
+// pinch is a two-trial stiffness experiment with real handling, on a mesh
+// graded round the pinch.
 const pinch = `
 format = 1
 name = "stiffness-test"
 nodes = 8
+refine = true
 [stimulus]
 kind = "stiffness"
 [timing]
@@ -206,6 +208,9 @@ func TestTrialRecord(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(sub, f)); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if sc := readFile(t, filepath.Join(sub, "sidecar.json")); !strings.Contains(sc, `"refine": true`) {
+		t.Errorf("sidecar.json does not record the grading:\n%s", sc)
 	}
 }
 

@@ -70,6 +70,10 @@ type Experiment struct {
 	// Nodes sets the cloth's resolution (nodes per side) for this
 	// experiment (0: the rig's default, rig.DefaultNodes).
 	Nodes int `toml:"nodes" json:"nodes"`
+	// Refine grades the cloth's mesh round the point where the handling
+	// motion pinches (rig.PinchRefinement), so that the pinch forces do not
+	// depend on nodes; the step costs more (README, design decisions).
+	Refine bool `toml:"refine" json:"refine"`
 }
 
 // Stimulus is the dimension an experiment varies.

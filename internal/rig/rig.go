@@ -190,6 +190,20 @@ const DefaultFabric = "cotton-shirting"
 // TestPinchPullResolution).
 const DefaultNodes = 24
 
+// PinchRefinement grades cfg's mesh round the point where sc's scripts
+// pinch (sim.RefineRadius and sim.RefineRatio): the grading with which the
+// pinch force does not depend on the mesh (sim's TestPinchPullResolution).
+// It assumes the cloth hangs in the x-y plane from cfg.Origin, as
+// sim.DefaultConfig places it.
+func PinchRefinement(sc devsim.Scene, cfg *sim.Config) sim.Refinement {
+	p := sc.Pinch
+	return sim.Refinement{
+		Centre: [2]float64{p[0] - cfg.Origin[0], p[1] - cfg.Origin[1]},
+		Radius: sim.RefineRadius,
+		Ratio:  sim.RefineRatio,
+	}
+}
+
 // loop is one of the rig's loops: its step and, in real time, its runner.
 type loop struct {
 	name     string

@@ -30,10 +30,13 @@ func TestBenchSmall(t *testing.T) {
 	if _, ok := threadCPU(); ok && (s.StepCPUMs.P50 <= 0 || s.StepCPUMs.Max < s.StepCPUMs.P50) {
 		t.Errorf("thread CPU per step %+v", s.StepCPUMs)
 	}
-	// Process-wide: the test framework may allocate now and then; Step
-	// itself allocates nothing (sim's TestStepAllocs).
-	if s.AllocsPerStep > 0.01 {
-		t.Errorf("%v allocations per step", s.AllocsPerStep)
+	// The count is process-wide: the runtime allocates now and then on its
+	// own (6 objects, 5.3 kB in one step of a 12² run, none of them in the
+	// heap profile of Step), and CI once saw 8 in 720 steps. Step itself
+	// allocates nothing (sim's TestStepAllocs); an allocation in every step
+	// would count Steps here.
+	if total := s.AllocsPerStep * float64(s.Steps); total > 20 {
+		t.Errorf("%v allocations per step, %.0f in all", s.AllocsPerStep, total)
 	}
 	raw, err := json.Marshal(res)
 	if err != nil {
