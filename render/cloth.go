@@ -25,13 +25,17 @@ type clothGPU struct {
 	pos, normal, uv, ebo, patchEBO uint32
 	patchTris                      []uint32 // indices of the triangles near one patch, reused
 
-	mean   [3]float64 // encoded far-field colour of the weave
-	topo   *sim.Topology
-	nodes  int
-	tris   int
-	shaped bool   // a valid shape of topo is in the buffers
-	lo, hi vec3   // bounding box of that shape [m]
-	err    string // why the last topology or snapshot was refused
+	mean [3]float64 // encoded far-field colour of the weave
+	topo *sim.Topology
+	// uvNow are the rest coordinates in the uv buffer: topo's, then the
+	// snapshots' after each regrade (grading).
+	uvNow   []float32
+	grading uint64
+	nodes   int
+	tris    int
+	shaped  bool   // a valid shape of topo is in the buffers
+	lo, hi  vec3   // bounding box of that shape [m]
+	err     string // why the last topology or snapshot was refused
 }
 
 type clothProgram struct {
@@ -150,6 +154,7 @@ func (c *clothGPU) setTopology(t *sim.Topology) {
 	if cap(c.patchTris) < len(t.Triangles) {
 		c.patchTris = make([]uint32, 0, len(t.Triangles))
 	}
+	c.uvNow, c.grading = append(c.uvNow[:0], t.UV...), 0
 	c.nodes, c.tris, c.err = t.Nodes, len(t.Triangles)/3, ""
 }
 
@@ -172,6 +177,13 @@ func (c *clothGPU) update(f *Frame) bool {
 		c.err = "cloth: snapshot holds NaN or Inf; showing the last good shape"
 	} else {
 		g := c.gl
+		if s.Grading != c.grading && len(s.UV) == 2*c.nodes && allFinite(s.UV) {
+			// The mesh was regraded: the nodes sit at new rest coordinates.
+			copy(c.uvNow, s.UV)
+			c.grading = s.Grading
+			g.BindBuffer(gl.ARRAY_BUFFER, c.uv)
+			g.BufferSubDataFloat32(gl.ARRAY_BUFFER, 0, c.uvNow)
+		}
 		g.BindBuffer(gl.ARRAY_BUFFER, c.pos)
 		g.BufferSubDataFloat32(gl.ARRAY_BUFFER, 0, s.Pos)
 		g.BindBuffer(gl.ARRAY_BUFFER, c.normal)
@@ -273,7 +285,7 @@ func (c *clothGPU) drawPatches(r *renderer, f *Frame, cam *Camera, height int) {
 // bounding box comes within reach of (u, v) and returns the index count.
 func (c *clothGPU) selectNear(u, v, reach float32) int {
 	t := c.topo.Triangles
-	uv := c.topo.UV
+	uv := c.uvNow
 	c.patchTris = c.patchTris[:0]
 	for i := 0; i+2 < len(t); i += 3 {
 		a, b, d := 2*t[i], 2*t[i+1], 2*t[i+2]

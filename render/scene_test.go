@@ -36,18 +36,7 @@ func TestContactPatch(t *testing.T) {
 	px, py, _ := cam.Project(centre, imgW, imgH)
 	rr := 0.005 / pixelSize(&cam, cam.Distance, imgH) // the patch radius: area π (5 mm)²
 
-	changed := func(img *image.RGBA) (n, cx, cy float64) {
-		for y := int(py - 2*rr); y <= int(py+2*rr); y++ {
-			for x := int(px - 2*rr); x <= int(px+2*rr); x++ {
-				if differ(img.RGBAAt(x, y), none.RGBAAt(x, y)) {
-					n++
-					cx += float64(x) + 0.5
-					cy += float64(y) + 0.5
-				}
-			}
-		}
-		return n, cx / n, cy / n
-	}
+	changed := func(img *image.RGBA) (n, cx, cy float64) { return changedAround(img, none, px, py, 2*rr) }
 	index := render(t, o, with(sim.Index), cam)
 	n, cx, cy := changed(index)
 	t.Logf("index patch: %.0f px changed around (%.1f, %.1f); expected a disc of r %.1f px at (%.1f, %.1f)", n, cx, cy, rr, px, py)
@@ -70,6 +59,68 @@ func TestContactPatch(t *testing.T) {
 	if !differ(thumbBack.RGBAAt(int(bx), int(by)), noneBack.RGBAAt(int(bx), int(by))) {
 		keep(t, "thumb-back", thumbBack)
 		t.Error("the thumb's patch does not show on the back face")
+	}
+}
+
+// changedAround counts the pixels of img that differ from base within r
+// pixels (a square) of (px, py), and returns their centroid.
+func changedAround(img, base *image.RGBA, px, py, r float64) (n, cx, cy float64) {
+	for y := int(py - r); y <= int(py+r); y++ {
+		for x := int(px - r); x <= int(px+r); x++ {
+			if differ(img.RGBAAt(x, y), base.RGBAAt(x, y)) {
+				n++
+				cx += float64(x) + 0.5
+				cy += float64(y) + 0.5
+			}
+		}
+	}
+	return n, cx / n, cy / n
+}
+
+// A regraded mesh (sim.Snapshot.Grading) gives the nodes new rest
+// coordinates: the contact patch, drawn at its (u, v), moves with them.
+// Every node's u is shifted by +1 cm, so rest point (pinchU, pinchV) is
+// now the node that sat 1 cm to its left.
+func TestRegradedUV(t *testing.T) {
+	o := newTestOffscreen(t, Config{})
+	base := showcaseFrame(64)
+	centre := clothPoint(pinchU, pinchV)
+	cam := Camera{Target: centre, Distance: 0.12, FovY: DefaultCamera().FovY}
+	base.Fingers.Fingers[sim.Thumb].Pos = add(centre, vec3{0.03, 0, -0.02})
+	base.Fingers.Fingers[sim.Index].Pos = add(centre, vec3{-0.03, 0, 0.02})
+	none := *base
+	none.Sim.Contact[sim.Thumb].InContact, none.Sim.Contact[sim.Index].InContact = false, false
+	index := none
+	index.Sim.Contact[sim.Index].InContact = true
+	snap := *base.Snapshot
+	snap.UV = make([]float32, len(base.Topology.UV))
+	for i, u := range base.Topology.UV {
+		snap.UV[i] = u
+		if i%2 == 0 {
+			snap.UV[i] += 0.01
+		}
+	}
+	snap.Grading = 1
+	regraded, regradedNone := index, none
+	regraded.Snapshot, regradedNone.Snapshot = &snap, &snap
+	for _, tc := range []struct {
+		name      string
+		with, off *Frame
+		at        vec3
+	}{
+		{"as built", &index, &none, centre},
+		{"regraded", &regraded, &regradedNone, clothPoint(pinchU-0.01, pinchV)},
+		// The renderer keeps the regraded coordinates for later frames.
+		{"regraded, next frame", &regraded, &regradedNone, clothPoint(pinchU-0.01, pinchV)},
+	} {
+		off := render(t, o, tc.off, cam)
+		img := render(t, o, tc.with, cam)
+		px, py, _ := cam.Project(tc.at, imgW, imgH)
+		n, cx, cy := changedAround(img, off, px, py, 60)
+		if n == 0 || math.Hypot(cx-px, cy-py) > 2 {
+			keep(t, "patch", img)
+			t.Errorf("%s: patch of %.0f px centred at (%.1f, %.1f), want (%.1f, %.1f)", tc.name, n, cx, cy, px, py)
+		}
 	}
 }
 

@@ -87,3 +87,23 @@ func BenchmarkOperator(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRegrade is the cost of moving a following grading (the step
+// that regrades takes this much longer; it happens only while no pad
+// touches the cloth).
+func BenchmarkRegrade(b *testing.B) {
+	for _, n := range []int{24, 32, 64} {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			c := newTestCloth(b, func(cfg *Config) {
+				cfg.NodesU, cfg.NodesV = n, n
+				cfg.Refine = Refinement{Centre: [2]float64{0.1, 0.1}, Radius: RefineRadius, Ratio: RefineRatio}
+			})
+			centres := [2][2]float64{{0.2, 0.1}, {0.1, 0.2}}
+			for i := 0; b.Loop(); i++ {
+				if err := c.Regrade(centres[i%2]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

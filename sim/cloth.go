@@ -201,16 +201,19 @@ func (e Energy) Total() float64 { return e.Kinetic + e.Tensile + e.Bending + e.G
 
 // Stats describes the last step.
 type Stats struct {
-	Step       uint64
-	T          float64 // simulation time after the step [s]
-	Status     Status
-	CGIters    int     // iterations of the main solve
-	Residual   float64 // its relative residual
-	SensIters  int     // iterations of the local-model solves, all fingers
-	Energy     Energy  // at the start of the step
-	MaxStrain  float64 // largest principal strain of any triangle at the start of the step
-	Probes     [NumFingers]int
-	Limited    int // edges the strain limiter shortened
+	Step      uint64
+	T         float64 // simulation time after the step [s]
+	Status    Status
+	CGIters   int     // iterations of the main solve
+	Residual  float64 // its relative residual
+	SensIters int     // iterations of the local-model solves, all fingers
+	Energy    Energy  // at the start of the step
+	MaxStrain float64 // largest principal strain of any triangle at the start of the step
+	Probes    [NumFingers]int
+	Limited   int // edges the strain limiter shortened
+	// Regraded reports that the mesh was regraded before the step
+	// (Refinement.Follow).
+	Regraded   bool
 	BadFingers int // finger samples ignored because they were not finite
 	// Dropped counts contact probes left out because a finger's contact
 	// list was full (sized for a pad sunk to its equator; 0 in practice).
@@ -243,6 +246,10 @@ type Cloth struct {
 	stats   Stats
 	t       float64
 	steps   uint64
+
+	bias     float64 // the weft's angle from world x (tests only)
+	grading  uint64  // counts regrades (Snapshot.Grading)
+	regrades int     // in the last step
 }
 
 // New builds a cloth at rest, flat, per cfg.
@@ -254,7 +261,7 @@ func newCloth(cfg Config, bias float64) (*Cloth, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	c := &Cloth{cfg: cfg}
+	c := &Cloth{cfg: cfg, bias: bias}
 	c.m = newGridMesh(gridLines(cfg.NodesU, cfg.Width, cfg.Refine, 0), gridLines(cfg.NodesV, cfg.Height, cfg.Refine, 1), bias)
 	c.n = c.m.nodes()
 	n3 := 3 * c.n
@@ -329,6 +336,8 @@ func (c *Cloth) Config() Config {
 }
 
 // Topology returns the mesh's fixed render data (allocated; call once).
+// Its UV are those of the mesh as built; a following grading changes them
+// (Snapshot.UV).
 func (c *Cloth) Topology() Topology {
 	tp := Topology{Nodes: c.n, WidthU: c.cfg.Width, HeightV: c.cfg.Height,
 		Triangles: make([]uint32, 0, 3*len(c.m.tris)), UV: make([]float32, 2*c.n)}
@@ -348,10 +357,13 @@ func (c *Cloth) Topology() Topology {
 // SnapshotTo writes the current shape into dst, reallocating dst's slices
 // only if they do not fit the mesh.
 func (c *Cloth) SnapshotTo(dst *Snapshot) {
-	if len(dst.Pos) != 3*c.n || len(dst.Normal) != 3*c.n {
+	if len(dst.Pos) != 3*c.n || len(dst.Normal) != 3*c.n || len(dst.UV) != 2*c.n {
 		*dst = NewSnapshot(c.n)
 	}
-	dst.T, dst.Step = c.t, c.steps
+	dst.T, dst.Step, dst.Grading = c.t, c.steps, c.grading
+	for i, u := range c.m.uv {
+		dst.UV[i] = float32(u)
+	}
 	for i, p := range c.x {
 		dst.Pos[i] = float32(p)
 	}
@@ -398,6 +410,9 @@ func (c *Cloth) Velocities() []float64 { return c.v }
 // StatusRecovered and the local models publish no force.
 func (c *Cloth) Step(t float64, in *FingerState) {
 	c.stats = Stats{Recoveries: c.stats.Recoveries}
+	if c.cfg.Refine.Follow {
+		c.stats.Regraded = c.follow(in)
+	}
 	c.contact.setFingers(in, t+c.cfg.Dt)
 	c.fab.advance(c.cfg.Dt)
 	res := c.it.step(&c.dyn, c.x, c.v)

@@ -55,6 +55,9 @@ func TestStepAllocs(t *testing.T) {
 		{"twolevel", func(c *Config) { c.Preconditioner = TwoLevel }},
 		{"matrixfree", func(c *Config) { c.Operator, c.Preconditioner = MatrixFree, BlockJacobi }},
 		{"bdf2 sensitivity-cg", func(c *Config) { c.Scheme, c.SensitivityIterations = BDF2, 3 }},
+		{"graded following", func(c *Config) {
+			c.Refine = Refinement{Centre: [2]float64{0.20, 0.10}, Radius: RefineRadius, Ratio: RefineRatio, Follow: true}
+		}},
 	}
 	for _, tc := range pick(variants, variants[:1]) {
 		t.Run(tc.name, func(t *testing.T) {

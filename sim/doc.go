@@ -19,7 +19,8 @@
 // The mesh is a rectangular grid cut into triangles along alternating
 // diagonals, its lines evenly spaced or packed round the pinch point
 // (Refinement: elements smaller than the grip make the pinch force
-// independent of the resolution). In-plane, each triangle is Volino's accurate element (HAPTEX
+// independent of the resolution; Cloth.Regrade moves the packing, and
+// Refinement.Follow has each step move it to an approaching pad). In-plane, each triangle is Volino's accurate element (HAPTEX
 // tutorial eq. 6-11): weft, warp and diagonal-length shear strains, three
 // measured strain-stress curves (monotone cubic, linear beyond the data),
 // optional Poisson coupling and Kelvin-Voigt viscosity. Its forces and

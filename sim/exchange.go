@@ -186,9 +186,15 @@ type Snapshot struct {
 	Step   uint64
 	Pos    []float32 // 3 per node [m], world frame
 	Normal []float32 // 3 per node, unit, smooth (area-weighted) vertex normals
+	// UV are the nodes' rest coordinates (as Topology.UV), which change
+	// when a following grading regrades the mesh (Refinement.Follow);
+	// Grading counts the regrades, so a renderer re-uploads UV only when
+	// it changes.
+	UV      []float32
+	Grading uint64
 }
 
 // NewSnapshot returns a snapshot sized for n nodes.
 func NewSnapshot(n int) Snapshot {
-	return Snapshot{Pos: make([]float32, 3*n), Normal: make([]float32, 3*n)}
+	return Snapshot{Pos: make([]float32, 3*n), Normal: make([]float32, 3*n), UV: make([]float32, 2*n)}
 }

@@ -108,3 +108,106 @@ func TestGradedMesh(t *testing.T) {
 		t.Errorf("a probe stands for %.3g m², more than ProbeSpacing² = %.3g", largest, s*s)
 	}
 }
+
+// TestRegradeKeepsRest regrades a flat cloth at rest: the new nodes lie on
+// the old (affine) shape exactly, and the cloth stays at rest with no force
+// beyond its weight's.
+func TestRegradeKeepsRest(t *testing.T) {
+	c := newTestCloth(t, func(cfg *Config) {
+		cfg.NodesU, cfg.NodesV = 24, 24
+		cfg.Refine = Refinement{Centre: [2]float64{0.05, 0.25}, Radius: RefineRadius, Ratio: RefineRatio}
+		cfg.Gravity = [3]float64{}
+	})
+	if err := c.Regrade([2]float64{0.20, 0.10}); err != nil {
+		t.Fatal(err)
+	}
+	if c.cfg.Refine.Centre != [2]float64{0.20, 0.10} {
+		t.Fatalf("centre %v after the regrade", c.cfg.Refine.Centre)
+	}
+	for k := range c.n {
+		want := [3]float64{c.cfg.Origin[0] + c.m.uv[2*k], c.cfg.Origin[1] + c.m.uv[2*k+1], c.cfg.Origin[2]}
+		if d := math.Sqrt(dist2(at3(c.x, int32(k)), want)); d > 1e-15 {
+			t.Fatalf("node %d at %v after the regrade, its rest point is %v", k, at3(c.x, int32(k)), want)
+		}
+	}
+	for range 20 {
+		c.Step(c.t, nil)
+	}
+	if e := c.Energy().Total(); math.Abs(e) > 1e-12 || maxAbs(c.v) > 1e-9 {
+		t.Errorf("after 20 steps at rest: energy %.3g J, largest speed %.3g m/s", e, maxAbs(c.v))
+	}
+}
+
+// TestRegradeRefuses lists what Regrade will not do.
+func TestRegradeRefuses(t *testing.T) {
+	graded := func(cfg *Config) {
+		cfg.NodesU, cfg.NodesV = 12, 12
+		cfg.Refine = Refinement{Centre: [2]float64{0.15, 0.15}, Radius: RefineRadius, Ratio: RefineRatio}
+	}
+	uniform := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV = 12, 12 })
+	if err := uniform.Regrade([2]float64{0.1, 0.1}); err == nil {
+		t.Error("regraded a uniform mesh")
+	}
+	c := newTestCloth(t, graded)
+	if err := c.Regrade([2]float64{0.4, 0.1}); err == nil {
+		t.Error("regraded round a point off the cloth")
+	}
+	// A pad pressing the cloth.
+	var in FingerState
+	in.Fingers[Index] = Finger{Valid: true, Pos: [3]float64{0, 0.15, c.cfg.PadRadius[Index] - 0.001}}
+	for range 3 {
+		c.Step(c.t, &in)
+	}
+	if c.Stats().Probes[Index] == 0 {
+		t.Fatal("the pad does not touch the cloth")
+	}
+	if err := c.Regrade([2]float64{0.1, 0.1}); err == nil {
+		t.Error("regraded while a pad touches the cloth")
+	}
+}
+
+// TestFollowMovesTheGrading pinches and pulls a 24² cloth whose grading
+// starts far from the pinch and follows the fingers: the mesh is regraded
+// round the pinch before the pads touch, and the force curve is the one
+// of a cloth graded there from the start, within 1 % of its peak.
+func TestFollowMovesTheGrading(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two pinch-and-pull runs")
+	}
+	var at []float64
+	for d := 0.002; d <= 0.0121; d += 0.002 {
+		at = append(at, d)
+	}
+	follow := Refinement{Centre: [2]float64{0.05, 0.25}, Radius: RefineRadius, Ratio: RefineRatio, Follow: true}
+	c := newTestCloth(t, func(cfg *Config) {
+		cfg.NodesU, cfg.NodesV = 24, 24
+		cfg.Refine = follow
+	})
+	s, err := PinchAndPull(pinchPoint, pinchPull, 0.008, c.cfg.Material.Thickness, 0.002)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var touched float64
+	runScript(c, s, s.Keys[3].T, func(_ int, tm float64) {
+		if touched == 0 && c.Stats().Probes != [NumFingers]int{} {
+			touched = tm
+		}
+	})
+	// The cloth hangs a little off its rest plane, so its material point
+	// under the pads is the pinch point to within a millimetre.
+	if c.grading != 1 || math.Hypot(c.cfg.Refine.Centre[0]-pinchUV[0], c.cfg.Refine.Centre[1]-pinchUV[1]) > 0.001 || touched == 0 {
+		t.Fatalf("after the approach: %d regrades, centre %v (pinch at %v), first touch at %g s", c.grading, c.cfg.Refine.Centre, pinchUV, touched)
+	}
+	fixed := Refinement{Centre: pinchUV, Radius: RefineRadius, Ratio: RefineRatio}
+	want, _ := pullCurve(t, 24, fixed, 3, at)
+	got, _ := pullCurve(t, 24, follow, 3, at)
+	var peak, worst float64
+	for i := range at {
+		peak = max(peak, math.Abs(want[i]))
+		worst = max(worst, math.Abs(got[i]-want[i]))
+		t.Logf("pull %4.1f mm: following %.4f N, fixed at the pinch %.4f N", 1000*at[i], got[i], want[i])
+	}
+	if worst > 0.01*peak {
+		t.Errorf("following grading: curve differs by %.3g N from the fixed grading's (peak %.3g N)", worst, peak)
+	}
+}

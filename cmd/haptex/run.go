@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -31,7 +32,7 @@ func runRun(args []string) error {
 	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the 1 kHz thread (0: normal scheduling)")
 	tactile := fs.Duration("tactile-period", 25*time.Millisecond, "tactile frame period (5 ms .. 100 ms)")
 	simPeriod := fs.Duration("sim-period", 5*time.Millisecond, "cloth simulation step")
-	refine := fs.String("refine", "", "grade the cloth's mesh round the point where the fingers will pinch: u,v in metres from its bottom-left corner, or \"pinch\" for where the simulated hand pinches (empty: uniform)")
+	refine := refineFlag(fs)
 	simNice := fs.Int("sim-nice", 10, "nice value of the simulation's thread, 1..19 (0: the process's; see the README)")
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
 	fabric := fs.String("fabric", rig.DefaultFabric, "fabric to handle (haptex fabric list)")
@@ -64,14 +65,8 @@ func runRun(args []string) error {
 		Logf:          stderrf,
 		RecordDevices: *recDevices,
 	}
-	if *refine != "" {
-		cfg.Sim = sim.DefaultConfig()
-		cfg.Sim.NodesU, cfg.Sim.NodesV = rig.DefaultNodes, rig.DefaultNodes
-		if *refine == "pinch" {
-			cfg.Sim.Refine = rig.PinchRefinement(devsim.DefaultScene(), &cfg.Sim)
-		} else if cfg.Sim.Refine, err = parseRefine(*refine); err != nil {
-			return fmt.Errorf("%w: -refine: %v", errUsage, err)
-		}
+	if err := refine(&cfg); err != nil {
+		return err
 	}
 	if *devFile != "" {
 		set, err := openDevices(&cfg, *devFile, *lock)
@@ -113,13 +108,38 @@ func runRun(args []string) error {
 	return err
 }
 
+// refineFlag adds -refine to fs; the function it returns sets cfg.Sim's
+// grading from the flag (nothing when it is empty).
+func refineFlag(fs *flag.FlagSet) func(cfg *rig.Config) error {
+	v := fs.String("refine", "", "grade the cloth's mesh round the point where the fingers pinch: u,v in metres from its bottom-left corner, \"pinch\" for where the simulated hand pinches, or \"follow\" to move the grading to wherever a finger approaches (empty: uniform)")
+	return func(cfg *rig.Config) error {
+		if *v == "" {
+			return nil
+		}
+		cfg.Sim = sim.DefaultConfig()
+		cfg.Sim.NodesU, cfg.Sim.NodesV = rig.DefaultNodes, rig.DefaultNodes
+		switch *v {
+		case "pinch", "follow":
+			cfg.Sim.Refine = rig.PinchRefinement(devsim.DefaultScene(), &cfg.Sim)
+			cfg.Sim.Refine.Follow = *v == "follow"
+		default:
+			r, err := parseRefine(*v)
+			if err != nil {
+				return fmt.Errorf("%w: -refine: %v", errUsage, err)
+			}
+			cfg.Sim.Refine = r
+		}
+		return nil
+	}
+}
+
 // parseRefine reads -refine's "u,v" into the grading the sim tests
 // validate: nodes 4 times denser at the point, over a 2 cm band
 // (TestPinchPullResolution).
 func parseRefine(s string) (sim.Refinement, error) {
 	f := strings.Split(s, ",")
 	if len(f) != 2 {
-		return sim.Refinement{}, fmt.Errorf("%q: want u,v in metres", s)
+		return sim.Refinement{}, fmt.Errorf("%q: want u,v in metres, pinch or follow", s)
 	}
 	var uv [2]float64
 	for i, x := range f {

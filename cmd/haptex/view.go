@@ -105,6 +105,7 @@ func runView(args []string) error {
 	script := fs.Bool("script", false, "play the showcase handling script instead of following the mouse")
 	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the 1 kHz thread (0: normal scheduling)")
 	simNice := fs.Int("sim-nice", 10, "nice value of the simulation's thread, 1..19 (0: the process's; see the README)")
+	refine := refineFlag(fs)
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -116,6 +117,9 @@ func runView(args []string) error {
 		return err
 	}
 	cfg := rig.Config{OutDir: *out, Duration: *duration, Priority: rtPriority(*prio), SimNice: simNiceCfg(*simNice), Fabric: fab, Logf: stderrf}
+	if err := refine(&cfg); err != nil {
+		return err
+	}
 	th := render.StartThread()
 	defer th.Stop()
 	var pi *pinchIntent

@@ -17,7 +17,7 @@ type simRow struct {
 }
 
 func simHeader() []string {
-	h := []string{"t_s", "step", "status", "cg_iters", "residual", "sens_iters", "max_strain", "recoveries",
+	h := []string{"t_s", "step", "status", "cg_iters", "residual", "sens_iters", "max_strain", "recoveries", "regraded",
 		"energy_kinetic_j", "energy_tensile_j", "energy_bending_j", "energy_gravity_j", "energy_contact_j"}
 	for f := range sim.NumFingers {
 		n := sim.FingerName(f) + "_"
@@ -31,8 +31,9 @@ func appendSimRow(dst []byte, r *simRow) []byte {
 	s := &r.Stats
 	dst = record.AppendFloat(dst, s.T)
 	dst = fmt.Appendf(dst, ",%d,%s,%d", s.Step, s.Status, s.CGIters)
-	dst = record.AppendFloats(dst, s.Residual, float64(s.SensIters), s.MaxStrain, float64(s.Recoveries),
-		s.Energy.Kinetic, s.Energy.Tensile, s.Energy.Bending, s.Energy.Gravity, s.Energy.Contact)
+	dst = record.AppendFloats(dst, s.Residual, float64(s.SensIters), s.MaxStrain, float64(s.Recoveries))
+	dst = appendFlag(dst, s.Regraded)
+	dst = record.AppendFloats(dst, s.Energy.Kinetic, s.Energy.Tensile, s.Energy.Bending, s.Energy.Gravity, s.Energy.Contact)
 	for f := range sim.NumFingers {
 		c, l := &r.Contact[f], &r.Local[f]
 		dst = appendFlag(dst, c.InContact)
