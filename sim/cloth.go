@@ -42,14 +42,12 @@ const (
 
 // Config configures a Cloth. Start from DefaultConfig and change fields.
 type Config struct {
-	Width, Height  float64 // fabric size along u (world x) and v (world y) [m]
-	NodesU, NodesV int     // mesh resolution, at least 2 × 2
-	// Refine packs the nodes round the point where the fingers grip; the
-	// zero value is a uniform mesh.
-	Refine   Refinement
-	Origin   [3]float64 // world position of the fabric's (u, v) = (0, 0) corner [m]
-	Material Material
-	Pin      Pinning
+	Width, Height  float64    // fabric size along u (world x) and v (world y) [m]
+	NodesU, NodesV int        // mesh resolution, at least 2 × 2
+	Refine         Refinement // nodes packed round the grip; the zero value is a uniform mesh
+	Origin         [3]float64 // world position of the fabric's (u, v) = (0, 0) corner [m]
+	Material       Material
+	Pin            Pinning
 	// RodRadius is the radius of the stand's rod [m]; 0 removes it. The rod
 	// runs along x just above the top edge: its axis is RodRadius +
 	// Thickness/2 above the top row, so the clamped edge hangs from its
@@ -201,20 +199,18 @@ func (e Energy) Total() float64 { return e.Kinetic + e.Tensile + e.Bending + e.G
 
 // Stats describes the last step.
 type Stats struct {
-	Step      uint64
-	T         float64 // simulation time after the step [s]
-	Status    Status
-	CGIters   int     // iterations of the main solve
-	Residual  float64 // its relative residual
-	SensIters int     // iterations of the local-model solves, all fingers
-	Energy    Energy  // at the start of the step
-	MaxStrain float64 // largest principal strain of any triangle at the start of the step
-	Probes    [NumFingers]int
-	Limited   int // edges the strain limiter shortened
-	// Regraded reports that the mesh was regraded before the step
-	// (Refinement.Follow).
-	Regraded   bool
-	BadFingers int // finger samples ignored because they were not finite
+	Step       uint64
+	T          float64 // simulation time after the step [s]
+	Status     Status
+	CGIters    int     // iterations of the main solve
+	Residual   float64 // its relative residual
+	SensIters  int     // iterations of the local-model solves, all fingers
+	Energy     Energy  // at the start of the step
+	MaxStrain  float64 // largest principal strain of any triangle at the start of the step
+	Probes     [NumFingers]int
+	Limited    int  // edges the strain limiter shortened
+	Regraded   bool // the mesh was regraded before the step (Refinement.Follow)
+	BadFingers int  // finger samples ignored because they were not finite
 	// Dropped counts contact probes left out because a finger's contact
 	// list was full (sized for a pad sunk to its equator; 0 in practice).
 	Dropped    int
@@ -247,9 +243,8 @@ type Cloth struct {
 	t       float64
 	steps   uint64
 
-	bias     float64 // the weft's angle from world x (tests only)
-	grading  uint64  // counts regrades (Snapshot.Grading)
-	regrades int     // in the last step
+	bias    float64 // the weft's angle from world x (tests only)
+	grading uint64  // counts regrades (Snapshot.Grading)
 }
 
 // New builds a cloth at rest, flat, per cfg.

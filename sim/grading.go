@@ -116,7 +116,7 @@ func (c *Cloth) Regrade(centre [2]float64) error {
 	return nil
 }
 
-// follow regrades the mesh round the node nearest a pad that approaches
+// follow regrades the mesh round the cloth point under a pad that approaches
 // (Refinement.Follow); it reports whether it did.
 func (c *Cloth) follow(in *FingerState) bool {
 	if in == nil || len(c.contact.f[0].state) > 0 || len(c.contact.f[1].state) > 0 {
