@@ -257,19 +257,12 @@ func newCloth(cfg Config, bias float64) (*Cloth, error) {
 		return nil, err
 	}
 	c := &Cloth{cfg: cfg, bias: bias}
-	c.m = newGridMesh(gridLines(cfg.NodesU, cfg.Width, cfg.Refine, 0), gridLines(cfg.NodesV, cfg.Height, cfg.Refine, 1), bias)
+	c.m = gradedMesh(&cfg, cfg.Refine, bias)
 	c.n = c.m.nodes()
 	n3 := 3 * c.n
 	c.x, c.v = make([]float64, n3), make([]float64, n3)
 	c.xGood, c.vGood = make([]float64, n3), make([]float64, n3)
-	for j := range cfg.NodesV {
-		for i := range cfg.NodesU {
-			k := j*cfg.NodesU + i
-			c.x[3*k] = cfg.Origin[0] + c.m.gu[i]
-			c.x[3*k+1] = cfg.Origin[1] + c.m.gv[j]
-			c.x[3*k+2] = cfg.Origin[2]
-		}
-	}
+	c.flat(c.x)
 	c.pinned, c.free = make([]bool, c.n), make([]bool, c.n)
 	c.proj, c.target = make([][3]float64, c.n), make([]float64, n3)
 	for k := range c.n {
@@ -300,6 +293,17 @@ func newCloth(cfg Config, bias float64) (*Cloth, error) {
 		c.out.Local[k].Valid = true
 	}
 	return c, nil
+}
+
+// flat writes the flat rest shape of the mesh's grid into x: the grid
+// coordinates from Origin, in the plane z = Origin[2].
+func (c *Cloth) flat(x []float64) {
+	for j, v := range c.m.gv {
+		for i, u := range c.m.gu {
+			k := j*c.m.nu + i
+			x[3*k], x[3*k+1], x[3*k+2] = c.cfg.Origin[0]+u, c.cfg.Origin[1]+v, c.cfg.Origin[2]
+		}
+	}
 }
 
 // pin clamps node k at its current position.

@@ -169,6 +169,11 @@ func (s *contactState) probeArea(ti int32) float64 {
 	return s.c.m.tris[ti].area / float64(len(s.bary[s.sub[ti]]))
 }
 
+// touching reports whether a pad touched the cloth after the last step.
+func (s *contactState) touching() bool {
+	return len(s.f[0].state) > 0 || len(s.f[1].state) > 0
+}
+
 func (s *contactState) anyPresent() bool {
 	for k := range s.f {
 		if s.f[k].in.present {

@@ -80,7 +80,7 @@ func (c *Cloth) Regrade(centre [2]float64) error {
 		return fmt.Errorf("sim: regrade of a uniform mesh (Refinement.Ratio %g)", r.Ratio)
 	case c.bias != 0:
 		return fmt.Errorf("sim: regrade of a bias-cut cloth")
-	case len(c.contact.f[0].state) > 0 || len(c.contact.f[1].state) > 0:
+	case c.contact.touching():
 		return fmt.Errorf("sim: regrade while a pad touches the cloth")
 	}
 	if err := r.validate(c.cfg.Width, c.cfg.Height); err != nil {
@@ -92,7 +92,7 @@ func (c *Cloth) Regrade(centre [2]float64) error {
 		}
 	}
 	old := c.m
-	m := newGridMesh(gridLines(c.cfg.NodesU, c.cfg.Width, r, 0), gridLines(c.cfg.NodesV, c.cfg.Height, r, 1), 0)
+	m := gradedMesh(&c.cfg, r, 0)
 	for _, s := range [][]float64{c.x, c.v, c.target} {
 		old.resample(m, s, s)
 	}
@@ -104,11 +104,7 @@ func (c *Cloth) Regrade(centre [2]float64) error {
 	c.fab.update()
 	c.dyn = clothDynamics{} // a new coarse plan, too
 	c.dyn.init(c)
-	for k := range c.n {
-		c.dyn.rest[3*k] = c.cfg.Origin[0] + m.uv[2*k]
-		c.dyn.rest[3*k+1] = c.cfg.Origin[1] + m.uv[2*k+1]
-		c.dyn.rest[3*k+2] = c.cfg.Origin[2]
-	}
+	c.flat(c.dyn.rest)
 	c.contact.init(c)
 	c.rod.init(c)
 	c.it.reset()
@@ -119,7 +115,7 @@ func (c *Cloth) Regrade(centre [2]float64) error {
 // follow regrades the mesh round the cloth point under a pad that approaches
 // (Refinement.Follow); it reports whether it did.
 func (c *Cloth) follow(in *FingerState) bool {
-	if in == nil || len(c.contact.f[0].state) > 0 || len(c.contact.f[1].state) > 0 {
+	if in == nil || c.contact.touching() {
 		return false
 	}
 	r := &c.cfg.Refine
@@ -220,6 +216,11 @@ func (m *mesh) resample(to *mesh, src, dst []float64) {
 func cell(g []float64, x float64) int {
 	i := sort.SearchFloat64s(g, x) - 1
 	return min(max(i, 0), len(g)-2)
+}
+
+// gradedMesh builds cfg's mesh graded by r, its weft at angle bias.
+func gradedMesh(cfg *Config, r Refinement, bias float64) *mesh {
+	return newGridMesh(gridLines(cfg.NodesU, cfg.Width, r, 0), gridLines(cfg.NodesV, cfg.Height, r, 1), bias)
 }
 
 // gridLines places n grid lines on [0, length] with the density of r along
