@@ -47,17 +47,19 @@ func runScript(c *Cloth, s *Script, tEnd float64, each func(step int, tm float64
 
 func TestStepAllocs(t *testing.T) {
 	type variant struct {
-		name string
-		edit func(*Config)
+		name     string
+		edit     func(*Config)
+		parallel bool
 	}
 	variants := []variant{
-		{"twogrid", nil},
-		{"twolevel", func(c *Config) { c.Preconditioner = TwoLevel }},
-		{"matrixfree", func(c *Config) { c.Operator, c.Preconditioner = MatrixFree, BlockJacobi }},
-		{"bdf2 sensitivity-cg", func(c *Config) { c.Scheme, c.SensitivityIterations = BDF2, 3 }},
+		{"twogrid", nil, false},
+		{"twolevel", func(c *Config) { c.Preconditioner = TwoLevel }, false},
+		{"matrixfree", func(c *Config) { c.Operator, c.Preconditioner = MatrixFree, BlockJacobi }, false},
+		{"bdf2 sensitivity-cg", func(c *Config) { c.Scheme, c.SensitivityIterations = BDF2, 3 }, false},
 		{"graded following", func(c *Config) {
 			c.Refine = Refinement{Centre: [2]float64{0.20, 0.10}, Radius: RefineRadius, Ratio: RefineRatio, Follow: true}
-		}},
+		}, false},
+		{"parallel", nil, true},
 	}
 	for _, tc := range pick(variants, variants[:1]) {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,6 +70,7 @@ func TestStepAllocs(t *testing.T) {
 					tc.edit(cfg)
 				}
 			})
+			c.SetParallel(tc.parallel)
 			s := ShowcasePinch(c.cfg.Material.Thickness)
 			runScript(c, s, 1.5, nil) // pinched and pulling
 			var in FingerState

@@ -23,6 +23,15 @@ type clothDynamics struct {
 	normals   []float64
 	planned   bool // the coarse plan matches the constraints
 	coarseAge int  // steps since the coarse factorisation
+
+	// The element passes in three parts (see splitTris): parts 0 and 1
+	// touch disjoint nodes and run side by side on the cloth's team; the
+	// seam (part 2) runs after them.
+	parts       [3][]int32
+	psi, strain [3]float64 // per part: tensile energy, largest strain
+	px, pv, pf  []float64  // the arguments of the forces pass in progress
+	forcesJob   func(part int)
+	blocksJob   func(part int)
 }
 
 func (d *clothDynamics) init(c *Cloth) {
@@ -54,6 +63,34 @@ func (d *clothDynamics) init(c *Cloth) {
 	d.tmp = make([]float64, n3)
 	d.fVisc = make([]float64, n3)
 	d.normals = make([]float64, n3)
+	d.parts = splitTris(c.m)
+	d.forcesJob, d.blocksJob = d.forcesPart, d.blocksPart
+}
+
+// splitTris splits the triangles into two parts on either side of the
+// middle row of nodes, which share no node, and the seam: the triangles
+// touching that row. The split depends on the mesh alone, so the order of
+// every sum, and so the result, is the same whether or not the parts run
+// in parallel.
+func splitTris(m *mesh) [3][]int32 {
+	var parts [3][]int32
+	mid := int32(m.nv / 2)
+	nu := int32(m.nu)
+	for i, t := range m.tris {
+		lo, hi := t.n[0]/nu, t.n[0]/nu
+		for _, n := range t.n[1:] {
+			lo, hi = min(lo, n/nu), max(hi, n/nu)
+		}
+		p := 2
+		switch {
+		case hi < mid:
+			p = 0
+		case lo > mid:
+			p = 1
+		}
+		parts[p] = append(parts[p], int32(i))
+	}
+	return parts
 }
 
 func (d *clothDynamics) linearize(x, v, f []float64, cK, cD float64) {
@@ -75,20 +112,13 @@ func (d *clothDynamics) forces(x, v, f []float64) {
 		e.Gravity -= m * (g[0]*(x[3*k]-d.rest[3*k]) + g[1]*(x[3*k+1]-d.rest[3*k+1]) + g[2]*(x[3*k+2]-d.rest[3*k+2]))
 		e.Kinetic += 0.5 * m * (v[3*k]*v[3*k] + v[3*k+1]*v[3*k+1] + v[3*k+2]*v[3*k+2])
 	}
-	eta := &c.fab.eta
-	var st stress
-	var strain float64
 	clear(d.fVisc)
-	for i := range c.m.tris {
-		t := &c.m.tris[i]
-		geo, eu, ev, es := t.geom(x)
-		c.fab.eval(eu, ev, es, &st)
-		e.Tensile += t.area * st.psi
-		ru, rv, rs := t.strainRates(&geo, v)
-		t.forceVisc(&geo, st.su, st.sv, st.ss, eta.Weft*ru, eta.Warp*rv, eta.Shear*rs, f, d.fVisc)
-		d.lin[i].set(&geo, &st, min(c.fab.mass[t.n[0]], min(c.fab.mass[t.n[1]], c.fab.mass[t.n[2]])))
-		strain = max(strain, geo.principalStrain())
-	}
+	d.px, d.pv, d.pf = x, v, f
+	c.team.run(d.forcesJob)
+	d.forcesPart(2)
+	d.px, d.pv, d.pf = nil, nil, nil
+	e.Tensile = d.psi[0] + d.psi[1] + d.psi[2]
+	strain := max(d.strain[0], d.strain[1], d.strain[2])
 	clear(d.tmp)
 	c.m.bend.mulAdd(d.tmp, x, 1)
 	for i := range f {
@@ -100,12 +130,41 @@ func (d *clothDynamics) forces(x, v, f []float64) {
 	c.stats.Energy, c.stats.MaxStrain = e, strain
 }
 
+// forcesPart runs the forces pass over the triangles of one part.
+func (d *clothDynamics) forcesPart(p int) {
+	c := d.c
+	x, v, f := d.px, d.pv, d.pf
+	eta := &c.fab.eta
+	var st stress
+	var psi, strain float64
+	for _, i := range d.parts[p] {
+		t := &c.m.tris[i]
+		geo, eu, ev, es := t.geom(x)
+		c.fab.eval(eu, ev, es, &st)
+		psi += t.area * st.psi
+		ru, rv, rs := t.strainRates(&geo, v)
+		t.forceVisc(&geo, st.su, st.sv, st.ss, eta.Weft*ru, eta.Warp*rv, eta.Shear*rs, f, d.fVisc)
+		d.lin[i].set(&geo, &st, min(c.fab.mass[t.n[0]], min(c.fab.mass[t.n[1]], c.fab.mass[t.n[2]])))
+		strain = max(strain, geo.principalStrain())
+	}
+	d.psi[p], d.strain[p] = psi, strain
+}
+
+// blocksPart assembles the element blocks of one part's triangles.
+func (d *clothDynamics) blocksPart(p int) {
+	c := d.c
+	var blk [6][3][3]float64
+	for _, i := range d.parts[p] {
+		d.lin[i].blocks(&c.m.tris[i], &blk, d.cK, d.cD, &c.fab.eta)
+		d.a.scatterTri(&d.a.triBlk[i], &blk)
+	}
+}
+
 // prepare assembles the operator and the preconditioner for cK, cD.
 func (d *clothDynamics) prepare() {
 	c := d.c
 	eta := &c.fab.eta
 	cK, cD := d.cK, d.cD
-	var blk [6][3][3]float64
 	if c.cfg.Operator == Assembled {
 		a := d.a
 		a.zero()
@@ -114,10 +173,8 @@ func (d *clothDynamics) prepare() {
 			b := &a.val[a.diag[k]]
 			b[0][0], b[1][1], b[2][2] = m, m, m
 		}
-		for i := range c.m.tris {
-			d.lin[i].blocks(&c.m.tris[i], &blk, cK, cD, eta)
-			a.scatterTri(&a.triBlk[i], &blk)
-		}
+		c.team.run(d.blocksJob)
+		d.blocksPart(2)
 		c.contact.assemble(a, cK)
 		c.rod.assemble(a, cK)
 		a.setBending(&c.m.bend, cK)

@@ -4,7 +4,10 @@
 //
 // Given the same tasks and the same inputs it makes the same calls in the
 // same order, so a run is bit-identical to the previous one. It never reads
-// the wall clock and never starts a goroutine.
+// the wall clock. A pipelined task (Task.Work) computes on a goroutine of
+// its own while the other tasks tick, which uses a second core; what it
+// computes becomes visible at a fixed virtual time, so the run stays
+// deterministic.
 package lockstep
 
 import (
@@ -12,32 +15,67 @@ import (
 	"time"
 )
 
-// Task is one loop: Step is called at Offset + k·Period for k = 0, 1, ...
+// Task is one loop, called at Offset + k·Period for k = 0, 1, ...
+//
+// A plain task sets Step. A pipelined task sets Begin, Work and Commit
+// instead: Begin runs at the tick on the runner's goroutine and takes the
+// task's inputs; Work computes, on another goroutine, alongside the ticks
+// of the other tasks; Commit publishes the result on the runner's
+// goroutine at the task's next deadline, before any tick due then. Its
+// outputs thus appear one period after its inputs were read, the most a
+// real-time loop that keeps its rate may take. Work must touch nothing
+// that the other tasks' steps read or write; Begin and Commit may.
 type Task struct {
 	Name   string
 	Period time.Duration
 	Offset time.Duration
 	Step   func(t time.Duration)
+
+	Begin  func(t time.Duration)
+	Work   func()
+	Commit func()
 }
 
 // Runner advances a set of tasks through virtual time. Ticks due at the same
-// instant run in the order the tasks were given.
+// instant run in the order the tasks were given, after the commits due then.
 type Runner struct {
 	tasks []Task
 	next  []time.Duration
 	now   time.Duration
 	ticks []uint64
+	pipes []pipe
+}
+
+// pipe is the state of a pipelined task's step in flight.
+type pipe struct {
+	run      func() // Work, then a signal on done
+	done     chan struct{}
+	inFlight bool // Work started and not yet waited for
+	pending  bool // Commit not yet run
+	due      time.Duration
 }
 
 // New returns a runner at virtual time 0. It panics on a task with a
-// non-positive period or a negative offset, a programming error.
+// non-positive period, a negative offset, or neither Step nor all of
+// Begin, Work and Commit: a programming error.
 func New(tasks ...Task) *Runner {
-	r := &Runner{tasks: tasks, next: make([]time.Duration, len(tasks)), ticks: make([]uint64, len(tasks))}
+	r := &Runner{tasks: tasks, next: make([]time.Duration, len(tasks)), ticks: make([]uint64, len(tasks)), pipes: make([]pipe, len(tasks))}
 	for i, t := range tasks {
-		if t.Period <= 0 || t.Offset < 0 {
-			panic(fmt.Sprintf("lockstep: task %q: period %v, offset %v", t.Name, t.Period, t.Offset))
+		piped := t.Begin != nil && t.Work != nil && t.Commit != nil
+		if t.Period <= 0 || t.Offset < 0 || piped == (t.Step != nil) {
+			panic(fmt.Sprintf("lockstep: task %q: period %v, offset %v, step set %v, pipeline set %v",
+				t.Name, t.Period, t.Offset, t.Step != nil, piped))
 		}
 		r.next[i] = t.Offset
+		if piped {
+			p := &r.pipes[i]
+			p.done = make(chan struct{}, 1)
+			work := t.Work
+			p.run = func() {
+				work()
+				p.done <- struct{}{}
+			}
+		}
 	}
 	return r
 }
@@ -48,37 +86,90 @@ func (r *Runner) Now() time.Duration { return r.now }
 // Ticks returns how many ticks task i has run.
 func (r *Runner) Ticks(i int) uint64 { return r.ticks[i] }
 
-// RunUntil runs every tick whose deadline is before end, in time order.
+// RunUntil runs every tick and commit whose time is before end, in time
+// order. It returns with no Work running: a commit due at end or later
+// stays pending until a later call or Flush.
 func (r *Runner) RunUntil(end time.Duration) {
+	r.RunWhile(end, func() bool { return true })
+}
+
+// RunWhile runs ticks and commits in time order until cond returns false
+// (checked before each tick) or the time reaches end. It returns the
+// virtual time reached, with no Work running.
+func (r *Runner) RunWhile(end time.Duration, cond func() bool) time.Duration {
+	defer r.wait()
 	for {
+		if c := r.commitDue(); c >= 0 && r.pipes[c].due < end {
+			if i := r.due(); r.pipes[c].due <= r.next[i] {
+				r.commit(c)
+				continue
+			}
+		}
+		if !cond() {
+			return r.now
+		}
 		i := r.due()
 		if i < 0 || r.next[i] >= end {
-			return
+			return r.now
 		}
 		t := r.next[i]
 		r.now = t
-		r.tasks[i].Step(t)
+		task := &r.tasks[i]
+		if task.Step != nil {
+			task.Step(t)
+		} else {
+			p := &r.pipes[i]
+			task.Begin(t)
+			p.inFlight, p.pending, p.due = true, true, t+task.Period
+			go p.run()
+		}
 		r.ticks[i]++
-		r.next[i] = t + r.tasks[i].Period
+		r.next[i] = t + task.Period
 	}
 }
 
-// RunWhile runs ticks in time order until cond returns false (checked
-// before each tick) or the deadline reaches end. It returns the virtual
-// time reached.
-func (r *Runner) RunWhile(end time.Duration, cond func() bool) time.Duration {
-	for cond() {
-		i := r.due()
-		if i < 0 || r.next[i] >= end {
-			break
+// Flush waits for every pipelined task's Work and runs its pending
+// Commit, whatever its time: the end of a run, after which no tick
+// follows that could have read the state before it.
+func (r *Runner) Flush() {
+	for i := range r.pipes {
+		if r.pipes[i].pending {
+			r.commit(i)
 		}
-		t := r.next[i]
-		r.now = t
-		r.tasks[i].Step(t)
-		r.ticks[i]++
-		r.next[i] = t + r.tasks[i].Period
 	}
-	return r.now
+}
+
+// commit waits for task i's Work and runs its Commit.
+func (r *Runner) commit(i int) {
+	p := &r.pipes[i]
+	if p.inFlight {
+		<-p.done
+		p.inFlight = false
+	}
+	p.pending = false
+	r.tasks[i].Commit()
+}
+
+// wait waits for every Work in flight, leaving the commits pending.
+func (r *Runner) wait() {
+	for i := range r.pipes {
+		if p := &r.pipes[i]; p.inFlight {
+			<-p.done
+			p.inFlight = false
+		}
+	}
+}
+
+// commitDue returns the pipelined task with the earliest pending commit
+// (the first given on a tie), or -1.
+func (r *Runner) commitDue() int {
+	best := -1
+	for i := range r.pipes {
+		if p := &r.pipes[i]; p.pending && (best < 0 || p.due < r.pipes[best].due) {
+			best = i
+		}
+	}
+	return best
 }
 
 // due returns the task with the earliest next deadline (the first given on

@@ -40,3 +40,109 @@ func TestRunWhile(t *testing.T) {
 		t.Fatalf("ran %d ticks, stopped at %v", n, at)
 	}
 }
+
+// pipeLog records a run of a plain 1 ms task and a pipelined 2 ms one.
+type pipeLog struct {
+	log   []string
+	work  int // Works run, counted on their goroutine
+	value int // the pipelined task's published result
+	state int // its private state, touched by Work only
+}
+
+func (p *pipeLog) tasks() []Task {
+	return []Task{
+		{Name: "h", Period: time.Millisecond, Step: func(t time.Duration) {
+			p.log = append(p.log, fmt.Sprintf("h@%v=%d", t, p.value))
+		}},
+		{Name: "s", Period: 2 * time.Millisecond,
+			Begin:  func(t time.Duration) { p.log = append(p.log, fmt.Sprintf("begin@%v", t)) },
+			Work:   func() { p.work++; p.state += 10 },
+			Commit: func() { p.value = p.state; p.log = append(p.log, fmt.Sprintf("commit=%d", p.value)) },
+		},
+	}
+}
+
+// A pipelined task's result appears one period after its Begin, before
+// the ticks due then, and Flush publishes the last one.
+func TestPipelineOrder(t *testing.T) {
+	var p pipeLog
+	r := New(p.tasks()...)
+	r.RunUntil(5 * time.Millisecond)
+	want := "[h@0s=0 begin@0s h@1ms=0 commit=10 h@2ms=10 begin@2ms h@3ms=10 commit=20 h@4ms=20 begin@4ms]"
+	if got := fmt.Sprint(p.log); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	if p.work != 3 {
+		t.Fatalf("%d works, want 3", p.work)
+	}
+	r.Flush()
+	if p.value != 30 {
+		t.Fatalf("after Flush the result is %d, want 30", p.value)
+	}
+}
+
+// Cutting a run into chunks changes nothing: a commit due after a chunk's
+// end waits for the next chunk.
+func TestPipelineChunks(t *testing.T) {
+	var whole pipeLog
+	r := New(whole.tasks()...)
+	r.RunUntil(12 * time.Millisecond)
+	for _, chunk := range []time.Duration{time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond, 5 * time.Millisecond} {
+		var p pipeLog
+		r := New(p.tasks()...)
+		for end := chunk; end < 12*time.Millisecond+chunk; end += chunk {
+			r.RunUntil(min(end, 12*time.Millisecond))
+		}
+		if fmt.Sprint(p.log) != fmt.Sprint(whole.log) {
+			t.Fatalf("chunks of %v:\n%v\nwhole run:\n%v", chunk, p.log, whole.log)
+		}
+	}
+}
+
+// Work runs while the other tasks tick: here it cannot finish until the
+// plain task's next tick has run.
+func TestPipelineOverlaps(t *testing.T) {
+	ticked := make(chan struct{})
+	var overlapped bool
+	r := New(
+		Task{Name: "h", Period: time.Millisecond, Step: func(t time.Duration) {
+			if t == time.Millisecond {
+				close(ticked)
+			}
+		}},
+		Task{Name: "s", Period: 2 * time.Millisecond,
+			Begin: func(time.Duration) {},
+			Work: func() {
+				select {
+				case <-ticked:
+					overlapped = true
+				case <-time.After(10 * time.Second):
+				}
+			},
+			Commit: func() {},
+		},
+	)
+	r.RunUntil(2 * time.Millisecond)
+	if !overlapped {
+		t.Fatal("Work did not run alongside the next tick")
+	}
+}
+
+func TestNewRejectsBadTasks(t *testing.T) {
+	step := func(time.Duration) {}
+	for _, task := range []Task{
+		{Name: "no step", Period: time.Millisecond},
+		{Name: "both", Period: time.Millisecond, Step: step, Begin: step, Work: func() {}, Commit: func() {}},
+		{Name: "half a pipeline", Period: time.Millisecond, Begin: step, Work: func() {}},
+		{Name: "zero period", Step: step},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", task.Name)
+				}
+			}()
+			New(task)
+		}()
+	}
+}

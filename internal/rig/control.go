@@ -34,9 +34,22 @@ func (l *loop) do(f command) error {
 	}
 }
 
-// tick drains the loop's queue and runs its step: the function the
-// real-time and lockstep runners call.
+// tick drains the loop's queue and runs its step: what the real-time
+// runner calls, and the lockstep runner for an unpipelined loop.
 func (l *loop) tick(t time.Duration) {
+	l.drain(t)
+	l.step(t)
+}
+
+// beginTick drains the queue and begins a pipelined tick
+// (lockstep.Task.Begin).
+func (l *loop) beginTick(t time.Duration) {
+	l.drain(t)
+	l.begin(t)
+}
+
+// drain runs the queued commands.
+func (l *loop) drain(t time.Duration) {
 	for {
 		select {
 		case f := <-l.cmds:
@@ -44,9 +57,8 @@ func (l *loop) tick(t time.Duration) {
 			continue
 		default:
 		}
-		break
+		return
 	}
-	l.step(t)
 }
 
 // replayIntent plays a handling motion from a start time that can be reset,

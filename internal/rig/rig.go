@@ -211,6 +211,11 @@ type loop struct {
 	priority int
 	nice     int // for a loop at normal priority; see rt.Config.Nice
 	step     func(t time.Duration)
+	// begin, work and commit are step's parts for a loop the lockstep
+	// runner pipelines (lockstep.Task); nil for the others.
+	begin  func(t time.Duration)
+	work   func()
+	commit func()
 	// rt is nil until a real-time run builds it; atomic because the
 	// status line and the view read it while Run starts.
 	rt   atomic.Pointer[rt.Loop]
@@ -245,6 +250,7 @@ type Rig struct {
 	simLoop     *loop
 	topology    sim.Topology
 	snapshots   *statebuf.Buffer[sim.Snapshot]
+	viewing     atomic.Bool // a View reads the snapshots: the sim fills them
 	simRows     *record.Table[simRow]
 	tactile     *tactileLoop
 	tactileLoop *loop
@@ -321,6 +327,7 @@ func New(cfg Config) (*Rig, error) {
 	r.topology = sl.cloth.Topology()
 	r.snapshots = statebuf.New[sim.Snapshot](1, func(s *sim.Snapshot) { *s = sim.NewSnapshot(r.topology.Nodes) })
 	r.simLoop = newLoop("sim", cfg.SimPeriod, 0, sl.step)
+	r.simLoop.begin, r.simLoop.work, r.simLoop.commit = sl.begin, sl.work, sl.commit
 	r.simLoop.nice = cfg.SimNice
 	r.loops = append(r.loops, r.simLoop)
 	tl, err := newTactileLoop(r)

@@ -43,11 +43,16 @@ func appendSimRow(dst []byte, r *simRow) []byte {
 }
 
 // simLoop steps the cloth with the latest fingers and publishes what the
-// other loops and the view read.
+// other loops and the view read. Its tick is three parts, so that the
+// lockstep runner can pipeline it (lockstep.Task): begin takes the
+// fingers, work steps the cloth, commit publishes. In real time they run
+// back to back.
 type simLoop struct {
 	r       *Rig
 	cloth   *sim.Cloth
 	fingers *statebuf.Reader[sim.FingerState]
+	in      sim.FingerState
+	t       time.Duration
 	row     simRow
 }
 
@@ -63,13 +68,26 @@ func newSimLoop(r *Rig) (*simLoop, error) {
 }
 
 func (l *simLoop) step(t time.Duration) {
+	l.begin(t)
+	l.work()
+	l.commit()
+}
+
+func (l *simLoop) begin(t time.Duration) {
 	in, _ := l.fingers.Read()
-	l.cloth.Step(t.Seconds(), in)
+	l.in, l.t = *in, t
+}
+
+func (l *simLoop) work() { l.cloth.Step(l.t.Seconds(), &l.in) }
+
+func (l *simLoop) commit() {
 	out := l.r.simOut.Slot()
 	l.cloth.Output(out)
 	l.r.simOut.Publish()
-	l.cloth.SnapshotTo(l.r.snapshots.Slot())
-	l.r.snapshots.Publish()
+	if l.r.viewing.Load() {
+		l.cloth.SnapshotTo(l.r.snapshots.Slot())
+		l.r.snapshots.Publish()
+	}
 	if l.r.simRows != nil {
 		l.row.Stats = l.cloth.Stats()
 		l.row.Contact = out.Contact

@@ -30,6 +30,7 @@ type ViewState struct {
 // NewView returns the rig's view. It panics when called twice (each buffer
 // has one reader reserved for the view), a programming error.
 func (r *Rig) NewView() *View {
+	r.viewing.Store(true)
 	return &View{
 		r: r, Topology: r.topology,
 		fingers: r.fingers.NewReader(), simOut: r.simOut.NewReader(),
