@@ -5,7 +5,8 @@
 //
 // It never touches a device, a window, the wall clock or the environment:
 // time is an argument, and every input arrives as a value. Step allocates
-// nothing.
+// nothing. A step runs on its caller's goroutine, or with SetParallel half
+// of its element passes run on a helper goroutine, bit for bit alike.
 //
 // # Conventions
 //

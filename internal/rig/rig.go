@@ -3,7 +3,9 @@
 // renderer every 25 ms), the lock-free buffers between them and the session
 // recorder. It runs them in real time (one locked OS thread per loop, the
 // haptics thread under SCHED_FIFO when permitted) or in virtual time under
-// the lockstep runner, with the same step functions.
+// the lockstep runner, with the same step functions. In virtual time the
+// sim's step runs beside the other loops and its output appears one sim
+// period after its input (Rig.Lockstep).
 //
 // Unlike the other internal packages, which are plumbing over the standard
 // library, the rig imports the components it wires. It never reads flags or
@@ -182,8 +184,9 @@ func (c *Config) setDefaults() error {
 const DefaultFabric = "cotton-shirting"
 
 // DefaultNodes is the cloth's default resolution, nodes per side: the
-// finest at which a 5 ms step leaves the lockstep runner about 5 times
-// faster than real time on two quiet cores (32 runs about 3.6 times). On a
+// finest at which a 5 ms step left the lockstep runner about 5 times
+// faster than real time when the performance anchors were measured (32:
+// about 3.6 times; on this host in November 2026, 2.2-2.4 times). On a
 // uniform mesh its pinch-and-pull force stays within 11 % of the 64-node
 // curve's peak, 32 nodes within 13 %; graded round the pinch point
 // (sim.Config.Refine, haptex run -refine) within 2.6 % and 1.5 % (sim's
