@@ -14,13 +14,13 @@ type bcsr struct {
 	col     []int32
 	val     [][3][3]float64
 	diag    []int32    // block index of (i, i)
+	diag1   []int32    // diag + 1: the first block above the diagonal
 	triBlk  [][9]int32 // per triangle: block index of (vertex r, vertex c) at 3r+c
 	bendBlk []int32    // per entry of the bending operator: its block, or -1 if it is an extra
 
 	// Scalar couplings (bending only): row i has exRow[i]..exRow[i+1].
 	exRow []int32
 	exCol []int32
-	exMid []int32   // per row: the first coupling with a column above the row
 	exVal []float64 // set per step: cK × bending value
 	exSrc []int32   // the bending entry each comes from
 }
@@ -54,6 +54,10 @@ func newBCSR(m *mesh) *bcsr {
 		s.rowPtr[i+1] = int32(len(s.col))
 	}
 	s.val = make([][3][3]float64, len(s.col))
+	s.diag1 = make([]int32, n)
+	for i, k := range s.diag {
+		s.diag1[i] = k + 1
+	}
 	s.triBlk = make([][9]int32, len(m.tris))
 	for t, tr := range m.tris {
 		for r := range 3 {
@@ -78,14 +82,6 @@ func newBCSR(m *mesh) *bcsr {
 		s.exRow[i+1] = int32(len(s.exCol))
 	}
 	s.exVal = make([]float64, len(s.exCol))
-	s.exMid = make([]int32, n)
-	for i := range n {
-		k := s.exRow[i]
-		for k < s.exRow[i+1] && s.exCol[k] < int32(i) {
-			k++
-		}
-		s.exMid[i] = k
-	}
 	return s
 }
 
@@ -100,78 +96,10 @@ func (s *bcsr) find(i, j int32) int32 {
 
 func (s *bcsr) zero() { clear(s.val) }
 
-// mul sets dst = A·x. A is symmetric (every part assembles a block and its
-// transpose, and the scalar couplings are symmetric), so each coupling
-// above the diagonal is read once and applied to its row and, transposed,
-// to its column: a third fewer loads than row by row.
+// mul sets dst = A·x.
 func (s *bcsr) mul(dst, x []float64) {
-	clear(dst)
-	for i := range len(s.rowPtr) - 1 {
-		xi := x[3*i : 3*i+3 : 3*i+3]
-		x0, x1, x2 := xi[0], xi[1], xi[2]
-		dg := &s.val[s.diag[i]]
-		a0 := dg[0][0]*x0 + dg[0][1]*x1 + dg[0][2]*x2
-		a1 := dg[1][0]*x0 + dg[1][1]*x1 + dg[1][2]*x2
-		a2 := dg[2][0]*x0 + dg[2][1]*x1 + dg[2][2]*x2
-		lo, hi := s.diag[i]+1, s.rowPtr[i+1]
-		vals := s.val[lo:hi]
-		for k, j := range s.col[lo:hi] {
-			b := &vals[k]
-			q := 3 * int(j)
-			v := x[q : q+3 : q+3]
-			v0, v1, v2 := v[0], v[1], v[2]
-			a0 += b[0][0]*v0 + b[0][1]*v1 + b[0][2]*v2
-			a1 += b[1][0]*v0 + b[1][1]*v1 + b[1][2]*v2
-			a2 += b[2][0]*v0 + b[2][1]*v1 + b[2][2]*v2
-			d := dst[q : q+3 : q+3]
-			d[0] += b[0][0]*x0 + b[1][0]*x1 + b[2][0]*x2
-			d[1] += b[0][1]*x0 + b[1][1]*x1 + b[2][1]*x2
-			d[2] += b[0][2]*x0 + b[1][2]*x1 + b[2][2]*x2
-		}
-		elo, ehi := s.exMid[i], s.exRow[i+1]
-		ws := s.exVal[elo:ehi]
-		for k, j := range s.exCol[elo:ehi] {
-			w := ws[k]
-			q := 3 * int(j)
-			v := x[q : q+3 : q+3]
-			a0 += w * v[0]
-			a1 += w * v[1]
-			a2 += w * v[2]
-			d := dst[q : q+3 : q+3]
-			d[0] += w * x0
-			d[1] += w * x1
-			d[2] += w * x2
-		}
-		d := dst[3*i : 3*i+3 : 3*i+3]
-		d[0] += a0
-		d[1] += a1
-		d[2] += a2
-	}
-}
-
-// mulUpper sets dst = U·x for the strictly upper blocks U (the scalar
-// couplings left out, as the smoother's matrix does).
-func (s *bcsr) mulUpper(dst, x []float64) {
-	for i := range len(s.rowPtr) - 1 {
-		a0, a1, a2 := s.rowBlocks(x, s.diag[i]+1, s.rowPtr[i+1])
-		d := dst[3*i : 3*i+3 : 3*i+3]
-		d[0], d[1], d[2] = a0, a1, a2
-	}
-}
-
-// rowBlocks returns Σ val[k]·x[col[k]] over blocks lo..hi-1.
-func (s *bcsr) rowBlocks(x []float64, lo, hi int32) (a0, a1, a2 float64) {
-	cols, vals := s.col[lo:hi], s.val[lo:hi]
-	for k, j := range cols {
-		b := &vals[k]
-		q := 3 * int(j)
-		v := x[q : q+3 : q+3]
-		x0, x1, x2 := v[0], v[1], v[2]
-		a0 += b[0][0]*x0 + b[0][1]*x1 + b[0][2]*x2
-		a1 += b[1][0]*x0 + b[1][1]*x1 + b[1][2]*x2
-		a2 += b[2][0]*x0 + b[2][1]*x1 + b[2][2]*x2
-	}
-	return a0, a1, a2
+	n := len(s.diag)
+	mulRows(dst, x, s.rowPtr[:n], s.rowPtr[1:], s.col, s.val, s.exRow[:n], s.exRow[1:], s.exCol, s.exVal)
 }
 
 // setBending fills the scalar couplings with cK times the bending values

@@ -245,14 +245,14 @@ type Cloth struct {
 
 	bias    float64 // the weft's angle from world x (tests only)
 	grading uint64  // counts regrades (Snapshot.Grading)
-	team    *team   // the element passes' team: nil unless SetParallel
+	team    *team   // the element pass's team: nil unless SetParallel
 	helper  *team   // the team SetParallel started, kept for reuse
 }
 
-// SetParallel makes each step run half of its element passes (the forces
+// SetParallel makes each step run half of its element pass (the forces
 // and the assembly of the system matrix) on a second goroutine, so that a
 // step uses two cores; false returns to one. The result is bit for bit the
-// same either way: the passes are split the same way (splitTris). The
+// same either way: the pass is split the same way (splitTris). The
 // solve stays on the caller's goroutine. Call it between steps. The lockstep
 // runner uses it, where the other loops leave a core mostly idle; a
 // real-time run does not, as the 1 kHz loop holds the second core.

@@ -6,7 +6,7 @@
 // It never touches a device, a window, the wall clock or the environment:
 // time is an argument, and every input arrives as a value. Step allocates
 // nothing. A step runs on its caller's goroutine, or with SetParallel half
-// of its element passes run on a helper goroutine, bit for bit alike.
+// of its element pass runs on a helper goroutine, bit for bit alike.
 //
 // # Conventions
 //
@@ -72,6 +72,16 @@
 // waves that converge slowest. With it the warm-started CG needs a median
 // of 2, 4 and 8 iterations on the benchmark's 24² (1 ms), 32² (5 ms) and
 // 64² (10 ms) pinch-and-pull at the default tolerance, 1e-2.
+//
+// The matrix products and the Gauss-Seidel sweeps go through two kernels
+// (kernels.go) whose order of operations is fixed, fused multiply-adds
+// included, so that a step gives the same bits on every machine: on amd64
+// with AVX2 and FMA they are assembly (a block row per vector instruction,
+// bit for bit the Go code, which TestKernelsMatchGo checks); elsewhere the
+// Go code runs, with math.FMA, which a CPU without FMA instructions (x86
+// before 2013, some Atom-class ones) emulates in software at a large cost.
+// The element pass scatters each triangle's blocks into the matrix as it
+// computes its forces, while the element is at hand.
 //
 // # Contact
 //

@@ -18,20 +18,23 @@ type clothDynamics struct {
 	fVisc     []float64 // their viscous forces, D·v
 	gs        []float64 // two-grid residual
 	lumped    []bool    // rows whose bending-only couplings are weak
-	exDrop    []bool    // per scalar coupling: lumped in the smoother (both rows weak)
-	exact     []bool    // rows keeping some scalar coupling in the smoother
 	normals   []float64
 	planned   bool // the coarse plan matches the constraints
 	coarseAge int  // steps since the coarse factorisation
 
-	// The element passes in three parts (see splitTris): parts 0 and 1
+	// The scalar couplings the smoother keeps (not both rows lumped):
+	// row i has smRow[i]..smRow[i+1], those to higher rows from smMid[i].
+	smRow, smMid []int32
+	smCol        []int32
+	smVal        []float64
+
+	// The element pass in three parts (see splitTris): parts 0 and 1
 	// touch disjoint nodes and run side by side on the cloth's team; the
 	// seam (part 2) runs after them.
 	parts       [3][]int32
 	psi, strain [3]float64 // per part: tensile energy, largest strain
 	px, pv, pf  []float64  // the arguments of the forces pass in progress
 	forcesJob   func(part int)
-	blocksJob   func(part int)
 }
 
 func (d *clothDynamics) init(c *Cloth) {
@@ -57,14 +60,16 @@ func (d *clothDynamics) init(c *Cloth) {
 	}
 	d.gs = make([]float64, n3)
 	d.lumped = make([]bool, c.n)
-	d.exact = make([]bool, c.n)
-	d.exDrop = make([]bool, len(d.a.exCol))
+	d.smRow = make([]int32, c.n+1)
+	d.smMid = make([]int32, c.n)
+	d.smCol = make([]int32, 0, len(d.a.exCol))
+	d.smVal = make([]float64, 0, len(d.a.exCol))
 	d.rest = append([]float64(nil), c.x...)
 	d.tmp = make([]float64, n3)
 	d.fVisc = make([]float64, n3)
 	d.normals = make([]float64, n3)
 	d.parts = splitTris(c.m)
-	d.forcesJob, d.blocksJob = d.forcesPart, d.blocksPart
+	d.forcesJob = d.forcesPart
 }
 
 // splitTris splits the triangles into two parts on either side of the
@@ -113,6 +118,15 @@ func (d *clothDynamics) forces(x, v, f []float64) {
 		e.Kinetic += 0.5 * m * (v[3*k]*v[3*k] + v[3*k+1]*v[3*k+1] + v[3*k+2]*v[3*k+2])
 	}
 	clear(d.fVisc)
+	if c.cfg.Operator == Assembled {
+		a := d.a
+		a.zero()
+		for k := range c.n {
+			m := c.fab.mass[k]
+			b := &a.val[a.diag[k]]
+			b[0][0], b[1][1], b[2][2] = m, m, m
+		}
+	}
 	d.px, d.pv, d.pf = x, v, f
 	c.team.run(d.forcesJob)
 	d.forcesPart(2)
@@ -130,12 +144,16 @@ func (d *clothDynamics) forces(x, v, f []float64) {
 	c.stats.Energy, c.stats.MaxStrain = e, strain
 }
 
-// forcesPart runs the forces pass over the triangles of one part.
+// forcesPart runs the forces pass over the triangles of one part and,
+// with the assembled operator, scatters their blocks of the step's matrix
+// while the element is at hand.
 func (d *clothDynamics) forcesPart(p int) {
 	c := d.c
 	x, v, f := d.px, d.pv, d.pf
 	eta := &c.fab.eta
+	assemble := c.cfg.Operator == Assembled
 	var st stress
+	var blk [6][3][3]float64
 	var psi, strain float64
 	for _, i := range d.parts[p] {
 		t := &c.m.tris[i]
@@ -144,20 +162,15 @@ func (d *clothDynamics) forcesPart(p int) {
 		psi += t.area * st.psi
 		ru, rv, rs := t.strainRates(&geo, v)
 		t.forceVisc(&geo, st.su, st.sv, st.ss, eta.Weft*ru, eta.Warp*rv, eta.Shear*rs, f, d.fVisc)
-		d.lin[i].set(&geo, &st, min(c.fab.mass[t.n[0]], min(c.fab.mass[t.n[1]], c.fab.mass[t.n[2]])))
+		lin := &d.lin[i]
+		lin.set(&geo, &st, min(c.fab.mass[t.n[0]], min(c.fab.mass[t.n[1]], c.fab.mass[t.n[2]])))
 		strain = max(strain, geo.principalStrain())
+		if assemble {
+			lin.blocks(t, &blk, d.cK, d.cD, eta)
+			d.a.scatterTri(&d.a.triBlk[i], &blk)
+		}
 	}
 	d.psi[p], d.strain[p] = psi, strain
-}
-
-// blocksPart assembles the element blocks of one part's triangles.
-func (d *clothDynamics) blocksPart(p int) {
-	c := d.c
-	var blk [6][3][3]float64
-	for _, i := range d.parts[p] {
-		d.lin[i].blocks(&c.m.tris[i], &blk, d.cK, d.cD, &c.fab.eta)
-		d.a.scatterTri(&d.a.triBlk[i], &blk)
-	}
 }
 
 // prepare assembles the operator and the preconditioner for cK, cD.
@@ -166,15 +179,8 @@ func (d *clothDynamics) prepare() {
 	eta := &c.fab.eta
 	cK, cD := d.cK, d.cD
 	if c.cfg.Operator == Assembled {
+		// The mass and the elements are in already (forcesPart).
 		a := d.a
-		a.zero()
-		for k := range c.n {
-			m := c.fab.mass[k]
-			b := &a.val[a.diag[k]]
-			b[0][0], b[1][1], b[2][2] = m, m, m
-		}
-		c.team.run(d.blocksJob)
-		d.blocksPart(2)
 		c.contact.assemble(a, cK)
 		c.rod.assemble(a, cK)
 		a.setBending(&c.m.bend, cK)
@@ -192,18 +198,23 @@ func (d *clothDynamics) prepare() {
 			b := &d.dinv[k]
 			d.lumped[k] = lump < 0.25*min(b[0][0], min(b[1][1], b[2][2]))
 		}
+		d.smCol, d.smVal = d.smCol[:0], d.smVal[:0]
 		for k := range c.n {
 			var lump float64
-			d.exact[k] = false
+			d.smMid[k] = int32(len(d.smCol))
 			for q := a.exRow[k]; q < a.exRow[k+1]; q++ {
-				drop := d.lumped[k] && d.lumped[a.exCol[q]]
-				d.exDrop[q] = drop
-				if drop {
+				j := a.exCol[q]
+				if d.lumped[k] && d.lumped[j] {
 					lump += math.Abs(a.exVal[q])
-				} else {
-					d.exact[k] = true
+					continue
 				}
+				if j < int32(k) {
+					d.smMid[k]++
+				}
+				d.smCol = append(d.smCol, j)
+				d.smVal = append(d.smVal, a.exVal[q])
 			}
+			d.smRow[k+1] = int32(len(d.smCol))
 			b := &d.dinv[k]
 			b[0][0] += lump
 			b[1][1] += lump
@@ -475,80 +486,21 @@ func (d *clothDynamics) vcycle(z, r []float64) {
 // matrix.
 func (d *clothDynamics) mulUpper(dst, z []float64) {
 	a := d.a
-	a.mulUpper(dst, z)
-	for i := range d.c.n {
-		if !d.exact[i] {
-			continue
-		}
-		for k := a.exRow[i]; k < a.exRow[i+1]; k++ {
-			if j := int(a.exCol[k]); j > i && !d.exDrop[k] {
-				w := a.exVal[k]
-				dst[3*i] += w * z[3*j]
-				dst[3*i+1] += w * z[3*j+1]
-				dst[3*i+2] += w * z[3*j+2]
-			}
-		}
-	}
+	mulRows(dst, z, a.diag1, a.rowPtr[1:], a.col, a.val, d.smMid, d.smRow[1:], d.smCol, d.smVal)
 }
 
 // sweepFromZero is a forward sweep from z = 0: the blocks above the
 // diagonal would multiply entries still zero, so only the lower part
 // (and the scalar couplings to lower rows) enters.
 func (d *clothDynamics) sweepFromZero(z, r []float64) {
-	a := d.a
-	for i := range d.c.n {
-		b0, b1, b2 := a.rowBlocks(z, a.rowPtr[i], a.diag[i])
-		s0, s1, s2 := r[3*i]-b0, r[3*i+1]-b1, r[3*i+2]-b2
-		if d.exact[i] {
-			elo, ehi := a.exRow[i], a.exRow[i+1]
-			for k, j := range a.exCol[elo:ehi] {
-				if int(j) > i {
-					break // columns are sorted
-				}
-				if d.exDrop[int(elo)+k] {
-					continue
-				}
-				w := a.exVal[int(elo)+k]
-				q := 3 * int(j)
-				v := z[q : q+3 : q+3]
-				s0 -= w * v[0]
-				s1 -= w * v[1]
-				s2 -= w * v[2]
-			}
-		}
-		m := &d.dinv[i]
-		z[3*i] = m[0][0]*s0 + m[0][1]*s1 + m[0][2]*s2
-		z[3*i+1] = m[1][0]*s0 + m[1][1]*s1 + m[1][2]*s2
-		z[3*i+2] = m[2][0]*s0 + m[2][1]*s1 + m[2][2]*s2
-	}
+	a, n := d.a, d.c.n
+	gsSweep(z, r, a.rowPtr[:n], a.diag, a.diag, a.col, a.val, d.smRow[:n], d.smMid, d.smCol, d.smVal, d.dinv, false)
 }
 
 // sweepBack is one backward block Gauss-Seidel sweep for Ã·z = r, Ã
 // being the assembled matrix with the bending-only couplings of lumped
 // rows moved to the diagonal (see prepare).
 func (d *clothDynamics) sweepBack(z, r []float64) {
-	a := d.a
-	for i := d.c.n - 1; i >= 0; i-- {
-		b0, b1, b2 := a.rowBlocks(z, a.rowPtr[i], a.diag[i])
-		u0, u1, u2 := a.rowBlocks(z, a.diag[i]+1, a.rowPtr[i+1])
-		s0, s1, s2 := r[3*i]-b0-u0, r[3*i+1]-b1-u1, r[3*i+2]-b2-u2
-		if d.exact[i] {
-			elo, ehi := a.exRow[i], a.exRow[i+1]
-			for k, j := range a.exCol[elo:ehi] {
-				if d.exDrop[int(elo)+k] {
-					continue
-				}
-				w := a.exVal[int(elo)+k]
-				q := 3 * int(j)
-				v := z[q : q+3 : q+3]
-				s0 -= w * v[0]
-				s1 -= w * v[1]
-				s2 -= w * v[2]
-			}
-		}
-		m := &d.dinv[i]
-		z[3*i] = m[0][0]*s0 + m[0][1]*s1 + m[0][2]*s2
-		z[3*i+1] = m[1][0]*s0 + m[1][1]*s1 + m[1][2]*s2
-		z[3*i+2] = m[2][0]*s0 + m[2][1]*s1 + m[2][2]*s2
-	}
+	a, n := d.a, d.c.n
+	gsSweep(z, r, a.rowPtr[:n], a.diag, a.rowPtr[1:], a.col, a.val, d.smRow[:n], d.smRow[1:], d.smCol, d.smVal, d.dinv, true)
 }

@@ -8,7 +8,7 @@ import (
 
 // team runs a job's two halves, part 0 on the calling goroutine and part 1
 // on a helper goroutine, and waits for both: the fork and join of the
-// step's element passes (Cloth.SetParallel). A nil team runs both parts on
+// step's element pass (Cloth.SetParallel). A nil team runs both parts on
 // the caller, one after the other. The parts must write disjoint memory,
 // so the result does not depend on which goroutine ran which part or when.
 //
@@ -26,7 +26,8 @@ type team struct {
 }
 
 // teamSpin is how long the helper spins for the next job: longer than the
-// solve between one step's passes and the next step's at the rig's meshes.
+// solve between one step's element pass and the next step's at the rig's
+// meshes.
 const teamSpin = 3 * time.Millisecond
 
 // newTeam starts the helper of owner's team. The helper ends when owner is

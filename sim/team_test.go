@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// The two parallel parts of the element passes share no node, and every
+// The two parallel parts of the element pass share no node, and every
 // triangle is in exactly one part.
 func TestSplitTris(t *testing.T) {
 	for _, tc := range []struct {

@@ -337,7 +337,7 @@ func (r *Rig) logf(format string, args ...any) {
 	}
 }
 
-// parallelNodes is the smallest cloth whose element passes the lockstep
+// parallelNodes is the smallest cloth whose element pass the lockstep
 // runner splits over two cores (sim.Cloth.SetParallel): at 24² (576 nodes)
 // a half pass takes about 250 µs against a few µs to fork it, while at 12²
 // the helper would spin through steps it barely shortens, taking the core
@@ -370,7 +370,7 @@ func (r *Rig) Lockstep() (*Stepper, error) {
 	}
 	// The cloth steps on a goroutine of its own while the other loops tick
 	// (a pipelined task) and, when it is large enough, spreads its element
-	// passes over two cores; neither changes a bit of the result.
+	// pass over two cores; neither changes a bit of the result.
 	r.sim.cloth.SetParallel(runtime.GOMAXPROCS(0) >= 2 && r.topology.Nodes >= parallelNodes)
 	tasks := make([]lockstep.Task, len(r.loops))
 	for i, l := range r.loops {

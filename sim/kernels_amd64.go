@@ -1,0 +1,17 @@
+package sim
+
+import "golang.org/x/sys/cpu"
+
+// useKernelAsm selects the assembly kernels (kernels_amd64.s).
+var useKernelAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// mulRowsAsm is mulRows; len(val) = len(col) and len(exVal) = len(exCol).
+// It returns false, having written some rows, if an index is out of range.
+//
+//go:noescape
+func mulRowsAsm(dst, x []float64, lo, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64) (ok bool)
+
+// gsSweepAsm is gsSweep, with the same conventions as mulRowsAsm.
+//
+//go:noescape
+func gsSweepAsm(z, rhs []float64, lo, mid, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64, dinv [][3][3]float64, backward bool) (ok bool)

@@ -1,0 +1,302 @@
+#include "textflag.h"
+
+// The kernels of kernels.go, in the order of operations it sets out.
+// Registers, lane c of a Y register being column c (lane 3 is scratch):
+//
+//	Y0, Y1, Y2    p[0] rows 0, 1, 2     Y8, Y9, Y10   p[1]
+//	Y5, Y6        e[0], e[1]            Y11, Y12      e[2], e[3]
+//	Y3            the triple of x       Y4            a block's row 2, a coupling
+//	Y7            the lane mask
+//
+// A block's rows 0 and 1 are loaded whole, which reads the next row's
+// first entry into lane 3; row 2 through the mask, as it may end the
+// slice. Every index is checked: a column must satisfy 3·col < len(x) and
+// 3·col+3 <= len(x) (unsigned, so a negative one fails), a range's ends
+// must be <= the length of what they index; a failed check returns false.
+
+// The first three lanes.
+DATA lanes3<>+0(SB)/8, $-1
+DATA lanes3<>+8(SB)/8, $-1
+DATA lanes3<>+16(SB)/8, $-1
+DATA lanes3<>+24(SB)/8, $0
+GLOBL lanes3<>(SB), RODATA|NOPTR, $32
+
+// COLUMN(C) loads 3·C[CX] into AX, checked against len(x) in R8.
+#define COLUMN(C) \
+	MOVLQSX (C)(CX*4), AX \
+	LEAQ    (AX)(AX*2), AX \
+	CMPQ    AX, R8         \
+	JAE     bad            \
+	LEAQ    3(AX), R9      \
+	CMPQ    R9, R8         \
+	JA      bad
+
+// XSPLIT loads the triple at AX of x (at SI) into Y3, lane 3 zero, in two
+// loads matching the two stores gsSweepAsm writes a triple with, so that a
+// row reads the one the row before it wrote without a store-forwarding
+// stall, and nothing past the triple is read.
+#define XSPLIT \
+	VMOVUPD     (SI)(AX*8), X3   \
+	VMOVSD      16(SI)(AX*8), X4 \
+	VINSERTF128 $1, X4, Y3, Y3
+
+// BLOCK(LOADX, A0, A1, A2) adds block CX of val (at DX) times x's triple
+// at its column (col at DI) to A0, A1, A2.
+#define BLOCK(LOADX, A0, A1, A2) \
+	COLUMN(DI)                 \
+	LOADX                      \
+	LEAQ        (CX)(CX*8), R9 \
+	LEAQ        (DX)(R9*8), R9 \
+	VFMADD231PD (R9), Y3, A0   \
+	VFMADD231PD 24(R9), Y3, A1 \
+	VMASKMOVPD  48(R9), Y7, Y4 \
+	VFMADD231PD Y4, Y3, A2     \
+	INCQ        CX
+
+// BLOCKS(LOADX, labels) adds blocks CX..BX-1, two at a time into p[0] and p[1].
+#define BLOCKS(LOADX, L2, L1, L0) \
+L2:                              \
+	LEAQ  1(CX), R9                \
+	CMPQ  R9, BX                   \
+	JGE   L1                     \
+	BLOCK(LOADX, Y0, Y1, Y2)       \
+	BLOCK(LOADX, Y8, Y9, Y10)      \
+	JMP   L2                     \
+L1:                              \
+	CMPQ  CX, BX                   \
+	JGE   L0                     \
+	BLOCK(LOADX, Y0, Y1, Y2)       \
+L0:
+
+// COUPLING(LOADX, E) adds coupling CX (columns at DX, values at DI) times
+// x's triple to E.
+#define COUPLING(LOADX, E) \
+	COLUMN(DX)                  \
+	LOADX                       \
+	VBROADCASTSD (DI)(CX*8), Y4 \
+	VFMADD231PD  Y4, Y3, E      \
+	INCQ         CX
+
+// COUPLINGS(LOADX, labels) adds couplings CX..BX-1, four at a time into e[0..3].
+#define COUPLINGS(LOADX, L4, L1, L0) \
+L4:                          \
+	LEAQ 3(CX), R9             \
+	CMPQ R9, BX                \
+	JGE  L1                  \
+	COUPLING(LOADX, Y5)        \
+	COUPLING(LOADX, Y6)        \
+	COUPLING(LOADX, Y11)       \
+	COUPLING(LOADX, Y12)       \
+	JMP  L4                  \
+L1:                          \
+	CMPQ CX, BX                \
+	JGE  L0                  \
+	COUPLING(LOADX, Y5)        \
+	CMPQ CX, BX                \
+	JGE  L0                  \
+	COUPLING(LOADX, Y6)        \
+	CMPQ CX, BX                \
+	JGE  L0                  \
+	COUPLING(LOADX, Y11)       \
+L0:
+
+#define ZERO \
+	VXORPD Y0, Y0, Y0    \
+	VXORPD Y1, Y1, Y1    \
+	VXORPD Y2, Y2, Y2    \
+	VXORPD Y8, Y8, Y8    \
+	VXORPD Y9, Y9, Y9    \
+	VXORPD Y10, Y10, Y10 \
+	VXORPD Y5, Y5, Y5    \
+	VXORPD Y6, Y6, Y6    \
+	VXORPD Y11, Y11, Y11 \
+	VXORPD Y12, Y12, Y12
+
+// TOTAL sets Y0..Y2 to P = p[0] + p[1] and Y5 to E, then E's rows to
+// X5[0], X10[0], X6[0].
+#define TOTAL \
+	VADDPD       Y8, Y0, Y0   \
+	VADDPD       Y9, Y1, Y1   \
+	VADDPD       Y10, Y2, Y2  \
+	VADDPD       Y6, Y5, Y5   \
+	VADDPD       Y12, Y11, Y11 \
+	VADDPD       Y11, Y5, Y5  \
+	VEXTRACTF128 $1, Y5, X6   \
+	VPERMILPD    $1, X5, X10
+
+// ROWSUM(Y, X) sets X9[0] to (P[r][0] + P[r][1]) + P[r][2] for Y = Y0, Y1
+// or Y2 (X the same register).
+#define ROWSUM(Y, X) \
+	VEXTRACTF128 $1, Y, X8 \
+	VHADDPD      X, X, X9  \
+	VADDSD       X8, X9, X9
+
+// func mulRowsAsm(dst, x []float64, lo, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64) (ok bool)
+TEXT ·mulRowsAsm(SB), NOSPLIT, $0-241
+	MOVQ    dst_base+0(FP), R12
+	MOVQ    x_base+24(FP), SI
+	MOVQ    x_len+32(FP), R8
+	MOVQ    col_len+104(FP), R11
+	MOVQ    exCol_len+200(FP), R10
+	VMOVDQU lanes3<>(SB), Y7
+	XORQ    R13, R13
+
+mrow:
+	CMPQ    R13, lo_len+56(FP)
+	JGE     mdone
+	MOVQ    lo_base+48(FP), AX
+	MOVLQSX (AX)(R13*4), CX
+	MOVQ    hi_base+72(FP), AX
+	MOVLQSX (AX)(R13*4), BX
+	CMPQ    CX, R11
+	JA      bad
+	CMPQ    BX, R11
+	JA      bad
+	ZERO
+	MOVQ    col_base+96(FP), DI
+	MOVQ    val_base+120(FP), DX
+	BLOCKS(XSPLIT, mb2, mb1, mb0)
+
+	MOVQ    exLo_base+144(FP), AX
+	MOVLQSX (AX)(R13*4), CX
+	MOVQ    exHi_base+168(FP), AX
+	MOVLQSX (AX)(R13*4), BX
+	CMPQ    CX, R10
+	JA      bad
+	CMPQ    BX, R10
+	JA      bad
+	MOVQ    exCol_base+192(FP), DX
+	MOVQ    exVal_base+216(FP), DI
+	COUPLINGS(XSPLIT, me4, me1, me0)
+
+	TOTAL
+	LEAQ   (R13)(R13*2), AX
+	ROWSUM(Y0, X0)
+	VADDSD X5, X9, X9
+	VMOVSD X9, (R12)(AX*8)
+	ROWSUM(Y1, X1)
+	VADDSD X10, X9, X9
+	VMOVSD X9, 8(R12)(AX*8)
+	ROWSUM(Y2, X2)
+	VADDSD X6, X9, X9
+	VMOVSD X9, 16(R12)(AX*8)
+	INCQ   R13
+	JMP    mrow
+
+mdone:
+	MOVB $1, ok+240(FP)
+	VZEROUPPER
+	RET
+
+bad:
+	MOVB $0, ok+240(FP)
+	VZEROUPPER
+	RET
+
+// func gsSweepAsm(z, rhs []float64, lo, mid, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64, dinv [][3][3]float64, backward bool) (ok bool)
+TEXT ·gsSweepAsm(SB), NOSPLIT, $0-297
+	MOVQ    z_base+0(FP), SI
+	MOVQ    z_len+8(FP), R8
+	MOVQ    rhs_base+24(FP), R12
+	MOVQ    col_len+128(FP), R11
+	MOVQ    exCol_len+224(FP), R10
+	VMOVDQU lanes3<>(SB), Y7
+	XORQ    R13, R13
+	MOVQ    lo_len+56(FP), BX
+	TESTQ   BX, BX
+	JZ      sdone
+	MOVBLZX backward+288(FP), AX
+	TESTQ   AX, AX
+	JZ      srow
+	LEAQ    -1(BX), R13
+
+srow:
+	MOVQ    lo_base+48(FP), AX
+	MOVLQSX (AX)(R13*4), CX
+	MOVQ    mid_base+72(FP), AX
+	MOVLQSX (AX)(R13*4), BX
+	CMPQ    CX, R11
+	JA      bad
+	CMPQ    BX, R11
+	JA      bad
+	ZERO
+	MOVQ    col_base+120(FP), DI
+	MOVQ    val_base+144(FP), DX
+	BLOCKS(XSPLIT, sl2, sl1, sl0)
+
+	MOVQ    mid_base+72(FP), AX
+	MOVLQSX (AX)(R13*4), CX
+	INCQ    CX
+	MOVQ    hi_base+96(FP), AX
+	MOVLQSX (AX)(R13*4), BX
+	CMPQ    BX, R11
+	JA      bad
+	BLOCKS(XSPLIT, su2, su1, su0)
+
+	MOVQ    exLo_base+168(FP), AX
+	MOVLQSX (AX)(R13*4), CX
+	MOVQ    exHi_base+192(FP), AX
+	MOVLQSX (AX)(R13*4), BX
+	CMPQ    CX, R10
+	JA      bad
+	CMPQ    BX, R10
+	JA      bad
+	MOVQ    exCol_base+216(FP), DX
+	MOVQ    exVal_base+240(FP), DI
+	COUPLINGS(XSPLIT, se4, se1, se0)
+
+	// s = (rhs - blocks' part) - E, row by row, into X11, X12, X13.
+	TOTAL
+	LEAQ   (R13)(R13*2), AX
+	ROWSUM(Y0, X0)
+	VMOVSD (R12)(AX*8), X11
+	VSUBSD X9, X11, X11
+	VSUBSD X5, X11, X11
+	ROWSUM(Y1, X1)
+	VMOVSD 8(R12)(AX*8), X12
+	VSUBSD X9, X12, X12
+	VSUBSD X10, X12, X12
+	ROWSUM(Y2, X2)
+	VMOVSD 16(R12)(AX*8), X13
+	VSUBSD X9, X13, X13
+	VSUBSD X6, X13, X13
+
+	// z[i] = dinv[i]·s, row by row.
+	MOVQ        dinv_base+264(FP), R9
+	LEAQ        (R13)(R13*8), CX
+	LEAQ        (R9)(CX*8), R9
+	VMULSD      (R9), X11, X14
+	VFMADD231SD 8(R9), X12, X14
+	VFMADD231SD 16(R9), X13, X14
+	VMULSD      24(R9), X11, X15
+	VFMADD231SD 32(R9), X12, X15
+	VFMADD231SD 40(R9), X13, X15
+	VMULSD      48(R9), X11, X3
+	VFMADD231SD 56(R9), X12, X3
+	VFMADD231SD 64(R9), X13, X3
+	VUNPCKLPD   X15, X14, X14
+	VMOVUPD     X14, (SI)(AX*8)
+	VMOVSD      X3, 16(SI)(AX*8)
+
+	MOVBLZX backward+288(FP), CX
+	TESTQ   CX, CX
+	JNZ     sback
+	INCQ    R13
+	CMPQ    R13, lo_len+56(FP)
+	JL      srow
+	JMP     sdone
+
+sback:
+	DECQ R13
+	JGE  srow
+
+sdone:
+	MOVB $1, ok+296(FP)
+	VZEROUPPER
+	RET
+
+bad:
+	MOVB $0, ok+296(FP)
+	VZEROUPPER
+	RET
+

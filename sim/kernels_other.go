@@ -1,0 +1,13 @@
+//go:build !amd64
+
+package sim
+
+var useKernelAsm = false
+
+func mulRowsAsm(dst, x []float64, lo, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64) bool {
+	return false
+}
+
+func gsSweepAsm(z, rhs []float64, lo, mid, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64, dinv [][3][3]float64, backward bool) bool {
+	return false
+}

@@ -1,0 +1,363 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// randRows is a random matrix in the kernels' layout: n rows of blocks
+// (the diagonal one at mid[i]) and scalar couplings, with values that
+// include signed zeros, huge and tiny numbers, and columns that reach the
+// last node (where a load past the end of x would fault or read garbage).
+type randRows struct {
+	n                        int
+	lo, mid, hi, col         []int32
+	val                      [][3][3]float64
+	exLo, exHi, exMid, exCol []int32
+	exVal                    []float64
+	dinv                     [][3][3]float64
+}
+
+func newRandRows(rng *rand.Rand) *randRows {
+	special := []float64{0, math.Copysign(0, -1), 1e300, -1e-300, 1}
+	num := func() float64 {
+		if rng.IntN(10) == 0 {
+			return special[rng.IntN(len(special))]
+		}
+		return rng.NormFloat64()
+	}
+	m := &randRows{n: 1 + rng.IntN(30)}
+	for i := range m.n {
+		m.lo = append(m.lo, int32(len(m.col)))
+		cols := []int32{int32(i)}
+		for range rng.IntN(8) {
+			cols = append(cols, int32(rng.IntN(m.n)))
+		}
+		if rng.IntN(3) == 0 {
+			cols = append(cols, int32(m.n-1))
+		}
+		slices.Sort(cols)
+		cols = slices.Compact(cols)
+		for _, j := range cols {
+			if j == int32(i) {
+				m.mid = append(m.mid, int32(len(m.col)))
+			}
+			m.col = append(m.col, j)
+			var b [3][3]float64
+			for r := range 3 {
+				for c := range 3 {
+					b[r][c] = num()
+				}
+			}
+			m.val = append(m.val, b)
+		}
+		m.hi = append(m.hi, int32(len(m.col)))
+		m.exLo = append(m.exLo, int32(len(m.exCol)))
+		ex := []int32{}
+		for range rng.IntN(5) {
+			if j := int32(rng.IntN(m.n)); j != int32(i) {
+				ex = append(ex, j)
+			}
+		}
+		slices.Sort(ex)
+		ex = slices.Compact(ex)
+		mid := int32(len(m.exCol))
+		for _, j := range ex {
+			if j < int32(i) {
+				mid++
+			}
+			m.exCol = append(m.exCol, j)
+			m.exVal = append(m.exVal, num())
+		}
+		m.exMid = append(m.exMid, mid)
+		m.exHi = append(m.exHi, int32(len(m.exCol)))
+		var d [3][3]float64
+		for r := range 3 {
+			for c := range 3 {
+				d[r][c] = num()
+			}
+		}
+		m.dinv = append(m.dinv, d)
+	}
+	return m
+}
+
+func (m *randRows) vec(rng *rand.Rand) []float64 {
+	x := make([]float64, 3*m.n) // exactly 3n: the last triple ends the slice
+	for i := range x {
+		x[i] = rng.NormFloat64()
+		if rng.IntN(20) == 0 {
+			x[i] = math.Copysign(0, -1)
+		}
+	}
+	return x
+}
+
+func sameBits(a, b []float64) bool {
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+// withoutAsm runs f with the Go kernels.
+func withoutAsm(f func()) {
+	old := useKernelAsm
+	useKernelAsm = false
+	defer func() { useKernelAsm = old }()
+	f()
+}
+
+// TestKernelsMatchGo checks that the kernels in use give the Go code's
+// results bit for bit (so results do not depend on the machine), on every
+// shape of range mulRows and gsSweep are called with.
+func TestKernelsMatchGo(t *testing.T) {
+	if !useKernelAsm {
+		t.Skip("no assembly kernels on this machine: the Go code is all there is")
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 3000 {
+		m := newRandRows(rng)
+		x := m.vec(rng)
+		mid1 := make([]int32, m.n)
+		for i := range mid1 {
+			mid1[i] = m.mid[i] + 1
+		}
+		products := []struct {
+			name             string
+			lo, hi, elo, ehi []int32
+		}{
+			{"whole rows", m.lo, m.hi, m.exLo, m.exHi},
+			{"upper parts", mid1, m.hi, m.exMid, m.exHi},
+		}
+		for _, p := range products {
+			got, want := make([]float64, 3*m.n), make([]float64, 3*m.n)
+			mulRows(got, x, p.lo, p.hi, m.col, m.val, p.elo, p.ehi, m.exCol, m.exVal)
+			withoutAsm(func() { mulRows(want, x, p.lo, p.hi, m.col, m.val, p.elo, p.ehi, m.exCol, m.exVal) })
+			if !sameBits(got, want) {
+				t.Fatalf("trial %d, mulRows over %s:\nkernel %v\nGo     %v", trial, p.name, got, want)
+			}
+		}
+		for _, back := range []bool{false, true} {
+			hi, ehi := m.mid, m.exMid // forward from zero: the lower part
+			if back {
+				hi, ehi = m.hi, m.exHi
+			}
+			got := m.vec(rng)
+			want := slices.Clone(got)
+			gsSweep(got, x, m.lo, m.mid, hi, m.col, m.val, m.exLo, ehi, m.exCol, m.exVal, m.dinv, back)
+			withoutAsm(func() {
+				gsSweep(want, x, m.lo, m.mid, hi, m.col, m.val, m.exLo, ehi, m.exCol, m.exVal, m.dinv, back)
+			})
+			if !sameBits(got, want) {
+				t.Fatalf("trial %d, gsSweep backward=%v:\nkernel %v\nGo     %v", trial, back, got, want)
+			}
+		}
+	}
+}
+
+// TestKernelsAgainstPlainSums checks the kernels (the one in use and the Go
+// code) against plain loops, to round-off: a whole-row product, and a
+// Gauss-Seidel sweep.
+func TestKernelsAgainstPlainSums(t *testing.T) {
+	t.Run("in use", testKernelsAgainstPlainSums)
+	t.Run("go", func(t *testing.T) { withoutAsm(func() { testKernelsAgainstPlainSums(t) }) })
+}
+
+func testKernelsAgainstPlainSums(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 500 {
+		m := newRandRows(rng)
+		for k := range m.val {
+			for r := range 3 {
+				for c := range 3 {
+					m.val[k][r][c] = rng.NormFloat64()
+				}
+			}
+		}
+		for k := range m.exVal {
+			m.exVal[k] = rng.NormFloat64()
+		}
+		x := m.vec(rng)
+		got := make([]float64, 3*m.n)
+		mulRows(got, x, m.lo, m.hi, m.col, m.val, m.exLo, m.exHi, m.exCol, m.exVal)
+		want, mag := make([]float64, 3*m.n), make([]float64, 3*m.n)
+		add := func(i, r int, v float64) { want[3*i+r] += v; mag[3*i+r] += math.Abs(v) }
+		for i := range m.n {
+			for k := m.lo[i]; k < m.hi[i]; k++ {
+				for r := range 3 {
+					for c := range 3 {
+						add(i, r, m.val[k][r][c]*x[3*int(m.col[k])+c])
+					}
+				}
+			}
+			for e := m.exLo[i]; e < m.exHi[i]; e++ {
+				for r := range 3 {
+					add(i, r, m.exVal[e]*x[3*int(m.exCol[e])+r])
+				}
+			}
+		}
+		for q := range got {
+			if math.Abs(got[q]-want[q]) > 1e-14*mag[q] {
+				t.Fatalf("trial %d entry %d: %v, plain sum %v", trial, q, got[q], want[q])
+			}
+		}
+		// A backward sweep: row i from the rows above it (already swept)
+		// and below it (not yet).
+		z := m.vec(rng)
+		zs := slices.Clone(z)
+		gsSweep(zs, x, m.lo, m.mid, m.hi, m.col, m.val, m.exLo, m.exHi, m.exCol, m.exVal, m.dinv, true)
+		for i := m.n - 1; i >= 0; i-- {
+			var s, sm [3]float64
+			for r := range 3 {
+				s[r] = x[3*i+r]
+			}
+			for k := m.lo[i]; k < m.hi[i]; k++ {
+				if k == m.mid[i] {
+					continue
+				}
+				for r := range 3 {
+					for c := range 3 {
+						v := m.val[k][r][c] * z[3*int(m.col[k])+c]
+						s[r] -= v
+						sm[r] += math.Abs(v)
+					}
+				}
+			}
+			for e := m.exLo[i]; e < m.exHi[i]; e++ {
+				for r := range 3 {
+					v := m.exVal[e] * z[3*int(m.exCol[e])+r]
+					s[r] -= v
+					sm[r] += math.Abs(v)
+				}
+			}
+			for r := range 3 {
+				var zr, zm float64
+				for c := range 3 {
+					zr += m.dinv[i][r][c] * s[c]
+					zm += math.Abs(m.dinv[i][r][c]) * (math.Abs(s[c]) + sm[c] + math.Abs(x[3*i+c]))
+				}
+				z[3*i+r] = zr
+				if math.Abs(zs[3*i+r]-zr) > 1e-13*zm {
+					t.Fatalf("trial %d row %d: swept %v, plain %v", trial, i, zs[3*i+r], zr)
+				}
+			}
+			for r := range 3 {
+				z[3*i+r] = zs[3*i+r] // continue from the kernel's row
+			}
+		}
+	}
+}
+
+// TestStepWithoutKernel steps a pinched cloth with the kernel in use and
+// with the Go code side by side: positions, velocities and statistics stay
+// bit for bit equal, so a session replays the same on any machine.
+func TestStepWithoutKernel(t *testing.T) {
+	if !useKernelAsm {
+		t.Skip("no assembly kernels on this machine")
+	}
+	edit := func(cfg *Config) { cfg.NodesU, cfg.NodesV = 12, 12 }
+	fast, plain := newTestCloth(t, edit), newTestCloth(t, edit)
+	s := ShowcasePinch(fast.cfg.Material.Thickness)
+	var in FingerState
+	steps := int(1.8 / fast.cfg.Dt)
+	var pinch float64
+	for i := range steps {
+		tm := float64(i) * fast.cfg.Dt
+		s.Sample(tm, &in)
+		fast.Step(tm, &in)
+		withoutAsm(func() { plain.Step(tm, &in) })
+		if !sameBits(fast.x, plain.x) || !sameBits(fast.v, plain.v) {
+			t.Fatalf("step %d: the states differ", i)
+		}
+		if a, b := fast.Stats(), plain.Stats(); a != b {
+			t.Fatalf("step %d: stats differ\n%+v\n%+v", i, a, b)
+		}
+		pinch = max(pinch, min(fast.out.Contact[Thumb].NormalForce, fast.out.Contact[Index].NormalForce))
+	}
+	if !(pinch > 0.5) {
+		t.Fatalf("the script did not pinch (largest normal force of the lighter pad %g N)", pinch)
+	}
+}
+
+// TestKernelsOutOfRange: an index out of range panics as Go's would; the
+// assembly kernel reads nothing out of range first.
+func TestKernelsOutOfRange(t *testing.T) {
+	x := make([]float64, 6)
+	val := make([][3][3]float64, 2)
+	dinv := make([][3][3]float64, 2)
+	lo, hi := []int32{0, 1}, []int32{1, 2}
+	none := []int32{0, 0}
+	for _, bad := range []struct {
+		name   string
+		col    []int32
+		lo, hi []int32
+	}{
+		{"column past the end", []int32{0, 2}, lo, hi},
+		{"negative column", []int32{-1, 0}, lo, hi},
+		{"huge column", []int32{math.MaxInt32, 0}, lo, hi},
+		{"range past the blocks", []int32{0, 1}, lo, []int32{1, 3}},
+		{"negative range start", []int32{0, 1}, []int32{-1, 1}, hi},
+	} {
+		for _, kernel := range []string{"mulRows", "gsSweep"} {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("%s with a %s: no panic", kernel, bad.name)
+					}
+				}()
+				if kernel == "mulRows" {
+					mulRows(make([]float64, 6), x, bad.lo, bad.hi, bad.col, val, none, none, nil, nil)
+				} else {
+					gsSweep(make([]float64, 6), x, bad.lo, bad.hi, bad.hi, bad.col, val, none, none, nil, nil, dinv, false)
+				}
+			}()
+		}
+	}
+}
+
+func TestKernelsAllocs(t *testing.T) {
+	m := newRandRows(rand.New(rand.NewPCG(7, 8)))
+	x, z := make([]float64, 3*m.n), make([]float64, 3*m.n)
+	n := testing.AllocsPerRun(100, func() {
+		mulRows(z, x, m.lo, m.hi, m.col, m.val, m.exLo, m.exHi, m.exCol, m.exVal)
+		gsSweep(z, x, m.lo, m.mid, m.hi, m.col, m.val, m.exLo, m.exHi, m.exCol, m.exVal, m.dinv, true)
+	})
+	if n != 0 {
+		t.Errorf("%v allocations per call", n)
+	}
+}
+
+// BenchmarkKernels times one product and one backward sweep of the
+// pinched 32² cloth's matrix, with the kernel in use and with the Go code.
+func BenchmarkKernels(b *testing.B) {
+	c, _ := benchCloth(b, 32, 0.005, nil)
+	d, a, n := &c.dyn, c.dyn.a, c.n
+	p, q := make([]float64, 3*n), make([]float64, 3*n)
+	for i := range p {
+		p[i] = float64(i%7) - 3
+	}
+	for _, asm := range []bool{true, false} {
+		name := "go"
+		if asm {
+			name = "kernel"
+		}
+		old := useKernelAsm
+		useKernelAsm = asm && old
+		b.Run("mul/"+name, func(b *testing.B) {
+			for b.Loop() {
+				a.mul(q, p)
+			}
+		})
+		b.Run("sweepBack/"+name, func(b *testing.B) {
+			for b.Loop() {
+				d.sweepBack(q, p)
+			}
+		})
+		useKernelAsm = old
+	}
+}
