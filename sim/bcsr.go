@@ -97,9 +97,11 @@ func (s *bcsr) find(i, j int32) int32 {
 func (s *bcsr) zero() { clear(s.val) }
 
 // mul sets dst = A·x.
-func (s *bcsr) mul(dst, x []float64) {
-	n := len(s.diag)
-	mulRows(dst, x, s.rowPtr[:n], s.rowPtr[1:], s.col, s.val, s.exRow[:n], s.exRow[1:], s.exCol, s.exVal)
+func (s *bcsr) mul(dst, x []float64) { s.mulRange(dst, x, 0, len(s.diag)) }
+
+// mulRange sets rows i0..i1-1 of dst = A·x.
+func (s *bcsr) mulRange(dst, x []float64, i0, i1 int) {
+	mulRows(dst[3*i0:3*i1], x, s.rowPtr[i0:i1], s.rowPtr[i0+1:i1+1], s.col, s.val, s.exRow[i0:i1], s.exRow[i0+1:i1+1], s.exCol, s.exVal)
 }
 
 // setBending fills the scalar couplings with cK times the bending values

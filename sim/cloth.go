@@ -250,9 +250,10 @@ type Cloth struct {
 }
 
 // SetParallel makes each step run half of its element pass (the forces
-// and the assembly of the system matrix) on a second goroutine, so that a
-// step uses two cores; false returns to one. The result is bit for bit the
-// same either way: the pass is split the same way (splitTris). The
+// and the assembly of the system matrix) and half the rows of its matrix
+// products on a second goroutine, so that a step uses two cores; false
+// returns to one. The result is bit for bit the same either way: the pass
+// is split the same way (splitTris), and rows are independent. The
 // solve stays on the caller's goroutine. Call it between steps. The lockstep
 // runner uses it, where the other loops leave a core mostly idle; a
 // real-time run does not, as the 1 kHz loop holds the second core.

@@ -6,7 +6,8 @@
 // It never touches a device, a window, the wall clock or the environment:
 // time is an argument, and every input arrives as a value. Step allocates
 // nothing. A step runs on its caller's goroutine, or with SetParallel half
-// of its element pass runs on a helper goroutine, bit for bit alike.
+// of its element pass and of its matrix products run on a helper
+// goroutine, bit for bit alike.
 //
 // # Conventions
 //

@@ -35,6 +35,12 @@ type clothDynamics struct {
 	psi, strain [3]float64 // per part: tensile energy, largest strain
 	px, pv, pf  []float64  // the arguments of the forces pass in progress
 	forcesJob   func(part int)
+
+	// With a team, the products split their rows at half: rows are
+	// independent, so the result is the same either way.
+	half          int
+	mdst, mx      []float64 // the arguments of the product in progress
+	mulJob, upJob func(part int)
 }
 
 func (d *clothDynamics) init(c *Cloth) {
@@ -70,6 +76,35 @@ func (d *clothDynamics) init(c *Cloth) {
 	d.normals = make([]float64, n3)
 	d.parts = splitTris(c.m)
 	d.forcesJob = d.forcesPart
+	d.half = c.n / 2
+	d.mulJob, d.upJob = d.mulPart, d.mulUpperPart
+}
+
+// rows returns part p's rows of a split product.
+func (d *clothDynamics) rows(p int) (i0, i1 int) {
+	if p == 0 {
+		return 0, d.half
+	}
+	return d.half, d.c.n
+}
+
+func (d *clothDynamics) mulPart(p int) {
+	i0, i1 := d.rows(p)
+	d.a.mulRange(d.mdst, d.mx, i0, i1)
+}
+
+func (d *clothDynamics) mulUpperPart(p int) {
+	i0, i1 := d.rows(p)
+	a := d.a
+	mulRows(d.mdst[3*i0:3*i1], d.mx, a.diag1[i0:i1], a.rowPtr[i0+1:i1+1], a.col, a.val, d.smMid[i0:i1], d.smRow[i0+1:i1+1], d.smCol, d.smVal)
+}
+
+// split runs a product's job, its two halves side by side on the team if
+// there is one.
+func (d *clothDynamics) split(job func(part int), dst, x []float64) {
+	d.mdst, d.mx = dst, x
+	d.c.team.run(job)
+	d.mdst, d.mx = nil, nil
 }
 
 // splitTris splits the triangles into two parts on either side of the
@@ -320,7 +355,7 @@ func project33(a *[3][3]float64, dir [3]float64) [3][3]float64 {
 func (d *clothDynamics) mulA(dst, p []float64) {
 	c := d.c
 	if c.cfg.Operator == Assembled {
-		d.a.mul(dst, p)
+		d.split(d.mulJob, dst, p)
 		d.filter(dst)
 		return
 	} else {
@@ -484,10 +519,7 @@ func (d *clothDynamics) vcycle(z, r []float64) {
 
 // mulUpper sets dst = Ũ·z for the strictly upper part Ũ of the smoother's
 // matrix.
-func (d *clothDynamics) mulUpper(dst, z []float64) {
-	a := d.a
-	mulRows(dst, z, a.diag1, a.rowPtr[1:], a.col, a.val, d.smMid, d.smRow[1:], d.smCol, d.smVal)
-}
+func (d *clothDynamics) mulUpper(dst, z []float64) { d.split(d.upJob, dst, z) }
 
 // sweepFromZero is a forward sweep from z = 0: the blocks above the
 // diagonal would multiply entries still zero, so only the lower part

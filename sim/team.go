@@ -26,8 +26,8 @@ type team struct {
 }
 
 // teamSpin is how long the helper spins for the next job: longer than the
-// solve between one step's element pass and the next step's at the rig's
-// meshes.
+// longest gap between jobs (from one step's last product to the next
+// step's element pass) at the rig's meshes.
 const teamSpin = 3 * time.Millisecond
 
 // newTeam starts the helper of owner's team. The helper ends when owner is
