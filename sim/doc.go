@@ -75,12 +75,11 @@
 // 64² (10 ms) pinch-and-pull at the default tolerance, 1e-2.
 //
 // The matrix products and the Gauss-Seidel sweeps go through two kernels
-// (kernels.go) whose order of operations is fixed, fused multiply-adds
-// included, so that a step gives the same bits on every machine: on amd64
-// with AVX2 and FMA they are assembly (a block row per vector instruction,
-// bit for bit the Go code, which TestKernelsMatchGo checks); elsewhere the
-// Go code runs, with math.FMA, which a CPU without FMA instructions (x86
-// before 2013, some Atom-class ones) emulates in software at a large cost.
+// (kernels.go). On amd64 with AVX2 and FMA they are assembly, one block row
+// per vector instruction, with the order of every operation fixed, so all
+// such machines compute the same bits (TestKernelsMatchReference checks
+// the kernels against that order written in Go). Elsewhere plain Go code
+// computes them, the same to round-off (TestStepWithoutKernel).
 // The element pass scatters each triangle's blocks into the matrix as it
 // computes its forces, while the element is at hand.
 //
