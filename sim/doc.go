@@ -71,7 +71,7 @@
 // 2 ms of simulated time at shorter steps). A stiff membrane defeats block
 // Jacobi (93 iterations a step on the pinch); the coarse level removes the
 // long waves that converge slowest. With it the warm-started CG needs a median
-// of 2, 4 and 8 iterations on the benchmark's 24² (1 ms), 32² (5 ms) and
+// of 2, 6 and 9 iterations on the benchmark's 24² (1 ms), 32² (5 ms) and
 // 64² (10 ms) pinch-and-pull at the default tolerance, 1e-2.
 //
 // The matrix products and the Gauss-Seidel sweeps go through two kernels
