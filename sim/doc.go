@@ -67,11 +67,11 @@
 // The preconditioner (TwoGrid, the default) is a two-grid V(1,1) cycle:
 // a symmetric block Gauss-Seidel sweep pair around a coarse correction on
 // square aggregates of nodes (translations only, 8 × 8 to 16 × 16 of them),
-// whose small banded matrix PᵀAP is factorised every other step (every
-// 2 ms of simulated time at shorter steps). A stiff membrane defeats block
-// Jacobi (93 iterations a step on the pinch); the coarse level removes the
-// long waves that converge slowest. With it the warm-started CG needs a median
-// of 2, 6 and 9 iterations on the benchmark's 24² (1 ms), 32² (5 ms) and
+// whose small banded matrix PᵀAP is factorised each step (every 2 ms of
+// simulated time at shorter steps). A stiff membrane defeats block Jacobi
+// (93 iterations a step on the pinch); the coarse level removes the long
+// waves that converge slowest. With it the warm-started CG needs a median
+// of 2, 6 and 8 iterations on the benchmark's 24² (1 ms), 32² (5 ms) and
 // 64² (10 ms) pinch-and-pull at the default tolerance, 1e-2.
 //
 // The matrix products and the Gauss-Seidel sweeps go through two kernels

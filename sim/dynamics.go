@@ -307,16 +307,11 @@ func (d *clothDynamics) prepare() {
 			d.planned = true
 			d.coarseAge = math.MaxInt32
 		}
-		// The coarse factor is renewed every refresh interval, and at most
-		// every other step, always when it failed: a slightly old one is
-		// still a fixed positive definite part of the V-cycle, which stays
-		// symmetric. One step old it cost 0.001-0.1 more CG iterations a
-		// step on BenchmarkStep's pull (6.497 against 6.498 at 24² and
-		// 5 ms, 7.84 against 7.89 at 32², 10.27 against 10.38 at 64² and
-		// 10 ms; over bench sim's whole script the 64² median went from 8
-		// to 9), against half the builds (150-180 µs each at 24² and 32²,
-		// 2.2 ms at 64²).
-		if d.coarseAge++; d.coarseAge >= max(c.refreshSteps(), 2) || !d.co.ok {
+		// At short steps the matrix barely changes from one step to the
+		// next: the coarse factor is renewed every refresh interval (a
+		// slightly old one is still a fixed positive definite part of the
+		// V-cycle, which stays symmetric), always when it failed.
+		if d.coarseAge++; d.coarseAge >= c.refreshSteps() || !d.co.ok {
 			d.co.build(d.a)
 			d.coarseAge = 0
 		}
