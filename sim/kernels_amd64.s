@@ -100,6 +100,18 @@ L1:                          \
 	COUPLING(LOADX, Y11)       \
 L0:
 
+// RANGE(LO, HI, N) loads LO[i] into CX and HI[i] into BX, for the row i
+// in R13, each checked to be at most N.
+#define RANGE(LO, HI, N) \
+	MOVQ    LO, AX          \
+	MOVLQSX (AX)(R13*4), CX \
+	MOVQ    HI, AX          \
+	MOVLQSX (AX)(R13*4), BX \
+	CMPQ    CX, N           \
+	JA      bad             \
+	CMPQ    BX, N           \
+	JA      bad
+
 #define ZERO \
 	VXORPD Y0, Y0, Y0    \
 	VXORPD Y1, Y1, Y1    \
@@ -144,27 +156,13 @@ TEXT ·mulRowsAsm(SB), NOSPLIT, $0-241
 mrow:
 	CMPQ    R13, lo_len+56(FP)
 	JGE     mdone
-	MOVQ    lo_base+48(FP), AX
-	MOVLQSX (AX)(R13*4), CX
-	MOVQ    hi_base+72(FP), AX
-	MOVLQSX (AX)(R13*4), BX
-	CMPQ    CX, R11
-	JA      bad
-	CMPQ    BX, R11
-	JA      bad
+	RANGE(lo_base+48(FP), hi_base+72(FP), R11)
 	ZERO
 	MOVQ    col_base+96(FP), DI
 	MOVQ    val_base+120(FP), DX
 	BLOCKS(XSPLIT, mb2, mb1, mb0)
 
-	MOVQ    exLo_base+144(FP), AX
-	MOVLQSX (AX)(R13*4), CX
-	MOVQ    exHi_base+168(FP), AX
-	MOVLQSX (AX)(R13*4), BX
-	CMPQ    CX, R10
-	JA      bad
-	CMPQ    BX, R10
-	JA      bad
+	RANGE(exLo_base+144(FP), exHi_base+168(FP), R10)
 	MOVQ    exCol_base+192(FP), DX
 	MOVQ    exVal_base+216(FP), DI
 	COUPLINGS(XSPLIT, me4, me1, me0)
@@ -211,14 +209,7 @@ TEXT ·gsSweepAsm(SB), NOSPLIT, $0-297
 	LEAQ    -1(BX), R13
 
 srow:
-	MOVQ    lo_base+48(FP), AX
-	MOVLQSX (AX)(R13*4), CX
-	MOVQ    mid_base+72(FP), AX
-	MOVLQSX (AX)(R13*4), BX
-	CMPQ    CX, R11
-	JA      bad
-	CMPQ    BX, R11
-	JA      bad
+	RANGE(lo_base+48(FP), mid_base+72(FP), R11)
 	ZERO
 	MOVQ    col_base+120(FP), DI
 	MOVQ    val_base+144(FP), DX
@@ -233,14 +224,7 @@ srow:
 	JA      bad
 	BLOCKS(XSPLIT, su2, su1, su0)
 
-	MOVQ    exLo_base+168(FP), AX
-	MOVLQSX (AX)(R13*4), CX
-	MOVQ    exHi_base+192(FP), AX
-	MOVLQSX (AX)(R13*4), BX
-	CMPQ    CX, R10
-	JA      bad
-	CMPQ    BX, R10
-	JA      bad
+	RANGE(exLo_base+168(FP), exHi_base+192(FP), R10)
 	MOVQ    exCol_base+216(FP), DX
 	MOVQ    exVal_base+240(FP), DI
 	COUPLINGS(XSPLIT, se4, se1, se0)
