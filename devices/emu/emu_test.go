@@ -39,7 +39,12 @@ func dialExo(t *testing.T, path string) *link.Exo {
 }
 
 func TestExoOverPTY(t *testing.T) {
-	e := startEmu(t, emu.Config{NewExo: emu.StandInExo})
+	// The test is of the link, not of the watchdog: under make test's load
+	// a 0.3 s stall of this goroutine once tripped the default 50 ms one
+	// and disabled the device.
+	devs := emu.DefaultDevices()
+	devs[0].WatchdogMs = 2000
+	e := startEmu(t, emu.Config{NewExo: emu.StandInExo, Devices: devs})
 	x := dialExo(t, e.Plug("thumb-exo").Path())
 	sp := x.Spec()
 	if sp.Model != "haptex-emu-exo" || sp.Serial != "EMU-THUMB-EXO" || sp.DoF != 3 || sp.SamplePeriod != time.Millisecond {
