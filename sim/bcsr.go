@@ -130,38 +130,6 @@ func (s *bcsr) addBlock(k int32, c float64, b *[3][3]float64) {
 	}
 }
 
-// scatterTri adds a triangle's blocks (from triLin.blocks: the pairs of
-// upper, r <= c) and the transposes of the off-diagonal ones.
-func (s *bcsr) scatterTri(tb *[9]int32, blk *[6][3][3]float64) {
-	for k, rc := range upper {
-		r, q := rc[0], rc[1]
-		b := &blk[k]
-		v := &s.val[tb[3*r+q]]
-		v[0][0] += b[0][0]
-		v[0][1] += b[0][1]
-		v[0][2] += b[0][2]
-		v[1][0] += b[1][0]
-		v[1][1] += b[1][1]
-		v[1][2] += b[1][2]
-		v[2][0] += b[2][0]
-		v[2][1] += b[2][1]
-		v[2][2] += b[2][2]
-		if r == q {
-			continue
-		}
-		w := &s.val[tb[3*q+r]]
-		w[0][0] += b[0][0]
-		w[0][1] += b[1][0]
-		w[0][2] += b[2][0]
-		w[1][0] += b[0][1]
-		w[1][1] += b[1][1]
-		w[1][2] += b[2][1]
-		w[2][0] += b[0][2]
-		w[2][1] += b[1][2]
-		w[2][2] += b[2][2]
-	}
-}
-
 // inv3 inverts a symmetric positive definite 3×3 matrix; ok is false when
 // it is singular or indefinite.
 func inv3(a *[3][3]float64) (inv [3][3]float64, ok bool) {

@@ -559,7 +559,7 @@ func (c *Cloth) MaxStrain() float64 {
 // deformation gradient [U V], minus one.
 func principalStrain(t *tri, x []float64) float64 {
 	u, v := t.weftWarp(x)
-	a, b, d := dot3(u, u), dot3(u, v), dot3(v, v)
+	a, b, d := u.dot(u), u.dot(v), v.dot(v)
 	tr, det := a+d, a*d-b*b
 	return math.Sqrt(0.5*(tr+math.Sqrt(math.Max(tr*tr-4*det, 0)))) - 1
 }

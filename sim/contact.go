@@ -558,10 +558,10 @@ func (s *contactState) finish(k int, lm *LocalModel, cp *ContactPatch) {
 	t := &c.m.tris[best]
 	geo, _, _, _ := t.geom(x)
 	rel := sub3(fc.in.vel, scale3(1/fnSum, velSum))
-	cp.SlipU = dot3(rel, geo.uh) / max(geo.lu, 1e-9)
-	cp.SlipV = dot3(rel, geo.vh) / max(geo.lv, 1e-9)
+	cp.SlipU = dot3(rel, geo.uh.arr()) / max(geo.lu, 1e-9)
+	cp.SlipV = dot3(rel, geo.vh.arr()) / max(geo.lv, 1e-9)
 	dist := c.cfg.Distal[k]
-	cp.Orientation = math.Atan2(dot3(dist, geo.vh), dot3(dist, geo.uh))
+	cp.Orientation = math.Atan2(dot3(dist, geo.vh.arr()), dot3(dist, geo.uh.arr()))
 }
 
 func dist2(a, b [3]float64) float64 {

@@ -27,6 +27,13 @@ type clothDynamics struct {
 	smRow, smMid []int32
 	smCol        []int32
 	smVal        []float64
+	exAbs        []float64 // per row: Σ|coupling| of its bending-only couplings
+	exDrop       []float64 // per row: Σ|coupling| of those the smoother drops
+	sm           struct {  // what the lists were built for
+		ok  bool
+		cK  float64
+		gen uint64 // mesh.bendGen
+	}
 
 	// The element pass in three parts (see splitTris): parts 0 and 1
 	// touch disjoint nodes and run side by side on the cloth's team; the
@@ -70,6 +77,9 @@ func (d *clothDynamics) init(c *Cloth) {
 	d.smMid = make([]int32, c.n)
 	d.smCol = make([]int32, 0, len(d.a.exCol))
 	d.smVal = make([]float64, 0, len(d.a.exCol))
+	d.exAbs = make([]float64, c.n)
+	d.exDrop = make([]float64, c.n)
+	d.sm.ok = false
 	d.rest = append([]float64(nil), c.x...)
 	d.tmp = make([]float64, n3)
 	d.fVisc = make([]float64, n3)
@@ -187,22 +197,15 @@ func (d *clothDynamics) forcesPart(p int) {
 	x, v, f := d.px, d.pv, d.pf
 	eta := &c.fab.eta
 	assemble := c.cfg.Operator == Assembled
-	var st stress
-	var blk [6][3][3]float64
 	var psi, strain float64
 	for _, i := range d.parts[p] {
 		t := &c.m.tris[i]
-		geo, eu, ev, es := t.geom(x)
-		c.fab.eval(eu, ev, es, &st)
-		psi += t.area * st.psi
-		ru, rv, rs := t.strainRates(&geo, v)
-		t.forceVisc(&geo, st.su, st.sv, st.ss, eta.Weft*ru, eta.Warp*rv, eta.Shear*rs, f, d.fVisc)
 		lin := &d.lin[i]
-		lin.set(&geo, &st, min(c.fab.mass[t.n[0]], min(c.fab.mass[t.n[1]], c.fab.mass[t.n[2]])))
-		strain = max(strain, geo.principalStrain())
+		w, s := t.pass(x, v, f, d.fVisc, &c.fab, lin, min(c.fab.mass[t.n[0]], min(c.fab.mass[t.n[1]], c.fab.mass[t.n[2]])))
+		psi += w
+		strain = max(strain, s)
 		if assemble {
-			lin.blocks(t, &blk, d.cK, d.cD, eta)
-			d.a.scatterTri(&d.a.triBlk[i], &blk)
+			lin.assemble(d.a, &d.a.triBlk[i], t, d.cK, d.cD, eta)
 		}
 	}
 	d.psi[p], d.strain[p] = psi, strain
@@ -224,33 +227,49 @@ func (d *clothDynamics) prepare() {
 		// their magnitudes to the diagonal instead, which keeps its matrix
 		// symmetric and above A (so positive definite) at a third less
 		// work. A coupling is dropped only if both its rows are lumped.
+		// The couplings are cK times the bending operator, so the lists
+		// are rebuilt only when cK, the operator or a row's choice changes.
+		fresh := !d.sm.ok || d.sm.cK != cK || d.sm.gen != c.m.bendGen
+		if fresh {
+			d.sm.ok, d.sm.cK, d.sm.gen = true, cK, c.m.bendGen
+			for k := range c.n {
+				var s float64
+				for q := a.exRow[k]; q < a.exRow[k+1]; q++ {
+					s += math.Abs(a.exVal[q])
+				}
+				d.exAbs[k] = s
+			}
+		}
 		for k := range c.n {
 			d.dinv[k] = a.val[a.diag[k]]
-			var lump float64
-			for q := a.exRow[k]; q < a.exRow[k+1]; q++ {
-				lump += math.Abs(a.exVal[q])
-			}
 			b := &d.dinv[k]
-			d.lumped[k] = lump < 0.25*min(b[0][0], min(b[1][1], b[2][2]))
+			l := d.exAbs[k] < 0.25*min(b[0][0], min(b[1][1], b[2][2]))
+			fresh = fresh || l != d.lumped[k]
+			d.lumped[k] = l
 		}
-		d.smCol, d.smVal = d.smCol[:0], d.smVal[:0]
-		for k := range c.n {
-			var lump float64
-			d.smMid[k] = int32(len(d.smCol))
-			for q := a.exRow[k]; q < a.exRow[k+1]; q++ {
-				j := a.exCol[q]
-				if d.lumped[k] && d.lumped[j] {
-					lump += math.Abs(a.exVal[q])
-					continue
+		if fresh {
+			d.smCol, d.smVal = d.smCol[:0], d.smVal[:0]
+			for k := range c.n {
+				var lump float64
+				d.smMid[k] = int32(len(d.smCol))
+				for q := a.exRow[k]; q < a.exRow[k+1]; q++ {
+					j := a.exCol[q]
+					if d.lumped[k] && d.lumped[j] {
+						lump += math.Abs(a.exVal[q])
+						continue
+					}
+					if j < int32(k) {
+						d.smMid[k]++
+					}
+					d.smCol = append(d.smCol, j)
+					d.smVal = append(d.smVal, a.exVal[q])
 				}
-				if j < int32(k) {
-					d.smMid[k]++
-				}
-				d.smCol = append(d.smCol, j)
-				d.smVal = append(d.smVal, a.exVal[q])
+				d.smRow[k+1] = int32(len(d.smCol))
+				d.exDrop[k] = lump
 			}
-			d.smRow[k+1] = int32(len(d.smCol))
-			b := &d.dinv[k]
+		}
+		for k := range c.n {
+			b, lump := &d.dinv[k], d.exDrop[k]
 			b[0][0] += lump
 			b[1][1] += lump
 			b[2][2] += lump
@@ -263,7 +282,7 @@ func (d *clothDynamics) prepare() {
 		for i := range c.m.tris {
 			t := &c.m.tris[i]
 			mm := &d.mf[i]
-			mm[0], mm[1], mm[2] = d.lin[i].mats(t, cK, cD, cK, eta)
+			d.lin[i].mats(mm, t, cK, cD, cK, eta)
 			for r, n := range t.n {
 				a, b, f := t.area*t.ru[r]*t.ru[r], t.area*t.ru[r]*t.rv[r], t.area*t.rv[r]*t.rv[r]
 				for i := range 3 {
@@ -364,8 +383,7 @@ func (d *clothDynamics) mulA(dst, p []float64) {
 			dst[3*k], dst[3*k+1], dst[3*k+2] = m*p[3*k], m*p[3*k+1], m*p[3*k+2]
 		}
 		for i := range c.m.tris {
-			mm := &d.mf[i]
-			c.m.tris[i].mulMats(dst, p, &mm[0], &mm[1], &mm[2])
+			c.m.tris[i].mulMats(dst, p, &d.mf[i])
 		}
 		c.contact.mulAdd(dst, p, -d.cK)
 		c.rod.mulAdd(dst, p, -d.cK)

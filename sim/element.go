@@ -22,8 +22,8 @@ const sqrt1_2 = 1 / math.Sqrt2
 
 // triGeom is the deformed state of one element.
 type triGeom struct {
-	uh, vh, wh, zh [3]float64 // unit weft, warp and diagonal vectors
-	lu, lv, lw, lz float64    // their lengths
+	uh, vh, wh, zh vec     // unit weft, warp and diagonal vectors
+	lu, lv, lw, lz float64 // their lengths
 }
 
 // triLin is an element's linearisation, in the factored form the
@@ -45,6 +45,44 @@ type triLin struct {
 	mMin               float64 // lightest vertex mass [kg]
 }
 
+// vec is a 3-vector. The element code computes in vecs rather than
+// [3]float64: the compiler keeps a struct of three floats in registers but
+// an array in memory, and copying arrays cost the forces pass more
+// instructions than its arithmetic.
+type vec struct{ x, y, z float64 }
+
+func (a vec) add(b vec) vec       { return vec{a.x + b.x, a.y + b.y, a.z + b.z} }
+func (a vec) sub(b vec) vec       { return vec{a.x - b.x, a.y - b.y, a.z - b.z} }
+func (a vec) scale(s float64) vec { return vec{s * a.x, s * a.y, s * a.z} }
+func (a vec) dot(b vec) float64   { return a.x*b.x + a.y*b.y + a.z*b.z }
+func (a vec) arr() [3]float64     { return [3]float64{a.x, a.y, a.z} }
+
+// vecAt returns node k's vector in x.
+func vecAt(x []float64, k int32) vec {
+	i := 3 * int(k)
+	p := x[i : i+3 : i+3]
+	return vec{p[0], p[1], p[2]}
+}
+
+// addVecAt adds a to node k's vector in x.
+func addVecAt(x []float64, k int32, a vec) {
+	i := 3 * int(k)
+	p := x[i : i+3 : i+3]
+	p[0] += a.x
+	p[1] += a.y
+	p[2] += a.z
+}
+
+// unitVec returns a/|a| and |a|; a vector too short to have a direction
+// gets the zero direction, so it contributes no force.
+func unitVec(a vec) (vec, float64) {
+	l := math.Sqrt(a.dot(a))
+	if l < 1e-12 {
+		return vec{}, l
+	}
+	return a.scale(1 / l), l
+}
+
 func sub3(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
 func add3(a, b [3]float64) [3]float64 { return [3]float64{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
 func scale3(s float64, a [3]float64) [3]float64 {
@@ -56,8 +94,7 @@ func cross3(a, b [3]float64) [3]float64 {
 	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
 }
 
-// unit returns a/|a| and |a|; a vector too short to have a direction gets
-// the zero direction, so it contributes no force.
+// unit returns a/|a| and |a| (see unitVec).
 func unit(a [3]float64) ([3]float64, float64) {
 	l := norm3(a)
 	if l < 1e-12 {
@@ -80,78 +117,57 @@ func addAt3(x []float64, k int32, s float64, a [3]float64) {
 
 // weftWarp returns U and V of t for the node vectors x (positions or
 // velocities).
-func (t *tri) weftWarp(x []float64) (u, v [3]float64) {
-	for k, n := range t.n {
-		p := at3(x, n)
-		for c := range 3 {
-			u[c] += t.ru[k] * p[c]
-			v[c] += t.rv[k] * p[c]
-		}
-	}
+func (t *tri) weftWarp(x []float64) (u, v vec) {
+	p0, p1, p2 := vecAt(x, t.n[0]), vecAt(x, t.n[1]), vecAt(x, t.n[2])
+	u = p0.scale(t.ru[0]).add(p1.scale(t.ru[1])).add(p2.scale(t.ru[2]))
+	v = p0.scale(t.rv[0]).add(p1.scale(t.rv[1])).add(p2.scale(t.rv[2]))
 	return u, v
 }
 
 // principalStrain is the largest singular value of [U V], minus one.
 func (g *triGeom) principalStrain() float64 {
 	a, d := g.lu*g.lu, g.lv*g.lv
-	b := g.lu * g.lv * dot3(g.uh, g.vh)
+	b := g.lu * g.lv * g.uh.dot(g.vh)
 	tr, det := a+d, a*d-b*b
 	return math.Sqrt(0.5*(tr+math.Sqrt(max(tr*tr-4*det, 0)))) - 1
 }
 
 func (t *tri) geom(x []float64) (g triGeom, eu, ev, es float64) {
 	u, v := t.weftWarp(x)
-	g.uh, g.lu = unit(u)
-	g.vh, g.lv = unit(v)
-	g.wh, g.lw = unit(add3(u, v))
-	g.zh, g.lz = unit(sub3(u, v))
+	g.uh, g.lu = unitVec(u)
+	g.vh, g.lv = unitVec(v)
+	g.wh, g.lw = unitVec(u.add(v))
+	g.zh, g.lz = unitVec(u.sub(v))
 	return g, g.lu - 1, g.lv - 1, (g.lw - g.lz) * sqrt1_2
 }
 
-// strainRates returns dε/dt for the velocities vel (eq. 10).
-func (t *tri) strainRates(g *triGeom, vel []float64) (ru, rv, rs float64) {
-	du, dv := t.weftWarp(vel)
-	return dot3(g.uh, du), dot3(g.vh, dv), (dot3(g.wh, add3(du, dv)) - dot3(g.zh, sub3(du, dv))) * sqrt1_2
-}
-
-// force adds the element's force for generalised stresses (su, sv, ss) to f.
-func (t *tri) force(g *triGeom, su, sv, ss float64, f []float64) {
-	wz1, wz2 := sub3(g.wh, g.zh), add3(g.wh, g.zh)
-	var gu, gv [3]float64
-	for c := range 3 {
-		gu[c] = su*g.uh[c] + ss*sqrt1_2*wz1[c]
-		gv[c] = sv*g.vh[c] + ss*sqrt1_2*wz2[c]
-	}
+// pass is the element's part of the forces pass at positions x and
+// velocities v: it adds its elastic and viscous forces to f and the
+// viscous ones alone to fv, fills lin for the step's matrix (mMin is the
+// lightest vertex mass), and returns its elastic energy A₀·ψ and its
+// largest principal strain. The viscous stresses are η·dε/dt (eq. 9-10,
+// exactly ∂ε/∂P·P').
+func (t *tri) pass(x, v, f, fv []float64, fab *fabric, lin *triLin, mMin float64) (w, strain float64) {
+	g, eu, ev, es := t.geom(x)
+	var st stress
+	fab.eval(eu, ev, es, &st)
+	du, dv := t.weftWarp(v)
+	eta := &fab.eta
+	vu := eta.Weft * g.uh.dot(du)
+	vv := eta.Warp * g.vh.dot(dv)
+	vs := eta.Shear * ((g.wh.dot(du.add(dv)) - g.zh.dot(du.sub(dv))) * sqrt1_2)
+	wz1, wz2 := g.wh.sub(g.zh), g.wh.add(g.zh)
+	hu := g.uh.scale(vu).add(wz1.scale(vs * sqrt1_2))
+	hv := g.vh.scale(vv).add(wz2.scale(vs * sqrt1_2))
+	gu := g.uh.scale(st.su).add(wz1.scale(st.ss * sqrt1_2)).add(hu)
+	gv := g.vh.scale(st.sv).add(wz2.scale(st.ss * sqrt1_2)).add(hv)
 	for k, n := range t.n {
-		i := 3 * int(n)
 		a, b := -t.area*t.ru[k], -t.area*t.rv[k]
-		f[i] += a*gu[0] + b*gv[0]
-		f[i+1] += a*gu[1] + b*gv[1]
-		f[i+2] += a*gu[2] + b*gv[2]
+		addVecAt(f, n, gu.scale(a).add(gv.scale(b)))
+		addVecAt(fv, n, hu.scale(a).add(hv.scale(b)))
 	}
-}
-
-// forceVisc adds the element's force for the elastic stresses (su, sv, ss)
-// and the viscous ones (vu, vv, vs) to f, and the viscous part alone to fv.
-func (t *tri) forceVisc(g *triGeom, su, sv, ss, vu, vv, vs float64, f, fv []float64) {
-	wz1, wz2 := sub3(g.wh, g.zh), add3(g.wh, g.zh)
-	var gu, gv, hu, hv [3]float64
-	for c := range 3 {
-		hu[c] = vu*g.uh[c] + vs*sqrt1_2*wz1[c]
-		hv[c] = vv*g.vh[c] + vs*sqrt1_2*wz2[c]
-		gu[c] = su*g.uh[c] + ss*sqrt1_2*wz1[c] + hu[c]
-		gv[c] = sv*g.vh[c] + ss*sqrt1_2*wz2[c] + hv[c]
-	}
-	for k, n := range t.n {
-		i := 3 * int(n)
-		a, b := -t.area*t.ru[k], -t.area*t.rv[k]
-		f[i] += a*gu[0] + b*gv[0]
-		f[i+1] += a*gu[1] + b*gv[1]
-		f[i+2] += a*gu[2] + b*gv[2]
-		fv[i] += a*hu[0] + b*hv[0]
-		fv[i+1] += a*hu[1] + b*hv[1]
-		fv[i+2] += a*hu[2] + b*hv[2]
-	}
+	lin.set(&g, &st, mMin)
+	return t.area * st.psi, g.principalStrain()
 }
 
 // set fills lin from the element's geometry, elastic state and lightest
@@ -197,37 +213,31 @@ func (lin *triLin) mulAdd(t *tri, dst, p []float64, cK, cD, cStep float64, eta *
 	cuu, cvv, cuv, css, cgu, cgv, cgw, cgz := lin.coef(t, cK, cD, cStep, eta)
 	du, dv := t.weftWarp(p)
 	g := &lin.g
-	dwu, dzu := add3(du, dv), sub3(du, dv)
-	deu, dev := dot3(g.uh, du), dot3(g.vh, dv)
-	pw := dot3(g.wh, dwu)
-	pz := dot3(g.zh, dzu)
+	dwu, dzu := du.add(dv), du.sub(dv)
+	deu, dev := g.uh.dot(du), g.vh.dot(dv)
+	pw := g.wh.dot(dwu)
+	pz := g.zh.dot(dzu)
 	des := (pw - pz) * sqrt1_2
 	su := cuu*deu + cuv*dev
 	sv := cvv*dev + cuv*deu
 	ss := css * des * sqrt1_2
-	var gu, gv [3]float64
-	for c := range 3 {
-		w := cgw * (dwu[c] - pw*g.wh[c])
-		z := cgz * (dzu[c] - pz*g.zh[c])
-		gu[c] = su*g.uh[c] + ss*(g.wh[c]-g.zh[c]) + cgu*(du[c]-deu*g.uh[c]) + w + z
-		gv[c] = sv*g.vh[c] + ss*(g.wh[c]+g.zh[c]) + cgv*(dv[c]-dev*g.vh[c]) + w - z
-	}
+	w := dwu.sub(g.wh.scale(pw)).scale(cgw)
+	z := dzu.sub(g.zh.scale(pz)).scale(cgz)
+	gu := g.uh.scale(su).add(g.wh.sub(g.zh).scale(ss)).add(du.sub(g.uh.scale(deu)).scale(cgu)).add(w).add(z)
+	gv := g.vh.scale(sv).add(g.wh.add(g.zh).scale(ss)).add(dv.sub(g.vh.scale(dev)).scale(cgv)).add(w).sub(z)
 	for k, n := range t.n {
-		i := 3 * int(n)
 		a, b := t.area*t.ru[k], t.area*t.rv[k]
-		dst[i] += a*gu[0] + b*gv[0]
-		dst[i+1] += a*gu[1] + b*gv[1]
-		dst[i+2] += a*gu[2] + b*gv[2]
+		addVecAt(dst, n, gu.scale(a).add(gv.scale(b)))
 	}
 }
 
-// mats returns the element's part of cK·H + cD·D in weft-warp space: for
-// perturbations dU, dV of U and V the generalised force vectors are
-// gU = uu·dU + uv·dV and gV = uvᵀ·dU + vv·dV, and vertex r gets
-// A₀·(ru[r]·gU + rv[r]·gV). Every term of the Hessian is bilinear in the R
-// coefficients of the two vertices, which is why three 3×3 matrices hold
-// it all.
-func (lin *triLin) mats(t *tri, cK, cD, cStep float64, eta *Viscosity) (uu, uv, vv [3][3]float64) {
+// mats sets m to the element's part of cK·H + cD·D in weft-warp space,
+// uu, uv and vv: for perturbations dU, dV of U and V the generalised force
+// vectors are gU = uu·dU + uv·dV and gV = uvᵀ·dU + vv·dV, and vertex r
+// gets A₀·(ru[r]·gU + rv[r]·gV). Every term of the Hessian is bilinear in
+// the R coefficients of the two vertices, which is why three 3×3 matrices
+// hold it all.
+func (lin *triLin) mats(m *[3][3][3]float64, t *tri, cK, cD, cStep float64, eta *Viscosity) {
 	cuu, cvv, cuv, css, cgu, cgv, cgw, cgz := lin.coef(t, cK, cD, cStep, eta)
 	g := &lin.g
 	// uu = (cuu-cgu)·ÛÛᵀ + css·EuEuᵀ - W - Z + (cgu+cgw+cgz)·I,
@@ -235,85 +245,82 @@ func (lin *triLin) mats(t *tri, cK, cD, cStep float64, eta *Viscosity) (uu, uv, 
 	// uv = cuv·ÛV̂ᵀ + css·EuEvᵀ - W + Z + (cgw-cgz)·I,
 	// with W = cgw·ŴŴᵀ, Z = cgz·ẐẐᵀ and Eu, Ev the shear strain
 	// gradients per unit ru and rv.
-	var eu, ev [3]float64
-	for c := range 3 {
-		eu[c] = (g.wh[c] - g.zh[c]) * sqrt1_2
-		ev[c] = (g.wh[c] + g.zh[c]) * sqrt1_2
-	}
+	uh, vh, wh, zh := g.uh.arr(), g.vh.arr(), g.wh.arr(), g.zh.arr()
+	eu, ev := g.wh.sub(g.zh).scale(sqrt1_2).arr(), g.wh.add(g.zh).scale(sqrt1_2).arr()
 	ku, kv := cuu-cgu, cvv-cgv
 	du, dv, duv := cgu+cgw+cgz, cgv+cgw+cgz, cgw-cgz
+	uu, uv, vv := &m[0], &m[1], &m[2]
 	for a := range 3 {
-		su, sv := ku*g.uh[a], kv*g.vh[a]
+		su, sv := ku*uh[a], kv*vh[a]
 		se, sf := css*eu[a], css*ev[a]
-		sw, sz := cgw*g.wh[a], cgz*g.zh[a]
-		cu := cuv * g.uh[a]
+		sw, sz := cgw*wh[a], cgz*zh[a]
+		cu := cuv * uh[a]
 		for d := a; d < 3; d++ {
-			wz := sw*g.wh[d] + sz*g.zh[d]
-			x := su*g.uh[d] + se*eu[d] - wz
-			y := sv*g.vh[d] + sf*ev[d] - wz
+			wz := sw*wh[d] + sz*zh[d]
+			x := su*uh[d] + se*eu[d] - wz
+			y := sv*vh[d] + sf*ev[d] - wz
 			uu[a][d], uu[d][a] = x, x
 			vv[a][d], vv[d][a] = y, y
 		}
 		for d := range 3 {
-			uv[a][d] = cu*g.vh[d] + se*ev[d] - sw*g.wh[d] + sz*g.zh[d]
+			uv[a][d] = cu*vh[d] + se*ev[d] - sw*wh[d] + sz*zh[d]
 		}
 		uu[a][a] += du
 		vv[a][a] += dv
 		uv[a][a] += duv
 	}
-	return uu, uv, vv
 }
 
-// blocks returns the element's 3×3 blocks of cK·H + cD·D for r <= c:
-// blk[k] couples vertex upper[k][0] (row) with upper[k][1] (column); the
-// blocks below the diagonal are their transposes. On the grid every vertex
-// has a zero weft or warp coefficient, so terms with a zero weight are
-// skipped.
-func (lin *triLin) blocks(t *tri, blk *[6][3][3]float64, cK, cD float64, eta *Viscosity) {
-	uu, uv, vv := lin.mats(t, cK, cD, cK, eta)
-	for k, rc := range upper {
-		r, c := rc[0], rc[1]
-		a, b, e, f := t.area*t.ru[r]*t.ru[c], t.area*t.ru[r]*t.rv[c], t.area*t.rv[r]*t.ru[c], t.area*t.rv[r]*t.rv[c]
-		x := &blk[k]
-		*x = [3][3]float64{}
-		if a != 0 {
-			addScaled33(x, a, &uu)
-		}
-		if f != 0 {
-			addScaled33(x, f, &vv)
-		}
-		if b != 0 {
-			addScaled33(x, b, &uv)
-		}
-		if e != 0 {
-			for i := range 3 {
-				x[i][0] += e * uv[0][i]
-				x[i][1] += e * uv[1][i]
-				x[i][2] += e * uv[2][i]
-			}
-		}
-	}
-}
-
-// addScaled33 adds s·m to x.
-func addScaled33(x *[3][3]float64, s float64, m *[3][3]float64) {
+// assemble adds the element's nine 3×3 blocks of cK·H + cD·D to a; tb
+// holds the block indices of its vertex pairs (bcsr.triBlk).
+//
+// Block (r, c) is A₀·(ru[r]·ru[c]·uu + ru[r]·rv[c]·uv + rv[r]·ru[c]·uvᵀ +
+// rv[r]·rv[c]·vv) (see mats). Only the blocks of vertices 1 and 2 are
+// computed so: the R coefficients sum to zero (a translation stores no
+// energy), so the blocks of each column sum to zero, which gives vertex
+// 0's. The blocks below the diagonal are the exact transposes of those
+// above and the diagonal blocks are exactly symmetric, so A stays exactly
+// symmetric.
+func (lin *triLin) assemble(a *bcsr, tb *[9]int32, t *tri, cK, cD float64, eta *Viscosity) {
+	var m [3][3][3]float64
+	lin.mats(&m, t, cK, cD, cK, eta)
+	uu, uv, vv := &m[0], &m[1], &m[2]
+	ar, au1, av1, au2, av2 := t.area, t.ru[1], t.rv[1], t.ru[2], t.rv[2]
+	p1, q1, s1 := ar*au1*au1, ar*au1*av1, ar*av1*av1
+	p2, q2, s2 := ar*au2*au2, ar*au2*av2, ar*av2*av2
+	e, f, h, k := ar*au1*au2, ar*au1*av2, ar*av1*au2, ar*av1*av2
+	val := a.val
+	b00, b01, b02 := &val[tb[0]], &val[tb[1]], &val[tb[2]]
+	b10, b11, b12 := &val[tb[3]], &val[tb[4]], &val[tb[5]]
+	b20, b21, b22 := &val[tb[6]], &val[tb[7]], &val[tb[8]]
 	for i := range 3 {
-		x[i][0] += s * m[i][0]
-		x[i][1] += s * m[i][1]
-		x[i][2] += s * m[i][2]
+		for j := range 3 {
+			sym := uv[i][j] + uv[j][i]
+			c11 := p1*uu[i][j] + q1*sym + s1*vv[i][j]
+			c22 := p2*uu[i][j] + q2*sym + s2*vv[i][j]
+			c12 := e*uu[i][j] + f*uv[i][j] + h*uv[j][i] + k*vv[i][j]
+			c21 := e*uu[i][j] + f*uv[j][i] + h*uv[i][j] + k*vv[i][j] // c12 at (j, i)
+			b11[i][j] += c11
+			b22[i][j] += c22
+			b12[i][j] += c12
+			b21[i][j] += c21
+			b01[i][j] += -c11 - c21
+			b10[i][j] += -c11 - c12
+			b02[i][j] += -c12 - c22
+			b20[i][j] += -c21 - c22
+			b00[i][j] += (c11 + c22) + (c12 + c21)
+		}
 	}
 }
 
-// upper lists the vertex pairs (r, c), r <= c, of a triangle's blocks.
-var upper = [6][2]int{{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}}
-
-// mulMats adds A₀·(ru·gU + rv·gV) for the matrices of mats to dst.
-func (t *tri) mulMats(dst, p []float64, uu, uv, vv *[3][3]float64) {
+// mulMats adds A₀·(ru·gU + rv·gV) for the matrices m of mats to dst.
+func (t *tri) mulMats(dst, p []float64, m *[3][3][3]float64) {
 	du, dv := t.weftWarp(p)
+	uu, uv, vv := &m[0], &m[1], &m[2]
 	var gu, gv [3]float64
 	for i := range 3 {
-		gu[i] = uu[i][0]*du[0] + uu[i][1]*du[1] + uu[i][2]*du[2] + uv[i][0]*dv[0] + uv[i][1]*dv[1] + uv[i][2]*dv[2]
-		gv[i] = uv[0][i]*du[0] + uv[1][i]*du[1] + uv[2][i]*du[2] + vv[i][0]*dv[0] + vv[i][1]*dv[1] + vv[i][2]*dv[2]
+		gu[i] = uu[i][0]*du.x + uu[i][1]*du.y + uu[i][2]*du.z + uv[i][0]*dv.x + uv[i][1]*dv.y + uv[i][2]*dv.z
+		gv[i] = uv[0][i]*du.x + uv[1][i]*du.y + uv[2][i]*du.z + vv[i][0]*dv.x + vv[i][1]*dv.y + vv[i][2]*dv.z
 	}
 	for k, n := range t.n {
 		i := 3 * int(n)
@@ -329,12 +336,13 @@ func (t *tri) mulMats(dst, p []float64, uu, uv, vv *[3][3]float64) {
 // clamping the solver applies. Used by the tests.
 func (t *tri) hessian(l *law, x []float64) (h [9][3][3]float64) {
 	g, eu, ev, es := t.geom(x)
+	uh, vh, wh, zh := g.uh.arr(), g.vh.arr(), g.wh.arr(), g.zh.arr()
 	var st stress
 	l.eval(eu, ev, es, &st)
 	var gs [3][3]float64
 	for k := range 3 {
 		for c := range 3 {
-			gs[k][c] = ((t.ru[k]+t.rv[k])*g.wh[c] - (t.ru[k]-t.rv[k])*g.zh[c]) * sqrt1_2
+			gs[k][c] = ((t.ru[k]+t.rv[k])*wh[c] - (t.ru[k]-t.rv[k])*zh[c]) * sqrt1_2
 		}
 	}
 	for r := range 3 {
@@ -346,13 +354,13 @@ func (t *tri) hessian(l *law, x []float64) (h [9][3][3]float64) {
 					if a == d {
 						id = 1
 					}
-					gua, gud := t.ru[r]*g.uh[a], t.ru[c]*g.uh[d]
-					gva, gvd := t.rv[r]*g.vh[a], t.rv[c]*g.vh[d]
+					gua, gud := t.ru[r]*uh[a], t.ru[c]*uh[d]
+					gva, gvd := t.rv[r]*vh[a], t.rv[c]*vh[d]
 					v := st.kuu*gua*gud + st.kvv*gva*gvd + st.kuv*(gua*gvd+gva*gud) + st.kss*gs[r][a]*gs[c][d]
-					v += st.su * t.ru[r] * t.ru[c] * (id - g.uh[a]*g.uh[d]) / g.lu
-					v += st.sv * t.rv[r] * t.rv[c] * (id - g.vh[a]*g.vh[d]) / g.lv
-					v += st.ss * sqrt1_2 * ((t.ru[r]+t.rv[r])*(t.ru[c]+t.rv[c])*(id-g.wh[a]*g.wh[d])/g.lw -
-						(t.ru[r]-t.rv[r])*(t.ru[c]-t.rv[c])*(id-g.zh[a]*g.zh[d])/g.lz)
+					v += st.su * t.ru[r] * t.ru[c] * (id - uh[a]*uh[d]) / g.lu
+					v += st.sv * t.rv[r] * t.rv[c] * (id - vh[a]*vh[d]) / g.lv
+					v += st.ss * sqrt1_2 * ((t.ru[r]+t.rv[r])*(t.ru[c]+t.rv[c])*(id-wh[a]*wh[d])/g.lw -
+						(t.ru[r]-t.rv[r])*(t.ru[c]-t.rv[c])*(id-zh[a]*zh[d])/g.lz)
 					b[a][d] = t.area * v
 				}
 			}

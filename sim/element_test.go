@@ -64,12 +64,13 @@ func elemEnergy(t *tri, l *law, x []float64) float64 {
 	return t.area * st.psi
 }
 
+// elemForce returns the elastic force of the forces pass (tri.pass) on an
+// element at rest velocities.
 func elemForce(t *tri, l *law, x []float64) []float64 {
-	g, eu, ev, es := t.geom(x)
-	var st stress
-	l.eval(eu, ev, es, &st)
-	f := make([]float64, 9)
-	t.force(&g, st.su, st.sv, st.ss, f)
+	fab := fabric{cur: *l}
+	f, fv := make([]float64, 9), make([]float64, 9)
+	var lin triLin
+	t.pass(x, make([]float64, 9), f, fv, &fab, &lin, 0)
 	return f
 }
 
@@ -144,11 +145,12 @@ func TestElementViscousJacobian(t *testing.T) {
 		var lin triLin
 		lin.set(&g, &stress{}, 0)
 		blk := fullBlocks(&lin, &tr, 0, 1, &eta) // D only (cK = 0, cD = 1) = -∂F/∂V
-		force := func(v []float64) []float64 {
-			ru, rv, rs := tr.strainRates(&g, v)
-			f := make([]float64, 9)
-			tr.force(&g, eta.Weft*ru, eta.Warp*rv, eta.Shear*rs, f)
-			return f
+		fab := fabric{cur: *testLaw(), eta: eta}
+		force := func(v []float64) []float64 { // the viscous part of tri.pass
+			f, fv := make([]float64, 9), make([]float64, 9)
+			var l triLin
+			tr.pass(x, v, f, fv, &fab, &l, 0)
+			return fv
 		}
 		var got, fd []float64
 		for c := range 9 {
@@ -188,8 +190,9 @@ func TestElementOperatorForms(t *testing.T) {
 		}
 		a, b, c := make([]float64, 9), make([]float64, 9), make([]float64, 9)
 		lin.mulAdd(&tr, a, p, cK, cD, cK, &eta)
-		uu, uv, vv := lin.mats(&tr, cK, cD, cK, &eta)
-		tr.mulMats(b, p, &uu, &uv, &vv)
+		var mm [3][3][3]float64
+		lin.mats(&mm, &tr, cK, cD, cK, &eta)
+		tr.mulMats(b, p, &mm)
 		blk := fullBlocks(&lin, &tr, cK, cD, &eta)
 		for r := range 3 {
 			for q := range 3 {
@@ -246,19 +249,12 @@ func TestElementOperatorForms(t *testing.T) {
 	}
 }
 
-// fullBlocks expands blocks to all nine vertex pairs.
+// fullBlocks returns the nine blocks assemble adds, block (r, c) at 3r+c.
 func fullBlocks(lin *triLin, t *tri, cK, cD float64, eta *Viscosity) (full [9][3][3]float64) {
-	var blk [6][3][3]float64
-	lin.blocks(t, &blk, cK, cD, eta)
-	for k, rc := range upper {
-		r, c := rc[0], rc[1]
-		full[3*r+c] = blk[k]
-		for i := range 3 {
-			for j := range 3 {
-				full[3*c+r][j][i] = blk[k][i][j]
-			}
-		}
-	}
+	a := &bcsr{val: make([][3][3]float64, 9)}
+	tb := [9]int32{0, 1, 2, 3, 4, 5, 6, 7, 8}
+	lin.assemble(a, &tb, t, cK, cD, eta)
+	copy(full[:], a.val)
 	return full
 }
 
@@ -296,12 +292,11 @@ func TestRigidMotionIsForceFree(t *testing.T) {
 	m.setBending(mat.BendWeft, mat.BendWarp, mat.twist())
 	for trial := range 10 {
 		x := rigidMesh(rng, m)
-		f := make([]float64, len(x))
+		f, fv, v := make([]float64, len(x)), make([]float64, len(x)), make([]float64, len(x))
+		fab := fabric{cur: l}
+		var lin triLin
 		for i := range m.tris {
-			g, eu, ev, es := m.tris[i].geom(x)
-			var st stress
-			l.eval(eu, ev, es, &st)
-			m.tris[i].force(&g, st.su, st.sv, st.ss, f)
+			m.tris[i].pass(x, v, f, fv, &fab, &lin, 0)
 		}
 		// Scale: the force of a 1 % stretch of one element.
 		s1, _ := mat.Weft.Eval(0.01)

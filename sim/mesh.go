@@ -24,6 +24,7 @@ type mesh struct {
 	edges     []edge
 	bend      scalarCSR    // bending pattern; val is filled by bendParts × rigidities
 	bendParts [3][]float64 // bending operator values per unit rigidity: weft, warp, twist
+	bendGen   uint64       // counts the changes of bend.val
 	area      []float64    // lumped rest area per node [m²]
 	nodeTris  [][]int32    // triangles around each node
 }
@@ -318,6 +319,7 @@ func (b *csrBuilder) build() (s scalarCSR, parts [3][]float64) {
 // setBending fills the bending operator for the rigidities of the weft, warp
 // and twist families.
 func (m *mesh) setBending(weft, warp, twist float64) {
+	m.bendGen++
 	for k := range m.bend.val {
 		m.bend.val[k] = weft*m.bendParts[0][k] + warp*m.bendParts[1][k] + twist*m.bendParts[2][k]
 	}
