@@ -298,6 +298,7 @@ func (s *contactState) collect(k int, x []float64, dst []contactPt) []contactPt 
 		}
 	}
 	comp := c.fab.compression
+	outer := in.r * in.r * (1 + 1e-9)
 	for _, ti := range s.cand {
 		t := &c.m.tris[ti]
 		pa, pb, pc := at3(x, t.n[0]), at3(x, t.n[1]), at3(x, t.n[2])
@@ -311,12 +312,17 @@ func (s *contactState) collect(k int, x []float64, dst []contactPt) []contactPt 
 			continue
 		}
 		area := s.probeArea(ti)
+		va, vb, vc := vecAt(x, t.n[0]), vecAt(x, t.n[1]), vecAt(x, t.n[2])
+		centre := vec{in.c[0], in.c[1], in.c[2]}
 		for q, w := range s.bary[s.sub[ti]] {
-			var p [3]float64
-			for a := range 3 {
-				p[a] = w[0]*pa[a] + w[1]*pb[a] + w[2]*pc[a]
+			pv := va.scale(w[0]).add(vb.scale(w[1])).add(vc.scale(w[2]))
+			dv := pv.sub(centre)
+			// Most probes of a candidate lie outside the pad: a squared
+			// distance with a margin rules them out before the root.
+			if dd := dv.dot(dv); dd > outer {
+				continue
 			}
-			d := sub3(p, in.c)
+			p, d := pv.arr(), dv.arr()
 			dist := norm3(d)
 			pen := in.r - dist
 			if pen <= 0 || dist < 1e-9 {
