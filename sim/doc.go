@@ -80,8 +80,12 @@
 // such machines compute the same bits (TestKernelsMatchReference checks
 // the kernels against that order written in Go). Elsewhere plain Go code
 // computes them, the same to round-off (TestStepWithoutKernel).
-// The element pass scatters each triangle's blocks into the matrix as it
-// computes its forces, while the element is at hand.
+// The element pass adds each triangle's blocks into the matrix as it
+// computes its forces, while the element is at hand. It computes in vec
+// values (a struct of three floats, which the compiler keeps in registers,
+// where a [3]float64 lives in memory), and it computes the blocks of two
+// vertices only: a translation stores no energy, so each column of an
+// element's blocks sums to zero, which gives the third vertex's.
 //
 // # Contact
 //
