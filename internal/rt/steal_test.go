@@ -3,6 +3,7 @@ package rt
 import (
 	"runtime"
 	"testing"
+	"time"
 )
 
 func TestReadCPUTimes(t *testing.T) {
@@ -13,12 +14,18 @@ func TestReadCPUTimes(t *testing.T) {
 		}
 		t.Skip("no /proc/stat")
 	}
-	x := 0.0
-	for i := range 20_000_000 {
-		x += float64(i)
+	// The counters advance in clock ticks (USER_HZ, usually 100 a second),
+	// and an idle CPU's may be brought up to date late: wait for them to
+	// move rather than for a fixed amount of work, which the compiler may
+	// shrink and a fast or idle machine may finish within one tick.
+	var b CPUTimes
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		time.Sleep(20 * time.Millisecond)
+		b, _ = ReadCPUTimes()
+		if b.Total > a.Total || time.Now().After(deadline) {
+			break
+		}
 	}
-	_ = x
-	b, _ := ReadCPUTimes()
 	if b.Total <= a.Total || b.Steal < a.Steal || a.Steal > a.Total {
 		t.Fatalf("counters %+v then %+v", a, b)
 	}
