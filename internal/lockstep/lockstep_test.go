@@ -2,6 +2,8 @@ package lockstep
 
 import (
 	"fmt"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -128,6 +130,58 @@ func TestPipelineOverlaps(t *testing.T) {
 	}
 }
 
+// A task's Assist runs the shares its Work offers on the runner's
+// goroutine: here Work cannot finish until the runner has run its share.
+// The log and the result are those of a run without Assist.
+func TestPipelineAssist(t *testing.T) {
+	var plain pipeLog
+	New(plain.tasks()...).RunUntil(9 * time.Millisecond)
+
+	var p pipeLog
+	tasks := p.tasks()
+	var share atomic.Int32 // 1: offered, 2: claimed, 3: done
+	var assisted int       // on the runner's goroutine
+	work := tasks[1].Work
+	tasks[1].Work = func() {
+		share.Store(1)
+		deadline := time.Now().Add(10 * time.Second)
+		for share.Load() != 3 && time.Now().Before(deadline) {
+			runtime.Gosched()
+		}
+		work()
+	}
+	tasks[1].Assist = func() bool {
+		if !share.CompareAndSwap(1, 2) {
+			return false
+		}
+		assisted++
+		share.Store(3)
+		return true
+	}
+	r := New(tasks...)
+	r.RunUntil(9 * time.Millisecond)
+	if assisted != 5 {
+		t.Fatalf("the runner ran %d shares in 5 Works", assisted)
+	}
+	if fmt.Sprint(p.log) != fmt.Sprint(plain.log) {
+		t.Fatalf("assisted:\n%v\nplain:\n%v", p.log, plain.log)
+	}
+}
+
+// A run paused for longer than its worker spins (the worker parks)
+// resumes where it stopped.
+func TestPipelineAfterPause(t *testing.T) {
+	var p pipeLog
+	r := New(p.tasks()...)
+	r.RunUntil(3 * time.Millisecond)
+	time.Sleep(3 * workerSpin)
+	r.RunUntil(6 * time.Millisecond)
+	r.Flush()
+	if p.work != 3 || p.value != 30 {
+		t.Fatalf("%d works, result %d; want 3 and 30", p.work, p.value)
+	}
+}
+
 func TestNewRejectsBadTasks(t *testing.T) {
 	step := func(time.Duration) {}
 	for _, task := range []Task{
@@ -135,6 +189,7 @@ func TestNewRejectsBadTasks(t *testing.T) {
 		{Name: "both", Period: time.Millisecond, Step: step, Begin: step, Work: func() {}, Commit: func() {}},
 		{Name: "half a pipeline", Period: time.Millisecond, Begin: step, Work: func() {}},
 		{Name: "zero period", Step: step},
+		{Name: "assist without a pipeline", Period: time.Millisecond, Step: step, Assist: func() bool { return false }},
 	} {
 		func() {
 			defer func() {
