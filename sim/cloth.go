@@ -245,27 +245,36 @@ type Cloth struct {
 
 	bias    float64 // the weft's angle from world x (tests only)
 	grading uint64  // counts regrades (Snapshot.Grading)
-	team    *team   // the element pass's team: nil unless SetParallel
-	helper  *team   // the team SetParallel started, kept for reuse
+	team    *team   // splits the step's jobs: nil unless SetParallel
+	helper  *team   // the team SetParallel made, kept for reuse
 }
 
-// SetParallel makes each step run half of its element pass (the forces
-// and the assembly of the system matrix) and half the rows of its matrix
-// products on a second goroutine, so that a step uses two cores; false
-// returns to one. The result is bit for bit the same either way: the pass
-// is split the same way (splitTris), and rows are independent. The
-// solve stays on the caller's goroutine. Call it between steps. The lockstep
-// runner uses it, where the other loops leave a core mostly idle; a
-// real-time run does not, as the 1 kHz loop holds the second core.
+// SetParallel makes each step offer half of its element pass (the forces
+// and the assembly of the system matrix) and half the rows of each matrix
+// product to another goroutine that calls Assist while the step runs; a
+// half nobody claims in time the step runs itself. false returns to one
+// goroutine. The result is bit for bit the same either way: the pass is
+// split the same way (splitTris), and rows are independent. The solve
+// stays on the stepping goroutine. Call it between steps. The lockstep
+// runner uses it, lending its own goroutine between and after the other
+// loops' ticks; a real-time run does not, as the 1 kHz loop holds the
+// second core.
 func (c *Cloth) SetParallel(on bool) {
 	c.team = nil
 	if on {
 		if c.helper == nil {
-			c.helper = newTeam(c)
+			c.helper = new(team)
 		}
 		c.team = c.helper
 	}
 }
+
+// Assist runs the half of a split job that a step in flight on another
+// goroutine offers, if there is one nobody claimed, and reports whether it
+// ran one. It is safe to call at any time from one goroutine other than
+// the stepping one; it returns false at once when there is nothing to do
+// or SetParallel is off. Call it in a loop while waiting for a step.
+func (c *Cloth) Assist() bool { return c.helper.assist() }
 
 // New builds a cloth at rest, flat, per cfg.
 func New(cfg Config) (*Cloth, error) { return newCloth(cfg, 0) }

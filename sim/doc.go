@@ -5,9 +5,9 @@
 //
 // It never touches a device, a window, the wall clock or the environment:
 // time is an argument, and every input arrives as a value. Step allocates
-// nothing. A step runs on its caller's goroutine, or with SetParallel half
-// of its element pass and of its matrix products run on a helper
-// goroutine, bit for bit alike.
+// nothing. A step runs on its caller's goroutine; with SetParallel it
+// offers half of its element pass and of each matrix product to another
+// goroutine that calls Assist meanwhile, bit for bit alike.
 //
 // # Conventions
 //

@@ -40,6 +40,7 @@ type clothDynamics struct {
 	// seam (part 2) runs after them.
 	parts       [3][]int32
 	psi, strain [3]float64 // per part: tensile energy, largest strain
+	bendE       [2]float64 // per part: bending energy of its rows
 	px, pv, pf  []float64  // the arguments of the forces pass in progress
 	forcesJob   func(part int)
 
@@ -177,13 +178,8 @@ func (d *clothDynamics) forces(x, v, f []float64) {
 	d.forcesPart(2)
 	d.px, d.pv, d.pf = nil, nil, nil
 	e.Tensile = d.psi[0] + d.psi[1] + d.psi[2]
+	e.Bending = d.bendE[0] + d.bendE[1]
 	strain := max(d.strain[0], d.strain[1], d.strain[2])
-	clear(d.tmp)
-	c.m.bend.mulAdd(d.tmp, x, 1)
-	for i := range f {
-		f[i] -= d.tmp[i]
-		e.Bending += 0.5 * x[i] * d.tmp[i]
-	}
 	e.Contact = c.contact.linearize(x, v, f)
 	e.Contact += c.rod.linearize(x, f)
 	c.stats.Energy, c.stats.MaxStrain = e, strain
@@ -209,6 +205,29 @@ func (d *clothDynamics) forcesPart(p int) {
 		}
 	}
 	d.psi[p], d.strain[p] = psi, strain
+	if p < 2 {
+		// The bending forces of the part's rows of nodes: no triangle of
+		// the other part touches them (splitTris), and the seam's come
+		// after the join.
+		i0, i1 := d.rows(p)
+		d.bendE[p] = d.bending(x, i0, i1)
+		for i := 3 * i0; i < 3*i1; i++ {
+			f[i] -= d.tmp[i]
+		}
+	}
+}
+
+// bending sets rows i0 to i1-1 of tmp to the bending forces' negatives
+// K_b·x and returns those rows' bending energy.
+func (d *clothDynamics) bending(x []float64, i0, i1 int) float64 {
+	tmp := d.tmp[3*i0 : 3*i1]
+	clear(tmp)
+	d.c.m.bend.mulAddRows(d.tmp, x, 1, i0, i1)
+	var e float64
+	for i, t := range tmp {
+		e += 0.5 * x[3*i0+i] * t
+	}
+	return e
 }
 
 // prepare assembles the operator and the preconditioner for cK, cD.
@@ -507,10 +526,9 @@ func (d *clothDynamics) energy(x, v []float64) Energy {
 		c.fab.eval(eu, ev, es, &st)
 		e.Tensile += t.area * st.psi
 	}
-	clear(d.tmp)
-	c.m.bend.mulAdd(d.tmp, x, 1)
-	for i := range x {
-		e.Bending += 0.5 * x[i] * d.tmp[i]
+	for p := range d.bendE {
+		i0, i1 := d.rows(p)
+		e.Bending += d.bending(x, i0, i1)
 	}
 	e.Contact = c.contact.energy()
 	return e

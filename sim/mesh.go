@@ -265,7 +265,12 @@ type scalarCSR struct {
 
 // mulAdd sets dst += c·(S ⊗ I₃)·x for 3-vectors per node.
 func (s *scalarCSR) mulAdd(dst, x []float64, c float64) {
-	for i := range len(s.rowPtr) - 1 {
+	s.mulAddRows(dst, x, c, 0, len(s.rowPtr)-1)
+}
+
+// mulAddRows is mulAdd restricted to rows i0 to i1-1 of dst.
+func (s *scalarCSR) mulAddRows(dst, x []float64, c float64, i0, i1 int) {
+	for i := i0; i < i1; i++ {
 		var a0, a1, a2 float64
 		for k := s.rowPtr[i]; k < s.rowPtr[i+1]; k++ {
 			j, w := 3*int(s.col[k]), s.val[k]

@@ -3,69 +3,31 @@ package sim
 import (
 	"runtime"
 	"sync/atomic"
-	"time"
 )
 
-// team runs a job's two halves, part 0 on the calling goroutine and part 1
-// on a helper goroutine, and waits for both: the fork and join of the
-// step's element pass (Cloth.SetParallel). A nil team runs both parts on
+// team splits a job in two: run posts part 1 for another goroutine to
+// claim (Cloth.Assist), runs part 0 on the calling goroutine, and runs part
+// 1 itself unless it was claimed meanwhile. A nil team runs both parts on
 // the caller, one after the other. The parts must write disjoint memory,
 // so the result does not depend on which goroutine ran which part or when.
 //
-// The helper spins (yielding to other goroutines) for teamSpin after each
-// job before it parks: on this virtual machine waking a parked goroutine
-// takes about 100 µs, as long as half an element pass at 24², while a
-// spinning one starts within a few microseconds (BenchmarkTeam: 197 µs a
-// fork of two 100 µs halves when parked, 101-104 µs spinning).
+// No goroutine of its own waits for jobs: a helper that spins between
+// jobs takes a core from whoever else has work (in lockstep, the runner's
+// haptics and tactile ticks), and one that parks costs about 100 µs to
+// wake on this virtual machine, half an element pass at 24². The assistant
+// is a goroutine that has nothing better to do, and an unclaimed half
+// costs the step nothing but its own time.
 type team struct {
-	job    func(part int)
-	posted atomic.Bool // a job waits for the helper
-	ended  atomic.Bool // the helper finished its part
-	parked atomic.Bool // the helper sleeps on wake
-	wake   chan struct{}
+	job   func(part int)
+	state atomic.Uint32 // teamIdle, teamPosted or teamClaimed
+	ended atomic.Bool   // the assistant finished its claimed part
 }
 
-// teamSpin is how long the helper spins for the next job: longer than the
-// longest gap between jobs (from one step's last product to the next
-// step's element pass) at the rig's meshes.
-const teamSpin = 3 * time.Millisecond
-
-// newTeam starts the helper of owner's team. The helper ends when owner is
-// garbage collected, so a Cloth needs no Close; the team must be reachable
-// only through owner.
-func newTeam[T any](owner *T) *team {
-	t := &team{wake: make(chan struct{}, 1)}
-	go t.help()
-	runtime.AddCleanup(owner, func(wake chan struct{}) { close(wake) }, t.wake)
-	return t
-}
-
-func (t *team) help() {
-	for {
-		since := time.Now()
-		for !t.posted.Load() {
-			if time.Since(since) < teamSpin {
-				runtime.Gosched()
-				continue
-			}
-			// Park. run posts before it looks at parked, and the helper
-			// parks before it looks at posted, so one of them sees the
-			// other: no job is missed. A stale wake-up only restarts the
-			// spin.
-			t.parked.Store(true)
-			if !t.posted.Load() {
-				if _, ok := <-t.wake; !ok {
-					return
-				}
-			}
-			t.parked.Store(false)
-			since = time.Now()
-		}
-		t.posted.Store(false)
-		t.job(1)
-		t.ended.Store(true)
-	}
-}
+const (
+	teamIdle uint32 = iota
+	teamPosted
+	teamClaimed
+)
 
 // run runs job(0) and job(1). job must be a stored func value, not a
 // closure made per call, so that a step allocates nothing.
@@ -76,17 +38,31 @@ func (t *team) run(job func(part int)) {
 		return
 	}
 	t.job = job
-	t.posted.Store(true)
-	if t.parked.Load() {
-		select {
-		case t.wake <- struct{}{}:
-		default:
-		}
-	}
+	t.state.Store(teamPosted)
 	job(0)
-	for !t.ended.Load() {
-		runtime.Gosched()
+	if t.state.CompareAndSwap(teamPosted, teamIdle) {
+		job(1)
+	} else {
+		// Claimed: the other half is running and takes about as long as
+		// this one did.
+		for i := 1; !t.ended.Load(); i++ {
+			if i%256 == 0 {
+				runtime.Gosched()
+			}
+		}
+		t.ended.Store(false)
+		t.state.Store(teamIdle)
 	}
-	t.ended.Store(false)
-	t.job = nil // the helper keeps no reference to the cloth
+	t.job = nil // the assistant keeps no reference to the cloth
+}
+
+// assist runs part 1 of the posted job, if there is one nobody claimed,
+// and reports whether it did.
+func (t *team) assist() bool {
+	if t == nil || t.state.Load() != teamPosted || !t.state.CompareAndSwap(teamPosted, teamClaimed) {
+		return false
+	}
+	t.job(1)
+	t.ended.Store(true)
+	return true
 }

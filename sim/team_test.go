@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -56,14 +57,73 @@ func TestSplitTris(t *testing.T) {
 	}
 }
 
-// A cloth stepping with SetParallel(true) computes bit for bit what it
-// computes on one goroutine, through a pinch and pull, and switching
-// midway changes nothing either.
+// assistant calls c.Assist from a goroutine of its own until stop
+// returns, as the lockstep runner does while it waits.
+func assistant(c *Cloth) (stop func()) {
+	var quit atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for !quit.Load() {
+			if !c.Assist() {
+				runtime.Gosched()
+			}
+		}
+	}()
+	return func() { quit.Store(true); <-done }
+}
+
+// Every part of every job runs exactly once, whoever claims it, and run
+// returns only after both parts ended.
+func TestTeamRunsEachPartOnce(t *testing.T) {
+	var tm team
+	var quit atomic.Bool
+	var claimed atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for !quit.Load() {
+			if tm.assist() {
+				claimed.Add(1)
+			}
+		}
+	}()
+	var runs [2]int64
+	var inside [2]atomic.Int64
+	job := func(p int) {
+		inside[p].Add(1)
+		for range 100 * p {
+			runtime.Gosched()
+		}
+	}
+	n := pick(20000, 2000)
+	for range n {
+		tm.run(job)
+		for p := range runs {
+			runs[p]++
+			if got := inside[p].Load(); got != runs[p] {
+				t.Fatalf("part %d ran %d times in %d jobs", p, got, runs[p])
+			}
+		}
+	}
+	quit.Store(true)
+	<-done
+	if (*team)(nil).assist() {
+		t.Fatal("a nil team offered work")
+	}
+	t.Logf("the assistant claimed %d of %d second parts", claimed.Load(), n)
+}
+
+// A cloth stepping with SetParallel(true) and an assistant computes bit
+// for bit what it computes on one goroutine, through a pinch and pull,
+// and switching midway changes nothing either.
 func TestParallelIsBitIdentical(t *testing.T) {
 	n := pick(24, 12)
 	edit := func(cfg *Config) { cfg.NodesU, cfg.NodesV = n, n }
 	serial, par := newTestCloth(t, edit), newTestCloth(t, edit)
 	par.SetParallel(true)
+	stop := assistant(par)
+	defer stop()
 	s := ShowcasePinch(serial.cfg.Material.Thickness)
 	var in FingerState
 	steps := int(1.8 / serial.cfg.Dt) // to 0.3 s into the pull
@@ -95,30 +155,32 @@ func TestParallelIsBitIdentical(t *testing.T) {
 }
 
 // BenchmarkTeam times a fork and join of two 100 µs halves, against the
-// two halves in a row: with the helper spinning (back to back, and after
-// a 1 ms pause, shorter than teamSpin) and parked (after 5 ms).
+// two halves in a row, with an assistant polling on another goroutine.
 func BenchmarkTeam(b *testing.B) {
-	type owner struct{}
-	o := &owner{}
-	tm := newTeam(o)
 	half := func(int) { spin(100 * time.Microsecond) }
 	for _, v := range []struct {
-		name  string
-		t     *team
-		pause time.Duration
-	}{{"serial", nil, 0}, {"team", tm, 0}, {"team-after-1ms", tm, time.Millisecond}, {"team-after-5ms", tm, 5 * time.Millisecond}} {
+		name string
+		t    *team
+	}{{"serial", nil}, {"team", new(team)}} {
 		b.Run(v.name, func(b *testing.B) {
-			var busy time.Duration
+			var quit atomic.Bool
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for !quit.Load() {
+					if !v.t.assist() {
+						runtime.Gosched()
+					}
+				}
+			}()
 			for b.Loop() {
-				st := time.Now()
 				v.t.run(half)
-				busy += time.Since(st)
-				spin(v.pause)
 			}
-			b.ReportMetric(float64(busy.Microseconds())/float64(b.N), "µs/fork")
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/fork")
+			quit.Store(true)
+			<-done
 		})
 	}
-	runtime.KeepAlive(o)
 }
 
 func spin(d time.Duration) {

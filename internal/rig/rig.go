@@ -215,10 +215,13 @@ type loop struct {
 	nice     int // for a loop at normal priority; see rt.Config.Nice
 	step     func(t time.Duration)
 	// begin, work and commit are step's parts for a loop the lockstep
-	// runner pipelines (lockstep.Task); nil for the others.
+	// runner pipelines (lockstep.Task), and assist lends the runner's
+	// goroutine to work when the step is split (lockstep.Task.Assist);
+	// nil for the others.
 	begin  func(t time.Duration)
 	work   func()
 	commit func()
+	assist func() bool
 	// rt is nil until a real-time run builds it; atomic because the
 	// status line and the view read it while Run starts.
 	rt   atomic.Pointer[rt.Loop]
@@ -331,6 +334,7 @@ func New(cfg Config) (*Rig, error) {
 	r.snapshots = statebuf.New[sim.Snapshot](1, func(s *sim.Snapshot) { *s = sim.NewSnapshot(r.topology.Nodes) })
 	r.simLoop = newLoop("sim", cfg.SimPeriod, 0, sl.step)
 	r.simLoop.begin, r.simLoop.work, r.simLoop.commit = sl.begin, sl.work, sl.commit
+	r.simLoop.assist = sl.cloth.Assist
 	r.simLoop.nice = cfg.SimNice
 	r.loops = append(r.loops, r.simLoop)
 	tl, err := newTactileLoop(r)

@@ -337,11 +337,10 @@ func (r *Rig) logf(format string, args ...any) {
 	}
 }
 
-// parallelNodes is the smallest cloth whose element pass the lockstep
-// runner splits over two cores (sim.Cloth.SetParallel): at 24² (576 nodes)
-// a half pass takes about 250 µs against a few µs to fork it, while at 12²
-// the helper would spin through steps it barely shortens, taking the core
-// from other work.
+// parallelNodes is the smallest cloth whose step the lockstep runner
+// splits over two cores (sim.Cloth.SetParallel): at 24² (576 nodes) a half
+// element pass takes about 250 µs against a few µs to hand it over, while
+// at 12² the halves are too short to be worth claiming.
 const parallelNodes = 400
 
 // Stepper runs a rig in virtual time in chunks, for callers that act
@@ -369,14 +368,20 @@ func (r *Rig) Lockstep() (*Stepper, error) {
 		r.devRec.SetLossless(true)
 	}
 	// The cloth steps on a goroutine of its own while the other loops tick
-	// (a pipelined task) and, when it is large enough, spreads its element
-	// pass over two cores; neither changes a bit of the result.
-	r.sim.cloth.SetParallel(runtime.GOMAXPROCS(0) >= 2 && r.topology.Nodes >= parallelNodes)
+	// (a pipelined task) and, when it is large enough, offers halves of
+	// its element pass and products to the runner's goroutine, which takes
+	// them between ticks and while it waits; neither changes a bit of the
+	// result.
+	split := runtime.GOMAXPROCS(0) >= 2 && r.topology.Nodes >= parallelNodes
+	r.sim.cloth.SetParallel(split)
 	tasks := make([]lockstep.Task, len(r.loops))
 	for i, l := range r.loops {
 		tasks[i] = lockstep.Task{Name: l.name, Period: l.period}
 		if l.work != nil {
 			tasks[i].Begin, tasks[i].Work, tasks[i].Commit = l.beginTick, l.work, l.commit
+			if split {
+				tasks[i].Assist = l.assist
+			}
 		} else {
 			tasks[i].Step = l.tick
 		}
