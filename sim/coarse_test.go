@@ -1,0 +1,121 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// The coarse correction adds P·Aᶜ⁻¹·Pᵀ·r, Aᶜ = Pᵀ·A·P: here Aᶜ is summed
+// entry by entry from the assembled matrix of a pinched cloth (contact
+// and pinned nodes included) and solved by dense Gaussian elimination.
+func TestCoarseCorrection(t *testing.T) {
+	for _, n := range []int{12, 24, 32} {
+		c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = n, n, 0.005 })
+		runScript(c, ShowcasePinch(c.cfg.Material.Thickness), 1.5, nil)
+		d := &c.dyn
+		co, a := d.co, d.a
+		co.build(a)
+		if !co.ok {
+			t.Fatalf("%d²: the coarse factorisation failed", n)
+		}
+		m := 3 * co.nc
+		ac := make([]float64, m*m)
+		for i := range c.n {
+			if !c.free[i] {
+				continue
+			}
+			ci := int(co.agg[i])
+			for k := a.rowPtr[i]; k < a.rowPtr[i+1]; k++ {
+				j := a.col[k]
+				if !c.free[j] {
+					continue
+				}
+				cj := int(co.agg[j])
+				for r := range 3 {
+					for q := range 3 {
+						ac[(3*ci+r)*m+3*cj+q] += a.val[k][r][q]
+					}
+				}
+			}
+			for k := a.exRow[i]; k < a.exRow[i+1]; k++ {
+				j := a.exCol[k]
+				if !c.free[j] {
+					continue
+				}
+				cj := int(co.agg[j])
+				for r := range 3 {
+					ac[(3*ci+r)*m+3*cj+r] += a.exVal[k]
+				}
+			}
+		}
+		for p := range m {
+			if ac[p*m+p] == 0 {
+				ac[p*m+p] = 1 // an aggregate with no free node
+			}
+		}
+		rng := rand.New(rand.NewPCG(1, uint64(n)))
+		r := make([]float64, 3*c.n)
+		for i := range r {
+			r[i] = rng.NormFloat64()
+		}
+		y := make([]float64, m)
+		for i := range c.n {
+			if c.free[i] {
+				for q := range 3 {
+					y[3*int(co.agg[i])+q] += r[3*i+q]
+				}
+			}
+		}
+		denseSolve(ac, y)
+		got := make([]float64, 3*c.n)
+		co.addCorrection(got, r, c.free)
+		var errMax, ref float64
+		for i := range c.n {
+			for q := range 3 {
+				var want float64
+				if c.free[i] {
+					want = y[3*int(co.agg[i])+q]
+				}
+				errMax = max(errMax, math.Abs(got[3*i+q]-want))
+				ref = max(ref, math.Abs(want))
+			}
+		}
+		t.Logf("%d²: %d aggregates, largest error %.3g of %.3g", n, co.nc, errMax, ref)
+		if errMax > 1e-9*ref {
+			t.Errorf("%d²: largest error %.3g against largest entry %.3g", n, errMax, ref)
+		}
+	}
+}
+
+// denseSolve overwrites b with the solution of the m × m system a·x = b
+// (Gaussian elimination with partial pivoting; a is overwritten).
+func denseSolve(a, b []float64) {
+	m := len(b)
+	for k := range m {
+		p := k
+		for i := k + 1; i < m; i++ {
+			if math.Abs(a[i*m+k]) > math.Abs(a[p*m+k]) {
+				p = i
+			}
+		}
+		for j := range m {
+			a[k*m+j], a[p*m+j] = a[p*m+j], a[k*m+j]
+		}
+		b[k], b[p] = b[p], b[k]
+		for i := k + 1; i < m; i++ {
+			f := a[i*m+k] / a[k*m+k]
+			for j := k; j < m; j++ {
+				a[i*m+j] -= f * a[k*m+j]
+			}
+			b[i] -= f * b[k]
+		}
+	}
+	for k := m - 1; k >= 0; k-- {
+		s := b[k]
+		for j := k + 1; j < m; j++ {
+			s -= a[k*m+j] * b[j]
+		}
+		b[k] = s / a[k*m+k]
+	}
+}
