@@ -64,8 +64,8 @@ func assistant(c *Cloth) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for !quit.Load() {
-			if !c.Assist() {
+		for n := 1; !quit.Load(); n++ {
+			if !c.Assist() && n%256 == 0 {
 				runtime.Gosched()
 			}
 		}
