@@ -246,7 +246,7 @@ type Cloth struct {
 	bias    float64 // the weft's angle from world x (tests only)
 	grading uint64  // counts regrades (Snapshot.Grading)
 	team    *team   // splits the step's jobs: nil unless SetParallel
-	helper  *team   // the team SetParallel made, kept for reuse
+	helper  *team   // the team SetParallel turns on; made with the cloth, so Assist never races SetParallel
 }
 
 // SetParallel makes each step offer half of its element pass (the forces
@@ -262,9 +262,6 @@ type Cloth struct {
 func (c *Cloth) SetParallel(on bool) {
 	c.team = nil
 	if on {
-		if c.helper == nil {
-			c.helper = new(team)
-		}
 		c.team = c.helper
 	}
 }
@@ -285,7 +282,7 @@ func newCloth(cfg Config, bias float64) (*Cloth, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	c := &Cloth{cfg: cfg, bias: bias}
+	c := &Cloth{cfg: cfg, bias: bias, helper: new(team)}
 	c.m = gradedMesh(&cfg, cfg.Refine, bias)
 	c.n = c.m.nodes()
 	n3 := 3 * c.n
