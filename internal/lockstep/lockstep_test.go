@@ -168,13 +168,21 @@ func TestPipelineAssist(t *testing.T) {
 	}
 }
 
-// A run paused for longer than its worker spins (the worker parks)
+// A run paused for longer than its worker spins parks the worker, and
 // resumes where it stopped.
 func TestPipelineAfterPause(t *testing.T) {
 	var p pipeLog
 	r := New(p.tasks()...)
 	r.RunUntil(3 * time.Millisecond)
-	time.Sleep(3 * workerSpin)
+	// The worker parks once it has yielded workerSpin times: about a
+	// millisecond here, allowed 5 s on a loaded machine.
+	w := &r.pipes[1]
+	for deadline := time.Now().Add(5 * time.Second); !w.parked.Load() && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if !w.parked.Load() {
+		t.Fatal("the worker still polls 5 s after the last Work")
+	}
 	r.RunUntil(6 * time.Millisecond)
 	r.Flush()
 	if p.work != 3 || p.value != 30 {
