@@ -1,0 +1,80 @@
+package rig
+
+import (
+	"context"
+	"errors"
+	"os"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/haptex/haptex/internal/rt"
+)
+
+// LockstepBench is the result of BenchLockstep, the JSON of `haptex bench
+// lockstep`.
+type LockstepBench struct {
+	Bench    string  `json:"bench"`
+	Nodes    int     `json:"nodes"` // per side of the square cloth, as in the sim bench
+	VirtualS float64 `json:"virtual_s"`
+	// WallS is each run's wall time (the summary's, without the rig's
+	// setup), in order. SpeedP50 and SpeedMax are the virtual time over
+	// the median (the longer middle one of an even count) and the
+	// shortest.
+	WallS    []float64 `json:"wall_s"`
+	SpeedP50 float64   `json:"speed_p50"`
+	SpeedMax float64   `json:"speed_max"`
+	// Split reports whether the cloth's step ran on two cores.
+	Split bool `json:"split"`
+	// Rows and Dropped count the recorded rows of every table over all
+	// runs; Dropped must be 0.
+	Rows    uint64 `json:"rows"`
+	Dropped uint64 `json:"dropped"`
+	// HostStealPct is the share of the machine's CPU time a hypervisor
+	// took during the runs: on a shared virtual machine the runs vary
+	// with it, so compare figures measured in the same minutes.
+	HostStealPct float64 `json:"host_steal_pct"`
+}
+
+// BenchLockstep runs the default handling session (the one `haptex run
+// -lockstep` runs) in virtual time, runs times for d each, recording to a
+// temporary folder it removes, and reports how much faster than real time
+// the runs went.
+func BenchLockstep(ctx context.Context, d time.Duration, runs int) (*LockstepBench, error) {
+	if d <= 0 || runs < 1 {
+		return nil, errors.New("rig: lockstep bench: the duration and the number of runs must be positive")
+	}
+	tmp, err := os.MkdirTemp("", "haptex-bench-lockstep-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	b := &LockstepBench{Bench: "lockstep", VirtualS: d.Seconds()}
+	cpu0, _ := rt.ReadCPUTimes()
+	for range runs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r, err := New(Config{OutDir: tmp, Duration: d})
+		if err != nil {
+			return nil, err
+		}
+		sum, err := r.RunLockstep()
+		if err != nil {
+			return nil, err
+		}
+		b.Nodes = r.cfg.Sim.NodesU
+		b.Split = runtime.GOMAXPROCS(0) >= 2 && r.topology.Nodes >= parallelNodes
+		b.WallS = append(b.WallS, sum.WallS)
+		for _, t := range sum.Tables {
+			b.Rows += t.Rows
+			b.Dropped += t.Dropped
+		}
+	}
+	cpu1, _ := rt.ReadCPUTimes()
+	b.HostStealPct = rt.StealPercent(cpu0, cpu1)
+	w := slices.Sorted(slices.Values(b.WallS))
+	b.SpeedP50 = b.VirtualS / w[len(w)/2]
+	b.SpeedMax = b.VirtualS / w[0]
+	return b, nil
+}

@@ -1,0 +1,44 @@
+package rig
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// The lockstep bench runs the default session as often as asked, records
+// every row, reports speeds that agree with its wall times, and leaves no
+// session folder behind.
+func TestBenchLockstep(t *testing.T) {
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "haptex-bench-lockstep-*"))
+	b, err := BenchLockstep(context.Background(), 200*time.Millisecond, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", b)
+	if b.Nodes != DefaultNodes || len(b.WallS) != 2 || b.VirtualS != 0.2 {
+		t.Fatalf("nodes %d, %d runs, %g s", b.Nodes, len(b.WallS), b.VirtualS)
+	}
+	// Per run: 200 haptics rows, 40 sim rows, 8 tactile rows.
+	if b.Rows != 2*(200+40+8) || b.Dropped != 0 {
+		t.Errorf("%d rows, %d dropped", b.Rows, b.Dropped)
+	}
+	slow, fast := max(b.WallS[0], b.WallS[1]), min(b.WallS[0], b.WallS[1])
+	if b.SpeedMax != 0.2/fast || b.SpeedP50 != 0.2/slow {
+		t.Errorf("speeds %g, %g for wall times %v", b.SpeedP50, b.SpeedMax, b.WallS)
+	}
+	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "haptex-bench-lockstep-*"))
+	if len(after) != len(before) {
+		t.Errorf("the bench left %v", after)
+	}
+	if _, err := BenchLockstep(context.Background(), 0, 1); err == nil {
+		t.Error("no error for a zero duration")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := BenchLockstep(ctx, time.Second, 1); err == nil {
+		t.Error("no error for a cancelled context")
+	}
+}
