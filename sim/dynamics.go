@@ -526,7 +526,7 @@ func (d *clothDynamics) energy(x, v []float64) Energy {
 		c.fab.eval(eu, ev, es, &st)
 		e.Tensile += t.area * st.psi
 	}
-	for p := range d.bendE {
+	for p := range 2 {
 		i0, i1 := d.rows(p)
 		e.Bending += d.bending(x, i0, i1)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"runtime"
 	"slices"
 	"time"
 
@@ -64,7 +63,7 @@ func BenchLockstep(ctx context.Context, d time.Duration, runs int) (*LockstepBen
 			return nil, err
 		}
 		b.Nodes = r.cfg.Sim.NodesU
-		b.Split = runtime.GOMAXPROCS(0) >= 2 && r.topology.Nodes >= parallelNodes
+		b.Split = r.splitsStep()
 		b.WallS = append(b.WallS, sum.WallS)
 		for _, t := range sum.Tables {
 			b.Rows += t.Rows

@@ -343,6 +343,11 @@ func (r *Rig) logf(format string, args ...any) {
 // at 12² the halves are too short to be worth claiming.
 const parallelNodes = 400
 
+// splitsStep reports whether the lockstep runner splits the cloth's step.
+func (r *Rig) splitsStep() bool {
+	return runtime.GOMAXPROCS(0) >= 2 && r.topology.Nodes >= parallelNodes
+}
+
 // Stepper runs a rig in virtual time in chunks, for callers that act
 // between chunks (the experiment runner): the lockstep counterpart of Run.
 type Stepper struct {
@@ -372,7 +377,7 @@ func (r *Rig) Lockstep() (*Stepper, error) {
 	// its element pass and products to the runner's goroutine, which takes
 	// them between ticks and while it waits; neither changes a bit of the
 	// result.
-	split := runtime.GOMAXPROCS(0) >= 2 && r.topology.Nodes >= parallelNodes
+	split := r.splitsStep()
 	r.sim.cloth.SetParallel(split)
 	tasks := make([]lockstep.Task, len(r.loops))
 	for i, l := range r.loops {
