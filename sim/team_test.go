@@ -57,15 +57,15 @@ func TestSplitTris(t *testing.T) {
 	}
 }
 
-// assistant calls c.Assist from a goroutine of its own until stop
-// returns, as the lockstep runner does while it waits.
-func assistant(c *Cloth) (stop func()) {
+// assistant calls assist (Cloth.Assist) from a goroutine of its own until
+// stop returns, as the lockstep runner does while it waits.
+func assistant(assist func() bool) (stop func()) {
 	var quit atomic.Bool
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for n := 1; !quit.Load(); n++ {
-			if !c.Assist() && n%256 == 0 {
+			if !assist() && n%256 == 0 {
 				runtime.Gosched()
 			}
 		}
@@ -74,30 +74,30 @@ func assistant(c *Cloth) (stop func()) {
 }
 
 // Every part of every job runs exactly once, whoever claims it, and run
-// returns only after both parts ended.
+// returns only after both parts ended. In every other job part 0 waits a
+// while for the assistant to claim part 1, so both ways are taken.
 func TestTeamRunsEachPartOnce(t *testing.T) {
 	var tm team
-	var quit atomic.Bool
 	var claimed atomic.Int64
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for !quit.Load() {
-			if tm.assist() {
-				claimed.Add(1)
-			}
+	stop := assistant(func() bool {
+		ok := tm.assist()
+		if ok {
+			claimed.Add(1)
 		}
-	}()
+		return ok
+	})
 	var runs [2]int64
 	var inside [2]atomic.Int64
+	var wait bool
 	job := func(p int) {
 		inside[p].Add(1)
-		for range 100 * p {
+		for i := 0; p == 0 && wait && tm.state.Load() == teamPosted && i < 100000; i++ {
 			runtime.Gosched()
 		}
 	}
 	n := pick(20000, 2000)
-	for range n {
+	for k := range n {
+		wait = k%2 == 0
 		tm.run(job)
 		for p := range runs {
 			runs[p]++
@@ -106,12 +106,14 @@ func TestTeamRunsEachPartOnce(t *testing.T) {
 			}
 		}
 	}
-	quit.Store(true)
-	<-done
+	stop()
 	if (*team)(nil).assist() {
 		t.Fatal("a nil team offered work")
 	}
 	t.Logf("the assistant claimed %d of %d second parts", claimed.Load(), n)
+	if c := claimed.Load(); c == 0 || c == int64(n) {
+		t.Errorf("the assistant claimed %d of %d: one way was never taken", c, n)
+	}
 }
 
 // A cloth stepping with SetParallel(true) and an assistant computes bit
@@ -122,7 +124,7 @@ func TestParallelIsBitIdentical(t *testing.T) {
 	edit := func(cfg *Config) { cfg.NodesU, cfg.NodesV = n, n }
 	serial, par := newTestCloth(t, edit), newTestCloth(t, edit)
 	par.SetParallel(true)
-	stop := assistant(par)
+	stop := assistant(par.Assist)
 	defer stop()
 	s := ShowcasePinch(serial.cfg.Material.Thickness)
 	var in FingerState
@@ -163,22 +165,12 @@ func BenchmarkTeam(b *testing.B) {
 		t    *team
 	}{{"serial", nil}, {"team", new(team)}} {
 		b.Run(v.name, func(b *testing.B) {
-			var quit atomic.Bool
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				for !quit.Load() {
-					if !v.t.assist() {
-						runtime.Gosched()
-					}
-				}
-			}()
+			stop := assistant(v.t.assist)
+			defer stop()
 			for b.Loop() {
 				v.t.run(half)
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/fork")
-			quit.Store(true)
-			<-done
 		})
 	}
 }
