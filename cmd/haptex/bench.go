@@ -25,7 +25,7 @@ import (
 // marshals to a JSON object; the command adds "go" and "cpus".
 var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 	"loop": func(ctx context.Context, o benchOpts) (any, error) {
-		return rig.BenchLoop(ctx, o.duration, o.priority, o.logf)
+		return rig.BenchLoop(ctx, o.duration, o.priority, o.baseline, o.logf)
 	},
 	"statebuf": func(context.Context, benchOpts) (any, error) { r := statebuf.Bench(); return &r, nil },
 	"control": func(context.Context, benchOpts) (any, error) {
@@ -76,6 +76,7 @@ type benchOpts struct {
 	frames   int
 	duration time.Duration
 	priority int
+	baseline time.Duration
 	logf     func(string, ...any)
 }
 
@@ -96,6 +97,7 @@ func runBench(args []string) error {
 	fs := newFlags("bench", "bench NAME [flags]   (NAME: "+strings.Join(benchNames(), ", ")+", all)")
 	duration := fs.Duration("duration", 10*time.Second, "how long real-time benches run, and the virtual time of each lockstep run")
 	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the real-time loop (0: normal scheduling)")
+	baseline := fs.Duration("baseline", 0, "loop bench: afterwards, run the same loop beside the same load with an empty tick for this long, to tell late ticks the tick causes from the machine's own (0: skip)")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
 	frames := fs.Int("frames", 600, "frames the render bench draws")
 	if len(args) == 0 {
@@ -108,7 +110,7 @@ func runBench(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	o := benchOpts{frames: *frames, duration: *duration, priority: *prio, logf: stderrf}
+	o := benchOpts{frames: *frames, duration: *duration, priority: *prio, baseline: *baseline, logf: stderrf}
 	names := []string{name}
 	if name == "all" {
 		names = benchNames()

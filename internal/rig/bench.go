@@ -2,11 +2,13 @@ package rig
 
 import (
 	"context"
-	"github.com/haptex/haptex/internal/rt"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/haptex/haptex/internal/rt"
 )
 
 // LoopBench is the result of BenchLoop, the JSON of `haptex bench loop`.
@@ -27,13 +29,33 @@ type LoopBench struct {
 	// took from it during the run (/proc/stat): on a shared virtual
 	// machine, lateness that no scheduling policy inside it can prevent.
 	HostStealPct float64 `json:"host_steal_pct"`
+	// Baseline is the host's own lateness, measured after the run when
+	// asked for (nil otherwise).
+	Baseline *HostBaseline `json:"baseline,omitempty"`
+}
+
+// HostBaseline is the same loop at the same priority beside the same load,
+// with an empty tick: the lateness of waking to a 1 ms grid on this
+// machine, without the haptics tick's work. Late ticks that appear here
+// too do not come from the tick (they come from the host, the kernel or
+// the Go runtime; a C real-time thread such as cyclictest separates the
+// last). The load stays on because it changes the host's behaviour: an
+// idle virtual CPU sleeps deeper and wakes later.
+type HostBaseline struct {
+	DurationS    float64     `json:"duration_s"`
+	RT           bool        `json:"rt"`
+	Ticks        uint64      `json:"ticks"`
+	LatenessUs   Percentiles `json:"lateness_us"`
+	LateOver1ms  uint64      `json:"late_over_1ms"`
+	HostStealPct float64     `json:"host_steal_pct"`
 }
 
 // BenchLoop runs the rig's 1 kHz haptics loop in real time for d at the
 // given SCHED_FIFO priority (0: normal scheduling) while another goroutine
 // keeps the other core busy with a cloth-like numeric load, and reports the
-// loop's timing. The load runs at the simulation's nice value.
-func BenchLoop(ctx context.Context, d time.Duration, priority int, logf func(string, ...any)) (*LoopBench, error) {
+// loop's timing. The load runs at the simulation's nice value. A positive
+// baseline then measures the HostBaseline for that long, load still on.
+func BenchLoop(ctx context.Context, d time.Duration, priority int, baseline time.Duration, logf func(string, ...any)) (*LoopBench, error) {
 	if priority == 0 {
 		priority = -1
 	}
@@ -56,6 +78,11 @@ func BenchLoop(ctx context.Context, d time.Duration, priority int, logf func(str
 	cpu0, _ := rt.ReadCPUTimes()
 	sum, err := r.Run(ctx)
 	cpu1, _ := rt.ReadCPUTimes()
+	loadRounds := rounds.Load()
+	var base *HostBaseline
+	if err == nil && baseline > 0 && ctx.Err() == nil {
+		base, err = hostBaseline(ctx, baseline, max(priority, 0), logf)
+	}
 	stop.Store(true)
 	wg.Wait()
 	if err != nil {
@@ -66,7 +93,29 @@ func BenchLoop(ctx context.Context, d time.Duration, priority int, logf func(str
 		Bench: "loop", RT: h.RealTime, DurationS: sum.RunS, Ticks: h.Ticks, RateHz: h.RateHz,
 		LatenessUs: h.LatenessUs, ComputeUs: h.ComputeUs, LateOver1ms: h.LateOver1ms, Overruns: h.Overruns,
 		Load:       "3x3-block sparse matrix-vector products and vector updates over a 64x64-node cloth grid (CG-like), one goroutine on a thread at the simulation's nice value",
-		LoadRounds: rounds.Load(), GC: sum.GC, HostStealPct: rt.StealPercent(cpu0, cpu1),
+		LoadRounds: loadRounds, GC: sum.GC, HostStealPct: rt.StealPercent(cpu0, cpu1), Baseline: base,
+	}, nil
+}
+
+// hostBaseline runs an empty 1 ms loop for d (less if ctx ends first).
+func hostBaseline(ctx context.Context, d time.Duration, priority int, logf func(string, ...any)) (*HostBaseline, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	l := rt.New(rt.Config{Name: "baseline", Period: time.Millisecond, Priority: priority, Logf: logf}, rt.NewClock(), func(time.Duration) {})
+	cpu0, _ := rt.ReadCPUTimes()
+	start := time.Now()
+	errc := make(chan error, 1)
+	// Run locks its goroutine to a thread for good, so it gets one of its own.
+	go func() { errc <- l.Run(ctx) }()
+	if err := <-errc; ctx.Err() == nil {
+		return nil, fmt.Errorf("host baseline: %w", err)
+	}
+	cpu1, _ := rt.ReadCPUTimes()
+	tel := &l.Tel
+	return &HostBaseline{
+		DurationS: time.Since(start).Seconds(), RT: tel.RealTime.Load(), Ticks: tel.Ticks.Load(),
+		LatenessUs: Micros(tel.Lateness.Summary()), LateOver1ms: tel.LateOver1ms.Load(),
+		HostStealPct: rt.StealPercent(cpu0, cpu1),
 	}, nil
 }
 

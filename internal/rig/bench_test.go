@@ -1,0 +1,62 @@
+package rig
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The loop bench runs the haptics loop beside its load and then the empty
+// loop of the host baseline; both count every tick they ran and no more
+// than the grid has room for.
+func TestBenchLoop(t *testing.T) {
+	b, err := BenchLoop(context.Background(), 200*time.Millisecond, 0, 100*time.Millisecond, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v %+v", b, b.Baseline)
+	if b.Bench != "loop" || b.RT || b.Ticks == 0 || b.Ticks > 202 || b.LoadRounds == 0 {
+		t.Errorf("bench %q, rt %v, %d ticks, %d load rounds", b.Bench, b.RT, b.Ticks, b.LoadRounds)
+	}
+	if b.LateOver1ms > b.Ticks || b.LatenessUs.P50 > b.LatenessUs.Max {
+		t.Errorf("%d late of %d; lateness %+v", b.LateOver1ms, b.Ticks, b.LatenessUs)
+	}
+	h := b.Baseline
+	if h == nil {
+		t.Fatal("no baseline")
+	}
+	if h.RT || h.Ticks == 0 || h.Ticks > 102 || h.LateOver1ms > h.Ticks || h.LatenessUs.P50 > h.LatenessUs.Max {
+		t.Errorf("baseline: rt %v, %d ticks, %d late, lateness %+v", h.RT, h.Ticks, h.LateOver1ms, h.LatenessUs)
+	}
+	if h.DurationS < 0.1 || h.DurationS > 10 {
+		t.Errorf("baseline ran %g s for 0.1 s", h.DurationS)
+	}
+	for _, c := range []struct {
+		b    *HostBaseline
+		want bool
+	}{{h, true}, {nil, false}} {
+		b.Baseline = c.b
+		js, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(js), `"baseline":`); got != c.want {
+			t.Errorf("baseline %v: in the JSON %v, want %v", c.b, got, c.want)
+		}
+	}
+}
+
+// A baseline whose context has ended returns at once, with what it measured.
+func TestHostBaselineCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	h, err := hostBaseline(ctx, time.Minute, 0, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Ticks != 0 || h.DurationS > 10 {
+		t.Errorf("%d ticks in %g s", h.Ticks, h.DurationS)
+	}
+}
