@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"runtime"
 	"slices"
 	"time"
 
@@ -25,6 +26,13 @@ type LockstepBench struct {
 	SpeedMax float64   `json:"speed_max"`
 	// Split reports whether the cloth's step ran on two cores.
 	Split bool `json:"split"`
+	// OneCoreWallS is one more run after them with GOMAXPROCS = 1: all of
+	// the run's work on one core, as a baseline from the same minutes.
+	// OneCoreSpeed is its speed, and TwoCoreBound twice that: no split of
+	// the same work over two cores can run faster.
+	OneCoreWallS float64 `json:"one_core_wall_s"`
+	OneCoreSpeed float64 `json:"one_core_speed"`
+	TwoCoreBound float64 `json:"two_core_bound"`
 	// Rows and Dropped count the recorded rows of every table over all
 	// runs; Dropped must be 0.
 	Rows    uint64 `json:"rows"`
@@ -38,7 +46,8 @@ type LockstepBench struct {
 // BenchLockstep runs the default handling session (the one `haptex run
 // -lockstep` runs) in virtual time, runs times for d each, recording to a
 // temporary folder it removes, and reports how much faster than real time
-// the runs went.
+// the runs went; then once more on one core (see OneCoreWallS). It sets
+// GOMAXPROCS for that run, so nothing else should run in the process.
 func BenchLockstep(ctx context.Context, d time.Duration, runs int) (*LockstepBench, error) {
 	if d <= 0 || runs < 1 {
 		return nil, errors.New("rig: lockstep bench: the duration and the number of runs must be positive")
@@ -50,7 +59,7 @@ func BenchLockstep(ctx context.Context, d time.Duration, runs int) (*LockstepBen
 	defer os.RemoveAll(tmp)
 	b := &LockstepBench{Bench: "lockstep", VirtualS: d.Seconds()}
 	cpu0, _ := rt.ReadCPUTimes()
-	for range runs {
+	for i := range runs + 1 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -58,22 +67,33 @@ func BenchLockstep(ctx context.Context, d time.Duration, runs int) (*LockstepBen
 		if err != nil {
 			return nil, err
 		}
+		oneCore := i == runs
+		if oneCore {
+			prev := runtime.GOMAXPROCS(1)
+			defer runtime.GOMAXPROCS(prev)
+		}
 		sum, err := r.RunLockstep()
 		if err != nil {
 			return nil, err
 		}
-		b.Nodes = r.cfg.Sim.NodesU
-		b.Split = r.splitsStep()
-		b.WallS = append(b.WallS, sum.WallS)
 		for _, t := range sum.Tables {
 			b.Rows += t.Rows
 			b.Dropped += t.Dropped
 		}
+		if oneCore {
+			b.OneCoreWallS = sum.WallS
+			continue
+		}
+		b.Nodes = r.cfg.Sim.NodesU
+		b.Split = r.splitsStep()
+		b.WallS = append(b.WallS, sum.WallS)
 	}
 	cpu1, _ := rt.ReadCPUTimes()
 	b.HostStealPct = rt.StealPercent(cpu0, cpu1)
 	w := slices.Sorted(slices.Values(b.WallS))
 	b.SpeedP50 = b.VirtualS / w[len(w)/2]
 	b.SpeedMax = b.VirtualS / w[0]
+	b.OneCoreSpeed = b.VirtualS / b.OneCoreWallS
+	b.TwoCoreBound = 2 * b.OneCoreSpeed
 	return b, nil
 }
