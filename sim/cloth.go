@@ -75,8 +75,10 @@ type Config struct {
 	CoarseSize int
 	// SensitivityIterations caps the CG iterations of each of the three
 	// solves per finger in contact that give LocalModel.K; 0 (the default)
-	// approximates them with block Jacobi plus the coarse solve, a small
-	// fraction of a CG iteration.
+	// approximates each with one application of the preconditioner (with
+	// TwoGrid a V-cycle, most of a CG iteration's work). While a contact
+	// lasts, one of its three solves is renewed per refresh interval
+	// (2 ms), so at 5 ms steps each finger costs one a step.
 	SensitivityIterations int
 
 	// StrainLimit is the largest edge strain kept after each step (Provot's
