@@ -29,8 +29,8 @@ type LoopBench struct {
 	// took from it during the run (/proc/stat): on a shared virtual
 	// machine, lateness that no scheduling policy inside it can prevent.
 	HostStealPct float64 `json:"host_steal_pct"`
-	// Baseline is the host's own lateness, measured after the run when
-	// asked for (nil otherwise).
+	// Baseline is the same loop without its tick's work, measured after
+	// the run when asked for (nil otherwise).
 	Baseline *HostBaseline `json:"baseline,omitempty"`
 }
 

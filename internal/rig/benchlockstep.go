@@ -68,11 +68,12 @@ func BenchLockstep(ctx context.Context, d time.Duration, runs int) (*LockstepBen
 			return nil, err
 		}
 		oneCore := i == runs
+		procs := runtime.GOMAXPROCS(0)
 		if oneCore {
-			prev := runtime.GOMAXPROCS(1)
-			defer runtime.GOMAXPROCS(prev)
+			runtime.GOMAXPROCS(1)
 		}
 		sum, err := r.RunLockstep()
+		runtime.GOMAXPROCS(procs)
 		if err != nil {
 			return nil, err
 		}
