@@ -13,10 +13,12 @@ import "math"
 // removes them, so the iteration count stays flat as the fabric gets
 // stiffer or the step longer (BenchmarkPreconditioner).
 type coarse struct {
-	agg    []int32 // coarse node of each fine node; -1 for constrained nodes
-	cu, nc int     // aggregates along u; number of aggregates
-	bw     int     // half bandwidth in unknowns
-	band   []float64
+	agg    []int32   // coarse node of each fine node; -1 for constrained nodes
+	cu, nc int       // aggregates along u; number of aggregates
+	bw     int       // half bandwidth in unknowns
+	band   []float64 // row p holds L[p][p-bw..p] (see factor)
+	ut     []float64 // row p holds Lᵀ[p][p..p+bw], for the backward solve
+	dinv   []float64 // 1/L[p][p]
 	rc, zc []float64
 	ok     bool    // the last factorisation succeeded
 	off    []int32 // see plan
@@ -36,6 +38,8 @@ func newCoarse(m *mesh, size int) *coarse {
 	}
 	c.bw = 3*(c.cu+1) + 2
 	c.band = make([]float64, 3*c.nc*(c.bw+1))
+	c.ut = make([]float64, 3*c.nc*(c.bw+1))
+	c.dinv = make([]float64, 3*c.nc)
 	c.rc = make([]float64, 3*c.nc)
 	c.zc = make([]float64, 3*c.nc)
 	return c
@@ -125,32 +129,35 @@ func (c *coarse) build(a *bcsr) {
 }
 
 // factor computes the banded Cholesky factor L in place (row p of the band
-// holds L[p][p-bw..p]).
+// holds L[p][p-bw..p]), its transpose's rows in ut and its diagonal's
+// inverses. Every entry is one inner product (dotBand), rows being
+// contiguous in both copies.
 func (c *coarse) factor() bool {
 	n := 3 * c.nc
-	w := c.bw + 1
+	bw, w := c.bw, c.bw+1
 	for i := range n {
-		if c.band[i*w+c.bw] == 0 {
-			c.band[i*w+c.bw] = 1 // an aggregate with no free node
+		if c.band[i*w+bw] == 0 {
+			c.band[i*w+bw] = 1 // an aggregate with no free node
 		}
 	}
 	for i := range n {
-		lo := max(0, i-c.bw)
-		ri := c.band[i*w+c.bw-i:] // ri[j] = L[i][j]
-		for k := lo; k <= i; k++ {
-			rk := c.band[k*w+c.bw-k:]
-			s := ri[k]
-			for j := max(lo, k-c.bw); j < k; j++ {
-				s -= ri[j] * rk[j]
-			}
-			if k < i {
-				ri[k] = s / rk[k]
-				continue
-			}
-			if !(s > 0) {
-				return false
-			}
-			ri[i] = math.Sqrt(s)
+		lo := max(0, i-bw)
+		ri := c.band[i*w+bw-i : (i+1)*w] // ri[j] = L[i][j], j in [lo, i]
+		for k := lo; k < i; k++ {
+			rk := c.band[k*w+bw-k : (k+1)*w]
+			ri[k] = (ri[k] - dotBand(ri[lo:k], rk[lo:k])) * c.dinv[k]
+		}
+		s := ri[i] - dotBand(ri[lo:i], ri[lo:i])
+		if !(s > 0) {
+			return false
+		}
+		ri[i] = math.Sqrt(s)
+		c.dinv[i] = 1 / ri[i]
+	}
+	for k := range n {
+		rk := c.band[k*w+bw-k : (k+1)*w]
+		for j := max(0, k-bw); j <= k; j++ {
+			c.ut[j*w+k-j] = rk[j]
 		}
 	}
 	return true
@@ -167,23 +174,17 @@ func (c *coarse) addCorrection(z, r []float64, free []bool) {
 		}
 	}
 	n := 3 * c.nc
-	w := c.bw + 1
+	bw, w := c.bw, c.bw+1
 	y := c.zc
 	for i := range n {
-		ri := c.band[i*w+c.bw-i:]
-		s := c.rc[i]
-		for k := max(0, i-c.bw); k < i; k++ {
-			s -= ri[k] * y[k]
-		}
-		y[i] = s / ri[i]
+		lo := max(0, i-bw)
+		ri := c.band[i*w+bw-i : (i+1)*w]
+		y[i] = (c.rc[i] - dotBand(ri[lo:i], y[lo:i])) * c.dinv[i]
 	}
 	for i := n - 1; i >= 0; i-- {
-		y[i] /= c.band[i*w+c.bw]
-		yi := y[i]
-		ri := c.band[i*w+c.bw-i:]
-		for k := max(0, i-c.bw); k < i; k++ {
-			y[k] -= ri[k] * yi
-		}
+		m := min(bw, n-1-i)
+		ui := c.ut[i*w+1 : i*w+1+m]
+		y[i] = (y[i] - dotBand(ui, y[i+1:i+1+m])) * c.dinv[i]
 	}
 	for i, ci := range c.agg {
 		if free[i] {

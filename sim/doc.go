@@ -74,11 +74,14 @@
 // of 2, 6 and 8 iterations on the benchmark's 24² (1 ms), 32² (5 ms) and
 // 64² (10 ms) pinch-and-pull at the default tolerance, 1e-2.
 //
-// The matrix products and the Gauss-Seidel sweeps go through two kernels
-// (kernels.go). On amd64 with AVX2 and FMA they are assembly, one block row
-// per vector instruction, with the order of every operation fixed, so all
-// such machines compute the same bits (TestKernelsMatchReference checks
-// the kernels against that order written in Go). Elsewhere plain Go code
+// The matrix products and the Gauss-Seidel sweeps go through two kernels,
+// the coarse level's banded Cholesky factorisation and solves through a
+// third, an inner product (kernels.go). On amd64 with AVX2 and FMA they are
+// assembly, one block row per vector instruction and four entries of a
+// band row per fused multiply-add, with the order of every operation
+// fixed, so all such machines compute the same bits
+// (TestKernelsMatchReference and TestDotBand check the kernels against
+// that order written in Go). Elsewhere plain Go code
 // computes them, the same to round-off (TestStepWithoutKernel).
 // The element pass adds each triangle's blocks into the matrix as it
 // computes its forces, while the element is at hand. It computes in vec

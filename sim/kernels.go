@@ -1,8 +1,9 @@
 package sim
 
-// The two kernels of the solve: the product of rows of the assembled
-// matrix with a vector (mulRows) and a block Gauss-Seidel sweep (gsSweep).
-// Both read a row as 3×3 blocks val[k] (columns col[k]) plus scalar
+// The kernels of the solve: the product of rows of the assembled matrix
+// with a vector (mulRows), a block Gauss-Seidel sweep (gsSweep), and the
+// inner product of the coarse level's banded factorisation (dotBand, at the
+// end; band_amd64.s). The first two read a row as 3×3 blocks val[k] (columns col[k]) plus scalar
 // couplings exVal[e] (times the identity; columns exCol[e]). On amd64 with
 // AVX2 and FMA, assembly computes them (kernels_amd64.s), one block row
 // per vector instruction; elsewhere the plain Go code below does, to
@@ -109,4 +110,33 @@ func couplingSum(x []float64, col []int32, w []float64) (a0, a1, a2 float64) {
 		a2 += w[k] * v[2]
 	}
 	return a0, a1, a2
+}
+
+// dotBand returns Σ a[k]·b[k] over k < len(a), b being at least as long:
+// the inner products of the coarse level's banded Cholesky factorisation
+// and solves (coarse.go), where the scalar loop's one chain of dependent
+// additions, not the arithmetic, set the pace. The assembly sums with fused
+// multiply-adds into eight partial sums, s[k%8] = fma(a[k], b[k], s[k%8])
+// from zero, and returns ((s0+s4) + (s2+s6)) + ((s1+s5) + (s3+s7)); the Go
+// code uses four plain sums.
+func dotBand(a, b []float64) float64 {
+	if len(b) < len(a) {
+		panic("sim: dotBand: b shorter than a") // an index out of range
+	}
+	b = b[:len(a)]
+	if useKernelAsm {
+		return dotBandAsm(a, b)
+	}
+	var s0, s1, s2, s3 float64
+	k := 0
+	for ; k+3 < len(a); k += 4 {
+		s0 += a[k] * b[k]
+		s1 += a[k+1] * b[k+1]
+		s2 += a[k+2] * b[k+2]
+		s3 += a[k+3] * b[k+3]
+	}
+	for ; k < len(a); k++ {
+		s0 += a[k] * b[k]
+	}
+	return (s0 + s2) + (s1 + s3)
 }

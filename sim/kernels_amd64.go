@@ -15,3 +15,8 @@ func mulRowsAsm(dst, x []float64, lo, hi, col []int32, val [][3][3]float64, exLo
 //
 //go:noescape
 func gsSweepAsm(z, rhs []float64, lo, mid, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64, dinv [][3][3]float64, backward bool) (ok bool)
+
+// dotBandAsm is dotBand; len(b) = len(a).
+//
+//go:noescape
+func dotBandAsm(a, b []float64) float64

@@ -11,3 +11,5 @@ func mulRowsAsm(dst, x []float64, lo, hi, col []int32, val [][3][3]float64, exLo
 func gsSweepAsm(z, rhs []float64, lo, mid, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64, dinv [][3][3]float64, backward bool) bool {
 	return false
 }
+
+func dotBandAsm(a, b []float64) float64 { return 0 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -334,6 +335,7 @@ func TestKernelsAllocs(t *testing.T) {
 	n := testing.AllocsPerRun(100, func() {
 		mulRows(z, x, m.lo, m.hi, m.col, m.val, m.exLo, m.exHi, m.exCol, m.exVal)
 		gsSweep(z, x, m.lo, m.mid, m.hi, m.col, m.val, m.exLo, m.exHi, m.exCol, m.exVal, m.dinv, true)
+		z[0] = dotBand(x, z)
 	})
 	if n != 0 {
 		t.Errorf("%v allocations per call", n)
@@ -368,4 +370,52 @@ func BenchmarkKernels(b *testing.B) {
 		})
 		useKernelAsm = old
 	}
+}
+
+// TestDotBand checks dotBand on every length up to 40 (every tail the
+// assembly has), at every offset into a longer slice: bit for bit
+// against the reference order where the assembly runs, and within
+// round-off of an exact sum (math/big) with the Go code.
+func TestDotBand(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	buf := make([]float64, 64)
+	other := make([]float64, 64)
+	for i := range buf {
+		buf[i] = rng.NormFloat64() * math.Exp(4*rng.NormFloat64())
+		other[i] = rng.NormFloat64()
+	}
+	for n := range 41 {
+		for off := range 8 {
+			a, b := buf[off:off+n], other[off:off+n+off%2] // b may be longer
+			exact, scale := new(big.Float).SetPrec(2000), 0.0
+			for k := range a {
+				p := new(big.Float).SetPrec(2000).SetFloat64(a[k])
+				exact.Add(exact, p.Mul(p, new(big.Float).SetFloat64(b[k])))
+				scale += math.Abs(a[k] * b[k])
+			}
+			want, _ := exact.Float64()
+			if useKernelAsm {
+				if got, ref := dotBand(a, b), dotBandRef(a, b); !sameBits([]float64{got}, []float64{ref}) {
+					t.Fatalf("n=%d off=%d: kernel %v, reference %v", n, off, got, ref)
+				}
+			}
+			for _, asm := range []bool{true, false} {
+				var got float64
+				if asm {
+					got = dotBand(a, b)
+				} else {
+					withoutAsm(func() { got = dotBand(a, b) })
+				}
+				if math.Abs(got-want) > 1e-14*scale {
+					t.Fatalf("n=%d off=%d asm=%v: %v, exact %v", n, off, asm, got, want)
+				}
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("dotBand with b shorter than a: no panic")
+		}
+	}()
+	dotBand(buf[:5], other[:4])
 }
