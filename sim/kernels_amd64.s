@@ -10,9 +10,9 @@
 //
 // A block's rows 0 and 1 are loaded whole, which reads the next row's
 // first entry into lane 3; row 2 through the mask, as it may end the
-// slice. Every index is checked: a column must satisfy 3·col < len(x) and
-// 3·col+3 <= len(x) (unsigned, so a negative one fails), a range's ends
-// must be <= the length of what they index; a failed check returns false.
+// slice. Every index is checked: a column must satisfy 3·col+3 <= len(x),
+// a range's ends must be <= the length of what they index; a failed check
+// returns false.
 
 // The first three lanes.
 DATA lanes3<>+0(SB)/8, $-1
@@ -21,15 +21,21 @@ DATA lanes3<>+16(SB)/8, $-1
 DATA lanes3<>+24(SB)/8, $0
 GLOBL lanes3<>(SB), RODATA|NOPTR, $32
 
-// COLUMN(C) loads 3·C[CX] into AX, checked against len(x) in R8.
+// COLUMN(C) loads 3·C[CX] into AX, C[CX] checked to be below the number
+// of x's whole triples in R8 (unsigned, so a negative one fails).
 #define COLUMN(C) \
 	MOVLQSX (C)(CX*4), AX \
-	LEAQ    (AX)(AX*2), AX \
-	CMPQ    AX, R8         \
-	JAE     bad            \
-	LEAQ    3(AX), R9      \
-	CMPQ    R9, R8         \
-	JA      bad
+	CMPQ    AX, R8        \
+	JAE     bad           \
+	LEAQ    (AX)(AX*2), AX
+
+// TRIPLES(LEN) sets R8 to LEN/3, clobbering AX, DX and R9.
+#define TRIPLES(LEN) \
+	MOVQ LEN, AX \
+	XORQ DX, DX  \
+	MOVQ $3, R9  \
+	DIVQ R9      \
+	MOVQ AX, R8
 
 // XSPLIT loads the triple at AX of x (at SI) into Y3, lane 3 zero, in two
 // loads matching the two stores gsSweepAsm writes a triple with, so that a
@@ -39,6 +45,11 @@ GLOBL lanes3<>(SB), RODATA|NOPTR, $32
 	VMOVUPD     (SI)(AX*8), X3   \
 	VMOVSD      16(SI)(AX*8), X4 \
 	VINSERTF128 $1, X4, Y3, Y3
+
+// XMASK loads the same as XSPLIT in one masked load, for mulRowsAsm, whose
+// x no row writes.
+#define XMASK \
+	VMASKMOVPD (SI)(AX*8), Y7, Y3
 
 // BLOCK(LOADX, A0, A1, A2) adds block CX of val (at DX) times x's triple
 // at its column (col at DI) to A0, A1, A2.
@@ -147,7 +158,7 @@ L0:
 TEXT ·mulRowsAsm(SB), NOSPLIT, $0-241
 	MOVQ    dst_base+0(FP), R12
 	MOVQ    x_base+24(FP), SI
-	MOVQ    x_len+32(FP), R8
+	TRIPLES(x_len+32(FP))
 	MOVQ    col_len+104(FP), R11
 	MOVQ    exCol_len+200(FP), R10
 	VMOVDQU lanes3<>(SB), Y7
@@ -160,12 +171,12 @@ mrow:
 	ZERO
 	MOVQ    col_base+96(FP), DI
 	MOVQ    val_base+120(FP), DX
-	BLOCKS(XSPLIT, mb2, mb1, mb0)
+	BLOCKS(XMASK, mb2, mb1, mb0)
 
 	RANGE(exLo_base+144(FP), exHi_base+168(FP), R10)
 	MOVQ    exCol_base+192(FP), DX
 	MOVQ    exVal_base+216(FP), DI
-	COUPLINGS(XSPLIT, me4, me1, me0)
+	COUPLINGS(XMASK, me4, me1, me0)
 
 	TOTAL
 	LEAQ   (R13)(R13*2), AX
@@ -194,7 +205,7 @@ bad:
 // func gsSweepAsm(z, rhs []float64, lo, mid, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64, dinv [][3][3]float64, backward bool) (ok bool)
 TEXT ·gsSweepAsm(SB), NOSPLIT, $0-297
 	MOVQ    z_base+0(FP), SI
-	MOVQ    z_len+8(FP), R8
+	TRIPLES(z_len+8(FP))
 	MOVQ    rhs_base+24(FP), R12
 	MOVQ    col_len+128(FP), R11
 	MOVQ    exCol_len+224(FP), R10
