@@ -17,6 +17,16 @@ DATA bandmask<>+48(SB)/8, $0
 DATA bandmask<>+56(SB)/8, $0
 GLOBL bandmask<>(SB), RODATA|NOPTR, $64
 
+// MASKED(ACC) adds the products of the DX (0 to 3) entries from AX on to
+// ACC's first DX lanes.
+#define MASKED(ACC) \
+	MOVQ        $4, R9             \
+	SUBQ        DX, R9             \
+	VMOVUPD     (R8)(R9*8), Y4     \
+	VMASKMOVPD  (SI)(AX*8), Y4, Y2 \
+	VMASKMOVPD  (DI)(AX*8), Y4, Y3 \
+	VFMADD231PD Y3, Y2, ACC
+
 // func dotBandAsm(a, b []float64) float64
 TEXT ·dotBandAsm(SB), NOSPLIT, $0-56
 	MOVQ   a_base+0(FP), SI
@@ -47,21 +57,11 @@ dtail:
 	VFMADD231PD (DI)(AX*8), Y2, Y0
 	ADDQ        $4, AX
 	SUBQ        $4, DX
-	MOVQ        $4, R9
-	SUBQ        DX, R9
-	VMOVUPD     (R8)(R9*8), Y4
-	VMASKMOVPD  (SI)(AX*8), Y4, Y2
-	VMASKMOVPD  (DI)(AX*8), Y4, Y3
-	VFMADD231PD Y3, Y2, Y1
+	MASKED(Y1)
 	JMP         dsum
 
 dshort:
-	MOVQ        $4, R9
-	SUBQ        DX, R9
-	VMOVUPD     (R8)(R9*8), Y4
-	VMASKMOVPD  (SI)(AX*8), Y4, Y2
-	VMASKMOVPD  (DI)(AX*8), Y4, Y3
-	VFMADD231PD Y3, Y2, Y0
+	MASKED(Y0)
 
 dsum:
 	VADDPD       Y1, Y0, Y0 // s0+s4, s1+s5, s2+s6, s3+s7
