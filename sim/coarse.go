@@ -17,7 +17,7 @@ type coarse struct {
 	cu, nc int       // aggregates along u; number of aggregates
 	bw     int       // half bandwidth in unknowns
 	band   []float64 // row p holds L[p][p-bw..p] (see factor)
-	ut     []float64 // row p holds Lᵀ[p][p..p+bw], for the backward solve
+	ut     []float64 // row p holds Lᵀ[p][p+1..p+bw], for the backward solve
 	dinv   []float64 // 1/L[p][p]
 	rc, zc []float64
 	ok     bool    // the last factorisation succeeded
@@ -129,8 +129,8 @@ func (c *coarse) build(a *bcsr) {
 }
 
 // factor computes the banded Cholesky factor L in place (row p of the band
-// holds L[p][p-bw..p]), its transpose's rows in ut and its diagonal's
-// inverses. Every entry is one inner product (dotBand), rows being
+// holds L[p][p-bw..p]), the rows of its strict upper transpose in ut and
+// its diagonal's inverses. Every entry is one inner product (dotBand), rows being
 // contiguous in both copies.
 func (c *coarse) factor() bool {
 	n := 3 * c.nc
@@ -146,6 +146,7 @@ func (c *coarse) factor() bool {
 		for k := lo; k < i; k++ {
 			rk := c.band[k*w+bw-k : (k+1)*w]
 			ri[k] = (ri[k] - dotBand(ri[lo:k], rk[lo:k])) * c.dinv[k]
+			c.ut[k*w+i-k] = ri[k]
 		}
 		s := ri[i] - dotBand(ri[lo:i], ri[lo:i])
 		if !(s > 0) {
@@ -153,12 +154,6 @@ func (c *coarse) factor() bool {
 		}
 		ri[i] = math.Sqrt(s)
 		c.dinv[i] = 1 / ri[i]
-	}
-	for k := range n {
-		rk := c.band[k*w+bw-k : (k+1)*w]
-		for j := max(0, k-bw); j <= k; j++ {
-			c.ut[j*w+k-j] = rk[j]
-		}
 	}
 	return true
 }
