@@ -2,12 +2,12 @@ package sim
 
 // The kernels of the solve: the product of rows of the assembled matrix
 // with a vector (mulRows), a block Gauss-Seidel sweep (gsSweep), and the
-// inner product of the coarse level's banded factorisation (dotBand, at the
-// end; band_amd64.s). The first two read a row as 3×3 blocks val[k] (columns col[k]) plus scalar
-// couplings exVal[e] (times the identity; columns exCol[e]). On amd64 with
-// AVX2 and FMA, assembly computes them (kernels_amd64.s), one block row
-// per vector instruction; elsewhere the plain Go code below does, to
-// round-off the same.
+// inner product of the coarse level's banded factorisation (dotBand, at
+// the end; band_amd64.s). The first two read a row as 3×3 blocks val[k]
+// (columns col[k]) plus scalar couplings exVal[e] (times the identity;
+// columns exCol[e]). On amd64 with AVX2 and FMA, assembly computes them
+// (kernels_amd64.s), one block row per vector instruction; elsewhere the
+// plain Go code below does, to round-off the same.
 //
 // The assembly fixes the order of every operation, so that its results do
 // not depend on the machine (kernels_ref_test.go spells it out in Go, and
@@ -118,25 +118,10 @@ func couplingSum(x []float64, col []int32, w []float64) (a0, a1, a2 float64) {
 // additions, not the arithmetic, set the pace. The assembly sums with fused
 // multiply-adds into eight partial sums, s[k%8] = fma(a[k], b[k], s[k%8])
 // from zero, and returns ((s0+s4) + (s2+s6)) + ((s1+s5) + (s3+s7)); the Go
-// code uses four plain sums.
+// code is the CG's dot.
 func dotBand(a, b []float64) float64 {
-	if len(b) < len(a) {
-		panic("sim: dotBand: b shorter than a") // an index out of range
+	if !useKernelAsm || len(b) < len(a) {
+		return dot(a, b) // a short b panics there, as Go does
 	}
-	b = b[:len(a)]
-	if useKernelAsm {
-		return dotBandAsm(a, b)
-	}
-	var s0, s1, s2, s3 float64
-	k := 0
-	for ; k+3 < len(a); k += 4 {
-		s0 += a[k] * b[k]
-		s1 += a[k+1] * b[k+1]
-		s2 += a[k+2] * b[k+2]
-		s3 += a[k+3] * b[k+3]
-	}
-	for ; k < len(a); k++ {
-		s0 += a[k] * b[k]
-	}
-	return (s0 + s2) + (s1 + s3)
+	return dotBandAsm(a, b[:len(a)])
 }
