@@ -282,35 +282,20 @@ func (lin *triLin) mats(m *[3][3][3]float64, t *tri, cK, cD, cStep float64, eta 
 // above and the diagonal blocks are exactly symmetric, so A stays exactly
 // symmetric.
 func (lin *triLin) assemble(a *bcsr, tb *[9]int32, t *tri, cK, cD float64, eta *Viscosity) {
-	var m [3][3][3]float64
-	lin.mats(&m, t, cK, cD, cK, eta)
-	uu, uv, vv := &m[0], &m[1], &m[2]
-	ar, au1, av1, au2, av2 := t.area, t.ru[1], t.rv[1], t.ru[2], t.rv[2]
-	p1, q1, s1 := ar*au1*au1, ar*au1*av1, ar*av1*av1
-	p2, q2, s2 := ar*au2*au2, ar*au2*av2, ar*av2*av2
-	e, f, h, k := ar*au1*au2, ar*au1*av2, ar*av1*au2, ar*av1*av2
-	val := a.val
-	b00, b01, b02 := &val[tb[0]], &val[tb[1]], &val[tb[2]]
-	b10, b11, b12 := &val[tb[3]], &val[tb[4]], &val[tb[5]]
-	b20, b21, b22 := &val[tb[6]], &val[tb[7]], &val[tb[8]]
+	var m [4][3][3]float64
+	lin.mats((*[3][3][3]float64)(m[:3]), t, cK, cD, cK, eta)
 	for i := range 3 {
 		for j := range 3 {
-			sym := uv[i][j] + uv[j][i]
-			c11 := p1*uu[i][j] + q1*sym + s1*vv[i][j]
-			c22 := p2*uu[i][j] + q2*sym + s2*vv[i][j]
-			c12 := e*uu[i][j] + f*uv[i][j] + h*uv[j][i] + k*vv[i][j]
-			c21 := e*uu[i][j] + f*uv[j][i] + h*uv[i][j] + k*vv[i][j] // c12 at (j, i)
-			b11[i][j] += c11
-			b22[i][j] += c22
-			b12[i][j] += c12
-			b21[i][j] += c21
-			b01[i][j] += -c11 - c21
-			b10[i][j] += -c11 - c12
-			b02[i][j] += -c12 - c22
-			b20[i][j] += -c21 - c22
-			b00[i][j] += (c11 + c22) + (c12 + c21)
+			m[3][i][j] = m[1][j][i]
 		}
 	}
+	ar, au1, av1, au2, av2 := t.area, t.ru[1], t.rv[1], t.ru[2], t.rv[2]
+	c := [10]float64{
+		ar * au1 * au1, ar * au1 * av1, ar * av1 * av1, // p1, q1, s1
+		ar * au2 * au2, ar * au2 * av2, ar * av2 * av2, // p2, q2, s2
+		ar * au1 * au2, ar * au1 * av2, ar * av1 * au2, ar * av1 * av2, // e, f, h, k
+	}
+	addTriBlocks(a.val, tb, &m, &c)
 }
 
 // mulMats adds A₀·(ru·gU + rv·gV) for the matrices m of mats to dst.

@@ -1,9 +1,10 @@
 package sim
 
 // The kernels of the solve: the product of rows of the assembled matrix
-// with a vector (mulRows), a block Gauss-Seidel sweep (gsSweep), and the
-// inner product of the coarse level's banded factorisation (dotBand, at
-// the end; band_amd64.s). The first two read a row as 3×3 blocks val[k]
+// with a vector (mulRows), a block Gauss-Seidel sweep (gsSweep), the
+// inner product of the coarse level's banded factorisation (dotBand,
+// band_amd64.s), and the scatter of an element's blocks into the matrix
+// (addTriBlocks, tri_amd64.s); the last two at the end. The first two read a row as 3×3 blocks val[k]
 // (columns col[k]) plus scalar couplings exVal[e] (times the identity;
 // columns exCol[e]). On amd64 with AVX2 and FMA, assembly computes them
 // (kernels_amd64.s), one block row per vector instruction; elsewhere the
@@ -124,4 +125,53 @@ func dotBand(a, b []float64) float64 {
 		return dot(a, b) // a short b panics there, as Go does
 	}
 	return dotBandAsm(a, b[:len(a)])
+}
+
+// addTriBlocks adds an element's nine blocks to val, blocks tb[0..8] being
+// those of its vertex pairs (0,0), (0,1), (0,2), (1,0), … (2,2): with
+// u = m[0], w = m[1], v = m[2], wᵀ = m[3] (weft-weft, weft-warp, warp-warp
+// and the transpose of weft-warp; see triLin.mats) and c = (p1, q1, s1,
+// p2, q2, s2, e, f, h, k), entry by entry
+//
+//	c11 = (p1·u + q1·(w + wᵀ)) + s1·v,   c22 likewise with p2, q2, s2,
+//	c12 = ((e·u + f·w) + h·wᵀ) + k·v,    c21 = ((e·u + f·wᵀ) + h·w) + k·v,
+//
+// b11 += c11, b22 += c22, b12 += c12, b21 += c21, b01 -= c11 + c21,
+// b10 -= c11 + c12, b02 -= c12 + c22, b20 -= c21 + c22 and
+// b00 += (c11 + c22) + (c12 + c21), in that order. The assembly
+// (tri_amd64.s) does the same operations without fusing any, four and
+// four and one entries at a time, so its results are the Go code's bit
+// for bit.
+func addTriBlocks(val [][3][3]float64, tb *[9]int32, m *[4][3][3]float64, c *[10]float64) {
+	for _, k := range tb {
+		_ = val[k] // an index out of range panics here, before any write
+	}
+	if useKernelAsm {
+		addTriBlocksAsm(&val[0], tb, m, c)
+		return
+	}
+	u, w, v, wt := &m[0], &m[1], &m[2], &m[3]
+	p1, q1, s1, p2, q2, s2 := c[0], c[1], c[2], c[3], c[4], c[5]
+	e, f, h, k := c[6], c[7], c[8], c[9]
+	b00, b01, b02 := &val[tb[0]], &val[tb[1]], &val[tb[2]]
+	b10, b11, b12 := &val[tb[3]], &val[tb[4]], &val[tb[5]]
+	b20, b21, b22 := &val[tb[6]], &val[tb[7]], &val[tb[8]]
+	for i := range 3 {
+		for j := range 3 {
+			sym := w[i][j] + wt[i][j]
+			c11 := p1*u[i][j] + q1*sym + s1*v[i][j]
+			c22 := p2*u[i][j] + q2*sym + s2*v[i][j]
+			c12 := e*u[i][j] + f*w[i][j] + h*wt[i][j] + k*v[i][j]
+			c21 := e*u[i][j] + f*wt[i][j] + h*w[i][j] + k*v[i][j]
+			b11[i][j] += c11
+			b22[i][j] += c22
+			b12[i][j] += c12
+			b21[i][j] += c21
+			b01[i][j] -= c11 + c21
+			b10[i][j] -= c11 + c12
+			b02[i][j] -= c12 + c22
+			b20[i][j] -= c21 + c22
+			b00[i][j] += (c11 + c22) + (c12 + c21)
+		}
+	}
 }

@@ -20,3 +20,9 @@ func gsSweepAsm(z, rhs []float64, lo, mid, hi, col []int32, val [][3][3]float64,
 //
 //go:noescape
 func dotBandAsm(a, b []float64) float64
+
+// addTriBlocksAsm is addTriBlocks, val pointing at the first block; the
+// caller has checked tb's indices.
+//
+//go:noescape
+func addTriBlocksAsm(val *[3][3]float64, tb *[9]int32, m *[4][3][3]float64, c *[10]float64)

@@ -21,14 +21,18 @@ type randRows struct {
 	dinv                     [][3][3]float64
 }
 
-func newRandRows(rng *rand.Rand) *randRows {
-	special := []float64{0, math.Copysign(0, -1), 1e300, -1e-300, 1}
-	num := func() float64 {
-		if rng.IntN(10) == 0 {
-			return special[rng.IntN(len(special))]
-		}
-		return rng.NormFloat64()
+// randNum is a random entry for the kernels' tests: normally distributed,
+// or one time in ten a signed zero, a huge or tiny number, or one.
+func randNum(rng *rand.Rand) float64 {
+	special := [...]float64{0, math.Copysign(0, -1), 1e300, -1e-300, 1}
+	if rng.IntN(10) == 0 {
+		return special[rng.IntN(len(special))]
 	}
+	return rng.NormFloat64()
+}
+
+func newRandRows(rng *rand.Rand) *randRows {
+	num := func() float64 { return randNum(rng) }
 	m := &randRows{n: 1 + rng.IntN(30)}
 	for i := range m.n {
 		m.lo = append(m.lo, int32(len(m.col)))
@@ -332,10 +336,15 @@ func TestKernelsOutOfRange(t *testing.T) {
 func TestKernelsAllocs(t *testing.T) {
 	m := newRandRows(rand.New(rand.NewPCG(7, 8)))
 	x, z := make([]float64, 3*m.n), make([]float64, 3*m.n)
+	m.val = append(m.val, make([][3][3]float64, 9)...)
+	tb := [9]int32{0, 1, 2, 3, 4, 5, 6, 7, 8}
+	var blk [4][3][3]float64
+	var coef [10]float64
 	n := testing.AllocsPerRun(100, func() {
 		mulRows(z, x, m.lo, m.hi, m.col, m.val, m.exLo, m.exHi, m.exCol, m.exVal)
 		gsSweep(z, x, m.lo, m.mid, m.hi, m.col, m.val, m.exLo, m.exHi, m.exCol, m.exVal, m.dinv, true)
 		z[0] = dotBand(x, z)
+		addTriBlocks(m.val, &tb, &blk, &coef)
 	})
 	if n != 0 {
 		t.Errorf("%v allocations per call", n)
@@ -418,4 +427,64 @@ func TestDotBand(t *testing.T) {
 		}
 	}()
 	dotBand(buf[:5], other[:4])
+}
+
+// TestAddTriBlocks checks the assembly of addTriBlocks against its Go code
+// bit for bit, on blocks scattered in any order through val and on values
+// that include signed zeros, huge and tiny numbers; and that an index out
+// of range panics before anything is written. (TestElementOperatorForms
+// checks the blocks themselves against the exact Hessian.)
+func TestAddTriBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	num := func() float64 { return randNum(rng) }
+	for trial := range 200 {
+		n := 9 + rng.IntN(20)
+		val := make([][3][3]float64, n)
+		for k := range val {
+			for i := range 3 {
+				for j := range 3 {
+					val[k][i][j] = num()
+				}
+			}
+		}
+		var tb [9]int32
+		for i, k := range rng.Perm(n)[:9] {
+			tb[i] = int32(k)
+		}
+		var m [4][3][3]float64
+		var c [10]float64
+		for q := range m {
+			for i := range 3 {
+				for j := range 3 {
+					m[q][i][j] = num()
+				}
+			}
+		}
+		for i := range c {
+			c[i] = num()
+		}
+		got := slices.Clone(val)
+		addTriBlocks(got, &tb, &m, &c)
+		want := slices.Clone(val)
+		withoutAsm(func() { addTriBlocks(want, &tb, &m, &c) })
+		for k := range val {
+			if !sameBits(got[k][0][:], want[k][0][:]) || !sameBits(got[k][1][:], want[k][1][:]) || !sameBits(got[k][2][:], want[k][2][:]) {
+				t.Fatalf("trial %d, block %d: kernel %v, Go %v", trial, k, got[k], want[k])
+			}
+		}
+	}
+	val := make([][3][3]float64, 9)
+	tb := [9]int32{0, 1, 2, 3, 4, 5, 6, 7, 9}
+	var m [4][3][3]float64
+	c := [10]float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+	m[0][0][0] = 1
+	defer func() {
+		if recover() == nil {
+			t.Error("index out of range: no panic")
+		}
+		if val[0][0][0] != 0 {
+			t.Error("index out of range: blocks written before the panic")
+		}
+	}()
+	addTriBlocks(val, &tb, &m, &c)
 }
