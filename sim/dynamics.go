@@ -221,8 +221,7 @@ func (d *clothDynamics) forcesPart(p int) {
 // K_b·x and returns those rows' bending energy.
 func (d *clothDynamics) bending(x []float64, i0, i1 int) float64 {
 	tmp := d.tmp[3*i0 : 3*i1]
-	clear(tmp)
-	d.c.m.bend.mulAddRows(d.tmp, x, 1, i0, i1)
+	d.c.m.bend.setRows(d.tmp, x, i0, i1)
 	var e float64
 	for i, t := range tmp {
 		e += 0.5 * x[3*i0+i] * t

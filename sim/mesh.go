@@ -261,11 +261,18 @@ type scalarCSR struct {
 	rowPtr []int32
 	col    []int32
 	val    []float64
+	none   []int32 // a zero per row: empty block ranges for mulRows
 }
 
 // mulAdd sets dst += c·(S ⊗ I₃)·x for 3-vectors per node.
 func (s *scalarCSR) mulAdd(dst, x []float64, c float64) {
 	s.mulAddRows(dst, x, c, 0, len(s.rowPtr)-1)
+}
+
+// setRows sets rows i0 to i1-1 of dst to those of (S ⊗ I₃)·x, through
+// mulRows as a matrix of couplings only (its kernel's order of sums).
+func (s *scalarCSR) setRows(dst, x []float64, i0, i1 int) {
+	mulRows(dst[3*i0:3*i1], x, s.none[i0:i1], s.none[i0:i1], nil, nil, s.rowPtr[i0:i1], s.rowPtr[i0+1:i1+1], s.col, s.val)
 }
 
 // mulAddRows is mulAdd restricted to rows i0 to i1-1 of dst.
@@ -318,6 +325,7 @@ func (b *csrBuilder) build() (s scalarCSR, parts [3][]float64) {
 		s.rowPtr[i+1] = int32(len(s.col))
 	}
 	s.val = make([]float64, len(s.col))
+	s.none = make([]int32, len(b.rows))
 	return s, parts
 }
 
