@@ -235,6 +235,7 @@ type Cloth struct {
 
 	pinned []bool
 	free   []bool
+	fixed  []int32 // the nodes not free, for the per-vector passes over them
 	proj   [][3]float64 // constraint direction for projected (roller) nodes; zero when none
 	target []float64    // prescribed positions of pinned nodes
 
@@ -338,7 +339,7 @@ func (c *Cloth) flat(x []float64) {
 func (c *Cloth) pin(k int32) {
 	c.dyn.planned = false
 	c.pinned[k] = true
-	c.free[k] = false
+	c.constrain(k)
 	copy(c.target[3*k:3*k+3], c.x[3*k:3*k+3])
 }
 
@@ -347,8 +348,16 @@ func (c *Cloth) pin(k int32) {
 func (c *Cloth) roll(k int32, dir [3]float64) {
 	c.dyn.planned = false
 	c.proj[k] = dir
-	c.free[k] = false
+	c.constrain(k)
 	copy(c.target[3*k:3*k+3], c.x[3*k:3*k+3])
+}
+
+// constrain marks node k as not free.
+func (c *Cloth) constrain(k int32) {
+	if c.free[k] {
+		c.free[k] = false
+		c.fixed = append(c.fixed, k)
+	}
 }
 
 // setTarget moves the prescribed position of a constrained node.

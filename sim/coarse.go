@@ -13,7 +13,8 @@ import "math"
 // removes them, so the iteration count stays flat as the fabric gets
 // stiffer or the step longer (BenchmarkPreconditioner).
 type coarse struct {
-	agg    []int32   // coarse node of each fine node; -1 for constrained nodes
+	agg    []int32   // coarse node of each fine node
+	sel    []int32   // agg for the free nodes, nc (a spare slot) for the others
 	cu, nc int       // aggregates along u; number of aggregates
 	bw     int       // half bandwidth in unknowns
 	band   []float64 // row p holds L[p][p-bw..p] (see factor)
@@ -40,8 +41,11 @@ func newCoarse(m *mesh, size int) *coarse {
 	c.band = make([]float64, 3*c.nc*(c.bw+1))
 	c.ut = make([]float64, 3*c.nc*(c.bw+1))
 	c.dinv = make([]float64, 3*c.nc)
-	c.rc = make([]float64, 3*c.nc)
-	c.zc = make([]float64, 3*c.nc)
+	// One spare slot past the aggregates: restriction sums the constrained
+	// nodes' residuals there, and the solves leave its zero correction.
+	c.rc = make([]float64, 3*c.nc+3)
+	c.zc = make([]float64, 3*c.nc+3)
+	c.sel = make([]int32, m.nodes())
 	return c
 }
 
@@ -50,6 +54,12 @@ func newCoarse(m *mesh, size int) *coarse {
 // or the upper triangle). diag marks blocks within one aggregate, of which
 // only the lower triangle is kept.
 func (c *coarse) plan(a *bcsr, free []bool) {
+	for i, ci := range c.agg {
+		c.sel[i] = ci
+		if !free[i] {
+			c.sel[i] = int32(c.nc)
+		}
+	}
 	c.off = resizeInt(c.off, len(a.col))
 	c.same = make([]bool, len(a.col))
 	w := c.bw + 1
@@ -159,14 +169,14 @@ func (c *coarse) factor() bool {
 }
 
 // addCorrection adds P·Aᶜ⁻¹·Pᵀ·r to z (free nodes only).
-func (c *coarse) addCorrection(z, r []float64, free []bool) {
-	clear(c.rc)
-	for i, ci := range c.agg {
-		if free[i] {
-			c.rc[3*ci] += r[3*i]
-			c.rc[3*ci+1] += r[3*i+1]
-			c.rc[3*ci+2] += r[3*i+2]
-		}
+func (c *coarse) addCorrection(z, r []float64) {
+	rc := c.rc
+	clear(rc)
+	for i, ci := range c.sel {
+		s, v := rc[3*ci:3*ci+3:3*ci+3], r[3*i:3*i+3:3*i+3]
+		s[0] += v[0]
+		s[1] += v[1]
+		s[2] += v[2]
 	}
 	n := 3 * c.nc
 	bw, w := c.bw, c.bw+1
@@ -174,18 +184,17 @@ func (c *coarse) addCorrection(z, r []float64, free []bool) {
 	for i := range n {
 		lo := max(0, i-bw)
 		ri := c.band[i*w+bw-i : (i+1)*w]
-		y[i] = (c.rc[i] - dotBand(ri[lo:i], y[lo:i])) * c.dinv[i]
+		y[i] = (rc[i] - dotBand(ri[lo:i], y[lo:i])) * c.dinv[i]
 	}
 	for i := n - 1; i >= 0; i-- {
 		m := min(bw, n-1-i)
 		ui := c.ut[i*w+1 : i*w+1+m]
 		y[i] = (y[i] - dotBand(ui, y[i+1:i+1+m])) * c.dinv[i]
 	}
-	for i, ci := range c.agg {
-		if free[i] {
-			z[3*i] += y[3*ci]
-			z[3*i+1] += y[3*ci+1]
-			z[3*i+2] += y[3*ci+2]
-		}
+	for i, ci := range c.sel {
+		v, s := z[3*i:3*i+3:3*i+3], y[3*ci:3*ci+3:3*ci+3]
+		v[0] += s[0]
+		v[1] += s[1]
+		v[2] += s[2]
 	}
 }

@@ -69,7 +69,7 @@ func TestCoarseCorrection(t *testing.T) {
 		}
 		denseSolve(ac, y)
 		got := make([]float64, 3*c.n)
-		co.addCorrection(got, r, c.free)
+		co.addCorrection(got, r)
 		var errMax, ref float64
 		for i := range c.n {
 			for q := range 3 {

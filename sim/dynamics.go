@@ -424,7 +424,7 @@ func (d *clothDynamics) precond(dst, r []float64) {
 		mul33(dst[3*k:3*k+3], &d.dinv[k], r[3*k:3*k+3])
 	}
 	if d.co != nil && d.co.ok {
-		d.co.addCorrection(dst, r, c.free)
+		d.co.addCorrection(dst, r)
 	}
 }
 
@@ -468,10 +468,8 @@ func (d *clothDynamics) mulM(dst, p []float64) {
 // filter zeroes the constrained components of a vector.
 func (d *clothDynamics) filter(p []float64) {
 	c := d.c
-	for k := range c.n {
-		if c.free[k] {
-			continue
-		}
+	for _, n := range c.fixed {
+		k := int(n)
 		if c.pinned[k] {
 			p[3*k], p[3*k+1], p[3*k+2] = 0, 0, 0
 			continue
@@ -487,10 +485,8 @@ func (d *clothDynamics) filter(p []float64) {
 func (d *clothDynamics) constrain(dv, b, x, base []float64, ah float64) {
 	c := d.c
 	d.filter(b)
-	for k := range c.n {
-		if c.free[k] {
-			continue
-		}
+	for _, n := range c.fixed {
+		k := int(n)
 		var need [3]float64
 		for q := range 3 {
 			need[q] = (c.target[3*k+q] - x[3*k+q] - base[3*k+q]) / ah
@@ -538,7 +534,6 @@ func (d *clothDynamics) energy(x, v []float64) Energy {
 // backward sweep. After a forward sweep from zero, (D+L)·z = r, so the
 // residual is -U·z (U the strictly upper blocks): half a product.
 func (d *clothDynamics) vcycle(z, r []float64) {
-	c := d.c
 	d.sweepFromZero(z, r)
 	if d.co.ok {
 		d.mulUpper(d.gs, z)
@@ -546,7 +541,7 @@ func (d *clothDynamics) vcycle(z, r []float64) {
 			d.gs[i] = -d.gs[i]
 		}
 		d.filter(d.gs)
-		d.co.addCorrection(z, d.gs, c.free)
+		d.co.addCorrection(z, d.gs)
 	}
 	d.sweepBack(z, r)
 	d.filter(z)
