@@ -235,7 +235,7 @@ type Cloth struct {
 
 	pinned []bool
 	free   []bool
-	fixed  []int32 // the nodes not free, for the per-vector passes over them
+	fixed  []int32      // the nodes not free, for the per-vector passes over them
 	proj   [][3]float64 // constraint direction for projected (roller) nodes; zero when none
 	target []float64    // prescribed positions of pinned nodes
 

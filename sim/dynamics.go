@@ -7,7 +7,7 @@ import "math"
 type clothDynamics struct {
 	c         *Cloth
 	lin       []triLin
-	mf        [][3][3][3]float64 // per triangle: uu, uv, vv of triLin.mats (MatrixFree)
+	mf        [][4][3][3]float64 // per triangle: uu, uv, vv, uvᵀ of triLin.mats (MatrixFree)
 	a         *bcsr              // assembled operator (Assembled)
 	dinv      [][3][3]float64
 	co        *coarse // nil without the coarse level
@@ -58,7 +58,7 @@ func (d *clothDynamics) init(c *Cloth) {
 	d.dinv = make([][3][3]float64, c.n)
 	d.a = newBCSR(c.m)
 	if c.cfg.Operator == MatrixFree {
-		d.mf = make([][3][3][3]float64, len(c.m.tris))
+		d.mf = make([][4][3][3]float64, len(c.m.tris))
 	}
 	if c.cfg.Preconditioner != BlockJacobi {
 		size := c.cfg.CoarseSize

@@ -232,43 +232,22 @@ func (lin *triLin) mulAdd(t *tri, dst, p []float64, cK, cD, cStep float64, eta *
 }
 
 // mats sets m to the element's part of cK·H + cD·D in weft-warp space,
-// uu, uv and vv: for perturbations dU, dV of U and V the generalised force
-// vectors are gU = uu·dU + uv·dV and gV = uvᵀ·dU + vv·dV, and vertex r
-// gets A₀·(ru[r]·gU + rv[r]·gV). Every term of the Hessian is bilinear in
-// the R coefficients of the two vertices, which is why three 3×3 matrices
-// hold it all.
-func (lin *triLin) mats(m *[3][3][3]float64, t *tri, cK, cD, cStep float64, eta *Viscosity) {
+// uu, uv, vv and uvᵀ: for perturbations dU, dV of U and V the generalised
+// force vectors are gU = uu·dU + uv·dV and gV = uvᵀ·dU + vv·dV, and vertex
+// r gets A₀·(ru[r]·gU + rv[r]·gV). Every term of the Hessian is bilinear
+// in the R coefficients of the two vertices, which is why three 3×3
+// matrices hold it all. With W = cgw·ŴŴᵀ, Z = cgz·ẐẐᵀ and Eu, Ev the
+// shear strain gradients per unit ru and rv,
+//
+//	uu = (cuu-cgu)·ÛÛᵀ + css·EuEuᵀ - W - Z + (cgu+cgw+cgz)·I,
+//	vv = (cvv-cgv)·V̂V̂ᵀ + css·EvEvᵀ - W - Z + (cgv+cgw+cgz)·I,
+//	uv = cuv·ÛV̂ᵀ + css·EuEvᵀ - W + Z + (cgw-cgz)·I
+//
+// (triMats, one of the kernels).
+func (lin *triLin) mats(m *[4][3][3]float64, t *tri, cK, cD, cStep float64, eta *Viscosity) {
 	cuu, cvv, cuv, css, cgu, cgv, cgw, cgz := lin.coef(t, cK, cD, cStep, eta)
-	g := &lin.g
-	// uu = (cuu-cgu)·ÛÛᵀ + css·EuEuᵀ - W - Z + (cgu+cgw+cgz)·I,
-	// vv = (cvv-cgv)·V̂V̂ᵀ + css·EvEvᵀ - W - Z + (cgv+cgw+cgz)·I,
-	// uv = cuv·ÛV̂ᵀ + css·EuEvᵀ - W + Z + (cgw-cgz)·I,
-	// with W = cgw·ŴŴᵀ, Z = cgz·ẐẐᵀ and Eu, Ev the shear strain
-	// gradients per unit ru and rv.
-	uh, vh, wh, zh := g.uh.arr(), g.vh.arr(), g.wh.arr(), g.zh.arr()
-	eu, ev := g.wh.sub(g.zh).scale(sqrt1_2).arr(), g.wh.add(g.zh).scale(sqrt1_2).arr()
-	ku, kv := cuu-cgu, cvv-cgv
-	du, dv, duv := cgu+cgw+cgz, cgv+cgw+cgz, cgw-cgz
-	uu, uv, vv := &m[0], &m[1], &m[2]
-	for a := range 3 {
-		su, sv := ku*uh[a], kv*vh[a]
-		se, sf := css*eu[a], css*ev[a]
-		sw, sz := cgw*wh[a], cgz*zh[a]
-		cu := cuv * uh[a]
-		for d := a; d < 3; d++ {
-			wz := sw*wh[d] + sz*zh[d]
-			x := su*uh[d] + se*eu[d] - wz
-			y := sv*vh[d] + sf*ev[d] - wz
-			uu[a][d], uu[d][a] = x, x
-			vv[a][d], vv[d][a] = y, y
-		}
-		for d := range 3 {
-			uv[a][d] = cu*vh[d] + se*ev[d] - sw*wh[d] + sz*zh[d]
-		}
-		uu[a][a] += du
-		vv[a][a] += dv
-		uv[a][a] += duv
-	}
+	k := [9]float64{cuu - cgu, cvv - cgv, css, cgw, cgz, cuv, cgu + cgw + cgz, cgv + cgw + cgz, cgw - cgz}
+	triMats(m, &lin.g, &k)
 }
 
 // assemble adds the element's nine 3×3 blocks of cK·H + cD·D to a; tb
@@ -283,12 +262,7 @@ func (lin *triLin) mats(m *[3][3][3]float64, t *tri, cK, cD, cStep float64, eta 
 // symmetric.
 func (lin *triLin) assemble(a *bcsr, tb *[9]int32, t *tri, cK, cD float64, eta *Viscosity) {
 	var m [4][3][3]float64
-	lin.mats((*[3][3][3]float64)(m[:3]), t, cK, cD, cK, eta)
-	for i := range 3 {
-		for j := range 3 {
-			m[3][i][j] = m[1][j][i]
-		}
-	}
+	lin.mats(&m, t, cK, cD, cK, eta)
 	ar, au1, av1, au2, av2 := t.area, t.ru[1], t.rv[1], t.ru[2], t.rv[2]
 	c := [10]float64{
 		ar * au1 * au1, ar * au1 * av1, ar * av1 * av1, // p1, q1, s1
@@ -299,7 +273,7 @@ func (lin *triLin) assemble(a *bcsr, tb *[9]int32, t *tri, cK, cD float64, eta *
 }
 
 // mulMats adds A₀·(ru·gU + rv·gV) for the matrices m of mats to dst.
-func (t *tri) mulMats(dst, p []float64, m *[3][3][3]float64) {
+func (t *tri) mulMats(dst, p []float64, m *[4][3][3]float64) {
 	du, dv := t.weftWarp(p)
 	uu, uv, vv := &m[0], &m[1], &m[2]
 	var gu, gv [3]float64

@@ -190,7 +190,7 @@ func TestElementOperatorForms(t *testing.T) {
 		}
 		a, b, c := make([]float64, 9), make([]float64, 9), make([]float64, 9)
 		lin.mulAdd(&tr, a, p, cK, cD, cK, &eta)
-		var mm [3][3][3]float64
+		var mm [4][3][3]float64
 		lin.mats(&mm, &tr, cK, cD, cK, &eta)
 		tr.mulMats(b, p, &mm)
 		blk := fullBlocks(&lin, &tr, cK, cD, &eta)

@@ -175,3 +175,49 @@ func addTriBlocks(val [][3][3]float64, tb *[9]int32, m *[4][3][3]float64, c *[10
 		}
 	}
 }
+
+// triMats sets m to an element's weft-warp matrices uu, uv, vv and uvᵀ
+// (triLin.mats) from g's unit vectors û, v̂, ŵ, ẑ and the coefficients
+// k = (ku, kv, css, cgw, cgz, cuv, du, dv, duv): with eu = (ŵ - ẑ)·√½ and
+// ev = (ŵ + ẑ)·√½, entry by entry
+//
+//	ww = cgw·(ŵa·ŵd),  zz = cgz·(ẑa·ẑd),  wz = ww + zz,
+//	uu = (ku·(ûa·ûd) + css·(eu_a·eu_d)) - wz,
+//	vv = (kv·(v̂a·v̂d) + css·(ev_a·ev_d)) - wz,
+//	uv = ((cuv·(ûa·v̂d) + css·(eu_a·ev_d)) - ww) + zz,
+//
+// uvᵀ likewise with the factors of each product swapped, and du, dv, duv
+// added to the diagonals last. Every product of two vector components
+// is formed first, so uu and vv are exactly symmetric and uvᵀ exactly
+// uv's transpose. The assembly (tri_amd64.s) does the same operations,
+// unfused, so its results are the Go code's bit for bit.
+func triMats(m *[4][3][3]float64, g *triGeom, k *[9]float64) {
+	if useKernelAsm {
+		triMatsAsm(m, g, k)
+		return
+	}
+	ku, kv, css, cgw, cgz, cuv, du, dv, duv := k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8]
+	uh, vh, wh, zh := g.uh.arr(), g.vh.arr(), g.wh.arr(), g.zh.arr()
+	var eu, ev [3]float64
+	for a := range 3 {
+		eu[a] = (wh[a] - zh[a]) * sqrt1_2
+		ev[a] = (wh[a] + zh[a]) * sqrt1_2
+	}
+	for a := range 3 {
+		for d := range 3 {
+			ww, zz := cgw*(wh[a]*wh[d]), cgz*(zh[a]*zh[d])
+			wz := ww + zz
+			uu := (ku*(uh[a]*uh[d]) + css*(eu[a]*eu[d])) - wz
+			vv := (kv*(vh[a]*vh[d]) + css*(ev[a]*ev[d])) - wz
+			uv := ((cuv*(uh[a]*vh[d]) + css*(eu[a]*ev[d])) - ww) + zz
+			vu := ((cuv*(vh[a]*uh[d]) + css*(ev[a]*eu[d])) - ww) + zz
+			if a == d {
+				uu += du
+				vv += dv
+				uv += duv
+				vu += duv
+			}
+			m[0][a][d], m[1][a][d], m[2][a][d], m[3][a][d] = uu, uv, vv, vu
+		}
+	}
+}

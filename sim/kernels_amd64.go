@@ -26,3 +26,8 @@ func dotBandAsm(a, b []float64) float64
 //
 //go:noescape
 func addTriBlocksAsm(val *[3][3]float64, tb *[9]int32, m *[4][3][3]float64, c *[10]float64)
+
+// triMatsAsm is triMats.
+//
+//go:noescape
+func triMatsAsm(m *[4][3][3]float64, geo *triGeom, k *[9]float64)

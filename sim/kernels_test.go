@@ -340,11 +340,14 @@ func TestKernelsAllocs(t *testing.T) {
 	tb := [9]int32{0, 1, 2, 3, 4, 5, 6, 7, 8}
 	var blk [4][3][3]float64
 	var coef [10]float64
+	var geo triGeom
+	var k [9]float64
 	n := testing.AllocsPerRun(100, func() {
 		mulRows(z, x, m.lo, m.hi, m.col, m.val, m.exLo, m.exHi, m.exCol, m.exVal)
 		gsSweep(z, x, m.lo, m.mid, m.hi, m.col, m.val, m.exLo, m.exHi, m.exCol, m.exVal, m.dinv, true)
 		z[0] = dotBand(x, z)
 		addTriBlocks(m.val, &tb, &blk, &coef)
+		triMats(&blk, &geo, &k)
 	})
 	if n != 0 {
 		t.Errorf("%v allocations per call", n)
@@ -487,4 +490,36 @@ func TestAddTriBlocks(t *testing.T) {
 		}
 	}()
 	addTriBlocks(val, &tb, &m, &c)
+}
+
+// TestTriMats checks the assembly of triMats against its Go code bit for
+// bit, and that uu and vv come out exactly symmetric and m[3] exactly
+// uv's transpose. (TestElementOperatorForms checks the matrices
+// themselves against the exact Hessian.)
+func TestTriMats(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	num := func() float64 { return randNum(rng) }
+	rv := func() vec { return vec{num(), num(), num()} }
+	for trial := range 500 {
+		g := triGeom{uh: rv(), vh: rv(), wh: rv(), zh: rv(), lu: num(), lv: num(), lw: num(), lz: num()}
+		var k [9]float64
+		for i := range k {
+			k[i] = num()
+		}
+		var got, want [4][3][3]float64
+		triMats(&got, &g, &k)
+		withoutAsm(func() { triMats(&want, &g, &k) })
+		for q := range got {
+			for a := range 3 {
+				if !sameBits(got[q][a][:], want[q][a][:]) {
+					t.Fatalf("trial %d, matrix %d row %d: kernel %v, Go %v", trial, q, a, got[q][a], want[q][a])
+				}
+				for d := range 3 {
+					if !sameBits([]float64{got[0][a][d], got[2][a][d], got[3][a][d]}, []float64{got[0][d][a], got[2][d][a], got[1][d][a]}) {
+						t.Fatalf("trial %d, entry (%d, %d): uu or vv not symmetric, or m[3] not uvᵀ", trial, a, d)
+					}
+				}
+			}
+		}
+	}
 }

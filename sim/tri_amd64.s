@@ -94,3 +94,134 @@ TEXT ·addTriBlocksAsm(SB), NOSPLIT, $0-32
 	GROUP(VMULSD, VADDSD, VSUBSD, VMOVSD, 64, X0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10, X11, X12, X13, X14, X15)
 	VZEROUPPER
 	RET
+
+// triMatsAsm, in the order kernels.go sets out for triMats. Entries 0-3
+// of the row-major 3×3 matrices are the pairs (a, d) = (0,0), (0,1),
+// (0,2), (1,0), entries 4-7 (1,1), (1,2), (2,0), (2,1): VPERMPD spreads a
+// unit vector's components over the four lanes as the a's (A) or the d's
+// (D) of a group, straight from memory (each vector's fourth lane reads
+// the next field of triGeom and is never used). Entry 8, (2,2), is done
+// with scalars. SI points at g (û at 0, v̂ at 24, ŵ at 48, ẑ at 72 bytes),
+// DX at k, CX at m.
+
+DATA rsqrt2<>+0(SB)/8, $0x3FE6A09E667F3BCD // √½, as sqrt1_2 rounds it
+GLOBL rsqrt2<>(SB), RODATA|NOPTR, $8
+
+// DIAG(K, R, T, S) adds the coefficient at K(DX) to lane 0 of R only.
+#define DIAG(K, R, T, S) \
+	VBROADCASTSD K(DX), S \
+	VADDPD       S, R, T  \
+	VBLENDPD     $1, T, R, R
+
+// PAIR(P, Q, C, R) sets R = C·(P·Q), C a coefficient register.
+#define PAIR(P, Q, C, R) \
+	VMULPD Q, P, R \
+	VMULPD C, R, R
+
+// MATS4(OFF, IA, ID) computes the group of entries at byte offset OFF,
+// its lanes' a's and d's picked by the VPERMPD selectors IA and ID:
+// Y0 ww, Y1 wz, Y2 zz, Y3 cuv, Y4/Y5 eu (A/D), Y6/Y7 ev, Y8/Y9 û, Y10/Y11
+// v̂, Y14 css.
+#define MATS4(OFF, IA, ID) \
+	VPERMPD      $IA, 48(SI), Y0      \
+	VPERMPD      $ID, 48(SI), Y1      \
+	VPERMPD      $IA, 72(SI), Y2      \
+	VPERMPD      $ID, 72(SI), Y3      \
+	VBROADCASTSD rsqrt2<>(SB), Y15    \
+	VSUBPD       Y2, Y0, Y4           \
+	VMULPD       Y15, Y4, Y4          \
+	VSUBPD       Y3, Y1, Y5           \
+	VMULPD       Y15, Y5, Y5          \
+	VADDPD       Y2, Y0, Y6           \
+	VMULPD       Y15, Y6, Y6          \
+	VADDPD       Y3, Y1, Y7           \
+	VMULPD       Y15, Y7, Y7          \
+	VBROADCASTSD 24(DX), Y15          \
+	PAIR(Y0, Y1, Y15, Y0)             \
+	VBROADCASTSD 32(DX), Y15          \
+	PAIR(Y2, Y3, Y15, Y2)             \
+	VADDPD       Y2, Y0, Y1           \
+	VPERMPD      $IA, 0(SI), Y8       \
+	VPERMPD      $ID, 0(SI), Y9       \
+	VPERMPD      $IA, 24(SI), Y10     \
+	VPERMPD      $ID, 24(SI), Y11     \
+	VBROADCASTSD 16(DX), Y14          \
+	VBROADCASTSD 40(DX), Y3           \
+	VBROADCASTSD 0(DX), Y15           \
+	PAIR(Y8, Y9, Y15, Y12)            \
+	PAIR(Y4, Y5, Y14, Y13)            \
+	VADDPD       Y13, Y12, Y12        \
+	VSUBPD       Y1, Y12, Y12         \
+	DIAG(48, Y12, Y13, Y15)           \
+	VMOVUPD      Y12, OFF(CX)         \
+	VBROADCASTSD 8(DX), Y15           \
+	PAIR(Y10, Y11, Y15, Y12)          \
+	PAIR(Y6, Y7, Y14, Y13)            \
+	VADDPD       Y13, Y12, Y12        \
+	VSUBPD       Y1, Y12, Y12         \
+	DIAG(56, Y12, Y13, Y15)           \
+	VMOVUPD      Y12, 144+OFF(CX)     \
+	PAIR(Y8, Y11, Y3, Y12)            \
+	PAIR(Y4, Y7, Y14, Y13)            \
+	VADDPD       Y13, Y12, Y12        \
+	VSUBPD       Y0, Y12, Y12         \
+	VADDPD       Y2, Y12, Y12         \
+	DIAG(64, Y12, Y13, Y15)           \
+	VMOVUPD      Y12, 72+OFF(CX)      \
+	PAIR(Y10, Y9, Y3, Y12)            \
+	PAIR(Y6, Y5, Y14, Y13)            \
+	VADDPD       Y13, Y12, Y12        \
+	VSUBPD       Y0, Y12, Y12         \
+	VADDPD       Y2, Y12, Y12         \
+	DIAG(64, Y12, Y13, Y15)           \
+	VMOVUPD      Y12, 216+OFF(CX)
+
+// SPAIR(P, Q, C, R) is PAIR for scalars, C a register or memory.
+#define SPAIR(P, Q, C, R) \
+	VMULSD Q, P, R \
+	VMULSD C, R, R
+
+// func triMatsAsm(m *[4][3][3]float64, geo *triGeom, k *[9]float64)
+TEXT ·triMatsAsm(SB), NOSPLIT, $0-24
+	MOVQ m+0(FP), CX
+	MOVQ geo+8(FP), SI
+	MOVQ k+16(FP), DX
+	MATS4(0, 0x40, 0x24)
+	MATS4(32, 0xA5, 0x49)
+
+	// Entry 8: X0 ww, X1 wz, X2 zz, X4 eu, X6 ev, X8 û, X10 v̂, X14 css.
+	VMOVSD rsqrt2<>(SB), X15
+	VMOVSD 64(SI), X0
+	VMOVSD 88(SI), X2
+	VSUBSD X2, X0, X4
+	VMULSD X15, X4, X4
+	VADDSD X2, X0, X6
+	VMULSD X15, X6, X6
+	SPAIR(X0, X0, 24(DX), X0)
+	SPAIR(X2, X2, 32(DX), X2)
+	VADDSD X2, X0, X1
+	VMOVSD 16(SI), X8
+	VMOVSD 40(SI), X10
+	VMOVSD 16(DX), X14
+	SPAIR(X8, X8, 0(DX), X12)
+	SPAIR(X4, X4, X14, X13)
+	VADDSD X13, X12, X12
+	VSUBSD X1, X12, X12
+	VADDSD 48(DX), X12, X12
+	VMOVSD X12, 64(CX)
+	SPAIR(X10, X10, 8(DX), X12)
+	SPAIR(X6, X6, X14, X13)
+	VADDSD X13, X12, X12
+	VSUBSD X1, X12, X12
+	VADDSD 56(DX), X12, X12
+	VMOVSD X12, 208(CX)
+	SPAIR(X8, X10, 40(DX), X12)
+	SPAIR(X4, X6, X14, X13)
+	VADDSD X13, X12, X12
+	VSUBSD X0, X12, X12
+	VADDSD X2, X12, X12
+	VADDSD 64(DX), X12, X12
+	VMOVSD X12, 136(CX)
+	VMOVSD X12, 280(CX)
+	VZEROUPPER
+	RET
