@@ -118,6 +118,17 @@ GLOBL rsqrt2<>(SB), RODATA|NOPTR, $8
 	VMULPD Q, P, R \
 	VMULPD C, R, R
 
+// TWO(P, Q, C, E, F) sets Y12 = C·(P·Q) + css·(E·F), Y13 scratch.
+#define TWO(P, Q, C, E, F) \
+	PAIR(P, Q, C, Y12)     \
+	PAIR(E, F, Y14, Y13)   \
+	VADDPD Y13, Y12, Y12
+
+// OUT(K, DST) adds the coefficient at K(DX) to Y12's lane 0 and stores Y12.
+#define OUT(K, DST) \
+	DIAG(K, Y12, Y13, Y15) \
+	VMOVUPD Y12, DST
+
 // MATS4(OFF, IA, ID) computes the group of entries at byte offset OFF,
 // its lanes' a's and d's picked by the VPERMPD selectors IA and ID:
 // Y0 ww, Y1 wz, Y2 zz, Y3 cuv, Y4/Y5 eu (A/D), Y6/Y7 ev, Y8/Y9 û, Y10/Y11
@@ -148,38 +159,32 @@ GLOBL rsqrt2<>(SB), RODATA|NOPTR, $8
 	VBROADCASTSD 16(DX), Y14          \
 	VBROADCASTSD 40(DX), Y3           \
 	VBROADCASTSD 0(DX), Y15           \
-	PAIR(Y8, Y9, Y15, Y12)            \
-	PAIR(Y4, Y5, Y14, Y13)            \
-	VADDPD       Y13, Y12, Y12        \
+	TWO(Y8, Y9, Y15, Y4, Y5)          \
 	VSUBPD       Y1, Y12, Y12         \
-	DIAG(48, Y12, Y13, Y15)           \
-	VMOVUPD      Y12, OFF(CX)         \
+	OUT(48, OFF(CX))                  \
 	VBROADCASTSD 8(DX), Y15           \
-	PAIR(Y10, Y11, Y15, Y12)          \
-	PAIR(Y6, Y7, Y14, Y13)            \
-	VADDPD       Y13, Y12, Y12        \
+	TWO(Y10, Y11, Y15, Y6, Y7)        \
 	VSUBPD       Y1, Y12, Y12         \
-	DIAG(56, Y12, Y13, Y15)           \
-	VMOVUPD      Y12, 144+OFF(CX)     \
-	PAIR(Y8, Y11, Y3, Y12)            \
-	PAIR(Y4, Y7, Y14, Y13)            \
-	VADDPD       Y13, Y12, Y12        \
+	OUT(56, 144+OFF(CX))              \
+	TWO(Y8, Y11, Y3, Y4, Y7)          \
 	VSUBPD       Y0, Y12, Y12         \
 	VADDPD       Y2, Y12, Y12         \
-	DIAG(64, Y12, Y13, Y15)           \
-	VMOVUPD      Y12, 72+OFF(CX)      \
-	PAIR(Y10, Y9, Y3, Y12)            \
-	PAIR(Y6, Y5, Y14, Y13)            \
-	VADDPD       Y13, Y12, Y12        \
+	OUT(64, 72+OFF(CX))               \
+	TWO(Y10, Y9, Y3, Y6, Y5)          \
 	VSUBPD       Y0, Y12, Y12         \
 	VADDPD       Y2, Y12, Y12         \
-	DIAG(64, Y12, Y13, Y15)           \
-	VMOVUPD      Y12, 216+OFF(CX)
+	OUT(64, 216+OFF(CX))
 
 // SPAIR(P, Q, C, R) is PAIR for scalars, C a register or memory.
 #define SPAIR(P, Q, C, R) \
 	VMULSD Q, P, R \
 	VMULSD C, R, R
+
+// STWO(P, Q, C, E, F) is TWO for scalars, C a register or memory.
+#define STWO(P, Q, C, E, F) \
+	SPAIR(P, Q, C, X12)     \
+	SPAIR(E, F, X14, X13)   \
+	VADDSD X13, X12, X12
 
 // func triMatsAsm(m *[4][3][3]float64, geo *triGeom, k *[9]float64)
 TEXT ·triMatsAsm(SB), NOSPLIT, $0-24
@@ -203,21 +208,15 @@ TEXT ·triMatsAsm(SB), NOSPLIT, $0-24
 	VMOVSD 16(SI), X8
 	VMOVSD 40(SI), X10
 	VMOVSD 16(DX), X14
-	SPAIR(X8, X8, 0(DX), X12)
-	SPAIR(X4, X4, X14, X13)
-	VADDSD X13, X12, X12
+	STWO(X8, X8, 0(DX), X4, X4)
 	VSUBSD X1, X12, X12
 	VADDSD 48(DX), X12, X12
 	VMOVSD X12, 64(CX)
-	SPAIR(X10, X10, 8(DX), X12)
-	SPAIR(X6, X6, X14, X13)
-	VADDSD X13, X12, X12
+	STWO(X10, X10, 8(DX), X6, X6)
 	VSUBSD X1, X12, X12
 	VADDSD 56(DX), X12, X12
 	VMOVSD X12, 208(CX)
-	SPAIR(X8, X10, 40(DX), X12)
-	SPAIR(X4, X6, X14, X13)
-	VADDSD X13, X12, X12
+	STWO(X8, X10, 40(DX), X4, X6)
 	VSUBSD X0, X12, X12
 	VADDSD X2, X12, X12
 	VADDSD 64(DX), X12, X12
