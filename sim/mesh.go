@@ -266,18 +266,7 @@ type scalarCSR struct {
 
 // mulAdd sets dst += c·(S ⊗ I₃)·x for 3-vectors per node.
 func (s *scalarCSR) mulAdd(dst, x []float64, c float64) {
-	s.mulAddRows(dst, x, c, 0, len(s.rowPtr)-1)
-}
-
-// setRows sets rows i0 to i1-1 of dst to those of (S ⊗ I₃)·x, through
-// mulRows as a matrix of couplings only (its kernel's order of sums).
-func (s *scalarCSR) setRows(dst, x []float64, i0, i1 int) {
-	mulRows(dst[3*i0:3*i1], x, s.none[i0:i1], s.none[i0:i1], nil, nil, s.rowPtr[i0:i1], s.rowPtr[i0+1:i1+1], s.col, s.val)
-}
-
-// mulAddRows is mulAdd restricted to rows i0 to i1-1 of dst.
-func (s *scalarCSR) mulAddRows(dst, x []float64, c float64, i0, i1 int) {
-	for i := i0; i < i1; i++ {
+	for i := range len(s.rowPtr) - 1 {
 		var a0, a1, a2 float64
 		for k := s.rowPtr[i]; k < s.rowPtr[i+1]; k++ {
 			j, w := 3*int(s.col[k]), s.val[k]
@@ -289,6 +278,12 @@ func (s *scalarCSR) mulAddRows(dst, x []float64, c float64, i0, i1 int) {
 		dst[3*i+1] += c * a1
 		dst[3*i+2] += c * a2
 	}
+}
+
+// setRows sets rows i0 to i1-1 of dst to those of (S ⊗ I₃)·x, through
+// mulRows as a matrix of couplings only (its kernel's order of sums).
+func (s *scalarCSR) setRows(dst, x []float64, i0, i1 int) {
+	mulRows(dst[3*i0:3*i1], x, s.none[i0:i1], s.none[i0:i1], nil, nil, s.rowPtr[i0:i1], s.rowPtr[i0+1:i1+1], s.col, s.val)
 }
 
 type csrBuilder struct {
