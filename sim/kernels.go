@@ -3,12 +3,14 @@ package sim
 // The kernels of the solve: the product of rows of the assembled matrix
 // with a vector (mulRows), a block Gauss-Seidel sweep (gsSweep), the
 // inner product of the coarse level's banded factorisation (dotBand,
-// band_amd64.s), and the scatter of an element's blocks into the matrix
-// (addTriBlocks, tri_amd64.s); the last two at the end. The first two read a row as 3×3 blocks val[k]
-// (columns col[k]) plus scalar couplings exVal[e] (times the identity;
-// columns exCol[e]). On amd64 with AVX2 and FMA, assembly computes them
-// (kernels_amd64.s), one block row per vector instruction; elsewhere the
-// plain Go code below does, to round-off the same.
+// band_amd64.s), and, for the assembly of the matrix, an element's
+// weft-warp matrices (triMats) and the scatter of its blocks
+// (addTriBlocks; both tri_amd64.s). The last three are at the end, each
+// with its own order of operations. The first two read a row as 3×3
+// blocks val[k] (columns col[k]) plus scalar couplings exVal[e] (times
+// the identity; columns exCol[e]). On amd64 with AVX2 and FMA, assembly
+// computes them (kernels_amd64.s), one block row per vector instruction;
+// elsewhere the plain Go code below does, to round-off the same.
 //
 // The assembly fixes the order of every operation, so that its results do
 // not depend on the machine (kernels_ref_test.go spells it out in Go, and
