@@ -56,6 +56,19 @@ func (c *clock) tick() {
 
 func readOK(err error) bool { return err == nil || errors.Is(err, devices.ErrTimeout) }
 
+// allocsPerRun returns the fewest allocations per call of f in up to three
+// measurements of 100 calls. testing.AllocsPerRun counts the whole
+// process, and an emulator in the same process allocates when a stalled
+// host leaves its line full (seen once in CI: 1 per call); an allocation
+// in f itself shows in every measurement.
+func allocsPerRun(f func()) float64 {
+	a := testing.AllocsPerRun(100, f)
+	for i := 1; i < 3 && a > 0; i++ {
+		a = min(a, testing.AllocsPerRun(100, f))
+	}
+	return a
+}
+
 // Exoskeleton checks x, a freshly opened exoskeleton, and closes it.
 func Exoskeleton(t *testing.T, x devices.Exoskeleton, opt Options) {
 	t.Helper()
@@ -83,15 +96,16 @@ func Exoskeleton(t *testing.T, x devices.Exoskeleton, opt Options) {
 		t.Fatalf("Enable(true): %v", err)
 	}
 	var st, first, kept devices.ExoState
-	fresh, enabled := 0, false
+	fresh, freshLate, enabled := 0, 0, false
 	var lastTime time.Duration
 	torque := 0.2 * sp.MaxTorque[0]
 	// A device behind a pseudo-terminal shares the CPU with the test: on a
 	// loaded machine the run goes on (up to 10 times longer) until it has
 	// seen enough fresh samples and, for a responding device, the joint
-	// move, so that only a device that never does fails.
+	// move and a fresh sample after the middle of the run, so that only a
+	// device that never does fails.
 	done := func(k int) bool {
-		return k > opt.Ticks && fresh >= opt.Ticks/4 && (!opt.Responds || st.Joint[0] > first.Joint[0])
+		return k > opt.Ticks && fresh >= opt.Ticks/4 && freshLate > 0 && (!opt.Responds || st.Joint[0] > first.Joint[0])
 	}
 	k := 1
 	for ; k <= 10*opt.Ticks && !done(k); k++ {
@@ -105,6 +119,9 @@ func Exoskeleton(t *testing.T, x devices.Exoskeleton, opt Options) {
 				first = st
 			}
 			fresh++
+			if k > opt.Ticks/2 {
+				freshLate++
+			}
 			if st.DeviceTime < lastTime {
 				t.Errorf("tick %d: device time went back from %v to %v", k, lastTime, st.DeviceTime)
 			}
@@ -126,8 +143,8 @@ func Exoskeleton(t *testing.T, x devices.Exoskeleton, opt Options) {
 	if !enabled {
 		t.Error("the device never reported itself enabled")
 	}
-	if kept.Seq == st.Seq && kept.DeviceTime == st.DeviceTime && fresh > 1 {
-		t.Error("the sample did not change over the run")
+	if freshLate == 0 || kept.Seq == st.Seq && kept.DeviceTime == st.DeviceTime {
+		t.Error("the sample did not change over the second half of the run")
 	}
 	if opt.Responds && !(st.Joint[0] > first.Joint[0]) {
 		t.Errorf("a positive torque on joint 0 did not move it: %v -> %v", first.Joint[0], st.Joint[0])
@@ -135,7 +152,7 @@ func Exoskeleton(t *testing.T, x devices.Exoskeleton, opt Options) {
 	if st.AckSeq != 0 && st.AckSeq > cmd.Seq {
 		t.Errorf("AckSeq %d beyond the newest command %d", st.AckSeq, cmd.Seq)
 	}
-	allocs := testing.AllocsPerRun(100, func() {
+	allocs := allocsPerRun(func() {
 		clk.tick()
 		_ = x.Read(&st)
 		cmd.Seq++
@@ -151,7 +168,7 @@ func Exoskeleton(t *testing.T, x devices.Exoskeleton, opt Options) {
 		t.Errorf("Write after Enable(false) = %v, want ErrDisabled", err)
 	}
 	disabled := false
-	for range opt.Ticks {
+	for range 10 * opt.Ticks {
 		clk.tick()
 		if readOK(x.Read(&st)) && !st.Stale && !st.Enabled {
 			disabled = true
@@ -179,7 +196,9 @@ func TactileArray(t *testing.T, a devices.TactileArray, opt Options) {
 	sr, hasStatus := a.(devices.StatusReader)
 	var st devices.TactileStatus
 	acked := false
-	for k := 1; k <= opt.Ticks; k++ {
+	// As for the exoskeleton, the run goes on (up to 10 times longer) until
+	// the status has acknowledged a frame.
+	for k := 1; k <= 10*opt.Ticks && (k <= opt.Ticks || hasStatus && !acked); k++ {
 		clk.tick()
 		if k%25 == 1 {
 			f.Seq++
@@ -201,7 +220,7 @@ func TactileArray(t *testing.T, a devices.TactileArray, opt Options) {
 	if hasStatus && !acked {
 		t.Error("no frame was ever acknowledged in the status")
 	}
-	allocs := testing.AllocsPerRun(100, func() {
+	allocs := allocsPerRun(func() {
 		clk.tick()
 		f.Seq++
 		_ = a.WriteFrame(&f)

@@ -30,7 +30,9 @@ func dialExo(t *testing.T, path string) *link.Exo {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := link.DialExo(p, link.Options{Transport: devices.TransportSerial})
+	// The silence limit is far above a loaded CI host's stalls (2.4 s seen);
+	// the silence detector has its own test (devices/fault).
+	x, err := link.DialExo(p, link.Options{Transport: devices.TransportSerial, SilenceTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,9 +43,10 @@ func dialExo(t *testing.T, path string) *link.Exo {
 func TestExoOverPTY(t *testing.T) {
 	// The test is of the link, not of the watchdog: under make test's load
 	// a 0.3 s stall of this goroutine once tripped the default 50 ms one
-	// and disabled the device.
+	// and disabled the device, and a 2.4 s one tripped the link's default
+	// 250 ms silence limit (see dialExo).
 	devs := emu.DefaultDevices()
-	devs[0].WatchdogMs = 2000
+	devs[0].WatchdogMs = 10_000
 	e := startEmu(t, emu.Config{NewExo: emu.StandInExo, Devices: devs})
 	x := dialExo(t, e.Plug("thumb-exo").Path())
 	sp := x.Spec()
@@ -70,7 +73,7 @@ func TestExoOverPTY(t *testing.T) {
 			t.Fatal("too slow")
 		}
 	}
-	for end := time.Now().Add(2 * time.Second); st.AckSeq != 300 && time.Now().Before(end); {
+	for end := time.Now().Add(10 * time.Second); st.AckSeq != 300 && time.Now().Before(end); {
 		time.Sleep(time.Millisecond)
 		_ = x.Read(&st)
 	}

@@ -25,6 +25,17 @@ func fingerOf(name string) (int, error) {
 // script, at the default base. Its in-process transport delays are set to
 // zero: the emulated device's transport is the real one.
 func PhysicalExo(dc DeviceConfig) (devices.Exoskeleton, error) {
+	return physicalExo(dc, sim.DefaultScript(sim.DefaultScene()))
+}
+
+// RestingExo is PhysicalExo with the finger held still (sim.RestScript):
+// the joints answer a torque the same way whenever it comes, so that
+// conformance tests can check the response whatever the timing.
+func RestingExo(dc DeviceConfig) (devices.Exoskeleton, error) {
+	return physicalExo(dc, sim.RestScript(sim.DefaultScene()))
+}
+
+func physicalExo(dc DeviceConfig, script *sim.Script) (devices.Exoskeleton, error) {
 	f, err := fingerOf(dc.Name)
 	if err != nil {
 		return nil, err
@@ -34,7 +45,7 @@ func PhysicalExo(dc DeviceConfig) (devices.Exoskeleton, error) {
 	if dc.Serial != "" {
 		p.Serial = dc.Serial
 	}
-	return sim.NewExo(p, sim.DefaultBase(f), sim.DefaultScript(sim.DefaultScene()), f)
+	return sim.NewExo(p, sim.DefaultBase(f), script, f)
 }
 
 // PhysicalTactile builds the simulated piezo pin array of devices/sim.

@@ -126,7 +126,7 @@ func (f *fakeHID) SendFeatureReport([]byte) (int, error) {
 
 func exoDevice() *emu.Device {
 	start := time.Now()
-	return emu.NewExoDevice(emu.DeviceConfig{Name: "hid-exo", WatchdogMs: 1000},
+	return emu.NewExoDevice(emu.DeviceConfig{Name: "hid-exo", WatchdogMs: 10_000},
 		emu.NewMassDamperExo("haptex-hid-exo", "HID-1"), func() time.Duration { return time.Since(start) })
 }
 
@@ -134,7 +134,7 @@ func TestExoOverHID(t *testing.T) {
 	dev := exoDevice()
 	f := newFake(t, dev)
 	conn := hid.New(f, "hid 1209:4858 HID-1")
-	x, err := link.DialExo(conn, link.Options{Transport: devices.TransportHID, SilenceTimeout: time.Second})
+	x, err := link.DialExo(conn, link.Options{Transport: devices.TransportHID, SilenceTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestOpenMissing(t *testing.T) {
 
 func TestConformance(t *testing.T) {
 	f := newFake(t, exoDevice())
-	x, err := link.DialExo(hid.New(f, "fake"), link.Options{Transport: devices.TransportHID, SilenceTimeout: 2 * time.Second})
+	x, err := link.DialExo(hid.New(f, "fake"), link.Options{Transport: devices.TransportHID, SilenceTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,8 +20,8 @@ func emulator(t *testing.T) *emu.Emulator {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	em, err := emu.Run(ctx, emu.Config{NewExo: emu.StandInExo, NewTactile: emu.StandInTactile, Devices: []emu.DeviceConfig{
-		{Name: "exo", Kind: wire.KindExo, WatchdogMs: 1000},
-		{Name: "tac", Kind: wire.KindTactile, WatchdogMs: 1000},
+		{Name: "exo", Kind: wire.KindExo, WatchdogMs: 10_000},
+		{Name: "tac", Kind: wire.KindTactile, WatchdogMs: 10_000},
 	}})
 	if err != nil {
 		cancel()
@@ -37,12 +37,13 @@ func openExo(path string) func() (devices.Exoskeleton, error) {
 		if err != nil {
 			return nil, err
 		}
-		return link.DialExo(p, link.Options{Transport: devices.TransportSerial, HandshakeTimeout: 300 * time.Millisecond, SilenceTimeout: time.Second})
+		return link.DialExo(p, link.Options{Transport: devices.TransportSerial, HandshakeTimeout: 300 * time.Millisecond, SilenceTimeout: 10 * time.Second})
 	}
 }
 
-// The tests set a generous silence limit: detection of an unplugged device
-// comes from its transport, and the emulator shares a loaded machine.
+// The tests set generous silence and watchdog limits (10 s): detection of
+// an unplugged device comes from its transport, and the emulator shares a
+// loaded machine (a CI host has frozen it for 2.4 s).
 
 // TestUnplugReplug pulls the emulated exoskeleton's cable while the loop
 // runs: Read must report ErrDisconnected promptly, and the device must be
@@ -130,7 +131,7 @@ func TestTactileUnplug(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return link.DialTactile(p, link.Options{HandshakeTimeout: 300 * time.Millisecond, SilenceTimeout: time.Second})
+		return link.DialTactile(p, link.Options{HandshakeTimeout: 300 * time.Millisecond, SilenceTimeout: 10 * time.Second})
 	}
 	a, err := reconnect.NewTactile("thumb tactile", open, reconnect.Options{Interval: 10 * time.Millisecond})
 	if err != nil {

@@ -140,7 +140,7 @@ func emulator(t *testing.T) *emu.Emulator {
 	ctx, cancel := context.WithCancel(context.Background())
 	devs := emu.DefaultDevices()
 	for i := range devs {
-		devs[i].WatchdogMs = 2000
+		devs[i].WatchdogMs = 10_000
 	}
 	e, err := emu.Run(ctx, emu.Config{Devices: devs})
 	if err != nil {
@@ -164,7 +164,7 @@ func TestOpenEmulatedRig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := setup.Open(f, setup.Options{Record: sess, Link: link.Options{SilenceTimeout: time.Second}})
+	s, err := setup.Open(f, setup.Options{Record: sess, Link: link.Options{SilenceTimeout: 10 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
