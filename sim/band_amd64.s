@@ -1,9 +1,12 @@
 #include "textflag.h"
 
-// dotBandAsm, in the order kernels.go sets out for dotBand: Y0 holds the
-// partial sums s0..s3, Y1 s4..s7. The last 0 to 7 entries are loaded
-// through a mask (masked lanes read as zero and add +0, which leaves a sum
-// started from +0 unchanged), so nothing past either slice is read.
+// The coarse level's band kernels: dotBandAsm, bandFactorRowAsm and
+// bandSolveAsm, in the order kernels.go sets out. Every inner product is
+// DOT: Y0 holds the partial sums s0..s3, Y1 s4..s7, and the last 0 to 7
+// entries are loaded through a mask (masked lanes read as zero and add +0,
+// which leaves a sum started from +0 unchanged), so nothing past either
+// run is read. The kernels around it subtract and scale with single
+// unfused operations, as the Go code does.
 
 // Eight quadwords: four ones, four zeros. The four from 4-r on are a mask
 // of the first r lanes.
@@ -27,48 +30,171 @@ GLOBL bandmask<>(SB), RODATA|NOPTR, $64
 	VMASKMOVPD  (DI)(AX*8), Y4, Y3 \
 	VFMADD231PD Y3, Y2, ACC
 
+// DOT sets X0 to Σ SI[k]·DI[k] over k < CX in dotBand's order. It uses
+// AX, DX, R8, R9 and Y0-Y4, and its labels (once per function).
+#define DOT \
+	VXORPD       Y0, Y0, Y0               \
+	VXORPD       Y1, Y1, Y1               \
+	XORQ         AX, AX                   \
+dloop:                                    \
+	LEAQ         8(AX), DX                \
+	CMPQ         DX, CX                   \
+	JA           dtail                    \
+	VMOVUPD      (SI)(AX*8), Y2           \
+	VFMADD231PD  (DI)(AX*8), Y2, Y0       \
+	VMOVUPD      32(SI)(AX*8), Y3         \
+	VFMADD231PD  32(DI)(AX*8), Y3, Y1     \
+	MOVQ         DX, AX                   \
+	JMP          dloop                    \
+dtail:                                    \
+	MOVQ         CX, DX                   \
+	SUBQ         AX, DX                   \
+	LEAQ         bandmask<>(SB), R8       \
+	CMPQ         DX, $4                   \
+	JB           dshort                   \
+	VMOVUPD      (SI)(AX*8), Y2           \
+	VFMADD231PD  (DI)(AX*8), Y2, Y0       \
+	ADDQ         $4, AX                   \
+	SUBQ         $4, DX                   \
+	MASKED(Y1)                            \
+	JMP          dsum                     \
+dshort:                                   \
+	MASKED(Y0)                            \
+dsum:                                     \
+	VADDPD       Y1, Y0, Y0               \
+	VEXTRACTF128 $1, Y0, X1               \
+	VADDPD       X1, X0, X0               \
+	VPERMILPD    $1, X0, X1               \
+	VADDSD       X1, X0, X0
+
 // func dotBandAsm(a, b []float64) float64
 TEXT ·dotBandAsm(SB), NOSPLIT, $0-56
-	MOVQ   a_base+0(FP), SI
-	MOVQ   a_len+8(FP), CX
-	MOVQ   b_base+24(FP), DI
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	XORQ   AX, AX
-
-dloop:
-	LEAQ        8(AX), DX
-	CMPQ        DX, CX
-	JA          dtail
-	VMOVUPD     (SI)(AX*8), Y2
-	VFMADD231PD (DI)(AX*8), Y2, Y0
-	VMOVUPD     32(SI)(AX*8), Y3
-	VFMADD231PD 32(DI)(AX*8), Y3, Y1
-	MOVQ        DX, AX
-	JMP         dloop
-
-dtail:
-	MOVQ CX, DX
-	SUBQ AX, DX // 0..7 left
-	LEAQ bandmask<>(SB), R8
-	CMPQ DX, $4
-	JB   dshort
-	VMOVUPD     (SI)(AX*8), Y2
-	VFMADD231PD (DI)(AX*8), Y2, Y0
-	ADDQ        $4, AX
-	SUBQ        $4, DX
-	MASKED(Y1)
-	JMP         dsum
-
-dshort:
-	MASKED(Y0)
-
-dsum:
-	VADDPD       Y1, Y0, Y0 // s0+s4, s1+s5, s2+s6, s3+s7
-	VEXTRACTF128 $1, Y0, X1
-	VADDPD       X1, X0, X0 // (s0+s4)+(s2+s6), (s1+s5)+(s3+s7)
-	VPERMILPD    $1, X0, X1
-	VADDSD       X1, X0, X0
+	MOVQ a_base+0(FP), SI
+	MOVQ a_len+8(FP), CX
+	MOVQ b_base+24(FP), DI
+	DOT
 	VZEROUPPER
-	MOVSD        X0, ret+48(FP)
+	MOVSD X0, ret+48(FP)
+	RET
+
+// func bandFactorRowAsm(band, ut, dinv *float64, i, bw int)
+//
+// Row p of the band starts at band + 8·bw·(p+1) when indexed by column
+// (L[p][j] at that base + 8·j), so R10 is row i and DI row k, both from
+// column lo = R11.
+TEXT ·bandFactorRowAsm(SB), NOSPLIT, $0-40
+	MOVQ i+24(FP), R12
+	MOVQ bw+32(FP), R13
+	MOVQ R12, R11
+	SUBQ R13, R11
+	XORQ DX, DX
+	CMPQ R11, DX
+	CMOVQLT DX, R11 // lo = max(0, i-bw)
+	MOVQ R12, R10
+	INCQ R10
+	IMULQ R13, R10
+	SHLQ $3, R10
+	ADDQ band+0(FP), R10
+	MOVQ R11, BX // k
+
+frow:
+	CMPQ BX, R12
+	JGE  fdone
+	MOVQ BX, CX
+	SUBQ R11, CX // k - lo entries
+	LEAQ (R10)(R11*8), SI
+	MOVQ BX, DI
+	INCQ DI
+	IMULQ R13, DI
+	ADDQ R11, DI
+	SHLQ $3, DI
+	ADDQ band+0(FP), DI
+	DOT
+	VMOVSD (R10)(BX*8), X5
+	VSUBSD X0, X5, X5
+	MOVQ   dinv+16(FP), DX
+	VMULSD (DX)(BX*8), X5, X5
+	VMOVSD X5, (R10)(BX*8) // L[i][k]
+	MOVQ   BX, DX
+	IMULQ  R13, DX
+	ADDQ   R12, DX
+	MOVQ   ut+8(FP), DI
+	VMOVSD X5, (DI)(DX*8) // Lᵀ[k][i] at ut[k·w + i - k]
+	INCQ   BX
+	JMP    frow
+
+fdone:
+	VZEROUPPER
+	RET
+
+// func bandSolveAsm(y, rc, band, ut, dinv *float64, n, bw int)
+//
+// One loop over 2n rows shares DOT: R12 is 0 for the forward rows
+// (i = BX upwards), 1 for the backward ones (downwards). R11 = 8·w.
+TEXT ·bandSolveAsm(SB), NOSPLIT, $0-56
+	MOVQ bw+48(FP), R13
+	MOVQ R13, R11
+	INCQ R11
+	SHLQ $3, R11
+	XORQ BX, BX
+	XORQ R12, R12
+
+srow:
+	CMPQ R12, $0
+	JNE  sback
+	CMPQ BX, n+40(FP)
+	JAE  sturn
+	MOVQ R13, CX
+	CMPQ BX, CX
+	CMOVQLT BX, CX // i - lo = min(i, bw) entries
+	MOVQ R11, SI
+	IMULQ BX, SI
+	ADDQ band+16(FP), SI
+	LEAQ (SI)(R13*8), SI
+	MOVQ CX, DX
+	SHLQ $3, DX
+	SUBQ DX, SI // &L[i][lo] = band + 8·(i·w + bw - (i-lo))
+	MOVQ BX, DX
+	SUBQ CX, DX
+	MOVQ y+0(FP), DI
+	LEAQ (DI)(DX*8), DI // &y[lo]
+	MOVQ rc+8(FP), DX
+	VMOVSD (DX)(BX*8), X5
+	JMP  sdot
+
+sturn:
+	MOVQ $1, R12
+	MOVQ n+40(FP), BX
+	DECQ BX
+
+sback:
+	MOVQ n+40(FP), CX
+	DECQ CX
+	SUBQ BX, CX
+	CMPQ R13, CX
+	CMOVQLT R13, CX // min(bw, n-1-i) entries
+	MOVQ R11, SI
+	IMULQ BX, SI
+	ADDQ ut+24(FP), SI
+	ADDQ $8, SI // &Lᵀ[i][i+1] = ut + 8·(i·w + 1)
+	MOVQ y+0(FP), DI
+	LEAQ 8(DI)(BX*8), DI // &y[i+1]
+	VMOVSD -8(DI), X5 // y[i]
+
+sdot:
+	DOT
+	VSUBSD X0, X5, X5
+	MOVQ   dinv+32(FP), DX
+	VMULSD (DX)(BX*8), X5, X5
+	MOVQ   y+0(FP), DX
+	VMOVSD X5, (DX)(BX*8)
+	CMPQ   R12, $0
+	JNE    snext
+	INCQ   BX
+	JMP    srow
+
+snext:
+	DECQ BX
+	JGE  srow
+	VZEROUPPER
 	RET

@@ -151,13 +151,9 @@ func (c *coarse) factor() bool {
 		}
 	}
 	for i := range n {
+		bandFactorRow(c.band, c.ut, c.dinv, i, bw)
 		lo := max(0, i-bw)
 		ri := c.band[i*w+bw-i : (i+1)*w] // ri[j] = L[i][j], j in [lo, i]
-		for k := lo; k < i; k++ {
-			rk := c.band[k*w+bw-k : (k+1)*w]
-			ri[k] = (ri[k] - dotBand(ri[lo:k], rk[lo:k])) * c.dinv[k]
-			c.ut[k*w+i-k] = ri[k]
-		}
 		s := ri[i] - dotBand(ri[lo:i], ri[lo:i])
 		if !(s > 0) {
 			return false
@@ -178,19 +174,8 @@ func (c *coarse) addCorrection(z, r []float64) {
 		s[1] += v[1]
 		s[2] += v[2]
 	}
-	n := 3 * c.nc
-	bw, w := c.bw, c.bw+1
 	y := c.zc
-	for i := range n {
-		lo := max(0, i-bw)
-		ri := c.band[i*w+bw-i : (i+1)*w]
-		y[i] = (rc[i] - dotBand(ri[lo:i], y[lo:i])) * c.dinv[i]
-	}
-	for i := n - 1; i >= 0; i-- {
-		m := min(bw, n-1-i)
-		ui := c.ut[i*w+1 : i*w+1+m]
-		y[i] = (y[i] - dotBand(ui, y[i+1:i+1+m])) * c.dinv[i]
-	}
+	bandSolve(y, rc, c.band, c.ut, c.dinv, c.bw)
 	for i, ci := range c.sel {
 		v, s := z[3*i:3*i+3:3*i+3], y[3*ci:3*ci+3:3*ci+3]
 		v[0] += s[0]

@@ -2,10 +2,10 @@ package sim
 
 // The kernels of the solve: the product of rows of the assembled matrix
 // with a vector (mulRows), a block Gauss-Seidel sweep (gsSweep), the
-// inner product of the coarse level's banded factorisation (dotBand,
-// band_amd64.s), and, for the assembly of the matrix, an element's
-// weft-warp matrices (triMats) and the scatter of its blocks
-// (addTriBlocks; both tri_amd64.s). The last three are at the end, each
+// coarse level's banded factorisation and solves (dotBand, bandFactorRow,
+// bandSolve; band_amd64.s), and, for the assembly of the matrix, an
+// element's weft-warp matrices (triMats) and the scatter of its blocks
+// (addTriBlocks; both tri_amd64.s). The last five are at the end, each
 // with its own order of operations. The first two read a row as 3×3
 // blocks val[k] (columns col[k]) plus scalar couplings exVal[e] (times
 // the identity; columns exCol[e]). On amd64 with AVX2 and FMA, assembly
@@ -127,6 +127,75 @@ func dotBand(a, b []float64) float64 {
 		return dot(a, b) // a short b panics there, as Go does
 	}
 	return dotBandAsm(a, b[:len(a)])
+}
+
+// bandFactorRow computes the off-diagonal entries of row i of the coarse
+// level's banded Cholesky factor L (n = len(dinv) rows of w = bw+1 in
+// band, row p holding L[p][p-bw..p]; see coarse.factor), rows before i
+// being done: for k from max(0, i-bw) to i-1,
+//
+//	L[i][k] = (A[i][k] - dotBand(L[i][lo:k], L[k][lo:k])) · dinv[k],
+//
+// stored in band and as Lᵀ[k][i] in ut (row p holding Lᵀ[p][p..p+bw]).
+// The assembly (band_amd64.s) makes the same operations in the same order
+// as this Go code with dotBand's kernel, so the two agree bit for bit; it
+// saves the Go code's slicing and call per entry, which cost more than
+// the entry's arithmetic.
+func bandFactorRow(band, ut, dinv []float64, i, bw int) {
+	w := bw + 1
+	if i < 0 || i >= len(dinv) || len(band) < len(dinv)*w || len(ut) < len(dinv)*w {
+		panic("sim: bandFactorRow: row or band out of range")
+	}
+	if useKernelAsm {
+		bandFactorRowAsm(&band[0], &ut[0], &dinv[0], i, bw)
+		return
+	}
+	bandFactorRowGo(band, ut, dinv, i, bw)
+}
+
+func bandFactorRowGo(band, ut, dinv []float64, i, bw int) {
+	w := bw + 1
+	lo := max(0, i-bw)
+	ri := band[i*w+bw-i : (i+1)*w] // ri[j] = L[i][j], j in [lo, i]
+	for k := lo; k < i; k++ {
+		rk := band[k*w+bw-k : (k+1)*w]
+		ri[k] = (ri[k] - dotBand(ri[lo:k], rk[lo:k])) * dinv[k]
+		ut[k*w+i-k] = ri[k]
+	}
+}
+
+// bandSolve sets y[:n] = L⁻ᵀ·L⁻¹·rc[:n] for the factor of bandFactorRow
+// (n = len(dinv)): forward, y[i] = (rc[i] - dotBand(L[i][lo:i], y[lo:i]))
+// · dinv[i] for i = 0, 1, …; then backward, y[i] = (y[i] - dotBand(
+// Lᵀ[i][i+1..], y[i+1..])) · dinv[i] for i = n-1, n-2, …. The assembly
+// matches this Go code with dotBand's kernel bit for bit.
+func bandSolve(y, rc, band, ut, dinv []float64, bw int) {
+	n := len(dinv)
+	if n == 0 {
+		return
+	}
+	if len(y) < n || len(rc) < n || len(band) < n*(bw+1) || len(ut) < n*(bw+1) {
+		panic("sim: bandSolve: slices shorter than the factor")
+	}
+	if useKernelAsm {
+		bandSolveAsm(&y[0], &rc[0], &band[0], &ut[0], &dinv[0], n, bw)
+		return
+	}
+	bandSolveGo(y, rc, band, ut, dinv, bw)
+}
+
+func bandSolveGo(y, rc, band, ut, dinv []float64, bw int) {
+	n, w := len(dinv), bw+1
+	for i := range n {
+		lo := max(0, i-bw)
+		ri := band[i*w+bw-i : (i+1)*w]
+		y[i] = (rc[i] - dotBand(ri[lo:i], y[lo:i])) * dinv[i]
+	}
+	for i := n - 1; i >= 0; i-- {
+		m := min(bw, n-1-i)
+		ui := ut[i*w+1 : i*w+1+m]
+		y[i] = (y[i] - dotBand(ui, y[i+1:i+1+m])) * dinv[i]
+	}
 }
 
 // addTriBlocks adds an element's nine blocks to val, blocks tb[0..8] being

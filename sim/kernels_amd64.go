@@ -21,6 +21,18 @@ func gsSweepAsm(z, rhs []float64, lo, mid, hi, col []int32, val [][3][3]float64,
 //go:noescape
 func dotBandAsm(a, b []float64) float64
 
+// bandFactorRowAsm is bandFactorRow on the first entries of band, ut and
+// dinv; the caller has checked the lengths.
+//
+//go:noescape
+func bandFactorRowAsm(band, ut, dinv *float64, i, bw int)
+
+// bandSolveAsm is bandSolve for n > 0 rows; the caller has checked the
+// lengths.
+//
+//go:noescape
+func bandSolveAsm(y, rc, band, ut, dinv *float64, n, bw int)
+
 // addTriBlocksAsm is addTriBlocks, val pointing at the first block; the
 // caller has checked tb's indices.
 //

@@ -14,6 +14,10 @@ func gsSweepAsm(z, rhs []float64, lo, mid, hi, col []int32, val [][3][3]float64,
 
 func dotBandAsm(a, b []float64) float64 { return 0 }
 
+func bandFactorRowAsm(band, ut, dinv *float64, i, bw int) {}
+
+func bandSolveAsm(y, rc, band, ut, dinv *float64, n, bw int) {}
+
 func addTriBlocksAsm(val *[3][3]float64, tb *[9]int32, m *[4][3][3]float64, c *[10]float64) {}
 
 func triMatsAsm(m *[4][3][3]float64, geo *triGeom, k *[9]float64) {}
