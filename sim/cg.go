@@ -39,8 +39,8 @@ func (w *cg) solve(s linearSystem, x, b []float64, tol, floor float64, maxIter i
 	for i := range r {
 		r[i] = b[i] - q[i]
 	}
-	ref := math.Max(math.Sqrt(dot(b, b)), floor)
-	res := math.Sqrt(dot(r, r))
+	ref := math.Max(math.Sqrt(dot8(b, b)), floor)
+	res := math.Sqrt(dot8(r, r))
 	if !isFinite(res) {
 		return solveResult{residual: res, broke: true}
 	}
@@ -49,10 +49,10 @@ func (w *cg) solve(s linearSystem, x, b []float64, tol, floor float64, maxIter i
 	}
 	s.precond(z, r)
 	copy(p, z)
-	rz := dot(r, z)
+	rz := dot8(r, z)
 	for it := 1; it <= maxIter; it++ {
 		s.mulA(q, p)
-		pq := dot(p, q)
+		pq := dot8(p, q)
 		if !isFinite(pq) {
 			return solveResult{iters: it, residual: pq, broke: true}
 		}
@@ -62,11 +62,7 @@ func (w *cg) solve(s linearSystem, x, b []float64, tol, floor float64, maxIter i
 			return solveResult{iters: it, residual: res / ref}
 		}
 		a := rz / pq
-		for i := range x {
-			x[i] += a * p[i]
-			r[i] -= a * q[i]
-		}
-		res = math.Sqrt(dot(r, r))
+		res = math.Sqrt(cgStep(x, r, p, q, a))
 		if !isFinite(res) {
 			return solveResult{iters: it, residual: res, broke: true}
 		}
@@ -74,12 +70,10 @@ func (w *cg) solve(s linearSystem, x, b []float64, tol, floor float64, maxIter i
 			return solveResult{iters: it, residual: res / ref, ok: true}
 		}
 		s.precond(z, r)
-		rzNew := dot(r, z)
+		rzNew := dot8(r, z)
 		beta := rzNew / rz
 		rz = rzNew
-		for i := range p {
-			p[i] = z[i] + beta*p[i]
-		}
+		cgDirection(p, z, beta)
 	}
 	return solveResult{iters: maxIter, residual: res / ref}
 }

@@ -140,7 +140,7 @@ func (c *coarse) build(a *bcsr) {
 
 // factor computes the banded Cholesky factor L in place (row p of the band
 // holds L[p][p-bw..p]), the rows of its strict upper transpose in ut and
-// its diagonal's inverses. Every entry is one inner product (dotBand), rows being
+// its diagonal's inverses. Every entry is one inner product (dot8), rows being
 // contiguous in both copies.
 func (c *coarse) factor() bool {
 	n := 3 * c.nc
@@ -154,7 +154,7 @@ func (c *coarse) factor() bool {
 		bandFactorRow(c.band, c.ut, c.dinv, i, bw)
 		lo := max(0, i-bw)
 		ri := c.band[i*w+bw-i : (i+1)*w] // ri[j] = L[i][j], j in [lo, i]
-		s := ri[i] - dotBand(ri[lo:i], ri[lo:i])
+		s := ri[i] - dot8(ri[lo:i], ri[lo:i])
 		if !(s > 0) {
 			return false
 		}

@@ -80,7 +80,7 @@
 // assembly, one block row per vector instruction and four entries of a
 // band row per fused multiply-add, with the order of every operation
 // fixed, so all such machines compute the same bits
-// (TestKernelsMatchReference and TestDotBand check the kernels against
+// (TestKernelsMatchReference and TestDot8 check the kernels against
 // that order written in Go). Elsewhere plain Go code
 // computes them, the same to round-off (TestStepWithoutKernel).
 // The element pass adds each triangle's blocks into the matrix as it

@@ -2,11 +2,12 @@ package sim
 
 // The kernels of the solve: the product of rows of the assembled matrix
 // with a vector (mulRows), a block Gauss-Seidel sweep (gsSweep), the
-// coarse level's banded factorisation and solves (dotBand, bandFactorRow,
-// bandSolve; band_amd64.s), and, for the assembly of the matrix, an
-// element's weft-warp matrices (triMats) and the scatter of its blocks
-// (addTriBlocks; both tri_amd64.s). The last five are at the end, each
-// with its own order of operations. The first two read a row as 3×3
+// inner product (dot8), the conjugate gradient's vector updates (cgStep,
+// cgDirection), the coarse level's banded factorisation and solves
+// (bandFactorRow, bandSolve; all five dot_amd64.s), and, for the assembly
+// of the matrix, an element's weft-warp matrices (triMats) and the
+// scatter of its blocks (addTriBlocks; both tri_amd64.s). The last seven
+// are at the end, each with its own order of operations. The first two read a row as 3×3
 // blocks val[k] (columns col[k]) plus scalar couplings exVal[e] (times
 // the identity; columns exCol[e]). On amd64 with AVX2 and FMA, assembly
 // computes them (kernels_amd64.s), one block row per vector instruction;
@@ -115,18 +116,54 @@ func couplingSum(x []float64, col []int32, w []float64) (a0, a1, a2 float64) {
 	return a0, a1, a2
 }
 
-// dotBand returns Σ a[k]·b[k] over k < len(a), b being at least as long:
-// the inner products of the coarse level's banded Cholesky factorisation
-// and solves (coarse.go), where the scalar loop's one chain of dependent
-// additions, not the arithmetic, set the pace. The assembly sums with fused
-// multiply-adds into eight partial sums, s[k%8] = fma(a[k], b[k], s[k%8])
-// from zero, and returns ((s0+s4) + (s2+s6)) + ((s1+s5) + (s3+s7)); the Go
-// code is the CG's dot.
-func dotBand(a, b []float64) float64 {
+// dot8 returns Σ a[k]·b[k] over k < len(a), b being at least as long:
+// the conjugate gradient's inner products and those of the coarse level's
+// banded Cholesky factorisation and solves (coarse.go), where the scalar
+// loop's one chain of dependent additions, not the arithmetic, set the
+// pace. The assembly sums with fused multiply-adds into eight partial
+// sums, s[k%8] = fma(a[k], b[k], s[k%8]) from zero, and returns
+// ((s0+s4) + (s2+s6)) + ((s1+s5) + (s3+s7)); the Go code is dot.
+func dot8(a, b []float64) float64 {
 	if !useKernelAsm || len(b) < len(a) {
 		return dot(a, b) // a short b panics there, as Go does
 	}
-	return dotBandAsm(a, b[:len(a)])
+	return dot8Asm(a, b[:len(a)])
+}
+
+// cgStep is the conjugate gradient's update x += a·p, r -= a·q, entry by
+// entry, each a product and a sum (unfused, as Go computes them on amd64);
+// it returns dot8(r, r) of the new r. p and q must be at least as long as
+// x and r. The assembly does the same operations, four entries at a time,
+// so it agrees with this Go code bit for bit.
+func cgStep(x, r, p, q []float64, a float64) float64 {
+	n := len(x)
+	if len(r) != n || len(p) < n || len(q) < n {
+		panic("sim: cgStep: vectors of different lengths")
+	}
+	if useKernelAsm && n > 0 {
+		return cgStepAsm(&x[0], &r[0], &p[0], &q[0], n, a)
+	}
+	for i := range x {
+		x[i] += a * p[i]
+		r[i] -= a * q[i]
+	}
+	return dot8(r, r)
+}
+
+// cgDirection sets the conjugate gradient's next direction p = z + beta·p
+// (unfused, as cgStep), z being at least as long as p.
+func cgDirection(p, z []float64, beta float64) {
+	n := len(p)
+	if len(z) < n {
+		panic("sim: cgDirection: z shorter than p")
+	}
+	if useKernelAsm && n > 0 {
+		cgDirectionAsm(&p[0], &z[0], n, beta)
+		return
+	}
+	for i := range p {
+		p[i] = z[i] + beta*p[i]
+	}
 }
 
 // bandFactorRow computes the off-diagonal entries of row i of the coarse
@@ -134,11 +171,11 @@ func dotBand(a, b []float64) float64 {
 // band, row p holding L[p][p-bw..p]; see coarse.factor), rows before i
 // being done: for k from max(0, i-bw) to i-1,
 //
-//	L[i][k] = (A[i][k] - dotBand(L[i][lo:k], L[k][lo:k])) · dinv[k],
+//	L[i][k] = (A[i][k] - dot8(L[i][lo:k], L[k][lo:k])) · dinv[k],
 //
 // stored in band and as Lᵀ[k][i] in ut (row p holding Lᵀ[p][p..p+bw]).
-// The assembly (band_amd64.s) makes the same operations in the same order
-// as this Go code with dotBand's kernel, so the two agree bit for bit; it
+// The assembly (dot_amd64.s) makes the same operations in the same order
+// as this Go code with dot8's kernel, so the two agree bit for bit; it
 // saves the Go code's slicing and call per entry, which cost more than
 // the entry's arithmetic.
 func bandFactorRow(band, ut, dinv []float64, i, bw int) {
@@ -159,16 +196,16 @@ func bandFactorRowGo(band, ut, dinv []float64, i, bw int) {
 	ri := band[i*w+bw-i : (i+1)*w] // ri[j] = L[i][j], j in [lo, i]
 	for k := lo; k < i; k++ {
 		rk := band[k*w+bw-k : (k+1)*w]
-		ri[k] = (ri[k] - dotBand(ri[lo:k], rk[lo:k])) * dinv[k]
+		ri[k] = (ri[k] - dot8(ri[lo:k], rk[lo:k])) * dinv[k]
 		ut[k*w+i-k] = ri[k]
 	}
 }
 
 // bandSolve sets y[:n] = L⁻ᵀ·L⁻¹·rc[:n] for the factor of bandFactorRow
-// (n = len(dinv)): forward, y[i] = (rc[i] - dotBand(L[i][lo:i], y[lo:i]))
-// · dinv[i] for i = 0, 1, …; then backward, y[i] = (y[i] - dotBand(
+// (n = len(dinv)): forward, y[i] = (rc[i] - dot8(L[i][lo:i], y[lo:i]))
+// · dinv[i] for i = 0, 1, …; then backward, y[i] = (y[i] - dot8(
 // Lᵀ[i][i+1..], y[i+1..])) · dinv[i] for i = n-1, n-2, …. The assembly
-// matches this Go code with dotBand's kernel bit for bit.
+// matches this Go code with dot8's kernel bit for bit.
 func bandSolve(y, rc, band, ut, dinv []float64, bw int) {
 	n := len(dinv)
 	if n == 0 {
@@ -189,12 +226,12 @@ func bandSolveGo(y, rc, band, ut, dinv []float64, bw int) {
 	for i := range n {
 		lo := max(0, i-bw)
 		ri := band[i*w+bw-i : (i+1)*w]
-		y[i] = (rc[i] - dotBand(ri[lo:i], y[lo:i])) * dinv[i]
+		y[i] = (rc[i] - dot8(ri[lo:i], y[lo:i])) * dinv[i]
 	}
 	for i := n - 1; i >= 0; i-- {
 		m := min(bw, n-1-i)
 		ui := ut[i*w+1 : i*w+1+m]
-		y[i] = (y[i] - dotBand(ui, y[i+1:i+1+m])) * dinv[i]
+		y[i] = (y[i] - dot8(ui, y[i+1:i+1+m])) * dinv[i]
 	}
 }
 

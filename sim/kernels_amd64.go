@@ -16,10 +16,21 @@ func mulRowsAsm(dst, x []float64, lo, hi, col []int32, val [][3][3]float64, exLo
 //go:noescape
 func gsSweepAsm(z, rhs []float64, lo, mid, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64, dinv [][3][3]float64, backward bool) (ok bool)
 
-// dotBandAsm is dotBand; len(b) = len(a).
+// dot8Asm is dot8; len(b) = len(a).
 //
 //go:noescape
-func dotBandAsm(a, b []float64) float64
+func dot8Asm(a, b []float64) float64
+
+// cgStepAsm is cgStep for n > 0 entries; the caller has checked the
+// lengths.
+//
+//go:noescape
+func cgStepAsm(x, r, p, q *float64, n int, a float64) float64
+
+// cgDirectionAsm is cgDirection for n > 0 entries.
+//
+//go:noescape
+func cgDirectionAsm(p, z *float64, n int, beta float64)
 
 // bandFactorRowAsm is bandFactorRow on the first entries of band, ut and
 // dinv; the caller has checked the lengths.

@@ -12,7 +12,11 @@ func gsSweepAsm(z, rhs []float64, lo, mid, hi, col []int32, val [][3][3]float64,
 	return false
 }
 
-func dotBandAsm(a, b []float64) float64 { return 0 }
+func dot8Asm(a, b []float64) float64 { return 0 }
+
+func cgStepAsm(x, r, p, q *float64, n int, a float64) float64 { return 0 }
+
+func cgDirectionAsm(p, z *float64, n int, beta float64) {}
 
 func bandFactorRowAsm(band, ut, dinv *float64, i, bw int) {}
 

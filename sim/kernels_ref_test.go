@@ -77,9 +77,9 @@ func rowCouplingsRef(x []float64, col []int32, w []float64) (t [3]float64) {
 	return t
 }
 
-// dotBandRef is dotBand in the assembly's order: eight partial sums of
+// dot8Ref is dot8 in the assembly's order: eight partial sums of
 // fused multiply-adds, then ((s0+s4) + (s2+s6)) + ((s1+s5) + (s3+s7)).
-func dotBandRef(a, b []float64) float64 {
+func dot8Ref(a, b []float64) float64 {
 	var s [8]float64
 	for k := range a {
 		s[k%8] = math.FMA(a[k], b[k], s[k%8])

@@ -345,7 +345,7 @@ func TestKernelsAllocs(t *testing.T) {
 	n := testing.AllocsPerRun(100, func() {
 		mulRows(z, x, m.lo, m.hi, m.col, m.val, m.exLo, m.exHi, m.exCol, m.exVal)
 		gsSweep(z, x, m.lo, m.mid, m.hi, m.col, m.val, m.exLo, m.exHi, m.exCol, m.exVal, m.dinv, true)
-		z[0] = dotBand(x, z)
+		z[0] = dot8(x, z)
 		addTriBlocks(m.val, &tb, &blk, &coef)
 		triMats(&blk, &geo, &k)
 	})
@@ -384,11 +384,11 @@ func BenchmarkKernels(b *testing.B) {
 	}
 }
 
-// TestDotBand checks dotBand on every length up to 40 (every tail the
+// TestDot8 checks dot8 on every length up to 40 (every tail the
 // assembly has), at every offset into a longer slice: bit for bit
 // against the reference order where the assembly runs, and within
 // round-off of an exact sum (math/big) with the Go code.
-func TestDotBand(t *testing.T) {
+func TestDot8(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	buf := make([]float64, 64)
 	other := make([]float64, 64)
@@ -407,16 +407,16 @@ func TestDotBand(t *testing.T) {
 			}
 			want, _ := exact.Float64()
 			if useKernelAsm {
-				if got, ref := dotBand(a, b), dotBandRef(a, b); !sameBits([]float64{got}, []float64{ref}) {
+				if got, ref := dot8(a, b), dot8Ref(a, b); !sameBits([]float64{got}, []float64{ref}) {
 					t.Fatalf("n=%d off=%d: kernel %v, reference %v", n, off, got, ref)
 				}
 			}
 			for _, asm := range []bool{true, false} {
 				var got float64
 				if asm {
-					got = dotBand(a, b)
+					got = dot8(a, b)
 				} else {
-					withoutAsm(func() { got = dotBand(a, b) })
+					withoutAsm(func() { got = dot8(a, b) })
 				}
 				if math.Abs(got-want) > 1e-14*scale {
 					t.Fatalf("n=%d off=%d asm=%v: %v, exact %v", n, off, asm, got, want)
@@ -426,10 +426,81 @@ func TestDotBand(t *testing.T) {
 	}
 	defer func() {
 		if recover() == nil {
-			t.Error("dotBand with b shorter than a: no panic")
+			t.Error("dot8 with b shorter than a: no panic")
 		}
 	}()
-	dotBand(buf[:5], other[:4])
+	dot8(buf[:5], other[:4])
+}
+
+// TestCGKernels checks cgStep and cgDirection: the assembly against the Go
+// code bit for bit (and cgStep's norm against dot8's order), on every
+// length up to 40 at every offset, with values that include signed zeros,
+// huge and tiny numbers; and that mismatched lengths panic.
+func TestCGKernels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	val := func() float64 {
+		switch rng.IntN(10) {
+		case 0:
+			return math.Copysign(0, rng.NormFloat64())
+		case 1:
+			return rng.NormFloat64() * 1e300
+		case 2:
+			return rng.NormFloat64() * 1e-300
+		}
+		return rng.NormFloat64()
+	}
+	vecs := func(n int) [4][]float64 {
+		var v [4][]float64
+		for k := range v {
+			v[k] = make([]float64, n)
+			for i := range v[k] {
+				v[k][i] = val()
+			}
+		}
+		return v
+	}
+	for n := range 41 {
+		for off := range 4 {
+			in := vecs(n + off)
+			a := val()
+			var got, want [4][]float64
+			for k := range in {
+				got[k] = slices.Clone(in[k])[off:]
+				want[k] = slices.Clone(in[k])[off:]
+			}
+			rr := cgStep(got[0], got[1], got[2], got[3], a)
+			var rrGo float64
+			withoutAsm(func() { rrGo = cgStep(want[0], want[1], want[2], want[3], a) })
+			cgDirection(got[2], got[0], a)
+			withoutAsm(func() { cgDirection(want[2], want[0], a) })
+			for k := range got {
+				if !sameBits(got[k], want[k]) {
+					t.Fatalf("n=%d off=%d: vector %d: kernel %v, Go code %v", n, off, k, got[k], want[k])
+				}
+			}
+			if useKernelAsm {
+				if ref := dot8Ref(want[1], want[1]); !sameBits([]float64{rr}, []float64{ref}) {
+					t.Fatalf("n=%d off=%d: norm %v, dot8's order %v", n, off, rr, ref)
+				}
+			} else if !sameBits([]float64{rr}, []float64{rrGo}) {
+				t.Fatalf("n=%d off=%d: norm %v, Go code %v", n, off, rr, rrGo)
+			}
+		}
+	}
+	for _, f := range []func(){
+		func() { cgStep(make([]float64, 4), make([]float64, 3), make([]float64, 4), make([]float64, 4), 1) },
+		func() { cgStep(make([]float64, 4), make([]float64, 4), make([]float64, 4), make([]float64, 3), 1) },
+		func() { cgDirection(make([]float64, 4), make([]float64, 3), 1) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("vectors of mismatched lengths: no panic")
+				}
+			}()
+			f()
+		}()
+	}
 }
 
 // bandFactor factorises the band matrix in band (n = len(dinv) rows of
@@ -441,7 +512,7 @@ func bandFactor(band, ut, dinv []float64, bw int, row func(band, ut, dinv []floa
 		row(band, ut, dinv, i, bw)
 		lo := max(0, i-bw)
 		ri := band[i*w+bw-i : (i+1)*w]
-		s := ri[i] - dotBand(ri[lo:i], ri[lo:i])
+		s := ri[i] - dot8(ri[lo:i], ri[lo:i])
 		if !(s > 0) {
 			return false
 		}
@@ -452,7 +523,7 @@ func bandFactor(band, ut, dinv []float64, bw int, row func(band, ut, dinv []floa
 }
 
 // TestBandKernels checks the coarse level's band kernels: the assembly
-// against the Go code (with dotBand's kernel) bit for bit, for every
+// against the Go code (with dot8's kernel) bit for bit, for every
 // bandwidth from 1 to past the matrix size; and, with or without the
 // assembly, that the solve solves the matrix it factorised (residual
 // against the dense matrix, an independent product).

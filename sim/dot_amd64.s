@@ -1,8 +1,9 @@
 #include "textflag.h"
 
-// The coarse level's band kernels: dotBandAsm, bandFactorRowAsm and
-// bandSolveAsm, in the order kernels.go sets out. Every inner product is
-// DOT: Y0 holds the partial sums s0..s3, Y1 s4..s7, and the last 0 to 7
+// The inner product and the kernels built on it: dot8Asm, the conjugate
+// gradient's updates (cgStepAsm, cgDirectionAsm) and the coarse level's
+// band kernels (bandFactorRowAsm, bandSolveAsm), in the order kernels.go
+// sets out. Every inner product is DOT: Y0 holds the partial sums s0..s3, Y1 s4..s7, and the last 0 to 7
 // entries are loaded through a mask (masked lanes read as zero and add +0,
 // which leaves a sum started from +0 unchanged), so nothing past either
 // run is read. The kernels around it subtract and scale with single
@@ -30,7 +31,7 @@ GLOBL bandmask<>(SB), RODATA|NOPTR, $64
 	VMASKMOVPD  (DI)(AX*8), Y4, Y3 \
 	VFMADD231PD Y3, Y2, ACC
 
-// DOT sets X0 to Σ SI[k]·DI[k] over k < CX in dotBand's order. It uses
+// DOT sets X0 to Σ SI[k]·DI[k] over k < CX in dot8's order. It uses
 // AX, DX, R8, R9 and Y0-Y4, and its labels (once per function).
 #define DOT \
 	VXORPD       Y0, Y0, Y0               \
@@ -67,8 +68,8 @@ dsum:                                     \
 	VPERMILPD    $1, X0, X1               \
 	VADDSD       X1, X0, X0
 
-// func dotBandAsm(a, b []float64) float64
-TEXT ·dotBandAsm(SB), NOSPLIT, $0-56
+// func dot8Asm(a, b []float64) float64
+TEXT ·dot8Asm(SB), NOSPLIT, $0-56
 	MOVQ a_base+0(FP), SI
 	MOVQ a_len+8(FP), CX
 	MOVQ b_base+24(FP), DI
@@ -196,5 +197,83 @@ sdot:
 snext:
 	DECQ BX
 	JGE  srow
+	VZEROUPPER
+	RET
+
+// func cgStepAsm(x, r, p, q *float64, n int, a float64) float64
+//
+// x += a·p and r -= a·q four entries at a time, the last 0 to 3 one by
+// one; then DOT over the new r.
+TEXT ·cgStepAsm(SB), NOSPLIT, $0-56
+	MOVQ         x+0(FP), DI
+	MOVQ         r+8(FP), SI
+	MOVQ         p+16(FP), R10
+	MOVQ         q+24(FP), R11
+	MOVQ         n+32(FP), CX
+	VBROADCASTSD a+40(FP), Y5
+	XORQ         AX, AX
+
+uloop:
+	LEAQ    4(AX), DX
+	CMPQ    DX, CX
+	JA      utail
+	VMULPD  (R10)(AX*8), Y5, Y2
+	VADDPD  (DI)(AX*8), Y2, Y2
+	VMOVUPD Y2, (DI)(AX*8)
+	VMULPD  (R11)(AX*8), Y5, Y3
+	VMOVUPD (SI)(AX*8), Y4
+	VSUBPD  Y3, Y4, Y4
+	VMOVUPD Y4, (SI)(AX*8)
+	MOVQ    DX, AX
+	JMP     uloop
+
+utail:
+	CMPQ   AX, CX
+	JAE    unorm
+	VMULSD (R10)(AX*8), X5, X2
+	VADDSD (DI)(AX*8), X2, X2
+	VMOVSD X2, (DI)(AX*8)
+	VMULSD (R11)(AX*8), X5, X3
+	VMOVSD (SI)(AX*8), X4
+	VSUBSD X3, X4, X4
+	VMOVSD X4, (SI)(AX*8)
+	INCQ   AX
+	JMP    utail
+
+unorm:
+	MOVQ SI, DI
+	DOT
+	VZEROUPPER
+	MOVSD X0, ret+48(FP)
+	RET
+
+// func cgDirectionAsm(p, z *float64, n int, beta float64)
+TEXT ·cgDirectionAsm(SB), NOSPLIT, $0-32
+	MOVQ         p+0(FP), DI
+	MOVQ         z+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSD beta+24(FP), Y5
+	XORQ         AX, AX
+
+ploop:
+	LEAQ    4(AX), DX
+	CMPQ    DX, CX
+	JA      ptail
+	VMULPD  (DI)(AX*8), Y5, Y2
+	VADDPD  (SI)(AX*8), Y2, Y2
+	VMOVUPD Y2, (DI)(AX*8)
+	MOVQ    DX, AX
+	JMP     ploop
+
+ptail:
+	CMPQ   AX, CX
+	JAE    pdone
+	VMULSD (DI)(AX*8), X5, X2
+	VADDSD (SI)(AX*8), X2, X2
+	VMOVSD X2, (DI)(AX*8)
+	INCQ   AX
+	JMP    ptail
+
+pdone:
 	VZEROUPPER
 	RET
