@@ -166,20 +166,8 @@ func (c *coarse) factor() bool {
 
 // addCorrection adds P·Aᶜ⁻¹·Pᵀ·r to z (free nodes only).
 func (c *coarse) addCorrection(z, r []float64) {
-	rc := c.rc
-	clear(rc)
-	for i, ci := range c.sel {
-		s, v := rc[3*ci:3*ci+3:3*ci+3], r[3*i:3*i+3:3*i+3]
-		s[0] += v[0]
-		s[1] += v[1]
-		s[2] += v[2]
-	}
-	y := c.zc
-	bandSolve(y, rc, c.band, c.ut, c.dinv, c.bw)
-	for i, ci := range c.sel {
-		v, s := z[3*i:3*i+3:3*i+3], y[3*ci:3*ci+3:3*ci+3]
-		v[0] += s[0]
-		v[1] += s[1]
-		v[2] += s[2]
-	}
+	clear(c.rc)
+	restrict(c.rc, r, c.sel)
+	bandSolve(c.zc, c.rc, c.band, c.ut, c.dinv, c.bw)
+	prolong(z, c.zc, c.sel)
 }

@@ -1,9 +1,10 @@
 #include "textflag.h"
 
-// The inner product and the kernels built on it: dot8Asm, the conjugate
-// gradient's updates (cgStepAsm, cgDirectionAsm) and the coarse level's
-// band kernels (bandFactorRowAsm, bandSolveAsm), in the order kernels.go
-// sets out. Every inner product is DOT: Y0 holds the partial sums s0..s3, Y1 s4..s7, and the last 0 to 7
+// The vector kernels of the solve, in the order kernels.go sets out: the
+// inner product (dot8Asm), the conjugate gradient's updates (cgStepAsm,
+// cgDirectionAsm), and the coarse level's restriction and prolongation
+// (restrictAsm, prolongAsm) and band kernels (bandFactorRowAsm,
+// bandSolveAsm). Every inner product is DOT: Y0 holds the partial sums s0..s3, Y1 s4..s7, and the last 0 to 7
 // entries are loaded through a mask (masked lanes read as zero and add +0,
 // which leaves a sum started from +0 unchanged), so nothing past either
 // run is read. The kernels around it subtract and scale with single
@@ -276,4 +277,66 @@ ptail:
 
 pdone:
 	VZEROUPPER
+	RET
+
+// func restrictAsm(rc, r *float64, sel *int32, n, m int) bool
+TEXT ·restrictAsm(SB), NOSPLIT, $0-41
+	MOVQ rc+0(FP), DI
+	MOVQ r+8(FP), SI
+	MOVQ sel+16(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ m+32(FP), R9
+	XORQ AX, AX
+
+rloop:
+	MOVLQSX (R8)(AX*4), DX
+	CMPQ    DX, R9
+	JAE     rbad
+	LEAQ    (DX)(DX*2), DX
+	VMOVUPD (DI)(DX*8), X0
+	VADDPD  (SI), X0, X0
+	VMOVUPD X0, (DI)(DX*8)
+	VMOVSD  16(DI)(DX*8), X1
+	VADDSD  16(SI), X1, X1
+	VMOVSD  X1, 16(DI)(DX*8)
+	ADDQ    $24, SI
+	INCQ    AX
+	CMPQ    AX, CX
+	JB      rloop
+	MOVB    $1, ret+40(FP)
+	RET
+
+rbad:
+	MOVB $0, ret+40(FP)
+	RET
+
+// func prolongAsm(z, y *float64, sel *int32, n, m int) bool
+TEXT ·prolongAsm(SB), NOSPLIT, $0-41
+	MOVQ z+0(FP), DI
+	MOVQ y+8(FP), SI
+	MOVQ sel+16(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ m+32(FP), R9
+	XORQ AX, AX
+
+ploop3:
+	MOVLQSX (R8)(AX*4), DX
+	CMPQ    DX, R9
+	JAE     pbad
+	LEAQ    (DX)(DX*2), DX
+	VMOVUPD (DI), X0
+	VADDPD  (SI)(DX*8), X0, X0
+	VMOVUPD X0, (DI)
+	VMOVSD  16(DI), X1
+	VADDSD  16(SI)(DX*8), X1, X1
+	VMOVSD  X1, 16(DI)
+	ADDQ    $24, DI
+	INCQ    AX
+	CMPQ    AX, CX
+	JB      ploop3
+	MOVB    $1, ret+40(FP)
+	RET
+
+pbad:
+	MOVB $0, ret+40(FP)
 	RET

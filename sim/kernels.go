@@ -3,11 +3,12 @@ package sim
 // The kernels of the solve: the product of rows of the assembled matrix
 // with a vector (mulRows), a block Gauss-Seidel sweep (gsSweep), the
 // inner product (dot8), the conjugate gradient's vector updates (cgStep,
-// cgDirection), the coarse level's banded factorisation and solves
-// (bandFactorRow, bandSolve; all five dot_amd64.s), and, for the assembly
-// of the matrix, an element's weft-warp matrices (triMats) and the
-// scatter of its blocks (addTriBlocks; both tri_amd64.s). The last seven
-// are at the end, each with its own order of operations. The first two read a row as 3×3
+// cgDirection), the coarse level's restriction and prolongation
+// (restrict, prolong) and banded factorisation and solves (bandFactorRow,
+// bandSolve; all seven dot_amd64.s), and, for the assembly of the matrix,
+// an element's weft-warp matrices (triMats) and the scatter of its blocks
+// (addTriBlocks; both tri_amd64.s). The last nine are at the end, each
+// with its own order of operations. The first two read a row as 3×3
 // blocks val[k] (columns col[k]) plus scalar couplings exVal[e] (times
 // the identity; columns exCol[e]). On amd64 with AVX2 and FMA, assembly
 // computes them (kernels_amd64.s), one block row per vector instruction;
@@ -163,6 +164,42 @@ func cgDirection(p, z []float64, beta float64) {
 	}
 	for i := range p {
 		p[i] = z[i] + beta*p[i]
+	}
+}
+
+// restrict adds the node triples of r into those of rc by aggregate,
+// rc[sel[i]] += r[i] for i = 0, 1, … (the coarse level's Pᵀ·r); prolong
+// adds them back, z[i] += y[sel[i]] (P·y). The assembly does the same
+// additions in the same order, two entries and one at a time, so it
+// agrees with the Go code bit for bit; an aggregate out of range panics,
+// after the assembly has added what came before it.
+func restrict(rc, r []float64, sel []int32) {
+	if len(r) < 3*len(sel) {
+		panic("sim: restrict: r shorter than sel")
+	}
+	if useKernelAsm && len(sel) > 0 && len(rc) >= 3 && restrictAsm(&rc[0], &r[0], &sel[0], len(sel), len(rc)/3) {
+		return
+	}
+	for i, ci := range sel {
+		s, v := rc[3*ci:3*ci+3:3*ci+3], r[3*i:3*i+3:3*i+3]
+		s[0] += v[0]
+		s[1] += v[1]
+		s[2] += v[2]
+	}
+}
+
+func prolong(z, y []float64, sel []int32) {
+	if len(z) < 3*len(sel) {
+		panic("sim: prolong: z shorter than sel")
+	}
+	if useKernelAsm && len(sel) > 0 && len(y) >= 3 && prolongAsm(&z[0], &y[0], &sel[0], len(sel), len(y)/3) {
+		return
+	}
+	for i, ci := range sel {
+		v, s := z[3*i:3*i+3:3*i+3], y[3*ci:3*ci+3:3*ci+3]
+		v[0] += s[0]
+		v[1] += s[1]
+		v[2] += s[2]
 	}
 }
 

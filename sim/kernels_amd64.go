@@ -32,6 +32,17 @@ func cgStepAsm(x, r, p, q *float64, n int, a float64) float64
 //go:noescape
 func cgDirectionAsm(p, z *float64, n int, beta float64)
 
+// restrictAsm is restrict for n > 0 nodes and m triples in rc; it returns
+// false at the first aggregate not below m.
+//
+//go:noescape
+func restrictAsm(rc, r *float64, sel *int32, n, m int) bool
+
+// prolongAsm is prolong for n > 0 nodes and m triples in y, as restrictAsm.
+//
+//go:noescape
+func prolongAsm(z, y *float64, sel *int32, n, m int) bool
+
 // bandFactorRowAsm is bandFactorRow on the first entries of band, ut and
 // dinv; the caller has checked the lengths.
 //

@@ -18,6 +18,10 @@ func cgStepAsm(x, r, p, q *float64, n int, a float64) float64 { return 0 }
 
 func cgDirectionAsm(p, z *float64, n int, beta float64) {}
 
+func restrictAsm(rc, r *float64, sel *int32, n, m int) bool { return false }
+
+func prolongAsm(z, y *float64, sel *int32, n, m int) bool { return false }
+
 func bandFactorRowAsm(band, ut, dinv *float64, i, bw int) {}
 
 func bandSolveAsm(y, rc, band, ut, dinv *float64, n, bw int) {}

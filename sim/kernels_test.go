@@ -503,6 +503,59 @@ func TestCGKernels(t *testing.T) {
 	}
 }
 
+// TestRestrictProlong checks restrict and prolong, the assembly against
+// the Go code bit for bit, on aggregates in any order with many nodes each
+// (so that sums of several nodes meet), and that an aggregate out of range
+// panics.
+func TestRestrictProlong(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{1, 2, 7, 64, 577} {
+		m := 1 + rng.IntN(n)
+		sel := make([]int32, n)
+		for i := range sel {
+			sel[i] = int32(rng.IntN(m))
+		}
+		r, rc0 := make([]float64, 3*n), make([]float64, 3*m)
+		for i := range r {
+			r[i] = rng.NormFloat64() * math.Exp(10*rng.NormFloat64())
+		}
+		for i := range rc0 {
+			rc0[i] = rng.NormFloat64()
+		}
+		rc, rcGo := slices.Clone(rc0), slices.Clone(rc0)
+		restrict(rc, r, sel)
+		withoutAsm(func() { restrict(rcGo, r, sel) })
+		z, zGo := slices.Clone(r), slices.Clone(r)
+		prolong(z, rc, sel)
+		withoutAsm(func() { prolong(zGo, rcGo, sel) })
+		if !sameBits(rc, rcGo) || !sameBits(z, zGo) {
+			t.Fatalf("n=%d m=%d: kernels %v %v, Go code %v %v", n, m, rc, z, rcGo, zGo)
+		}
+		if n == 2 && !(rc[3*sel[0]] != rc0[3*sel[0]]) {
+			t.Fatal("restrict added nothing")
+		}
+	}
+	for _, asm := range []bool{true, false} {
+		for _, f := range []func(){
+			func() { restrict(make([]float64, 6), make([]float64, 9), []int32{0, 2, 1}) },
+			func() { prolong(make([]float64, 9), make([]float64, 6), []int32{0, -1, 1}) },
+		} {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("asm=%v: an aggregate out of range: no panic", asm)
+					}
+				}()
+				if asm {
+					f()
+				} else {
+					withoutAsm(f)
+				}
+			}()
+		}
+	}
+}
+
 // bandFactor factorises the band matrix in band (n = len(dinv) rows of
 // bw+1, as coarse.factor) with row computing each row's off-diagonal
 // entries, and reports whether it was positive definite.
