@@ -21,11 +21,16 @@ type coarse struct {
 	ut     []float64 // row p holds Lᵀ[p][p+1..p+bw], for the backward solve
 	dinv   []float64 // 1/L[p][p]
 	rc, zc []float64
-	ok     bool    // the last factorisation succeeded
-	off    []int32 // see plan
-	same   []bool
-	exOff  []int32 // the same for the scalar couplings
+	ok     bool // the last factorisation succeeded
+	// Where the fine matrix lands in the band (see plan): blocks between
+	// two aggregates, blocks within one (lower triangle only), and scalar
+	// couplings.
+	full, lower, cpl []coarseEntry
 }
+
+// coarseEntry is fine block (or coupling) k landing in the coarse band
+// with its (0, 0) entry at band[o].
+type coarseEntry struct{ k, o int32 }
 
 func newCoarse(m *mesh, size int) *coarse {
 	c := &coarse{cu: (m.nu + size - 1) / size}
@@ -49,10 +54,13 @@ func newCoarse(m *mesh, size int) *coarse {
 	return c
 }
 
-// plan precomputes, for each fine block, where it lands in the band: the
-// offset of its (0, 0) entry, or -1 when it is skipped (a constrained node,
-// or the upper triangle). diag marks blocks within one aggregate, of which
-// only the lower triangle is kept.
+// plan lists, for each fine block and coupling that reaches the coarse
+// matrix's lower triangle between free nodes, where it lands in the band,
+// in the fine matrix's order: blocks between two aggregates in full,
+// blocks within one (of which only the lower triangle is kept) in lower,
+// and the couplings (the diagonal entries (3ci+r, 3cj+r) only) in cpl.
+// A band entry gets blocks of one list only, so the lists add in the
+// order of one pass over the fine matrix.
 func (c *coarse) plan(a *bcsr, free []bool) {
 	for i, ci := range c.agg {
 		c.sel[i] = ci
@@ -60,81 +68,41 @@ func (c *coarse) plan(a *bcsr, free []bool) {
 			c.sel[i] = int32(c.nc)
 		}
 	}
-	c.off = resizeInt(c.off, len(a.col))
-	c.same = make([]bool, len(a.col))
+	c.full, c.lower, c.cpl = c.full[:0], c.lower[:0], c.cpl[:0]
 	w := c.bw + 1
+	at := func(ci, cj int) int32 { p, q := 3*ci, 3*cj; return int32(p*w + c.bw - p + q) }
 	for i := range len(a.rowPtr) - 1 {
 		ci := int(c.agg[i])
 		for k := a.rowPtr[i]; k < a.rowPtr[i+1]; k++ {
 			j := a.col[k]
 			cj := int(c.agg[j])
-			c.off[k] = -1
 			if !free[i] || !free[j] || cj > ci {
 				continue
 			}
-			p, q := 3*ci, 3*cj
-			c.off[k] = int32(p*w + c.bw - p + q)
-			c.same[k] = ci == cj
+			e := coarseEntry{k, at(ci, cj)}
+			if ci == cj {
+				c.lower = append(c.lower, e)
+			} else {
+				c.full = append(c.full, e)
+			}
 		}
 	}
-	c.exOff = resizeInt(c.exOff, len(a.exCol))
 	for i := range len(a.exRow) - 1 {
 		ci := int(c.agg[i])
 		for k := a.exRow[i]; k < a.exRow[i+1]; k++ {
 			j := a.exCol[k]
-			cj := int(c.agg[j])
-			c.exOff[k] = -1
-			if free[i] && free[j] && cj <= ci {
-				// Diagonal entries only: (3ci+r, 3cj+r).
-				p, q := 3*ci, 3*cj
-				c.exOff[k] = int32(p*w + c.bw - p + q)
+			if cj := int(c.agg[j]); free[i] && free[j] && cj <= ci {
+				c.cpl = append(c.cpl, coarseEntry{k, at(ci, cj)})
 			}
 		}
 	}
-}
-
-func resizeInt(s []int32, n int) []int32 {
-	if cap(s) >= n {
-		return s[:n]
-	}
-	return make([]int32, n)
 }
 
 // build assembles Aᶜ from the fine block matrix and factorises it
 // (Cholesky). plan must have been called for the current constraints.
 func (c *coarse) build(a *bcsr) {
 	clear(c.band)
-	bw := c.bw
-	for k, o := range c.off {
-		if o < 0 {
-			continue
-		}
-		b := &a.val[k]
-		row := c.band[o : int(o)+2*bw+3]
-		if !c.same[k] {
-			for r := range 3 {
-				x := row[r*bw : r*bw+3]
-				x[0] += b[r][0]
-				x[1] += b[r][1]
-				x[2] += b[r][2]
-			}
-			continue
-		}
-		row[0] += b[0][0]
-		row[bw] += b[1][0]
-		row[bw+1] += b[1][1]
-		row[2*bw] += b[2][0]
-		row[2*bw+1] += b[2][1]
-		row[2*bw+2] += b[2][2]
-	}
-	for k, o := range c.exOff {
-		if o >= 0 {
-			w := a.exVal[k]
-			c.band[o] += w
-			c.band[int(o)+c.bw+1] += w
-			c.band[int(o)+2*c.bw+2] += w
-		}
-	}
+	coarseAdd(c.band, a.val, a.exVal, c.full, c.lower, c.cpl, c.bw)
 	c.ok = c.factor()
 }
 

@@ -3,8 +3,8 @@
 // The vector kernels of the solve, in the order kernels.go sets out: the
 // inner product (dot8Asm), the conjugate gradient's updates (cgStepAsm,
 // cgDirectionAsm), and the coarse level's restriction and prolongation
-// (restrictAsm, prolongAsm) and band kernels (bandFactorRowAsm,
-// bandSolveAsm). Every inner product is DOT: Y0 holds the partial sums s0..s3, Y1 s4..s7, and the last 0 to 7
+// (restrictAsm, prolongAsm), assembly (coarseAddAsm) and band kernels
+// (bandFactorRowAsm, bandSolveAsm). Every inner product is DOT: Y0 holds the partial sums s0..s3, Y1 s4..s7, and the last 0 to 7
 // entries are loaded through a mask (masked lanes read as zero and add +0,
 // which leaves a sum started from +0 unchanged), so nothing past either
 // run is read. The kernels around it subtract and scale with single
@@ -339,4 +339,112 @@ ploop3:
 
 pbad:
 	MOVB $0, ret+40(FP)
+	RET
+
+// ENTRY(N) loads the entry at R8 (k into DX, o into BX, both unsigned, so
+// a negative one is out of range), jumps to cbad unless k < N and
+// o + 2bw + 3 <= len(band), and points SI at band[o].
+#define ENTRY(N) \
+	MOVLQZX 0(R8), DX     \
+	MOVLQZX 4(R8), BX     \
+	CMPQ    DX, N         \
+	JAE     cbad          \
+	LEAQ    (BX)(R11*1), AX \
+	CMPQ    AX, R12       \
+	JA      cbad          \
+	LEAQ    (DI)(BX*8), SI
+
+// ROW3(A, B) adds the block row at A(DX) (and B(DX) = A+16) to the three
+// band entries from SI.
+#define ROW3(A, B) \
+	VMOVUPD (SI), X0        \
+	VADDPD  A(DX), X0, X0   \
+	VMOVUPD X0, (SI)        \
+	VMOVSD  16(SI), X1      \
+	VADDSD  B(DX), X1, X1   \
+	VMOVSD  X1, 16(SI)
+
+// func coarseAddAsm(band []float64, val [][3][3]float64, exVal []float64, full, lower, cpl []coarseEntry, bw int) bool
+//
+// R13 is 8·bw, the step between a block's rows in the band, and R11 is
+// 2bw + 3, the span of an entry.
+TEXT ·coarseAddAsm(SB), NOSPLIT, $0-153
+	MOVQ band_base+0(FP), DI
+	MOVQ band_len+8(FP), R12
+	MOVQ bw+144(FP), R13
+	LEAQ 3(R13)(R13*1), R11
+	SHLQ $3, R13
+	MOVQ val_base+24(FP), R10
+	MOVQ val_len+32(FP), R9
+	MOVQ full_base+72(FP), R8
+	MOVQ full_len+80(FP), CX
+
+cfull:
+	TESTQ  CX, CX
+	JZ     clow0
+	ENTRY(R9)
+	IMUL3Q $72, DX, DX
+	ADDQ   R10, DX
+	ROW3(0, 16)
+	ADDQ   R13, SI
+	ROW3(24, 40)
+	ADDQ   R13, SI
+	ROW3(48, 64)
+	ADDQ   $8, R8
+	DECQ   CX
+	JMP    cfull
+
+clow0:
+	MOVQ lower_base+96(FP), R8
+	MOVQ lower_len+104(FP), CX
+
+clow:
+	TESTQ   CX, CX
+	JZ      ccpl0
+	ENTRY(R9)
+	IMUL3Q  $72, DX, DX
+	ADDQ    R10, DX
+	VMOVSD  (SI), X0
+	VADDSD  (DX), X0, X0
+	VMOVSD  X0, (SI)
+	ADDQ    R13, SI
+	VMOVUPD (SI), X0
+	VADDPD  24(DX), X0, X0
+	VMOVUPD X0, (SI)
+	ADDQ    R13, SI
+	ROW3(48, 64)
+	ADDQ    $8, R8
+	DECQ    CX
+	JMP     clow
+
+ccpl0:
+	MOVQ exVal_base+48(FP), R10
+	MOVQ exVal_len+56(FP), R9
+	MOVQ cpl_base+120(FP), R8
+	MOVQ cpl_len+128(FP), CX
+	ADDQ $8, R13 // 8·(bw+1): the diagonal's step
+
+ccpl:
+	TESTQ  CX, CX
+	JZ     cdone
+	ENTRY(R9)
+	VMOVSD (R10)(DX*8), X2
+	VADDSD (SI), X2, X0
+	VMOVSD X0, (SI)
+	ADDQ   R13, SI
+	VADDSD (SI), X2, X0
+	VMOVSD X0, (SI)
+	ADDQ   R13, SI
+	VADDSD (SI), X2, X0
+	VMOVSD X0, (SI)
+	ADDQ   $8, R8
+	DECQ   CX
+	JMP    ccpl
+
+cdone:
+	MOVB $1, ret+152(FP)
+	RET
+
+cbad:
+	MOVB $0, ret+152(FP)
 	RET

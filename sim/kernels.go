@@ -4,11 +4,11 @@ package sim
 // with a vector (mulRows), a block Gauss-Seidel sweep (gsSweep), the
 // inner product (dot8), the conjugate gradient's vector updates (cgStep,
 // cgDirection), the coarse level's restriction and prolongation
-// (restrict, prolong) and banded factorisation and solves (bandFactorRow,
-// bandSolve; all seven dot_amd64.s), and, for the assembly of the matrix,
-// an element's weft-warp matrices (triMats) and the scatter of its blocks
-// (addTriBlocks; both tri_amd64.s). The last nine are at the end, each
-// with its own order of operations. The first two read a row as 3×3
+// (restrict, prolong), assembly (coarseAdd) and banded factorisation and
+// solves (bandFactorRow, bandSolve; all eight dot_amd64.s), and, for the
+// assembly of the matrix, an element's weft-warp matrices (triMats) and
+// the scatter of its blocks (addTriBlocks; both tri_amd64.s). The last
+// ten are at the end, each with its own order of operations. The first two read a row as 3×3
 // blocks val[k] (columns col[k]) plus scalar couplings exVal[e] (times
 // the identity; columns exCol[e]). On amd64 with AVX2 and FMA, assembly
 // computes them (kernels_amd64.s), one block row per vector instruction;
@@ -200,6 +200,47 @@ func prolong(z, y []float64, sel []int32) {
 		v[0] += s[0]
 		v[1] += s[1]
 		v[2] += s[2]
+	}
+}
+
+// coarseAdd adds the fine matrix to the coarse band as coarse.plan listed
+// it (rows of the band bw apart in the block's rows): for each entry of
+// full, block val[k] to band[o + r·bw + c]; of lower, the block's lower
+// triangle likewise; of cpl, exVal[k] to band[o], band[o+bw+1] and
+// band[o+2bw+2]; each list in order. The assembly makes the same additions
+// in the same order, so it agrees with the Go code bit for bit; an entry
+// out of range panics, after the assembly has added what came before it.
+func coarseAdd(band []float64, val [][3][3]float64, exVal []float64, full, lower, cpl []coarseEntry, bw int) {
+	if useKernelAsm && coarseAddAsm(band, val, exVal, full, lower, cpl, bw) {
+		return
+	}
+	band = band[:len(band):len(band)] // slicing checks against the capacity
+	for _, e := range full {
+		b := &val[e.k]
+		row := band[e.o : int(e.o)+2*bw+3]
+		for r := range 3 {
+			x := row[r*bw : r*bw+3]
+			x[0] += b[r][0]
+			x[1] += b[r][1]
+			x[2] += b[r][2]
+		}
+	}
+	for _, e := range lower {
+		b := &val[e.k]
+		row := band[e.o : int(e.o)+2*bw+3]
+		row[0] += b[0][0]
+		row[bw] += b[1][0]
+		row[bw+1] += b[1][1]
+		row[2*bw] += b[2][0]
+		row[2*bw+1] += b[2][1]
+		row[2*bw+2] += b[2][2]
+	}
+	for _, e := range cpl {
+		w := exVal[e.k]
+		row := band[e.o : int(e.o)+2*bw+3]
+		row[0] += w
+		row[bw+1] += w
+		row[2*bw+2] += w
 	}
 }
 

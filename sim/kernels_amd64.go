@@ -43,6 +43,12 @@ func restrictAsm(rc, r *float64, sel *int32, n, m int) bool
 //go:noescape
 func prolongAsm(z, y *float64, sel *int32, n, m int) bool
 
+// coarseAddAsm is coarseAdd; it returns false at the first entry out of
+// range.
+//
+//go:noescape
+func coarseAddAsm(band []float64, val [][3][3]float64, exVal []float64, full, lower, cpl []coarseEntry, bw int) bool
+
 // bandFactorRowAsm is bandFactorRow on the first entries of band, ut and
 // dinv; the caller has checked the lengths.
 //

@@ -22,6 +22,10 @@ func restrictAsm(rc, r *float64, sel *int32, n, m int) bool { return false }
 
 func prolongAsm(z, y *float64, sel *int32, n, m int) bool { return false }
 
+func coarseAddAsm(band []float64, val [][3][3]float64, exVal []float64, full, lower, cpl []coarseEntry, bw int) bool {
+	return false
+}
+
 func bandFactorRowAsm(band, ut, dinv *float64, i, bw int) {}
 
 func bandSolveAsm(y, rc, band, ut, dinv *float64, n, bw int) {}

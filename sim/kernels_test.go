@@ -556,6 +556,66 @@ func TestRestrictProlong(t *testing.T) {
 	}
 }
 
+// TestCoarseAdd checks coarseAdd, the assembly against the Go code bit for
+// bit, on entries that overlap in the band (so that the order of the
+// additions shows), and that an entry out of range panics.
+func TestCoarseAdd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, bw := range []int{1, 3, 8, 29} {
+		nb := 20 * (bw + 1)
+		val := make([][3][3]float64, 50)
+		exVal := make([]float64, 30)
+		for k := range val {
+			for r := range 3 {
+				for c := range 3 {
+					val[k][r][c] = rng.NormFloat64() * math.Exp(10*rng.NormFloat64())
+				}
+			}
+		}
+		for k := range exVal {
+			exVal[k] = rng.NormFloat64() * math.Exp(10*rng.NormFloat64())
+		}
+		list := func(n, nk int) []coarseEntry {
+			l := make([]coarseEntry, n)
+			for i := range l {
+				l[i] = coarseEntry{int32(rng.IntN(nk)), int32(rng.IntN(nb - 2*bw - 2))}
+			}
+			return l
+		}
+		full, lower, cpl := list(40, len(val)), list(30, len(val)), list(25, len(exVal))
+		band := make([]float64, nb)
+		for i := range band {
+			band[i] = rng.NormFloat64()
+		}
+		got, want := slices.Clone(band), slices.Clone(band)
+		coarseAdd(got, val, exVal, full, lower, cpl, bw)
+		withoutAsm(func() { coarseAdd(want, val, exVal, full, lower, cpl, bw) })
+		if !sameBits(got, want) {
+			t.Fatalf("bw=%d: kernel %v, Go code %v", bw, got, want)
+		}
+		if sameBits(got, band) {
+			t.Fatalf("bw=%d: nothing added", bw)
+		}
+		for _, bad := range []coarseEntry{{int32(len(val)), 0}, {0, -1}, {0, int32(nb - 2*bw - 2)}} {
+			for _, asm := range []bool{true, false} {
+				func() {
+					defer func() {
+						if recover() == nil {
+							t.Errorf("bw=%d asm=%v: entry %v out of range: no panic", bw, asm, bad)
+						}
+					}()
+					f := func() { coarseAdd(slices.Clone(band), val, exVal, full, []coarseEntry{bad}, cpl, bw) }
+					if asm {
+						f()
+					} else {
+						withoutAsm(f)
+					}
+				}()
+			}
+		}
+	}
+}
+
 // bandFactor factorises the band matrix in band (n = len(dinv) rows of
 // bw+1, as coarse.factor) with row computing each row's off-diagonal
 // entries, and reports whether it was positive definite.
