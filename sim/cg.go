@@ -62,7 +62,9 @@ func (w *cg) solve(s linearSystem, x, b []float64, tol, floor float64, maxIter i
 			return solveResult{iters: it, residual: res / ref}
 		}
 		a := rz / pq
-		res = math.Sqrt(cgStep(x, r, p, q, a))
+		axpy(x, x, p, a)
+		axpy(r, r, q, -a)
+		res = math.Sqrt(dot8(r, r))
 		if !isFinite(res) {
 			return solveResult{iters: it, residual: res, broke: true}
 		}
@@ -73,7 +75,7 @@ func (w *cg) solve(s linearSystem, x, b []float64, tol, floor float64, maxIter i
 		rzNew := dot8(r, z)
 		beta := rzNew / rz
 		rz = rzNew
-		cgDirection(p, z, beta)
+		axpy(p, z, p, beta)
 	}
 	return solveResult{iters: maxIter, residual: res / ref}
 }

@@ -135,7 +135,7 @@ func (c *coarse) factor() bool {
 // addCorrection adds P·Aᶜ⁻¹·Pᵀ·r to z (free nodes only).
 func (c *coarse) addCorrection(z, r []float64) {
 	clear(c.rc)
-	restrict(c.rc, r, c.sel)
+	aggAdd(c.rc, r, c.sel, true)
 	bandSolve(c.zc, c.rc, c.band, c.ut, c.dinv, c.bw)
-	prolong(z, c.zc, c.sel)
+	aggAdd(z, c.zc, c.sel, false)
 }

@@ -1,9 +1,9 @@
 #include "textflag.h"
 
 // The vector kernels of the solve, in the order kernels.go sets out: the
-// inner product (dot8Asm), the conjugate gradient's updates (cgStepAsm,
-// cgDirectionAsm), and the coarse level's restriction and prolongation
-// (restrictAsm, prolongAsm), assembly (coarseAddAsm) and band kernels
+// inner product (dot8Asm), the conjugate gradient's updates (axpyAsm),
+// and the coarse level's restriction and prolongation
+// (aggAddAsm), assembly (coarseAddAsm) and band kernels
 // (bandFactorRowAsm, bandSolveAsm). Every inner product is DOT: Y0 holds the partial sums s0..s3, Y1 s4..s7, and the last 0 to 7
 // entries are loaded through a mask (masked lanes read as zero and add +0,
 // which leaves a sum started from +0 unchanged), so nothing past either
@@ -201,144 +201,75 @@ snext:
 	VZEROUPPER
 	RET
 
-// func cgStepAsm(x, r, p, q *float64, n int, a float64) float64
-//
-// x += a·p and r -= a·q four entries at a time, the last 0 to 3 one by
-// one; then DOT over the new r.
-TEXT ·cgStepAsm(SB), NOSPLIT, $0-56
-	MOVQ         x+0(FP), DI
-	MOVQ         r+8(FP), SI
-	MOVQ         p+16(FP), R10
-	MOVQ         q+24(FP), R11
-	MOVQ         n+32(FP), CX
-	VBROADCASTSD a+40(FP), Y5
+// func axpyAsm(dst, y, x *float64, n int, s float64)
+TEXT ·axpyAsm(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), DI
+	MOVQ         y+8(FP), SI
+	MOVQ         x+16(FP), R8
+	MOVQ         n+24(FP), CX
+	VBROADCASTSD s+32(FP), Y5
 	XORQ         AX, AX
 
-uloop:
+xloop:
 	LEAQ    4(AX), DX
 	CMPQ    DX, CX
-	JA      utail
-	VMULPD  (R10)(AX*8), Y5, Y2
-	VADDPD  (DI)(AX*8), Y2, Y2
-	VMOVUPD Y2, (DI)(AX*8)
-	VMULPD  (R11)(AX*8), Y5, Y3
-	VMOVUPD (SI)(AX*8), Y4
-	VSUBPD  Y3, Y4, Y4
-	VMOVUPD Y4, (SI)(AX*8)
-	MOVQ    DX, AX
-	JMP     uloop
-
-utail:
-	CMPQ   AX, CX
-	JAE    unorm
-	VMULSD (R10)(AX*8), X5, X2
-	VADDSD (DI)(AX*8), X2, X2
-	VMOVSD X2, (DI)(AX*8)
-	VMULSD (R11)(AX*8), X5, X3
-	VMOVSD (SI)(AX*8), X4
-	VSUBSD X3, X4, X4
-	VMOVSD X4, (SI)(AX*8)
-	INCQ   AX
-	JMP    utail
-
-unorm:
-	MOVQ SI, DI
-	DOT
-	VZEROUPPER
-	MOVSD X0, ret+48(FP)
-	RET
-
-// func cgDirectionAsm(p, z *float64, n int, beta float64)
-TEXT ·cgDirectionAsm(SB), NOSPLIT, $0-32
-	MOVQ         p+0(FP), DI
-	MOVQ         z+8(FP), SI
-	MOVQ         n+16(FP), CX
-	VBROADCASTSD beta+24(FP), Y5
-	XORQ         AX, AX
-
-ploop:
-	LEAQ    4(AX), DX
-	CMPQ    DX, CX
-	JA      ptail
-	VMULPD  (DI)(AX*8), Y5, Y2
+	JA      xtail
+	VMULPD  (R8)(AX*8), Y5, Y2
 	VADDPD  (SI)(AX*8), Y2, Y2
 	VMOVUPD Y2, (DI)(AX*8)
 	MOVQ    DX, AX
-	JMP     ploop
+	JMP     xloop
 
-ptail:
+xtail:
 	CMPQ   AX, CX
-	JAE    pdone
-	VMULSD (DI)(AX*8), X5, X2
+	JAE    xdone
+	VMULSD (R8)(AX*8), X5, X2
 	VADDSD (SI)(AX*8), X2, X2
 	VMOVSD X2, (DI)(AX*8)
 	INCQ   AX
-	JMP    ptail
+	JMP    xtail
 
-pdone:
+xdone:
 	VZEROUPPER
 	RET
 
-// func restrictAsm(rc, r *float64, sel *int32, n, m int) bool
-TEXT ·restrictAsm(SB), NOSPLIT, $0-41
-	MOVQ rc+0(FP), DI
-	MOVQ r+8(FP), SI
-	MOVQ sel+16(FP), R8
-	MOVQ n+24(FP), CX
-	MOVQ m+32(FP), R9
-	XORQ AX, AX
+// func aggAddAsm(dst, src *float64, sel *int32, n, m int, restrict bool) bool
+//
+// For node i, DX = 3·sel[i] and BX = 3·i; restrict (R10) picks which of
+// the two indexes dst (R11) and which src (DX).
+TEXT ·aggAddAsm(SB), NOSPLIT, $0-49
+	MOVQ    dst+0(FP), DI
+	MOVQ    src+8(FP), SI
+	MOVQ    sel+16(FP), R8
+	MOVQ    n+24(FP), CX
+	MOVQ    m+32(FP), R9
+	MOVBQZX restrict+40(FP), R10
+	XORQ    AX, AX
 
-rloop:
+aloop:
 	MOVLQSX (R8)(AX*4), DX
 	CMPQ    DX, R9
-	JAE     rbad
+	JAE     abad
 	LEAQ    (DX)(DX*2), DX
-	VMOVUPD (DI)(DX*8), X0
-	VADDPD  (SI), X0, X0
-	VMOVUPD X0, (DI)(DX*8)
-	VMOVSD  16(DI)(DX*8), X1
-	VADDSD  16(SI), X1, X1
-	VMOVSD  X1, 16(DI)(DX*8)
-	ADDQ    $24, SI
-	INCQ    AX
-	CMPQ    AX, CX
-	JB      rloop
-	MOVB    $1, ret+40(FP)
-	RET
-
-rbad:
-	MOVB $0, ret+40(FP)
-	RET
-
-// func prolongAsm(z, y *float64, sel *int32, n, m int) bool
-TEXT ·prolongAsm(SB), NOSPLIT, $0-41
-	MOVQ z+0(FP), DI
-	MOVQ y+8(FP), SI
-	MOVQ sel+16(FP), R8
-	MOVQ n+24(FP), CX
-	MOVQ m+32(FP), R9
-	XORQ AX, AX
-
-ploop3:
-	MOVLQSX (R8)(AX*4), DX
-	CMPQ    DX, R9
-	JAE     pbad
-	LEAQ    (DX)(DX*2), DX
-	VMOVUPD (DI), X0
+	LEAQ    (AX)(AX*2), BX
+	MOVQ    BX, R11
+	TESTQ   R10, R10
+	CMOVQNE DX, R11
+	CMOVQNE BX, DX
+	VMOVUPD (DI)(R11*8), X0
 	VADDPD  (SI)(DX*8), X0, X0
-	VMOVUPD X0, (DI)
-	VMOVSD  16(DI), X1
+	VMOVUPD X0, (DI)(R11*8)
+	VMOVSD  16(DI)(R11*8), X1
 	VADDSD  16(SI)(DX*8), X1, X1
-	VMOVSD  X1, 16(DI)
-	ADDQ    $24, DI
+	VMOVSD  X1, 16(DI)(R11*8)
 	INCQ    AX
 	CMPQ    AX, CX
-	JB      ploop3
-	MOVB    $1, ret+40(FP)
+	JB      aloop
+	MOVB    $1, ret+48(FP)
 	RET
 
-pbad:
-	MOVB $0, ret+40(FP)
+abad:
+	MOVB $0, ret+48(FP)
 	RET
 
 // ENTRY(N) loads the entry at R8 (k into DX, o into BX, both unsigned, so

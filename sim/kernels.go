@@ -2,13 +2,13 @@ package sim
 
 // The kernels of the solve: the product of rows of the assembled matrix
 // with a vector (mulRows), a block Gauss-Seidel sweep (gsSweep), the
-// inner product (dot8), the conjugate gradient's vector updates (cgStep,
-// cgDirection), the coarse level's restriction and prolongation
-// (restrict, prolong), assembly (coarseAdd) and banded factorisation and
-// solves (bandFactorRow, bandSolve; all eight dot_amd64.s), and, for the
+// inner product (dot8), the conjugate gradient's vector updates (axpy),
+// the coarse level's restriction and prolongation
+// (aggAdd), assembly (coarseAdd) and banded factorisation and solves
+// (bandFactorRow, bandSolve; all seven dot_amd64.s), and, for the
 // assembly of the matrix, an element's weft-warp matrices (triMats) and
 // the scatter of its blocks (addTriBlocks; both tri_amd64.s). The last
-// ten are at the end, each with its own order of operations. The first two read a row as 3×3
+// nine are at the end, each with its own order of operations. The first two read a row as 3×3
 // blocks val[k] (columns col[k]) plus scalar couplings exVal[e] (times
 // the identity; columns exCol[e]). On amd64 with AVX2 and FMA, assembly
 // computes them (kernels_amd64.s), one block row per vector instruction;
@@ -131,75 +131,51 @@ func dot8(a, b []float64) float64 {
 	return dot8Asm(a, b[:len(a)])
 }
 
-// cgStep is the conjugate gradient's update x += a·p, r -= a·q, entry by
-// entry, each a product and a sum (unfused, as Go computes them on amd64);
-// it returns dot8(r, r) of the new r. p and q must be at least as long as
-// x and r. The assembly does the same operations, four entries at a time,
-// so it agrees with this Go code bit for bit.
-func cgStep(x, r, p, q []float64, a float64) float64 {
-	n := len(x)
-	if len(r) != n || len(p) < n || len(q) < n {
-		panic("sim: cgStep: vectors of different lengths")
+// axpy sets dst = y + s·x entry by entry, a product and a sum (unfused,
+// as Go computes y[i] + s*x[i] on amd64): the conjugate gradient's
+// updates x += a·p, r -= a·q (as r + (-a)·q, the same bits) and
+// p = z + β·p. dst may be x or y. The assembly does the same operations
+// four entries at a time, so it agrees with the Go code bit for bit.
+func axpy(dst, y, x []float64, s float64) {
+	n := len(dst)
+	if len(y) < n || len(x) < n {
+		panic("sim: axpy: vectors shorter than dst")
 	}
 	if useKernelAsm && n > 0 {
-		return cgStepAsm(&x[0], &r[0], &p[0], &q[0], n, a)
-	}
-	for i := range x {
-		x[i] += a * p[i]
-		r[i] -= a * q[i]
-	}
-	return dot8(r, r)
-}
-
-// cgDirection sets the conjugate gradient's next direction p = z + beta·p
-// (unfused, as cgStep), z being at least as long as p.
-func cgDirection(p, z []float64, beta float64) {
-	n := len(p)
-	if len(z) < n {
-		panic("sim: cgDirection: z shorter than p")
-	}
-	if useKernelAsm && n > 0 {
-		cgDirectionAsm(&p[0], &z[0], n, beta)
+		axpyAsm(&dst[0], &y[0], &x[0], n, s)
 		return
 	}
-	for i := range p {
-		p[i] = z[i] + beta*p[i]
+	for i := range dst {
+		dst[i] = y[i] + s*x[i]
 	}
 }
 
-// restrict adds the node triples of r into those of rc by aggregate,
-// rc[sel[i]] += r[i] for i = 0, 1, … (the coarse level's Pᵀ·r); prolong
-// adds them back, z[i] += y[sel[i]] (P·y). The assembly does the same
-// additions in the same order, two entries and one at a time, so it
-// agrees with the Go code bit for bit; an aggregate out of range panics,
-// after the assembly has added what came before it.
-func restrict(rc, r []float64, sel []int32) {
-	if len(r) < 3*len(sel) {
-		panic("sim: restrict: r shorter than sel")
+// aggAdd adds node triples between the fine level and the coarse one's
+// aggregates: with restrict, dst[sel[i]] += src[i] for i = 0, 1, … (the
+// coarse level's Pᵀ·r); without, dst[i] += src[sel[i]] (P·y). The
+// assembly does the same additions in the same order, two entries and one
+// at a time, so it agrees with the Go code bit for bit; an aggregate out of
+// range panics, after the assembly has added what came before it.
+func aggAdd(dst, src []float64, sel []int32, restrict bool) {
+	fine, coarse := src, dst
+	if !restrict {
+		fine, coarse = dst, src
 	}
-	if useKernelAsm && len(sel) > 0 && len(rc) >= 3 && restrictAsm(&rc[0], &r[0], &sel[0], len(sel), len(rc)/3) {
+	if len(fine) < 3*len(sel) {
+		panic("sim: aggAdd: the fine vector is shorter than sel")
+	}
+	if useKernelAsm && len(sel) > 0 && len(coarse) >= 3 && aggAddAsm(&dst[0], &src[0], &sel[0], len(sel), len(coarse)/3, restrict) {
 		return
 	}
 	for i, ci := range sel {
-		s, v := rc[3*ci:3*ci+3:3*ci+3], r[3*i:3*i+3:3*i+3]
-		s[0] += v[0]
-		s[1] += v[1]
-		s[2] += v[2]
-	}
-}
-
-func prolong(z, y []float64, sel []int32) {
-	if len(z) < 3*len(sel) {
-		panic("sim: prolong: z shorter than sel")
-	}
-	if useKernelAsm && len(sel) > 0 && len(y) >= 3 && prolongAsm(&z[0], &y[0], &sel[0], len(sel), len(y)/3) {
-		return
-	}
-	for i, ci := range sel {
-		v, s := z[3*i:3*i+3:3*i+3], y[3*ci:3*ci+3:3*ci+3]
-		v[0] += s[0]
-		v[1] += s[1]
-		v[2] += s[2]
+		a, b := 3*int(ci), 3*i
+		if !restrict {
+			a, b = b, a
+		}
+		d, v := dst[a:a+3:a+3], src[b:b+3:b+3]
+		d[0] += v[0]
+		d[1] += v[1]
+		d[2] += v[2]
 	}
 }
 

@@ -21,27 +21,16 @@ func gsSweepAsm(z, rhs []float64, lo, mid, hi, col []int32, val [][3][3]float64,
 //go:noescape
 func dot8Asm(a, b []float64) float64
 
-// cgStepAsm is cgStep for n > 0 entries; the caller has checked the
-// lengths.
+// axpyAsm is axpy for n > 0 entries; the caller has checked the lengths.
 //
 //go:noescape
-func cgStepAsm(x, r, p, q *float64, n int, a float64) float64
+func axpyAsm(dst, y, x *float64, n int, s float64)
 
-// cgDirectionAsm is cgDirection for n > 0 entries.
+// aggAddAsm is aggAdd for n > 0 nodes and m triples in the coarse vector;
+// it returns false at the first aggregate not below m.
 //
 //go:noescape
-func cgDirectionAsm(p, z *float64, n int, beta float64)
-
-// restrictAsm is restrict for n > 0 nodes and m triples in rc; it returns
-// false at the first aggregate not below m.
-//
-//go:noescape
-func restrictAsm(rc, r *float64, sel *int32, n, m int) bool
-
-// prolongAsm is prolong for n > 0 nodes and m triples in y, as restrictAsm.
-//
-//go:noescape
-func prolongAsm(z, y *float64, sel *int32, n, m int) bool
+func aggAddAsm(dst, src *float64, sel *int32, n, m int, restrict bool) bool
 
 // coarseAddAsm is coarseAdd; it returns false at the first entry out of
 // range.

@@ -14,13 +14,9 @@ func gsSweepAsm(z, rhs []float64, lo, mid, hi, col []int32, val [][3][3]float64,
 
 func dot8Asm(a, b []float64) float64 { return 0 }
 
-func cgStepAsm(x, r, p, q *float64, n int, a float64) float64 { return 0 }
+func axpyAsm(dst, y, x *float64, n int, s float64) {}
 
-func cgDirectionAsm(p, z *float64, n int, beta float64) {}
-
-func restrictAsm(rc, r *float64, sel *int32, n, m int) bool { return false }
-
-func prolongAsm(z, y *float64, sel *int32, n, m int) bool { return false }
+func aggAddAsm(dst, src *float64, sel *int32, n, m int, restrict bool) bool { return false }
 
 func coarseAddAsm(band []float64, val [][3][3]float64, exVal []float64, full, lower, cpl []coarseEntry, bw int) bool {
 	return false

@@ -109,6 +109,18 @@ func sameBits(a, b []float64) bool {
 	return len(a) == len(b)
 }
 
+// panics reports whether f panics, with the assembly kernels (asm) or the
+// Go code.
+func panics(asm bool, f func()) (p bool) {
+	defer func() { p = recover() != nil }()
+	if asm {
+		f()
+	} else {
+		withoutAsm(f)
+	}
+	return false
+}
+
 // withoutAsm runs f with the Go code in place of the assembly kernels.
 func withoutAsm(f func()) {
 	old := useKernelAsm
@@ -432,11 +444,12 @@ func TestDot8(t *testing.T) {
 	dot8(buf[:5], other[:4])
 }
 
-// TestCGKernels checks cgStep and cgDirection: the assembly against the Go
-// code bit for bit (and cgStep's norm against dot8's order), on every
-// length up to 40 at every offset, with values that include signed zeros,
-// huge and tiny numbers; and that mismatched lengths panic.
-func TestCGKernels(t *testing.T) {
+// TestAxpy checks axpy, the assembly against the Go code bit for bit, on
+// every length up to 40 at every offset, with dst a vector of its own, y or
+// x, and values that include signed zeros, huge and tiny numbers; that
+// r -= a·q written as r + (-a)·q gives the same bits; and that short
+// vectors panic.
+func TestAxpy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	val := func() float64 {
 		switch rng.IntN(10) {
@@ -449,65 +462,69 @@ func TestCGKernels(t *testing.T) {
 		}
 		return rng.NormFloat64()
 	}
-	vecs := func(n int) [4][]float64 {
-		var v [4][]float64
-		for k := range v {
-			v[k] = make([]float64, n)
-			for i := range v[k] {
-				v[k][i] = val()
-			}
-		}
-		return v
-	}
 	for n := range 41 {
 		for off := range 4 {
-			in := vecs(n + off)
-			a := val()
-			var got, want [4][]float64
-			for k := range in {
-				got[k] = slices.Clone(in[k])[off:]
-				want[k] = slices.Clone(in[k])[off:]
-			}
-			rr := cgStep(got[0], got[1], got[2], got[3], a)
-			var rrGo float64
-			withoutAsm(func() { rrGo = cgStep(want[0], want[1], want[2], want[3], a) })
-			cgDirection(got[2], got[0], a)
-			withoutAsm(func() { cgDirection(want[2], want[0], a) })
-			for k := range got {
-				if !sameBits(got[k], want[k]) {
-					t.Fatalf("n=%d off=%d: vector %d: kernel %v, Go code %v", n, off, k, got[k], want[k])
+			for alias := range 3 {
+				var in [3][]float64 // dst, y, x
+				for k := range in {
+					in[k] = make([]float64, n+off)
+					for i := range in[k] {
+						in[k][i] = val()
+					}
 				}
-			}
-			if useKernelAsm {
-				if ref := dot8Ref(want[1], want[1]); !sameBits([]float64{rr}, []float64{ref}) {
-					t.Fatalf("n=%d off=%d: norm %v, dot8's order %v", n, off, rr, ref)
+				s := val()
+				run := func(v [3][]float64) []float64 {
+					dst, y, x := v[0][off:], v[1][off:], v[2][off:]
+					switch alias {
+					case 1:
+						dst = y
+					case 2:
+						dst = x
+					}
+					axpy(dst, y, x, s)
+					return dst
 				}
-			} else if !sameBits([]float64{rr}, []float64{rrGo}) {
-				t.Fatalf("n=%d off=%d: norm %v, Go code %v", n, off, rr, rrGo)
+				clone := func() (c [3][]float64) {
+					for k := range in {
+						c[k] = slices.Clone(in[k])
+					}
+					return c
+				}
+				got := run(clone())
+				var want []float64
+				withoutAsm(func() { want = run(clone()) })
+				if !sameBits(got, want) {
+					t.Fatalf("n=%d off=%d alias=%d: kernel %v, Go code %v", n, off, alias, got, want)
+				}
+				if alias == 1 {
+					r, q := slices.Clone(in[1][off:]), in[2][off:]
+					for i := range r {
+						r[i] -= s * q[i]
+					}
+					neg := slices.Clone(in[1][off:])
+					axpy(neg, neg, q, -s)
+					if !sameBits(r, neg) {
+						t.Fatalf("n=%d off=%d: r -= s·q %v, r + (-s)·q %v", n, off, r, neg)
+					}
+				}
 			}
 		}
 	}
 	for _, f := range []func(){
-		func() { cgStep(make([]float64, 4), make([]float64, 3), make([]float64, 4), make([]float64, 4), 1) },
-		func() { cgStep(make([]float64, 4), make([]float64, 4), make([]float64, 4), make([]float64, 3), 1) },
-		func() { cgDirection(make([]float64, 4), make([]float64, 3), 1) },
+		func() { axpy(make([]float64, 4), make([]float64, 3), make([]float64, 4), 1) },
+		func() { axpy(make([]float64, 4), make([]float64, 4), make([]float64, 3), 1) },
 	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Error("vectors of mismatched lengths: no panic")
-				}
-			}()
-			f()
-		}()
+		if !panics(true, f) {
+			t.Error("vectors shorter than dst: no panic")
+		}
 	}
 }
 
-// TestRestrictProlong checks restrict and prolong, the assembly against
-// the Go code bit for bit, on aggregates in any order with many nodes each
-// (so that sums of several nodes meet), and that an aggregate out of range
-// panics.
-func TestRestrictProlong(t *testing.T) {
+// TestAggAdd checks aggAdd both ways (restriction and prolongation), the
+// assembly against the Go code bit for bit, on aggregates in any order
+// with many nodes each (so that sums of several nodes meet), and that an
+// aggregate out of range panics.
+func TestAggAdd(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, n := range []int{1, 2, 7, 64, 577} {
 		m := 1 + rng.IntN(n)
@@ -523,35 +540,26 @@ func TestRestrictProlong(t *testing.T) {
 			rc0[i] = rng.NormFloat64()
 		}
 		rc, rcGo := slices.Clone(rc0), slices.Clone(rc0)
-		restrict(rc, r, sel)
-		withoutAsm(func() { restrict(rcGo, r, sel) })
+		aggAdd(rc, r, sel, true)
+		withoutAsm(func() { aggAdd(rcGo, r, sel, true) })
 		z, zGo := slices.Clone(r), slices.Clone(r)
-		prolong(z, rc, sel)
-		withoutAsm(func() { prolong(zGo, rcGo, sel) })
+		aggAdd(z, rc, sel, false)
+		withoutAsm(func() { aggAdd(zGo, rcGo, sel, false) })
 		if !sameBits(rc, rcGo) || !sameBits(z, zGo) {
 			t.Fatalf("n=%d m=%d: kernels %v %v, Go code %v %v", n, m, rc, z, rcGo, zGo)
 		}
 		if n == 2 && !(rc[3*sel[0]] != rc0[3*sel[0]]) {
-			t.Fatal("restrict added nothing")
+			t.Fatal("the restriction added nothing")
 		}
 	}
 	for _, asm := range []bool{true, false} {
 		for _, f := range []func(){
-			func() { restrict(make([]float64, 6), make([]float64, 9), []int32{0, 2, 1}) },
-			func() { prolong(make([]float64, 9), make([]float64, 6), []int32{0, -1, 1}) },
+			func() { aggAdd(make([]float64, 6), make([]float64, 9), []int32{0, 2, 1}, true) },
+			func() { aggAdd(make([]float64, 9), make([]float64, 6), []int32{0, -1, 1}, false) },
 		} {
-			func() {
-				defer func() {
-					if recover() == nil {
-						t.Errorf("asm=%v: an aggregate out of range: no panic", asm)
-					}
-				}()
-				if asm {
-					f()
-				} else {
-					withoutAsm(f)
-				}
-			}()
+			if !panics(asm, f) {
+				t.Errorf("asm=%v: an aggregate out of range: no panic", asm)
+			}
 		}
 	}
 }
@@ -598,19 +606,9 @@ func TestCoarseAdd(t *testing.T) {
 		}
 		for _, bad := range []coarseEntry{{int32(len(val)), 0}, {0, -1}, {0, int32(nb - 2*bw - 2)}} {
 			for _, asm := range []bool{true, false} {
-				func() {
-					defer func() {
-						if recover() == nil {
-							t.Errorf("bw=%d asm=%v: entry %v out of range: no panic", bw, asm, bad)
-						}
-					}()
-					f := func() { coarseAdd(slices.Clone(band), val, exVal, full, []coarseEntry{bad}, cpl, bw) }
-					if asm {
-						f()
-					} else {
-						withoutAsm(f)
-					}
-				}()
+				if !panics(asm, func() { coarseAdd(slices.Clone(band), val, exVal, full, []coarseEntry{bad}, cpl, bw) }) {
+					t.Errorf("bw=%d asm=%v: entry %v out of range: no panic", bw, asm, bad)
+				}
 			}
 		}
 	}
@@ -712,14 +710,9 @@ func TestBandKernels(t *testing.T) {
 		},
 		func() { bandFactorRow(make([]float64, 16), make([]float64, 16), make([]float64, 4), 4, 3) },
 	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Error("a slice too short or a row out of range: no panic")
-				}
-			}()
-			f()
-		}()
+		if !panics(true, f) {
+			t.Error("a slice too short or a row out of range: no panic")
+		}
 	}
 }
 
