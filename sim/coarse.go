@@ -108,8 +108,8 @@ func (c *coarse) build(a *bcsr) {
 
 // factor computes the banded Cholesky factor L in place (row p of the band
 // holds L[p][p-bw..p]), the rows of its strict upper transpose in ut and
-// its diagonal's inverses. Every entry is one inner product (dot8), rows being
-// contiguous in both copies.
+// its diagonal's inverses. Every entry is one inner product (dot8), rows
+// being contiguous in both copies.
 func (c *coarse) factor() bool {
 	n := 3 * c.nc
 	bw, w := c.bw, c.bw+1

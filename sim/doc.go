@@ -75,13 +75,16 @@
 // 64² (10 ms) pinch-and-pull at the default tolerance, 1e-2.
 //
 // The matrix products and the Gauss-Seidel sweeps go through two kernels,
-// the coarse level's banded Cholesky factorisation and solves through a
-// third, an inner product (kernels.go). On amd64 with AVX2 and FMA they are
-// assembly, one block row per vector instruction and four entries of a
-// band row per fused multiply-add, with the order of every operation
-// fixed, so all such machines compute the same bits
-// (TestKernelsMatchReference and TestDot8 check the kernels against
-// that order written in Go). Elsewhere plain Go code
+// the CG's inner products and the coarse level's banded Cholesky
+// factorisation and solves through a third, an inner product, and the
+// rest of the solve's vector work (the CG's updates, the coarse level's
+// restriction, prolongation and assembly) through kernels of its own
+// (kernels.go). On amd64 with AVX2 and FMA they are assembly, one block
+// row per vector instruction and four entries of a band row per fused
+// multiply-add, with the order of every operation fixed, so all such
+// machines compute the same bits (TestKernelsMatchReference and TestDot8
+// check the kernels against that order written in Go; the vector kernels
+// are the Go code's own operations, bit for bit). Elsewhere plain Go code
 // computes them, the same to round-off (TestStepWithoutKernel).
 // The element pass adds each triangle's blocks into the matrix as it
 // computes its forces, while the element is at hand. It computes in vec
