@@ -10,14 +10,17 @@ import (
 
 // The loop bench runs the haptics loop beside its load and then the empty
 // loop of the host baseline; both count every tick they ran and no more
-// than the grid has room for.
+// than the 1 ms grid has room for in the time they measured. (On a loaded
+// host a loop stops late: the baseline once ran 113 ms of its 100, 105
+// ticks.)
 func TestBenchLoop(t *testing.T) {
 	b, err := BenchLoop(context.Background(), 200*time.Millisecond, 0, 100*time.Millisecond, t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%+v %+v", b, b.Baseline)
-	if b.Bench != "loop" || b.RT || b.Ticks == 0 || b.Ticks > 202 || b.LoadRounds == 0 {
+	room := func(s float64) uint64 { return uint64(s*1000) + 2 }
+	if b.Bench != "loop" || b.RT || b.Ticks == 0 || b.Ticks > room(b.DurationS) || b.LoadRounds == 0 {
 		t.Errorf("bench %q, rt %v, %d ticks, %d load rounds", b.Bench, b.RT, b.Ticks, b.LoadRounds)
 	}
 	if b.LateOver1ms > b.Ticks || b.LatenessUs.P50 > b.LatenessUs.Max {
@@ -27,7 +30,7 @@ func TestBenchLoop(t *testing.T) {
 	if h == nil {
 		t.Fatal("no baseline")
 	}
-	if h.RT || h.Ticks == 0 || h.Ticks > 102 || h.LateOver1ms > h.Ticks || h.LatenessUs.P50 > h.LatenessUs.Max {
+	if h.RT || h.Ticks == 0 || h.Ticks > room(h.DurationS) || h.LateOver1ms > h.Ticks || h.LatenessUs.P50 > h.LatenessUs.Max {
 		t.Errorf("baseline: rt %v, %d ticks, %d late, lateness %+v", h.RT, h.Ticks, h.LateOver1ms, h.LatenessUs)
 	}
 	if h.DurationS < 0.1 || h.DurationS > 10 {
