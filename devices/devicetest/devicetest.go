@@ -58,9 +58,9 @@ func readOK(err error) bool { return err == nil || errors.Is(err, devices.ErrTim
 
 // allocsPerRun returns the fewest allocations per call of f in up to three
 // measurements of 100 calls. testing.AllocsPerRun counts the whole
-// process, and an emulator in the same process allocates when a stalled
-// host leaves its line full (seen once in CI: 1 per call); an allocation
-// in f itself shows in every measurement.
+// process, so an emulator in the same process can add to one measurement
+// (CI once saw 1 per call while the emulator stalled); an allocation in f
+// itself shows in every measurement.
 func allocsPerRun(f func()) float64 {
 	a := testing.AllocsPerRun(100, f)
 	for i := 1; i < 3 && a > 0; i++ {

@@ -35,7 +35,7 @@ func emulator(t *testing.T) *emu.Emulator {
 }
 
 // lopt's silence and handshake limits are far above any stall of a loaded
-// CI host (one froze this process's emulator for 2.4 s): these checks are
+// CI host (one stalled this process's emulator for 2.4 s): these checks are
 // of the contracts, and the silence detector has its own test
 // (devices/fault).
 var lopt = link.Options{Transport: devices.TransportSerial, SilenceTimeout: 10 * time.Second, HandshakeTimeout: 10 * time.Second}
