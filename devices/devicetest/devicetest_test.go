@@ -34,11 +34,11 @@ func emulator(t *testing.T) *emu.Emulator {
 	return e
 }
 
-// lopt's silence and handshake limits are far above any stall of a loaded
-// CI host (one stalled this process's emulator for 2.4 s): these checks are
-// of the contracts, and the silence detector has its own test
-// (devices/fault).
-var lopt = link.Options{Transport: devices.TransportSerial, SilenceTimeout: 10 * time.Second, HandshakeTimeout: 10 * time.Second}
+// lopt's silence, write and handshake limits are far above any stall of a
+// loaded CI host (one stalled this process's emulator for 2.4 s): these
+// checks are of the contracts; the silence detector and the write limit
+// have their own tests (devices/fault, devices/emu).
+var lopt = link.Options{Transport: devices.TransportSerial, SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second, HandshakeTimeout: 10 * time.Second}
 
 func serialExo(t *testing.T, path string) func() (devices.Exoskeleton, error) {
 	return func() (devices.Exoskeleton, error) {

@@ -10,6 +10,7 @@ import (
 	"github.com/haptex/haptex/devices/emu"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/serial"
+	"github.com/haptex/haptex/devices/transport"
 )
 
 func startEmu(t *testing.T, cfg emu.Config) *emu.Emulator {
@@ -30,9 +31,10 @@ func dialExo(t *testing.T, path string) *link.Exo {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The silence limit is far above a loaded CI host's stalls (2.4 s seen);
-	// the silence detector has its own test (devices/fault).
-	x, err := link.DialExo(p, link.Options{Transport: devices.TransportSerial, SilenceTimeout: 10 * time.Second})
+	// The silence and write limits are far above a loaded CI host's stalls
+	// (2.4 s seen); the silence detector has its own test (devices/fault),
+	// the write limit TestExoThatStopsReading.
+	x, err := link.DialExo(p, link.Options{Transport: devices.TransportSerial, SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,4 +95,57 @@ func TestExoOverPTY(t *testing.T) {
 		t.Errorf("clean link lost or corrupted frames: %+v", s)
 	}
 	t.Logf("command-to-state latency: %+v", s.CommandLatency)
+}
+
+// TestExoThatStopsReading: an exoskeleton whose firmware stops reading
+// commands (here it is detached: it neither reads nor sends, and the
+// silence limit is a minute) fills the serial line's output buffer. The host's Write must
+// then report the device lost, kind Stalled, after about the link's write
+// limit, instead of blocking the control loop until the device reads
+// again; every Write after that returns at once.
+func TestExoThatStopsReading(t *testing.T) {
+	devs := emu.DefaultDevices()
+	devs[0].WatchdogMs = 10_000
+	e := startEmu(t, emu.Config{NewExo: emu.StandInExo, Devices: devs})
+	p, err := serial.Open(e.Plug("thumb-exo").Path(), serial.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 20 * time.Millisecond
+	x, err := link.DialExo(p, link.Options{Transport: devices.TransportSerial, SilenceTimeout: time.Minute, WriteLimit: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if err := x.Enable(true); err != nil && !errors.Is(err, devices.ErrTimeout) {
+		t.Fatal(err)
+	}
+	e.Plug("thumb-exo").Device().Detach()
+	cmd := devices.ExoCommand{Torque: [3]float64{0.01, 0, 0}}
+	var werr error
+	var slowest time.Duration
+	start := time.Now()
+	for i := 1; werr == nil && time.Since(start) < 30*time.Second; i++ {
+		cmd.Seq = uint32(i)
+		t0 := time.Now()
+		werr = x.Write(&cmd)
+		slowest = max(slowest, time.Since(t0))
+	}
+	if !errors.Is(werr, devices.ErrDisconnected) || transport.KindOf(werr) != transport.Stalled {
+		t.Fatalf("after %v of commands nobody read: %v, want a lost device of kind Stalled", time.Since(start), werr)
+	}
+	t.Logf("lost after %v of commands, slowest Write %v: %v", time.Since(start), slowest, werr)
+	// Before the limit, Write blocked until the device read again (here:
+	// never). A second is far beyond the 20 ms limit plus any scheduling
+	// delay of a loaded host.
+	if slowest > time.Second {
+		t.Errorf("a Write took %v with a %v limit", slowest, limit)
+	}
+	t0 := time.Now()
+	if err := x.Write(&cmd); !errors.Is(err, devices.ErrDisconnected) {
+		t.Errorf("Write after the loss: %v, want ErrDisconnected", err)
+	}
+	if d := time.Since(t0); d > 100*time.Millisecond {
+		t.Errorf("Write after the loss took %v", d)
+	}
 }

@@ -31,6 +31,13 @@ type Options struct {
 	// max(250 ms, 10 × the device's period)). An unplugged device is lost at
 	// once: its transport reports the error.
 	SilenceTimeout time.Duration
+	// WriteLimit bounds how long a frame's write may wait for a device that
+	// takes no bytes, on transports that can wait (transport.WriteLimiter:
+	// serial); then the device is lost and Write returns at once from then
+	// on. A device that stops reading thus costs the control loop at most
+	// this once, never a blocked loop. 0 keeps the transport's setting
+	// (serial: 2 ms). HID has none: hidapi gives up a report after 1 s.
+	WriteLimit time.Duration
 }
 
 func (o *Options) defaults() {
@@ -191,6 +198,9 @@ func dial(conn transport.Conn, opt Options) (*session, error) {
 	s.stateRead = s.state.NewReader()
 	s.status = statebuf.New[tactileSample](1, nil)
 	s.statusRead = s.status.NewReader()
+	if wl, ok := conn.(transport.WriteLimiter); ok && opt.WriteLimit > 0 {
+		wl.SetWriteLimit(opt.WriteLimit)
+	}
 	go s.readLoop()
 	hello := wire.Hello{Major: wire.Major, Minor: wire.Minor, Nonce: s.nonce}
 	deadline := time.Now().Add(opt.HandshakeTimeout)

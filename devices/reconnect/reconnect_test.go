@@ -37,13 +37,13 @@ func openExo(path string) func() (devices.Exoskeleton, error) {
 		if err != nil {
 			return nil, err
 		}
-		return link.DialExo(p, link.Options{Transport: devices.TransportSerial, HandshakeTimeout: 300 * time.Millisecond, SilenceTimeout: 10 * time.Second})
+		return link.DialExo(p, link.Options{Transport: devices.TransportSerial, HandshakeTimeout: 300 * time.Millisecond, SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second})
 	}
 }
 
-// The tests set generous silence and watchdog limits (10 s): detection of
-// an unplugged device comes from its transport, and the emulator shares a
-// loaded machine (a CI host has frozen it for 2.4 s).
+// The tests set generous silence, write and watchdog limits (10 s):
+// detection of an unplugged device comes from its transport, and the
+// emulator shares a loaded machine (a CI host has frozen it for 2.4 s).
 
 // TestUnplugReplug pulls the emulated exoskeleton's cable while the loop
 // runs: Read must report ErrDisconnected promptly, and the device must be
@@ -131,7 +131,7 @@ func TestTactileUnplug(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return link.DialTactile(p, link.Options{HandshakeTimeout: 300 * time.Millisecond, SilenceTimeout: 10 * time.Second})
+		return link.DialTactile(p, link.Options{HandshakeTimeout: 300 * time.Millisecond, SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second})
 	}
 	a, err := reconnect.NewTactile("thumb tactile", open, reconnect.Options{Interval: 10 * time.Millisecond})
 	if err != nil {

@@ -28,6 +28,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
+	"time"
 
 	bugst "go.bug.st/serial"
 	"go.bug.st/serial/enumerator"
@@ -41,9 +43,19 @@ import (
 // devices ignore it.
 const DefaultBaud = 3_000_000
 
+// DefaultWriteLimit is how long Write waits for a device that takes no
+// bytes before it fails with kind Stalled. The line's output buffer holds
+// tens of milliseconds of commands, so Write only waits once the device
+// has stopped reading for that long; two ticks of the 1 kHz loop is then
+// all the loop loses before it learns that the device is gone.
+const DefaultWriteLimit = 2 * time.Millisecond
+
 // Options configure Open. The zero value is the low-latency default.
 type Options struct {
 	Baud int // bits per second; 0 means DefaultBaud
+	// WriteLimit bounds how long Write waits for the device to take bytes
+	// (0 means DefaultWriteLimit); see Port.SetWriteLimit.
+	WriteLimit time.Duration
 	// SysfsRoot is where the kernel's sysfs is mounted ("/sys" when empty);
 	// tests point it at a fake tree.
 	SysfsRoot string
@@ -64,11 +76,23 @@ type Port struct {
 	port    bugst.Port
 	io      *os.File // non-blocking descriptor on the runtime poller
 	latency LatencyTimer
-	wmu     sync.Mutex
 	closed  atomic.Bool
+
+	// Writer side, under wmu. raw writes without waiting: writeFn makes
+	// one write(2) of wbuf and records its result in wn, werr.
+	wmu     sync.Mutex
+	limit   atomic.Int64 // write limit [ns]
+	raw     syscall.RawConn
+	wbuf    []byte
+	wn      int
+	werr    error
+	writeFn func(fd uintptr) bool
 }
 
-var _ transport.Conn = (*Port)(nil)
+var (
+	_ transport.Conn         = (*Port)(nil)
+	_ transport.WriteLimiter = (*Port)(nil)
+)
 
 func portErr(op, name string, k transport.Kind, cause error) error {
 	return &transport.Error{Transport: devices.TransportSerial, Op: op, Port: name, Kind: k, Err: cause}
@@ -142,9 +166,29 @@ func Open(name string, opt Options) (*Port, error) {
 	if root == "" {
 		root = "/sys"
 	}
-	port := &Port{name: name, port: p, io: data, latency: lowerLatencyTimer(root, name)}
+	raw, err := data.SyscallConn()
+	if err != nil {
+		p.Close()
+		data.Close()
+		return nil, portErr("open", name, transport.Other, err)
+	}
+	port := &Port{name: name, port: p, io: data, latency: lowerLatencyTimer(root, name), raw: raw}
+	port.writeFn = func(fd uintptr) bool {
+		port.wn, port.werr = unix.Write(int(fd), port.wbuf)
+		return true
+	}
+	port.SetWriteLimit(opt.WriteLimit)
 	_ = p.ResetInputBuffer() // stale bytes are resynchronised away anyway
 	return port, nil
+}
+
+// SetWriteLimit bounds how long Write waits for the device to take bytes;
+// d <= 0 restores DefaultWriteLimit. It may be called at any time.
+func (p *Port) SetWriteLimit(d time.Duration) {
+	if d <= 0 {
+		d = DefaultWriteLimit
+	}
+	p.limit.Store(int64(d))
 }
 
 // Name returns the path the port was opened with.
@@ -179,29 +223,55 @@ func (p *Port) Read(b []byte) (int, error) {
 	}
 }
 
-// Write writes all of b.
+// Write writes all of b. It first writes without waiting, which is all
+// it does while the device keeps reading: no clock read, no deadline.
+// When the line's output buffer is full it waits for the rest, but no
+// longer than the write limit; then it fails with kind Stalled, and b may
+// have gone out in part (the link treats the device as lost, and a new
+// link's HELLO ends any partial frame).
 func (p *Port) Write(b []byte) (int, error) {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
-	done := 0
-	for done < len(b) {
-		if p.closed.Load() {
-			return done, portErr("write", p.name, transport.Closed, nil)
+	if p.closed.Load() {
+		return 0, portErr("write", p.name, transport.Closed, nil)
+	}
+	p.wbuf, p.wn, p.werr = b, 0, nil
+	err := p.raw.Write(p.writeFn)
+	p.wbuf = nil
+	done, werr := max(p.wn, 0), p.werr
+	if err != nil {
+		werr = err
+	}
+	if done == len(b) {
+		return done, nil
+	}
+	if werr != nil && !errors.Is(werr, unix.EAGAIN) && !errors.Is(werr, unix.EINTR) {
+		return done, p.writeErr(werr)
+	}
+	limit := time.Duration(p.limit.Load())
+	_ = p.io.SetWriteDeadline(time.Now().Add(limit))
+	n, err := p.io.Write(b[done:])
+	_ = p.io.SetWriteDeadline(time.Time{})
+	done += n
+	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return done, portErr("write", p.name, transport.Stalled,
+				fmt.Errorf("the device took no bytes for %v (%d of %d written): it is not reading, or the line is slower than the data", limit, done, len(b)))
 		}
-		n, err := p.io.Write(b[done:])
-		if err != nil {
-			if errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) {
-				continue
-			}
-			k := classify(err)
-			if k == transport.Other {
-				k = transport.Gone
-			}
-			return done, portErr("write", p.name, k, err)
-		}
-		done += n
+		return done, p.writeErr(err)
 	}
 	return done, nil
+}
+
+func (p *Port) writeErr(err error) error {
+	if p.closed.Load() {
+		return portErr("write", p.name, transport.Closed, nil)
+	}
+	k := classify(err)
+	if k == transport.Other {
+		k = transport.Gone // any other write failure leaves the link unusable
+	}
+	return portErr("write", p.name, k, err)
 }
 
 // Close closes the port and unblocks a pending Read.

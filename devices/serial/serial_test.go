@@ -191,3 +191,78 @@ func TestReadAllocs(t *testing.T) {
 		t.Errorf("%v allocations per round trip", allocs)
 	}
 }
+
+// TestWriteLimit: a device that stops reading fills the line's output
+// buffer; Write must then fail with kind Stalled after the write limit
+// instead of holding the caller (before the limit existed it blocked
+// until the device read again), and the port must work again once the
+// device reads.
+func TestWriteLimit(t *testing.T) {
+	m, name := openPTY(t)
+	p, err := Open(name, Options{WriteLimit: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	frame := make([]byte, 64)
+	var werr error
+	var wrote int
+	var slowest time.Duration
+	for wrote < 16<<20 {
+		start := time.Now()
+		n, err := p.Write(frame)
+		slowest = max(slowest, time.Since(start))
+		wrote += n
+		if err != nil {
+			werr = err
+			break
+		}
+	}
+	if transport.KindOf(werr) != transport.Stalled {
+		t.Fatalf("after %d bytes nobody read: %v, want kind Stalled", wrote, werr)
+	}
+	t.Logf("stalled after %d bytes; slowest write %v; %v", wrote, slowest, werr)
+	// A stalled write waits about the limit; a second is far beyond any
+	// scheduling delay and far short of forever.
+	if slowest > time.Second {
+		t.Errorf("a write took %v with a 20 ms limit", slowest)
+	}
+
+	got := make(chan int)
+	go func() {
+		buf := make([]byte, 4096)
+		total := 0
+		for total < wrote {
+			n, err := m.Read(buf)
+			if err != nil {
+				break
+			}
+			total += n
+		}
+		got <- total
+	}()
+	p.SetWriteLimit(10 * time.Second)
+	if _, err := p.Write(frame); err != nil {
+		t.Fatalf("write once the device reads again: %v", err)
+	}
+	if n := <-got; n < wrote {
+		t.Errorf("the device read %d of the %d bytes written", n, wrote)
+	}
+}
+
+func TestSetWriteLimitDefault(t *testing.T) {
+	_, name := openPTY(t)
+	p, err := Open(name, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if d := time.Duration(p.limit.Load()); d != DefaultWriteLimit {
+		t.Errorf("limit %v, want the default %v", d, DefaultWriteLimit)
+	}
+	p.SetWriteLimit(time.Second)
+	p.SetWriteLimit(0)
+	if d := time.Duration(p.limit.Load()); d != DefaultWriteLimit {
+		t.Errorf("after SetWriteLimit(0): %v, want the default %v", d, DefaultWriteLimit)
+	}
+}

@@ -164,7 +164,7 @@ func TestOpenEmulatedRig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := setup.Open(f, setup.Options{Record: sess, Link: link.Options{SilenceTimeout: 10 * time.Second}})
+	s, err := setup.Open(f, setup.Options{Record: sess, Link: link.Options{SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}

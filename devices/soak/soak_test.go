@@ -24,10 +24,12 @@ func TestRoundTrip(t *testing.T) {
 	cfg := Config{Duration: d}
 	if *soakFor == 0 {
 		// The short run shares a loaded CI host, which has frozen the
-		// emulator for 2.4 s: its watchdogs and the link's silence limit
-		// are far above that (the acceptance run keeps the defaults, and
-		// devices/fault tests the silence detector).
+		// emulator for 2.4 s: its watchdogs and the link's silence and
+		// write limits are far above that (the acceptance run keeps the
+		// defaults; devices/fault tests the silence detector, devices/emu
+		// the write limit).
 		cfg.Link.SilenceTimeout = 10 * time.Second
+		cfg.Link.WriteLimit = 10 * time.Second
 		cfg.Emulator.Devices = emu.DefaultDevices()
 		for i := range cfg.Emulator.Devices {
 			cfg.Emulator.Devices[i].WatchdogMs = 10_000

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/haptex/haptex/devices"
 )
@@ -28,6 +29,16 @@ type Conn interface {
 	Name() string
 }
 
+// WriteLimiter is implemented by a Conn whose Write can wait for the
+// device to take bytes (a serial line whose output buffer is full).
+// SetWriteLimit bounds that wait: a Write that cannot finish within d
+// fails with an *Error of kind Stalled, so that a device that stops
+// reading cannot hold the writer's loop. d <= 0 restores the
+// transport's default.
+type WriteLimiter interface {
+	SetWriteLimit(d time.Duration)
+}
+
 // Kind classifies a transport error.
 type Kind int
 
@@ -41,9 +52,10 @@ const (
 	Closed           // used after Close
 	Gone             // the device went away (unplugged, hung up, I/O error)
 	Unsupported      // the platform or build lacks the transport
+	Stalled          // the device took no bytes within the write limit
 )
 
-var kindNames = [...]string{"error", "not found", "busy", "permission denied", "configuration refused", "closed", "device gone", "unsupported"}
+var kindNames = [...]string{"error", "not found", "busy", "permission denied", "configuration refused", "closed", "device gone", "unsupported", "stalled"}
 
 func (k Kind) String() string {
 	if k >= 0 && int(k) < len(kindNames) {
