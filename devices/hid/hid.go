@@ -3,6 +3,13 @@
 // devices by vendor and product id, opens them, and turns 64-byte reports
 // into the protocol's byte stream and back (wire.PutReport, ReportData).
 //
+// Writes go through a queue of QueueReports reports to a writer goroutine,
+// because hidapi's write waits for the USB transfer to complete: up to the
+// endpoint's polling interval while the device reads, and 1 s (hidapi's
+// timeout) when it takes nothing. Write returns once its reports are
+// queued; it waits only when the queue is full, for at most the write
+// limit, and then fails with kind Stalled.
+//
 // It never frames or interprets the stream, and it talks to the device
 // only through the hid.Device interface, so tests substitute a fake that
 // speaks the protocol.
@@ -35,24 +42,67 @@ const (
 // pollInterval bounds how long Close waits for a pending read.
 const pollInterval = 20 * time.Millisecond
 
+// DefaultWriteLimit is how long Write waits for room in a full report
+// queue before it fails with kind Stalled: the queue is full only when the
+// device has taken no report for QueueReports of them.
+const DefaultWriteLimit = 2 * time.Millisecond
+
+// QueueReports is how many OUT reports Write may have waiting for the
+// writer goroutine: 16 ms of the 1 kHz command stream.
+const QueueReports = 16
+
+// flushLimit bounds how long Close spends sending the reports still queued.
+const flushLimit = 100 * time.Millisecond
+
+type report [wire.HIDReportSize + 1]byte
+
 // Conn is an open HID device carrying the protocol stream. It implements
-// transport.Conn.
+// transport.Conn and transport.WriteLimiter.
 type Conn struct {
 	dev     khid.Device
 	name    string
 	readMu  sync.Mutex
 	in      [wire.HIDReportSize + 1]byte
 	pending []byte
-	wmu     sync.Mutex
-	out     [wire.HIDReportSize + 1]byte
 	closed  atomic.Bool
 	badReps atomic.Uint64
+
+	// Write side: Write (under wmu) queues reports; one writer goroutine
+	// hands them to hidapi, whose write waits for the USB transfer.
+	wmu   sync.Mutex
+	limit atomic.Int64 // write limit [ns]
+	timer *time.Timer  // Write's wait for room, reused
+	queue chan report
+	stop  chan struct{} // closed by Close
+	idle  chan struct{} // closed by the writer goroutine when it ends
+	werr  atomic.Pointer[transport.Error]
+	out   report // the writer goroutine's report in flight
 }
 
-var _ transport.Conn = (*Conn)(nil)
+var (
+	_ transport.Conn         = (*Conn)(nil)
+	_ transport.WriteLimiter = (*Conn)(nil)
+)
 
-// New wraps an opened device; name identifies it in messages.
-func New(dev khid.Device, name string) *Conn { return &Conn{dev: dev, name: name} }
+// New wraps an opened device; name identifies it in messages. It starts
+// the writer goroutine, which Close ends.
+func New(dev khid.Device, name string) *Conn {
+	c := &Conn{dev: dev, name: name, timer: time.NewTimer(time.Hour), queue: make(chan report, QueueReports),
+		stop: make(chan struct{}), idle: make(chan struct{})}
+	c.timer.Stop()
+	c.SetWriteLimit(0)
+	go c.writeLoop()
+	return c
+}
+
+// SetWriteLimit bounds how long Write waits for room in a full report
+// queue; d <= 0 restores DefaultWriteLimit.
+func (c *Conn) SetWriteLimit(d time.Duration) {
+	if d <= 0 {
+		d = DefaultWriteLimit
+	}
+	c.limit.Store(int64(d))
+}
 
 func (c *Conn) err(op string, k transport.Kind, cause error) error {
 	return &transport.Error{Transport: devices.TransportHID, Op: op, Port: c.name, Kind: k, Err: cause}
@@ -96,37 +146,110 @@ func (c *Conn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// Write sends p in as many reports as it needs.
+// Write queues p in as many reports as it needs and returns: hidapi's
+// write waits for the USB transfer (up to the endpoint's polling interval
+// while the device reads, 1 s when it takes nothing), which the 1 kHz loop
+// must not. A report hidapi failed to send fails the next Write (kind
+// Gone). When the queue stays full for the write limit, the device has
+// stopped taking reports: Write fails with kind Stalled, and p may have
+// been queued in part.
 func (c *Conn) Write(p []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	// hidapi takes the report id as the first byte; karalabe/hid adds it
-	// itself on Windows only.
-	rep := c.out[:]
-	if runtime.GOOS == "windows" {
-		rep = c.out[1:]
-	} else {
-		c.out[0] = 0
-	}
 	done := 0
+	var rep report
 	for done < len(p) {
 		if c.closed.Load() {
 			return done, c.err("write", transport.Closed, nil)
 		}
-		n := wire.PutReport(c.out[1:], p[done:])
-		if _, err := c.dev.Write(rep); err != nil {
-			return done, c.err("write", transport.Gone, err)
+		if e := c.werr.Load(); e != nil {
+			return done, e
+		}
+		rep = report{}
+		n := wire.PutReport(rep[1:], p[done:])
+		if err := c.enqueue(&rep); err != nil {
+			return done, err
 		}
 		done += n
 	}
 	return done, nil
 }
 
-// Close closes the device after any pending read returned.
+// enqueue queues one report, waiting up to the write limit for room.
+func (c *Conn) enqueue(rep *report) error {
+	select {
+	case c.queue <- *rep:
+		return nil
+	default:
+	}
+	limit := time.Duration(c.limit.Load())
+	c.timer.Reset(limit)
+	defer c.timer.Stop()
+	select {
+	case c.queue <- *rep:
+		return nil
+	case <-c.timer.C:
+		return c.err("write", transport.Stalled,
+			fmt.Errorf("the device took no report for %v with %d queued: it is not reading", limit, QueueReports))
+	case <-c.idle:
+		if e := c.werr.Load(); e != nil {
+			return e
+		}
+		return c.err("write", transport.Closed, nil)
+	}
+}
+
+// writeLoop hands the queued reports to hidapi until Close, then sends
+// what is still queued for up to flushLimit (a link's last frame switches
+// the device's output off), or until a report fails.
+func (c *Conn) writeLoop() {
+	defer close(c.idle)
+	for {
+		select {
+		case c.out = <-c.queue:
+			if !c.send() {
+				return
+			}
+		case <-c.stop:
+			end := time.Now().Add(flushLimit)
+			for time.Now().Before(end) {
+				select {
+				case c.out = <-c.queue:
+					if !c.send() {
+						return
+					}
+				default:
+					return
+				}
+			}
+			return
+		}
+	}
+}
+
+// send writes c.out; on failure it records the error for Write.
+func (c *Conn) send() bool {
+	// hidapi takes the report id as the first byte; karalabe/hid adds it
+	// itself on Windows only.
+	rep := c.out[:]
+	if runtime.GOOS == "windows" {
+		rep = c.out[1:]
+	}
+	if _, err := c.dev.Write(rep); err != nil {
+		c.werr.Store(&transport.Error{Transport: devices.TransportHID, Op: "write", Port: c.name, Kind: transport.Gone, Err: err})
+		return false
+	}
+	return true
+}
+
+// Close sends the reports still queued (for up to 100 ms), then closes
+// the device after any pending read and write returned.
 func (c *Conn) Close() error {
 	if c.closed.Swap(true) {
 		return nil
 	}
+	close(c.stop)
+	<-c.idle
 	c.readMu.Lock()
 	defer c.readMu.Unlock()
 	if err := c.dev.Close(); err != nil {

@@ -134,7 +134,7 @@ func TestExoOverHID(t *testing.T) {
 	dev := exoDevice()
 	f := newFake(t, dev)
 	conn := hid.New(f, "hid 1209:4858 HID-1")
-	x, err := link.DialExo(conn, link.Options{Transport: devices.TransportHID, SilenceTimeout: 10 * time.Second})
+	x, err := link.DialExo(conn, link.Options{Transport: devices.TransportHID, SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,9 +211,120 @@ func TestOpenMissing(t *testing.T) {
 
 func TestConformance(t *testing.T) {
 	f := newFake(t, exoDevice())
-	x, err := link.DialExo(hid.New(f, "fake"), link.Options{Transport: devices.TransportHID, SilenceTimeout: 10 * time.Second})
+	x, err := link.DialExo(hid.New(f, "fake"), link.Options{Transport: devices.TransportHID, SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	devicetest.Exoskeleton(t, x, devicetest.Options{Responds: true})
+}
+
+// slowHID is a hid.Device whose OUT endpoint takes a report only when the
+// test lets it (gate), as a device that stopped reading makes hidapi's
+// write wait; fail makes its writes fail instead.
+type slowHID struct {
+	gate   chan struct{}
+	fail   atomic.Bool
+	writes atomic.Int32
+}
+
+func (s *slowHID) Write(b []byte) (int, error) {
+	<-s.gate
+	if s.fail.Load() {
+		return 0, errGone
+	}
+	s.writes.Add(1)
+	return len(b), nil
+}
+func (s *slowHID) Close() error               { return nil }
+func (s *slowHID) Read(b []byte) (int, error) { return s.ReadTimeout(b, -1) }
+func (s *slowHID) ReadTimeout(b []byte, ms int) (int, error) {
+	time.Sleep(time.Millisecond)
+	return 0, nil
+}
+func (s *slowHID) GetFeatureReport([]byte) (int, error)  { return 0, errors.New("none") }
+func (s *slowHID) SendFeatureReport([]byte) (int, error) { return 0, errors.New("none") }
+
+// TestWriteQueues: Write returns without waiting for the transfer; with a
+// device that takes no report it queues QueueReports (plus the one in
+// flight) and then fails with kind Stalled after the write limit instead
+// of holding the caller; Close sends what is still queued.
+func TestWriteQueues(t *testing.T) {
+	s := &slowHID{gate: make(chan struct{})}
+	c := hid.New(s, "slow")
+	c.SetWriteLimit(20 * time.Millisecond)
+	frame := []byte{1, 2, 3}
+	var err error
+	var queued int
+	var slowest time.Duration
+	for queued = 0; queued < 10*hid.QueueReports; queued++ {
+		t0 := time.Now()
+		_, err = c.Write(frame)
+		slowest = max(slowest, time.Since(t0))
+		if err != nil {
+			break
+		}
+	}
+	if transport.KindOf(err) != transport.Stalled {
+		t.Fatalf("after %d frames the device did not take: %v, want kind Stalled", queued, err)
+	}
+	if queued < hid.QueueReports || queued > hid.QueueReports+1 {
+		t.Errorf("%d frames queued before the stall, want %d or %d", queued, hid.QueueReports, hid.QueueReports+1)
+	}
+	// 10 s: far beyond the 20 ms limit plus a loaded CI host's stalls,
+	// far short of the forever a device that never reads would hold it.
+	if slowest > 10*time.Second {
+		t.Errorf("a Write took %v with a 20 ms limit", slowest)
+	}
+	t.Logf("stalled after %d frames, slowest Write %v: %v", queued, slowest, err)
+	close(s.gate) // the device reads again
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := int(s.writes.Load()); n != queued {
+		t.Errorf("the device got %d of the %d queued reports by Close", n, queued)
+	}
+	if _, err := c.Write(frame); transport.KindOf(err) != transport.Closed {
+		t.Errorf("Write after Close: %v, want kind Closed", err)
+	}
+}
+
+// TestWriteFailure: a report hidapi could not send fails a later Write
+// with kind Gone.
+func TestWriteFailure(t *testing.T) {
+	s := &slowHID{gate: make(chan struct{})}
+	close(s.gate)
+	s.fail.Store(true)
+	c := hid.New(s, "failing")
+	defer c.Close()
+	var err error
+	for end := time.Now().Add(10 * time.Second); err == nil && time.Now().Before(end); {
+		_, err = c.Write([]byte{1})
+		time.Sleep(time.Millisecond)
+	}
+	if !errors.Is(err, devices.ErrDisconnected) || transport.KindOf(err) != transport.Gone {
+		t.Fatalf("Write after a failed report: %v, want kind Gone", err)
+	}
+}
+
+func TestWriteAllocs(t *testing.T) {
+	s := &slowHID{gate: make(chan struct{})}
+	close(s.gate)
+	c := hid.New(s, "fast")
+	defer c.Close()
+	c.SetWriteLimit(10 * time.Second) // a loaded host may leave the writer goroutine waiting
+	frame := make([]byte, 100) // two reports
+	best := -1.0
+	for range 3 { // AllocsPerRun counts the whole process
+		a := testing.AllocsPerRun(200, func() {
+			if _, err := c.Write(frame); err != nil {
+				panic(err)
+			}
+		})
+		if best < 0 || a < best {
+			best = a
+		}
+	}
+	if best != 0 {
+		t.Errorf("%v allocations per Write", best)
+	}
 }

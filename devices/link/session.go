@@ -33,10 +33,10 @@ type Options struct {
 	SilenceTimeout time.Duration
 	// WriteLimit bounds how long a frame's write may wait for a device that
 	// takes no bytes, on transports that can wait (transport.WriteLimiter:
-	// serial); then the device is lost and Write returns at once from then
-	// on. A device that stops reading thus costs the control loop at most
-	// this once, never a blocked loop. 0 keeps the transport's setting
-	// (serial: 2 ms). HID has none: hidapi gives up a report after 1 s.
+	// serial, HID); then the device is lost and Write returns at once from
+	// then on. A device that stops reading thus costs the control loop at
+	// most this once, never a blocked loop. 0 keeps the transport's
+	// setting (serial and HID: 2 ms).
 	WriteLimit time.Duration
 }
 
