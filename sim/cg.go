@@ -33,9 +33,25 @@ type solveResult struct {
 // prescribed values and are kept) towards A·x = b, stopping when the
 // filtered residual is below tol·max(‖b‖, floor) or after maxIter
 // iterations. b must be filtered (zero on constrained components).
-func (w *cg) solve(s linearSystem, x, b []float64, tol, floor float64, maxIter int) solveResult {
+//
+// With scale (allowed when x's constrained components are zero) the warm
+// start is first scaled by γ = xᵀb / xᵀAx, the multiple of x closest to
+// the solution in the A-norm: never further than x or 0, and much closer
+// when the step's Δv reverses, as it does step to step while the fingers
+// pull (the unscaled previous Δv then left a residual of 1-3 ‖b‖). It
+// costs two inner products; the showcase takes 5-10 % fewer iterations.
+func (w *cg) solve(s linearSystem, x, b []float64, tol, floor float64, maxIter int, scale bool) solveResult {
 	r, z, p, q := w.r, w.z, w.p, w.q
 	s.mulA(q, x)
+	if scale {
+		if xq := dot8(x, q); xq > 0 {
+			g := dot8(x, b) / xq
+			for i := range x {
+				x[i] *= g
+				q[i] *= g
+			}
+		}
+	}
 	for i := range r {
 		r[i] = b[i] - q[i]
 	}

@@ -634,7 +634,7 @@ func (s *contactState) stiffness(k int) [3][3]float64 {
 		if c.cfg.SensitivityIterations == 0 {
 			c.dyn.precond(fc.sens[q], rhs)
 		} else {
-			res := c.it.cg.solve(&c.dyn, fc.sens[q], rhs, 1e-2, 0, c.cfg.SensitivityIterations)
+			res := c.it.cg.solve(&c.dyn, fc.sens[q], rhs, 1e-2, 0, c.cfg.SensitivityIterations, false)
 			s.sensIters += res.iters
 			if res.broke {
 				clear(fc.sens[q])

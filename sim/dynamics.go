@@ -482,9 +482,10 @@ func (d *clothDynamics) filter(p []float64) {
 	}
 }
 
-func (d *clothDynamics) constrain(dv, b, x, base []float64, ah float64) {
+func (d *clothDynamics) constrain(dv, b, x, base []float64, ah float64) (still bool) {
 	c := d.c
 	d.filter(b)
+	still = true
 	for _, n := range c.fixed {
 		k := int(n)
 		var need [3]float64
@@ -493,6 +494,7 @@ func (d *clothDynamics) constrain(dv, b, x, base []float64, ah float64) {
 		}
 		if c.pinned[k] {
 			copy(dv[3*k:3*k+3], need[:])
+			still = still && need == [3]float64{}
 			continue
 		}
 		dir := c.proj[k]
@@ -501,7 +503,9 @@ func (d *clothDynamics) constrain(dv, b, x, base []float64, ah float64) {
 		for q := range 3 {
 			dv[3*k+q] += (t - s) * dir[q]
 		}
+		still = still && t == 0
 	}
+	return still
 }
 
 // energy evaluates the energy at (x, v) without touching the step's state.

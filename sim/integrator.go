@@ -54,8 +54,9 @@ type dynamics interface {
 	mulM(dst, p []float64)
 	// constrain sets the constrained components of dv to the velocity
 	// changes the constraints prescribe for a displacement base + ah·dv over
-	// the step, and zeroes them in b.
-	constrain(dv, b, x, base []float64, ah float64)
+	// the step, and zeroes them in b. It reports whether every prescribed
+	// component is zero (the constraints hold their nodes still).
+	constrain(dv, b, x, base []float64, ah float64) (still bool)
 }
 
 // integrator advances a dynamics by one semi-implicit step: with
@@ -138,8 +139,8 @@ func (it *integrator) step(d dynamics, x, v []float64) solveResult {
 	for i := range it.b {
 		it.b[i] = beta*it.b[i] + h*(it.f[i]+a*it.ky[i])
 	}
-	d.constrain(it.dv, it.b, x, it.y, a*h)
-	res := it.cg.solve(d, it.dv, it.b, it.tol, it.floor, it.maxIter)
+	still := d.constrain(it.dv, it.b, x, it.y, a*h)
+	res := it.cg.solve(d, it.dv, it.b, it.tol, it.floor, it.maxIter, still)
 	if res.broke {
 		return res
 	}

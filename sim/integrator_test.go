@@ -20,13 +20,13 @@ func (o *oscillator) linearize(x, v, f []float64, cK, cD float64) {
 	f[0] = -o.k*x[0] - o.d*v[0] + o.c
 	o.cK, o.cD, o.v = cK, cD, v[0]
 }
-func (o *oscillator) mulK(dst, y []float64)                     { dst[0] = -o.k * y[0] }
-func (o *oscillator) mulKv(dst []float64)                       { dst[0] = -o.k * o.v }
-func (o *oscillator) mulM(dst, p []float64)                     { dst[0] = o.m * p[0] }
-func (o *oscillator) constrain(_, _, _, _ []float64, _ float64) {}
-func (o *oscillator) a() float64                                { return o.m + o.cD*o.d + o.cK*o.k }
-func (o *oscillator) mulA(dst, p []float64)                     { dst[0] = o.a() * p[0] }
-func (o *oscillator) precond(dst, r []float64)                  { dst[0] = r[0] / o.a() }
+func (o *oscillator) mulK(dst, y []float64)                          { dst[0] = -o.k * y[0] }
+func (o *oscillator) mulKv(dst []float64)                            { dst[0] = -o.k * o.v }
+func (o *oscillator) mulM(dst, p []float64)                          { dst[0] = o.m * p[0] }
+func (o *oscillator) constrain(_, _, _, _ []float64, _ float64) bool { return true }
+func (o *oscillator) a() float64                                     { return o.m + o.cD*o.d + o.cK*o.k }
+func (o *oscillator) mulA(dst, p []float64)                          { dst[0] = o.a() * p[0] }
+func (o *oscillator) precond(dst, r []float64)                       { dst[0] = r[0] / o.a() }
 
 type scheme struct {
 	name  string

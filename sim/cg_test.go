@@ -1,0 +1,116 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// denseSystem is a dense SPD system with a Jacobi preconditioner.
+type denseSystem struct {
+	n int
+	a []float64 // row-major n × n
+}
+
+func (d *denseSystem) mulA(dst, p []float64) {
+	for i := range d.n {
+		var s float64
+		for j := range d.n {
+			s += d.a[i*d.n+j] * p[j]
+		}
+		dst[i] = s
+	}
+}
+
+func (d *denseSystem) precond(dst, r []float64) {
+	for i := range d.n {
+		dst[i] = r[i] / d.a[i*d.n+i]
+	}
+}
+
+// randomSPD returns BᵀB + n·I for a random B.
+func randomSPD(rng *rand.Rand, n int) *denseSystem {
+	b := make([]float64, n*n)
+	for i := range b {
+		b[i] = rng.NormFloat64()
+	}
+	d := &denseSystem{n: n, a: make([]float64, n*n)}
+	for i := range n {
+		for j := range n {
+			var s float64
+			for k := range n {
+				s += b[k*n+i] * b[k*n+j]
+			}
+			d.a[i*n+j] = s
+		}
+		d.a[i*n+i] += float64(n)
+	}
+	return d
+}
+
+// aNorm returns ‖x - y‖_A.
+func aNorm(d *denseSystem, x, y []float64) float64 {
+	e := make([]float64, d.n)
+	for i := range e {
+		e[i] = x[i] - y[i]
+	}
+	ae := make([]float64, d.n)
+	d.mulA(ae, e)
+	return math.Sqrt(dot(e, ae))
+}
+
+// TestCGScaledWarmStart: the scaled warm start γ·x0, γ = x0ᵀb/x0ᵀAx0, is
+// never further from the solution in the A-norm than x0 or 0, and a warm
+// start that points the wrong way (the previous step's Δv reversed)
+// costs no iterations with it.
+func TestCGScaledWarmStart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	const n = 40
+	for trial := range 50 {
+		d := randomSPD(rng, n)
+		sol := make([]float64, n)
+		for i := range sol {
+			sol[i] = rng.NormFloat64()
+		}
+		b := make([]float64, n)
+		d.mulA(b, sol)
+		x0 := make([]float64, n)
+		for i := range x0 {
+			x0[i] = rng.NormFloat64() + rng.Float64()*sol[i]
+		}
+		zero := make([]float64, n)
+		x := append([]float64(nil), x0...)
+		newCG(n).solve(d, x, b, 1e-12, 0, 0, true) // no iterations: only the scaling
+		got, fromX0, fromZero := aNorm(d, x, sol), aNorm(d, x0, sol), aNorm(d, zero, sol)
+		if got > fromX0*(1+1e-12) || got > fromZero*(1+1e-12) {
+			t.Errorf("trial %d: scaled start is %g from the solution, x0 %g, zero %g", trial, got, fromX0, fromZero)
+		}
+		x = append(x[:0], x0...)
+		newCG(n).solve(d, x, b, 1e-12, 0, 0, false)
+		for i := range x {
+			if x[i] != x0[i] {
+				t.Fatalf("trial %d: unscaled solve with no iterations changed x[%d]", trial, i)
+			}
+		}
+	}
+
+	d := randomSPD(rng, n)
+	sol := make([]float64, n)
+	for i := range sol {
+		sol[i] = rng.NormFloat64()
+	}
+	b := make([]float64, n)
+	d.mulA(b, sol)
+	rev := make([]float64, n)
+	for i := range rev {
+		rev[i] = -0.5 * sol[i]
+	}
+	x := append([]float64(nil), rev...)
+	if r := newCG(n).solve(d, x, b, 1e-9, 0, 100, true); !r.ok || r.iters != 0 {
+		t.Errorf("reversed warm start, scaled: %+v, want converged in 0 iterations", r)
+	}
+	x = append(x[:0], rev...)
+	if r := newCG(n).solve(d, x, b, 1e-9, 0, 100, false); !r.ok || r.iters == 0 {
+		t.Errorf("reversed warm start, unscaled: %+v, want iterations", r)
+	}
+}
