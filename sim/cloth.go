@@ -513,15 +513,20 @@ func (c *Cloth) publish(ok bool) {
 func (c *Cloth) limitStrain() int {
 	lim := 1 + c.cfg.StrainLimit
 	count := 0
+	x := c.x
 	for range 4 {
 		sweep := 0
 		for _, e := range c.m.edges {
-			a, b := at3(c.x, e.a), at3(c.x, e.b)
-			d := sub3(b, a)
+			// Scalars, not [3]float64 values: the compiler keeps these in
+			// registers, and this test is all most edges ever see.
+			i, j := 3*int(e.a), 3*int(e.b)
+			pa, pb := x[i:i+3:i+3], x[j:j+3:j+3]
+			d0, d1, d2 := pb[0]-pa[0], pb[1]-pa[1], pb[2]-pa[2]
 			maxL := lim * e.rest
-			if dot3(d, d) <= maxL*maxL {
+			if d0*d0+d1*d1+d2*d2 <= maxL*maxL {
 				continue
 			}
+			d := [3]float64{d0, d1, d2}
 			l := norm3(d)
 			wa, wb := c.invMass(e.a), c.invMass(e.b)
 			if wa+wb == 0 {
