@@ -10,19 +10,23 @@ import "sort"
 // Elements scatter into it through precomputed indices, so assembly does no
 // search.
 type bcsr struct {
-	rowPtr  []int32
-	col     []int32
-	val     [][3][3]float64
-	diag    []int32    // block index of (i, i)
-	diag1   []int32    // diag + 1: the first block above the diagonal
-	triBlk  [][9]int32 // per triangle: block index of (vertex r, vertex c) at 3r+c
-	bendBlk []int32    // per entry of the bending operator: its block, or -1 if it is an extra
+	rowPtr []int32
+	col    []int32
+	val    [][3][3]float64
+	diag   []int32    // block index of (i, i)
+	diag1  []int32    // diag + 1: the first block above the diagonal
+	triBlk [][9]int32 // per triangle: block index of (vertex r, vertex c) at 3r+c
+	// The entries of the bending operator inside the block pattern, in the
+	// operator's order: entry src adds to the diagonal of block blk.
+	bendIn []struct{ src, blk int32 }
 
 	// Scalar couplings (bending only): row i has exRow[i]..exRow[i+1].
 	exRow []int32
 	exCol []int32
-	exVal []float64 // set per step: cK × bending value
+	exVal []float64 // cK × bending value, for exCK and exGen
 	exSrc []int32   // the bending entry each comes from
+	exCK  float64
+	exGen uint64 // mesh.bendGen + 1 of exVal; 0: not set
 }
 
 func newBCSR(m *mesh) *bcsr {
@@ -66,14 +70,12 @@ func newBCSR(m *mesh) *bcsr {
 			}
 		}
 	}
-	s.bendBlk = make([]int32, len(m.bend.col))
 	s.exRow = make([]int32, n+1)
 	for i := range n {
 		for k := m.bend.rowPtr[i]; k < m.bend.rowPtr[i+1]; k++ {
 			j := m.bend.col[k]
-			s.bendBlk[k] = -1
 			if adj[i][j] {
-				s.bendBlk[k] = s.find(int32(i), j)
+				s.bendIn = append(s.bendIn, struct{ src, blk int32 }{k, s.find(int32(i), j)})
 				continue
 			}
 			s.exCol = append(s.exCol, j)
@@ -104,20 +106,27 @@ func (s *bcsr) mulRange(dst, x []float64, i0, i1 int) {
 	mulRows(dst[3*i0:3*i1], x, s.rowPtr[i0:i1], s.rowPtr[i0+1:i1+1], s.col, s.val, s.exRow[i0:i1], s.exRow[i0+1:i1+1], s.exCol, s.exVal)
 }
 
-// setBending fills the scalar couplings with cK times the bending values
-// and adds the others to the diagonals of their blocks.
-func (s *bcsr) setBending(bend *scalarCSR, cK float64) {
-	for k, w := range bend.val {
-		if bk := s.bendBlk[k]; bk >= 0 {
-			b := &s.val[bk]
-			b[0][0] += cK * w
-			b[1][1] += cK * w
-			b[2][2] += cK * w
-		}
+// setBending adds cK times the bending values inside the block pattern to
+// the diagonals of their blocks and fills the scalar couplings with cK
+// times the others; gen is the mesh's bendGen. The scalar couplings are
+// kept while cK and the bending operator are (every step at a fixed step
+// and fabric).
+func (s *bcsr) setBending(bend *scalarCSR, cK float64, gen uint64) {
+	val := bend.val
+	for _, e := range s.bendIn {
+		w := cK * val[e.src]
+		b := &s.val[e.blk]
+		b[0][0] += w
+		b[1][1] += w
+		b[2][2] += w
+	}
+	if s.exGen == gen+1 && s.exCK == cK {
+		return
 	}
 	for k, src := range s.exSrc {
-		s.exVal[k] = cK * bend.val[src]
+		s.exVal[k] = cK * val[src]
 	}
+	s.exCK, s.exGen = cK, gen+1
 }
 
 // addBlock adds c·b to block k.

@@ -239,7 +239,7 @@ func (d *clothDynamics) prepare() {
 		a := d.a
 		c.contact.assemble(a, cK)
 		c.rod.assemble(a, cK)
-		a.setBending(&c.m.bend, cK)
+		a.setBending(&c.m.bend, cK, c.m.bendGen)
 		// Where the bending-only couplings are small against a row's
 		// weakest diagonal entry, the smoother leaves them out and adds
 		// their magnitudes to the diagonal instead, which keeps its matrix
