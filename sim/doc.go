@@ -45,9 +45,10 @@
 // # Solver
 //
 // The step's system M - α·δt·D - α²·δt²·K is solved by preconditioned CG,
-// warm-started from the previous step, with the clamped top edge (and any
-// other constrained node) filtered out of the search space (Baraff and
-// Witkin), an iteration cap, and the residual reported in Stats. The
+// warm-started from the previous step's Δv scaled to its multiple closest
+// to the solution in the A-norm (cg.solve), with the clamped top edge (and
+// any other constrained node) filtered out of the search space (Baraff
+// and Witkin), an iteration cap, and the residual reported in Stats. The
 // right-hand side of an Euler step needs K·v; since the viscous forces are
 // exactly D·v, it is one product of the assembled matrix,
 // (M·v - cD·D·v - A·v)/cK, instead of a pass over the elements.
