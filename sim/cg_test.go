@@ -48,6 +48,19 @@ func randomSPD(rng *rand.Rand, n int) *denseSystem {
 	return d
 }
 
+// randomProblem returns a random SPD system, a random solution and its
+// right-hand side.
+func randomProblem(rng *rand.Rand, n int) (d *denseSystem, sol, b []float64) {
+	d = randomSPD(rng, n)
+	sol = make([]float64, n)
+	for i := range sol {
+		sol[i] = rng.NormFloat64()
+	}
+	b = make([]float64, n)
+	d.mulA(b, sol)
+	return d, sol, b
+}
+
 // aNorm returns ‖x - y‖_A.
 func aNorm(d *denseSystem, x, y []float64) float64 {
 	e := make([]float64, d.n)
@@ -67,13 +80,7 @@ func TestCGScaledWarmStart(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	const n = 40
 	for trial := range 50 {
-		d := randomSPD(rng, n)
-		sol := make([]float64, n)
-		for i := range sol {
-			sol[i] = rng.NormFloat64()
-		}
-		b := make([]float64, n)
-		d.mulA(b, sol)
+		d, sol, b := randomProblem(rng, n)
 		x0 := make([]float64, n)
 		for i := range x0 {
 			x0[i] = rng.NormFloat64() + rng.Float64()*sol[i]
@@ -94,13 +101,7 @@ func TestCGScaledWarmStart(t *testing.T) {
 		}
 	}
 
-	d := randomSPD(rng, n)
-	sol := make([]float64, n)
-	for i := range sol {
-		sol[i] = rng.NormFloat64()
-	}
-	b := make([]float64, n)
-	d.mulA(b, sol)
+	d, sol, b := randomProblem(rng, n)
 	rev := make([]float64, n)
 	for i := range rev {
 		rev[i] = -0.5 * sol[i]

@@ -312,7 +312,7 @@ func TestWriteAllocs(t *testing.T) {
 	c := hid.New(s, "fast")
 	defer c.Close()
 	c.SetWriteLimit(10 * time.Second) // a loaded host may leave the writer goroutine waiting
-	frame := make([]byte, 100) // two reports
+	frame := make([]byte, 100)        // two reports
 	best := -1.0
 	for range 3 { // AllocsPerRun counts the whole process
 		a := testing.AllocsPerRun(200, func() {
