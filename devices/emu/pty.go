@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/creack/pty"
@@ -23,13 +22,7 @@ type ptyConn struct {
 	slave  *os.File
 	closed atomic.Bool
 
-	// One write at a time (the device's lock): the raw write's closure and
-	// results live here so that writing allocates nothing.
-	raw     syscall.RawConn
-	wbuf    []byte
-	wn      int
-	werr    error
-	writeFn func(fd uintptr) bool
+	try *transport.TryWriter // one write at a time (the device's lock)
 }
 
 var _ transport.Conn = (*ptyConn)(nil)
@@ -50,17 +43,13 @@ func openPTY(name string) (*ptyConn, error) {
 		s.Close()
 		return nil, err
 	}
-	c := &ptyConn{name: name, master: nb, slave: s}
-	if c.raw, err = nb.SyscallConn(); err != nil {
+	raw, err := nb.SyscallConn()
+	if err != nil {
 		nb.Close()
 		s.Close()
 		return nil, err
 	}
-	c.writeFn = func(fd uintptr) bool {
-		c.wn, c.werr = unix.Write(int(fd), c.wbuf)
-		return true
-	}
-	return c, nil
+	return &ptyConn{name: name, master: nb, slave: s, try: transport.NewTryWriter(raw)}, nil
 }
 
 // nonBlocking returns a non-blocking duplicate of f registered with the
@@ -152,15 +141,7 @@ func (c *ptyConn) Read(p []byte) (int, error) {
 // not poll. A frame the line took in part is completed (it must not be
 // left truncated), waiting at most 5 ms.
 func (c *ptyConn) Write(p []byte) (int, error) {
-	c.wbuf = p
-	if err := c.raw.Write(c.writeFn); err != nil {
-		c.werr = err
-	}
-	c.wbuf = nil
-	n, werr := c.wn, c.werr
-	if n < 0 {
-		n = 0
-	}
+	n, werr := c.try.Try(p)
 	if n == 0 && werr != nil {
 		if errors.Is(werr, unix.EAGAIN) {
 			return 0, errLineFull // the common case while no host reads: no allocation

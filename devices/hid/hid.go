@@ -211,14 +211,10 @@ func (c *Conn) writeLoop() {
 				return
 			}
 		case <-c.stop:
-			end := time.Now().Add(flushLimit)
-			for time.Now().Before(end) {
-				select {
-				case c.out = <-c.queue:
-					if !c.send() {
-						return
-					}
-				default:
+			// Only this goroutine receives, so a queued report is there.
+			for end := time.Now().Add(flushLimit); len(c.queue) > 0 && time.Now().Before(end); {
+				c.out = <-c.queue
+				if !c.send() {
 					return
 				}
 			}

@@ -28,7 +28,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	bugst "go.bug.st/serial"
@@ -78,15 +77,10 @@ type Port struct {
 	latency LatencyTimer
 	closed  atomic.Bool
 
-	// Writer side, under wmu. raw writes without waiting: writeFn makes
-	// one write(2) of wbuf and records its result in wn, werr.
-	wmu     sync.Mutex
-	limit   atomic.Int64 // write limit [ns]
-	raw     syscall.RawConn
-	wbuf    []byte
-	wn      int
-	werr    error
-	writeFn func(fd uintptr) bool
+	// Writer side, under wmu.
+	wmu   sync.Mutex
+	limit atomic.Int64         // write limit [ns]
+	try   *transport.TryWriter // writes without waiting
 }
 
 var (
@@ -172,11 +166,7 @@ func Open(name string, opt Options) (*Port, error) {
 		data.Close()
 		return nil, portErr("open", name, transport.Other, err)
 	}
-	port := &Port{name: name, port: p, io: data, latency: lowerLatencyTimer(root, name), raw: raw}
-	port.writeFn = func(fd uintptr) bool {
-		port.wn, port.werr = unix.Write(int(fd), port.wbuf)
-		return true
-	}
+	port := &Port{name: name, port: p, io: data, latency: lowerLatencyTimer(root, name), try: transport.NewTryWriter(raw)}
 	port.SetWriteLimit(opt.WriteLimit)
 	_ = p.ResetInputBuffer() // stale bytes are resynchronised away anyway
 	return port, nil
@@ -235,13 +225,7 @@ func (p *Port) Write(b []byte) (int, error) {
 	if p.closed.Load() {
 		return 0, portErr("write", p.name, transport.Closed, nil)
 	}
-	p.wbuf, p.wn, p.werr = b, 0, nil
-	err := p.raw.Write(p.writeFn)
-	p.wbuf = nil
-	done, werr := max(p.wn, 0), p.werr
-	if err != nil {
-		werr = err
-	}
+	done, werr := p.try.Try(b)
 	if done == len(b) {
 		return done, nil
 	}
