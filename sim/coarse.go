@@ -68,6 +68,13 @@ func (c *coarse) plan(a *bcsr, free []bool) {
 			c.sel[i] = int32(c.nc)
 		}
 	}
+	// Capacity for every block and coupling, so that no change of the
+	// constraints makes a step allocate.
+	if cap(c.full) < len(a.col) || cap(c.lower) < len(a.col) || cap(c.cpl) < len(a.exCol) {
+		c.full = make([]coarseEntry, 0, len(a.col))
+		c.lower = make([]coarseEntry, 0, len(a.col))
+		c.cpl = make([]coarseEntry, 0, len(a.exCol))
+	}
 	c.full, c.lower, c.cpl = c.full[:0], c.lower[:0], c.cpl[:0]
 	w := c.bw + 1
 	at := func(ci, cj int) int32 { p, q := 3*ci, 3*cj; return int32(p*w + c.bw - p + q) }

@@ -314,35 +314,102 @@ func (s *contactState) collect(k int, x []float64, dst []contactPt) []contactPt 
 		area := s.probeArea(ti)
 		va, vb, vc := vecAt(x, t.n[0]), vecAt(x, t.n[1]), vecAt(x, t.n[2])
 		centre := vec{in.c[0], in.c[1], in.c[2]}
-		for q, w := range s.bary[s.sub[ti]] {
-			pv := va.scale(w[0]).add(vb.scale(w[1])).add(vc.scale(w[2]))
-			dv := pv.sub(centre)
-			// Most probes of a candidate lie outside the pad: a squared
-			// distance with a margin rules them out before the root.
-			if dd := dv.dot(dv); dd > outer {
-				continue
+		bary := s.bary[s.sub[ti]]
+		rows := probeRows{sub: int(s.sub[ti]), g: va.sub(centre), eb: vb.sub(va), ec: vc.sub(va), r2: outer * (1 + 1e-6)}
+		rows.init()
+		q0 := 0
+		for i := range rows.sub {
+			n := rows.sub - i // up probes in the row; one fewer down
+			lo, hi := rows.span(i, n)
+			for jj := 2 * lo; jj <= 2*hi+1 && jj < 2*n-1; jj++ {
+				q := q0 + jj
+				w := bary[q]
+				pv := va.scale(w[0]).add(vb.scale(w[1])).add(vc.scale(w[2]))
+				dv := pv.sub(centre)
+				// A squared distance with a margin rules out the probes
+				// outside the pad before the root.
+				if dd := dv.dot(dv); dd > outer {
+					continue
+				}
+				p, d := pv.arr(), dv.arr()
+				dist := norm3(d)
+				pen := in.r - dist
+				if pen <= 0 || dist < 1e-9 {
+					continue
+				}
+				if len(dst) == cap(dst) {
+					s.overflow++
+					continue
+				}
+				id := s.first[ti] + int32(q)
+				cp := contactPt{probe: id, tri: ti, w: w, n: scale3(1/dist, d), pen: pen, k: comp * area}
+				if j := fc.slot[id]; j >= 0 {
+					cp.offset, cp.slipping = fc.state[j].offset, fc.state[j].slipping
+				} else {
+					cp.offset = sub3(p, in.last)
+				}
+				dst = append(dst, cp)
 			}
-			p, d := pv.arr(), dv.arr()
-			dist := norm3(d)
-			pen := in.r - dist
-			if pen <= 0 || dist < 1e-9 {
-				continue
-			}
-			if len(dst) == cap(dst) {
-				s.overflow++
-				continue
-			}
-			id := s.first[ti] + int32(q)
-			cp := contactPt{probe: id, tri: ti, w: w, n: scale3(1/dist, d), pen: pen, k: comp * area}
-			if j := fc.slot[id]; j >= 0 {
-				cp.offset, cp.slipping = fc.state[j].offset, fc.state[j].slipping
-			} else {
-				cp.offset = sub3(p, in.last)
-			}
-			dst = append(dst, cp)
+			q0 += 2*n - 1
 		}
 	}
 	return dst
+}
+
+// probeRows finds, row by row, the probes of one triangle (laid out by
+// subdivide) that may lie inside a pad, so that collect tests those
+// alone. Row i's probes lie on two lines, the upward subtriangles'
+// centroids at u = (i+⅓)/sub, v = (j+⅓)/sub and the downward ones' at
+// u = (i+⅔)/sub, v = (j+⅔)/sub; a line meets the ball |g + u·eb + v·ec|² ≤
+// r2 in an interval of v. r2 carries margins far above the rounding of
+// both this and the probes' own test, which collect still applies, so the
+// contacts are those of testing every probe (TestCollectEveryProbe).
+type probeRows struct {
+	sub       int
+	g, eb, ec vec // the triangle's first node minus the pad centre; its edges from there
+	r2        float64
+	ebb, ebc  float64
+	ecc, gb   float64
+	gc, gg    float64
+	whole     bool // degenerate or not finite: test every probe
+}
+
+func (p *probeRows) init() {
+	p.ebb, p.ebc, p.ecc = p.eb.dot(p.eb), p.eb.dot(p.ec), p.ec.dot(p.ec)
+	p.gb, p.gc, p.gg = p.g.dot(p.eb), p.g.dot(p.ec), p.g.dot(p.g)
+	scale := p.gg + p.ebb + p.ecc
+	p.whole = !(p.ecc > 1e-30) || !isFinite(scale)
+	// A margin for the rounding of span's quadratic, whose terms are of
+	// this size however small the pad.
+	p.r2 += 1e-12 * scale
+}
+
+// span returns the first and last j of row i (n upward probes) whose up or
+// down probe may lie in the ball; lo > hi when none does.
+func (p *probeRows) span(i, n int) (lo, hi int) {
+	if p.whole {
+		return 0, n - 1
+	}
+	f := float64(p.sub)
+	lo, hi = n, -1
+	for _, d := range [2]float64{1.0 / 3, 2.0 / 3} {
+		u, v0 := (float64(i)+d)/f, d/f
+		// |g + u·eb + (v0 + t)·ec|² ≤ r2 for v = v0 + t, t = j/sub.
+		b := p.gc + u*p.ebc + v0*p.ecc
+		c := p.gg + 2*u*p.gb + u*u*p.ebb + 2*v0*(p.gc+u*p.ebc) + v0*v0*p.ecc - p.r2
+		disc := b*b - p.ecc*c
+		if !(disc >= 0) {
+			continue
+		}
+		sq := math.Sqrt(disc)
+		t0, t1 := (-b-sq)/p.ecc*f, (-b+sq)/p.ecc*f
+		if t1 < 0 || t0 > float64(n-1) {
+			continue
+		}
+		lo = min(lo, int(math.Ceil(max(t0, 0))))
+		hi = max(hi, int(math.Floor(min(t1, float64(n-1)))))
+	}
+	return lo, hi
 }
 
 func (s *contactState) probePos(cp *contactPt, x []float64) [3]float64 {
