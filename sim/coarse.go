@@ -1,7 +1,5 @@
 package sim
 
-import "math"
-
 // coarse is the second level of the two-level preconditioner: the grid's
 // nodes are aggregated in squares of side agg nodes; the coarse space moves
 // each aggregate rigidly (translations only), and its matrix Aᶜ = Pᵀ·A·P is
@@ -115,28 +113,15 @@ func (c *coarse) build(a *bcsr) {
 
 // factor computes the banded Cholesky factor L in place (row p of the band
 // holds L[p][p-bw..p]), the rows of its strict upper transpose in ut and
-// its diagonal's inverses. Every entry is one inner product (dot8), rows
-// being contiguous in both copies.
+// its diagonal's inverses (bandFactor).
 func (c *coarse) factor() bool {
-	n := 3 * c.nc
 	bw, w := c.bw, c.bw+1
-	for i := range n {
+	for i := range 3 * c.nc {
 		if c.band[i*w+bw] == 0 {
 			c.band[i*w+bw] = 1 // an aggregate with no free node
 		}
 	}
-	for i := range n {
-		bandFactorRow(c.band, c.ut, c.dinv, i, bw)
-		lo := max(0, i-bw)
-		ri := c.band[i*w+bw-i : (i+1)*w] // ri[j] = L[i][j], j in [lo, i]
-		s := ri[i] - dot8(ri[lo:i], ri[lo:i])
-		if !(s > 0) {
-			return false
-		}
-		ri[i] = math.Sqrt(s)
-		c.dinv[i] = 1 / ri[i]
-	}
-	return true
+	return bandFactor(c.band, c.ut, c.dinv, bw)
 }
 
 // addCorrection adds P·Aᶜ⁻¹·Pᵀ·r to z (free nodes only).

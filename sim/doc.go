@@ -76,9 +76,11 @@
 // 64² (10 ms) pinch-and-pull at the default tolerance, 1e-2.
 //
 // The matrix products and the Gauss-Seidel sweeps go through two kernels,
-// the CG's inner products and the coarse level's banded Cholesky
-// factorisation and solves through a third, an inner product, and the
-// rest of the solve's vector work (the CG's updates, the coarse level's
+// the CG's inner products and the coarse level's banded solves through a
+// third, an inner product, the coarse level's banded Cholesky
+// factorisation through a fourth, column by column (each column updates
+// the rows below it, which do not wait for one another), and the rest of
+// the solve's vector work (the CG's updates, the coarse level's
 // restriction, prolongation and assembly) through kernels of its own
 // (kernels.go). On amd64 with AVX2 and FMA they are assembly, one block
 // row per vector instruction and four entries of a band row per fused

@@ -4,7 +4,7 @@
 // inner product (dot8Asm), the conjugate gradient's updates (axpyAsm),
 // and the coarse level's restriction and prolongation
 // (aggAddAsm), assembly (coarseAddAsm) and band kernels
-// (bandFactorRowAsm, bandSolveAsm). Every inner product is DOT: Y0 holds the partial sums s0..s3, Y1 s4..s7, and the last 0 to 7
+// (bandFactorColAsm, bandSolveAsm). Every inner product is DOT: Y0 holds the partial sums s0..s3, Y1 s4..s7, and the last 0 to 7
 // entries are loaded through a mask (masked lanes read as zero and add +0,
 // which leaves a sum started from +0 unchanged), so nothing past either
 // run is read. The kernels around it subtract and scale with single
@@ -79,53 +79,76 @@ TEXT ·dot8Asm(SB), NOSPLIT, $0-56
 	MOVSD X0, ret+48(FP)
 	RET
 
-// func bandFactorRowAsm(band, ut, dinv *float64, i, bw int)
+// func bandFactorColAsm(band, ut *float64, j, n, bw int, dj float64)
 //
-// Row p of the band starts at band + 8·bw·(p+1) when indexed by column
-// (L[p][j] at that base + 8·j), so R10 is row i and DI row k, both from
-// column lo = R11.
-TEXT ·bandFactorRowAsm(SB), NOSPLIT, $0-40
-	MOVQ i+24(FP), R12
-	MOVQ bw+32(FP), R13
-	MOVQ R12, R11
-	SUBQ R13, R11
-	XORQ DX, DX
-	CMPQ R11, DX
-	CMOVQLT DX, R11 // lo = max(0, i-bw)
-	MOVQ R12, R10
-	INCQ R10
-	IMULQ R13, R10
-	SHLQ $3, R10
-	ADDQ band+0(FP), R10
-	MOVQ R11, BX // k
+// CX = m rows below column j. R8 walks A[i][j] and DI the row segments
+// A[i][j+1..i] (both a stride of bw entries from one row to the next), SI
+// is Lᵀ[j][j+1..] in ut, BX = t.
+TEXT ·bandFactorColAsm(SB), NOSPLIT, $0-48
+	MOVQ    j+16(FP), AX
+	MOVQ    n+24(FP), CX
+	MOVQ    bw+32(FP), R9
+	SUBQ    AX, CX
+	DECQ    CX
+	CMPQ    CX, R9
+	CMOVQGT R9, CX // m = min(bw, n-1-j)
+	TESTQ   CX, CX
+	JLE     cdone
+	LEAQ    1(R9), R10 // w
+	MOVQ    AX, R11
+	IMULQ   R10, R11
+	MOVQ    ut+8(FP), SI
+	LEAQ    8(SI)(R11*8), SI // &ut[j·w+1]
+	ADDQ    R10, R11
+	ADDQ    R9, R11
+	MOVQ    band+0(FP), DI
+	LEAQ    (DI)(R11*8), DI // &A[j+1][j+1]
+	LEAQ    -8(DI), R8      // &A[j+1][j]
+	SHLQ    $3, R9
+	VMOVSD  dj+40(FP), X5
+	XORQ    BX, BX
 
-frow:
-	CMPQ BX, R12
-	JGE  fdone
-	MOVQ BX, CX
-	SUBQ R11, CX // k - lo entries
-	LEAQ (R10)(R11*8), SI
-	MOVQ BX, DI
-	INCQ DI
-	IMULQ R13, DI
-	ADDQ R11, DI
-	SHLQ $3, DI
-	ADDQ band+0(FP), DI
-	DOT
-	VMOVSD (R10)(BX*8), X5
-	VSUBSD X0, X5, X5
-	MOVQ   dinv+16(FP), DX
-	VMULSD (DX)(BX*8), X5, X5
-	VMOVSD X5, (R10)(BX*8) // L[i][k]
-	MOVQ   BX, DX
-	IMULQ  R13, DX
-	ADDQ   R12, DX
-	MOVQ   ut+8(FP), DI
-	VMOVSD X5, (DI)(DX*8) // Lᵀ[k][i] at ut[k·w + i - k]
+cscale:
+	VMULSD (R8), X5, X0
+	VMOVSD X0, (R8)
+	VMOVSD X0, (SI)(BX*8)
+	ADDQ   R9, R8
 	INCQ   BX
-	JMP    frow
+	CMPQ   BX, CX
+	JL     cscale
+	XORQ   BX, BX
 
-fdone:
+cupd:
+	VBROADCASTSD (SI)(BX*8), Y5
+	LEAQ         1(BX), R10 // the row's t+1 entries
+	XORQ         AX, AX
+
+cvec:
+	LEAQ         4(AX), DX
+	CMPQ         DX, R10
+	JA           ctail
+	VMOVUPD      (DI)(AX*8), Y2
+	VFNMADD231PD (SI)(AX*8), Y5, Y2
+	VMOVUPD      Y2, (DI)(AX*8)
+	MOVQ         DX, AX
+	JMP          cvec
+
+ctail:
+	CMPQ         AX, R10
+	JAE          cnext
+	VMOVSD       (DI)(AX*8), X2
+	VFNMADD231SD (SI)(AX*8), X5, X2
+	VMOVSD       X2, (DI)(AX*8)
+	INCQ         AX
+	JMP          ctail
+
+cnext:
+	ADDQ R9, DI
+	INCQ BX
+	CMPQ BX, CX
+	JL   cupd
+
+cdone:
 	VZEROUPPER
 	RET
 

@@ -1,11 +1,13 @@
 package sim
 
+import "math"
+
 // The kernels of the solve: the product of rows of the assembled matrix
 // with a vector (mulRows), a block Gauss-Seidel sweep (gsSweep), the
 // inner product (dot8), the conjugate gradient's vector updates (axpy),
 // the coarse level's restriction and prolongation
 // (aggAdd), assembly (coarseAdd) and banded factorisation and solves
-// (bandFactorRow, bandSolve; all seven dot_amd64.s), and, for the
+// (bandFactorCol, bandSolve; all seven dot_amd64.s), and, for the
 // assembly of the matrix, an element's weft-warp matrices (triMats) and
 // the scatter of its blocks (addTriBlocks; both tri_amd64.s). The last
 // nine are at the end, each with its own order of operations. The first two read a row as 3×3
@@ -220,42 +222,70 @@ func coarseAdd(band []float64, val [][3][3]float64, exVal []float64, full, lower
 	}
 }
 
-// bandFactorRow computes the off-diagonal entries of row i of the coarse
-// level's banded Cholesky factor L (n = len(dinv) rows of w = bw+1 in
-// band, row p holding L[p][p-bw..p]; see coarse.factor), rows before i
-// being done: for k from max(0, i-bw) to i-1,
+// bandFactor computes the banded Cholesky factor L of the symmetric
+// positive definite band matrix in band (n = len(dinv) rows of w = bw+1,
+// row p holding A[p][p-bw..p]) in place, column by column (the
+// right-looking order): for column j, L[j][j] = √A[j][j], then
+// bandFactorCol. It also fills ut (row p holding Lᵀ[p][p+1..p+bw] from
+// ut[p·w+1] on) and dinv[p] = 1/L[p][p], and reports false if a pivot is
+// not positive.
+func bandFactor(band, ut, dinv []float64, bw int) bool {
+	n, w := len(dinv), bw+1
+	for j := range n {
+		d := band[j*w+bw]
+		if !(d > 0) {
+			return false
+		}
+		d = math.Sqrt(d)
+		band[j*w+bw] = d
+		dinv[j] = 1 / d
+		bandFactorCol(band, ut, j, n, bw, dinv[j])
+	}
+	return true
+}
+
+// bandFactorCol finishes column j of the factor and updates the rows
+// below it: for t < m = min(bw, n-1-j) and i = j+1+t,
 //
-//	L[i][k] = (A[i][k] - dot8(L[i][lo:k], L[k][lo:k])) · dinv[k],
+//	L[i][j] = A[i][j] · dj                                 (also to ut row j),
+//	A[i][k] = fma(-L[i][j], L[k][j], A[i][k])   for k = j+1 … i.
 //
-// stored in band and as Lᵀ[k][i] in ut (row p holding Lᵀ[p][p..p+bw]).
-// The assembly (dot_amd64.s) makes the same operations in the same order
-// as this Go code with dot8's kernel, so the two agree bit for bit; it
-// saves the Go code's slicing and call per entry, which cost more than
-// the entry's arithmetic.
-func bandFactorRow(band, ut, dinv []float64, i, bw int) {
+// Every update of a row is independent of the others, so the assembly
+// (dot_amd64.s) streams them four at a time; an entry gets the same fused
+// operations in the same order as in this Go code, so the two agree bit
+// for bit. (Row by row, as inner products, each entry waited for the one
+// before it: 8 % of a 64² step went into the coarse factor then.)
+func bandFactorCol(band, ut []float64, j, n, bw int, dj float64) {
 	w := bw + 1
-	if i < 0 || i >= len(dinv) || len(band) < len(dinv)*w || len(ut) < len(dinv)*w {
-		panic("sim: bandFactorRow: row or band out of range")
+	if j < 0 || j >= n || len(band) < n*w || len(ut) < n*w {
+		panic("sim: bandFactorCol: column or band out of range")
 	}
 	if useKernelAsm {
-		bandFactorRowAsm(&band[0], &ut[0], &dinv[0], i, bw)
+		bandFactorColAsm(&band[0], &ut[0], j, n, bw, dj)
 		return
 	}
-	bandFactorRowGo(band, ut, dinv, i, bw)
+	bandFactorColGo(band, ut, j, n, bw, dj)
 }
 
-func bandFactorRowGo(band, ut, dinv []float64, i, bw int) {
+func bandFactorColGo(band, ut []float64, j, n, bw int, dj float64) {
 	w := bw + 1
-	lo := max(0, i-bw)
-	ri := band[i*w+bw-i : (i+1)*w] // ri[j] = L[i][j], j in [lo, i]
-	for k := lo; k < i; k++ {
-		rk := band[k*w+bw-k : (k+1)*w]
-		ri[k] = (ri[k] - dot8(ri[lo:k], rk[lo:k])) * dinv[k]
-		ut[k*w+i-k] = ri[k]
+	m := min(bw, n-1-j)
+	u := ut[j*w+1 : j*w+1+m] // u[t] = L[j+1+t][j]
+	for t := range u {
+		p := (j+1+t)*w + bw - t - 1
+		band[p] *= dj
+		u[t] = band[p]
+	}
+	for t, l := range u {
+		i := j + 1 + t
+		row := band[i*w+bw-t : i*w+bw+1] // A[i][j+1..i]
+		for q := range row {
+			row[q] = math.FMA(-l, u[q], row[q])
+		}
 	}
 }
 
-// bandSolve sets y[:n] = L⁻ᵀ·L⁻¹·rc[:n] for the factor of bandFactorRow
+// bandSolve sets y[:n] = L⁻ᵀ·L⁻¹·rc[:n] for the factor of bandFactor
 // (n = len(dinv)): forward, y[i] = (rc[i] - dot8(L[i][lo:i], y[lo:i]))
 // · dinv[i] for i = 0, 1, …; then backward, y[i] = (y[i] - dot8(
 // Lᵀ[i][i+1..], y[i+1..])) · dinv[i] for i = n-1, n-2, …. The assembly

@@ -38,11 +38,11 @@ func aggAddAsm(dst, src *float64, sel *int32, n, m int, restrict bool) bool
 //go:noescape
 func coarseAddAsm(band []float64, val [][3][3]float64, exVal []float64, full, lower, cpl []coarseEntry, bw int) bool
 
-// bandFactorRowAsm is bandFactorRow on the first entries of band, ut and
-// dinv; the caller has checked the lengths.
+// bandFactorColAsm is bandFactorCol on the first entries of band and ut;
+// the caller has checked the lengths.
 //
 //go:noescape
-func bandFactorRowAsm(band, ut, dinv *float64, i, bw int)
+func bandFactorColAsm(band, ut *float64, j, n, bw int, dj float64)
 
 // bandSolveAsm is bandSolve for n > 0 rows; the caller has checked the
 // lengths.

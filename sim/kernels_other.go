@@ -22,7 +22,7 @@ func coarseAddAsm(band []float64, val [][3][3]float64, exVal []float64, full, lo
 	return false
 }
 
-func bandFactorRowAsm(band, ut, dinv *float64, i, bw int) {}
+func bandFactorColAsm(band, ut *float64, j, n, bw int, dj float64) {}
 
 func bandSolveAsm(y, rc, band, ut, dinv *float64, n, bw int) {}
 

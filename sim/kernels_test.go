@@ -617,22 +617,6 @@ func TestCoarseAdd(t *testing.T) {
 // bandFactor factorises the band matrix in band (n = len(dinv) rows of
 // bw+1, as coarse.factor) with row computing each row's off-diagonal
 // entries, and reports whether it was positive definite.
-func bandFactor(band, ut, dinv []float64, bw int, row func(band, ut, dinv []float64, i, bw int)) bool {
-	w := bw + 1
-	for i := range dinv {
-		row(band, ut, dinv, i, bw)
-		lo := max(0, i-bw)
-		ri := band[i*w+bw-i : (i+1)*w]
-		s := ri[i] - dot8(ri[lo:i], ri[lo:i])
-		if !(s > 0) {
-			return false
-		}
-		ri[i] = math.Sqrt(s)
-		dinv[i] = 1 / ri[i]
-	}
-	return true
-}
-
 // TestBandKernels checks the coarse level's band kernels: the assembly
 // against the Go code (with dot8's kernel) bit for bit, for every
 // bandwidth from 1 to past the matrix size; and, with or without the
@@ -669,25 +653,35 @@ func TestBandKernels(t *testing.T) {
 				rc[i] = rng.NormFloat64()
 			}
 			type result struct{ band, ut, dinv, y []float64 }
-			run := func(factorRow func(band, ut, dinv []float64, i, bw int), solve func(y, rc, band, ut, dinv []float64, bw int)) result {
+			// goKernels: the Go code of both kernels, with dot8's kernel
+			// (the factor uses no inner product).
+			run := func(goKernels bool) result {
 				r := result{slices.Clone(band), make([]float64, n*w), make([]float64, n), make([]float64, n+1)}
-				if !bandFactor(r.band, r.ut, r.dinv, bw, factorRow) {
-					t.Fatalf("n=%d bw=%d: not positive definite", n, bw)
+				factor := func() {
+					if !bandFactor(r.band, r.ut, r.dinv, bw) {
+						t.Fatalf("n=%d bw=%d: not positive definite", n, bw)
+					}
 				}
-				solve(r.y, rc, r.band, r.ut, r.dinv, bw)
+				if goKernels {
+					withoutAsm(factor)
+					bandSolveGo(r.y, rc, r.band, r.ut, r.dinv, bw)
+				} else {
+					factor()
+					bandSolve(r.y, rc, r.band, r.ut, r.dinv, bw)
+				}
 				return r
 			}
-			kern := run(bandFactorRow, bandSolve)
+			kern := run(false)
+			var plain result
+			withoutAsm(func() { plain = run(false) })
 			if useKernelAsm {
-				ref := run(bandFactorRowGo, bandSolveGo)
+				ref := run(true)
 				for _, c := range [][2][]float64{{kern.band, ref.band}, {kern.ut, ref.ut}, {kern.dinv, ref.dinv}, {kern.y, ref.y}} {
 					if !sameBits(c[0], c[1]) {
 						t.Fatalf("n=%d bw=%d: kernel %v, Go code %v", n, bw, c[0], c[1])
 					}
 				}
 			}
-			var plain result
-			withoutAsm(func() { plain = run(bandFactorRow, bandSolve) })
 			for _, r := range []result{kern, plain} {
 				if r.y[n] != 0 {
 					t.Fatalf("n=%d bw=%d: wrote y[n]", n, bw)
@@ -708,7 +702,7 @@ func TestBandKernels(t *testing.T) {
 		func() {
 			bandSolve(make([]float64, 3), make([]float64, 4), make([]float64, 16), make([]float64, 15), make([]float64, 4), 3)
 		},
-		func() { bandFactorRow(make([]float64, 16), make([]float64, 16), make([]float64, 4), 4, 3) },
+		func() { bandFactorCol(make([]float64, 16), make([]float64, 16), 4, 4, 3, 1) },
 	} {
 		if !panics(true, f) {
 			t.Error("a slice too short or a row out of range: no panic")
