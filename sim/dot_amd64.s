@@ -2,13 +2,16 @@
 
 // The vector kernels of the solve, in the order kernels.go sets out: the
 // inner product (dot8Asm), the conjugate gradient's updates (axpyAsm),
-// and the coarse level's restriction and prolongation
-// (aggAddAsm), assembly (coarseAddAsm) and band kernels
-// (bandFactorColAsm, bandSolveAsm). Every inner product is DOT: Y0 holds the partial sums s0..s3, Y1 s4..s7, and the last 0 to 7
-// entries are loaded through a mask (masked lanes read as zero and add +0,
-// which leaves a sum started from +0 unchanged), so nothing past either
-// run is read. The kernels around it subtract and scale with single
-// unfused operations, as the Go code does.
+// and the coarse level's restriction and prolongation (aggAddAsm),
+// assembly (coarseAddAsm) and band kernels (bandFactorColAsm,
+// bandSolveAsm). The inner product is DOT: Y0 holds the partial sums
+// s0..s3, Y1 s4..s7, and the last 0 to 7 entries are loaded through a
+// mask (masked lanes read as zero and add +0, which leaves a sum started
+// from +0 unchanged), so nothing past either run is read. The band
+// kernels update whole runs of entries with fused multiply-adds
+// (VFNMADD231PD, math.FMA in the Go code), four at a time and the rest
+// one by one; the other kernels make the Go code's single, unfused
+// operations.
 
 // Eight quadwords: four ones, four zeros. The four from 4-r on are a mask
 // of the first r lanes.
@@ -154,73 +157,108 @@ cdone:
 
 // func bandSolveAsm(y, rc, band, ut, dinv *float64, n, bw int)
 //
-// One loop over 2n rows shares DOT: R12 is 0 for the forward rows
-// (i = BX upwards), 1 for the backward ones (downwards). R11 = 8·w.
+// DI = y, R8 = dinv, CX = n, R13 = bw, R11 = 8·w; BX is j (forward) or i
+// (backward), X5 and Y5 that entry, R9 the entries it updates and SI the
+// factor's entries they take (R10 of them).
 TEXT ·bandSolveAsm(SB), NOSPLIT, $0-56
-	MOVQ bw+48(FP), R13
-	MOVQ R13, R11
-	INCQ R11
-	SHLQ $3, R11
-	XORQ BX, BX
-	XORQ R12, R12
-
-srow:
-	CMPQ R12, $0
-	JNE  sback
-	CMPQ BX, n+40(FP)
-	JAE  sturn
-	MOVQ R13, CX
-	CMPQ BX, CX
-	CMOVQLT BX, CX // i - lo = min(i, bw) entries
-	MOVQ R11, SI
-	IMULQ BX, SI
-	ADDQ band+16(FP), SI
-	LEAQ (SI)(R13*8), SI
-	MOVQ CX, DX
-	SHLQ $3, DX
-	SUBQ DX, SI // &L[i][lo] = band + 8·(i·w + bw - (i-lo))
-	MOVQ BX, DX
-	SUBQ CX, DX
 	MOVQ y+0(FP), DI
-	LEAQ (DI)(DX*8), DI // &y[lo]
-	MOVQ rc+8(FP), DX
-	VMOVSD (DX)(BX*8), X5
-	JMP  sdot
-
-sturn:
-	MOVQ $1, R12
-	MOVQ n+40(FP), BX
-	DECQ BX
-
-sback:
+	MOVQ rc+8(FP), SI
 	MOVQ n+40(FP), CX
-	DECQ CX
-	SUBQ BX, CX
-	CMPQ R13, CX
-	CMOVQLT R13, CX // min(bw, n-1-i) entries
-	MOVQ R11, SI
-	IMULQ BX, SI
-	ADDQ ut+24(FP), SI
-	ADDQ $8, SI // &Lᵀ[i][i+1] = ut + 8·(i·w + 1)
-	MOVQ y+0(FP), DI
-	LEAQ 8(DI)(BX*8), DI // &y[i+1]
-	VMOVSD -8(DI), X5 // y[i]
+	XORQ AX, AX
 
-sdot:
-	DOT
-	VSUBSD X0, X5, X5
-	MOVQ   dinv+32(FP), DX
-	VMULSD (DX)(BX*8), X5, X5
-	MOVQ   y+0(FP), DX
-	VMOVSD X5, (DX)(BX*8)
-	CMPQ   R12, $0
-	JNE    snext
-	INCQ   BX
-	JMP    srow
+scopy:
+	VMOVSD (SI)(AX*8), X0
+	VMOVSD X0, (DI)(AX*8)
+	INCQ   AX
+	CMPQ   AX, CX
+	JL     scopy
+	MOVQ   bw+48(FP), R13
+	LEAQ   8(R13*8), R11
+	MOVQ   dinv+32(FP), R8
+	MOVQ   ut+24(FP), SI
+	ADDQ   $8, SI // &Lᵀ[0][1]
+	XORQ   BX, BX
 
-snext:
+sfwd:
+	VMOVSD       (DI)(BX*8), X5
+	VMULSD       (R8)(BX*8), X5, X5
+	VMOVSD       X5, (DI)(BX*8)
+	VBROADCASTSD X5, Y5
+	MOVQ         CX, R10
+	SUBQ         BX, R10
+	DECQ         R10
+	CMPQ         R10, R13
+	CMOVQGT      R13, R10 // m = min(bw, n-1-j)
+	LEAQ         8(DI)(BX*8), R9
+	XORQ         AX, AX
+
+sfvec:
+	LEAQ         4(AX), DX
+	CMPQ         DX, R10
+	JA           sftail
+	VMOVUPD      (R9)(AX*8), Y2
+	VFNMADD231PD (SI)(AX*8), Y5, Y2
+	VMOVUPD      Y2, (R9)(AX*8)
+	MOVQ         DX, AX
+	JMP          sfvec
+
+sftail:
+	CMPQ         AX, R10
+	JAE          sfnext
+	VMOVSD       (R9)(AX*8), X2
+	VFNMADD231SD (SI)(AX*8), X5, X2
+	VMOVSD       X2, (R9)(AX*8)
+	INCQ         AX
+	JMP          sftail
+
+sfnext:
+	ADDQ R11, SI
+	INCQ BX
+	CMPQ BX, CX
+	JL   sfwd
 	DECQ BX
-	JGE  srow
+
+sbwd:
+	VMOVSD       (DI)(BX*8), X5
+	VMULSD       (R8)(BX*8), X5, X5
+	VMOVSD       X5, (DI)(BX*8)
+	VBROADCASTSD X5, Y5
+	MOVQ         BX, R10
+	CMPQ         R10, R13
+	CMOVQGT      R13, R10 // i - lo = min(bw, i)
+	MOVQ         BX, DX
+	SUBQ         R10, DX
+	LEAQ         (DI)(DX*8), R9 // &y[lo]
+	MOVQ         R11, SI
+	IMULQ        BX, SI
+	ADDQ         band+16(FP), SI
+	MOVQ         R13, DX
+	SUBQ         R10, DX
+	LEAQ         (SI)(DX*8), SI // &L[i][lo] = band + 8·(i·w + bw - (i-lo))
+	XORQ         AX, AX
+
+sbvec:
+	LEAQ         4(AX), DX
+	CMPQ         DX, R10
+	JA           sbtail
+	VMOVUPD      (R9)(AX*8), Y2
+	VFNMADD231PD (SI)(AX*8), Y5, Y2
+	VMOVUPD      Y2, (R9)(AX*8)
+	MOVQ         DX, AX
+	JMP          sbvec
+
+sbtail:
+	CMPQ         AX, R10
+	JAE          sbnext
+	VMOVSD       (R9)(AX*8), X2
+	VFNMADD231SD (SI)(AX*8), X5, X2
+	VMOVSD       X2, (R9)(AX*8)
+	INCQ         AX
+	JMP          sbtail
+
+sbnext:
+	DECQ BX
+	JGE  sbwd
 	VZEROUPPER
 	RET
 

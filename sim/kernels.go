@@ -286,10 +286,14 @@ func bandFactorColGo(band, ut []float64, j, n, bw int, dj float64) {
 }
 
 // bandSolve sets y[:n] = L⁻ᵀ·L⁻¹·rc[:n] for the factor of bandFactor
-// (n = len(dinv)): forward, y[i] = (rc[i] - dot8(L[i][lo:i], y[lo:i]))
-// · dinv[i] for i = 0, 1, …; then backward, y[i] = (y[i] - dot8(
-// Lᵀ[i][i+1..], y[i+1..])) · dinv[i] for i = n-1, n-2, …. The assembly
-// matches this Go code with dot8's kernel bit for bit.
+// (n = len(dinv)), column by column like the factor: y = rc; forward, for
+// j = 0, 1, …, y[j] = y[j]·dinv[j] and y[j+1..j+m] = fma(-y[j],
+// Lᵀ[j][j+1..j+m], y[j+1..j+m]) (m = min(bw, n-1-j), the transposed copy
+// in ut); then backward, for i = n-1, n-2, …, y[i] = y[i]·dinv[i] and
+// y[lo..i-1] = fma(-y[i], L[i][lo..i-1], y[lo..i-1]) (lo = max(0, i-bw)).
+// Each entry then waits for one fused multiply-add of the entry before it,
+// not for a whole inner product. The assembly matches this Go code bit
+// for bit.
 func bandSolve(y, rc, band, ut, dinv []float64, bw int) {
 	n := len(dinv)
 	if n == 0 {
@@ -307,15 +311,24 @@ func bandSolve(y, rc, band, ut, dinv []float64, bw int) {
 
 func bandSolveGo(y, rc, band, ut, dinv []float64, bw int) {
 	n, w := len(dinv), bw+1
-	for i := range n {
-		lo := max(0, i-bw)
-		ri := band[i*w+bw-i : (i+1)*w]
-		y[i] = (rc[i] - dot8(ri[lo:i], y[lo:i])) * dinv[i]
+	copy(y[:n], rc[:n])
+	for j := range n {
+		yj := y[j] * dinv[j]
+		y[j] = yj
+		m := min(bw, n-1-j)
+		col := ut[j*w+1 : j*w+1+m]
+		for q, l := range col {
+			y[j+1+q] = math.FMA(-yj, l, y[j+1+q])
+		}
 	}
 	for i := n - 1; i >= 0; i-- {
-		m := min(bw, n-1-i)
-		ui := ut[i*w+1 : i*w+1+m]
-		y[i] = (y[i] - dot8(ui, y[i+1:i+1+m])) * dinv[i]
+		yi := y[i] * dinv[i]
+		y[i] = yi
+		lo := max(0, i-bw)
+		row := band[i*w+bw-(i-lo) : i*w+bw]
+		for q, l := range row {
+			y[lo+q] = math.FMA(-yi, l, y[lo+q])
+		}
 	}
 }
 
