@@ -673,15 +673,13 @@ func (s *contactState) stiffness(k int) [3][3]float64 {
 	ah := c.dyn.cD
 	// The pad's influence on the cloth changes slowly while the contact
 	// lasts: one of the three solves is refreshed per refresh interval, all
-	// three when the contact starts or its size changes by a third. At
-	// steps of a refresh interval or longer the two fingers take turns, one
-	// solve a step (the local model's error against 1 ms steps did not
-	// change: TestLocalModelExtrapolation).
+	// three when the contact starts or its size changes by a third. The two
+	// fingers take turns, so a step makes one solve at most (the local
+	// model's error against 1 ms steps did not change:
+	// TestLocalModelExtrapolation).
 	every := uint64(c.refreshSteps())
-	ph := c.steps
-	if every == 1 {
-		every, ph = 2, c.steps+uint64(k)
-	}
+	ph := c.steps + uint64(k)*every
+	every *= 2
 	first, last := int(ph/every%3), int(ph/every%3)
 	if ph%every != 0 {
 		first, last = 0, -1
