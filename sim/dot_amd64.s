@@ -82,6 +82,30 @@ TEXT ·dot8Asm(SB), NOSPLIT, $0-56
 	MOVSD X0, ret+48(FP)
 	RET
 
+// NAXPY(D, S, N, LV, LT, LE) sets D[q] = fma(-X5, S[q], D[q]) for the N
+// entries from D and S, four at a time (Y5 holding X5 in every lane), then
+// one by one. It uses AX, DX and Y2, and its labels.
+#define NAXPY(D, S, N, LV, LT, LE) \
+	XORQ         AX, AX             \
+LV:                                 \
+	LEAQ         4(AX), DX          \
+	CMPQ         DX, N              \
+	JA           LT                 \
+	VMOVUPD      (D)(AX*8), Y2      \
+	VFNMADD231PD (S)(AX*8), Y5, Y2  \
+	VMOVUPD      Y2, (D)(AX*8)      \
+	MOVQ         DX, AX             \
+	JMP          LV                 \
+LT:                                 \
+	CMPQ         AX, N              \
+	JAE          LE                 \
+	VMOVSD       (D)(AX*8), X2      \
+	VFNMADD231SD (S)(AX*8), X5, X2  \
+	VMOVSD       X2, (D)(AX*8)      \
+	INCQ         AX                 \
+	JMP          LT                 \
+LE:
+
 // func bandFactorColAsm(band, ut *float64, j, n, bw int, dj float64)
 //
 // CX = m rows below column j. R8 walks A[i][j] and DI the row segments
@@ -124,28 +148,7 @@ cscale:
 cupd:
 	VBROADCASTSD (SI)(BX*8), Y5
 	LEAQ         1(BX), R10 // the row's t+1 entries
-	XORQ         AX, AX
-
-cvec:
-	LEAQ         4(AX), DX
-	CMPQ         DX, R10
-	JA           ctail
-	VMOVUPD      (DI)(AX*8), Y2
-	VFNMADD231PD (SI)(AX*8), Y5, Y2
-	VMOVUPD      Y2, (DI)(AX*8)
-	MOVQ         DX, AX
-	JMP          cvec
-
-ctail:
-	CMPQ         AX, R10
-	JAE          cnext
-	VMOVSD       (DI)(AX*8), X2
-	VFNMADD231SD (SI)(AX*8), X5, X2
-	VMOVSD       X2, (DI)(AX*8)
-	INCQ         AX
-	JMP          ctail
-
-cnext:
+	NAXPY(DI, SI, R10, cvec, ctail, cnext)
 	ADDQ R9, DI
 	INCQ BX
 	CMPQ BX, CX
@@ -190,28 +193,7 @@ sfwd:
 	CMPQ         R10, R13
 	CMOVQGT      R13, R10 // m = min(bw, n-1-j)
 	LEAQ         8(DI)(BX*8), R9
-	XORQ         AX, AX
-
-sfvec:
-	LEAQ         4(AX), DX
-	CMPQ         DX, R10
-	JA           sftail
-	VMOVUPD      (R9)(AX*8), Y2
-	VFNMADD231PD (SI)(AX*8), Y5, Y2
-	VMOVUPD      Y2, (R9)(AX*8)
-	MOVQ         DX, AX
-	JMP          sfvec
-
-sftail:
-	CMPQ         AX, R10
-	JAE          sfnext
-	VMOVSD       (R9)(AX*8), X2
-	VFNMADD231SD (SI)(AX*8), X5, X2
-	VMOVSD       X2, (R9)(AX*8)
-	INCQ         AX
-	JMP          sftail
-
-sfnext:
+	NAXPY(R9, SI, R10, sfvec, sftail, sfnext)
 	ADDQ R11, SI
 	INCQ BX
 	CMPQ BX, CX
@@ -235,28 +217,7 @@ sbwd:
 	MOVQ         R13, DX
 	SUBQ         R10, DX
 	LEAQ         (SI)(DX*8), SI // &L[i][lo] = band + 8·(i·w + bw - (i-lo))
-	XORQ         AX, AX
-
-sbvec:
-	LEAQ         4(AX), DX
-	CMPQ         DX, R10
-	JA           sbtail
-	VMOVUPD      (R9)(AX*8), Y2
-	VFNMADD231PD (SI)(AX*8), Y5, Y2
-	VMOVUPD      Y2, (R9)(AX*8)
-	MOVQ         DX, AX
-	JMP          sbvec
-
-sbtail:
-	CMPQ         AX, R10
-	JAE          sbnext
-	VMOVSD       (R9)(AX*8), X2
-	VFNMADD231SD (SI)(AX*8), X5, X2
-	VMOVSD       X2, (R9)(AX*8)
-	INCQ         AX
-	JMP          sbtail
-
-sbnext:
+	NAXPY(R9, SI, R10, sbvec, sbtail, sbnext)
 	DECQ BX
 	JGE  sbwd
 	VZEROUPPER
