@@ -107,3 +107,29 @@ func BenchmarkRegrade(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCoarse times the coarse level alone on the pinched showcase:
+// its build (assembly and banded factorisation) and one solve with the
+// factor.
+func BenchmarkCoarse(b *testing.B) {
+	for _, sc := range []struct {
+		n  int
+		dt float64
+	}{{24, 0.001}, {32, 0.005}, {64, 0.010}} {
+		c, _ := benchCloth(b, sc.n, sc.dt, nil)
+		co := c.dyn.co
+		b.Run(fmt.Sprintf("build/nodes=%d", sc.n), func(b *testing.B) {
+			for b.Loop() {
+				co.build(c.dyn.a)
+			}
+		})
+		for i := range co.rc {
+			co.rc[i] = float64(i%7) - 3
+		}
+		b.Run(fmt.Sprintf("solve/nodes=%d", sc.n), func(b *testing.B) {
+			for b.Loop() {
+				bandSolve(co.zc, co.rc, co.band, co.ut, co.dinv, co.bw)
+			}
+		})
+	}
+}

@@ -315,8 +315,7 @@ func (s *contactState) collect(k int, x []float64, dst []contactPt) []contactPt 
 		va, vb, vc := vecAt(x, t.n[0]), vecAt(x, t.n[1]), vecAt(x, t.n[2])
 		centre := vec{in.c[0], in.c[1], in.c[2]}
 		bary := s.bary[s.sub[ti]]
-		rows := probeRows{sub: int(s.sub[ti]), g: va.sub(centre), eb: vb.sub(va), ec: vc.sub(va), r2: outer * (1 + 1e-6)}
-		rows.init()
+		rows := newProbeRows(int(s.sub[ti]), va.sub(centre), vb.sub(va), vc.sub(va), outer)
 		q0 := 0
 		for i := range rows.sub {
 			n := rows.sub - i // up probes in the row; one fewer down
@@ -365,23 +364,25 @@ func (s *contactState) collect(k int, x []float64, dst []contactPt) []contactPt 
 // both this and the probes' own test, which collect still applies, so the
 // contacts are those of testing every probe (TestCollectEveryProbe).
 type probeRows struct {
-	sub       int
-	g, eb, ec vec // the triangle's first node minus the pad centre; its edges from there
-	r2        float64
-	ebb, ebc  float64
-	ecc, gb   float64
-	gc, gg    float64
-	whole     bool // degenerate or not finite: test every probe
+	sub                       int
+	r2                        float64
+	ebb, ebc, ecc, gb, gc, gg float64 // inner products of g, eb and ec
+	whole                     bool    // degenerate or not finite: test every probe
 }
 
-func (p *probeRows) init() {
-	p.ebb, p.ebc, p.ecc = p.eb.dot(p.eb), p.eb.dot(p.ec), p.ec.dot(p.ec)
-	p.gb, p.gc, p.gg = p.g.dot(p.eb), p.g.dot(p.ec), p.g.dot(p.g)
+// newProbeRows returns the rows of a triangle whose first node lies at g
+// from the pad centre and whose edges from it are eb and ec, for the ball
+// of squared radius r2.
+func newProbeRows(sub int, g, eb, ec vec, r2 float64) probeRows {
+	p := probeRows{sub: sub}
+	p.ebb, p.ebc, p.ecc = eb.dot(eb), eb.dot(ec), ec.dot(ec)
+	p.gb, p.gc, p.gg = g.dot(eb), g.dot(ec), g.dot(g)
 	scale := p.gg + p.ebb + p.ecc
 	p.whole = !(p.ecc > 1e-30) || !isFinite(scale)
-	// A margin for the rounding of span's quadratic, whose terms are of
-	// this size however small the pad.
-	p.r2 += 1e-12 * scale
+	// Margins for the rounding of the probes' own test and of span's
+	// quadratic, whose terms are of this size however small the pad.
+	p.r2 = r2*(1+1e-6) + 1e-12*scale
+	return p
 }
 
 // span returns the first and last j of row i (n upward probes) whose up or
