@@ -25,7 +25,8 @@ import (
 // marshals to a JSON object; the command adds "go" and "cpus".
 var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 	"loop": func(ctx context.Context, o benchOpts) (any, error) {
-		return rig.BenchLoop(ctx, o.duration, o.priority, o.baseline, o.logf)
+		return rig.BenchLoop(ctx, rig.LoopBenchConfig{Duration: o.duration, Priority: o.priority,
+			Standby: standbyCfg(o.standby), IdleSleep: o.idleSleep, Baseline: o.baseline, Logf: o.logf})
 	},
 	"statebuf": func(context.Context, benchOpts) (any, error) { r := statebuf.Bench(); return &r, nil },
 	"control": func(context.Context, benchOpts) (any, error) {
@@ -73,11 +74,13 @@ func benchRender(_ context.Context, o benchOpts) (any, error) {
 }
 
 type benchOpts struct {
-	frames   int
-	duration time.Duration
-	priority int
-	baseline time.Duration
-	logf     func(string, ...any)
+	frames    int
+	duration  time.Duration
+	priority  int
+	standby   time.Duration
+	idleSleep bool
+	baseline  time.Duration
+	logf      func(string, ...any)
 }
 
 func init() {
@@ -97,6 +100,8 @@ func runBench(args []string) error {
 	fs := newFlags("bench", "bench NAME [flags]   (NAME: "+strings.Join(benchNames(), ", ")+", all)")
 	duration := fs.Duration("duration", 10*time.Second, "how long real-time benches run, and the virtual time of each lockstep run")
 	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the real-time loop (0: normal scheduling)")
+	standby := standbyFlag(fs)
+	idleSleep := idleSleepFlag(fs)
 	baseline := fs.Duration("baseline", 0, "loop bench: afterwards, run the same loop beside the same load with an empty tick for this long, to tell late ticks the tick causes from the machine's own (0: skip)")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
 	frames := fs.Int("frames", 600, "frames the render bench draws")
@@ -110,7 +115,7 @@ func runBench(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	o := benchOpts{frames: *frames, duration: *duration, priority: *prio, baseline: *baseline, logf: stderrf}
+	o := benchOpts{frames: *frames, duration: *duration, priority: *prio, standby: *standby, idleSleep: *idleSleep, baseline: *baseline, logf: stderrf}
 	names := []string{name}
 	if name == "all" {
 		names = benchNames()

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/calib/psych"
@@ -87,6 +89,27 @@ func rtPriority(p int) int {
 		return -1
 	}
 	return p
+}
+
+// standbyFlag defines the -standby flag of the commands that run the
+// haptics loop in real time.
+func standbyFlag(fs *flag.FlagSet) *time.Duration {
+	return fs.Duration("standby", rig.DefaultStandby, "when the 1 kHz loop's standby thread on the other core runs a tick its own thread has not begun, after the deadline (0: no standby; see the README)")
+}
+
+// idleSleepFlag defines the -idle-sleep flag of the commands that run the
+// haptics loop in real time.
+func idleSleepFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("idle-sleep", false, "let idle cores halt during a real-time run (default: as root they poll, so the 1 kHz loop wakes on time; see the README)")
+}
+
+// standbyCfg maps the -standby flag (0: none) to rig.Config.Standby's
+// convention (-1: none).
+func standbyCfg(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
 }
 
 // simNiceCfg maps the -sim-nice flag to rig.Config.SimNice, where 0 means

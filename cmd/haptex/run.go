@@ -30,6 +30,8 @@ func runRun(args []string) error {
 	out := fs.String("out", "sessions", "parent folder of the session folder (empty: record nothing)")
 	lock := fs.Bool("lockstep", false, "run in virtual time, as fast as possible (needs -duration)")
 	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the 1 kHz thread (0: normal scheduling)")
+	standby := standbyFlag(fs)
+	idleSleep := idleSleepFlag(fs)
 	tactile := fs.Duration("tactile-period", 25*time.Millisecond, "tactile frame period (5 ms .. 100 ms)")
 	simPeriod := fs.Duration("sim-period", 5*time.Millisecond, "cloth simulation step")
 	refine := refineFlag(fs)
@@ -60,7 +62,7 @@ func runRun(args []string) error {
 	}
 	cfg := rig.Config{
 		Fabric: fab,
-		OutDir: *out, Duration: *duration, Priority: priority,
+		OutDir: *out, Duration: *duration, Priority: priority, Standby: standbyCfg(*standby), IdleSleep: *idleSleep,
 		TactilePeriod: *tactile, SimPeriod: *simPeriod, SimNice: simNiceCfg(*simNice),
 		Logf:          stderrf,
 		RecordDevices: *recDevices,
@@ -181,6 +183,14 @@ func printSummary(w io.Writer, s *rig.Summary) {
 			l.LatenessUs.P50, l.LatenessUs.P99, l.LatenessUs.P999, l.LatenessUs.Max, l.ComputeUs.P99, l.Overruns, l.LateOver1ms)
 	}
 	tw.Flush()
+	for _, l := range s.Loops {
+		if l.Standby {
+			fmt.Fprintf(w, "%s: its standby thread on the other core ran %d of the ticks\n", l.Name, l.Takeovers)
+		}
+	}
+	if s.IdlePoll {
+		fmt.Fprintln(w, "idle cores polled during the run (PM QoS; -idle-sleep turns it off)")
+	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "finger\tcontact s\tpeak force N\tmean force N\t")

@@ -22,9 +22,16 @@ type LoopBench struct {
 	ComputeUs   Percentiles `json:"compute_us"`
 	LateOver1ms uint64      `json:"late_over_1ms"`
 	Overruns    uint64      `json:"overruns"`
-	Load        string      `json:"load"`
-	LoadRounds  uint64      `json:"load_rounds"`
-	GC          *GCStats    `json:"gc"`
+	// StandbyUs is when the loop's standby thread runs a tick its own
+	// thread has not begun [µs after the deadline]; 0: no standby ran.
+	// Takeovers counts those ticks.
+	StandbyUs float64 `json:"standby_us"`
+	Takeovers uint64  `json:"takeovers"`
+	// IdlePoll reports whether idle cores polled (Config.IdleSleep).
+	IdlePoll   bool     `json:"idle_poll"`
+	Load       string   `json:"load"`
+	LoadRounds uint64   `json:"load_rounds"`
+	GC         *GCStats `json:"gc"`
 	// HostStealPct is the share of the machine's CPU time a hypervisor
 	// took from it during the run (/proc/stat): on a shared virtual
 	// machine, lateness that no scheduling policy inside it can prevent.
@@ -47,19 +54,36 @@ type HostBaseline struct {
 	Ticks        uint64      `json:"ticks"`
 	LatenessUs   Percentiles `json:"lateness_us"`
 	LateOver1ms  uint64      `json:"late_over_1ms"`
+	Takeovers    uint64      `json:"takeovers"`
 	HostStealPct float64     `json:"host_steal_pct"`
 }
 
-// BenchLoop runs the rig's 1 kHz haptics loop in real time for d at the
-// given SCHED_FIFO priority (0: normal scheduling) while another goroutine
-// keeps the other core busy with a cloth-like numeric load, and reports the
-// loop's timing. The load runs at the simulation's nice value. A positive
-// baseline then measures the HostBaseline for that long, load still on.
-func BenchLoop(ctx context.Context, d time.Duration, priority int, baseline time.Duration, logf func(string, ...any)) (*LoopBench, error) {
+// LoopBenchConfig configures BenchLoop.
+type LoopBenchConfig struct {
+	Duration time.Duration
+	// Priority is the loop's SCHED_FIFO priority; 0 keeps normal
+	// scheduling.
+	Priority int
+	// Standby and IdleSleep are the rig's (Config): 0 and false take the
+	// defaults, a standby thread and polling idle cores.
+	Standby   time.Duration
+	IdleSleep bool
+	// Baseline, when positive, measures the HostBaseline for that long
+	// after the run.
+	Baseline time.Duration
+	Logf     func(string, ...any)
+}
+
+// BenchLoop runs the rig's 1 kHz haptics loop in real time while another
+// goroutine keeps the other core busy with a cloth-like numeric load, and
+// reports the loop's timing. The load runs at the simulation's nice value.
+// A baseline runs next, load still on.
+func BenchLoop(ctx context.Context, c LoopBenchConfig) (*LoopBench, error) {
+	priority := c.Priority
 	if priority == 0 {
 		priority = -1
 	}
-	r, err := New(Config{Duration: d, Priority: priority, Logf: logf})
+	r, err := New(Config{Duration: c.Duration, Priority: priority, Standby: c.Standby, IdleSleep: c.IdleSleep, Logf: c.Logf})
 	if err != nil {
 		return nil, err
 	}
@@ -80,8 +104,8 @@ func BenchLoop(ctx context.Context, d time.Duration, priority int, baseline time
 	cpu1, _ := rt.ReadCPUTimes()
 	loadRounds := rounds.Load()
 	var base *HostBaseline
-	if err == nil && baseline > 0 && ctx.Err() == nil {
-		base, err = hostBaseline(ctx, baseline, max(priority, 0), logf)
+	if err == nil && c.Baseline > 0 && ctx.Err() == nil {
+		base, err = hostBaseline(ctx, c.Baseline, max(priority, 0), r.cfg.Standby, sum.IdlePoll, c.Logf)
 	}
 	stop.Store(true)
 	wg.Wait()
@@ -89,19 +113,33 @@ func BenchLoop(ctx context.Context, d time.Duration, priority int, baseline time
 		return nil, err
 	}
 	h := sum.Loops[0]
+	var standbyUs float64
+	if h.Standby {
+		standbyUs = float64(r.cfg.Standby) / 1e3
+	}
 	return &LoopBench{
 		Bench: "loop", RT: h.RealTime, DurationS: sum.RunS, Ticks: h.Ticks, RateHz: h.RateHz,
 		LatenessUs: h.LatenessUs, ComputeUs: h.ComputeUs, LateOver1ms: h.LateOver1ms, Overruns: h.Overruns,
+		StandbyUs: standbyUs, Takeovers: h.Takeovers,
 		Load:       "3x3-block sparse matrix-vector products and vector updates over a 64x64-node cloth grid (CG-like), one goroutine on a thread at the simulation's nice value",
-		LoadRounds: loadRounds, GC: sum.GC, HostStealPct: rt.StealPercent(cpu0, cpu1), Baseline: base,
+		LoadRounds: loadRounds, GC: sum.GC, HostStealPct: rt.StealPercent(cpu0, cpu1), IdlePoll: sum.IdlePoll, Baseline: base,
 	}, nil
 }
 
-// hostBaseline runs an empty 1 ms loop for d (less if ctx ends first).
-func hostBaseline(ctx context.Context, d time.Duration, priority int, logf func(string, ...any)) (*HostBaseline, error) {
+// hostBaseline runs an empty 1 ms loop for d (less if ctx ends first),
+// with the same standby as the loop measured and, if idlePoll, with idle
+// cores polling as they did.
+func hostBaseline(ctx context.Context, d time.Duration, priority int, standby time.Duration, idlePoll bool, logf func(string, ...any)) (*HostBaseline, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	l := rt.New(rt.Config{Name: "baseline", Period: time.Millisecond, Priority: priority, Logf: logf}, rt.NewClock(), func(time.Duration) {})
+	if idlePoll {
+		release, err := rt.HoldIdlePoll()
+		if err != nil {
+			return nil, fmt.Errorf("host baseline: %w", err)
+		}
+		defer release()
+	}
+	l := rt.New(rt.Config{Name: "baseline", Period: time.Millisecond, Priority: priority, Standby: standby, Logf: logf}, rt.NewClock(), func(time.Duration) {})
 	cpu0, _ := rt.ReadCPUTimes()
 	start := time.Now()
 	errc := make(chan error, 1)
@@ -115,7 +153,7 @@ func hostBaseline(ctx context.Context, d time.Duration, priority int, logf func(
 	return &HostBaseline{
 		DurationS: time.Since(start).Seconds(), RT: tel.RealTime.Load(), Ticks: tel.Ticks.Load(),
 		LatenessUs: Micros(tel.Lateness.Summary()), LateOver1ms: tel.LateOver1ms.Load(),
-		HostStealPct: rt.StealPercent(cpu0, cpu1),
+		Takeovers: tel.Takeovers.Load(), HostStealPct: rt.StealPercent(cpu0, cpu1),
 	}, nil
 }
 

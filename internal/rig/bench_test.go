@@ -3,6 +3,7 @@ package rig
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 // host a loop stops late: the baseline once ran 113 ms of its 100, 105
 // ticks.)
 func TestBenchLoop(t *testing.T) {
-	b, err := BenchLoop(context.Background(), 200*time.Millisecond, 0, 100*time.Millisecond, t.Logf)
+	b, err := BenchLoop(context.Background(), LoopBenchConfig{Duration: 200 * time.Millisecond, Baseline: 100 * time.Millisecond, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,11 +56,45 @@ func TestBenchLoop(t *testing.T) {
 func TestHostBaselineCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	h, err := hostBaseline(ctx, time.Minute, 0, t.Logf)
+	h, err := hostBaseline(ctx, time.Minute, 0, 0, false, t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if h.Ticks != 0 || h.DurationS > 10 {
 		t.Errorf("%d ticks in %g s", h.Ticks, h.DurationS)
+	}
+}
+
+// Under SCHED_FIFO (root) the loop bench runs the rig's real-time
+// defaults: a standby thread where there are two cores, idle cores
+// polling, and the baseline the same way; -standby 0 and -idle-sleep take
+// both away.
+func TestBenchLoopRealTimeDefaults(t *testing.T) {
+	for _, c := range []LoopBenchConfig{
+		{Priority: 10},
+		{Priority: 10, Standby: -1, IdleSleep: true},
+	} {
+		c.Duration, c.Baseline, c.Logf = 100*time.Millisecond, 50*time.Millisecond, t.Logf
+		b, err := BenchLoop(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !b.RT {
+			t.Skip("SCHED_FIFO not permitted")
+		}
+		// NumCPU counts the cores this process may use.
+		wantStandby := c.Standby == 0 && runtime.NumCPU() >= 2
+		if (b.StandbyUs == 200) != wantStandby || (b.StandbyUs == 0) == wantStandby {
+			t.Errorf("%+v: standby_us %g", c, b.StandbyUs)
+		}
+		if !wantStandby && b.Takeovers != 0 {
+			t.Errorf("%+v: %d takeovers without a standby", c, b.Takeovers)
+		}
+		if b.IdlePoll == c.IdleSleep {
+			t.Errorf("%+v: idle_poll %v", c, b.IdlePoll)
+		}
+		if b.Baseline == nil || !b.Baseline.RT {
+			t.Errorf("%+v: baseline %+v", c, b.Baseline)
+		}
 	}
 }

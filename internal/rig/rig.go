@@ -49,6 +49,16 @@ type Config struct {
 	// Priority is the SCHED_FIFO priority of the haptics thread (default
 	// 80); -1 keeps normal scheduling.
 	Priority int `json:"priority"`
+	// Standby is how long after each deadline the haptics loop's standby
+	// thread, on the other core, runs a tick its own thread has not begun
+	// (rt.Config.Standby; default 200 µs, below the loop's p99.9 goal);
+	// -1 runs no standby. Only a SCHED_FIFO haptics loop has one.
+	Standby time.Duration `json:"standby_ns"`
+	// IdleSleep lets idle cores halt during a real-time run. By default,
+	// while a SCHED_FIFO haptics loop runs, the rig keeps them polling
+	// (rt.HoldIdlePoll; root only), so that a core wakes for the loop's
+	// deadline at once: it costs an idle core's power.
+	IdleSleep bool `json:"idle_sleep"`
 	// SimNice is the nice value of the simulation's thread (default 10):
 	// the cloth is the one CPU-bound loop, and nothing the haptics thread
 	// may wait for (the runtime's helper threads, the recorder) should
@@ -121,6 +131,12 @@ func (c *Config) setDefaults() error {
 	if c.Priority < 0 {
 		c.Priority = 0
 	}
+	if c.Standby == 0 {
+		c.Standby = DefaultStandby
+	}
+	if c.Standby < 0 {
+		c.Standby = 0
+	}
 	if c.SimNice == 0 {
 		c.SimNice = defaultSimNice
 	}
@@ -174,6 +190,10 @@ func (c *Config) setDefaults() error {
 	if c.HapticsPeriod > 10*time.Millisecond {
 		return fmt.Errorf("rig: haptics period %v longer than 10 ms", c.HapticsPeriod)
 	}
+	if c.Standby > c.HapticsPeriod/2 {
+		// Later, a tick the standby runs would end after the next deadline.
+		return fmt.Errorf("rig: standby %v longer than half the haptics period %v", c.Standby, c.HapticsPeriod)
+	}
 	if c.Duration < 0 {
 		return fmt.Errorf("rig: negative duration %v", c.Duration)
 	}
@@ -213,6 +233,7 @@ type loop struct {
 	period   time.Duration
 	priority int
 	nice     int // for a loop at normal priority; see rt.Config.Nice
+	standby  time.Duration
 	step     func(t time.Duration)
 	// begin, work and commit are step's parts for a loop the lockstep
 	// runner pipelines (lockstep.Task), and assist lends the runner's
@@ -227,6 +248,9 @@ type loop struct {
 	rt   atomic.Pointer[rt.Loop]
 	cmds chan command
 }
+
+// DefaultStandby is Config.Standby's default.
+const DefaultStandby = 200 * time.Microsecond
 
 // defaultSimNice is Config.SimNice's default.
 const defaultSimNice = 10
@@ -323,6 +347,7 @@ func New(cfg Config) (*Rig, error) {
 	}
 	r.haptics = h
 	r.hapticsLoop = newLoop("haptics", cfg.HapticsPeriod, cfg.Priority, r.haptics.step)
+	r.hapticsLoop.standby = cfg.Standby
 	r.loops = append(r.loops, r.hapticsLoop)
 	sl, err := newSimLoop(r)
 	if err != nil {
@@ -380,12 +405,21 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 	}
 	// One P per loop, so that a loop waking from its sleep never waits
 	// behind the simulation for a scheduler slice (see rt.ReserveProcs).
-	defer rt.ReserveProcs(len(r.loops))()
+	defer rt.ReserveProcs(r.threads())()
 	// Setup allocated the buffers and rings; collect now so that the first
 	// GC cycle (whose stop-the-world waits for every thread of the process,
 	// normal-priority ones included) does not land in the first seconds of
 	// the run. The loops themselves allocate nothing.
 	runtime.GC()
+	idlePoll := false
+	if r.cfg.Priority > 0 && !r.cfg.IdleSleep {
+		if release, err := rt.HoldIdlePoll(); err != nil {
+			r.logf("rig: idle cores may halt and wake late (%v)", err)
+		} else {
+			idlePoll = true
+			defer release()
+		}
+	}
 	gc0 := readGC()
 	cpu0, _ := rt.ReadCPUTimes()
 	clock := rt.NewClock()
@@ -403,7 +437,7 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 	var wg sync.WaitGroup
 	errs := make(chan error, len(r.loops))
 	for _, l := range r.loops {
-		lr := rt.New(rt.Config{Name: l.name, Period: l.period, Priority: l.priority, Nice: l.nice, Logf: r.cfg.Logf}, clock, l.tick)
+		lr := rt.New(rt.Config{Name: l.name, Period: l.period, Priority: l.priority, Nice: l.nice, Standby: l.standby, Logf: r.cfg.Logf}, clock, l.tick)
 		if l == r.hapticsLoop {
 			r.haptics.rt = lr
 		}
@@ -424,10 +458,22 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 	sum.GC = readGC().since(gc0)
 	cpu1, _ := rt.ReadCPUTimes()
 	sum.HostStealPct = rt.StealPercent(cpu0, cpu1)
+	sum.IdlePoll = idlePoll
 	if err := r.finish(sum); err != nil && runErr == nil {
 		runErr = err
 	}
 	return sum, runErr
+}
+
+// threads counts the loops' threads, standbys included.
+func (r *Rig) threads() int {
+	n := len(r.loops)
+	for _, l := range r.loops {
+		if l.standby > 0 && l.priority > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // RunLockstep runs the rig in virtual time for cfg.Duration (which must be

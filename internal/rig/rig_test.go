@@ -143,6 +143,7 @@ func TestConfigErrors(t *testing.T) {
 		{TactilePeriod: time.Millisecond},
 		{HapticsPeriod: time.Second},
 		{Duration: -time.Second},
+		{Standby: 600 * time.Microsecond},
 	} {
 		if _, err := New(c); err == nil {
 			t.Errorf("config %+v: no error", c)

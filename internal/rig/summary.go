@@ -36,6 +36,10 @@ type LoopSummary struct {
 	ComputeUs   Percentiles `json:"compute_us"`
 	Overruns    uint64      `json:"overruns"`
 	LateOver1ms uint64      `json:"late_over_1ms"`
+	// Standby reports whether the loop had a standby thread (see
+	// rt.Config.Standby), and Takeovers how many ticks it ran.
+	Standby   bool   `json:"standby"`
+	Takeovers uint64 `json:"takeovers"`
 }
 
 // FingerSummary is what one finger felt over a run.
@@ -59,9 +63,12 @@ type Summary struct {
 	GC         *GCStats        `json:"gc,omitempty"`
 	// HostStealPct is the share of the machine's CPU time a hypervisor
 	// took from it during a real-time run (see rt.ReadCPUTimes).
-	HostStealPct float64             `json:"host_steal_pct"`
-	Tables       []record.TableStats `json:"tables,omitempty"`
-	SessionDir   string              `json:"session_dir,omitempty"`
+	HostStealPct float64 `json:"host_steal_pct"`
+	// IdlePoll reports whether idle cores polled during a real-time run
+	// (Config.IdleSleep).
+	IdlePoll   bool                `json:"idle_poll"`
+	Tables     []record.TableStats `json:"tables,omitempty"`
+	SessionDir string              `json:"session_dir,omitempty"`
 }
 
 // forceStats accumulates per-finger force figures on the haptics goroutine.
@@ -110,6 +117,8 @@ func (r *Rig) summary(mode string, run, wall time.Duration) *Summary {
 			ls.ComputeUs = Micros(tel.Compute.Summary())
 			ls.Overruns = tel.Overruns.Load()
 			ls.LateOver1ms = tel.LateOver1ms.Load()
+			ls.Standby = tel.Standby.Load()
+			ls.Takeovers = tel.Takeovers.Load()
 		} else {
 			ls.Ticks = uint64(run / l.period)
 			ls.RateHz = 1 / l.period.Seconds()

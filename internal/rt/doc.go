@@ -1,6 +1,7 @@
-// Package rt runs a loop in real time: one locked OS thread, absolute
-// deadlines on a fixed grid, and always-on telemetry. It owns the clock
-// that every loop of a run shares.
+// Package rt runs a loop in real time: a locked OS thread (and, when
+// asked, a standby thread on another core), absolute deadlines on a fixed
+// grid, and always-on telemetry. It owns the clock that every loop of a
+// run shares, and the request that keeps idle cores polling.
 //
 // It never allocates per tick and never decides what a tick does: the step
 // function is the caller's, and it receives the tick's time explicitly, so
@@ -24,6 +25,15 @@
 // The thread is never unlocked: when the loop returns, its goroutine exits
 // locked, so the runtime retires the thread instead of handing a real-time
 // thread to other goroutines.
+//
+// # Standby
+//
+// A host (a hypervisor above all) may stop one core for milliseconds, or
+// wake a halted one late. With Config.Standby, a real-time loop pins its
+// thread to one core and runs a second SCHED_FIFO thread on another, which
+// wakes Standby after each deadline. Whichever thread swaps the tick's
+// index for "claimed" runs the tick, so no tick runs twice or two at once.
+// HoldIdlePoll keeps idle cores out of halt altogether.
 //
 // # Overruns
 //

@@ -29,6 +29,14 @@ type Config struct {
 	// goroutine back to its thread, never queue behind it (see
 	// LockThreadNice). Ignored under SCHED_FIFO.
 	Nice int
+	// Standby, when positive, gives a real-time loop a second thread on
+	// another core that wakes Standby after each deadline and runs the tick
+	// itself if the loop's own thread has not begun it by then. On a
+	// virtual machine the host stops one virtual CPU at a time for
+	// milliseconds, and a thread on the other one is then still on time.
+	// Each thread is pinned to its core. There is no standby unless the
+	// loop runs under SCHED_FIFO and may use two cores.
+	Standby time.Duration
 	// Logf receives the loop's one-time notices (real-time refused). Nil
 	// discards them.
 	Logf func(format string, args ...any)
@@ -47,8 +55,12 @@ type Telemetry struct {
 	LateOver1ms atomic.Uint64
 	// RealTime reports whether the loop's thread runs under SCHED_FIFO.
 	RealTime atomic.Bool
-	started  atomic.Int64 // clock time of the first tick [ns]
-	last     atomic.Int64 // clock time of the latest tick [ns]
+	// Standby reports whether a standby thread runs (see Config.Standby).
+	Standby atomic.Bool
+	// Takeovers counts the ticks the standby thread ran.
+	Takeovers atomic.Uint64
+	started   atomic.Int64 // clock time of the first tick [ns]
+	last      atomic.Int64 // clock time of the latest tick [ns]
 }
 
 // Rate returns the measured tick rate [Hz] since the first tick.
@@ -68,16 +80,28 @@ type Loop struct {
 	step  Step
 	Tel   Telemetry
 
-	// Valid only inside Step (the loop's own goroutine writes them).
+	// turn is the index of the next tick to run on the grid, or claimed
+	// while a thread runs one: whichever of the loop's threads swaps it to
+	// claimed runs the tick, so the step never runs twice at once.
+	turn atomic.Int64
+
+	// Valid only inside Step (written by the thread that runs the tick,
+	// before it calls the step).
 	lateness time.Duration
 	prevComp time.Duration
 }
 
-// New returns a loop. It panics if the period is not positive, a
-// programming error caught at setup, as time.NewTicker does.
+const claimed = -1
+
+// New returns a loop. It panics if the period is not positive, or the
+// priority or standby outside their ranges: programming errors caught at
+// setup, as time.NewTicker does.
 func New(cfg Config, clock *Clock, step Step) *Loop {
 	if cfg.Period <= 0 {
 		panic(fmt.Sprintf("rt: loop %q: non-positive period %v", cfg.Name, cfg.Period))
+	}
+	if cfg.Standby < 0 || cfg.Standby >= cfg.Period {
+		panic(fmt.Sprintf("rt: loop %q: standby %v outside 0..period %v", cfg.Name, cfg.Standby, cfg.Period))
 	}
 	if cfg.Priority < 0 || cfg.Priority > 99 {
 		panic(fmt.Sprintf("rt: loop %q: priority %d outside 0..99", cfg.Name, cfg.Priority))
@@ -92,7 +116,7 @@ func (l *Loop) Name() string { return l.cfg.Name }
 func (l *Loop) Period() time.Duration { return l.cfg.Period }
 
 // Lateness returns how late the current tick woke. Call it only from the
-// step, which runs on the loop's goroutine.
+// step.
 func (l *Loop) Lateness() time.Duration { return l.lateness }
 
 // PrevCompute returns the previous tick's step duration. Call it only from
@@ -102,7 +126,9 @@ func (l *Loop) PrevCompute() time.Duration { return l.prevComp }
 // Run runs the loop on the calling goroutine until ctx is done, starting at
 // the first deadline not before the clock's current time. It locks the
 // goroutine to its OS thread for good (see the package doc) and returns
-// ctx's error, or an error if the clock cannot sleep.
+// ctx's error, or an error if the clock cannot sleep. With a standby
+// thread, Run returns only after that thread has stopped, so no tick runs
+// after Run returns.
 func (l *Loop) Run(ctx context.Context) error {
 	runtime.LockOSThread()
 	// No UnlockOSThread: a thread that may have been made real-time must
@@ -119,51 +145,129 @@ func (l *Loop) Run(ctx context.Context) error {
 			l.logf("rt: loop %s: nice %d not permitted (%v)", l.cfg.Name, l.cfg.Nice, err)
 		}
 	}
+	p := l.cfg.Period
+	// First tick: the next grid point at or after now.
+	k := (l.clock.Now() - l.cfg.Offset + p - 1) / p
+	l.turn.Store(int64(max(k, 0)))
+	if l.cfg.Standby > 0 && l.Tel.RealTime.Load() {
+		sctx, cancel := context.WithCancel(ctx)
+		if stopped := l.startStandby(sctx); stopped != nil {
+			defer func() {
+				cancel()
+				<-stopped
+			}()
+		} else {
+			cancel()
+		}
+	}
+	return l.serve(ctx, 0)
+}
+
+// startStandby pins the calling thread to one core and starts the standby
+// thread on another, which runs until ctx is done. It returns a channel
+// closed when that thread has stopped, or nil, having said why, when there
+// is no standby.
+func (l *Loop) startStandby(ctx context.Context) <-chan struct{} {
+	own, other, err := twoCPUs()
+	if err == nil {
+		err = pinThread(own)
+	}
+	if err != nil {
+		l.logf("rt: loop %s: no standby thread (%v)", l.cfg.Name, err)
+		return nil
+	}
+	ready := make(chan error, 1)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		runtime.LockOSThread()
+		// Never unlocked, as in Run.
+		err := pinThread(other)
+		if err == nil {
+			err = setRealtime(l.cfg.Priority)
+		}
+		ready <- err
+		if err != nil {
+			return
+		}
+		if err := l.serve(ctx, l.cfg.Standby); err != nil && ctx.Err() == nil {
+			l.logf("rt: loop %s: standby thread stopped: %v", l.cfg.Name, err)
+		}
+	}()
+	if err := <-ready; err != nil {
+		l.logf("rt: loop %s: no standby thread (%v)", l.cfg.Name, err)
+		<-stopped
+		return nil
+	}
+	l.Tel.Standby.Store(true)
+	return stopped
+}
+
+// serve is one thread of the loop: it wakes delay after each deadline and
+// runs the tick unless the loop's other thread has claimed it.
+func (l *Loop) serve(ctx context.Context, delay time.Duration) error {
 	done := ctx.Done()
 	p := l.cfg.Period
-	now := l.clock.Now()
-	// First deadline: the next grid point at or after now.
-	k := (now - l.cfg.Offset + p - 1) / p
-	if k < 0 {
-		k = 0
-	}
-	deadline := l.cfg.Offset + k*p
+	k := l.turn.Load()
 	for {
 		select {
 		case <-done:
 			return ctx.Err()
 		default:
 		}
-		if err := l.clock.sleepUntil(deadline); err != nil {
+		deadline := l.cfg.Offset + time.Duration(k)*p
+		if err := l.clock.sleepUntil(deadline + delay); err != nil {
 			return fmt.Errorf("rt: loop %s: sleep: %w", l.cfg.Name, err)
 		}
-		wake := l.clock.Now()
-		l.lateness = wake - deadline
-		l.step(deadline)
-		end := l.clock.Now()
-		comp := end - wake
-		l.prevComp = comp
-
-		tel := &l.Tel
-		tel.Lateness.Record(l.lateness)
-		tel.Compute.Record(comp)
-		if tel.Ticks.Add(1) == 1 {
-			tel.started.Store(int64(deadline))
+		if !l.turn.CompareAndSwap(k, claimed) {
+			// The other thread runs this tick or has run it: wait for the
+			// next one it has not.
+			k = max(k+1, l.turn.Load())
+			continue
 		}
-		tel.last.Store(int64(deadline))
-		if l.lateness > time.Millisecond {
-			tel.LateOver1ms.Add(1)
+		if ctx.Err() != nil {
+			// Cancelled while asleep (by the other thread's tick, say): no
+			// tick starts after that.
+			l.turn.Store(k)
+			return ctx.Err()
 		}
-		next := deadline + p
-		if end >= next {
-			// Overrun: skip to the first grid point after now, count the
-			// skipped deadlines, never burst.
-			skipped := (end-next)/p + 1
-			tel.Overruns.Add(uint64(skipped))
-			next += skipped * p
-		}
-		deadline = next
+		k = l.tick(deadline, delay > 0)
+		l.turn.Store(k)
 	}
+}
+
+// tick runs the step for deadline and returns the index of the next tick.
+func (l *Loop) tick(deadline time.Duration, standby bool) int64 {
+	wake := l.clock.Now()
+	l.lateness = wake - deadline
+	l.step(deadline)
+	end := l.clock.Now()
+	comp := end - wake
+	l.prevComp = comp
+
+	tel := &l.Tel
+	tel.Lateness.Record(l.lateness)
+	tel.Compute.Record(comp)
+	if tel.Ticks.Add(1) == 1 {
+		tel.started.Store(int64(deadline))
+	}
+	tel.last.Store(int64(deadline))
+	if l.lateness > time.Millisecond {
+		tel.LateOver1ms.Add(1)
+	}
+	if standby {
+		tel.Takeovers.Add(1)
+	}
+	p := l.cfg.Period
+	next := deadline + p
+	if end >= next {
+		// Overrun: skip to the first grid point after now, count the
+		// skipped deadlines, never burst.
+		skipped := (end-next)/p + 1
+		tel.Overruns.Add(uint64(skipped))
+		next += skipped * p
+	}
+	return int64((next - l.cfg.Offset) / p)
 }
 
 func (l *Loop) logf(format string, args ...any) {
@@ -176,9 +280,10 @@ func (l *Loop) logf(format string, args ...any) {
 // deadlines with clock_nanosleep and SCHED_FIFO (Linux).
 func RealtimeSupported() bool { return realtimeSupported }
 
-// ReserveProcs raises GOMAXPROCS so that each of n loops about to run can
-// keep a P of its own, and returns a function that restores the previous
-// setting. Call it before starting the loops.
+// ReserveProcs raises GOMAXPROCS so that each of n loop threads about to
+// run (standby threads count) can keep a P of its own, and returns a
+// function that restores the previous setting. Call it before starting the
+// loops.
 //
 // A loop's goroutine spends most of each period in clock_nanosleep, and
 // every 10 ms the runtime's sysmon hands the P of a goroutine it finds in a

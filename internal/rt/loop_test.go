@@ -3,6 +3,7 @@ package rt
 import (
 	"context"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -94,13 +95,21 @@ func TestLoopAllocatesNothingPerTick(t *testing.T) {
 	}
 }
 
-func TestNewPanicsOnBadPeriod(t *testing.T) {
-	defer func() {
-		if recover() == nil {
-			t.Fatal("zero period did not panic")
-		}
-	}()
-	New(Config{Name: "bad"}, NewClock(), func(time.Duration) {})
+func TestNewPanicsOnBadConfig(t *testing.T) {
+	for _, c := range []Config{
+		{Name: "zero period"},
+		{Name: "priority", Period: time.Millisecond, Priority: 100},
+		{Name: "standby", Period: time.Millisecond, Standby: time.Millisecond},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", c.Name)
+				}
+			}()
+			New(c, NewClock(), func(time.Duration) {})
+		}()
+	}
 }
 
 func TestRealtimeRefusalIsReportedOnce(t *testing.T) {
@@ -124,5 +133,57 @@ func TestRealtimeRefusalIsReportedOnce(t *testing.T) {
 	}
 	if n != 20 {
 		t.Fatalf("loop ran %d ticks", n)
+	}
+}
+
+// Two threads serving one loop, the second woken later (as the standby is)
+// or both at the deadline: every tick runs once, never two at a time, on
+// the grid and in order, and the ticks and skipped deadlines add up to the
+// grid points the run spanned.
+func TestServeTwoThreadsRunEachTickOnce(t *testing.T) {
+	for _, delay := range []time.Duration{0, 300 * time.Microsecond} {
+		const period = time.Millisecond
+		var ts []time.Duration
+		var inStep atomic.Int32
+		ctx, cancel := context.WithCancel(context.Background())
+		var l *Loop
+		l = New(Config{Name: "two", Period: period}, NewClock(), func(d time.Duration) {
+			if inStep.Add(1) != 1 {
+				t.Errorf("delay %v: two ticks at once at %v", delay, d)
+			}
+			ts = append(ts, d)
+			if len(ts) == 10 {
+				time.Sleep(5 * period / 2) // an overrun, taken by either thread
+			}
+			if len(ts) == 200 {
+				cancel()
+			}
+			inStep.Add(-1)
+		})
+		l.turn.Store(int64(l.clock.Now()/period) + 1)
+		done := make(chan error)
+		for _, d := range []time.Duration{0, delay} {
+			go func() { done <- l.serve(ctx, d) }()
+		}
+		for range 2 {
+			if err := <-done; err != context.Canceled {
+				t.Fatalf("serve returned %v", err)
+			}
+		}
+		if len(ts) != 200 {
+			t.Fatalf("delay %v: %d ticks", delay, len(ts))
+		}
+		for i := 1; i < len(ts); i++ {
+			if ts[i]%period != 0 || ts[i] <= ts[i-1] {
+				t.Fatalf("delay %v: tick %d at %v after %v", delay, i, ts[i], ts[i-1])
+			}
+		}
+		tel := &l.Tel
+		if span := uint64((ts[len(ts)-1]-ts[0])/period) + 1; tel.Ticks.Load()+tel.Overruns.Load() != span {
+			t.Errorf("delay %v: %d ticks and %d skipped over %d grid points", delay, tel.Ticks.Load(), tel.Overruns.Load(), span)
+		}
+		if tel.Overruns.Load() < 2 {
+			t.Errorf("delay %v: a 2.5-period tick skipped %d deadlines", delay, tel.Overruns.Load())
+		}
 	}
 }

@@ -4,6 +4,7 @@ package rt
 
 import (
 	"errors"
+	"os"
 	"runtime"
 	"time"
 
@@ -75,3 +76,53 @@ func LockThreadNice(nice int) error {
 }
 
 const realtimeSupported = true
+
+// twoCPUs returns two cores the calling thread may run on: the highest
+// for the loop's own thread and the next for its standby.
+func twoCPUs() (own, other int, err error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return 0, 0, err
+	}
+	own, other = -1, -1
+	for c := len(set)*64 - 1; c >= 0 && other < 0; c-- {
+		if !set.IsSet(c) {
+			continue
+		}
+		if own < 0 {
+			own = c
+		} else {
+			other = c
+		}
+	}
+	if other < 0 {
+		return 0, 0, errors.New("only one core available")
+	}
+	return own, other, nil
+}
+
+// pinThread keeps the calling OS thread on one core.
+func pinThread(cpu int) error {
+	var set unix.CPUSet
+	set.Set(cpu)
+	return unix.SchedSetaffinity(0, &set)
+}
+
+// HoldIdlePoll asks the kernel, through its PM QoS interface, to keep idle
+// cores polling rather than halting until release is called: it writes a
+// wake-up latency of 0 to /dev/cpu_dma_latency and keeps the file open.
+// A halted core wakes for its timer only when the hardware, or on a
+// virtual machine the host, gets round to it; a polling one is awake.
+// Only root may open the file.
+func HoldIdlePoll() (release func() error, err error) {
+	f, err := os.OpenFile("/dev/cpu_dma_latency", os.O_WRONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	var zero [4]byte // an int32 in microseconds
+	if _, err := f.Write(zero[:]); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f.Close, nil
+}

@@ -30,4 +30,15 @@ func LockThreadNice(int) error {
 	return errors.New("per-thread nice values are implemented on Linux only")
 }
 
+func twoCPUs() (own, other int, err error) {
+	return 0, 0, errors.New("thread affinity is implemented on Linux only")
+}
+
+func pinThread(int) error { return errors.New("thread affinity is implemented on Linux only") }
+
+// HoldIdlePoll is implemented on Linux only.
+func HoldIdlePoll() (release func() error, err error) {
+	return nil, errors.New("idle polling is implemented on Linux only")
+}
+
 const realtimeSupported = false
