@@ -132,6 +132,8 @@ func BenchLoop(ctx context.Context, c LoopBenchConfig) (*LoopBench, error) {
 func hostBaseline(ctx context.Context, d time.Duration, priority int, standby time.Duration, idlePoll bool, logf func(string, ...any)) (*HostBaseline, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	// A P for each of the loop's threads, as the rig reserves them.
+	defer rt.ReserveProcs(2)()
 	if idlePoll {
 		release, err := rt.HoldIdlePoll()
 		if err != nil {
