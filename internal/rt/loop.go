@@ -147,11 +147,11 @@ func (l *Loop) Run(ctx context.Context) error {
 	}
 	p := l.cfg.Period
 	// First tick: the next grid point at or after now.
-	k := (l.clock.Now() - l.cfg.Offset + p - 1) / p
-	l.turn.Store(int64(max(k, 0)))
+	k := int64(max((l.clock.Now()-l.cfg.Offset+p-1)/p, 0))
+	l.turn.Store(k)
 	if l.cfg.Standby > 0 && l.Tel.RealTime.Load() {
 		sctx, cancel := context.WithCancel(ctx)
-		if stopped := l.startStandby(sctx); stopped != nil {
+		if stopped := l.startStandby(sctx, k); stopped != nil {
 			defer func() {
 				cancel()
 				<-stopped
@@ -160,18 +160,15 @@ func (l *Loop) Run(ctx context.Context) error {
 			cancel()
 		}
 	}
-	return l.serve(ctx, 0)
+	return l.serve(ctx, k, 0)
 }
 
-// startStandby pins the calling thread to one core and starts the standby
-// thread on another, which runs until ctx is done. It returns a channel
-// closed when that thread has stopped, or nil, having said why, when there
-// is no standby.
-func (l *Loop) startStandby(ctx context.Context) <-chan struct{} {
+// startStandby starts the standby thread on one core, from tick k until
+// ctx is done, and pins the calling thread to another. It returns a
+// channel closed when the standby has stopped, or nil, having said why,
+// when there is no standby.
+func (l *Loop) startStandby(ctx context.Context, k int64) <-chan struct{} {
 	own, other, err := twoCPUs()
-	if err == nil {
-		err = pinThread(own)
-	}
 	if err != nil {
 		l.logf("rt: loop %s: no standby thread (%v)", l.cfg.Name, err)
 		return nil
@@ -190,7 +187,7 @@ func (l *Loop) startStandby(ctx context.Context) <-chan struct{} {
 		if err != nil {
 			return
 		}
-		if err := l.serve(ctx, l.cfg.Standby); err != nil && ctx.Err() == nil {
+		if err := l.serve(ctx, k, l.cfg.Standby); err != nil && ctx.Err() == nil {
 			l.logf("rt: loop %s: standby thread stopped: %v", l.cfg.Name, err)
 		}
 	}()
@@ -199,16 +196,20 @@ func (l *Loop) startStandby(ctx context.Context) <-chan struct{} {
 		<-stopped
 		return nil
 	}
+	if err := pinThread(own); err != nil {
+		// The standby still covers its own core.
+		l.logf("rt: loop %s: thread not pinned (%v)", l.cfg.Name, err)
+	}
 	l.Tel.Standby.Store(true)
 	return stopped
 }
 
-// serve is one thread of the loop: it wakes delay after each deadline and
-// runs the tick unless the loop's other thread has claimed it.
-func (l *Loop) serve(ctx context.Context, delay time.Duration) error {
+// serve is one thread of the loop from tick k on: it wakes delay after
+// each deadline and runs the tick unless the loop's other thread has
+// claimed it. k is never claimed, so a thread claims only a tick index.
+func (l *Loop) serve(ctx context.Context, k int64, delay time.Duration) error {
 	done := ctx.Done()
 	p := l.cfg.Period
-	k := l.turn.Load()
 	for {
 		select {
 		case <-done:

@@ -160,10 +160,11 @@ func TestServeTwoThreadsRunEachTickOnce(t *testing.T) {
 			}
 			inStep.Add(-1)
 		})
-		l.turn.Store(int64(l.clock.Now()/period) + 1)
+		k := int64(l.clock.Now()/period) + 1
+		l.turn.Store(k)
 		done := make(chan error)
 		for _, d := range []time.Duration{0, delay} {
-			go func() { done <- l.serve(ctx, d) }()
+			go func() { done <- l.serve(ctx, k, d) }()
 		}
 		for range 2 {
 			if err := <-done; err != context.Canceled {
@@ -185,5 +186,24 @@ func TestServeTwoThreadsRunEachTickOnce(t *testing.T) {
 		if tel.Overruns.Load() < 2 {
 			t.Errorf("delay %v: a 2.5-period tick skipped %d deadlines", delay, tel.Overruns.Load())
 		}
+	}
+}
+
+// A thread that starts while the other runs a tick (the standby starting
+// as the loop's first tick runs) waits for it: it runs nothing while the
+// tick is claimed.
+func TestServeWaitsWhileATickIsClaimed(t *testing.T) {
+	const period = time.Millisecond
+	ran := 0
+	l := New(Config{Name: "claimed", Period: period}, NewClock(), func(time.Duration) { ran++ })
+	k := int64(l.clock.Now() / period)
+	l.turn.Store(claimed)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*period)
+	defer cancel()
+	if err := l.serve(ctx, k, 0); err != context.DeadlineExceeded {
+		t.Fatalf("serve returned %v", err)
+	}
+	if ran != 0 {
+		t.Fatalf("%d ticks ran while another thread held the tick", ran)
 	}
 }
