@@ -130,8 +130,6 @@ func BenchLoop(ctx context.Context, c LoopBenchConfig) (*LoopBench, error) {
 // with the same standby as the loop measured and, if idlePoll, with idle
 // cores polling as they did.
 func hostBaseline(ctx context.Context, d time.Duration, priority int, standby time.Duration, idlePoll bool, logf func(string, ...any)) (*HostBaseline, error) {
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
 	// A P for each of the loop's threads, as the rig reserves them.
 	defer rt.ReserveProcs(2)()
 	if idlePoll {
@@ -144,6 +142,10 @@ func hostBaseline(ctx context.Context, d time.Duration, priority int, standby ti
 	l := rt.New(rt.Config{Name: "baseline", Period: time.Millisecond, Priority: priority, Standby: standby, Logf: logf}, rt.NewClock(), func(time.Duration) {})
 	cpu0, _ := rt.ReadCPUTimes()
 	start := time.Now()
+	// The time counts from here: the setup above (GOMAXPROCS stops the
+	// world) takes none of it.
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
 	errc := make(chan error, 1)
 	// Run locks its goroutine to a thread for good, so it gets one of its own.
 	go func() { errc <- l.Run(ctx) }()
