@@ -84,7 +84,7 @@ func TestBenchLoopRealTimeDefaults(t *testing.T) {
 		}
 		// NumCPU counts the cores this process may use.
 		wantStandby := c.Standby == 0 && runtime.NumCPU() >= 2
-		if (b.StandbyUs == 200) != wantStandby || (b.StandbyUs == 0) == wantStandby {
+		if (b.StandbyUs == float64(DefaultStandby)/1e3) != wantStandby || (b.StandbyUs == 0) == wantStandby {
 			t.Errorf("%+v: standby_us %g", c, b.StandbyUs)
 		}
 		if !wantStandby && b.Takeovers != 0 {

@@ -51,7 +51,7 @@ type Config struct {
 	Priority int `json:"priority"`
 	// Standby is how long after each deadline the haptics loop's standby
 	// thread, on the other core, runs a tick its own thread has not begun
-	// (rt.Config.Standby; default 200 µs, below the loop's p99.9 goal);
+	// (rt.Config.Standby; default 150 µs, half the loop's p99.9 goal);
 	// -1 runs no standby. Only a SCHED_FIFO haptics loop has one.
 	Standby time.Duration `json:"standby_ns"`
 	// IdleSleep lets idle cores halt during a real-time run. By default,
@@ -250,7 +250,7 @@ type loop struct {
 }
 
 // DefaultStandby is Config.Standby's default.
-const DefaultStandby = 200 * time.Microsecond
+const DefaultStandby = 150 * time.Microsecond
 
 // defaultSimNice is Config.SimNice's default.
 const defaultSimNice = 10
