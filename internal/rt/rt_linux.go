@@ -4,6 +4,7 @@ package rt
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"runtime"
 	"time"
@@ -77,28 +78,38 @@ func LockThreadNice(nice int) error {
 
 const realtimeSupported = true
 
-// twoCPUs returns two cores the calling thread may run on: the highest
-// for the loop's own thread and the next for its standby.
+// twoCPUs returns two cores the calling thread may run on, chosen by
+// pickCPUs: one for the loop's own thread and one for its standby.
 func twoCPUs() (own, other int, err error) {
 	var set unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &set); err != nil {
 		return 0, 0, err
 	}
-	own, other = -1, -1
-	for c := len(set)*64 - 1; c >= 0 && other < 0; c-- {
-		if !set.IsSet(c) {
-			continue
-		}
-		if own < 0 {
-			own = c
-		} else {
-			other = c
+	var allowed []int
+	for c := range len(set) * 64 {
+		if set.IsSet(c) {
+			allowed = append(allowed, c)
 		}
 	}
-	if other < 0 {
+	own, other, ok := pickCPUs(allowed, threadSiblings)
+	if !ok {
 		return 0, 0, errors.New("only one core available")
 	}
 	return own, other, nil
+}
+
+// threadSiblings lists the hardware threads of cpu's physical core, nil
+// when the kernel does not say.
+func threadSiblings(cpu int) []int {
+	b, err := os.ReadFile(fmt.Sprintf("/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", cpu))
+	if err != nil {
+		return nil
+	}
+	cpus, err := parseCPUList(string(b))
+	if err != nil {
+		return nil
+	}
+	return cpus
 }
 
 // pinThread keeps the calling OS thread on one core.
