@@ -2,6 +2,7 @@ package rt
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -51,19 +52,11 @@ func pickCPUs(allowed []int, siblings func(int) []int) (own, other int, ok bool)
 		own = max(own, c)
 	}
 	sib := siblings(own)
-	shared := func(c int) bool {
-		for _, s := range sib {
-			if s == c {
-				return true
-			}
-		}
-		return false
-	}
 	fallback := -1
 	for _, c := range allowed {
 		switch {
 		case c == own:
-		case !shared(c):
+		case !slices.Contains(sib, c):
 			other = max(other, c)
 		default:
 			fallback = max(fallback, c)

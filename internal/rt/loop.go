@@ -226,11 +226,13 @@ func (l *Loop) serve(ctx context.Context, k int64, delay time.Duration) error {
 			k = max(k+1, l.turn.Load())
 			continue
 		}
-		if ctx.Err() != nil {
+		select {
+		case <-done:
 			// Cancelled while asleep (by the other thread's tick, say): no
 			// tick starts after that.
 			l.turn.Store(k)
 			return ctx.Err()
+		default:
 		}
 		k = l.tick(deadline, delay > 0)
 		l.turn.Store(k)
