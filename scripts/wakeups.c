@@ -5,10 +5,16 @@
  * machine could have met: the whole machine stopped (on a virtual machine,
  * the host paused it). The README's design decisions quote it.
  *
- *   gcc -O2 -pthread -o wakeups scripts/wakeups.c && sudo ./wakeups 60
+ *   gcc -O2 -pthread -o wakeups scripts/wakeups.c && sudo ./wakeups 60 [LOG]
  *
  * Prints ticks later than 1 ms and later than 300 us for each thread and
- * for the earlier of the two, and the worst lateness of each.
+ * for the earlier of the two, and the worst lateness of each. With LOG it
+ * also writes there a line "# start_ns deadlines" and, for every deadline
+ * either thread woke more than 100 us after, a line
+ * "deadline_ns late0_ns late1_ns": the deadline as a
+ * CLOCK_MONOTONIC reading, which haptex's session.json and bench JSON give
+ * their clock's origin in ("clock"), and scripts/hostpauses.py matches the
+ * two.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -54,6 +60,11 @@ int main(int argc, char **argv)
 	n = 1000 * (argc > 1 ? atoi(argv[1]) : 60);
 	if (n <= 0)
 		return 2;
+	FILE *log = NULL;
+	if (argc > 2 && !(log = fopen(argv[2], "w"))) {
+		perror(argv[2]);
+		return 1;
+	}
 	late[0] = calloc(n, sizeof(long long));
 	late[1] = calloc(n, sizeof(long long));
 	pthread_t t[2];
@@ -64,8 +75,12 @@ int main(int argc, char **argv)
 		pthread_join(t[i], NULL);
 	int over[3] = {0}, over300[3] = {0};
 	long long worst[3] = {0};
+	if (log)
+		fprintf(log, "# %lld %d\n", start, n);
 	for (int k = 0; k < n; k++) {
 		long long v[3] = {late[0][k], late[1][k], 0};
+		if (log && (v[0] > 100000 || v[1] > 100000))
+			fprintf(log, "%lld %lld %lld\n", start + (long long)k * 1000000, v[0], v[1]);
 		v[2] = v[0] < v[1] ? v[0] : v[1];
 		for (int j = 0; j < 3; j++) {
 			over[j] += v[j] > 1000000;
@@ -77,5 +92,9 @@ int main(int argc, char **argv)
 	printf("late>1ms core0 %d core1 %d both %d | >300us core0 %d core1 %d both %d | worst %.2f %.2f both %.2f ms\n",
 	       over[0], over[1], over[2], over300[0], over300[1], over300[2],
 	       worst[0] / 1e6, worst[1] / 1e6, worst[2] / 1e6);
+	if (log && fclose(log)) {
+		perror(argv[2]);
+		return 1;
+	}
 	return 0;
 }

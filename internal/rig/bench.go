@@ -21,7 +21,12 @@ type LoopBench struct {
 	LatenessUs  Percentiles `json:"lateness_us"`
 	ComputeUs   Percentiles `json:"compute_us"`
 	LateOver1ms uint64      `json:"late_over_1ms"`
-	Overruns    uint64      `json:"overruns"`
+	// LateTicks lists the first of them, and Clock when the run's clock
+	// read zero: together they say when each came, to be matched with a
+	// record of the host's pauses (scripts/wakeups.c).
+	LateTicks []LateTick   `json:"late_ticks"`
+	Clock     *ClockOrigin `json:"clock"`
+	Overruns  uint64       `json:"overruns"`
 	// StandbyUs is when the loop's standby thread runs a tick its own
 	// thread has not begun [µs after the deadline]; 0: no standby ran.
 	// Takeovers counts those ticks.
@@ -113,13 +118,16 @@ func BenchLoop(ctx context.Context, c LoopBenchConfig) (*LoopBench, error) {
 		return nil, err
 	}
 	h := sum.Loops[0]
+	if h.LateTicks == nil {
+		h.LateTicks = []LateTick{} // [] in the JSON, not null
+	}
 	var standbyUs float64
 	if h.Standby {
 		standbyUs = float64(r.cfg.Standby) / 1e3
 	}
 	return &LoopBench{
 		Bench: "loop", RT: h.RealTime, DurationS: sum.RunS, Ticks: h.Ticks, RateHz: h.RateHz,
-		LatenessUs: h.LatenessUs, ComputeUs: h.ComputeUs, LateOver1ms: h.LateOver1ms, Overruns: h.Overruns,
+		LatenessUs: h.LatenessUs, ComputeUs: h.ComputeUs, LateOver1ms: h.LateOver1ms, LateTicks: h.LateTicks, Clock: sum.Clock, Overruns: h.Overruns,
 		StandbyUs: standbyUs, Takeovers: h.Takeovers,
 		Load:       "3x3-block sparse matrix-vector products and vector updates over a 64x64-node cloth grid (CG-like), one goroutine on a thread at the simulation's nice value",
 		LoadRounds: loadRounds, GC: sum.GC, HostStealPct: rt.StealPercent(cpu0, cpu1), IdlePoll: sum.IdlePoll, Baseline: base,

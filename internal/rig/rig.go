@@ -456,6 +456,7 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 	runErr := <-errs
 	sum := r.summary("realtime", clock.Now(), time.Since(start))
 	sum.GC = readGC().since(gc0)
+	sum.Clock = &ClockOrigin{UTC: clock.Wall().UTC(), MonotonicNs: clock.Origin()}
 	cpu1, _ := rt.ReadCPUTimes()
 	sum.HostStealPct = rt.StealPercent(cpu0, cpu1)
 	sum.IdlePoll = idlePoll

@@ -8,10 +8,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
 	devsim "github.com/haptex/haptex/devices/sim"
+	"github.com/haptex/haptex/internal/rt"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -89,6 +92,9 @@ func TestLockstepSessionRecord(t *testing.T) {
 	if meta.Summary.Tables[0].Rows != 2000 || meta.Summary.Tables[0].Dropped != 0 || sum.Mode != "lockstep" {
 		t.Fatalf("session.json summary: %+v", meta.Summary.Tables)
 	}
+	if meta.Summary.Clock != nil {
+		t.Errorf("a lockstep run, in virtual time, has a clock origin %+v", meta.Summary.Clock)
+	}
 }
 
 // The haptics tick allocates nothing.
@@ -114,9 +120,13 @@ func TestRealtimeRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	before := time.Now()
 	sum, err := r.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c := sum.Clock; c == nil || c.UTC.Before(before) || c.UTC.After(time.Now()) || c.UTC.Location() != time.UTC {
+		t.Errorf("clock origin %+v, not in UTC during the run", c)
 	}
 	// How many ticks fit in 0.5 s depends on the machine (23 of 500 were
 	// seen under -race on a host stealing CPU time); every loop must have
@@ -135,6 +145,46 @@ func TestRealtimeRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(r.SessionDir(), "session.json")); err != nil {
 		t.Fatal(err)
+	}
+	checkLateTicks(t, filepath.Join(r.SessionDir(), "haptics.csv"), h)
+}
+
+// checkLateTicks checks a loop's list of late ticks against its CSV: the
+// list holds the first of the ticks whose lateness column exceeds 1 ms,
+// with the same times and lateness. A machine that ran no tick late checks
+// only that the list is empty.
+func checkLateTicks(t *testing.T, csvPath string, l LoopSummary) {
+	t.Helper()
+	f, err := os.Open(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := slices.Index(rows[0], "lateness_us")
+	defer func() { t.Logf("%d ticks later than 1 ms, %d listed", l.LateOver1ms, len(l.LateTicks)) }()
+	var want []LateTick
+	for _, row := range rows[1:] {
+		ts, err1 := strconv.ParseFloat(row[0], 64)
+		us, err2 := strconv.ParseFloat(row[col], 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("row %q: %v %v", row[:3], err1, err2)
+		}
+		if us > 1000 {
+			want = append(want, LateTick{TS: ts, LatenessUs: us})
+		}
+	}
+	if uint64(len(want)) != l.LateOver1ms || len(l.LateTicks) != min(len(want), rt.MaxLateTicks) {
+		t.Fatalf("%d late ticks in the CSV; the summary counts %d and lists %d", len(want), l.LateOver1ms, len(l.LateTicks))
+	}
+	for i, g := range l.LateTicks {
+		// The CSV's lateness has 1 ns resolution.
+		if math.Abs(g.TS-want[i].TS) > 1e-9 || math.Abs(g.LatenessUs-want[i].LatenessUs) > 1e-3 {
+			t.Errorf("late tick %d: summary %+v, CSV %+v", i, g, want[i])
+		}
 	}
 }
 

@@ -40,6 +40,27 @@ type LoopSummary struct {
 	// rt.Config.Standby), and Takeovers how many ticks it ran.
 	Standby   bool   `json:"standby"`
 	Takeovers uint64 `json:"takeovers"`
+	// LateTicks lists the first rt.MaxLateTicks of the LateOver1ms ticks.
+	LateTicks []LateTick `json:"late_ticks,omitempty"`
+}
+
+// LateTick is a tick that woke more than 1 ms after its deadline.
+type LateTick struct {
+	TS         float64 `json:"t_s"` // its deadline on the run's clock [s], as in the CSV tables
+	LatenessUs float64 `json:"lateness_us"`
+	Standby    bool    `json:"standby"` // the loop's standby thread ran it
+}
+
+// ClockOrigin says when a real-time run's clock read zero (t_s = 0 in the
+// tables), so that its records can be laid beside another program's.
+type ClockOrigin struct {
+	// UTC is the time of day, as exact as the machine's clock is set.
+	UTC time.Time `json:"utc"`
+	// MonotonicNs is the machine's CLOCK_MONOTONIC reading [ns] (Linux;
+	// elsewhere it counts from the process's start): what clock_gettime
+	// gives any other program on the machine, and what scripts/wakeups.c
+	// logs.
+	MonotonicNs int64 `json:"monotonic_ns"`
 }
 
 // FingerSummary is what one finger felt over a run.
@@ -61,6 +82,8 @@ type Summary struct {
 	PinchS     float64         `json:"pinch_s"`      // time both fingers held the cloth [s]
 	PeakPinchN float64         `json:"peak_pinch_n"` // largest force on either finger while both held it [N]
 	GC         *GCStats        `json:"gc,omitempty"`
+	// Clock is when the run's clock read zero (real-time runs only).
+	Clock *ClockOrigin `json:"clock,omitempty"`
 	// HostStealPct is the share of the machine's CPU time a hypervisor
 	// took from it during a real-time run (see rt.ReadCPUTimes).
 	HostStealPct float64 `json:"host_steal_pct"`
@@ -119,6 +142,9 @@ func (r *Rig) summary(mode string, run, wall time.Duration) *Summary {
 			ls.LateOver1ms = tel.LateOver1ms.Load()
 			ls.Standby = tel.Standby.Load()
 			ls.Takeovers = tel.Takeovers.Load()
+			for _, lt := range tel.LateTicks() {
+				ls.LateTicks = append(ls.LateTicks, LateTick{TS: lt.Deadline.Seconds(), LatenessUs: float64(lt.Lateness) / 1e3, Standby: lt.Standby})
+			}
 		} else {
 			ls.Ticks = uint64(run / l.period)
 			ls.RateHz = 1 / l.period.Seconds()

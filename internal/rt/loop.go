@@ -51,7 +51,8 @@ type Telemetry struct {
 	// Overruns counts the deadlines skipped because a tick ended (or woke)
 	// after the next deadline.
 	Overruns atomic.Uint64
-	// LateOver1ms counts ticks that woke more than 1 ms after their deadline.
+	// LateOver1ms counts ticks that woke more than 1 ms after their
+	// deadline; LateTicks lists the first of them.
 	LateOver1ms atomic.Uint64
 	// RealTime reports whether the loop's thread runs under SCHED_FIFO.
 	RealTime atomic.Bool
@@ -61,6 +62,26 @@ type Telemetry struct {
 	Takeovers atomic.Uint64
 	started   atomic.Int64 // clock time of the first tick [ns]
 	last      atomic.Int64 // clock time of the latest tick [ns]
+	late      [MaxLateTicks]LateTick
+}
+
+// LateTick is a tick that woke more than 1 ms after its deadline.
+type LateTick struct {
+	Deadline time.Duration // on the run's clock
+	Lateness time.Duration
+	Standby  bool // the standby thread ran it
+}
+
+// MaxLateTicks is how many late ticks a loop keeps: the first ones, so
+// that a run that goes wrong keeps how it began.
+const MaxLateTicks = 64
+
+// LateTicks returns the first MaxLateTicks ticks that woke more than 1 ms
+// late, in the order they ran. Call it only after Run has returned: the
+// loop's threads write the record without synchronisation.
+func (t *Telemetry) LateTicks() []LateTick {
+	n := min(t.LateOver1ms.Load(), MaxLateTicks)
+	return append([]LateTick(nil), t.late[:n]...)
 }
 
 // Rate returns the measured tick rate [Hz] since the first tick.
@@ -256,7 +277,10 @@ func (l *Loop) tick(deadline time.Duration, standby bool) int64 {
 	}
 	tel.last.Store(int64(deadline))
 	if l.lateness > time.Millisecond {
-		tel.LateOver1ms.Add(1)
+		// Each thread writes its own slot: the counter hands them out.
+		if n := tel.LateOver1ms.Add(1); n <= MaxLateTicks {
+			tel.late[n-1] = LateTick{Deadline: deadline, Lateness: l.lateness, Standby: standby}
+		}
 	}
 	if standby {
 		tel.Takeovers.Add(1)

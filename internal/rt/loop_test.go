@@ -207,3 +207,34 @@ func TestServeWaitsWhileATickIsClaimed(t *testing.T) {
 		t.Fatalf("%d ticks ran while another thread held the tick", ran)
 	}
 }
+
+// A tick that wakes more than 1 ms after its deadline is kept with its
+// deadline, lateness and thread, the first MaxLateTicks of them in order,
+// without allocating; a tick on time is not kept.
+func TestLateTicksRecorded(t *testing.T) {
+	clock := NewClock()
+	l := New(Config{Name: "late", Period: time.Millisecond}, clock, func(time.Duration) {})
+	l.tick(clock.Now(), false)
+	if n := len(l.Tel.LateTicks()); n != 0 {
+		t.Fatalf("a tick on time was kept as late (%d kept)", n)
+	}
+	var want []time.Duration
+	for i := range MaxLateTicks + 6 {
+		d := clock.Now() - time.Duration(2+i%3)*time.Millisecond
+		want = append(want, d)
+		l.tick(d, i%2 == 1)
+	}
+	got := l.Tel.LateTicks()
+	if len(got) != MaxLateTicks || l.Tel.LateOver1ms.Load() != MaxLateTicks+6 {
+		t.Fatalf("kept %d late ticks, counted %d; want %d and %d", len(got), l.Tel.LateOver1ms.Load(), MaxLateTicks, MaxLateTicks+6)
+	}
+	for i, g := range got {
+		if g.Deadline != want[i] || g.Standby != (i%2 == 1) || g.Lateness < time.Duration(2+i%3)*time.Millisecond {
+			t.Fatalf("late tick %d: %+v, want deadline %v, lateness >= %v, standby %v", i, g, want[i], time.Duration(2+i%3)*time.Millisecond, i%2 == 1)
+		}
+	}
+	l2 := New(Config{Name: "late", Period: time.Millisecond}, clock, func(time.Duration) {})
+	if a := testing.AllocsPerRun(100, func() { l2.tick(clock.Now()-2*time.Millisecond, false) }); a != 0 {
+		t.Fatalf("a late tick allocates %v times", a)
+	}
+}
