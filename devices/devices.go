@@ -77,7 +77,10 @@ type Exoskeleton interface {
 	Read(dst *ExoState) error
 	Write(cmd *ExoCommand) error
 	// Enable turns the motor power stage on or off. A disabled device
-	// produces no torque whatever it is commanded.
+	// produces no torque whatever it is commanded. Enable is called from
+	// the haptics loop and must not wait for the device: samples already
+	// on their way may still report the stage as it was (the servo allows
+	// for that).
 	Enable(on bool) error
 	Close() error
 }

@@ -72,6 +72,7 @@ type SafetyConfig struct {
 	MaxForceJump  float64 `toml:"max_force_jump_n"`
 	MaxSpeed      float64 `toml:"max_speed_mps"`
 	EnableRampMs  float64 `toml:"enable_ramp_ms"`
+	EnableWaitMs  float64 `toml:"enable_wait_ms"`
 	StopRampMs    float64 `toml:"stop_ramp_ms"`
 	SilentMs      float64 `toml:"silent_ms"`
 	OverrunStreak int     `toml:"overrun_streak"`
@@ -173,6 +174,7 @@ func (c *Config) Validate() error {
 	check(pos(s.MaxForceJump), "safety.max_force_jump_n = %g, want > 0", s.MaxForceJump)
 	check(pos(s.MaxSpeed), "safety.max_speed_mps = %g, want > 0", s.MaxSpeed)
 	check(nonneg(s.EnableRampMs), "safety.enable_ramp_ms = %g, want >= 0", s.EnableRampMs)
+	check(pos(s.EnableWaitMs), "safety.enable_wait_ms = %g, want > 0", s.EnableWaitMs)
 	check(nonneg(s.StopRampMs) && s.StopRampMs <= 10, "safety.stop_ramp_ms = %g, want 0..10 (the 10 ms stop budget)", s.StopRampMs)
 	check(pos(s.SilentMs), "safety.silent_ms = %g, want > 0", s.SilentMs)
 	check(s.OverrunStreak >= 1, "safety.overrun_streak = %d, want >= 1", s.OverrunStreak)

@@ -40,10 +40,12 @@
 // Reason. Faults (device gone or erroring, silent for more than
 // safety.silent_ms, a streak of late ticks, NaN or Inf in a sample, the
 // model or the controller, a sensor spike, a force or speed trip, device
-// fault bits) ramp the torque to zero within safety.stop_ramp_ms (a
-// vanished device is zeroed at once) and switch the power stage off; after
-// safety.recover_ms of health the finger is re-enabled with the enable
-// ramp. The rendered force is clamped in magnitude and rate, and the
+// fault bits, a power stage that goes off, or does not report itself on
+// within safety.enable_wait_ms of the enable) ramp the torque to zero
+// within safety.stop_ramp_ms (a vanished device is zeroed at once) and
+// switch the power stage off; after safety.recover_ms of health the finger
+// is re-enabled with the enable ramp. Enabling never waits for the device
+// inside the tick. The rendered force is clamped in magnitude and rate, and the
 // stiffness of a local model to Colgate's bound 2b/T. A passivity observer
 // (Hannaford & Ryu) sums the energy the device and controller add beyond
 // the cloth's force; below -passivity.bound_j it renders extra damping.

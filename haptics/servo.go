@@ -56,7 +56,11 @@ type fingerServo struct {
 	status       FingerStatus
 	healthySince time.Duration
 	healthy      bool
-	fault        Reason // fault seen this tick
+	// poweredOn: a sample has reported the power stage on since the
+	// finger entered StateEnabling. Enable does not wait for the device,
+	// and samples already on their way then still report it off.
+	poweredOn bool
+	fault     Reason // fault seen this tick
 
 	st        devices.ExoState
 	readOK    bool
@@ -285,8 +289,14 @@ func (fs *fingerServo) read(t time.Duration, cfg *Config) {
 	if fs.st.Fault != 0 {
 		fs.flag(ReasonDeviceFault)
 	}
-	if (fs.status.State == StateActive || fs.status.State == StateEnabling) && !fs.st.Enabled {
+	switch st := fs.status.State; {
+	case st == StateEnabling && fs.st.Enabled:
+		fs.poweredOn = true
+	case st == StateActive && !fs.st.Enabled,
+		st == StateEnabling && fs.poweredOn:
 		fs.flag(ReasonDeviceDisabled)
+	case st == StateEnabling && float64(t-fs.status.Since) > cfg.Safety.EnableWaitMs*1e6:
+		fs.flag(ReasonEnableTimeout)
 	}
 	if exo.Norm(fs.st.Force) > fs.tripForce {
 		fs.flag(ReasonForceTrip)
@@ -485,9 +495,12 @@ func (fs *fingerServo) advanceState(t time.Duration, cfg *Config) {
 			fs.ctl.reset(fs.st.Joint)
 			fs.energy, fs.fDes, fs.fEnv, fs.offset = 0, [3]float64{}, [3]float64{}, [3]float64{}
 			s.State, s.Since = StateEnabling, t
+			fs.poweredOn = false
 		}
 	case StateEnabling:
-		if float64(t-s.Since) >= cfg.Safety.EnableRampMs*1e6 {
+		// The ramp runs from the enable; the finger is active once the
+		// ramp has ended and the device has said its stage is on.
+		if fs.poweredOn && float64(t-s.Since) >= cfg.Safety.EnableRampMs*1e6 {
 			s.State, s.Since, s.Reason = StateActive, t, ReasonNone
 		}
 	}

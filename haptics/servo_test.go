@@ -497,3 +497,95 @@ func TestForceScale(t *testing.T) {
 		}
 	}
 }
+
+// lateOn reports the power stage off for the first `after` samples after
+// each Enable(true), as STATEs already on their way when the ENABLE went
+// out do; with never, it reports it off for good.
+type lateOn struct {
+	devices.Exoskeleton
+	devices.Clocked
+	after, left int
+	never       bool
+}
+
+func (d *lateOn) Enable(on bool) error {
+	d.left = d.after
+	return d.Exoskeleton.Enable(on)
+}
+
+func (d *lateOn) Read(st *devices.ExoState) error {
+	err := d.Exoskeleton.Read(st)
+	if d.never || d.left > 0 {
+		st.Enabled = false
+	}
+	d.left = max(d.left-1, 0)
+	return err
+}
+
+// Enable does not wait for the device: the servo waits, within
+// safety.enable_wait_ms, for a sample that reports the stage on. A device
+// that reports it late is enabled as one that reports it at once is; one
+// that never does is stopped with its reason and tried again.
+func TestEnableWaitsForPowerOn(t *testing.T) {
+	run := func(cfg Config, d *lateOn, until time.Duration, each func(at time.Duration, fr *FingerRecord)) {
+		t.Helper()
+		p := devsim.DefaultExoParams()
+		e, err := devsim.NewExo(p, devsim.DefaultBase(sim.Index), holdIntent{homePad(p, sim.Index)}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Exoskeleton, d.Clocked = e, e
+		s, err := NewServo(cfg, [sim.NumFingers]Finger{{}, {Device: d, Kin: e.Kinematics(), Base: e.Base()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec TickRecord
+		for k := time.Duration(0); k <= until; k += time.Millisecond {
+			s.Tick(k, nil, nil, &rec)
+			each(k, &rec.Fingers[sim.Index])
+		}
+	}
+	cfg := DefaultConfig()
+	enableAt := time.Duration(cfg.Safety.RecoverMs * 1e6)
+	for _, c := range []struct {
+		after  int
+		rampMs float64
+	}{{0, 50}, {5, 50}, {15, 50}, {5, 0}, {5, 2}} {
+		after := c.after
+		cfg := cfg
+		cfg.Safety.EnableRampMs = c.rampMs
+		activeBy := enableAt + time.Duration((max(c.rampMs, float64(after))+2)*1e6)
+		active := time.Duration(-1)
+		run(cfg, &lateOn{after: after}, activeBy, func(at time.Duration, fr *FingerRecord) {
+			if fr.Reason != ReasonStartup && fr.Reason != ReasonNone {
+				t.Fatalf("stage on %d samples after enable: %v %v at %v", after, fr.State, fr.Reason, at)
+			}
+			if fr.State == StateActive && active < 0 {
+				active = at
+			}
+		})
+		if active < 0 {
+			t.Errorf("stage on %d samples after enable: not active %v after the start", after, activeBy)
+		}
+	}
+	wait := time.Duration(cfg.Safety.EnableWaitMs * 1e6)
+	var enabling, timedOut, again time.Duration = -1, -1, -1
+	run(cfg, &lateOn{never: true}, enableAt+wait+time.Duration((cfg.Safety.StopRampMs+cfg.Safety.RecoverMs+5)*1e6), func(at time.Duration, fr *FingerRecord) {
+		switch {
+		case fr.State == StateActive:
+			t.Fatalf("active at %v with the stage off", at)
+		case fr.State == StateEnabling && enabling < 0:
+			enabling = at
+		case fr.Reason == ReasonEnableTimeout && timedOut < 0:
+			timedOut = at
+		case fr.State == StateEnabling && timedOut >= 0 && fr.Reason == ReasonEnableTimeout && again < 0:
+			again = at
+		}
+	})
+	if enabling < 0 || timedOut-enabling <= wait || timedOut-enabling > wait+2*time.Millisecond {
+		t.Errorf("enabling from %v, enable-timeout at %v: want %v after", enabling, timedOut, wait)
+	}
+	if again < 0 {
+		t.Errorf("not tried again after the timeout")
+	}
+}

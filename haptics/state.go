@@ -48,6 +48,7 @@ const (
 	ReasonOverspeed             // pad speed above safety.max_speed_mps
 	ReasonDeviceFault           // the device reported fault bits
 	ReasonDeviceDisabled        // the device's power stage went off by itself
+	ReasonEnableTimeout         // the device did not report its power stage on within safety.enable_wait_ms
 )
 
 var reasonNames = [...]string{
@@ -66,6 +67,7 @@ var reasonNames = [...]string{
 	ReasonOverspeed:      "overspeed",
 	ReasonDeviceFault:    "device-fault",
 	ReasonDeviceDisabled: "device-disabled",
+	ReasonEnableTimeout:  "enable-timeout",
 }
 
 func (r Reason) String() string {

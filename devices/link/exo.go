@@ -153,44 +153,20 @@ func (x *Exo) Write(cmd *devices.ExoCommand) error {
 	return bad
 }
 
-// Enable switches the power stage. Enable(true) returns once a STATE
-// reports the stage on, so that the next Read shows it (the device applies
-// ENABLE within one period, but STATEs already in flight still say off);
-// it waits at most max(3 ms, 3 periods) and then returns
-// devices.ErrTimeout, the stage possibly switching on later. Enable(false)
-// does not wait: a disabled device is safe, and it may be gone.
+// Enable sends ENABLE and returns without waiting for the device: it is
+// called from the 1 kHz loop. The device switches the stage within one
+// period, but STATEs already on their way still report it off; the servo
+// waits for one that reports it on (safety.enable_wait_ms).
 func (x *Exo) Enable(on bool) error {
-	s := x.s
 	x.en.On = 0
 	if on {
 		x.en.On = 1
-		s.wantOn.Store(true)
-		defer s.wantOn.Store(false)
-		select {
-		case <-s.onCh: // a signal left from an earlier wait
-		default:
-		}
 	}
-	if err := s.send(&x.en); err != nil {
+	if err := x.s.send(&x.en); err != nil {
 		return err
 	}
 	x.enabled = on
-	if !on {
-		return nil
-	}
-	t := time.NewTimer(max(3*time.Millisecond, 3*x.spec.SamplePeriod))
-	defer t.Stop()
-	select {
-	case <-s.onCh:
-		return nil
-	case <-s.done:
-		if le := s.lost.Load(); le != nil {
-			return le
-		}
-		return devices.ErrDisconnected
-	case <-t.C:
-		return fmt.Errorf("link: %s: no STATE with the power stage on within %v of ENABLE: %w", s.conn.Name(), max(3*time.Millisecond, 3*x.spec.SamplePeriod), devices.ErrTimeout)
-	}
+	return nil
 }
 
 // Close disables the device (best effort) and closes the port.

@@ -226,25 +226,42 @@ func TestProbe(t *testing.T) {
 	}
 }
 
-// Enable(true) returns once the device reports its power stage on, so the
-// servo's next Read sees it on (STATEs in flight before the ENABLE said
-// off); Enable(false) does not wait.
-func TestEnableWaitsForTheDevice(t *testing.T) {
+// Enable sends ENABLE and returns without waiting for the device (the
+// 1 kHz loop calls it; the servo waits for a STATE that reports the stage
+// on) and allocates nothing. The device's STATEs then follow it.
+func TestEnableDoesNotWait(t *testing.T) {
 	x, _ := dial(t)
 	var st devices.ExoState
-	for range 20 {
+	follow := func(on bool) {
+		t.Helper()
+		for end := time.Now().Add(5 * time.Second); ; time.Sleep(200 * time.Microsecond) {
+			if err := x.Read(&st); err != nil && !errors.Is(err, devices.ErrTimeout) {
+				t.Fatal(err)
+			}
+			if st.Enabled == on {
+				return
+			}
+			if time.Now().After(end) {
+				t.Fatalf("no STATE with the stage on = %v within 5 s of Enable(%v)", on, on)
+			}
+		}
+	}
+	for range 5 {
+		for _, on := range []bool{true, false} {
+			if err := x.Enable(on); err != nil {
+				t.Fatalf("Enable(%v): %v", on, err)
+			}
+			follow(on)
+		}
+	}
+	if a := testing.AllocsPerRun(20, func() {
 		if err := x.Enable(true); err != nil {
-			t.Fatalf("Enable(true): %v", err)
-		}
-		if err := x.Read(&st); err != nil && !errors.Is(err, devices.ErrTimeout) {
 			t.Fatal(err)
-		}
-		if !st.Enabled {
-			t.Fatalf("Read after Enable(true) returned says disabled: %+v", st)
 		}
 		if err := x.Enable(false); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(3 * time.Millisecond)
+	}); a != 0 {
+		t.Errorf("Enable allocates %v times", a)
 	}
 }

@@ -156,10 +156,6 @@ type session struct {
 	erMsg      wire.ErrorReport
 
 	lastFrame atomic.Int64
-	// Enable(true) waits for a STATE that reports the power stage on:
-	// wantOn asks the reader goroutine to signal onCh when one arrives.
-	wantOn atomic.Bool
-	onCh   chan struct{}
 	// The newest sample, handed from the reader goroutine to the control
 	// loop (the one reader of each buffer).
 	state      *statebuf.Buffer[exoSample]
@@ -190,7 +186,6 @@ func dial(conn transport.Conn, opt Options) (*session, error) {
 		base:      time.Now(),
 		nonce:     uint32(time.Now().UnixNano()) ^ nonceCounter.Add(0x9E3779B9),
 		handshake: make(chan struct{}),
-		onCh:      make(chan struct{}, 1),
 		versionCh: make(chan int, 1),
 		done:      make(chan struct{}),
 	}
@@ -378,12 +373,6 @@ func (s *session) dispatch(f *wire.Frame) {
 		smp.arrival = now
 		s.state.Publish()
 		s.ack(m.AckSeq, now)
-		if st.Enabled && s.wantOn.Load() {
-			select {
-			case s.onCh <- struct{}{}:
-			default:
-			}
-		}
 	case wire.TypeTactileStatus:
 		if s.kind != wire.KindTactile || s.tsMsg.Parse(f.Body) != nil {
 			s.badFrame(f)
