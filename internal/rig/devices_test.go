@@ -2,7 +2,6 @@ package rig
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"flag"
 	"math"
@@ -251,15 +250,7 @@ type tickState struct {
 
 func readStates(t *testing.T, path string) []tickState {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, path)
 	col := map[string]int{}
 	for i, h := range rows[0] {
 		col[h] = i

@@ -67,15 +67,7 @@ func TestLockstepIsDeterministic(t *testing.T) {
 // none dropped, and a session.json that reports it.
 func TestLockstepSessionRecord(t *testing.T) {
 	dir, sum := runLockstep(t, 2*time.Second)
-	f, err := os.Open(filepath.Join(dir, "haptics.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, filepath.Join(dir, "haptics.csv"))
 	if len(rows) != 2001 {
 		t.Fatalf("%d rows (with header), want 2001", len(rows))
 	}
@@ -155,15 +147,7 @@ func TestRealtimeRun(t *testing.T) {
 // only that the list is empty.
 func checkLateTicks(t *testing.T, csvPath string, l LoopSummary) {
 	t.Helper()
-	f, err := os.Open(csvPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSV(t, csvPath)
 	col := slices.Index(rows[0], "lateness_us")
 	defer func() { t.Logf("%d ticks later than 1 ms, %d listed", l.LateOver1ms, len(l.LateTicks)) }()
 	var want []LateTick
@@ -314,4 +298,19 @@ func TestReplayIntentIsContinuous(t *testing.T) {
 			prev[f] = p
 		}
 	}
+}
+
+// readCSV reads a whole CSV table, header row first.
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }
