@@ -123,3 +123,22 @@ func TestParseRefine(t *testing.T) {
 		}
 	}
 }
+
+// The run summary names the late ticks of a real-time loop and where they
+// are listed, and says nothing of those of a loop at normal priority.
+func TestPrintSummaryLateTicks(t *testing.T) {
+	s := &rig.Summary{Mode: "realtime", Loops: []rig.LoopSummary{
+		{Name: "haptics", RealTime: true, LateOver1ms: 70, LateTicks: []rig.LateTick{{TS: 5.227, LatenessUs: 4160}}},
+		{Name: "sim", LateOver1ms: 3, LateTicks: []rig.LateTick{{TS: 1, LatenessUs: 2000}}},
+		{Name: "tactile", RealTime: true},
+	}}
+	var b strings.Builder
+	printSummary(&b, s)
+	out := b.String()
+	if !strings.Contains(out, "haptics: 70 ticks later than 1 ms, the first at 5.227 s; session.json lists them") {
+		t.Errorf("no line for the haptics loop's late ticks:\n%s", out)
+	}
+	if strings.Contains(out, "sim: 3 ticks") || strings.Contains(out, "tactile: 0 ticks") {
+		t.Errorf("a line for a loop at normal priority or without late ticks:\n%s", out)
+	}
+}

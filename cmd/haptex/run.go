@@ -187,6 +187,10 @@ func printSummary(w io.Writer, s *rig.Summary) {
 		if l.Standby {
 			fmt.Fprintf(w, "%s: its standby thread on the other core ran %d of the ticks\n", l.Name, l.Takeovers)
 		}
+		if l.RealTime && len(l.LateTicks) > 0 {
+			fmt.Fprintf(w, "%s: %d ticks later than 1 ms, the first at %.3f s; session.json lists them (scripts/hostpauses.py tells whether the host stopped the machine)\n",
+				l.Name, l.LateOver1ms, l.LateTicks[0].TS)
+		}
 	}
 	if s.IdlePoll {
 		fmt.Fprintln(w, "idle cores polled during the run (PM QoS; -idle-sleep turns it off)")
