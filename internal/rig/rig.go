@@ -51,8 +51,9 @@ type Config struct {
 	Priority int `json:"priority"`
 	// Standby is how long after each deadline the haptics loop's standby
 	// thread, on the other core, runs a tick its own thread has not begun
-	// (rt.Config.Standby; default 150 µs, half the loop's p99.9 goal);
-	// -1 runs no standby. Only a SCHED_FIFO haptics loop has one.
+	// (rt.Config.Standby; default 60 µs, so that a tick it runs, late by
+	// this plus its own wake-up, is still within the loop's 100 µs p99
+	// goal); -1 runs no standby. Only a SCHED_FIFO haptics loop has one.
 	Standby time.Duration `json:"standby_ns"`
 	// IdleSleep lets idle cores halt during a real-time run. By default,
 	// while a SCHED_FIFO haptics loop runs, the rig keeps them polling
@@ -250,7 +251,7 @@ type loop struct {
 }
 
 // DefaultStandby is Config.Standby's default.
-const DefaultStandby = 150 * time.Microsecond
+const DefaultStandby = 60 * time.Microsecond
 
 // defaultSimNice is Config.SimNice's default.
 const defaultSimNice = 10
