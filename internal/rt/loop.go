@@ -166,13 +166,12 @@ func (l *Loop) Run(ctx context.Context) error {
 			l.logf("rt: loop %s: nice %d not permitted (%v)", l.cfg.Name, l.cfg.Nice, err)
 		}
 	}
-	p := l.cfg.Period
-	// First tick: the next grid point at or after now.
-	k := int64(max((l.clock.Now()-l.cfg.Offset+p-1)/p, 0))
-	l.turn.Store(k)
+	var first chan<- int64
 	if l.cfg.Standby > 0 && l.Tel.RealTime.Load() {
 		sctx, cancel := context.WithCancel(ctx)
-		if stopped := l.startStandby(sctx, k); stopped != nil {
+		stopped, start := l.startStandby(sctx)
+		if stopped != nil {
+			first = start
 			defer func() {
 				cancel()
 				<-stopped
@@ -181,23 +180,33 @@ func (l *Loop) Run(ctx context.Context) error {
 			cancel()
 		}
 	}
+	// First tick: the next grid point at or after now, once the threads
+	// are set up (a new thread can take milliseconds on a loaded machine,
+	// which would make the first tick late).
+	p := l.cfg.Period
+	k := int64(max((l.clock.Now()-l.cfg.Offset+p-1)/p, 0))
+	l.turn.Store(k)
+	if first != nil {
+		first <- k
+	}
 	return l.serve(ctx, k, 0)
 }
 
-// startStandby starts the standby thread on one core, from tick k until
-// ctx is done, and pins the calling thread to another. It returns a
-// channel closed when the standby has stopped, or nil, having said why,
-// when there is no standby.
-func (l *Loop) startStandby(ctx context.Context, k int64) <-chan struct{} {
+// startStandby starts the standby thread on one core and pins the calling
+// thread to another. The standby runs from the tick index sent on start
+// until ctx is done. It returns a channel closed when the standby has
+// stopped, or nil, having said why, when there is no standby.
+func (l *Loop) startStandby(ctx context.Context) (stopped <-chan struct{}, start chan<- int64) {
 	own, other, err := twoCPUs()
 	if err != nil {
 		l.logf("rt: loop %s: no standby thread (%v)", l.cfg.Name, err)
-		return nil
+		return nil, nil
 	}
 	ready := make(chan error, 1)
-	stopped := make(chan struct{})
+	first := make(chan int64, 1)
+	done := make(chan struct{})
 	go func() {
-		defer close(stopped)
+		defer close(done)
 		runtime.LockOSThread()
 		// Never unlocked, as in Run.
 		err := pinThread(other)
@@ -208,21 +217,21 @@ func (l *Loop) startStandby(ctx context.Context, k int64) <-chan struct{} {
 		if err != nil {
 			return
 		}
-		if err := l.serve(ctx, k, l.cfg.Standby); err != nil && ctx.Err() == nil {
+		if err := l.serve(ctx, <-first, l.cfg.Standby); err != nil && ctx.Err() == nil {
 			l.logf("rt: loop %s: standby thread stopped: %v", l.cfg.Name, err)
 		}
 	}()
 	if err := <-ready; err != nil {
 		l.logf("rt: loop %s: no standby thread (%v)", l.cfg.Name, err)
-		<-stopped
-		return nil
+		<-done
+		return nil, nil
 	}
 	if err := pinThread(own); err != nil {
 		// The standby still covers its own core.
 		l.logf("rt: loop %s: thread not pinned (%v)", l.cfg.Name, err)
 	}
 	l.Tel.Standby.Store(true)
-	return stopped
+	return done, first
 }
 
 // serve is one thread of the loop from tick k on: it wakes delay after
