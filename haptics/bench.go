@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices"
-	devsim "github.com/haptex/haptex/devices/sim"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -23,7 +23,7 @@ type Percentiles struct {
 // BenchResult is what `haptex bench control -json` prints. Timings are
 // wall-clock on this machine; every closed-loop figure is measured in
 // virtual time on the default simulated exoskeleton and finger
-// (devices/sim exo.toml) with the default servo configuration.
+// (devices/twin exo.toml) with the default servo configuration.
 type BenchResult struct {
 	Bench string `json:"bench"`
 	Go    string `json:"go"`
@@ -49,7 +49,7 @@ type BenchResult struct {
 	Step         StepResult           `json:"step"`
 	Sweep        SweepResult          `json:"sweep"`
 	Pinch        PinchResult          `json:"pinch"`
-	Plant        devsim.TipFigures    `json:"plant_home"` // the simulated device at its home posture
+	Plant        twin.TipFigures      `json:"plant_home"` // the simulated device at its home posture
 }
 
 // BenchOptions sizes the benchmark.
@@ -60,7 +60,7 @@ type BenchOptions struct {
 	SweepHz    []float64     // default 2..56 Hz, log-spaced
 	SweepAmpN  float64       // default 0.1 N
 	Config     *Config       // default DefaultConfig()
-	Plant      *devsim.ExoParams
+	Plant      *twin.ExoParams
 }
 
 // TransparencySpeeds are the finger speeds of the transparency runs [m/s].
@@ -72,7 +72,7 @@ func BenchControl(opt BenchOptions) (BenchResult, error) {
 	if opt.Config != nil {
 		cfg = *opt.Config
 	}
-	p := devsim.DefaultExoParams()
+	p := twin.DefaultExoParams()
 	if opt.Plant != nil {
 		p = *opt.Plant
 	}
@@ -126,7 +126,7 @@ func BenchControl(opt BenchOptions) (BenchResult, error) {
 		res.PinchHFRMSMm = math.Max(res.PinchHFRMSMm, pr.HFRMSMm[f])
 		res.PinchMinEnergyJ = math.Min(res.PinchMinEnergyJ, pr.MinEnergyJ[f])
 	}
-	e, err := devsim.NewExo(p, devsim.DefaultBase(sim.Index), holdIntent{homePad(p, sim.Index)}, sim.Index)
+	e, err := twin.NewExo(p, twin.DefaultBase(sim.Index), holdIntent{homePad(p, sim.Index)}, sim.Index)
 	if err != nil {
 		return res, err
 	}
@@ -137,11 +137,11 @@ func BenchControl(opt BenchOptions) (BenchResult, error) {
 // benchTick times Tick with both fingers pressing 1 N on simulated
 // devices. The plants advance outside the timed region (their clocks are
 // hidden from the servo), so the figures are the servo's own cost.
-func benchTick(res *BenchResult, cfg Config, p devsim.ExoParams, n int) error {
-	var exos [sim.NumFingers]*devsim.Exo
+func benchTick(res *BenchResult, cfg Config, p twin.ExoParams, n int) error {
+	var exos [sim.NumFingers]*twin.Exo
 	var fingers [sim.NumFingers]Finger
 	for f := range sim.NumFingers {
-		e, err := devsim.NewExo(p, devsim.DefaultBase(f), holdIntent{homePad(p, f)}, f)
+		e, err := twin.NewExo(p, twin.DefaultBase(f), holdIntent{homePad(p, f)}, f)
 		if err != nil {
 			return err
 		}
@@ -222,7 +222,7 @@ func pressForce(finger int, f float64) [3]float64 {
 
 // unclocked hides a simulated device's clock from the servo, so that
 // benchmarks advance the plant outside the timed region.
-type unclocked struct{ e *devsim.Exo }
+type unclocked struct{ e *twin.Exo }
 
 func (u unclocked) Spec() devices.ExoSpec               { return u.e.Spec() }
 func (u unclocked) Read(dst *devices.ExoState) error    { return u.e.Read(dst) }

@@ -5,13 +5,13 @@ import (
 	"testing"
 	"time"
 
-	devsim "github.com/haptex/haptex/devices/sim"
-	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/devices/exo"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/sim"
 )
 
 // The closed-loop tests run the default servo against the default
-// simulated exoskeleton and finger (devices/sim exo.toml: >= 80 g apparent
+// simulated exoskeleton and finger (devices/twin exo.toml: >= 80 g apparent
 // mass, >= 0.3 N Coulomb and >= 2 N·s/m viscous friction at the fingertip,
 // 6 mN sensor noise, 2-sample round trip) in virtual time.
 
@@ -20,7 +20,7 @@ import (
 // <= 0.1 N including starts, stops and reversals (HAPTEX: about 0.1 N).
 func TestTransparency(t *testing.T) {
 	for _, v := range TransparencySpeeds {
-		tr, err := runTransparency(DefaultConfig(), devsim.DefaultExoParams(), v)
+		tr, err := runTransparency(DefaultConfig(), twin.DefaultExoParams(), v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +34,7 @@ func TestTransparency(t *testing.T) {
 // TestForceStep: a 1 N step against the still finger rises in <= 20 ms,
 // overshoots <= 10 % and settles within 2 %.
 func TestForceStep(t *testing.T) {
-	st, err := runStep(DefaultConfig(), devsim.DefaultExoParams(), 1)
+	st, err := runStep(DefaultConfig(), twin.DefaultExoParams(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestForceStep(t *testing.T) {
 // TestPhaseMargin measures the force loop's gain by a sine sweep injected
 // into the force error and requires a phase margin of 45 degrees.
 func TestPhaseMargin(t *testing.T) {
-	sw, err := runSweep(DefaultConfig(), devsim.DefaultExoParams(), []float64{2, 3, 5, 7, 10, 14, 20, 28, 40, 56}, 0.1)
+	sw, err := runSweep(DefaultConfig(), twin.DefaultExoParams(), []float64{2, 3, 5, 7, 10, 14, 20, 28, 40, 56}, 0.1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestSweepMeasuresKnownLoop(t *testing.T) {
 	// the measurement.
 	cfg := DefaultConfig()
 	cfg.Velocity.Friction = [3]float64{}
-	p := devsim.DefaultExoParams()
+	p := twin.DefaultExoParams()
 	p.Drive.Coulomb = [3]float64{}
 	a, err := runSweep(cfg, p, []float64{10, 20}, 0.1)
 	if err != nil {
@@ -105,7 +105,7 @@ func TestSweepMeasuresKnownLoop(t *testing.T) {
 // RMS) and the passivity observer never below its bound.
 func TestSteadyPinch(t *testing.T) {
 	cfg := DefaultConfig()
-	pr, err := runPinch(cfg, devsim.DefaultExoParams(), 10*time.Second)
+	pr, err := runPinch(cfg, twin.DefaultExoParams(), 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestPinchWithoutSchedulingOscillates(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Force.StiffBandwidth = 0
 	cfg.Passivity.Enabled = false
-	pr, err := runPinch(cfg, devsim.DefaultExoParams(), 2*time.Second)
+	pr, err := runPinch(cfg, twin.DefaultExoParams(), 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,9 +170,9 @@ func TestBenchControlTiming(t *testing.T) {
 // fingers and no cloth: the servo stays active throughout and the fingers
 // feel no more than the transparency bound.
 func TestDefaultScriptFreeAir(t *testing.T) {
-	script := devsim.DefaultScript(devsim.DefaultScene())
-	p := devsim.DefaultExoParams()
-	r, err := newSimRig(DefaultConfig(), p, [sim.NumFingers]devsim.Intent{script, script})
+	script := twin.DefaultScript(twin.DefaultScene())
+	p := twin.DefaultExoParams()
+	r, err := newSimRig(DefaultConfig(), p, [sim.NumFingers]twin.Intent{script, script})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/haptics/filter"
 )
 

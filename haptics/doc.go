@@ -10,7 +10,7 @@
 //
 // NewServo takes a Config (servo.toml holds the documented defaults;
 // ParseConfig and LoadConfig read a lab's own) and one Finger per finger:
-// the device, its kinematic model (haptics/exo) and its base pose in the
+// the device, its kinematic model (devices/exo) and its base pose in the
 // world. Servo.Tick(t, in, out, rec) is one period: advance simulated
 // devices (devices.Clocked) to t, read both exoskeletons, forward
 // kinematics, the cloth's force at the measured pads (continuous across sim

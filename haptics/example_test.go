@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	devsim "github.com/haptex/haptex/devices/sim"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/sim"
 )
@@ -13,11 +13,11 @@ import (
 // showcase handling script, and runs one second in virtual time: what the
 // rig does in `haptex run`, without the other loops.
 func Example() {
-	script := devsim.DefaultScript(devsim.DefaultScene())
-	params := devsim.DefaultExoParams()
+	script := twin.DefaultScript(twin.DefaultScene())
+	params := twin.DefaultExoParams()
 	var fingers [sim.NumFingers]haptics.Finger
 	for f := range sim.NumFingers {
-		dev, err := devsim.NewExo(params, devsim.DefaultBase(f), script, f)
+		dev, err := twin.NewExo(params, twin.DefaultBase(f), script, f)
 		if err != nil {
 			panic(err)
 		}

@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/dsp/fourier"
 
-	devsim "github.com/haptex/haptex/devices/sim"
-	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/devices/exo"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -26,11 +26,11 @@ type StepResult struct {
 // runStep applies a step of stepN newtons against the index pad (the force
 // a touched surface would exert) 0.3 s after the finger became active,
 // and measures the true pulp force for 0.5 s.
-func runStep(cfg Config, p devsim.ExoParams, stepN float64) (StepResult, error) {
+func runStep(cfg Config, p twin.ExoParams, stepN float64) (StepResult, error) {
 	cfg.Model.SlewNPerS = 0 // a step, not a blended sim update
 	f := sim.Index
 	home := homePad(p, f)
-	r, err := newSimRig(cfg, p, [sim.NumFingers]devsim.Intent{nil, holdIntent{home}})
+	r, err := newSimRig(cfg, p, [sim.NumFingers]twin.Intent{nil, holdIntent{home}})
 	if err != nil {
 		return StepResult{}, err
 	}
@@ -104,7 +104,7 @@ const transparencyAccel = 1.0
 // each way) at speed v along world x (the stroke direction of the scene)
 // and along the pad normal, the device rendering zero force, and returns
 // the largest true residual pulp force.
-func runTransparency(cfg Config, p devsim.ExoParams, v float64) (TransparencyResult, error) {
+func runTransparency(cfg Config, p twin.ExoParams, v float64) (TransparencyResult, error) {
 	f := sim.Index
 	res := TransparencyResult{SpeedMps: v, PeakAccel: transparencyAccel, StrokeM: 0.08}
 	dirs := [][3]float64{{1, 0, 0}, pressDir(f)}
@@ -113,7 +113,7 @@ func runTransparency(cfg Config, p devsim.ExoParams, v float64) (TransparencyRes
 	for _, dir := range dirs {
 		home := homePad(p, f)
 		pi, kind := strokeProfile(home, dir, v, res.StrokeM, transparencyAccel, 2, 600*time.Millisecond)
-		r, err := newSimRig(cfg, p, [sim.NumFingers]devsim.Intent{nil, pi})
+		r, err := newSimRig(cfg, p, [sim.NumFingers]twin.Intent{nil, pi})
 		if err != nil {
 			return res, err
 		}
@@ -163,13 +163,13 @@ type SweepResult struct {
 // runSweep measures the loop gain L(jω) = -E/U along the pad normal, with
 // U = E + D the force error with the injected sine D, at log-spaced
 // frequencies, and finds the crossover and the phase margin.
-func runSweep(cfg Config, p devsim.ExoParams, freqs []float64, amp float64) (SweepResult, error) {
+func runSweep(cfg Config, p twin.ExoParams, freqs []float64, amp float64) (SweepResult, error) {
 	f := sim.Index
 	home := homePad(p, f)
 	dir := exo.Scale(-1, pressDir(f))
 	var res SweepResult
 	for _, hz := range freqs {
-		r, err := newSimRig(cfg, p, [sim.NumFingers]devsim.Intent{nil, holdIntent{home}})
+		r, err := newSimRig(cfg, p, [sim.NumFingers]twin.Intent{nil, holdIntent{home}})
 		if err != nil {
 			return res, err
 		}
@@ -299,10 +299,10 @@ func (c *clothContact) update(t time.Duration, fs *sim.FingerState, out *sim.Sim
 // runPinch closes thumb and index on a fabric layer between their home
 // positions and holds the pinch for dur, the intents 8 mm past the
 // fabric's surfaces.
-func runPinch(cfg Config, p devsim.ExoParams, dur time.Duration) (PinchResult, error) {
+func runPinch(cfg Config, p twin.ExoParams, dur time.Duration) (PinchResult, error) {
 	const surf = 0.008 + 0.00025 // pad radius plus half the fabric thickness
 	res := PinchResult{DurationS: dur.Seconds(), BoundJ: cfg.Passivity.Bound}
-	var intents [sim.NumFingers]devsim.Intent
+	var intents [sim.NumFingers]twin.Intent
 	cc := &clothContact{k1: 800, k3: 1e8, kt: 300, simStep: 5 * time.Millisecond}
 	for f := range sim.NumFingers {
 		h := homePad(p, f)

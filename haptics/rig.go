@@ -5,8 +5,8 @@ import (
 	"math"
 	"time"
 
-	devsim "github.com/haptex/haptex/devices/sim"
-	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/devices/exo"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -14,7 +14,7 @@ import (
 // virtual time: the closed-loop experiments of the bench and the tests.
 type simRig struct {
 	servo  *Servo
-	exos   [sim.NumFingers]*devsim.Exo
+	exos   [sim.NumFingers]*twin.Exo
 	in     sim.SimOutput
 	out    sim.FingerState
 	rec    TickRecord
@@ -25,14 +25,14 @@ type simRig struct {
 // newSimRig builds one simulated device per finger that has an intent (a
 // nil intent leaves that finger without a device), each at its default
 // base, all with the plant parameters p.
-func newSimRig(cfg Config, p devsim.ExoParams, intents [sim.NumFingers]devsim.Intent) (*simRig, error) {
+func newSimRig(cfg Config, p twin.ExoParams, intents [sim.NumFingers]twin.Intent) (*simRig, error) {
 	r := &simRig{}
 	var fingers [sim.NumFingers]Finger
 	for f, in := range intents {
 		if in == nil {
 			continue
 		}
-		e, err := devsim.NewExo(p, devsim.DefaultBase(f), in, f)
+		e, err := twin.NewExo(p, twin.DefaultBase(f), in, f)
 		if err != nil {
 			return nil, err
 		}
@@ -72,12 +72,12 @@ func (r *simRig) waitActive(limit time.Duration) error {
 }
 
 // homePad returns the world pad position of finger f at the home posture.
-func homePad(p devsim.ExoParams, f int) [3]float64 {
+func homePad(p twin.ExoParams, f int) [3]float64 {
 	kin, err := exo.New(p.Kinematics)
 	if err != nil {
 		panic(err)
 	}
-	b := devsim.DefaultBase(f)
+	b := twin.DefaultBase(f)
 	return b.Point(kin.Forward(kin.Params().Home))
 }
 
@@ -85,7 +85,7 @@ func homePad(p devsim.ExoParams, f int) [3]float64 {
 // at home for finger f: the force of a touched surface on the finger points
 // the other way.
 func pressDir(f int) [3]float64 {
-	b := devsim.DefaultBase(f)
+	b := twin.DefaultBase(f)
 	return b.Vec([3]float64{1, 0, 0})
 }
 

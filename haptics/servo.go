@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices"
-	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/sim"
 )
 

@@ -8,16 +8,16 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices"
-	devsim "github.com/haptex/haptex/devices/sim"
-	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/devices/exo"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/sim"
 )
 
 // newHoldRig returns a rig with both fingers resting at home, active.
 func newHoldRig(t testing.TB, cfg Config) *simRig {
 	t.Helper()
-	p := devsim.DefaultExoParams()
-	r, err := newSimRig(cfg, p, [sim.NumFingers]devsim.Intent{holdIntent{homePad(p, 0)}, holdIntent{homePad(p, 1)}})
+	p := twin.DefaultExoParams()
+	r, err := newSimRig(cfg, p, [sim.NumFingers]twin.Intent{holdIntent{homePad(p, 0)}, holdIntent{homePad(p, 1)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,8 +66,8 @@ func stopTime(t *testing.T, r *simRig, f int, limit time.Duration, want Reason) 
 
 func TestStartupRamp(t *testing.T) {
 	cfg := DefaultConfig()
-	p := devsim.DefaultExoParams()
-	r, err := newSimRig(cfg, p, [sim.NumFingers]devsim.Intent{nil, holdIntent{homePad(p, 1)}})
+	p := twin.DefaultExoParams()
+	r, err := newSimRig(cfg, p, [sim.NumFingers]twin.Intent{nil, holdIntent{homePad(p, 1)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,8 +216,8 @@ type errDevice struct {
 func (d *errDevice) Read(*devices.ExoState) error { return d.err }
 
 func TestDeviceErrorIsSafe(t *testing.T) {
-	p := devsim.DefaultExoParams()
-	e, err := devsim.NewExo(p, devsim.DefaultBase(1), holdIntent{homePad(p, 1)}, 1)
+	p := twin.DefaultExoParams()
+	e, err := twin.NewExo(p, twin.DefaultBase(1), holdIntent{homePad(p, 1)}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,8 +382,8 @@ func TestConfig(t *testing.T) {
 }
 
 func TestNewServoRejects(t *testing.T) {
-	p := devsim.DefaultExoParams()
-	e, _ := devsim.NewExo(p, devsim.DefaultBase(1), holdIntent{homePad(p, 1)}, 1)
+	p := twin.DefaultExoParams()
+	e, _ := twin.NewExo(p, twin.DefaultBase(1), holdIntent{homePad(p, 1)}, 1)
 	if _, err := NewServo(DefaultConfig(), [sim.NumFingers]Finger{{}, {Device: e}}); err == nil {
 		t.Error("accepted a finger without kinematics")
 	}
@@ -415,11 +415,11 @@ func TestDeterministic(t *testing.T) {
 }
 
 func BenchmarkTick(b *testing.B) {
-	p := devsim.DefaultExoParams()
-	var exos [sim.NumFingers]*devsim.Exo
+	p := twin.DefaultExoParams()
+	var exos [sim.NumFingers]*twin.Exo
 	var fingers [sim.NumFingers]Finger
 	for f := range sim.NumFingers {
-		e, err := devsim.NewExo(p, devsim.DefaultBase(f), holdIntent{homePad(p, f)}, f)
+		e, err := twin.NewExo(p, twin.DefaultBase(f), holdIntent{homePad(p, f)}, f)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -459,9 +459,9 @@ func sinDeg(d float64) float64 { return math.Sin(d * math.Pi / 180) }
 // model the desired force and the force measured at the fingertip follow
 // the scale; bad scales are refused.
 func TestForceScale(t *testing.T) {
-	p := devsim.DefaultExoParams()
+	p := twin.DefaultExoParams()
 	measure := func(k float64) (des, meas float64) {
-		r, err := newSimRig(DefaultConfig(), p, [sim.NumFingers]devsim.Intent{nil, holdIntent{homePad(p, sim.Index)}})
+		r, err := newSimRig(DefaultConfig(), p, [sim.NumFingers]twin.Intent{nil, holdIntent{homePad(p, sim.Index)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -529,8 +529,8 @@ func (d *lateOn) Read(st *devices.ExoState) error {
 func TestEnableWaitsForPowerOn(t *testing.T) {
 	run := func(cfg Config, d *lateOn, until time.Duration, each func(at time.Duration, fr *FingerRecord)) {
 		t.Helper()
-		p := devsim.DefaultExoParams()
-		e, err := devsim.NewExo(p, devsim.DefaultBase(sim.Index), holdIntent{homePad(p, sim.Index)}, 1)
+		p := twin.DefaultExoParams()
+		e, err := twin.NewExo(p, twin.DefaultBase(sim.Index), holdIntent{homePad(p, sim.Index)}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,7 @@ type Keyframe struct {
 // Script moves the two fingertip pads through keyframes along
 // minimum-jerk segments (each segment starts and stops at rest), the way a
 // reaching hand moves. It is the scripted finger path of the tests and of
-// Bench; the system's handling sequences live in devices/sim.
+// Bench; the system's handling sequences live in devices/twin.
 type Script struct {
 	Keys []Keyframe
 }
@@ -110,7 +110,7 @@ func PinchAndPull(at, pull [3]float64, padRadius, thickness, squeeze float64) (*
 	return NewScript(keys)
 }
 
-// ShowcasePinch is PinchAndPull for the showcase scene (as devices/sim's
+// ShowcasePinch is PinchAndPull for the showcase scene (as devices/twin's
 // default script): pinch at (0.05, 0.10) on the cloth, pull 3 cm in -z and
 // 2 cm down, 8 mm pads squeezing 1 mm into a fabric of the given thickness
 // (a validated Material's; a non-finite one is a programmer error and

@@ -11,8 +11,8 @@ import (
 
 	"github.com/haptex/haptex/calib/device"
 	"github.com/haptex/haptex/devices"
-	"github.com/haptex/haptex/devices/sim"
-	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/devices/exo"
+	"github.com/haptex/haptex/devices/twin"
 )
 
 // terminalPrompt shows each step on the terminal and waits for Enter; q
@@ -63,7 +63,7 @@ func ExampleRunKinematics() {
 // `haptex calib tactile -device sim`: the simulated array on a virtual
 // clock, its vibrometer reading the delivered amplitudes, no operator.
 func ExampleRunTactile() {
-	arr, err := sim.NewTactile(sim.DefaultTactileParams(), 1)
+	arr, err := twin.NewTactile(twin.DefaultTactileParams(), 1)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/haptex/haptex/devices/sim"
-	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/devices/exo"
+	"github.com/haptex/haptex/devices/twin"
 )
 
 // TestRunForceSimExo calibrates the force sensor of the simulated
@@ -16,16 +16,16 @@ import (
 // known per-axis gain error and bias, its default 6 mN noise and 3 mN
 // quantisation; the calibration recovers gain and bias within 1 %.
 func TestRunForceSimExo(t *testing.T) {
-	p := sim.DefaultExoParams()
+	p := twin.DefaultExoParams()
 	p.Sensor.Gain = [3]float64{1.03, 0.96, 1.02}
 	p.Sensor.Bias = [3]float64{0.05, -0.04, 0.03}
-	base := sim.DefaultBase(1)
+	base := twin.DefaultBase(1)
 	kin, err := exo.New(p.Kinematics)
 	if err != nil {
 		t.Fatal(err)
 	}
 	q := p.Kinematics.Home
-	dev, err := sim.NewExo(p, base, staticIntent(base.Point(kin.Forward(q))), 1)
+	dev, err := twin.NewExo(p, base, staticIntent(base.Point(kin.Forward(q))), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

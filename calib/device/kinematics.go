@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/haptex/haptex/calib"
-	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/devices/exo"
 )
 
 // KinPose is one kinematic calibration measurement: the pad centre held

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/calib"
-	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/devices/exo"
 )
 
 const deg = math.Pi / 180

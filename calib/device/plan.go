@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/haptex/haptex/calib"
-	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/devices/exo"
 )
 
 // PlanMarginRad is how far inside the joint limits PlanPoses keeps its

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices"
-	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/devices/exo"
 )
 
 // Step is one instruction of a calibration routine to its operator.
@@ -271,7 +271,7 @@ func RunKinematics(ctx context.Context, dev devices.Exoskeleton, s Session, nomi
 // Jig is the automatic operator of RunKinematics on a simulated
 // exoskeleton: a calibration jig that carries the pad centre to each jig
 // point. It is the simulated finger's intent (it has the At method of
-// devices/sim.Intent): build the simulated device with the Jig as its
+// devices/twin.Intent): build the simulated device with the Jig as its
 // intent and a finger as stiff as a locating cone, and use Jig.Operator
 // as the session's Prompt. Finger and pulp stiffness of 2·10⁶ N/m each
 // (1 N/µm in series), finger mass 0.1 kg and damping of 800 and

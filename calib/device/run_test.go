@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices"
-	"github.com/haptex/haptex/devices/sim"
-	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/devices/exo"
+	"github.com/haptex/haptex/devices/twin"
 )
 
 var created = func() time.Time { return time.Date(2026, 5, 27, 9, 0, 0, 0, time.UTC) }
@@ -20,7 +20,7 @@ var created = func() time.Time { return time.Date(2026, 5, 27, 9, 0, 0, 0, time.
 // jigRig is a simulated exoskeleton with the kinematics truth whose finger
 // is a jig's locating cone (see Jig), on a virtual clock.
 type jigRig struct {
-	dev   *sim.Exo
+	dev   *twin.Exo
 	jig   *Jig
 	clock *VirtualClock
 	base  exo.Pose
@@ -28,15 +28,15 @@ type jigRig struct {
 
 func newJigRig(t *testing.T, truth exo.Params) *jigRig {
 	t.Helper()
-	p := sim.DefaultExoParams()
+	p := twin.DefaultExoParams()
 	p.Kinematics = truth
-	p.Finger = sim.FingerParams{Mass: 0.1, Stiffness: 2e6, Damping: 800}
-	p.Pulp = sim.PulpParams{Stiffness: 2e6, Damping: 500}
+	p.Finger = twin.FingerParams{Mass: 0.1, Stiffness: 2e6, Damping: 800}
+	p.Pulp = twin.PulpParams{Stiffness: 2e6, Damping: 500}
 	p.Substeps = 50 // 20 µs
-	base := sim.DefaultBase(1)
+	base := twin.DefaultBase(1)
 	nom, _ := exo.New(exo.DefaultParams())
 	jig := NewJig(base, nom.Forward(nom.Params().Home))
-	dev, err := sim.NewExo(p, base, jig, 1)
+	dev, err := twin.NewExo(p, base, jig, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,9 +218,9 @@ func (v noisyVibrometer) Measure(pin, hz int) (float64, error) {
 // (Delivered, after the envelope settles) every pin within 0.1 dB of the
 // command, at levels the calibration did not use.
 func TestRunTactileSim(t *testing.T) {
-	tp := sim.DefaultTactileParams()
+	tp := twin.DefaultTactileParams()
 	tp.PinSpreadDB = 1.5
-	arr, err := sim.NewTactile(tp, 1)
+	arr, err := twin.NewTactile(tp, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func TestRunTactileSim(t *testing.T) {
 // deadPinArray is the simulated array with one contactor that does not
 // move.
 type deadPinArray struct {
-	*sim.Tactile
+	*twin.Tactile
 	dead int
 }
 
@@ -313,7 +313,7 @@ func (a deadPinArray) Delivered(dst *devices.TactileFrame) {
 }
 
 func TestRunTactileErrors(t *testing.T) {
-	arr, err := sim.NewTactile(sim.DefaultTactileParams(), 0)
+	arr, err := twin.NewTactile(twin.DefaultTactileParams(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +438,7 @@ func TestRunForce(t *testing.T) {
 }
 
 func TestVirtualClock(t *testing.T) {
-	arr, _ := sim.NewTactile(sim.DefaultTactileParams(), 0)
+	arr, _ := twin.NewTactile(twin.DefaultTactileParams(), 0)
 	c := NewVirtualClock(arr)
 	var f devices.TactileFrame
 	f.A40Um[0] = 10

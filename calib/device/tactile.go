@@ -208,7 +208,7 @@ type Vibrometer interface {
 }
 
 // DeliveredVibrometer is the vibrometer of a simulated array: it reads
-// the amplitudes its pins deliver (devices/sim.Tactile.Delivered).
+// the amplitudes its pins deliver (devices/twin.Tactile.Delivered).
 type DeliveredVibrometer struct {
 	Array interface {
 		Delivered(dst *devices.TactileFrame)

@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/haptics"
-	"github.com/haptex/haptex/internal/rig"
 	"github.com/haptex/haptex/internal/statebuf"
 	"github.com/haptex/haptex/render"
 	"github.com/haptex/haptex/sim"

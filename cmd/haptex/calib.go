@@ -13,14 +13,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/haptex/haptex/app/experiment"
+	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/device"
 	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/calib/psych"
-	devsim "github.com/haptex/haptex/devices/sim"
-	"github.com/haptex/haptex/haptics/exo"
-	"github.com/haptex/haptex/internal/experiment"
-	"github.com/haptex/haptex/internal/record"
-	"github.com/haptex/haptex/internal/rig"
+	"github.com/haptex/haptex/devices/exo"
+	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/internal/sessionlog"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -92,7 +92,7 @@ func writeCal(path string, write func(io.Writer) error) error {
 	if err := write(&b); err != nil {
 		return err
 	}
-	return record.WriteFileAtomic(path, b.Bytes())
+	return sessionlog.WriteFileAtomic(path, b.Bytes())
 }
 
 // The simulated twin's known errors, which its calibration must recover:
@@ -119,10 +119,10 @@ func twinKinematics() exo.Params {
 // virtual clock, with the automatic operator of its calibration stand.
 func calibTwin(ctx context.Context, what, finger, path string) error {
 	f := sim.FingerIndex(finger)
-	base := devsim.DefaultBase(f)
+	base := twin.DefaultBase(f)
 	switch what {
 	case "force":
-		p := devsim.DefaultExoParams()
+		p := twin.DefaultExoParams()
 		p.Sensor.Gain, p.Sensor.Bias = twinSensorGain, twinSensorBias
 		kin, err := exo.New(p.Kinematics)
 		if err != nil {
@@ -131,7 +131,7 @@ func calibTwin(ctx context.Context, what, finger, path string) error {
 		q := p.Kinematics.Home
 		var k exo.Kin
 		kin.Eval(&k, q)
-		dev, err := devsim.NewExo(p, base, fixedIntent(base.Point(kin.Forward(q))), f)
+		dev, err := twin.NewExo(p, base, fixedIntent(base.Point(kin.Forward(q))), f)
 		if err != nil {
 			return err
 		}
@@ -159,11 +159,11 @@ func calibTwin(ctx context.Context, what, finger, path string) error {
 				c.Bias[i], twinSensorBias[i], 100*(c.Bias[i]/twinSensorBias[i]-1), c.Report.ResidualRMSN[i])
 		}
 	case "kinematics":
-		p := devsim.DefaultExoParams()
+		p := twin.DefaultExoParams()
 		p.Kinematics = twinKinematics()
 		// The jig's locating cone holds the pad (see device.Jig).
-		p.Finger = devsim.FingerParams{Mass: 0.1, Stiffness: 2e6, Damping: 800}
-		p.Pulp = devsim.PulpParams{Stiffness: 2e6, Damping: 500}
+		p.Finger = twin.FingerParams{Mass: 0.1, Stiffness: 2e6, Damping: 800}
+		p.Pulp = twin.PulpParams{Stiffness: 2e6, Damping: 500}
 		p.Substeps = 50
 		nominal := exo.DefaultParams()
 		nom, err := exo.New(nominal)
@@ -171,7 +171,7 @@ func calibTwin(ctx context.Context, what, finger, path string) error {
 			return err
 		}
 		jig := device.NewJig(base, nom.Forward(nominal.Home))
-		dev, err := devsim.NewExo(p, base, jig, f)
+		dev, err := twin.NewExo(p, base, jig, f)
 		if err != nil {
 			return err
 		}
@@ -195,7 +195,7 @@ func calibTwin(ctx context.Context, what, finger, path string) error {
 		fmt.Printf("pad position error at the jig points: RMS %.0f µm with the nominal kinematics, %.2f µm calibrated (%d poses)\n",
 			c.Report.NominalRMSUm, c.Report.ResidualRMSUm, c.Report.Poses)
 	case "tactile":
-		arr, err := devsim.NewTactile(devsim.DefaultTactileParams(), f)
+		arr, err := twin.NewTactile(twin.DefaultTactileParams(), f)
 		if err != nil {
 			return err
 		}
@@ -245,7 +245,7 @@ func calibThreshold(ctx context.Context, tr thresholdRun) error {
 	} else if !os.IsNotExist(err) {
 		return err
 	}
-	spec := devsim.DefaultTactileParams()
+	spec := twin.DefaultTactileParams()
 	for _, finger := range tr.fingers {
 		sess, err := psych.TactileThresholdSession(
 			psych.TactileThresholdSpec{FrequencyHz: 40, MaxUm: spec.MaxA40Um, Method: tr.method},

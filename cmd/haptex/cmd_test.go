@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/device"
 	"github.com/haptex/haptex/calib/psych"
-	"github.com/haptex/haptex/internal/rig"
 	"github.com/haptex/haptex/render"
 	"github.com/haptex/haptex/sim"
 	"github.com/haptex/haptex/tactile"

@@ -10,13 +10,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/devices/emu"
 	"github.com/haptex/haptex/devices/reconnect"
 	devrecord "github.com/haptex/haptex/devices/record"
 	"github.com/haptex/haptex/devices/scan"
 	"github.com/haptex/haptex/devices/setup"
 	"github.com/haptex/haptex/devices/wire"
-	"github.com/haptex/haptex/internal/rig"
 )
 
 func init() {
@@ -118,7 +118,7 @@ func emulate(exos, tactiles int, dir string) error {
 		return err
 	}
 	defer em.Close()
-	fmt.Println("emulated devices (the physical twins of devices/sim behind the haptex protocol):")
+	fmt.Println("emulated devices (the physical twins of devices/twin behind the haptex protocol):")
 	for _, p := range em.Ports() {
 		fmt.Printf("  %-14s %-12s %s -> %s\n", p.Name, p.Kind, p.Path, p.TTY)
 	}

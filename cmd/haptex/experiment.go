@@ -9,10 +9,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/haptex/haptex/app/experiment"
+	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/calib/psych"
-	"github.com/haptex/haptex/internal/experiment"
-	"github.com/haptex/haptex/internal/rig"
 )
 
 func init() {

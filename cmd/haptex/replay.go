@@ -6,8 +6,8 @@ import (
 	"os"
 	"text/tabwriter"
 
+	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/kes"
-	"github.com/haptex/haptex/internal/rig"
 )
 
 func init() {

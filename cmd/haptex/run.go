@@ -14,9 +14,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/kes"
-	devsim "github.com/haptex/haptex/devices/sim"
-	"github.com/haptex/haptex/internal/rig"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -122,7 +122,7 @@ func refineFlag(fs *flag.FlagSet) func(cfg *rig.Config) error {
 		cfg.Sim.NodesU, cfg.Sim.NodesV = rig.DefaultNodes, rig.DefaultNodes
 		switch *v {
 		case "pinch", "follow":
-			cfg.Sim.Refine = rig.PinchRefinement(devsim.DefaultScene(), &cfg.Sim)
+			cfg.Sim.Refine = rig.PinchRefinement(twin.DefaultScene(), &cfg.Sim)
 			cfg.Sim.Refine.Follow = *v == "follow"
 		default:
 			r, err := parseRefine(*v)

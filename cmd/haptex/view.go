@@ -10,9 +10,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/kes"
-	devsim "github.com/haptex/haptex/devices/sim"
-	"github.com/haptex/haptex/internal/rig"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/render"
 	"github.com/haptex/haptex/sim"
 )
@@ -124,7 +124,7 @@ func runView(args []string) error {
 	defer th.Stop()
 	var pi *pinchIntent
 	if !*script {
-		pi = &pinchIntent{radius: devsim.DefaultScene().PadRadius}
+		pi = &pinchIntent{radius: twin.DefaultScene().PadRadius}
 		pi.rest[sim.Thumb] = [3]float64{0, 0.12, -0.06}
 		pi.rest[sim.Index] = [3]float64{0, 0.12, 0.06}
 		cfg.Intent = pi

@@ -10,7 +10,7 @@
 // pulled cable. Serve attaches an engine to any transport.Conn (the HID fake
 // of package hid uses it).
 //
-// The default backends are the physical twins of devices/sim (PhysicalExo,
+// The default backends are the physical twins of devices/twin (PhysicalExo,
 // PhysicalTactile): the exoskeleton with a finger following the default
 // handling script (RestingExo holds the finger still), and the piezo pin
 // array. MassDamperExo and PinArray are small stand-ins (one mass-damper

@@ -14,7 +14,7 @@ import (
 )
 
 // Config configures Run. The zero value emulates the default rig: two
-// exoskeletons and two tactile arrays, the physical twins of devices/sim.
+// exoskeletons and two tactile arrays, the physical twins of devices/twin.
 type Config struct {
 	// Dir receives one stable symlink per device (Dir/<name> -> /dev/pts/N)
 	// and a devices file for haptex run. Empty: a new temporary directory,

@@ -5,11 +5,11 @@ import (
 	"strings"
 
 	"github.com/haptex/haptex/devices"
-	"github.com/haptex/haptex/devices/sim"
+	"github.com/haptex/haptex/devices/twin"
 )
 
-// fingerOf maps a device name "thumb-..." or "index-..." to sim.Thumb or
-// sim.Index.
+// fingerOf maps a device name "thumb-..." or "index-..." to twin.Thumb or
+// twin.Index.
 func fingerOf(name string) (int, error) {
 	switch {
 	case strings.HasPrefix(name, "thumb"):
@@ -20,41 +20,41 @@ func fingerOf(name string) (int, error) {
 	return 0, fmt.Errorf("emu: device %q: name must start with thumb or index to pick a finger", name)
 }
 
-// PhysicalExo builds the physical twin of devices/sim for the device's
+// PhysicalExo builds the physical twin of devices/twin for the device's
 // finger: the exoskeleton with a finger following the default handling
 // script, at the default base. Its in-process transport delays are set to
 // zero: the emulated device's transport is the real one.
 func PhysicalExo(dc DeviceConfig) (devices.Exoskeleton, error) {
-	return physicalExo(dc, sim.DefaultScript(sim.DefaultScene()))
+	return physicalExo(dc, twin.DefaultScript(twin.DefaultScene()))
 }
 
-// RestingExo is PhysicalExo with the finger held still (sim.RestScript):
+// RestingExo is PhysicalExo with the finger held still (twin.RestScript):
 // the joints answer a torque the same way whenever it comes, so that
 // conformance tests can check the response whatever the timing.
 func RestingExo(dc DeviceConfig) (devices.Exoskeleton, error) {
-	return physicalExo(dc, sim.RestScript(sim.DefaultScene()))
+	return physicalExo(dc, twin.RestScript(twin.DefaultScene()))
 }
 
-func physicalExo(dc DeviceConfig, script *sim.Script) (devices.Exoskeleton, error) {
+func physicalExo(dc DeviceConfig, script *twin.Script) (devices.Exoskeleton, error) {
 	f, err := fingerOf(dc.Name)
 	if err != nil {
 		return nil, err
 	}
-	p := sim.DefaultExoParams()
-	p.Transport = sim.TransportParams{}
+	p := twin.DefaultExoParams()
+	p.Transport = twin.TransportParams{}
 	if dc.Serial != "" {
 		p.Serial = dc.Serial
 	}
-	return sim.NewExo(p, sim.DefaultBase(f), script, f)
+	return twin.NewExo(p, twin.DefaultBase(f), script, f)
 }
 
-// PhysicalTactile builds the simulated piezo pin array of devices/sim.
+// PhysicalTactile builds the simulated piezo pin array of devices/twin.
 func PhysicalTactile(dc DeviceConfig) (devices.TactileArray, error) {
 	f, err := fingerOf(dc.Name)
 	if err != nil {
 		return nil, err
 	}
-	return sim.NewTactile(sim.DefaultTactileParams(), f)
+	return twin.NewTactile(twin.DefaultTactileParams(), f)
 }
 
 // StandInExo builds the small stand-in exoskeleton (MassDamperExo), whose

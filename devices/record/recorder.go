@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/devices/exo"
 )
 
 // Magic starts every recording.

@@ -22,8 +22,8 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/record"
-	"github.com/haptex/haptex/haptics/exo"
 )
 
 // Verdict compares what the replayed loop did with the recording.

@@ -9,21 +9,21 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/record"
-	devsim "github.com/haptex/haptex/devices/sim"
-	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/devices/twin"
 )
 
 // KinematicsBuiltin names the kinematic model haptex ships: the geometry
-// of its own exoskeleton (devices/sim, the emulator).
+// of its own exoskeleton (devices/twin, the emulator).
 const KinematicsBuiltin = "builtin"
 
 // BuiltinModels are the exoskeleton models whose kinematics haptex knows
 // without a description file.
-var BuiltinModels = []string{devsim.DefaultExoParams().Model}
+var BuiltinModels = []string{twin.DefaultExoParams().Model}
 
 // LoadKinematics reads the [kinematics] table of a device description
-// file (the exo.toml format of devices/sim; other tables are ignored).
+// file (the exo.toml format of devices/twin; other tables are ignored).
 func LoadKinematics(path string) (exo.Params, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -81,7 +81,7 @@ func (d *Device) kinematics(fi int, spec devices.ExoSpec) (record.Kinematics, er
 	var k record.Kinematics
 	switch d.Kinematics {
 	case KinematicsBuiltin:
-		k.Params = devsim.DefaultExoParams().Kinematics
+		k.Params = twin.DefaultExoParams().Kinematics
 	case "":
 		known := false
 		for _, m := range BuiltinModels {
@@ -90,7 +90,7 @@ func (d *Device) kinematics(fi int, spec devices.ExoSpec) (record.Kinematics, er
 		if !known {
 			return k, fmt.Errorf("setup: exoskeleton model %q has no built-in kinematic model: set kinematics = \"device.toml\" (a description with a [kinematics] table) in the devices file", spec.Model)
 		}
-		k.Params = devsim.DefaultExoParams().Kinematics
+		k.Params = twin.DefaultExoParams().Kinematics
 	default:
 		p, err := LoadKinematics(d.Kinematics)
 		if err != nil {
@@ -98,7 +98,7 @@ func (d *Device) kinematics(fi int, spec devices.ExoSpec) (record.Kinematics, er
 		}
 		k.Params = p
 	}
-	k.Base = devsim.DefaultBase(fi)
+	k.Base = twin.DefaultBase(fi)
 	if d.BaseOrigin != nil {
 		k.Base = exo.PoseFromAxes(*d.BaseX, *d.BaseZ, *d.BaseOrigin)
 	}

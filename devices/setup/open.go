@@ -7,21 +7,21 @@ import (
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/hid"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/reconnect"
 	"github.com/haptex/haptex/devices/record"
 	"github.com/haptex/haptex/devices/serial"
 	"github.com/haptex/haptex/devices/transport"
-	"github.com/haptex/haptex/haptics/exo"
 )
 
 // Options configure Open. The zero value opens real devices with
 // reconnection, without recording, and for "sim" the physical twins of
-// devices/sim with the finger following the default handling script.
+// devices/twin with the finger following the default handling script.
 type Options struct {
 	// SimExo and SimTactile build the simulated devices of a finger (0
-	// thumb, 1 index), e.g. devices/sim twins driven by the run's script.
+	// thumb, 1 index), e.g. devices/twin twins driven by the run's script.
 	// Nil means emu.PhysicalExo and emu.PhysicalTactile.
 	SimExo     func(finger int) (devices.Exoskeleton, error)
 	SimTactile func(finger int) (devices.TactileArray, error)

@@ -11,12 +11,12 @@ import (
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/record"
 	"github.com/haptex/haptex/devices/replay"
 	"github.com/haptex/haptex/devices/setup"
-	devsim "github.com/haptex/haptex/devices/sim"
-	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/devices/twin"
 )
 
 func TestParse(t *testing.T) {
@@ -176,7 +176,7 @@ func TestOpenEmulatedRig(t *testing.T) {
 			t.Errorf("finger %d tactile spec %+v", i, sp)
 		}
 		k, ok := s.Exo[i].(*setup.Exo)
-		if !ok || k.Kinematics() == nil || k.Base() != devsim.DefaultBase(i) {
+		if !ok || k.Kinematics() == nil || k.Base() != twin.DefaultBase(i) {
 			t.Errorf("finger %d exoskeleton without its kinematics and default base: %T", i, s.Exo[i])
 		}
 		s.Exo[i].Enable(true)
@@ -211,8 +211,8 @@ func TestOpenEmulatedRig(t *testing.T) {
 	if sp := rs.Exo["thumb-exo"].Spec(); sp.Model != "haptex-emu-exo" || sp.DoF != 3 {
 		t.Errorf("recorded spec %+v", sp)
 	}
-	want, _ := exo.New(devsim.DefaultExoParams().Kinematics)
-	if k := rs.Exo["index-exo"].Kinematics(); k == nil || k.Params() != want.Params() || rs.Exo["index-exo"].Base() != devsim.DefaultBase(1) {
+	want, _ := exo.New(twin.DefaultExoParams().Kinematics)
+	if k := rs.Exo["index-exo"].Kinematics(); k == nil || k.Params() != want.Params() || rs.Exo["index-exo"].Base() != twin.DefaultBase(1) {
 		t.Errorf("recorded kinematics %+v", k)
 	}
 	var dump strings.Builder

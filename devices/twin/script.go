@@ -1,4 +1,4 @@
-package sim
+package twin
 
 import (
 	"fmt"
@@ -38,16 +38,16 @@ func NewScript(thumb, index []Keyframe, phases []Phase) (*Script, error) {
 	s := &Script{Fingers: [2][]Keyframe{thumb, index}, Phases: phases}
 	for f, kf := range s.Fingers {
 		if len(kf) == 0 {
-			return nil, fmt.Errorf("devices/sim: script: finger %d has no keyframes", f)
+			return nil, fmt.Errorf("devices/twin: script: finger %d has no keyframes", f)
 		}
 		for i, k := range kf {
 			for _, x := range k.Pos {
 				if math.IsNaN(x) || math.IsInf(x, 0) {
-					return nil, fmt.Errorf("devices/sim: script: finger %d keyframe %d: non-finite position %v", f, i, k.Pos)
+					return nil, fmt.Errorf("devices/twin: script: finger %d keyframe %d: non-finite position %v", f, i, k.Pos)
 				}
 			}
 			if i > 0 && k.T <= kf[i-1].T {
-				return nil, fmt.Errorf("devices/sim: script: finger %d keyframe %d at %v not after %v", f, i, k.T, kf[i-1].T)
+				return nil, fmt.Errorf("devices/twin: script: finger %d keyframe %d at %v not after %v", f, i, k.T, kf[i-1].T)
 			}
 		}
 	}

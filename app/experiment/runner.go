@@ -18,11 +18,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/calib/psych"
-	devsim "github.com/haptex/haptex/devices/sim"
-	"github.com/haptex/haptex/internal/record"
-	"github.com/haptex/haptex/internal/rig"
+	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/internal/sessionlog"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -337,7 +337,7 @@ func (run *runner) saveState() error {
 	if err != nil {
 		return fmt.Errorf("experiment: %w", err)
 	}
-	if err := record.WriteFileAtomic(filepath.Join(run.dir, "state.json"), b); err != nil {
+	if err := sessionlog.WriteFileAtomic(filepath.Join(run.dir, "state.json"), b); err != nil {
 		return err
 	}
 	return syncDir(run.dir)
@@ -396,7 +396,7 @@ func (run *runner) writeSidecar() error {
 	if err != nil {
 		return fmt.Errorf("experiment: %w", err)
 	}
-	return record.WriteFileAtomic(filepath.Join(run.dir, "sidecar.json"), b)
+	return sessionlog.WriteFileAtomic(filepath.Join(run.dir, "sidecar.json"), b)
 }
 
 func (run *runner) fabric() (*kes.Fabric, error) {
@@ -451,7 +451,7 @@ func (run *runner) startRig(ctx context.Context) error {
 		cfg.Sim = sim.DefaultConfig()
 		cfg.Sim.NodesU, cfg.Sim.NodesV = n, n
 		if run.e.Refine {
-			cfg.Sim.Refine = rig.PinchRefinement(devsim.DefaultScene(), &cfg.Sim)
+			cfg.Sim.Refine = rig.PinchRefinement(twin.DefaultScene(), &cfg.Sim)
 		}
 	}
 	r, err := rig.New(cfg)
@@ -469,9 +469,9 @@ func (run *runner) startRig(ctx context.Context) error {
 	} else {
 		run.drive = startRealtime(ctx, r)
 	}
-	sc := devsim.DefaultScene()
-	motion := map[string]devsim.Intent{
-		"pinch": devsim.PinchScript(sc), "showcase": devsim.DefaultScript(sc), "rest": devsim.RestScript(sc),
+	sc := twin.DefaultScene()
+	motion := map[string]twin.Intent{
+		"pinch": twin.PinchScript(sc), "showcase": twin.DefaultScript(sc), "rest": twin.RestScript(sc),
 	}[run.e.Timing.Motion]
 	return r.SetMotion(motion)
 }

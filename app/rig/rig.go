@@ -27,10 +27,10 @@ import (
 	"github.com/haptex/haptex/devices"
 	devrecord "github.com/haptex/haptex/devices/record"
 	"github.com/haptex/haptex/devices/setup"
-	devsim "github.com/haptex/haptex/devices/sim"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/haptics"
-	"github.com/haptex/haptex/internal/record"
 	"github.com/haptex/haptex/internal/rt"
+	"github.com/haptex/haptex/internal/sessionlog"
 	"github.com/haptex/haptex/internal/statebuf"
 	"github.com/haptex/haptex/sim"
 	"github.com/haptex/haptex/tactile"
@@ -70,29 +70,29 @@ type Config struct {
 	// fingertips follow it exactly, the simulated fingers inside the
 	// simulated exoskeletons try to. Zero values take the showcase scene and
 	// its default handling script.
-	Scene  devsim.Scene   `json:"scene"`
-	Script *devsim.Script `json:"-"`
+	Scene  twin.Scene   `json:"scene"`
+	Script *twin.Script `json:"-"`
 	// Intent, when set, replaces Script as the motion the fingers follow
 	// (the mouse finger pair of the view, for one).
-	Intent devsim.Intent `json:"-"`
+	Intent twin.Intent `json:"-"`
 	// Scripted drives the fingertips straight from the script with no
 	// device and no force rendering (a kinematic motion source).
 	Scripted bool `json:"scripted"`
 	// Exos are the thumb and index exoskeletons; a nil entry gets the
 	// simulated exoskeleton-and-finger twin (ExoParams) following Script.
 	Exos      [sim.NumFingers]devices.Exoskeleton `json:"-"`
-	ExoParams devsim.ExoParams                    `json:"exo_params"`
+	ExoParams twin.ExoParams                      `json:"exo_params"`
 	// Servo configures the force-feedback servo; the zero value takes
 	// haptics.DefaultConfig().
 	Servo haptics.Config `json:"servo"`
 	// Tactile are the thumb and index pin arrays; a nil entry gets the
 	// simulated array (TactileParams; zero value: the defaults).
 	Tactile       [sim.NumFingers]devices.TactileArray `json:"-"`
-	TactileParams devsim.TactileParams                 `json:"tactile_params"`
+	TactileParams twin.TactileParams                   `json:"tactile_params"`
 	// TactileCal is each finger's tactile calibration (the user's
 	// channel thresholds, per-pin corrections); nil takes
 	// tactile.DefaultCalibration(). Calibrations names the files they
-	// came from, for the session record.
+	// came from, for the session sessionlog.
 	TactileCal   [sim.NumFingers]*tactile.Calibration `json:"-"`
 	Calibrations []string                             `json:"calibrations,omitempty"`
 	// OpenDevices, when set, opens the run's devices once the session
@@ -144,14 +144,14 @@ func (c *Config) setDefaults() error {
 	if c.SimNice < 0 {
 		c.SimNice = 0
 	}
-	if c.Scene == (devsim.Scene{}) {
-		c.Scene = devsim.DefaultScene()
+	if c.Scene == (twin.Scene{}) {
+		c.Scene = twin.DefaultScene()
 	}
 	if c.Script == nil {
-		c.Script = devsim.DefaultScript(c.Scene)
+		c.Script = twin.DefaultScript(c.Scene)
 	}
-	if c.ExoParams == (devsim.ExoParams{}) {
-		c.ExoParams = devsim.DefaultExoParams()
+	if c.ExoParams == (twin.ExoParams{}) {
+		c.ExoParams = twin.DefaultExoParams()
 	}
 	if c.Servo == (haptics.Config{}) {
 		c.Servo = haptics.DefaultConfig()
@@ -174,8 +174,8 @@ func (c *Config) setDefaults() error {
 		return fmt.Errorf("rig: fabric %s: %w", c.Fabric.Name, err)
 	}
 	c.Sim.Material = m
-	if c.TactileParams == (devsim.TactileParams{}) {
-		c.TactileParams = devsim.DefaultTactileParams()
+	if c.TactileParams == (twin.TactileParams{}) {
+		c.TactileParams = twin.DefaultTactileParams()
 	}
 	for _, p := range []struct {
 		name string
@@ -219,7 +219,7 @@ const DefaultNodes = 24
 // pinch force does not depend on the mesh (sim's TestPinchPullResolution).
 // It assumes the cloth hangs in the x-y plane from cfg.Origin, as
 // sim.DefaultConfig places it.
-func PinchRefinement(sc devsim.Scene, cfg *sim.Config) sim.Refinement {
+func PinchRefinement(sc twin.Scene, cfg *sim.Config) sim.Refinement {
 	p := sc.Pinch
 	return sim.Refinement{
 		Centre: [2]float64{p[0] - cfg.Origin[0], p[1] - cfg.Origin[1]},
@@ -272,8 +272,8 @@ type Rig struct {
 	status    *statebuf.Reader[sim.FingerState]
 	statusSim *statebuf.Reader[sim.SimOutput]
 
-	session     *record.Session
-	hapticsRows *record.Table[hapticsRow]
+	session     *sessionlog.Session
+	hapticsRows *sessionlog.Table[hapticsRow]
 
 	haptics     *hapticsLoop
 	hapticsLoop *loop
@@ -282,15 +282,15 @@ type Rig struct {
 	topology    sim.Topology
 	snapshots   *statebuf.Buffer[sim.Snapshot]
 	viewing     atomic.Bool // a View reads the snapshots: the sim fills them
-	simRows     *record.Table[simRow]
+	simRows     *sessionlog.Table[simRow]
 	tactile     *tactileLoop
 	tactileLoop *loop
-	intent      *replayIntent               // what the fingers try to do
-	ownedExos   [sim.NumFingers]*devsim.Exo // simulated exoskeletons the rig made
+	intent      *replayIntent             // what the fingers try to do
+	ownedExos   [sim.NumFingers]*twin.Exo // simulated exoskeletons the rig made
 
 	tactileOut   *statebuf.Buffer[TactileOut]
-	tactileRows  *record.Table[tactileRow]
-	ownedTactile [sim.NumFingers]*devsim.Tactile
+	tactileRows  *sessionlog.Table[tactileRow]
+	ownedTactile [sim.NumFingers]*twin.Tactile
 
 	// Device recordings, and which devices record themselves (opened by
 	// OpenDevices with the recording session).
@@ -314,17 +314,17 @@ func New(cfg Config) (*Rig, error) {
 	r.tactileOut = statebuf.New[TactileOut](1, nil)
 
 	if cfg.OutDir != "" {
-		s, err := record.Create(cfg.OutDir, "session-")
+		s, err := sessionlog.Create(cfg.OutDir, "session-")
 		if err != nil {
 			return nil, err
 		}
 		r.session = s
-		r.hapticsRows, err = record.NewTable(s, "haptics.csv", hapticsHeader(), 1<<15, appendHapticsRow)
+		r.hapticsRows, err = sessionlog.NewTable(s, "haptics.csv", hapticsHeader(), 1<<15, appendHapticsRow)
 		if err == nil {
-			r.tactileRows, err = record.NewTable(s, "tactile.csv", tactileHeader(), 1<<11, appendTactileRow)
+			r.tactileRows, err = sessionlog.NewTable(s, "tactile.csv", tactileHeader(), 1<<11, appendTactileRow)
 		}
 		if err == nil {
-			r.simRows, err = record.NewTable(s, "sim.csv", simHeader(), 1<<13, appendSimRow)
+			r.simRows, err = sessionlog.NewTable(s, "sim.csv", simHeader(), 1<<13, appendSimRow)
 		}
 		if err != nil {
 			r.closeSession()

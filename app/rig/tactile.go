@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices"
-	devsim "github.com/haptex/haptex/devices/sim"
-	"github.com/haptex/haptex/internal/record"
+	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/internal/sessionlog"
 	"github.com/haptex/haptex/internal/statebuf"
 	"github.com/haptex/haptex/sim"
 	"github.com/haptex/haptex/tactile"
@@ -19,7 +19,7 @@ type TactileOut struct {
 	Frame tactile.Frame
 }
 
-// tactileRow is one tactile frame in the session record.
+// tactileRow is one tactile frame in the session sessionlog.
 type tactileRow struct {
 	Frame   tactile.Frame
 	Contact [sim.NumFingers]tactile.Contact
@@ -42,17 +42,17 @@ func tactileHeader() []string {
 }
 
 func appendTactileRow(dst []byte, r *tactileRow) []byte {
-	dst = record.AppendFloat(dst, r.Frame.T)
+	dst = sessionlog.AppendFloat(dst, r.Frame.T)
 	for f := range sim.NumFingers {
 		c, ff := &r.Contact[f], &r.Frame.Fingers[f]
 		dst = appendFlag(dst, c.InContact)
-		dst = record.AppendFloats(dst, c.U, c.V, c.SlipU, c.SlipV, c.NormalForce, ff.A40, ff.A320, float64(ff.Active), float64(ff.Clamped))
+		dst = sessionlog.AppendFloats(dst, c.U, c.V, c.SlipU, c.SlipV, c.NormalForce, ff.A40, ff.A320, float64(ff.Active), float64(ff.Clamped))
 		dst = appendFlag(dst, r.Errors[f])
 		for _, a := range ff.A40Um {
-			dst = record.AppendFloats(dst, a)
+			dst = sessionlog.AppendFloats(dst, a)
 		}
 		for _, a := range ff.A320Um {
-			dst = record.AppendFloats(dst, a)
+			dst = sessionlog.AppendFloats(dst, a)
 		}
 	}
 	return dst
@@ -91,7 +91,7 @@ func newTactileLoop(r *Rig) (*tactileLoop, error) {
 	for f := range sim.NumFingers {
 		a := r.cfg.Tactile[f]
 		if a == nil {
-			t, err := devsim.NewTactile(r.cfg.TactileParams, f)
+			t, err := twin.NewTactile(r.cfg.TactileParams, f)
 			if err != nil {
 				return nil, err
 			}

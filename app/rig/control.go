@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	devsim "github.com/haptex/haptex/devices/sim"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -69,7 +69,7 @@ func (l *loop) drain(t time.Duration) {
 // is changed only by a command on the haptics loop, the goroutine that
 // calls At (through the simulated exoskeletons).
 type replayIntent struct {
-	inner devsim.Intent
+	inner twin.Intent
 	t0    time.Duration
 	off   [sim.NumFingers][3]float64 // pose difference still being blended out
 }
@@ -77,7 +77,7 @@ type replayIntent struct {
 const restartBlend = 300 * time.Millisecond
 
 // restart makes motion next (the current one when nil) start at t.
-func (r *replayIntent) restart(t time.Duration, next devsim.Intent) {
+func (r *replayIntent) restart(t time.Duration, next twin.Intent) {
 	if next == nil {
 		next = r.inner
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/psych"
-	"github.com/haptex/haptex/internal/rig"
 )
 
 // small is a short experiment on a coarse cloth with the hand at rest:

@@ -1,4 +1,4 @@
-package sim
+package twin
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"github.com/haptex/haptex/devices"
 	"time"
 
-	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/devices/exo"
 )
 
 // holdIntent keeps the finger's intent at one world point.

@@ -1,4 +1,4 @@
-package sim
+package twin
 
 import (
 	"fmt"
@@ -69,13 +69,13 @@ var _ devices.Clocked = (*Tactile)(nil)
 func NewTactile(p TactileParams, f int) (*Tactile, error) {
 	switch {
 	case !(p.ResonanceHz > 400) || p.ResonanceHz > 5000:
-		return nil, fmt.Errorf("devices/sim: tactile resonance %g Hz outside (400, 5000]: the array must pass 400 Hz", p.ResonanceHz)
+		return nil, fmt.Errorf("devices/twin: tactile resonance %g Hz outside (400, 5000]: the array must pass 400 Hz", p.ResonanceHz)
 	case !(p.Damping > 0) || p.Damping > 2:
-		return nil, fmt.Errorf("devices/sim: tactile damping %g outside (0, 2]", p.Damping)
+		return nil, fmt.Errorf("devices/twin: tactile damping %g outside (0, 2]", p.Damping)
 	case !(p.MaxA40Um > 0) || !(p.MaxA320Um > 0):
-		return nil, fmt.Errorf("devices/sim: tactile limits %g µm at 40 Hz, %g µm at 320 Hz: want > 0", p.MaxA40Um, p.MaxA320Um)
+		return nil, fmt.Errorf("devices/twin: tactile limits %g µm at 40 Hz, %g µm at 320 Hz: want > 0", p.MaxA40Um, p.MaxA320Um)
 	case !(p.PinSpreadDB >= 0) || p.PinSpreadDB > 10:
-		return nil, fmt.Errorf("devices/sim: tactile pin spread %g dB outside [0, 10]", p.PinSpreadDB)
+		return nil, fmt.Errorf("devices/twin: tactile pin spread %g dB outside [0, 10]", p.PinSpreadDB)
 	}
 	t := &Tactile{p: p, tau: 1 / (p.Damping * 2 * math.Pi * p.ResonanceHz)}
 	t.spec = devices.TactileSpec{

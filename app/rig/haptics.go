@@ -5,11 +5,11 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices"
-	devsim "github.com/haptex/haptex/devices/sim"
+	"github.com/haptex/haptex/devices/exo"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/haptics"
-	"github.com/haptex/haptex/haptics/exo"
-	"github.com/haptex/haptex/internal/record"
 	"github.com/haptex/haptex/internal/rt"
+	"github.com/haptex/haptex/internal/sessionlog"
 	"github.com/haptex/haptex/internal/statebuf"
 	"github.com/haptex/haptex/sim"
 )
@@ -25,7 +25,7 @@ func hapticsHeader() []string { return []string{haptics.TickCSVHeader(), "latene
 
 func appendHapticsRow(dst []byte, r *hapticsRow) []byte {
 	dst = r.Rec.AppendCSV(dst)
-	return record.AppendFloats(dst, r.LatenessUs)
+	return sessionlog.AppendFloats(dst, r.LatenessUs)
 }
 
 // hapticsLoop is the 1 kHz loop: the force-feedback servo on the two
@@ -34,7 +34,7 @@ type hapticsLoop struct {
 	r      *Rig
 	rt     *rt.Loop // nil in lockstep
 	servo  *haptics.Servo
-	script devsim.Intent // scripted mode only
+	script twin.Intent // scripted mode only
 	model  *statebuf.Reader[sim.SimOutput]
 	tick   uint64
 	row    hapticsRow
@@ -52,7 +52,7 @@ func newHapticsLoop(r *Rig) (*hapticsLoop, error) {
 	for f := range sim.NumFingers {
 		dev := r.cfg.Exos[f]
 		if dev == nil {
-			exo, err := devsim.NewExo(r.cfg.ExoParams, devsim.DefaultBase(f), r.intent, f)
+			exo, err := twin.NewExo(r.cfg.ExoParams, twin.DefaultBase(f), r.intent, f)
 			if err != nil {
 				return nil, fmt.Errorf("rig: simulated %s exoskeleton: %w", sim.FingerName(f), err)
 			}
@@ -113,7 +113,7 @@ func (h *hapticsLoop) scripted(t time.Duration, in *sim.SimOutput, out *sim.Fing
 		m := &in.Local[f]
 		force := m.EvalAt(out.T, pos)
 		fs := &out.Fingers[f]
-		fs.Pos, fs.Vel, fs.Force, fs.Normal, fs.Valid = pos, vel, force, devsim.PadNormal(f), true
+		fs.Pos, fs.Vel, fs.Force, fs.Normal, fs.Valid = pos, vel, force, twin.PadNormal(f), true
 		rec.Fingers[f] = haptics.FingerRecord{
 			Pos: pos, Vel: vel, ForceDes: force,
 			Contact: m.Touches(out.T, pos),

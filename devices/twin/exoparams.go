@@ -1,4 +1,4 @@
-package sim
+package twin
 
 import (
 	_ "embed"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/devices/exo"
 )
 
 //go:embed exo.toml
@@ -92,7 +92,7 @@ const maxDelay = 8
 func DefaultExoParams() ExoParams {
 	p, err := decodeExoParams(defaultExoTOML, ExoParams{})
 	if err != nil {
-		panic("devices/sim: embedded exo.toml: " + err.Error())
+		panic("devices/twin: embedded exo.toml: " + err.Error())
 	}
 	return p
 }
@@ -107,10 +107,10 @@ func ParseExoParams(data []byte) (ExoParams, error) {
 func decodeExoParams(data []byte, p ExoParams) (ExoParams, error) {
 	md, err := toml.Decode(string(data), &p)
 	if err != nil {
-		return ExoParams{}, fmt.Errorf("devices/sim: exoskeleton description: %w", err)
+		return ExoParams{}, fmt.Errorf("devices/twin: exoskeleton description: %w", err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		return ExoParams{}, fmt.Errorf("devices/sim: exoskeleton description: unknown key %q", und[0].String())
+		return ExoParams{}, fmt.Errorf("devices/twin: exoskeleton description: unknown key %q", und[0].String())
 	}
 	if err := p.Validate(); err != nil {
 		return ExoParams{}, err
@@ -122,7 +122,7 @@ func decodeExoParams(data []byte, p ExoParams) (ExoParams, error) {
 func LoadExoParams(path string) (ExoParams, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return ExoParams{}, fmt.Errorf("devices/sim: %w", err)
+		return ExoParams{}, fmt.Errorf("devices/twin: %w", err)
 	}
 	p, err := ParseExoParams(data)
 	if err != nil {
@@ -134,30 +134,30 @@ func LoadExoParams(path string) (ExoParams, error) {
 // Validate checks that every parameter is finite and physically meaningful.
 func (p *ExoParams) Validate() error {
 	if _, err := exo.New(p.Kinematics); err != nil {
-		return fmt.Errorf("devices/sim: %w", err)
+		return fmt.Errorf("devices/twin: %w", err)
 	}
 	pos := func(name string, v float64) error {
 		if !(v > 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("devices/sim: %s = %g, want a positive finite value", name, v)
+			return fmt.Errorf("devices/twin: %s = %g, want a positive finite value", name, v)
 		}
 		return nil
 	}
 	nonneg := func(name string, v float64) error {
 		if !(v >= 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("devices/sim: %s = %g, want a finite value >= 0", name, v)
+			return fmt.Errorf("devices/twin: %s = %g, want a finite value >= 0", name, v)
 		}
 		return nil
 	}
 	finite := func(name string, v float64) error {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("devices/sim: %s = %g, want a finite value", name, v)
+			return fmt.Errorf("devices/twin: %s = %g, want a finite value", name, v)
 		}
 		return nil
 	}
 	var errs []error
 	errs = append(errs, pos("sample_period_ms", p.SamplePeriodMs))
 	if p.Substeps < 1 || p.Substeps > 1000 {
-		errs = append(errs, fmt.Errorf("devices/sim: substeps = %d, want 1..1000", p.Substeps))
+		errs = append(errs, fmt.Errorf("devices/twin: substeps = %d, want 1..1000", p.Substeps))
 	}
 	for i := range 3 {
 		j := fmt.Sprintf("[%d]", i)
@@ -192,7 +192,7 @@ func (p *ExoParams) Validate() error {
 		v    int
 	}{{"transport.sensor_delay_samples", p.Transport.SensorDelay}, {"transport.command_delay_samples", p.Transport.CommandDelay}} {
 		if d.v < 0 || d.v > maxDelay {
-			errs = append(errs, fmt.Errorf("devices/sim: %s = %d, want 0..%d", d.name, d.v, maxDelay))
+			errs = append(errs, fmt.Errorf("devices/twin: %s = %d, want 0..%d", d.name, d.v, maxDelay))
 		}
 	}
 	return errors.Join(errs...)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	devsim "github.com/haptex/haptex/devices/sim"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/internal/rt"
 	"github.com/haptex/haptex/sim"
 )
@@ -272,8 +272,8 @@ func TestTone(t *testing.T) {
 // Restarting or changing the motion never makes the intended finger
 // position jump: it blends from where the finger was heading.
 func TestReplayIntentIsContinuous(t *testing.T) {
-	sc := devsim.DefaultScene()
-	r := &replayIntent{inner: devsim.DefaultScript(sc)}
+	sc := twin.DefaultScene()
+	r := &replayIntent{inner: twin.DefaultScript(sc)}
 	const step = time.Millisecond
 	var prev [2][3]float64
 	for f := range 2 {
@@ -284,9 +284,9 @@ func TestReplayIntentIsContinuous(t *testing.T) {
 		case 1700 * time.Millisecond: // mid-stroke: restart the script
 			r.restart(tt, nil)
 		case 6 * time.Second: // mid-pinch: switch to the short pinch motion
-			r.restart(tt, devsim.PinchScript(sc))
+			r.restart(tt, twin.PinchScript(sc))
 		case 7 * time.Second:
-			r.restart(tt, devsim.RestScript(sc))
+			r.restart(tt, twin.RestScript(sc))
 		}
 		for f := range 2 {
 			p, _ := r.At(tt, f)

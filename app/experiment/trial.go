@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/psych"
-	"github.com/haptex/haptex/internal/rig"
 	"github.com/haptex/haptex/sim"
 )
 

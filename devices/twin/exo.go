@@ -1,4 +1,4 @@
-package sim
+package twin
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices"
-	"github.com/haptex/haptex/haptics/exo"
+	"github.com/haptex/haptex/devices/exo"
 )
 
 // Intent is where the person wants a fingertip pad to be: the scripted
@@ -97,14 +97,14 @@ func NewExo(p ExoParams, base exo.Pose, intent Intent, finger int) (*Exo, error)
 		return nil, err
 	}
 	if !base.Orthonormal(1e-9) {
-		return nil, fmt.Errorf("devices/sim: base rotation is not a rotation: %v", base.R)
+		return nil, fmt.Errorf("devices/twin: base rotation is not a rotation: %v", base.R)
 	}
 	if intent == nil {
-		return nil, fmt.Errorf("devices/sim: nil intent")
+		return nil, fmt.Errorf("devices/twin: nil intent")
 	}
 	kin, err := exo.New(p.Kinematics)
 	if err != nil {
-		return nil, fmt.Errorf("devices/sim: %w", err)
+		return nil, fmt.Errorf("devices/twin: %w", err)
 	}
 	e := &Exo{
 		p: p, kin: kin, base: base, intent: intent, finger: finger,
@@ -215,7 +215,7 @@ func (e *Exo) Write(cmd *devices.ExoCommand) error {
 			if e.p.Transport.CommandDelay == 0 {
 				e.torque = [3]float64{}
 			}
-			return fmt.Errorf("devices/sim: torque command %d is %g", i, v)
+			return fmt.Errorf("devices/twin: torque command %d is %g", i, v)
 		}
 	}
 	e.fault &^= FaultBadCommand
@@ -450,7 +450,7 @@ func (e *Exo) substep() {
 	c := e.coriolis(e.qd)
 	minv, ok := m.Inverse()
 	if !ok {
-		panic("devices/sim: singular mass matrix")
+		panic("devices/twin: singular mass matrix")
 	}
 	var rhs [3]float64
 	for i := range 3 {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices"
-	devsim "github.com/haptex/haptex/devices/sim"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/internal/lockstep"
 	"github.com/haptex/haptex/internal/rt"
@@ -247,7 +247,7 @@ func (r *Rig) Material() sim.Material { return r.cfg.Sim.Material }
 // SetMotion makes the fingers follow a new intended motion (a handling
 // script, or a still pose) from the next haptics tick on, starting it
 // there and blending from where the fingers were heading (no jump).
-func (r *Rig) SetMotion(m devsim.Intent) error {
+func (r *Rig) SetMotion(m twin.Intent) error {
 	if m == nil {
 		return errors.New("rig: nil motion")
 	}

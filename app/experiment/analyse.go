@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/haptex/haptex/calib/psych"
-	"github.com/haptex/haptex/internal/record"
+	"github.com/haptex/haptex/internal/sessionlog"
 )
 
 // analysis is fit.json.
@@ -105,7 +105,7 @@ func (run *runner) analyse() (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("experiment: %w", err)
 	}
-	if err := record.WriteFileAtomic(filepath.Join(run.dir, "fit.json"), b); err != nil {
+	if err := sessionlog.WriteFileAtomic(filepath.Join(run.dir, "fit.json"), b); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(run.o.Out, "  results in %s\n", run.dir)

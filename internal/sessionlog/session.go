@@ -8,7 +8,7 @@
 // writes them. When the writer falls a whole ring behind, rows are dropped
 // and counted, never waited for: a loop is never stalled by the disk.
 // Closing a session drains every ring, flushes and syncs every file.
-package record
+package sessionlog
 
 import (
 	"bufio"

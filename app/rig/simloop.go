@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/haptex/haptex/internal/record"
+	"github.com/haptex/haptex/internal/sessionlog"
 	"github.com/haptex/haptex/internal/statebuf"
 	"github.com/haptex/haptex/sim"
 )
 
-// simRow is one simulation step in the session record.
+// simRow is one simulation step in the session sessionlog.
 type simRow struct {
 	Stats   sim.Stats
 	Contact [sim.NumFingers]sim.ContactPatch
@@ -29,15 +29,15 @@ func simHeader() []string {
 
 func appendSimRow(dst []byte, r *simRow) []byte {
 	s := &r.Stats
-	dst = record.AppendFloat(dst, s.T)
+	dst = sessionlog.AppendFloat(dst, s.T)
 	dst = fmt.Appendf(dst, ",%d,%s,%d", s.Step, s.Status, s.CGIters)
-	dst = record.AppendFloats(dst, s.Residual, float64(s.SensIters), s.MaxStrain, float64(s.Recoveries))
+	dst = sessionlog.AppendFloats(dst, s.Residual, float64(s.SensIters), s.MaxStrain, float64(s.Recoveries))
 	dst = appendFlag(dst, s.Regraded)
-	dst = record.AppendFloats(dst, s.Energy.Kinetic, s.Energy.Tensile, s.Energy.Bending, s.Energy.Gravity, s.Energy.Contact)
+	dst = sessionlog.AppendFloats(dst, s.Energy.Kinetic, s.Energy.Tensile, s.Energy.Bending, s.Energy.Gravity, s.Energy.Contact)
 	for f := range sim.NumFingers {
 		c, l := &r.Contact[f], &r.Local[f]
 		dst = appendFlag(dst, c.InContact)
-		dst = record.AppendFloats(dst, c.NormalForce, c.Area, c.U, c.V, l.F0[0], l.F0[1], l.F0[2], l.Depth)
+		dst = sessionlog.AppendFloats(dst, c.NormalForce, c.Area, c.U, c.V, l.F0[0], l.F0[1], l.F0[2], l.Depth)
 	}
 	return dst
 }

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/haptics"
-	"github.com/haptex/haptex/internal/record"
 	"github.com/haptex/haptex/internal/rt"
+	"github.com/haptex/haptex/internal/sessionlog"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -89,9 +89,9 @@ type Summary struct {
 	HostStealPct float64 `json:"host_steal_pct"`
 	// IdlePoll reports whether idle cores polled during a real-time run
 	// (Config.IdleSleep).
-	IdlePoll   bool                `json:"idle_poll"`
-	Tables     []record.TableStats `json:"tables,omitempty"`
-	SessionDir string              `json:"session_dir,omitempty"`
+	IdlePoll   bool                    `json:"idle_poll"`
+	Tables     []sessionlog.TableStats `json:"tables,omitempty"`
+	SessionDir string                  `json:"session_dir,omitempty"`
 }
 
 // forceStats accumulates per-finger force figures on the haptics goroutine.

@@ -1,6 +1,6 @@
-package sim
+package twin
 
-import "github.com/haptex/haptex/haptics/exo"
+import "github.com/haptex/haptex/devices/exo"
 
 // DefaultBase returns where the default exoskeleton base of finger f
 // (0 = thumb, 1 = index) sits in the showcase scene: 16 cm behind the

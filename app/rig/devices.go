@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/exo"
 	devrecord "github.com/haptex/haptex/devices/record"
-	"github.com/haptex/haptex/haptics/exo"
 	"github.com/haptex/haptex/sim"
 )
 

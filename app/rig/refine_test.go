@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	devsim "github.com/haptex/haptex/devices/sim"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -13,7 +13,7 @@ import (
 // fingers pinch: the finest grid columns and rows of the cloth's rest
 // coordinates bracket the scene's pinch point.
 func TestPinchRefinement(t *testing.T) {
-	sc := devsim.DefaultScene()
+	sc := twin.DefaultScene()
 	cfg := sim.DefaultConfig()
 	cfg.NodesU, cfg.NodesV = DefaultNodes, DefaultNodes
 	cfg.Refine = PinchRefinement(sc, &cfg)

@@ -1,4 +1,4 @@
-package record
+package sessionlog
 
 import (
 	"encoding/csv"
