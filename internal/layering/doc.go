@@ -6,8 +6,8 @@
 //
 //   - the numerics (sim, sim/ode, tactile, haptics/filter) import only the
 //     standard library, gonum and golang.org/x/sys;
-//   - the plumbing under internal/ imports only the standard library and
-//     golang.org/x/sys;
+//   - the plumbing under internal/ imports only the standard library,
+//     golang.org/x/sys and other plumbing;
 //   - nothing outside render/ and cmd/ reaches OpenGL or GLFW;
 //   - nothing under devices/ reaches haptics/, sim/, tactile/, app/ or cmd/;
 //   - nothing outside app/ and cmd/ reaches app/.

@@ -74,9 +74,11 @@ var rules = []rule{
 		},
 	},
 	{
-		name:    "plumbing imports only the standard library and x/sys",
+		name:    "plumbing imports only the standard library, x/sys and other plumbing",
 		applies: within("internal"),
-		rejects: func(d string) bool { return !stdlib(d) && !under(d, "golang.org/x/sys") },
+		rejects: func(d string) bool {
+			return !stdlib(d) && !under(d, "golang.org/x/sys") && !within("internal")(d)
+		},
 	},
 	{
 		name:    "only render and cmd reach OpenGL",
@@ -182,6 +184,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"tactile", "github.com/BurntSushi/toml", rules[0].name},
 		{"haptics/filter", m("internal/rt"), rules[0].name},
 		{"internal/rt", "gonum.org/v1/gonum/mat", rules[1].name},
+		{"internal/sessionlog", m("devices"), rules[1].name},
 		{"haptics", "github.com/go-gl/gl/v4.1-core/gl", rules[2].name},
 		{"devices/twin", m("haptics"), rules[3].name},
 		{"devices/link", m("app/rig"), rules[3].name},
