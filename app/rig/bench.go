@@ -8,19 +8,20 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/haptex/haptex/internal/latency"
 	"github.com/haptex/haptex/internal/rt"
 )
 
 // LoopBench is the result of BenchLoop, the JSON of `haptex bench loop`.
 type LoopBench struct {
-	Bench       string      `json:"bench"`
-	RT          bool        `json:"rt"`
-	DurationS   float64     `json:"duration_s"`
-	Ticks       uint64      `json:"ticks"`
-	RateHz      float64     `json:"rate_hz"`
-	LatenessUs  Percentiles `json:"lateness_us"`
-	ComputeUs   Percentiles `json:"compute_us"`
-	LateOver1ms uint64      `json:"late_over_1ms"`
+	Bench       string              `json:"bench"`
+	RT          bool                `json:"rt"`
+	DurationS   float64             `json:"duration_s"`
+	Ticks       uint64              `json:"ticks"`
+	RateHz      float64             `json:"rate_hz"`
+	LatenessUs  latency.Percentiles `json:"lateness_us"`
+	ComputeUs   latency.Percentiles `json:"compute_us"`
+	LateOver1ms uint64              `json:"late_over_1ms"`
 	// LateTicks lists the first of them, and Clock when the run's clock
 	// read zero: together they say when each came, to be matched with a
 	// record of the host's pauses (scripts/wakeups.c).
@@ -54,13 +55,13 @@ type LoopBench struct {
 // last). The load stays on because it changes the host's behaviour: an
 // idle virtual CPU sleeps deeper and wakes later.
 type HostBaseline struct {
-	DurationS    float64     `json:"duration_s"`
-	RT           bool        `json:"rt"`
-	Ticks        uint64      `json:"ticks"`
-	LatenessUs   Percentiles `json:"lateness_us"`
-	LateOver1ms  uint64      `json:"late_over_1ms"`
-	Takeovers    uint64      `json:"takeovers"`
-	HostStealPct float64     `json:"host_steal_pct"`
+	DurationS    float64             `json:"duration_s"`
+	RT           bool                `json:"rt"`
+	Ticks        uint64              `json:"ticks"`
+	LatenessUs   latency.Percentiles `json:"lateness_us"`
+	LateOver1ms  uint64              `json:"late_over_1ms"`
+	Takeovers    uint64              `json:"takeovers"`
+	HostStealPct float64             `json:"host_steal_pct"`
 }
 
 // LoopBenchConfig configures BenchLoop.
@@ -164,7 +165,7 @@ func hostBaseline(ctx context.Context, d time.Duration, priority int, standby ti
 	tel := &l.Tel
 	return &HostBaseline{
 		DurationS: time.Since(start).Seconds(), RT: tel.RealTime.Load(), Ticks: tel.Ticks.Load(),
-		LatenessUs: Micros(tel.Lateness.Summary()), LateOver1ms: tel.LateOver1ms.Load(),
+		LatenessUs: tel.Lateness.Summary().In(time.Microsecond), LateOver1ms: tel.LateOver1ms.Load(),
 		Takeovers: tel.Takeovers.Load(), HostStealPct: rt.StealPercent(cpu0, cpu1),
 	}, nil
 }
