@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/app/rig"
-	"github.com/haptex/haptex/haptics"
+	"github.com/haptex/haptex/haptics/servobench"
 	"github.com/haptex/haptex/internal/statebuf"
 	"github.com/haptex/haptex/render"
 	"github.com/haptex/haptex/sim"
@@ -30,7 +30,7 @@ var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 	},
 	"statebuf": func(context.Context, benchOpts) (any, error) { r := statebuf.Bench(); return &r, nil },
 	"control": func(context.Context, benchOpts) (any, error) {
-		r, err := haptics.BenchControl(haptics.BenchOptions{})
+		r, err := servobench.Bench(servobench.Options{})
 		return &r, err
 	},
 	"sim": func(context.Context, benchOpts) (any, error) {
