@@ -18,7 +18,7 @@ import (
 	"github.com/haptex/haptex/render"
 	"github.com/haptex/haptex/sim"
 	"github.com/haptex/haptex/sim/simbench"
-	"github.com/haptex/haptex/tactile"
+	"github.com/haptex/haptex/tactile/tactilebench"
 )
 
 // benches maps a bench name to its runner. Every runner returns a value that
@@ -38,7 +38,7 @@ var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 		return &r, err
 	},
 	"tactile": func(context.Context, benchOpts) (any, error) {
-		r, err := tactile.Bench(4000)
+		r, err := tactilebench.Bench(4000)
 		return &r, err
 	},
 	"render": benchRender,
