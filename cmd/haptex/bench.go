@@ -16,6 +16,7 @@ import (
 	"github.com/haptex/haptex/haptics/servobench"
 	"github.com/haptex/haptex/internal/statebuf"
 	"github.com/haptex/haptex/render"
+	"github.com/haptex/haptex/render/renderbench"
 	"github.com/haptex/haptex/sim"
 	"github.com/haptex/haptex/sim/simbench"
 	"github.com/haptex/haptex/tactile/tactilebench"
@@ -69,7 +70,7 @@ func benchRender(_ context.Context, o benchOpts) (any, error) {
 	rc.Width, rc.Height = 1280, 720
 	var frame render.Frame
 	(&frameSource{v: v}).fill(&frame)
-	res, err := render.Bench(rc, &frame, o.frames)
+	res, err := renderbench.Bench(rc, &frame, o.frames)
 	return &res, err
 }
 
