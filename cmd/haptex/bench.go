@@ -14,7 +14,7 @@ import (
 
 	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/haptics/servobench"
-	"github.com/haptex/haptex/internal/statebuf"
+	"github.com/haptex/haptex/internal/statebuf/statebufbench"
 	"github.com/haptex/haptex/render"
 	"github.com/haptex/haptex/render/renderbench"
 	"github.com/haptex/haptex/sim"
@@ -29,7 +29,7 @@ var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 		return rig.BenchLoop(ctx, rig.LoopBenchConfig{Duration: o.duration, Priority: o.priority,
 			Standby: standbyCfg(o.standby), IdleSleep: o.idleSleep, Baseline: o.baseline, Logf: o.logf})
 	},
-	"statebuf": func(context.Context, benchOpts) (any, error) { r := statebuf.Bench(); return &r, nil },
+	"statebuf": func(context.Context, benchOpts) (any, error) { r := statebufbench.Bench(); return &r, nil },
 	"control": func(context.Context, benchOpts) (any, error) {
 		r, err := servobench.Bench(servobench.Options{})
 		return &r, err
