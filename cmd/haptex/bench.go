@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/app/rig"
+	"github.com/haptex/haptex/app/rigbench"
 	"github.com/haptex/haptex/haptics/servobench"
 	"github.com/haptex/haptex/internal/statebuf/statebufbench"
 	"github.com/haptex/haptex/render"
@@ -26,7 +27,7 @@ import (
 // marshals to a JSON object; the command adds "go" and "cpus".
 var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 	"loop": func(ctx context.Context, o benchOpts) (any, error) {
-		return rig.BenchLoop(ctx, rig.LoopBenchConfig{Duration: o.duration, Priority: o.priority,
+		return rigbench.Loop(ctx, rigbench.LoopConfig{Duration: o.duration, Priority: o.priority,
 			Standby: standbyCfg(o.standby), IdleSleep: o.idleSleep, Baseline: o.baseline, Logf: o.logf})
 	},
 	"statebuf": func(context.Context, benchOpts) (any, error) { r := statebufbench.Bench(); return &r, nil },
@@ -44,7 +45,7 @@ var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 	},
 	"render": benchRender,
 	"lockstep": func(ctx context.Context, o benchOpts) (any, error) {
-		return rig.BenchLockstep(ctx, o.duration, lockstepRuns)
+		return rigbench.Lockstep(ctx, o.duration, lockstepRuns)
 	},
 }
 
