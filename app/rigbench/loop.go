@@ -170,9 +170,10 @@ func hostBaseline(ctx context.Context, d time.Duration, priority int, standby ti
 	}
 	cpu1, _ := rt.ReadCPUTimes()
 	tel := &l.Tel
+	late := tel.Lateness.Summary()
 	return &HostBaseline{
 		DurationS: time.Since(start).Seconds(), RT: tel.RealTime.Load(), Ticks: tel.Ticks.Load(),
-		LatenessUs: tel.Lateness.Summary().In(time.Microsecond), LateOver1ms: tel.LateOver1ms.Load(),
+		LatenessUs: latency.Durations(time.Microsecond, late.P50, late.P99, late.P999, late.Max), LateOver1ms: tel.LateOver1ms.Load(),
 		Takeovers: tel.Takeovers.Load(), HostStealPct: rt.StealPercent(cpu0, cpu1),
 	}, nil
 }

@@ -18,5 +18,5 @@ type Latency struct {
 // edge of its histogram bucket (at most 3.1 % above the true value).
 func LatencyOf(h *rt.Histogram) Latency {
 	s := h.Summary()
-	return Latency{Count: s.N, Percentiles: s.In(time.Microsecond)}
+	return Latency{Count: s.N, Percentiles: latency.Durations(time.Microsecond, s.P50, s.P99, s.P999, s.Max)}
 }

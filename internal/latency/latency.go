@@ -3,13 +3,14 @@
 //
 // A Percentiles value carries no unit: the JSON key that holds it names one
 // (tick_us, step_ms, lateness_us), and the caller converts its samples to
-// that unit before summarising them. Of summarises a sample; rt.Summary.In
-// converts a histogram's.
+// that unit before summarising them. Of summarises a sample; Durations
+// converts percentiles already taken, such as a histogram's.
 package latency
 
 import (
 	"math"
 	"slices"
+	"time"
 )
 
 // Percentiles summarises a timing distribution in the unit its JSON key
@@ -36,4 +37,11 @@ func Of(xs []float64) Percentiles {
 func rank(sorted []float64, q float64) float64 {
 	i := int(math.Ceil(q*float64(len(sorted)))) - 1
 	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// Durations expresses percentiles measured as durations in unit
+// (time.Microsecond for a JSON key ending in _us).
+func Durations(unit, p50, p99, p999, max time.Duration) Percentiles {
+	f := func(d time.Duration) float64 { return float64(d) / float64(unit) }
+	return Percentiles{P50: f(p50), P99: f(p99), P999: f(p999), Max: f(max)}
 }

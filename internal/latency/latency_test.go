@@ -37,6 +37,17 @@ func TestOf(t *testing.T) {
 	}
 }
 
+// Durations reports each percentile in the unit asked for.
+func TestDurations(t *testing.T) {
+	us := Durations(time.Microsecond, 1500*time.Nanosecond, 2*time.Microsecond, 3*time.Millisecond, time.Second)
+	if us != (Percentiles{P50: 1.5, P99: 2, P999: 3000, Max: 1e6}) {
+		t.Errorf("in µs: %+v", us)
+	}
+	if ms := Durations(time.Millisecond, 0, time.Millisecond, 3*time.Millisecond, time.Second); ms != (Percentiles{P99: 1, P999: 3, Max: 1000}) {
+		t.Errorf("in ms: %+v", ms)
+	}
+}
+
 // The JSON keys are what the benches' readers parse.
 func TestJSON(t *testing.T) {
 	b, err := json.Marshal(Percentiles{P50: 1, P99: 2, P999: 3, Max: 4})

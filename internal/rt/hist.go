@@ -4,8 +4,6 @@ import (
 	"math/bits"
 	"sync/atomic"
 	"time"
-
-	"github.com/haptex/haptex/internal/latency"
 )
 
 // Histogram is a fixed-size log-bucket histogram of durations: 32 buckets
@@ -114,13 +112,6 @@ type Summary struct {
 // Summary returns the p50, p99, p99.9 and maximum.
 func (h *Histogram) Summary() Summary {
 	return Summary{N: h.Count(), P50: h.Quantile(0.50), P99: h.Quantile(0.99), P999: h.Quantile(0.999), Max: h.Max()}
-}
-
-// In returns the percentiles in unit (time.Microsecond for a JSON key
-// ending in _us), the shape every bench reports.
-func (s Summary) In(unit time.Duration) latency.Percentiles {
-	f := func(d time.Duration) float64 { return float64(d) / float64(unit) }
-	return latency.Percentiles{P50: f(s.P50), P99: f(s.P99), P999: f(s.P999), Max: f(s.Max)}
 }
 
 // Reset clears the histogram. It must not race with Record.

@@ -54,15 +54,3 @@ func TestRecordAllocs(t *testing.T) {
 		t.Fatalf("Record allocates %v", a)
 	}
 }
-
-// Summary.In reports each percentile in the unit asked for.
-func TestSummaryIn(t *testing.T) {
-	s := Summary{N: 4, P50: 1500 * time.Nanosecond, P99: 2 * time.Microsecond, P999: 3 * time.Millisecond, Max: time.Second}
-	us := s.In(time.Microsecond)
-	if us.P50 != 1.5 || us.P99 != 2 || us.P999 != 3000 || us.Max != 1e6 {
-		t.Errorf("in µs: %+v", us)
-	}
-	if ms := s.In(time.Millisecond); ms.P999 != 3 || ms.Max != 1000 {
-		t.Errorf("in ms: %+v", ms)
-	}
-}
