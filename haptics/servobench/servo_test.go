@@ -99,10 +99,11 @@ func TestStartupRamp(t *testing.T) {
 	}
 }
 
-// TestFaults injects each fault of the issue into one finger pressing with
-// 1 N and checks that it ends in the safe state within 10 ms with its
-// reason in the record, that the other finger goes on (except overruns,
-// which stop both), and that the finger comes back with the enable ramp.
+// TestFaults injects each fault the safety envelope handles into one
+// finger pressing with 1 N and checks that it ends in the safe state
+// within 10 ms with its reason in the record, that the other finger goes
+// on (except overruns, which stop both), and that the finger comes back
+// with the enable ramp.
 func TestFaults(t *testing.T) {
 	cases := []struct {
 		name   string
