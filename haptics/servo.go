@@ -154,6 +154,29 @@ func NewServo(cfg Config, fingers [sim.NumFingers]Finger) (*Servo, error) {
 // Config returns the servo's configuration.
 func (s *Servo) Config() Config { return s.cfg }
 
+// Period returns the tick period the servo was built for (PeriodMs).
+func (s *Servo) Period() time.Duration { return s.period }
+
+// InjectForceError adds d [N, the finger's device base frame] to finger
+// f's force error ahead of its filter, from the next Tick until changed:
+// the test signal of a loop-gain measurement, zero in operation. It does
+// nothing for a finger without a device.
+func (s *Servo) InjectForceError(f int, d [3]float64) {
+	if c := s.fingers[f].ctl; c != nil {
+		c.inject = d
+	}
+}
+
+// ForceError returns finger f's force error in its last control step:
+// desired minus measured force, without the injected signal [N, the
+// finger's device base frame].
+func (s *Servo) ForceError(f int) [3]float64 {
+	if c := s.fingers[f].ctl; c != nil {
+		return c.lastErr
+	}
+	return [3]float64{}
+}
+
 // SetForceScale makes the servo render k times the cloth's force (and
 // stiffness) from the next tick on: a psychophysical stimulus dimension,
 // and a way to feel a fabric's weight magnified. k must be finite and in

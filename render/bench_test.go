@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/haptex/haptex/internal/latency"
 )
 
 // cpuTime is the CPU time of the whole process, llvmpipe's rasteriser
 // threads included: on a shared machine it tracks the work per frame
 // better than the wall clock does.
 func cpuTime() time.Duration {
-	d, _ := processCPU()
+	d, _ := latency.ProcessCPU()
 	return d
 }
 
@@ -39,36 +41,5 @@ func BenchmarkShowcase(b *testing.B) {
 				b.ReportMetric((cpuTime()-cpu).Seconds()*1000/float64(b.N), "cpu-ms/frame")
 			})
 		}
-	}
-}
-
-func TestBench(t *testing.T) {
-	needDisplay(t)
-	r, err := Bench(Config{Width: 320, Height: 180, NormalPriority: true}, showcaseFrame(16), 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%+v", r)
-	p := r.FrameMs
-	if r.Bench != "render" || r.Frames != 20 || r.Nodes != 256 || r.Renderer == "" || r.FPS <= 0 ||
-		!(0 < p.P50 && p.P50 <= p.P99 && p.P99 <= p.P999 && p.P999 <= p.Max) || r.Width != 320 || r.Samples < 1 {
-		t.Errorf("implausible result %+v", r)
-	}
-	// Frames are timed back to back, so the rate and the mean frame time agree.
-	if mean := 1000 / r.FPS; mean < 0.5*p.P50 {
-		t.Errorf("%.1f fps, but the median frame takes %.2f ms", r.FPS, p.P50)
-	}
-	if _, err := Bench(Config{}, showcaseFrame(8), 0); err == nil {
-		t.Error("Bench of 0 frames succeeded")
-	}
-}
-
-func TestPercentiles(t *testing.T) {
-	x := make([]float64, 1000)
-	for i := range x {
-		x[i] = float64(1000 - i) // 1..1000, reversed
-	}
-	if p := percentiles(x); p != (Percentiles{P50: 500, P99: 990, P999: 999, Max: 1000}) {
-		t.Errorf("percentiles %+v", p)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"time"
 
 	"github.com/go-gl/gl/v4.1-core/gl"
 	"github.com/go-gl/glfw/v3.3/glfw"
@@ -110,9 +111,35 @@ func (o *Offscreen) renderTo(dst *image.RGBA, f *Frame, cam Camera) error {
 	return nil
 }
 
-// drawOnly draws f and waits for the GL to finish, without reading the
-// image back: the work of one window frame, less the swap. It runs on the
-// GLFW thread.
+// Draw draws f seen by cam and waits for the GL to finish, without
+// reading the image back: the work of one window frame, less the swap. It
+// returns how long that took on the Thread, the hand-over to it left out.
+func (o *Offscreen) Draw(f *Frame, cam Camera) (time.Duration, error) {
+	var d time.Duration
+	var err error
+	if cerr := o.th.Call(func() {
+		if o.closed {
+			err = ErrClosed
+			return
+		}
+		t0 := time.Now()
+		o.drawOnly(f, cam)
+		d = time.Since(t0)
+	}); cerr != nil {
+		return 0, cerr
+	}
+	return d, err
+}
+
+// Renderer is the GL's name for itself (GL_RENDERER), e.g. "llvmpipe
+// (LLVM 15.0.6, 256 bits)".
+func (o *Offscreen) Renderer() string { return o.renderer }
+
+// Config is the configuration in effect: defaults filled in, Samples as
+// the GL granted them.
+func (o *Offscreen) Config() Config { return o.cfg }
+
+// drawOnly is Draw on the GLFW thread.
 func (o *Offscreen) drawOnly(f *Frame, cam Camera) {
 	makeCurrent(o.win)
 	o.t.bind()

@@ -305,6 +305,19 @@ func TestDrawAllocs(t *testing.T) {
 	}
 }
 
+// Draw times a frame on the GL thread; Renderer and Config say what drew
+// it and how.
+func TestOffscreenDraw(t *testing.T) {
+	o := newTestOffscreen(t, Config{Width: 96, Height: 64})
+	d, err := o.Draw(showcaseFrame(8), DefaultCamera())
+	if err != nil || d <= 0 {
+		t.Fatalf("Draw: %v, %v", d, err)
+	}
+	if c := o.Config(); o.Renderer() == "" || c.Width != 96 || c.Height != 64 || c.Samples < 1 || c.Camera != DefaultCamera() {
+		t.Errorf("renderer %q, config %+v", o.Renderer(), c)
+	}
+}
+
 func TestOffscreenErrors(t *testing.T) {
 	needDisplay(t)
 	o, err := NewOffscreen(testThread, Config{Width: 64, Height: 32})
@@ -322,6 +335,9 @@ func TestOffscreenErrors(t *testing.T) {
 	}
 	if _, err := o.Render(showcaseFrame(8), DefaultCamera()); !errors.Is(err, ErrClosed) {
 		t.Errorf("Render after Close: %v, want ErrClosed", err)
+	}
+	if _, err := o.Draw(showcaseFrame(8), DefaultCamera()); !errors.Is(err, ErrClosed) {
+		t.Errorf("Draw after Close: %v, want ErrClosed", err)
 	}
 	other := StartThread()
 	defer other.Stop()

@@ -14,10 +14,13 @@ func silkParams() SurfaceParams {
 	return SurfaceParams{SMD: 1.5e-6, MIU: 0.18, MMD: 0.012, Weave: Plain, WarpSpacing: 0.08e-3, WeftSpacing: 0.1e-3, GridN: 256}
 }
 
+// twillParams is the twill tactile/tactilebench renders, on a 256² grid.
 func twillParams() SurfaceParams {
-	p := BenchParams()
-	p.GridN = 256
-	return p
+	return SurfaceParams{
+		SMD: 6e-6, MIU: 0.22, MMD: 0.02,
+		Weave: Twill, Repeat: 3, Float: 2,
+		WarpSpacing: 0.3e-3, WeftSpacing: 0.45e-3, GridN: 256,
+	}
 }
 
 func nonwovenParams() SurfaceParams {
@@ -82,3 +85,24 @@ func stroke(r *Renderer, finger int, dir, speed float64) FingerFrame {
 }
 
 func ampDB(a float64) float64 { return 20 * math.Log10(a) }
+
+// strokeBoth fills in the contacts of a two-finger stroke at time t, as
+// tactile/tactilebench strokes: speeds sweep 0-300 mm/s, directions turn,
+// the index lifts off now and then.
+func strokeBoth(in *[NumFingers]Contact, t float64) {
+	for f := range NumFingers {
+		ph := t + float64(f)*0.37
+		speed := 0.15 * (1 + math.Sin(2*math.Pi*0.3*ph))
+		dir := 2 * math.Pi * 0.05 * ph
+		in[f] = Contact{
+			InContact:   f == Thumb || math.Mod(t, 7) < 6,
+			U:           0.15 + 0.05*math.Sin(0.2*ph),
+			V:           0.15 + 0.05*math.Cos(0.17*ph),
+			Orientation: 0.3*math.Sin(0.1*ph) + float64(f)*math.Pi,
+			SlipU:       speed * math.Cos(dir),
+			SlipV:       speed * math.Sin(dir),
+			NormalForce: 0.5 + 0.3*math.Sin(ph),
+			Area:        (50 + 20*math.Sin(0.7*ph)) * 1e-6,
+		}
+	}
+}

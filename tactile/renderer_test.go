@@ -423,7 +423,7 @@ func TestStepAllocs(t *testing.T) {
 	tm := 0.0
 	allocs := testing.AllocsPerRun(200, func() {
 		tm += 0.025
-		benchStroke(&in, tm)
+		strokeBoth(&in, tm)
 		if int(tm*40)%7 == 0 {
 			in[Thumb].SlipU, in[Thumb].SlipV = 0, 0
 		}
@@ -435,40 +435,4 @@ func TestStepAllocs(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("Step allocates %v times per frame, want 0", allocs)
 	}
-}
-
-func BenchmarkStep(b *testing.B) {
-	for _, n := range []int{256, 512} {
-		b.Run("grid="+itoa(n), func(b *testing.B) {
-			p := BenchParams()
-			p.GridN = n
-			s, err := NewSurface(p, 1)
-			if err != nil {
-				b.Fatal(err)
-			}
-			r, _ := NewRenderer(s, Config{})
-			var in [NumFingers]Contact
-			var out Frame
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				t := float64(i) * 0.025
-				benchStroke(&in, t)
-				r.Step(t, &in, &out)
-				i++
-			}
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/frame")
-		})
-	}
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
 }

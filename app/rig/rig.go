@@ -386,6 +386,9 @@ func (r *Rig) closeSession() {
 	}
 }
 
+// Config returns the rig's configuration with its defaults filled in.
+func (r *Rig) Config() Config { return r.cfg }
+
 // SessionDir returns the session folder, or "" when not recording.
 func (r *Rig) SessionDir() string {
 	if r.session == nil {

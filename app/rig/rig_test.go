@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -182,6 +183,23 @@ func TestConfigErrors(t *testing.T) {
 		if _, err := New(c); err == nil {
 			t.Errorf("config %+v: no error", c)
 		}
+	}
+}
+
+// Config reports the defaults New filled in, and SplitsStep whether the
+// default cloth is large enough to split over the cores there are.
+func TestConfigInEffect(t *testing.T) {
+	r, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Config()
+	if c.HapticsPeriod != time.Millisecond || c.Standby != DefaultStandby || c.SimNice != defaultSimNice ||
+		c.Sim.NodesU != DefaultNodes || c.Fabric == nil || c.Fabric.Name != DefaultFabric {
+		t.Errorf("config in effect %+v", c)
+	}
+	if want := runtime.GOMAXPROCS(0) >= 2; r.SplitsStep() != want {
+		t.Errorf("%d² nodes on %d Ps: splits %v", DefaultNodes, runtime.GOMAXPROCS(0), r.SplitsStep())
 	}
 }
 

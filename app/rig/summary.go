@@ -5,37 +5,22 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/haptics"
-	"github.com/haptex/haptex/internal/rt"
+	"github.com/haptex/haptex/internal/latency"
 	"github.com/haptex/haptex/internal/sessionlog"
 	"github.com/haptex/haptex/sim"
 )
 
-// Percentiles is a latency summary in microseconds, in the JSON shape every
-// haptex bench uses.
-type Percentiles struct {
-	P50  float64 `json:"p50"`
-	P99  float64 `json:"p99"`
-	P999 float64 `json:"p999"`
-	Max  float64 `json:"max"`
-}
-
-// Micros converts a histogram summary to microseconds.
-func Micros(s rt.Summary) Percentiles {
-	us := func(d time.Duration) float64 { return float64(d) / 1e3 }
-	return Percentiles{P50: us(s.P50), P99: us(s.P99), P999: us(s.P999), Max: us(s.Max)}
-}
-
 // LoopSummary is one loop's timing over a run.
 type LoopSummary struct {
-	Name        string      `json:"name"`
-	PeriodMs    float64     `json:"period_ms"`
-	Ticks       uint64      `json:"ticks"`
-	RateHz      float64     `json:"rate_hz"`
-	RealTime    bool        `json:"rt"`
-	LatenessUs  Percentiles `json:"lateness_us"`
-	ComputeUs   Percentiles `json:"compute_us"`
-	Overruns    uint64      `json:"overruns"`
-	LateOver1ms uint64      `json:"late_over_1ms"`
+	Name        string              `json:"name"`
+	PeriodMs    float64             `json:"period_ms"`
+	Ticks       uint64              `json:"ticks"`
+	RateHz      float64             `json:"rate_hz"`
+	RealTime    bool                `json:"rt"`
+	LatenessUs  latency.Percentiles `json:"lateness_us"`
+	ComputeUs   latency.Percentiles `json:"compute_us"`
+	Overruns    uint64              `json:"overruns"`
+	LateOver1ms uint64              `json:"late_over_1ms"`
 	// Standby reports whether the loop had a standby thread (see
 	// rt.Config.Standby), and Takeovers how many ticks it ran.
 	Standby   bool   `json:"standby"`
@@ -136,8 +121,9 @@ func (r *Rig) summary(mode string, run, wall time.Duration) *Summary {
 			ls.Ticks = tel.Ticks.Load()
 			ls.RateHz = tel.Rate()
 			ls.RealTime = tel.RealTime.Load()
-			ls.LatenessUs = Micros(tel.Lateness.Summary())
-			ls.ComputeUs = Micros(tel.Compute.Summary())
+			l, c := tel.Lateness.Summary(), tel.Compute.Summary()
+			ls.LatenessUs = latency.Durations(time.Microsecond, l.P50, l.P99, l.P999, l.Max)
+			ls.ComputeUs = latency.Durations(time.Microsecond, c.P50, c.P99, c.P999, c.Max)
 			ls.Overruns = tel.Overruns.Load()
 			ls.LateOver1ms = tel.LateOver1ms.Load()
 			ls.Standby = tel.Standby.Load()

@@ -343,8 +343,9 @@ func (r *Rig) logf(format string, args ...any) {
 // at 12² the halves are too short to be worth claiming.
 const parallelNodes = 400
 
-// splitsStep reports whether the lockstep runner splits the cloth's step.
-func (r *Rig) splitsStep() bool {
+// SplitsStep reports whether the lockstep runner splits the cloth's step
+// over two cores.
+func (r *Rig) SplitsStep() bool {
 	return runtime.GOMAXPROCS(0) >= 2 && r.topology.Nodes >= parallelNodes
 }
 
@@ -377,7 +378,7 @@ func (r *Rig) Lockstep() (*Stepper, error) {
 	// its element pass and products to the runner's goroutine, which takes
 	// them between ticks and while it waits; neither changes a bit of the
 	// result.
-	split := r.splitsStep()
+	split := r.SplitsStep()
 	r.sim.cloth.SetParallel(split)
 	tasks := make([]lockstep.Task, len(r.loops))
 	for i, l := range r.loops {

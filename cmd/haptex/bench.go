@@ -13,24 +13,26 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/app/rig"
-	"github.com/haptex/haptex/haptics"
-	"github.com/haptex/haptex/internal/statebuf"
+	"github.com/haptex/haptex/app/rigbench"
+	"github.com/haptex/haptex/haptics/servobench"
+	"github.com/haptex/haptex/internal/statebuf/statebufbench"
 	"github.com/haptex/haptex/render"
+	"github.com/haptex/haptex/render/renderbench"
 	"github.com/haptex/haptex/sim"
 	"github.com/haptex/haptex/sim/simbench"
-	"github.com/haptex/haptex/tactile"
+	"github.com/haptex/haptex/tactile/tactilebench"
 )
 
 // benches maps a bench name to its runner. Every runner returns a value that
 // marshals to a JSON object; the command adds "go" and "cpus".
 var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 	"loop": func(ctx context.Context, o benchOpts) (any, error) {
-		return rig.BenchLoop(ctx, rig.LoopBenchConfig{Duration: o.duration, Priority: o.priority,
+		return rigbench.Loop(ctx, rigbench.LoopConfig{Duration: o.duration, Priority: o.priority,
 			Standby: standbyCfg(o.standby), IdleSleep: o.idleSleep, Baseline: o.baseline, Logf: o.logf})
 	},
-	"statebuf": func(context.Context, benchOpts) (any, error) { r := statebuf.Bench(); return &r, nil },
+	"statebuf": func(context.Context, benchOpts) (any, error) { r := statebufbench.Bench(); return &r, nil },
 	"control": func(context.Context, benchOpts) (any, error) {
-		r, err := haptics.BenchControl(haptics.BenchOptions{})
+		r, err := servobench.Bench(servobench.Options{})
 		return &r, err
 	},
 	"sim": func(context.Context, benchOpts) (any, error) {
@@ -38,12 +40,12 @@ var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 		return &r, err
 	},
 	"tactile": func(context.Context, benchOpts) (any, error) {
-		r, err := tactile.Bench(4000)
+		r, err := tactilebench.Bench(4000)
 		return &r, err
 	},
 	"render": benchRender,
 	"lockstep": func(ctx context.Context, o benchOpts) (any, error) {
-		return rig.BenchLockstep(ctx, o.duration, lockstepRuns)
+		return rigbench.Lockstep(ctx, o.duration, lockstepRuns)
 	},
 }
 
@@ -69,7 +71,7 @@ func benchRender(_ context.Context, o benchOpts) (any, error) {
 	rc.Width, rc.Height = 1280, 720
 	var frame render.Frame
 	(&frameSource{v: v}).fill(&frame)
-	res, err := render.Bench(rc, &frame, o.frames)
+	res, err := renderbench.Bench(rc, &frame, o.frames)
 	return &res, err
 }
 

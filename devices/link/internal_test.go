@@ -1,26 +1,37 @@
 package link
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/haptex/haptex/internal/rt"
 )
 
-// PercentilesOf reports microseconds, each percentile within one log
+// LatencyOf reports microseconds, each percentile within one log
 // bucket (3.1 %) above the true value and the maximum exactly.
-func TestPercentilesOf(t *testing.T) {
+func TestLatencyOf(t *testing.T) {
 	var h rt.Histogram
 	for i := 1; i <= 1000; i++ {
 		h.Record(time.Duration(i) * time.Microsecond)
 	}
-	p := PercentilesOf(&h)
+	p := LatencyOf(&h)
 	within := func(got, want float64) bool { return got >= want && got <= want*1.032 }
 	if p.Count != 1000 || !within(p.P50, 500) || !within(p.P99, 990) || !within(p.P999, 999) || p.Max != 1000 {
 		t.Errorf("%+v", p)
 	}
 	h.Record(time.Second)
-	if p := PercentilesOf(&h); p.Max != 1e6 || !within(p.P50, 501) {
+	if p := LatencyOf(&h); p.Max != 1e6 || !within(p.P50, 501) {
 		t.Errorf("with an outlier: %+v", p)
+	}
+	// The JSON is one flat object, the count first, as the soak report and
+	// the device stats have always printed it.
+	b, err := json.Marshal(LatencyOf(&h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(b); !strings.HasPrefix(s, `{"count":1001,"p50":`) || !strings.Contains(s, `,"p99":`) || !strings.Contains(s, `,"p999":`) || !strings.HasSuffix(s, `,"max":1000000}`) {
+		t.Errorf("JSON %s", s)
 	}
 }

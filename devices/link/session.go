@@ -491,8 +491,8 @@ type Stats struct {
 	LastDeviceError string            `json:"last_device_error,omitempty"`
 	// CommandLatency is the time from writing a COMMAND (or TACTILE_FRAME)
 	// to decoding the STATE (or TACTILE_STATUS) that acknowledges it [µs].
-	CommandLatency Percentiles `json:"command_to_state_us"`
-	Lost           string      `json:"lost,omitempty"`
+	CommandLatency Latency `json:"command_to_state_us"`
+	Lost           string  `json:"lost,omitempty"`
 }
 
 func (s *session) stats() Stats {
@@ -514,7 +514,7 @@ func (s *session) stats() Stats {
 	}
 	s.rmu.Unlock()
 	st.FramesOut = s.framesOut.Load()
-	st.CommandLatency = PercentilesOf(&s.lat)
+	st.CommandLatency = LatencyOf(&s.lat)
 	if le := s.lost.Load(); le != nil {
 		st.Lost = le.Error()
 	}

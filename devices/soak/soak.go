@@ -68,11 +68,11 @@ type Result struct {
 	// CommandToStateUs is, per percentile, the worst exoskeleton's
 	// distribution of the time from writing a COMMAND to decoding the
 	// STATE that acknowledges it, measured in process.
-	CommandToStateUs link.Percentiles `json:"command_to_state_us"`
-	TickLatenessUs   link.Percentiles `json:"tick_lateness_us"`
+	CommandToStateUs link.Latency `json:"command_to_state_us"`
+	TickLatenessUs   link.Latency `json:"tick_lateness_us"`
 	// IOUs is the time the loop spent per tick in Read + Write of both
 	// exoskeletons.
-	IOUs link.Percentiles `json:"io_us"`
+	IOUs link.Latency `json:"io_us"`
 	// Overruns counts the host loop's skipped deadlines; RealTime says
 	// whether it ran under SCHED_FIFO.
 	Overruns uint64         `json:"overruns"`
@@ -325,8 +325,8 @@ func loop(ctx context.Context, cfg Config, exos []*exoRig, tacs []*tacRig, res *
 	}()
 	<-done
 	res.DurationS = time.Since(start).Seconds()
-	res.TickLatenessUs = link.PercentilesOf(&l.Tel.Lateness)
-	res.IOUs = link.PercentilesOf(&io)
+	res.TickLatenessUs = link.LatencyOf(&l.Tel.Lateness)
+	res.IOUs = link.LatencyOf(&io)
 	res.Overruns = l.Tel.Overruns.Load()
 	res.RealTime = l.Tel.RealTime.Load()
 	return failed

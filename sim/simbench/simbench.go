@@ -16,6 +16,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/haptex/haptex/internal/latency"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -52,14 +53,6 @@ type Options struct {
 	Edit func(*sim.Config) `json:"-"`
 }
 
-// Percentiles of a distribution, in the unit the field name gives.
-type Percentiles struct {
-	P50  float64 `json:"p50"`
-	P99  float64 `json:"p99"`
-	P999 float64 `json:"p999"`
-	Max  float64 `json:"max"`
-}
-
 // Iterations summarises CG iteration counts per step.
 type Iterations struct {
 	P50 int `json:"p50"`
@@ -68,26 +61,26 @@ type Iterations struct {
 
 // SceneResult is one scene's measurement.
 type SceneResult struct {
-	Nodes         int         `json:"nodes"`
-	Triangles     int         `json:"triangles"`
-	DtMs          float64     `json:"dt_ms"`
-	Steps         int         `json:"steps"`
-	StepMs        Percentiles `json:"step_ms"`
-	CGIters       Iterations  `json:"cg_iters"`
-	AllocsPerStep float64     `json:"allocs_per_step"` // heap allocations of the whole process per step
-	MaxIterSteps  int         `json:"max_iter_steps"`  // steps whose CG hit its cap
-	Recoveries    uint64      `json:"recoveries"`
-	StepMsQuiet   Percentiles `json:"step_ms_quiet_estimate"` // StepMs / Calibration.LoadFactor
+	Nodes         int                 `json:"nodes"`
+	Triangles     int                 `json:"triangles"`
+	DtMs          float64             `json:"dt_ms"`
+	Steps         int                 `json:"steps"`
+	StepMs        latency.Percentiles `json:"step_ms"`
+	CGIters       Iterations          `json:"cg_iters"`
+	AllocsPerStep float64             `json:"allocs_per_step"` // heap allocations of the whole process per step
+	MaxIterSteps  int                 `json:"max_iter_steps"`  // steps whose CG hit its cap
+	Recoveries    uint64              `json:"recoveries"`
+	StepMsQuiet   latency.Percentiles `json:"step_ms_quiet_estimate"` // StepMs / Calibration.LoadFactor
 	// Calibration is the kernel timed between this scene's steps.
 	Calibration Calibration `json:"calibration"`
 	// StepCPUMs is the CPU time of the stepping thread per step [ms] (Linux;
 	// zero elsewhere): unlike StepMs it leaves out the time the thread
 	// waited for a core, the bulk of the tail on a shared machine, but
 	// keeps the slowdown other processes cause through shared caches.
-	StepCPUMs      Percentiles `json:"step_cpu_ms"`
-	GoalMs         float64     `json:"goal_ms"`
-	GoalPercentile string      `json:"goal_percentile"`
-	GoalMet        bool        `json:"goal_met"`
+	StepCPUMs      latency.Percentiles `json:"step_cpu_ms"`
+	GoalMs         float64             `json:"goal_ms"`
+	GoalPercentile string              `json:"goal_percentile"`
+	GoalMet        bool                `json:"goal_met"`
 }
 
 // Result is what Bench reports; `haptex bench sim -json` prints it.
@@ -111,10 +104,10 @@ type Result struct {
 // two runs on 2026-11-21 the factor went from 2.5 to 5.3 at 24² while the
 // step's median went from 1.9 to 2.7 ms).
 type Calibration struct {
-	Kernel     string      `json:"kernel"`
-	QuietUs    float64     `json:"quiet_us"`
-	Us         Percentiles `json:"us"`
-	LoadFactor float64     `json:"load_factor"`
+	Kernel     string              `json:"kernel"`
+	QuietUs    float64             `json:"quiet_us"`
+	Us         latency.Percentiles `json:"us"`
+	LoadFactor float64             `json:"load_factor"`
 }
 
 const refKernelQuietUs = 14.5
@@ -232,11 +225,10 @@ func (k *kernel) time() float64 {
 
 // calibration summarises kernel times [µs] (sorted in place).
 func calibration(us []float64) Calibration {
-	slices.Sort(us)
 	c := Calibration{
 		Kernel:  "3x3-block SpMV, 32x32 grid, 7 blocks/row",
 		QuietUs: refKernelQuietUs,
-		Us:      percentiles(us),
+		Us:      latency.Of(us),
 	}
 	c.LoadFactor = max(1, c.Us.P50/refKernelQuietUs)
 	return c
@@ -279,11 +271,11 @@ func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) 
 		for i := range perRun {
 			script.Sample(float64(i)*cfg.Dt, &in)
 			in.T = t // the sample is for the step's start on the cloth's clock
-			cpu0, cpuOK := threadCPU()
+			cpu0, cpuOK := latency.ThreadCPU()
 			start := time.Now()
 			c.Step(t, &in)
 			d := time.Since(start)
-			cpu1, ok := threadCPU()
+			cpu1, ok := latency.ThreadCPU()
 			c.Output(&out)
 			t += cfg.Dt
 			st := c.Stats()
@@ -294,7 +286,7 @@ func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) 
 				continue // after the kernel: not timed
 			}
 			if ok && cpuOK {
-				cpus = append(cpus, (cpu1-cpu0)*1000)
+				cpus = append(cpus, float64(cpu1-cpu0)/float64(time.Millisecond))
 			}
 			durs = append(durs, d.Seconds()*1000)
 			iters = append(iters, st.CGIters)
@@ -307,18 +299,16 @@ func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) 
 	r.Steps = len(durs)
 	r.AllocsPerStep = float64(after.Mallocs-before.Mallocs) / float64(steps)
 	r.Recoveries = c.Stats().Recoveries
-	slices.Sort(durs)
 	slices.Sort(iters)
 	if len(cpus) == len(durs) {
-		slices.Sort(cpus)
-		r.StepCPUMs = percentiles(cpus)
+		r.StepCPUMs = latency.Of(cpus)
 	}
-	r.StepMs = percentiles(durs)
+	r.StepMs = latency.Of(durs)
 	if len(us) > 0 {
 		r.Calibration = calibration(slices.Clone(us))
 		f := r.Calibration.LoadFactor
 		s := &r.StepMs
-		r.StepMsQuiet = Percentiles{P50: s.P50 / f, P99: s.P99 / f, P999: s.P999 / f, Max: s.Max / f}
+		r.StepMsQuiet = latency.Percentiles{P50: s.P50 / f, P99: s.P99 / f, P999: s.P999 / f, Max: s.Max / f}
 	}
 	r.CGIters = Iterations{P50: iters[len(iters)/2], Max: iters[len(iters)-1]}
 	goal := r.StepMs.P99
@@ -327,15 +317,4 @@ func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) 
 	}
 	r.GoalMet = sc.GoalMs > 0 && goal <= sc.GoalMs
 	return r, us, nil
-}
-
-// percentiles summarises sorted, non-empty data.
-func percentiles(sorted []float64) Percentiles {
-	return Percentiles{P50: quantile(sorted, 0.5), P99: quantile(sorted, 0.99), P999: quantile(sorted, 0.999), Max: sorted[len(sorted)-1]}
-}
-
-// quantile returns the q-quantile of sorted data (nearest rank).
-func quantile(sorted []float64, q float64) float64 {
-	i := int(math.Ceil(q*float64(len(sorted)))) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
 }

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"strings"
 	"testing"
+
+	"github.com/haptex/haptex/internal/latency"
 )
 
 func TestBenchSmall(t *testing.T) {
@@ -27,7 +29,7 @@ func TestBenchSmall(t *testing.T) {
 	if res.Calibration != s.Calibration {
 		t.Errorf("run calibration %+v, the only scene's %+v", res.Calibration, s.Calibration)
 	}
-	if _, ok := threadCPU(); ok && (s.StepCPUMs.P50 <= 0 || s.StepCPUMs.Max < s.StepCPUMs.P50) {
+	if _, ok := latency.ThreadCPU(); ok && (s.StepCPUMs.P50 <= 0 || s.StepCPUMs.Max < s.StepCPUMs.P50) {
 		t.Errorf("thread CPU per step %+v", s.StepCPUMs)
 	}
 	// The count is process-wide: the runtime allocates now and then on its

@@ -1,4 +1,7 @@
-package statebuf
+// Package statebufbench measures internal/statebuf's publish and reads
+// with a payload the size of the haptics loop's output. `haptex bench
+// statebuf` prints its Result.
+package statebufbench
 
 import (
 	"runtime"
@@ -6,18 +9,20 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/haptex/haptex/internal/statebuf"
 )
 
-// BenchPayload is the payload `haptex bench statebuf` moves: 256 bytes,
-// about one sim.FingerState.
-type BenchPayload struct {
+// Payload is the payload the bench moves: 256 bytes, about one
+// sim.FingerState.
+type Payload struct {
 	Seq  uint64
 	Data [31]uint64
 }
 
-// BenchResult is the JSON of `haptex bench statebuf`: nanoseconds per
+// Result is the JSON of `haptex bench statebuf`: nanoseconds per
 // operation, each the median of 15 rounds.
-type BenchResult struct {
+type Result struct {
 	Bench            string  `json:"bench"`
 	PayloadBytes     int     `json:"payload_bytes"`
 	PublishNs        float64 `json:"publish_ns"`
@@ -28,15 +33,15 @@ type BenchResult struct {
 	OpsPerRound      int     `json:"ops_per_round"`
 }
 
-var benchSink BenchPayload
+var sink Payload
 
 // Bench measures the buffer with a 256-byte payload: a publish (fill the
 // slot and publish), a read that acquires a new slot and copies the payload
 // out, a read of an unchanged value, and a read while a writer publishes
 // continuously on the other core.
-func Bench() BenchResult {
+func Bench() Result {
 	const rounds, ops = 15, 200_000
-	res := BenchResult{Bench: "statebuf", PayloadBytes: int(unsafe.Sizeof(BenchPayload{})), Rounds: rounds, OpsPerRound: ops}
+	res := Result{Bench: "statebuf", PayloadBytes: int(unsafe.Sizeof(Payload{})), Rounds: rounds, OpsPerRound: ops}
 	median := func(f func()) float64 {
 		ns := make([]float64, rounds)
 		for i := range ns {
@@ -47,9 +52,9 @@ func Bench() BenchResult {
 		slices.Sort(ns)
 		return ns[rounds/2]
 	}
-	b := New[BenchPayload](2, nil)
+	b := statebuf.New[Payload](2, nil)
 	r := b.NewReader()
-	var src BenchPayload
+	var src Payload
 	res.PublishNs = median(func() {
 		for i := 0; i < ops; i++ {
 			src.Seq++
@@ -61,13 +66,13 @@ func Bench() BenchResult {
 		for i := 0; i < ops; i++ {
 			r.Release()
 			p, _ := r.Read()
-			benchSink = *p
+			sink = *p
 		}
 	})
 	res.ReadUnchangedNs = median(func() {
 		for i := 0; i < ops; i++ {
 			p, _ := r.Read()
-			benchSink = *p
+			sink = *p
 		}
 	})
 
@@ -77,7 +82,7 @@ func Bench() BenchResult {
 	go func() {
 		runtime.LockOSThread()
 		defer close(done)
-		var v BenchPayload
+		var v Payload
 		for !stop.Load() {
 			v.Seq++
 			*b.Slot() = v
@@ -87,7 +92,7 @@ func Bench() BenchResult {
 	res.ConcurrentReadNs = median(func() {
 		for i := 0; i < ops; i++ {
 			p, _ := r.Read()
-			benchSink = *p
+			sink = *p
 		}
 	})
 	stop.Store(true)

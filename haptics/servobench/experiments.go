@@ -1,4 +1,4 @@
-package haptics
+package servobench
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -26,7 +27,7 @@ type StepResult struct {
 // runStep applies a step of stepN newtons against the index pad (the force
 // a touched surface would exert) 0.3 s after the finger became active,
 // and measures the true pulp force for 0.5 s.
-func runStep(cfg Config, p twin.ExoParams, stepN float64) (StepResult, error) {
+func runStep(cfg haptics.Config, p twin.ExoParams, stepN float64) (StepResult, error) {
 	cfg.Model.SlewNPerS = 0 // a step, not a blended sim update
 	f := sim.Index
 	home := homePad(p, f)
@@ -104,7 +105,7 @@ const transparencyAccel = 1.0
 // each way) at speed v along world x (the stroke direction of the scene)
 // and along the pad normal, the device rendering zero force, and returns
 // the largest true residual pulp force.
-func runTransparency(cfg Config, p twin.ExoParams, v float64) (TransparencyResult, error) {
+func runTransparency(cfg haptics.Config, p twin.ExoParams, v float64) (TransparencyResult, error) {
 	f := sim.Index
 	res := TransparencyResult{SpeedMps: v, PeakAccel: transparencyAccel, StrokeM: 0.08}
 	dirs := [][3]float64{{1, 0, 0}, pressDir(f)}
@@ -122,8 +123,8 @@ func runTransparency(cfg Config, p twin.ExoParams, v float64) (TransparencyResul
 			if r.t < 400*time.Millisecond {
 				continue
 			}
-			if st := r.servo.Status(f).State; st != StateActive {
-				return res, fmt.Errorf("haptics: transparency at %g m/s: finger %v (%v) at %v", v, st, r.servo.Status(f).Reason, r.t)
+			if st := r.servo.Status(f).State; st != haptics.StateActive {
+				return res, fmt.Errorf("servobench: transparency at %g m/s: finger %v (%v) at %v", v, st, r.servo.Status(f).Reason, r.t)
 			}
 			fm := exo.Norm(r.exos[f].Truth().Force)
 			if kind[k] != segRest || k > 600 {
@@ -163,7 +164,7 @@ type SweepResult struct {
 // runSweep measures the loop gain L(jω) = -E/U along the pad normal, with
 // U = E + D the force error with the injected sine D, at log-spaced
 // frequencies, and finds the crossover and the phase margin.
-func runSweep(cfg Config, p twin.ExoParams, freqs []float64, amp float64) (SweepResult, error) {
+func runSweep(cfg haptics.Config, p twin.ExoParams, freqs []float64, amp float64) (SweepResult, error) {
 	f := sim.Index
 	home := homePad(p, f)
 	dir := exo.Scale(-1, pressDir(f))
@@ -180,8 +181,8 @@ func runSweep(cfg Config, p twin.ExoParams, freqs []float64, amp float64) (Sweep
 		for end := r.t + 300*time.Millisecond; r.t < end; {
 			r.tick()
 		}
-		ctl := r.servo.fingers[f].ctl
-		dirB := r.servo.fingers[f].base.InvVec(dir)
+		base := r.exos[f].Base() // the servo's frame for the finger's force error
+		dirB := base.InvVec(dir)
 		periods := math.Max(8, math.Ceil(hz*0.5))
 		settle := math.Max(2, math.Ceil(hz*0.2))
 		nTicks := int(math.Round((periods + settle) / hz * 1000))
@@ -191,12 +192,12 @@ func runSweep(cfg Config, p twin.ExoParams, freqs []float64, amp float64) (Sweep
 		for k := 0; k < nTicks; k++ {
 			ph := 2 * math.Pi * hz * (r.t - t0).Seconds()
 			d := amp * math.Sin(ph)
-			ctl.inject = exo.Scale(d, dirB)
+			r.servo.InjectForceError(f, exo.Scale(d, dirB))
 			r.tick()
 			if k < skip {
 				continue
 			}
-			e := exo.Dot(ctl.lastErr, dirB)
+			e := exo.Dot(r.servo.ForceError(f), dirB)
 			w := cmplx.Exp(complex(0, -ph))
 			eAcc += complex(e, 0) * w
 			uAcc += complex(e+d, 0) * w
@@ -299,7 +300,7 @@ func (c *clothContact) update(t time.Duration, fs *sim.FingerState, out *sim.Sim
 // runPinch closes thumb and index on a fabric layer between their home
 // positions and holds the pinch for dur, the intents 8 mm past the
 // fabric's surfaces.
-func runPinch(cfg Config, p twin.ExoParams, dur time.Duration) (PinchResult, error) {
+func runPinch(cfg haptics.Config, p twin.ExoParams, dur time.Duration) (PinchResult, error) {
 	const surf = 0.008 + 0.00025 // pad radius plus half the fabric thickness
 	res := PinchResult{DurationS: dur.Seconds(), BoundJ: cfg.Passivity.Bound}
 	var intents [sim.NumFingers]twin.Intent

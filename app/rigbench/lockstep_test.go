@@ -1,4 +1,4 @@
-package rig
+package rigbench
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/haptex/haptex/app/rig"
 )
 
 // The lockstep bench runs the default session as often as asked and once
@@ -15,12 +17,12 @@ import (
 func TestBenchLockstep(t *testing.T) {
 	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "haptex-bench-lockstep-*"))
 	procs := runtime.GOMAXPROCS(0)
-	b, err := BenchLockstep(context.Background(), 200*time.Millisecond, 2)
+	b, err := Lockstep(context.Background(), 200*time.Millisecond, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%+v", b)
-	if b.Nodes != DefaultNodes || len(b.WallS) != 2 || b.VirtualS != 0.2 {
+	if b.Nodes != rig.DefaultNodes || len(b.WallS) != 2 || b.VirtualS != 0.2 {
 		t.Fatalf("nodes %d, %d runs, %g s", b.Nodes, len(b.WallS), b.VirtualS)
 	}
 	// Per run, the one-core run included: 200 haptics rows, 40 sim rows,
@@ -42,12 +44,12 @@ func TestBenchLockstep(t *testing.T) {
 	if len(after) != len(before) {
 		t.Errorf("the bench left %v", after)
 	}
-	if _, err := BenchLockstep(context.Background(), 0, 1); err == nil {
+	if _, err := Lockstep(context.Background(), 0, 1); err == nil {
 		t.Error("no error for a zero duration")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := BenchLockstep(ctx, time.Second, 1); err == nil {
+	if _, err := Lockstep(ctx, time.Second, 1); err == nil {
 		t.Error("no error for a cancelled context")
 	}
 }

@@ -1,37 +1,38 @@
-package haptics
+// Package servobench is the force-feedback servo's test lab: it runs
+// package haptics' Servo against the simulated exoskeletons and fingers of
+// devices/twin in virtual time, and measures the servo's tick and the
+// closed loop (force step, transparency, loop gain and margins, a steady
+// pinch). `haptex bench control` prints its Result.
+//
+// It measures the servo through its exported API and changes nothing in
+// it; the servo never depends on it.
+package servobench
 
 import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/haptics"
+	"github.com/haptex/haptex/internal/latency"
 	"github.com/haptex/haptex/sim"
 )
 
-// Percentiles of a timing distribution, in the unit its key names.
-type Percentiles struct {
-	P50  float64 `json:"p50"`
-	P99  float64 `json:"p99"`
-	P999 float64 `json:"p999"`
-	Max  float64 `json:"max"`
-}
-
-// BenchResult is what `haptex bench control -json` prints. Timings are
+// Result is what `haptex bench control -json` prints. Timings are
 // wall-clock on this machine; every closed-loop figure is measured in
 // virtual time on the default simulated exoskeleton and finger
 // (devices/twin exo.toml) with the default servo configuration.
-type BenchResult struct {
+type Result struct {
 	Bench string `json:"bench"`
 	Go    string `json:"go"`
 	CPUs  int    `json:"cpus"`
 
-	Ticks         int         `json:"ticks"`
-	TickUs        Percentiles `json:"tick_us"` // one Tick, both fingers
-	AllocsPerTick float64     `json:"allocs_per_tick"`
+	Ticks         int                 `json:"ticks"`
+	TickUs        latency.Percentiles `json:"tick_us"` // one Tick, both fingers
+	AllocsPerTick float64             `json:"allocs_per_tick"`
 
 	TransparencyMaxN    float64 `json:"transparency_max_n"`     // constant-speed phases, worst of 50/100/200 mm/s
 	TransparencyAllMaxN float64 `json:"transparency_all_max_n"` // starts, stops and reversals included
@@ -52,23 +53,23 @@ type BenchResult struct {
 	Plant        twin.TipFigures      `json:"plant_home"` // the simulated device at its home posture
 }
 
-// BenchOptions sizes the benchmark.
-type BenchOptions struct {
-	Ticks      int           // timed ticks (default 20000)
-	PinchTime  time.Duration // default 10 s
-	SkipClosed bool          // timing only
-	SweepHz    []float64     // default 2..56 Hz, log-spaced
-	SweepAmpN  float64       // default 0.1 N
-	Config     *Config       // default DefaultConfig()
+// Options sizes the benchmark.
+type Options struct {
+	Ticks      int             // timed ticks (default 20000)
+	PinchTime  time.Duration   // default 10 s
+	SkipClosed bool            // timing only
+	SweepHz    []float64       // default 2..56 Hz, log-spaced
+	SweepAmpN  float64         // default 0.1 N
+	Config     *haptics.Config // default haptics.DefaultConfig()
 	Plant      *twin.ExoParams
 }
 
 // TransparencySpeeds are the finger speeds of the transparency runs [m/s].
 var TransparencySpeeds = []float64{0.05, 0.1, 0.2}
 
-// BenchControl times the servo and measures the closed-loop figures.
-func BenchControl(opt BenchOptions) (BenchResult, error) {
-	cfg := DefaultConfig()
+// Bench times the servo and measures the closed-loop figures.
+func Bench(opt Options) (Result, error) {
+	cfg := haptics.DefaultConfig()
 	if opt.Config != nil {
 		cfg = *opt.Config
 	}
@@ -88,7 +89,7 @@ func BenchControl(opt BenchOptions) (BenchResult, error) {
 	if opt.SweepAmpN <= 0 {
 		opt.SweepAmpN = 0.1
 	}
-	res := BenchResult{Bench: "control", Go: runtime.Version(), CPUs: runtime.NumCPU(), PassivityBoundJ: cfg.Passivity.Bound}
+	res := Result{Bench: "control", Go: runtime.Version(), CPUs: runtime.NumCPU(), PassivityBoundJ: cfg.Passivity.Bound}
 	if err := benchTick(&res, cfg, p, opt.Ticks); err != nil {
 		return res, err
 	}
@@ -137,18 +138,18 @@ func BenchControl(opt BenchOptions) (BenchResult, error) {
 // benchTick times Tick with both fingers pressing 1 N on simulated
 // devices. The plants advance outside the timed region (their clocks are
 // hidden from the servo), so the figures are the servo's own cost.
-func benchTick(res *BenchResult, cfg Config, p twin.ExoParams, n int) error {
+func benchTick(res *Result, cfg haptics.Config, p twin.ExoParams, n int) error {
 	var exos [sim.NumFingers]*twin.Exo
-	var fingers [sim.NumFingers]Finger
+	var fingers [sim.NumFingers]haptics.Finger
 	for f := range sim.NumFingers {
 		e, err := twin.NewExo(p, twin.DefaultBase(f), holdIntent{homePad(p, f)}, f)
 		if err != nil {
 			return err
 		}
 		exos[f] = e
-		fingers[f] = Finger{Device: unclocked{e}, Kin: e.Kinematics(), Base: e.Base()}
+		fingers[f] = haptics.Finger{Device: unclocked{e}, Kin: e.Kinematics(), Base: e.Base()}
 	}
-	s, err := NewServo(cfg, fingers)
+	s, err := haptics.NewServo(cfg, fingers)
 	if err != nil {
 		return err
 	}
@@ -157,7 +158,8 @@ func benchTick(res *BenchResult, cfg Config, p twin.ExoParams, n int) error {
 		forceModel(&in.Local[f], [3]float64{0, 0, 0}, 1)
 	}
 	var out sim.FingerState
-	var rec TickRecord
+	var rec haptics.TickRecord
+	period := s.Period()
 	t := time.Duration(0)
 	step := func() {
 		for _, e := range exos {
@@ -167,11 +169,11 @@ func benchTick(res *BenchResult, cfg Config, p twin.ExoParams, n int) error {
 	for t < 300*time.Millisecond {
 		step()
 		s.Tick(t, &in, &out, &rec)
-		t += s.period
+		t += period
 	}
 	for f := range sim.NumFingers {
-		if st := s.Status(f); st.State != StateActive {
-			return fmt.Errorf("haptics: bench: %s not active: %v %v", sim.FingerName(f), st.State, st.Reason)
+		if st := s.Status(f); st.State != haptics.StateActive {
+			return fmt.Errorf("servobench: %s not active: %v %v", sim.FingerName(f), st.State, st.Reason)
 		}
 		forceModel(&in.Local[f], pressForce(f, 1), 2)
 	}
@@ -181,7 +183,7 @@ func benchTick(res *BenchResult, cfg Config, p twin.ExoParams, n int) error {
 		t0 := time.Now()
 		s.Tick(t, &in, &out, &rec)
 		us = append(us, float64(time.Since(t0).Nanoseconds())/1e3)
-		t += s.period
+		t += period
 	}
 	// Allocations are counted process-wide, so count them on one P, as
 	// testing.AllocsPerRun does (the plants' Advance allocates nothing).
@@ -192,26 +194,19 @@ func benchTick(res *BenchResult, cfg Config, p twin.ExoParams, n int) error {
 	for range m {
 		step()
 		s.Tick(t, &in, &out, &rec)
-		t += s.period
+		t += period
 	}
 	runtime.ReadMemStats(&ms1)
 	runtime.GOMAXPROCS(prev)
 	res.AllocsPerTick = float64(ms1.Mallocs-ms0.Mallocs) / m
 	for f := range sim.NumFingers {
-		if st := s.Status(f); st.State != StateActive {
-			return fmt.Errorf("haptics: bench: %s left the active state: %v %v", sim.FingerName(f), st.State, st.Reason)
+		if st := s.Status(f); st.State != haptics.StateActive {
+			return fmt.Errorf("servobench: %s left the active state: %v %v", sim.FingerName(f), st.State, st.Reason)
 		}
 	}
 	res.Ticks = n
-	res.TickUs = percentiles(us)
+	res.TickUs = latency.Of(us)
 	return nil
-}
-
-func percentiles(v []float64) Percentiles {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	at := func(q float64) float64 { return s[min(len(s)-1, int(q*float64(len(s))))] }
-	return Percentiles{P50: at(0.5), P99: at(0.99), P999: at(0.999), Max: s[len(s)-1]}
 }
 
 // pressForce is a force of f newtons against finger f's pad.

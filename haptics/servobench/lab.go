@@ -1,4 +1,4 @@
-package haptics
+package servobench
 
 import (
 	"fmt"
@@ -7,17 +7,18 @@ import (
 
 	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/sim"
 )
 
 // simRig runs the servo against simulated exoskeletons and fingers in
 // virtual time: the closed-loop experiments of the bench and the tests.
 type simRig struct {
-	servo  *Servo
+	servo  *haptics.Servo
 	exos   [sim.NumFingers]*twin.Exo
 	in     sim.SimOutput
 	out    sim.FingerState
-	rec    TickRecord
+	rec    haptics.TickRecord
 	t      time.Duration
 	period time.Duration
 }
@@ -25,9 +26,9 @@ type simRig struct {
 // newSimRig builds one simulated device per finger that has an intent (a
 // nil intent leaves that finger without a device), each at its default
 // base, all with the plant parameters p.
-func newSimRig(cfg Config, p twin.ExoParams, intents [sim.NumFingers]twin.Intent) (*simRig, error) {
+func newSimRig(cfg haptics.Config, p twin.ExoParams, intents [sim.NumFingers]twin.Intent) (*simRig, error) {
 	r := &simRig{}
-	var fingers [sim.NumFingers]Finger
+	var fingers [sim.NumFingers]haptics.Finger
 	for f, in := range intents {
 		if in == nil {
 			continue
@@ -37,14 +38,14 @@ func newSimRig(cfg Config, p twin.ExoParams, intents [sim.NumFingers]twin.Intent
 			return nil, err
 		}
 		r.exos[f] = e
-		fingers[f] = Finger{Device: e, Kin: e.Kinematics(), Base: e.Base()}
+		fingers[f] = haptics.Finger{Device: e, Kin: e.Kinematics(), Base: e.Base()}
 	}
-	s, err := NewServo(cfg, fingers)
+	s, err := haptics.NewServo(cfg, fingers)
 	if err != nil {
 		return nil, err
 	}
 	r.servo = s
-	r.period = s.period
+	r.period = s.Period()
 	return r, nil
 }
 
@@ -59,7 +60,7 @@ func (r *simRig) waitActive(limit time.Duration) error {
 	for r.t < limit {
 		all := true
 		for f, e := range r.exos {
-			if e != nil && r.servo.Status(f).State != StateActive {
+			if e != nil && r.servo.Status(f).State != haptics.StateActive {
 				all = false
 			}
 		}
@@ -68,7 +69,7 @@ func (r *simRig) waitActive(limit time.Duration) error {
 		}
 		r.tick()
 	}
-	return fmt.Errorf("haptics: fingers not active after %v: %+v %+v", limit, r.servo.Status(0), r.servo.Status(1))
+	return fmt.Errorf("servobench: fingers not active after %v: %+v %+v", limit, r.servo.Status(0), r.servo.Status(1))
 }
 
 // homePad returns the world pad position of finger f at the home posture.
@@ -130,7 +131,7 @@ func strokeProfile(c, dir [3]float64, v, length, aPeak float64, strokes int, res
 	da := v * ta / 2
 	dc := length - 2*da
 	if dc < 0 {
-		panic("haptics: stroke too short for its speed")
+		panic("servobench: stroke too short for its speed")
 	}
 	tc := dc / v
 	pi := &profileIntent{p0: exo.Sub(c, exo.Scale(length/2, dir)), dir: dir, dt: dt}

@@ -1,4 +1,4 @@
-package haptics
+package servobench
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -20,7 +21,7 @@ import (
 // <= 0.1 N including starts, stops and reversals (HAPTEX: about 0.1 N).
 func TestTransparency(t *testing.T) {
 	for _, v := range TransparencySpeeds {
-		tr, err := runTransparency(DefaultConfig(), twin.DefaultExoParams(), v)
+		tr, err := runTransparency(haptics.DefaultConfig(), twin.DefaultExoParams(), v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +35,7 @@ func TestTransparency(t *testing.T) {
 // TestForceStep: a 1 N step against the still finger rises in <= 20 ms,
 // overshoots <= 10 % and settles within 2 %.
 func TestForceStep(t *testing.T) {
-	st, err := runStep(DefaultConfig(), twin.DefaultExoParams(), 1)
+	st, err := runStep(haptics.DefaultConfig(), twin.DefaultExoParams(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestForceStep(t *testing.T) {
 // TestPhaseMargin measures the force loop's gain by a sine sweep injected
 // into the force error and requires a phase margin of 45 degrees.
 func TestPhaseMargin(t *testing.T) {
-	sw, err := runSweep(DefaultConfig(), twin.DefaultExoParams(), []float64{2, 3, 5, 7, 10, 14, 20, 28, 40, 56}, 0.1)
+	sw, err := runSweep(haptics.DefaultConfig(), twin.DefaultExoParams(), []float64{2, 3, 5, 7, 10, 14, 20, 28, 40, 56}, 0.1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestSweepMeasuresKnownLoop(t *testing.T) {
 	// Coulomb friction makes the loop gain depend on amplitude; without it
 	// (and without its compensation) the loop is linear enough to check
 	// the measurement.
-	cfg := DefaultConfig()
+	cfg := haptics.DefaultConfig()
 	cfg.Velocity.Friction = [3]float64{}
 	p := twin.DefaultExoParams()
 	p.Drive.Coulomb = [3]float64{}
@@ -104,7 +105,7 @@ func TestSweepMeasuresKnownLoop(t *testing.T) {
 // and holds 10 s: no limit cycle (device position above 20 Hz < 0.1 mm
 // RMS) and the passivity observer never below its bound.
 func TestSteadyPinch(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := haptics.DefaultConfig()
 	pr, err := runPinch(cfg, twin.DefaultExoParams(), 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +130,7 @@ func TestSteadyPinch(t *testing.T) {
 // TestPinchWithoutSchedulingOscillates shows that the pinch test can fail:
 // without the stiffness gain scheduling the same pinch limit-cycles.
 func TestPinchWithoutSchedulingOscillates(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := haptics.DefaultConfig()
 	cfg.Force.StiffBandwidth = 0
 	cfg.Passivity.Enabled = false
 	pr, err := runPinch(cfg, twin.DefaultExoParams(), 2*time.Second)
@@ -157,7 +158,7 @@ func TestHighPassRMS(t *testing.T) {
 }
 
 func TestBenchControlTiming(t *testing.T) {
-	res, err := BenchControl(BenchOptions{Ticks: 2000, SkipClosed: true})
+	res, err := Bench(Options{Ticks: 2000, SkipClosed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestBenchControlTiming(t *testing.T) {
 func TestDefaultScriptFreeAir(t *testing.T) {
 	script := twin.DefaultScript(twin.DefaultScene())
 	p := twin.DefaultExoParams()
-	r, err := newSimRig(DefaultConfig(), p, [sim.NumFingers]twin.Intent{script, script})
+	r, err := newSimRig(haptics.DefaultConfig(), p, [sim.NumFingers]twin.Intent{script, script})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +184,7 @@ func TestDefaultScriptFreeAir(t *testing.T) {
 			continue
 		}
 		for f := range sim.NumFingers {
-			if st := r.servo.Status(f); st.State != StateActive {
+			if st := r.servo.Status(f); st.State != haptics.StateActive {
 				t.Fatalf("%s %v (%v) at %v", sim.FingerName(f), st.State, st.Reason, r.t)
 			}
 			worst[f] = math.Max(worst[f], exo.Norm(r.exos[f].Truth().Force))
@@ -196,3 +197,5 @@ func TestDefaultScriptFreeAir(t *testing.T) {
 		}
 	}
 }
+
+func sinDeg(d float64) float64 { return math.Sin(d * math.Pi / 180) }

@@ -1,4 +1,4 @@
-package rig
+package rigbench
 
 import (
 	"context"
@@ -8,12 +8,13 @@ import (
 	"slices"
 	"time"
 
+	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/internal/rt"
 )
 
-// LockstepBench is the result of BenchLockstep, the JSON of `haptex bench
+// LockstepResult is the result of Lockstep, the JSON of `haptex bench
 // lockstep`.
-type LockstepBench struct {
+type LockstepResult struct {
 	Bench    string  `json:"bench"`
 	Nodes    int     `json:"nodes"` // per side of the square cloth, as in the sim bench
 	VirtualS float64 `json:"virtual_s"`
@@ -43,27 +44,27 @@ type LockstepBench struct {
 	HostStealPct float64 `json:"host_steal_pct"`
 }
 
-// BenchLockstep runs the default handling session (the one `haptex run
+// Lockstep runs the default handling session (the one `haptex run
 // -lockstep` runs) in virtual time, runs times for d each, recording to a
 // temporary folder it removes, and reports how much faster than real time
 // the runs went; then once more on one core (see OneCoreWallS). It sets
 // GOMAXPROCS for that run, so nothing else should run in the process.
-func BenchLockstep(ctx context.Context, d time.Duration, runs int) (*LockstepBench, error) {
+func Lockstep(ctx context.Context, d time.Duration, runs int) (*LockstepResult, error) {
 	if d <= 0 || runs < 1 {
-		return nil, errors.New("rig: lockstep bench: the duration and the number of runs must be positive")
+		return nil, errors.New("rigbench: lockstep: the duration and the number of runs must be positive")
 	}
 	tmp, err := os.MkdirTemp("", "haptex-bench-lockstep-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	b := &LockstepBench{Bench: "lockstep", VirtualS: d.Seconds()}
+	b := &LockstepResult{Bench: "lockstep", VirtualS: d.Seconds()}
 	cpu0, _ := rt.ReadCPUTimes()
 	for i := range runs + 1 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		r, err := New(Config{OutDir: tmp, Duration: d})
+		r, err := rig.New(rig.Config{OutDir: tmp, Duration: d})
 		if err != nil {
 			return nil, err
 		}
@@ -85,8 +86,8 @@ func BenchLockstep(ctx context.Context, d time.Duration, runs int) (*LockstepBen
 			b.OneCoreWallS = sum.WallS
 			continue
 		}
-		b.Nodes = r.cfg.Sim.NodesU
-		b.Split = r.splitsStep()
+		b.Nodes = r.Config().Sim.NodesU
+		b.Split = r.SplitsStep()
 		b.WallS = append(b.WallS, sum.WallS)
 	}
 	cpu1, _ := rt.ReadCPUTimes()

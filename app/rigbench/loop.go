@@ -1,4 +1,9 @@
-package rig
+// Package rigbench measures the assembled system: the rig's 1 kHz
+// haptics loop in real time beside a cloth-like load (with an empty-tick
+// baseline of the host), and how much faster than real time the default
+// session runs in lockstep. `haptex bench loop` and `haptex bench
+// lockstep` print its results. It runs the rig through its exported API.
+package rigbench
 
 import (
 	"context"
@@ -8,35 +13,37 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/haptex/haptex/app/rig"
+	"github.com/haptex/haptex/internal/latency"
 	"github.com/haptex/haptex/internal/rt"
 )
 
-// LoopBench is the result of BenchLoop, the JSON of `haptex bench loop`.
-type LoopBench struct {
-	Bench       string      `json:"bench"`
-	RT          bool        `json:"rt"`
-	DurationS   float64     `json:"duration_s"`
-	Ticks       uint64      `json:"ticks"`
-	RateHz      float64     `json:"rate_hz"`
-	LatenessUs  Percentiles `json:"lateness_us"`
-	ComputeUs   Percentiles `json:"compute_us"`
-	LateOver1ms uint64      `json:"late_over_1ms"`
+// LoopResult is the result of Loop, the JSON of `haptex bench loop`.
+type LoopResult struct {
+	Bench       string              `json:"bench"`
+	RT          bool                `json:"rt"`
+	DurationS   float64             `json:"duration_s"`
+	Ticks       uint64              `json:"ticks"`
+	RateHz      float64             `json:"rate_hz"`
+	LatenessUs  latency.Percentiles `json:"lateness_us"`
+	ComputeUs   latency.Percentiles `json:"compute_us"`
+	LateOver1ms uint64              `json:"late_over_1ms"`
 	// LateTicks lists the first of them, and Clock when the run's clock
 	// read zero: together they say when each came, to be matched with a
 	// record of the host's pauses (scripts/wakeups.c).
-	LateTicks []LateTick   `json:"late_ticks"`
-	Clock     *ClockOrigin `json:"clock"`
-	Overruns  uint64       `json:"overruns"`
+	LateTicks []rig.LateTick   `json:"late_ticks"`
+	Clock     *rig.ClockOrigin `json:"clock"`
+	Overruns  uint64           `json:"overruns"`
 	// StandbyUs is when the loop's standby thread runs a tick its own
 	// thread has not begun [µs after the deadline]; 0: no standby ran.
 	// Takeovers counts those ticks.
 	StandbyUs float64 `json:"standby_us"`
 	Takeovers uint64  `json:"takeovers"`
-	// IdlePoll reports whether idle cores polled (Config.IdleSleep).
-	IdlePoll   bool     `json:"idle_poll"`
-	Load       string   `json:"load"`
-	LoadRounds uint64   `json:"load_rounds"`
-	GC         *GCStats `json:"gc"`
+	// IdlePoll reports whether idle cores polled (rig.Config.IdleSleep).
+	IdlePoll   bool         `json:"idle_poll"`
+	Load       string       `json:"load"`
+	LoadRounds uint64       `json:"load_rounds"`
+	GC         *rig.GCStats `json:"gc"`
 	// HostStealPct is the share of the machine's CPU time a hypervisor
 	// took from it during the run (/proc/stat): on a shared virtual
 	// machine, lateness that no scheduling policy inside it can prevent.
@@ -54,22 +61,22 @@ type LoopBench struct {
 // last). The load stays on because it changes the host's behaviour: an
 // idle virtual CPU sleeps deeper and wakes later.
 type HostBaseline struct {
-	DurationS    float64     `json:"duration_s"`
-	RT           bool        `json:"rt"`
-	Ticks        uint64      `json:"ticks"`
-	LatenessUs   Percentiles `json:"lateness_us"`
-	LateOver1ms  uint64      `json:"late_over_1ms"`
-	Takeovers    uint64      `json:"takeovers"`
-	HostStealPct float64     `json:"host_steal_pct"`
+	DurationS    float64             `json:"duration_s"`
+	RT           bool                `json:"rt"`
+	Ticks        uint64              `json:"ticks"`
+	LatenessUs   latency.Percentiles `json:"lateness_us"`
+	LateOver1ms  uint64              `json:"late_over_1ms"`
+	Takeovers    uint64              `json:"takeovers"`
+	HostStealPct float64             `json:"host_steal_pct"`
 }
 
-// LoopBenchConfig configures BenchLoop.
-type LoopBenchConfig struct {
+// LoopConfig configures Loop.
+type LoopConfig struct {
 	Duration time.Duration
 	// Priority is the loop's SCHED_FIFO priority; 0 keeps normal
 	// scheduling.
 	Priority int
-	// Standby and IdleSleep are the rig's (Config): 0 and false take the
+	// Standby and IdleSleep are the rig's (rig.Config): 0 and false take the
 	// defaults, a standby thread and polling idle cores.
 	Standby   time.Duration
 	IdleSleep bool
@@ -79,19 +86,20 @@ type LoopBenchConfig struct {
 	Logf     func(string, ...any)
 }
 
-// BenchLoop runs the rig's 1 kHz haptics loop in real time while another
+// Loop runs the rig's 1 kHz haptics loop in real time while another
 // goroutine keeps the other core busy with a cloth-like numeric load, and
 // reports the loop's timing. The load runs at the simulation's nice value.
 // A baseline runs next, load still on.
-func BenchLoop(ctx context.Context, c LoopBenchConfig) (*LoopBench, error) {
+func Loop(ctx context.Context, c LoopConfig) (*LoopResult, error) {
 	priority := c.Priority
 	if priority == 0 {
 		priority = -1
 	}
-	r, err := New(Config{Duration: c.Duration, Priority: priority, Standby: c.Standby, IdleSleep: c.IdleSleep, Logf: c.Logf})
+	r, err := rig.New(rig.Config{Duration: c.Duration, Priority: priority, Standby: c.Standby, IdleSleep: c.IdleSleep, Logf: c.Logf})
 	if err != nil {
 		return nil, err
 	}
+	cfg := r.Config()
 	var stop atomic.Bool
 	var rounds atomic.Uint64
 	var wg sync.WaitGroup
@@ -101,7 +109,7 @@ func BenchLoop(ctx context.Context, c LoopBenchConfig) (*LoopBench, error) {
 		// The load stands for the simulation, so it runs as the rig runs
 		// the simulation: on a thread of its own at its nice value. The
 		// thread dies with the goroutine.
-		_ = rt.LockThreadNice(r.cfg.SimNice)
+		_ = rt.LockThreadNice(cfg.SimNice)
 		clothLikeLoad(&stop, &rounds)
 	}()
 	cpu0, _ := rt.ReadCPUTimes()
@@ -110,7 +118,7 @@ func BenchLoop(ctx context.Context, c LoopBenchConfig) (*LoopBench, error) {
 	loadRounds := rounds.Load()
 	var base *HostBaseline
 	if err == nil && c.Baseline > 0 && ctx.Err() == nil {
-		base, err = hostBaseline(ctx, c.Baseline, max(priority, 0), r.cfg.Standby, sum.IdlePoll, c.Logf)
+		base, err = hostBaseline(ctx, c.Baseline, max(priority, 0), cfg.Standby, sum.IdlePoll, c.Logf)
 	}
 	stop.Store(true)
 	wg.Wait()
@@ -119,13 +127,13 @@ func BenchLoop(ctx context.Context, c LoopBenchConfig) (*LoopBench, error) {
 	}
 	h := sum.Loops[0]
 	if h.LateTicks == nil {
-		h.LateTicks = []LateTick{} // [] in the JSON, not null
+		h.LateTicks = []rig.LateTick{} // [] in the JSON, not null
 	}
 	var standbyUs float64
 	if h.Standby {
-		standbyUs = float64(r.cfg.Standby) / 1e3
+		standbyUs = float64(cfg.Standby) / 1e3
 	}
-	return &LoopBench{
+	return &LoopResult{
 		Bench: "loop", RT: h.RealTime, DurationS: sum.RunS, Ticks: h.Ticks, RateHz: h.RateHz,
 		LatenessUs: h.LatenessUs, ComputeUs: h.ComputeUs, LateOver1ms: h.LateOver1ms, LateTicks: h.LateTicks, Clock: sum.Clock, Overruns: h.Overruns,
 		StandbyUs: standbyUs, Takeovers: h.Takeovers,
@@ -162,9 +170,10 @@ func hostBaseline(ctx context.Context, d time.Duration, priority int, standby ti
 	}
 	cpu1, _ := rt.ReadCPUTimes()
 	tel := &l.Tel
+	late := tel.Lateness.Summary()
 	return &HostBaseline{
 		DurationS: time.Since(start).Seconds(), RT: tel.RealTime.Load(), Ticks: tel.Ticks.Load(),
-		LatenessUs: Micros(tel.Lateness.Summary()), LateOver1ms: tel.LateOver1ms.Load(),
+		LatenessUs: latency.Durations(time.Microsecond, late.P50, late.P99, late.P999, late.Max), LateOver1ms: tel.LateOver1ms.Load(),
 		Takeovers: tel.Takeovers.Load(), HostStealPct: rt.StealPercent(cpu0, cpu1),
 	}, nil
 }

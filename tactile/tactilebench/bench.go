@@ -1,42 +1,40 @@
-package tactile
+// Package tactilebench measures package tactile's frame: the renderer's
+// Step for both fingers stroking a twill and the synthesis of the pins'
+// waveforms, in wall time and the thread's CPU time, and their heap
+// allocations. `haptex bench tactile` prints its Result.
+package tactilebench
 
 import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"time"
+
+	"github.com/haptex/haptex/internal/latency"
+	"github.com/haptex/haptex/tactile"
 )
 
-// Percentiles of a duration sample, in the unit its JSON key names.
-type Percentiles struct {
-	P50  float64 `json:"p50"`
-	P99  float64 `json:"p99"`
-	P999 float64 `json:"p999"`
-	Max  float64 `json:"max"`
-}
-
-// BenchResult is what `haptex bench tactile -json` prints.
-type BenchResult struct {
-	Bench   string      `json:"bench"`
-	Go      string      `json:"go"`
-	CPUs    int         `json:"cpus"`
-	Frames  int         `json:"frames"`
-	Pins    int         `json:"pins"`
-	Surface string      `json:"surface"`
-	GridN   int         `json:"grid_n"`
-	FrameUs Percentiles `json:"frame_us"` // Renderer.Step, both fingers, wall time
+// Result is what `haptex bench tactile -json` prints.
+type Result struct {
+	Bench   string              `json:"bench"`
+	Go      string              `json:"go"`
+	CPUs    int                 `json:"cpus"`
+	Frames  int                 `json:"frames"`
+	Pins    int                 `json:"pins"`
+	Surface string              `json:"surface"`
+	GridN   int                 `json:"grid_n"`
+	FrameUs latency.Percentiles `json:"frame_us"` // Renderer.Step, both fingers, wall time
 	// FrameCPUUs is the same frames' CPU time on their thread, which
 	// leaves out time the OS gave to other processes (Linux only).
-	FrameCPUUs *Percentiles `json:"frame_cpu_us,omitempty"`
+	FrameCPUUs *latency.Percentiles `json:"frame_cpu_us,omitempty"`
 	// AllocsPerFrame is heap allocations per Step, counted as
 	// testing.AllocsPerRun counts them (whole allocations per frame);
 	// AllocsTotal is every allocation the process made during the pass,
 	// the runtime's own included.
-	AllocsPerFrame float64     `json:"allocs_per_frame"`
-	AllocsTotal    uint64      `json:"allocs_total"`
-	SynthUs        Percentiles `json:"synth_us"`               // Synth.Render of one 25 ms frame for 48 pins at 8 kHz
-	SynthAllocs    float64     `json:"synth_allocs_per_frame"` // as AllocsPerFrame
+	AllocsPerFrame float64             `json:"allocs_per_frame"`
+	AllocsTotal    uint64              `json:"allocs_total"`
+	SynthUs        latency.Percentiles `json:"synth_us"`               // Synth.Render of one 25 ms frame for 48 pins at 8 kHz
+	SynthAllocs    float64             `json:"synth_allocs_per_frame"` // as AllocsPerFrame
 }
 
 // Bench renders frames frames of both fingers stroking a 2/1 twill
@@ -45,46 +43,47 @@ type BenchResult struct {
 // waveforms; then it renders frames more to count heap allocations. It
 // measures wall time on a shared machine: compare figures taken in the
 // same run.
-func Bench(frames int) (BenchResult, error) {
+func Bench(frames int) (Result, error) {
 	if frames < 100 {
-		return BenchResult{}, fmt.Errorf("tactile: bench needs >= 100 frames, have %d", frames)
+		return Result{}, fmt.Errorf("tactilebench: needs >= 100 frames, have %d", frames)
 	}
-	s, err := NewSurface(BenchParams(), 1)
+	s, err := tactile.NewSurface(Twill(), 1)
 	if err != nil {
-		return BenchResult{}, err
+		return Result{}, err
 	}
 	return bench(s, frames)
 }
 
 // bench is Bench on surface s.
-func bench(s *Surface, frames int) (BenchResult, error) {
+func bench(s *tactile.Surface, frames int) (Result, error) {
 	p := s.Params()
-	r, err := NewRenderer(s, Config{})
+	r, err := tactile.NewRenderer(s, tactile.Config{})
 	if err != nil {
-		return BenchResult{}, err
+		return Result{}, err
 	}
 	const fs, period = 8000, 0.025
+	const fingers, pins = tactile.NumFingers, tactile.Pins
 	n := int(fs * period)
-	syn, err := NewSynth(fs, NumFingers*Pins, period, n)
+	syn, err := tactile.NewSynth(fs, fingers*pins, period, n)
 	if err != nil {
-		return BenchResult{}, err
+		return Result{}, err
 	}
-	wave := make([]float32, NumFingers*Pins*n)
-	a40 := make([]float64, NumFingers*Pins)
-	a320 := make([]float64, NumFingers*Pins)
+	wave := make([]float32, fingers*pins*n)
+	a40 := make([]float64, fingers*pins)
+	a320 := make([]float64, fingers*pins)
 
-	var in [NumFingers]Contact
-	var out Frame
+	var in [fingers]tactile.Contact
+	var out tactile.Frame
 	frame := func(i int) float64 {
 		t := float64(i) * period
-		benchStroke(&in, t)
+		stroke(&in, t)
 		r.Step(t, &in, &out)
 		return t
 	}
 	render := func(t float64) {
-		for f := range NumFingers {
-			copy(a40[f*Pins:], out.Fingers[f].A40Um[:])
-			copy(a320[f*Pins:], out.Fingers[f].A320Um[:])
+		for f := range fingers {
+			copy(a40[f*pins:], out.Fingers[f].A40Um[:])
+			copy(a320[f*pins:], out.Fingers[f].A320Um[:])
 		}
 		syn.Render(wave, t, a40, a320)
 	}
@@ -98,13 +97,13 @@ func bench(s *Surface, frames int) (BenchResult, error) {
 	cpu := make([]float64, frames)
 	synth := make([]float64, frames)
 	runtime.LockOSThread()
-	_, cpuOK := threadCPU()
+	_, cpuOK := latency.ThreadCPU()
 	for i := range frames {
-		c0, _ := threadCPU()
+		c0, _ := latency.ThreadCPU()
 		t0 := time.Now()
 		t := frame(warm + i)
 		t1 := time.Now()
-		c1, _ := threadCPU()
+		c1, _ := latency.ThreadCPU()
 		render(t)
 		t2 := time.Now()
 		step[i] = float64(t1.Sub(t0).Nanoseconds()) / 1e3
@@ -129,49 +128,48 @@ func bench(s *Surface, frames int) (BenchResult, error) {
 	}
 	runtime.ReadMemStats(&m2)
 
-	var frameCPU *Percentiles
+	var frameCPU *latency.Percentiles
 	if cpuOK {
-		pc := percentiles(cpu)
+		pc := latency.Of(cpu)
 		frameCPU = &pc
 	}
-	return BenchResult{
+	return Result{
 		FrameCPUUs:     frameCPU,
 		Bench:          "tactile",
 		Go:             runtime.Version(),
 		CPUs:           runtime.NumCPU(),
 		Frames:         frames,
-		Pins:           NumFingers * Pins,
+		Pins:           fingers * pins,
 		Surface:        fmt.Sprintf("%v %d/%d, SMD %.1f µm, yarns %.2f x %.2f mm", p.Weave, p.Float, p.Repeat-p.Float, p.SMD*1e6, p.WarpSpacing*1e3, p.WeftSpacing*1e3),
-		GridN:          s.shape.Nu,
-		FrameUs:        percentiles(step),
+		GridN:          p.GridN, // the bench's surfaces are KES-built: their grid is GridN
+		FrameUs:        latency.Of(step),
 		AllocsPerFrame: float64((m1.Mallocs - m0.Mallocs) / uint64(frames)),
 		AllocsTotal:    m1.Mallocs - m0.Mallocs,
-		SynthUs:        percentiles(synth),
+		SynthUs:        latency.Of(synth),
 		SynthAllocs:    float64((m2.Mallocs - m1.Mallocs) / uint64(frames)),
 	}, nil
 }
 
-// BenchParams returns the surface the bench renders: a 2/1 twill with
-// denim-like spacings and roughness (illustrative values inside the class
-// ranges of anchors-tactile-kes.md §5.4, not a measured fabric).
-func BenchParams() SurfaceParams {
-	return SurfaceParams{
+// Twill returns the surface the bench renders: a 2/1 twill with
+// denim-like spacings and roughness (illustrative values, not a measured
+// fabric).
+func Twill() tactile.SurfaceParams {
+	return tactile.SurfaceParams{
 		SMD: 6e-6, MIU: 0.22, MMD: 0.02,
-		Weave: Twill, Repeat: 3, Float: 2,
+		Weave: tactile.Twill, Repeat: 3, Float: 2,
 		WarpSpacing: 0.3e-3, WeftSpacing: 0.45e-3,
 	}
 }
 
-// benchStroke fills in the contacts of a two-finger stroke at time t:
-// speeds sweep 0-300 mm/s, directions turn, the index lifts off now and
-// then.
-func benchStroke(in *[NumFingers]Contact, t float64) {
-	for f := range NumFingers {
+// stroke fills in the contacts of a two-finger stroke at time t: speeds
+// sweep 0-300 mm/s, directions turn, the index lifts off now and then.
+func stroke(in *[tactile.NumFingers]tactile.Contact, t float64) {
+	for f := range tactile.NumFingers {
 		ph := t + float64(f)*0.37
 		speed := 0.15 * (1 + math.Sin(2*math.Pi*0.3*ph))
 		dir := 2 * math.Pi * 0.05 * ph
-		in[f] = Contact{
-			InContact:   f == Thumb || math.Mod(t, 7) < 6,
+		in[f] = tactile.Contact{
+			InContact:   f == tactile.Thumb || math.Mod(t, 7) < 6,
 			U:           0.15 + 0.05*math.Sin(0.2*ph),
 			V:           0.15 + 0.05*math.Cos(0.17*ph),
 			Orientation: 0.3*math.Sin(0.1*ph) + float64(f)*math.Pi,
@@ -181,14 +179,4 @@ func benchStroke(in *[NumFingers]Contact, t float64) {
 			Area:        (50 + 20*math.Sin(0.7*ph)) * 1e-6,
 		}
 	}
-}
-
-// percentiles returns nearest-rank percentiles of xs (sorted in place).
-func percentiles(xs []float64) Percentiles {
-	slices.Sort(xs)
-	at := func(q float64) float64 {
-		i := int(math.Ceil(q*float64(len(xs)))) - 1
-		return xs[max(0, min(i, len(xs)-1))]
-	}
-	return Percentiles{P50: at(0.50), P99: at(0.99), P999: at(0.999), Max: xs[len(xs)-1]}
 }

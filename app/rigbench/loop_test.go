@@ -1,4 +1,4 @@
-package rig
+package rigbench
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/haptex/haptex/app/rig"
 )
 
 // The loop bench runs the haptics loop beside its load and then the empty
@@ -15,7 +17,7 @@ import (
 // host a loop stops late: the baseline once ran 113 ms of its 100, 105
 // ticks.)
 func TestBenchLoop(t *testing.T) {
-	b, err := BenchLoop(context.Background(), LoopBenchConfig{Duration: 200 * time.Millisecond, Baseline: 100 * time.Millisecond, Logf: t.Logf})
+	b, err := Loop(context.Background(), LoopConfig{Duration: 200 * time.Millisecond, Baseline: 100 * time.Millisecond, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,12 +72,12 @@ func TestHostBaselineCancelled(t *testing.T) {
 // polling, and the baseline the same way; -standby 0 and -idle-sleep take
 // both away.
 func TestBenchLoopRealTimeDefaults(t *testing.T) {
-	for _, c := range []LoopBenchConfig{
+	for _, c := range []LoopConfig{
 		{Priority: 10},
 		{Priority: 10, Standby: -1, IdleSleep: true},
 	} {
 		c.Duration, c.Baseline, c.Logf = 100*time.Millisecond, 50*time.Millisecond, t.Logf
-		b, err := BenchLoop(context.Background(), c)
+		b, err := Loop(context.Background(), c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +86,7 @@ func TestBenchLoopRealTimeDefaults(t *testing.T) {
 		}
 		// NumCPU counts the cores this process may use.
 		wantStandby := c.Standby == 0 && runtime.NumCPU() >= 2
-		if (b.StandbyUs == float64(DefaultStandby)/1e3) != wantStandby || (b.StandbyUs == 0) == wantStandby {
+		if (b.StandbyUs == float64(rig.DefaultStandby)/1e3) != wantStandby || (b.StandbyUs == 0) == wantStandby {
 			t.Errorf("%+v: standby_us %g", c, b.StandbyUs)
 		}
 		if !wantStandby && b.Takeovers != 0 {
