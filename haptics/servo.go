@@ -102,7 +102,7 @@ func NewServo(cfg Config, fingers [sim.NumFingers]Finger) (*Servo, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Servo{cfg: cfg, scale: 1, period: time.Duration(math.Round(cfg.PeriodMs * 1e6))}
+	s := &Servo{cfg: cfg, scale: 1, period: cfg.Period}
 	for f := range fingers {
 		fs := &s.fingers[f]
 		fs.idx, fs.cfg, fs.scale = f, &s.cfg, 1
@@ -139,7 +139,7 @@ func NewServo(cfg Config, fingers [sim.NumFingers]Finger) (*Servo, error) {
 		}
 		fs.maxStiff = cfg.Model.MaxStiffness
 		if fs.maxStiff == 0 {
-			fs.maxStiff = 2 * cfg.Model.PhysicalDamping / (cfg.PeriodMs / 1000)
+			fs.maxStiff = 2 * cfg.Model.PhysicalDamping / cfg.Period.Seconds()
 		}
 		for i := range 3 {
 			fs.maxTorque[i] = spec.MaxTorque[i]
@@ -187,7 +187,7 @@ func (s *Servo) Tick(t time.Duration, in *sim.SimOutput, out *sim.FingerState, r
 			overrun = true
 			s.streak++
 			// A single stall longer than the silence watchdog trips at once.
-			if float64(gap) > s.cfg.Safety.SilentMs*1e6 {
+			if gap > s.cfg.Safety.Silent {
 				s.streak = max(s.streak, s.cfg.Safety.OverrunStreak)
 			}
 		} else {
@@ -279,7 +279,7 @@ func (fs *fingerServo) read(t time.Duration, cfg *Config) {
 		fs.fresh = true
 		fs.lastFresh = t
 	}
-	if float64(t-fs.lastFresh) > cfg.Safety.SilentMs*1e6 {
+	if t-fs.lastFresh > cfg.Safety.Silent {
 		fs.flag(ReasonSilent)
 	}
 	if !finite3(&fs.st.Joint) || !finite3(&fs.st.Force) {
@@ -295,7 +295,7 @@ func (fs *fingerServo) read(t time.Duration, cfg *Config) {
 	case st == StateActive && !fs.st.Enabled,
 		st == StateEnabling && fs.poweredOn:
 		fs.flag(ReasonDeviceDisabled)
-	case st == StateEnabling && float64(t-fs.status.Since) > cfg.Safety.EnableWaitMs*1e6:
+	case st == StateEnabling && t-fs.status.Since > cfg.Safety.EnableWait:
 		fs.flag(ReasonEnableTimeout)
 	}
 	if exo.Norm(fs.st.Force) > fs.tripForce {
@@ -312,7 +312,7 @@ func (fs *fingerServo) read(t time.Duration, cfg *Config) {
 // control runs kinematics, the local model, the envelope and the
 // controller, and advances the finger's state machine.
 func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config) {
-	period := cfg.PeriodMs / 1000
+	period := cfg.Period.Seconds()
 	sampleOK := fs.readOK && fs.fault != ReasonSensorNaN
 	if sampleOK {
 		fs.kin.Eval(&fs.k, fs.st.Joint)
@@ -383,8 +383,8 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 		fs.fDes, fs.damping = [3]float64{}, 0
 		if st == StateStopping {
 			r := 1.0
-			if ramp := cfg.Safety.StopRampMs * 1e6; ramp > 0 {
-				r = 1 - float64(t-fs.status.Since)/ramp
+			if ramp := cfg.Safety.StopRamp; ramp > 0 {
+				r = 1 - float64(t-fs.status.Since)/float64(ramp)
 			}
 			if r <= 0 {
 				fs.enterSafe(t)
@@ -400,8 +400,8 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 
 	// Enable ramp on torque limits and force.
 	ramp := 1.0
-	if st == StateEnabling && cfg.Safety.EnableRampMs > 0 {
-		ramp = math.Min(1, float64(t-fs.status.Since)/(cfg.Safety.EnableRampMs*1e6))
+	if st == StateEnabling && cfg.Safety.EnableRamp > 0 {
+		ramp = math.Min(1, float64(t-fs.status.Since)/float64(cfg.Safety.EnableRamp))
 	}
 
 	// Envelope on the rendered force: magnitude, then rate.
@@ -487,7 +487,7 @@ func (fs *fingerServo) advanceState(t time.Duration, cfg *Config) {
 		if !fs.healthy {
 			fs.healthy, fs.healthySince = true, t
 		}
-		if float64(t-fs.healthySince) >= cfg.Safety.RecoverMs*1e6 {
+		if t-fs.healthySince >= cfg.Safety.Recover {
 			if err := fs.dev.Enable(true); err != nil {
 				fs.healthy = false
 				return
@@ -500,7 +500,7 @@ func (fs *fingerServo) advanceState(t time.Duration, cfg *Config) {
 	case StateEnabling:
 		// The ramp runs from the enable; the finger is active once the
 		// ramp has ended and the device has said its stage is on.
-		if fs.poweredOn && float64(t-s.Since) >= cfg.Safety.EnableRampMs*1e6 {
+		if fs.poweredOn && t-s.Since >= cfg.Safety.EnableRamp {
 			s.State, s.Since, s.Reason = StateActive, t, ReasonNone
 		}
 	}

@@ -157,7 +157,7 @@ func (c *Config) setDefaults() error {
 		c.Servo = haptics.DefaultConfig()
 	}
 	// The servo's filters are designed for the rate it actually runs at.
-	c.Servo.PeriodMs = float64(c.HapticsPeriod) / float64(time.Millisecond)
+	c.Servo.Period = c.HapticsPeriod
 	if c.Fabric == nil {
 		f, err := kes.Builtin(DefaultFabric)
 		if err != nil {
