@@ -66,13 +66,14 @@ type HostBaseline struct {
 // LoopBenchConfig configures BenchLoop.
 type LoopBenchConfig struct {
 	Duration time.Duration
-	// Priority is the loop's SCHED_FIFO priority; 0 keeps normal
-	// scheduling.
-	Priority int
-	// Standby and IdleSleep are the rig's (Config): 0 and false take the
-	// defaults, a standby thread and polling idle cores.
-	Standby   time.Duration
-	IdleSleep bool
+	// Priority, NormalPriority, Standby, NoStandby and IdleSleep are the
+	// rig's (Config): the zero values take the defaults, SCHED_FIFO at
+	// DefaultPriority, a standby thread and polling idle cores.
+	Priority       int
+	NormalPriority bool
+	Standby        time.Duration
+	NoStandby      bool
+	IdleSleep      bool
 	// Baseline, when positive, measures the HostBaseline for that long
 	// after the run.
 	Baseline time.Duration
@@ -84,11 +85,8 @@ type LoopBenchConfig struct {
 // reports the loop's timing. The load runs at the simulation's nice value.
 // A baseline runs next, load still on.
 func BenchLoop(ctx context.Context, c LoopBenchConfig) (*LoopBench, error) {
-	priority := c.Priority
-	if priority == 0 {
-		priority = -1
-	}
-	r, err := New(Config{Duration: c.Duration, Priority: priority, Standby: c.Standby, IdleSleep: c.IdleSleep, Logf: c.Logf})
+	r, err := New(Config{Duration: c.Duration, Priority: c.Priority, NormalPriority: c.NormalPriority,
+		Standby: c.Standby, NoStandby: c.NoStandby, IdleSleep: c.IdleSleep, Logf: c.Logf})
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +99,7 @@ func BenchLoop(ctx context.Context, c LoopBenchConfig) (*LoopBench, error) {
 		// The load stands for the simulation, so it runs as the rig runs
 		// the simulation: on a thread of its own at its nice value. The
 		// thread dies with the goroutine.
-		_ = rt.LockThreadNice(r.cfg.SimNice)
+		_ = rt.LockThreadNice(r.cfg.simNice())
 		clothLikeLoad(&stop, &rounds)
 	}()
 	cpu0, _ := rt.ReadCPUTimes()
@@ -110,7 +108,7 @@ func BenchLoop(ctx context.Context, c LoopBenchConfig) (*LoopBench, error) {
 	loadRounds := rounds.Load()
 	var base *HostBaseline
 	if err == nil && c.Baseline > 0 && ctx.Err() == nil {
-		base, err = hostBaseline(ctx, c.Baseline, max(priority, 0), r.cfg.Standby, sum.IdlePoll, c.Logf)
+		base, err = hostBaseline(ctx, c.Baseline, r.cfg.hapticsPriority(), r.cfg.standby(), sum.IdlePoll, c.Logf)
 	}
 	stop.Store(true)
 	wg.Wait()
@@ -123,7 +121,7 @@ func BenchLoop(ctx context.Context, c LoopBenchConfig) (*LoopBench, error) {
 	}
 	var standbyUs float64
 	if h.Standby {
-		standbyUs = float64(r.cfg.Standby) / 1e3
+		standbyUs = float64(r.cfg.standby()) / 1e3
 	}
 	return &LoopBench{
 		Bench: "loop", RT: h.RealTime, DurationS: sum.RunS, Ticks: h.Ticks, RateHz: h.RateHz,

@@ -25,8 +25,9 @@ import (
 // marshals to a JSON object; the command adds "go" and "cpus".
 var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 	"loop": func(ctx context.Context, o benchOpts) (any, error) {
-		return rig.BenchLoop(ctx, rig.LoopBenchConfig{Duration: o.duration, Priority: o.priority,
-			Standby: standbyCfg(o.standby), IdleSleep: o.idleSleep, Baseline: o.baseline, Logf: o.logf})
+		return rig.BenchLoop(ctx, rig.LoopBenchConfig{Duration: o.duration,
+			Priority: o.priority, NormalPriority: o.priority <= 0, Standby: o.standby, NoStandby: o.standby <= 0,
+			IdleSleep: o.idleSleep, Baseline: o.baseline, Logf: o.logf})
 	},
 	"statebuf": func(context.Context, benchOpts) (any, error) { r := statebuf.Bench(); return &r, nil },
 	"control": func(context.Context, benchOpts) (any, error) {
