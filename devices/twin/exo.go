@@ -86,6 +86,7 @@ type pendingCmd struct {
 var (
 	_ devices.Exoskeleton = (*Exo)(nil)
 	_ devices.Clocked     = (*Exo)(nil)
+	_ devices.Kinematic   = (*Exo)(nil)
 )
 
 // NewExo builds the simulated device for finger (sim.Thumb or sim.Index)
