@@ -110,7 +110,7 @@ func NewExo(p ExoParams, base exo.Pose, intent Intent, finger int) (*Exo, error)
 	e := &Exo{
 		p: p, kin: kin, base: base, intent: intent, finger: finger,
 		rng:      rand.New(rand.NewPCG(p.Seed, uint64(finger)+0x9e3779b97f4a7c15)),
-		periodNs: int64(math.Round(p.SamplePeriodMs * 1e6)),
+		periodNs: int64(p.SamplePeriod),
 	}
 	e.dtNs = e.periodNs / int64(p.Substeps)
 	e.periodNs = e.dtNs * int64(p.Substeps)
