@@ -2,7 +2,7 @@
 // (pseudo-terminal, go.bug.st/serial, the protocol, the link drivers) at
 // the haptics rate and reports what arrived, what was acted on and how long
 // a command took to come back as a state. It backs the device round-trip
-// test and `haptex bench devices`.
+// test (TestRoundTrip; -soak 60s is the acceptance run).
 //
 // It never hides a problem: every lost, corrupt, duplicated or altered
 // frame, on either side, is counted in the Result and named in Problems.
