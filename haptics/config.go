@@ -67,20 +67,19 @@ type ModelConfig struct {
 	PhysicalDamping float64 `toml:"physical_damping_nspm"`
 }
 
-// SafetyConfig is the per-finger safety envelope (servo.toml's [safety]
-// table documents each field).
+// SafetyConfig is the per-finger safety envelope (servo.toml's [safety]).
 type SafetyConfig struct {
 	MaxForce      float64       // clamp on the rendered force [N]; 0: the device's MaxForceCont
-	MaxForceRate  float64       // [N/s]
-	TripForce     float64       // [N]; 0: 1.5 x the device's MaxForcePeak
-	MaxForceJump  float64       // [N]
-	MaxSpeed      float64       // [m/s]
+	MaxForceRate  float64       // rate limit of the rendered force [N/s]
+	TripForce     float64       // measured force that trips the finger [N]; 0: 1.5 x the device's MaxForcePeak
+	MaxForceJump  float64       // a larger sample-to-sample change of the measured force is a sensor spike [N]
+	MaxSpeed      float64       // pad speed that trips the finger [m/s]
 	EnableRamp    time.Duration // torque and force ramp from 0 on enable
-	EnableWait    time.Duration // how long a device may take to report its power stage on
+	EnableWait    time.Duration // how long a device may take to report its power stage on after enable
 	StopRamp      time.Duration // torque ramp to 0 on a fault
 	Silent        time.Duration // a device with no new sample for longer is silent
-	OverrunStreak int
-	OverrunFactor float64
+	OverrunStreak int           // this many late ticks in a row trip both fingers
+	OverrunFactor float64       // a tick later than this many periods after the previous one is late
 	Recover       time.Duration // healthy time before a tripped finger is re-enabled
 }
 
