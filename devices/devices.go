@@ -3,6 +3,8 @@ package devices
 import (
 	"errors"
 	"time"
+
+	"github.com/haptex/haptex/devices/exo"
 )
 
 // Errors a device returns. Callers branch on them with errors.Is.
@@ -147,4 +149,23 @@ type StatusReader interface {
 // explicit time the loop's Step received.
 type Clocked interface {
 	Advance(t time.Duration)
+}
+
+// Kinematic is implemented by exoskeletons that carry their kinematic
+// model: the simulated twin, a device opened from a devices file (whose
+// entry names its model and base), a recorded device played back. The rig
+// finds it by type assertion once at setup and gives both to the servo,
+// which turns every sample's joint angles into the fingertip's position and
+// the sensor's force into the world frame with them.
+//
+// Kinematics returns the model from the joint angles [rad] to the pad
+// (devices/exo; lengths [m]). The device owns it; it is immutable and safe
+// for concurrent use, so the caller may keep it while it uses the device.
+// It is nil when the device does not know its model after all (a
+// recording made without one): the caller then has none. Base returns the
+// pose of the device's base in the world frame [m]. Both are fixed once the
+// device is open, and may be called from any goroutine.
+type Kinematic interface {
+	Kinematics() *exo.Model
+	Base() exo.Pose
 }

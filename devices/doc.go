@@ -1,6 +1,7 @@
 // Package devices owns the device boundary: the interfaces of a fingertip
-// exoskeleton and of a vibrotactile pin array, their capability records,
-// and the errors a device returns. Sub-packages provide the rest:
+// exoskeleton and of a vibrotactile pin array, the capabilities a device
+// may add to them (StatusReader, Clocked, Kinematic), their capability
+// records, and the errors a device returns. Sub-packages provide the rest:
 //
 //	wire       the protocol (docs/protocol.md): framing, layouts, decoder
 //	transport  the byte-stream Conn every link runs over, typed errors
@@ -16,7 +17,8 @@
 //	emu        emulated devices behind the real protocol on pseudo-terminals
 //	soak       the 1 kHz round trip through the real serial path, measured
 //	devicetest conformance checks for any implementation
-//	sim        the physical simulated twins
+//	exo        the exoskeleton's kinematic model
+//	twin       the physical simulated twins
 //
 // It never runs a control loop and never knows about cloth or tactile
 // rendering: it moves samples and commands, nothing else.

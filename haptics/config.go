@@ -2,10 +2,11 @@ package haptics
 
 import (
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"os"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
@@ -14,15 +15,17 @@ import (
 var defaultConfigTOML []byte
 
 // Config is the servo's configuration: gains, filter corners and the
-// safety envelope. DefaultConfig holds the documented defaults (servo.toml).
+// safety envelope. DefaultConfig holds the documented defaults (servo.toml,
+// whose keys name their units); durations are time.Duration here, decoded
+// from the file's milliseconds once, at load.
 type Config struct {
-	PeriodMs  float64         `toml:"period_ms"`
-	Force     ForceConfig     `toml:"force"`
-	DLS       DLSConfig       `toml:"dls"`
-	Velocity  VelocityConfig  `toml:"velocity"`
-	Model     ModelConfig     `toml:"model"`
-	Safety    SafetyConfig    `toml:"safety"`
-	Passivity PassivityConfig `toml:"passivity"`
+	Period    time.Duration // nominal tick period
+	Force     ForceConfig
+	DLS       DLSConfig
+	Velocity  VelocityConfig
+	Model     ModelConfig
+	Safety    SafetyConfig
+	Passivity PassivityConfig
 }
 
 // ForceConfig is the outer force loop.
@@ -64,8 +67,43 @@ type ModelConfig struct {
 	PhysicalDamping float64 `toml:"physical_damping_nspm"`
 }
 
-// SafetyConfig is the per-finger safety envelope.
+// SafetyConfig is the per-finger safety envelope (servo.toml's [safety]).
 type SafetyConfig struct {
+	MaxForce      float64       // clamp on the rendered force [N]; 0: the device's MaxForceCont
+	MaxForceRate  float64       // rate limit of the rendered force [N/s]
+	TripForce     float64       // measured force that trips the finger [N]; 0: 1.5 x the device's MaxForcePeak
+	MaxForceJump  float64       // a larger sample-to-sample change of the measured force is a sensor spike [N]
+	MaxSpeed      float64       // pad speed that trips the finger [m/s]
+	EnableRamp    time.Duration // torque and force ramp from 0 on enable
+	EnableWait    time.Duration // how long a device may take to report its power stage on after enable
+	StopRamp      time.Duration // torque ramp to 0 on a fault
+	Silent        time.Duration // a device with no new sample for longer is silent
+	OverrunStreak int           // this many late ticks in a row trip both fingers
+	OverrunFactor float64       // a tick later than this many periods after the previous one is late
+	Recover       time.Duration // healthy time before a tripped finger is re-enabled
+}
+
+// PassivityConfig is the time-domain passivity observer and controller.
+type PassivityConfig struct {
+	Enabled    bool    `toml:"enabled"`
+	Bound      float64 `toml:"bound_j"`
+	MaxDamping float64 `toml:"max_damping_nspm"`
+}
+
+// configFile is the layout of servo.toml, durations in the milliseconds
+// their keys name. Its Go field names are the JSON keys the servo's
+// configuration has always had in session.json, so it is the JSON form too.
+type configFile struct {
+	PeriodMs  float64         `toml:"period_ms"`
+	Force     ForceConfig     `toml:"force"`
+	DLS       DLSConfig       `toml:"dls"`
+	Velocity  VelocityConfig  `toml:"velocity"`
+	Model     ModelConfig     `toml:"model"`
+	Safety    safetyFile      `toml:"safety"`
+	Passivity PassivityConfig `toml:"passivity"`
+}
+
+type safetyFile struct {
 	MaxForce      float64 `toml:"max_force_n"`
 	MaxForceRate  float64 `toml:"max_force_rate_n_per_s"`
 	TripForce     float64 `toml:"trip_force_n"`
@@ -80,48 +118,103 @@ type SafetyConfig struct {
 	RecoverMs     float64 `toml:"recover_ms"`
 }
 
-// PassivityConfig is the time-domain passivity observer and controller.
-type PassivityConfig struct {
-	Enabled    bool    `toml:"enabled"`
-	Bound      float64 `toml:"bound_j"`
-	MaxDamping float64 `toml:"max_damping_nspm"`
+// file returns c in the file's units.
+func (c *Config) file() configFile {
+	s := &c.Safety
+	return configFile{
+		PeriodMs: ms(c.Period), Force: c.Force, DLS: c.DLS, Velocity: c.Velocity, Model: c.Model,
+		Safety: safetyFile{
+			MaxForce: s.MaxForce, MaxForceRate: s.MaxForceRate, TripForce: s.TripForce,
+			MaxForceJump: s.MaxForceJump, MaxSpeed: s.MaxSpeed,
+			EnableRampMs: ms(s.EnableRamp), EnableWaitMs: ms(s.EnableWait), StopRampMs: ms(s.StopRamp),
+			SilentMs: ms(s.Silent), OverrunStreak: s.OverrunStreak, OverrunFactor: s.OverrunFactor,
+			RecoverMs: ms(s.Recover),
+		},
+		Passivity: c.Passivity,
+	}
+}
+
+// config decodes the file's durations.
+func (f *configFile) config() (Config, error) {
+	s := &f.Safety
+	var errs []error
+	dur := func(key string, v float64) time.Duration {
+		d, err := fromMs(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("haptics: %s = %g: %w", key, v, err))
+		}
+		return d
+	}
+	c := Config{
+		Period: dur("period_ms", f.PeriodMs), Force: f.Force, DLS: f.DLS, Velocity: f.Velocity, Model: f.Model,
+		Safety: SafetyConfig{
+			MaxForce: s.MaxForce, MaxForceRate: s.MaxForceRate, TripForce: s.TripForce,
+			MaxForceJump: s.MaxForceJump, MaxSpeed: s.MaxSpeed,
+			EnableRamp:    dur("safety.enable_ramp_ms", s.EnableRampMs),
+			EnableWait:    dur("safety.enable_wait_ms", s.EnableWaitMs),
+			StopRamp:      dur("safety.stop_ramp_ms", s.StopRampMs),
+			Silent:        dur("safety.silent_ms", s.SilentMs),
+			OverrunStreak: s.OverrunStreak, OverrunFactor: s.OverrunFactor,
+			Recover: dur("safety.recover_ms", s.RecoverMs),
+		},
+		Passivity: f.Passivity,
+	}
+	return c, errors.Join(errs...)
+}
+
+// ms is d in milliseconds, the unit of the file's keys.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// fromMs is the duration of v milliseconds, to the nearest nanosecond.
+func fromMs(v float64) (time.Duration, error) {
+	ns := math.Round(v * float64(time.Millisecond))
+	if math.IsNaN(ns) || math.Abs(ns) >= math.MaxInt64 {
+		return 0, errors.New("not a duration")
+	}
+	return time.Duration(ns), nil
+}
+
+// MarshalJSON writes the configuration in the file's units, under the keys
+// session.json has always used.
+func (c Config) MarshalJSON() ([]byte, error) { return json.Marshal(c.file()) }
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (c *Config) UnmarshalJSON(data []byte) error {
+	f := c.file()
+	if err := json.Unmarshal(data, &f); err != nil {
+		return err
+	}
+	d, err := f.config()
+	if err != nil {
+		return err
+	}
+	*c = d
+	return nil
 }
 
 // DefaultConfig returns the embedded defaults.
 func DefaultConfig() Config {
-	c, err := decodeConfig(defaultConfigTOML, Config{})
+	c, err := decodeConfig(defaultConfigTOML)
 	if err != nil {
 		panic("haptics: embedded servo.toml: " + err.Error())
 	}
 	return c
 }
 
-// ParseConfig reads a configuration in the servo.toml format over the
-// defaults; unknown keys are an error.
-func ParseConfig(data []byte) (Config, error) {
-	return decodeConfig(data, DefaultConfig())
-}
-
-// LoadConfig reads a configuration file.
-func LoadConfig(path string) (Config, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Config{}, fmt.Errorf("haptics: %w", err)
-	}
-	c, err := ParseConfig(data)
-	if err != nil {
-		return Config{}, fmt.Errorf("%w (file %s)", err, path)
-	}
-	return c, nil
-}
-
-func decodeConfig(data []byte, c Config) (Config, error) {
-	md, err := toml.Decode(string(data), &c)
+// decodeConfig reads a configuration in the servo.toml format; unknown
+// keys are an error.
+func decodeConfig(data []byte) (Config, error) {
+	var f configFile
+	md, err := toml.Decode(string(data), &f)
 	if err != nil {
 		return Config{}, fmt.Errorf("haptics: servo configuration: %w", err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		return Config{}, fmt.Errorf("haptics: servo configuration: unknown key %q", und[0].String())
+	}
+	c, err := f.config()
+	if err != nil {
+		return Config{}, err
 	}
 	if err := c.Validate(); err != nil {
 		return Config{}, err
@@ -140,8 +233,8 @@ func (c *Config) Validate() error {
 	fin := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	pos := func(v float64) bool { return v > 0 && fin(v) }
 	nonneg := func(v float64) bool { return v >= 0 && fin(v) }
-	check(pos(c.PeriodMs), "period_ms = %g, want > 0", c.PeriodMs)
-	nyq := 500 / c.PeriodMs
+	check(c.Period > 0, "period_ms = %g, want > 0", ms(c.Period))
+	nyq := 0.5 / c.Period.Seconds()
 	check(nonneg(c.Force.Kf), "force.kf_mps_per_n = %g, want >= 0", c.Force.Kf)
 	check(nonneg(c.Force.Ki), "force.ki_mps2_per_n = %g, want >= 0", c.Force.Ki)
 	check(c.Force.ButterOrder >= 1 && c.Force.ButterOrder <= 8, "force.butter_order = %d, want 1..8", c.Force.ButterOrder)
@@ -173,13 +266,13 @@ func (c *Config) Validate() error {
 	check(nonneg(s.TripForce), "safety.trip_force_n = %g, want >= 0", s.TripForce)
 	check(pos(s.MaxForceJump), "safety.max_force_jump_n = %g, want > 0", s.MaxForceJump)
 	check(pos(s.MaxSpeed), "safety.max_speed_mps = %g, want > 0", s.MaxSpeed)
-	check(nonneg(s.EnableRampMs), "safety.enable_ramp_ms = %g, want >= 0", s.EnableRampMs)
-	check(pos(s.EnableWaitMs), "safety.enable_wait_ms = %g, want > 0", s.EnableWaitMs)
-	check(nonneg(s.StopRampMs) && s.StopRampMs <= 10, "safety.stop_ramp_ms = %g, want 0..10 (the 10 ms stop budget)", s.StopRampMs)
-	check(pos(s.SilentMs), "safety.silent_ms = %g, want > 0", s.SilentMs)
+	check(s.EnableRamp >= 0, "safety.enable_ramp_ms = %g, want >= 0", ms(s.EnableRamp))
+	check(s.EnableWait > 0, "safety.enable_wait_ms = %g, want > 0", ms(s.EnableWait))
+	check(s.StopRamp >= 0 && s.StopRamp <= 10*time.Millisecond, "safety.stop_ramp_ms = %g, want 0..10 (the 10 ms stop budget)", ms(s.StopRamp))
+	check(s.Silent > 0, "safety.silent_ms = %g, want > 0", ms(s.Silent))
 	check(s.OverrunStreak >= 1, "safety.overrun_streak = %d, want >= 1", s.OverrunStreak)
 	check(s.OverrunFactor > 1 && fin(s.OverrunFactor), "safety.overrun_factor = %g, want > 1", s.OverrunFactor)
-	check(nonneg(s.RecoverMs), "safety.recover_ms = %g, want >= 0", s.RecoverMs)
+	check(s.Recover >= 0, "safety.recover_ms = %g, want >= 0", ms(s.Recover))
 	check(nonneg(c.Passivity.Bound), "passivity.bound_j = %g, want >= 0", c.Passivity.Bound)
 	check(nonneg(c.Passivity.MaxDamping), "passivity.max_damping_nspm = %g, want >= 0", c.Passivity.MaxDamping)
 	return errors.Join(errs...)

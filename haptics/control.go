@@ -3,6 +3,7 @@ package haptics
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/haptics/filter"
@@ -42,7 +43,7 @@ type controller struct {
 }
 
 func newController(cfg *Config) (*controller, error) {
-	fs := 1000 / cfg.PeriodMs
+	fs := float64(time.Second) / float64(cfg.Period) // sample rate [Hz]
 	fe, err := filter.Butterworth(cfg.Force.ButterOrder, filter.LowPass, fs, cfg.Force.ButterHz)
 	if err != nil {
 		return nil, fmt.Errorf("haptics: force filter: %w", err)
@@ -62,7 +63,7 @@ func newController(cfg *Config) (*controller, error) {
 	if err != nil {
 		return nil, fmt.Errorf("haptics: velocity-loop filter: %w", err)
 	}
-	c := &controller{cfg: cfg, t: cfg.PeriodMs / 1000}
+	c := &controller{cfg: cfg, t: cfg.Period.Seconds()}
 	for i := range 3 {
 		c.fDes[i] = filter.New(fd)
 		c.fMeas[i] = filter.New(fe)

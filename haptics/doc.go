@@ -8,10 +8,9 @@
 //
 // # The servo
 //
-// NewServo takes a Config (servo.toml holds the documented defaults;
-// ParseConfig and LoadConfig read a lab's own) and one Finger per finger:
-// the device, its kinematic model (devices/exo) and its base pose in the
-// world. Servo.Tick(t, in, out, rec) is one period: advance simulated
+// NewServo takes a Config (servo.toml holds the documented defaults,
+// DefaultConfig returns them) and one Finger per finger: the device, its
+// kinematic model (devices/exo) and its base pose in the world. Servo.Tick(t, in, out, rec) is one period: advance simulated
 // devices (devices.Clocked) to t, read both exoskeletons, forward
 // kinematics, the cloth's force at the measured pads (continuous across sim
 // steps: a jump between two steps is blended out at model.slew_n_per_s),

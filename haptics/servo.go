@@ -44,6 +44,7 @@ type Servo struct {
 type fingerServo struct {
 	idx  int
 	cfg  *Config
+	dt   float64 // the nominal period [s]
 	dev  devices.Exoskeleton
 	clk  devices.Clocked
 	kin  *exo.Model
@@ -102,10 +103,10 @@ func NewServo(cfg Config, fingers [sim.NumFingers]Finger) (*Servo, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Servo{cfg: cfg, scale: 1, period: time.Duration(math.Round(cfg.PeriodMs * 1e6))}
+	s := &Servo{cfg: cfg, scale: 1, period: cfg.Period}
 	for f := range fingers {
 		fs := &s.fingers[f]
-		fs.idx, fs.cfg, fs.scale = f, &s.cfg, 1
+		fs.idx, fs.cfg, fs.scale, fs.dt = f, &s.cfg, 1, cfg.Period.Seconds()
 		fs.status = FingerStatus{State: StateSafe, Reason: ReasonStartup}
 		in := fingers[f]
 		if in.Device == nil {
@@ -139,7 +140,7 @@ func NewServo(cfg Config, fingers [sim.NumFingers]Finger) (*Servo, error) {
 		}
 		fs.maxStiff = cfg.Model.MaxStiffness
 		if fs.maxStiff == 0 {
-			fs.maxStiff = 2 * cfg.Model.PhysicalDamping / (cfg.PeriodMs / 1000)
+			fs.maxStiff = 2 * cfg.Model.PhysicalDamping / fs.dt
 		}
 		for i := range 3 {
 			fs.maxTorque[i] = spec.MaxTorque[i]
@@ -210,7 +211,7 @@ func (s *Servo) Tick(t time.Duration, in *sim.SimOutput, out *sim.FingerState, r
 			overrun = true
 			s.streak++
 			// A single stall longer than the silence watchdog trips at once.
-			if float64(gap) > s.cfg.Safety.SilentMs*1e6 {
+			if gap > s.cfg.Safety.Silent {
 				s.streak = max(s.streak, s.cfg.Safety.OverrunStreak)
 			}
 		} else {
@@ -302,7 +303,7 @@ func (fs *fingerServo) read(t time.Duration, cfg *Config) {
 		fs.fresh = true
 		fs.lastFresh = t
 	}
-	if float64(t-fs.lastFresh) > cfg.Safety.SilentMs*1e6 {
+	if t-fs.lastFresh > cfg.Safety.Silent {
 		fs.flag(ReasonSilent)
 	}
 	if !finite3(&fs.st.Joint) || !finite3(&fs.st.Force) {
@@ -318,7 +319,7 @@ func (fs *fingerServo) read(t time.Duration, cfg *Config) {
 	case st == StateActive && !fs.st.Enabled,
 		st == StateEnabling && fs.poweredOn:
 		fs.flag(ReasonDeviceDisabled)
-	case st == StateEnabling && float64(t-fs.status.Since) > cfg.Safety.EnableWaitMs*1e6:
+	case st == StateEnabling && t-fs.status.Since > cfg.Safety.EnableWait:
 		fs.flag(ReasonEnableTimeout)
 	}
 	if exo.Norm(fs.st.Force) > fs.tripForce {
@@ -332,143 +333,190 @@ func (fs *fingerServo) read(t time.Duration, cfg *Config) {
 	}
 }
 
-// control runs kinematics, the local model, the envelope and the
-// controller, and advances the finger's state machine.
+// control runs one finger's period after read: the measured pad, the
+// cloth's force there, the state machine, then, while the finger renders,
+// the desired force through the envelope and the passivity controller, and
+// the force controller's torque.
 func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config) {
-	period := cfg.PeriodMs / 1000
 	sampleOK := fs.readOK && fs.fault != ReasonSensorNaN
 	if sampleOK {
-		fs.kin.Eval(&fs.k, fs.st.Joint)
-		if fs.fresh {
-			dt := period
-			if fs.haveSeq && fs.st.DeviceTime > fs.lastDevT {
-				dt = (fs.st.DeviceTime - fs.lastDevT).Seconds()
-			}
-			fs.ctl.observe(fs.st.Joint, dt)
-			fs.lastSeq, fs.lastDevT, fs.haveSeq = fs.st.Seq, fs.st.DeviceTime, true
-		}
-		fs.pos = fs.base.Point(fs.k.Pad)
-		fs.vel = fs.base.Vec(fs.k.J.MulVec(fs.ctl.qd))
-		fs.normal = fs.base.Vec(fs.k.Normal)
-		fs.fMeas = fs.base.Vec(fs.k.R.MulVec(fs.st.Force))
-		if exo.Norm(fs.vel) > cfg.Safety.MaxSpeed {
-			fs.flag(ReasonOverspeed)
-		}
+		fs.measure(cfg)
 	}
+	fModel := fs.clothForce(t, lm, cfg)
+	fs.advanceState(t, cfg)
+	if st := fs.status.State; st == StateSafe || st == StateStopping || !sampleOK {
+		fs.renderNothing(t, cfg)
+		return
+	}
+	ramp := fs.enableRamp(t, cfg)
+	fd := fs.clampForce(exo.Scale(ramp, fModel))
+	fd = fs.passivity(fd, cfg)
+	fs.fDes = fs.limitRate(fd, cfg)
+	if !fs.fresh {
+		// No new sample: hold the last command (zero-order hold) rather
+		// than integrate a stale error.
+		return
+	}
+	fs.command(t, ramp, cfg)
+}
 
-	// The cloth's force at the measured pad, continuous across sim steps.
-	var fModel [3]float64
+// measure turns the sample into the pad's position, velocity, normal and
+// force in the world, updates the joint-speed estimate with a fresh
+// sample, and checks the pad's speed.
+func (fs *fingerServo) measure(cfg *Config) {
+	fs.kin.Eval(&fs.k, fs.st.Joint)
+	if fs.fresh {
+		dt := fs.dt
+		if fs.haveSeq && fs.st.DeviceTime > fs.lastDevT {
+			dt = (fs.st.DeviceTime - fs.lastDevT).Seconds()
+		}
+		fs.ctl.observe(fs.st.Joint, dt)
+		fs.lastSeq, fs.lastDevT, fs.haveSeq = fs.st.Seq, fs.st.DeviceTime, true
+	}
+	fs.pos = fs.base.Point(fs.k.Pad)
+	fs.vel = fs.base.Vec(fs.k.J.MulVec(fs.ctl.qd))
+	fs.normal = fs.base.Vec(fs.k.Normal)
+	fs.fMeas = fs.base.Vec(fs.k.R.MulVec(fs.st.Force))
+	if exo.Norm(fs.vel) > cfg.Safety.MaxSpeed {
+		fs.flag(ReasonOverspeed)
+	}
+}
+
+// clothForce returns the cloth's force at the measured pad, scaled,
+// continuous across sim steps, and sets the contact and the stiffness
+// rendered with it. It is zero before the first sim step or with a model
+// that is not finite (a fault).
+func (fs *fingerServo) clothForce(t time.Duration, lm *sim.LocalModel, cfg *Config) [3]float64 {
 	fs.contact = false
 	fs.kRender = 0
 	switch {
 	case lm == nil:
 		fs.modelOK = false
 		fs.offset = [3]float64{}
+		return [3]float64{}
 	case !localFinite(lm):
 		fs.flag(ReasonModelNaN)
 		fs.modelOK = false
 		fs.offset = [3]float64{}
-	default:
-		// The model drifts with the cloth under the pad (sim.LocalModel
-		// EvalAt): evaluate it at this tick's time, on a copy whose
-		// stiffness is capped to what the device can render.
-		tm := t.Seconds()
-		next := *lm
-		capStiffness(&next, fs.maxStiff)
-		if fs.modelOK && (lm.Step != fs.modelStep || lm.Valid != fs.model.Valid) && cfg.Model.SlewNPerS > 0 {
-			fOld := fs.model.EvalAt(tm, fs.pos)
-			fNew := next.EvalAt(tm, fs.pos)
-			fs.offset = exo.Add(fs.offset, exo.Sub(fOld, fNew))
-		}
-		fs.model, fs.modelStep, fs.modelOK = next, lm.Step, true
-		fModel = fs.model.EvalAt(tm, fs.pos)
-		fs.contact = fs.model.Touches(tm, fs.pos)
-		if fs.contact {
-			fs.kRender = frobenius(&fs.model.K)
-		}
-		if n := exo.Norm(fs.offset); n > 0 {
-			d := cfg.Model.SlewNPerS * period
-			if n <= d {
-				fs.offset = [3]float64{}
-			} else {
-				fs.offset = exo.Scale(1-d/n, fs.offset)
-			}
-		}
-		fModel = exo.Add(fModel, fs.offset)
-		fModel = exo.Scale(fs.scale, fModel)
-		fs.kRender *= fs.scale
+		return [3]float64{}
 	}
+	// The model drifts with the cloth under the pad (sim.LocalModel
+	// EvalAt): evaluate it at this tick's time, on a copy whose stiffness
+	// is capped to what the device can render.
+	tm := t.Seconds()
+	next := *lm
+	capStiffness(&next, fs.maxStiff)
+	if fs.modelOK && (lm.Step != fs.modelStep || lm.Valid != fs.model.Valid) && cfg.Model.SlewNPerS > 0 {
+		fOld := fs.model.EvalAt(tm, fs.pos)
+		fNew := next.EvalAt(tm, fs.pos)
+		fs.offset = exo.Add(fs.offset, exo.Sub(fOld, fNew))
+	}
+	fs.model, fs.modelStep, fs.modelOK = next, lm.Step, true
+	f := fs.model.EvalAt(tm, fs.pos)
+	fs.contact = fs.model.Touches(tm, fs.pos)
+	if fs.contact {
+		fs.kRender = frobenius(&fs.model.K)
+	}
+	fs.slewOffset(cfg)
+	f = exo.Add(f, fs.offset)
+	fs.kRender *= fs.scale
+	return exo.Scale(fs.scale, f)
+}
 
-	fs.advanceState(t, cfg)
-
-	st := fs.status.State
-	if st == StateSafe || st == StateStopping || !sampleOK {
-		fs.fDes, fs.damping = [3]float64{}, 0
-		if st == StateStopping {
-			r := 1.0
-			if ramp := cfg.Safety.StopRampMs * 1e6; ramp > 0 {
-				r = 1 - float64(t-fs.status.Since)/ramp
-			}
-			if r <= 0 {
-				fs.enterSafe(t)
-			} else {
-				fs.tauOut = exo.Scale(r, fs.tauHold)
-			}
-		}
-		if fs.status.State == StateSafe {
-			fs.tauOut = [3]float64{}
-		}
+// slewOffset blends out the jump between two sim steps at
+// model.slew_n_per_s.
+func (fs *fingerServo) slewOffset(cfg *Config) {
+	n := exo.Norm(fs.offset)
+	if !(n > 0) {
 		return
 	}
-
-	// Enable ramp on torque limits and force.
-	ramp := 1.0
-	if st == StateEnabling && cfg.Safety.EnableRampMs > 0 {
-		ramp = math.Min(1, float64(t-fs.status.Since)/(cfg.Safety.EnableRampMs*1e6))
+	if d := cfg.Model.SlewNPerS * fs.dt; n <= d {
+		fs.offset = [3]float64{}
+	} else {
+		fs.offset = exo.Scale(1-d/n, fs.offset)
 	}
+}
 
-	// Envelope on the rendered force: magnitude, then rate.
-	fd := exo.Scale(ramp, fModel)
+// renderNothing runs a period in which the finger renders no force: in
+// the safe state the torque is zero, while stopping the torque held at the
+// fault ramps to zero over safety.stop_ramp_ms, and a finger without a
+// usable sample keeps its last torque.
+func (fs *fingerServo) renderNothing(t time.Duration, cfg *Config) {
+	fs.fDes, fs.damping = [3]float64{}, 0
+	if fs.status.State == StateStopping {
+		r := 1.0
+		if ramp := cfg.Safety.StopRamp; ramp > 0 {
+			r = 1 - float64(t-fs.status.Since)/float64(ramp)
+		}
+		if r <= 0 {
+			fs.enterSafe(t)
+		} else {
+			fs.tauOut = exo.Scale(r, fs.tauHold)
+		}
+	}
+	if fs.status.State == StateSafe {
+		fs.tauOut = [3]float64{}
+	}
+}
+
+// enableRamp is the share of the force and torque limits a finger has
+// while enabling, rising from 0 to 1 over safety.enable_ramp_ms; 1 once
+// active.
+func (fs *fingerServo) enableRamp(t time.Duration, cfg *Config) float64 {
+	if fs.status.State != StateEnabling || cfg.Safety.EnableRamp <= 0 {
+		return 1
+	}
+	return math.Min(1, float64(t-fs.status.Since)/float64(cfg.Safety.EnableRamp))
+}
+
+// clampForce caps the rendered force's magnitude at the finger's limit.
+func (fs *fingerServo) clampForce(fd [3]float64) [3]float64 {
 	if n := exo.Norm(fd); n > fs.maxForce {
-		fd = exo.Scale(fs.maxForce/n, fd)
+		return exo.Scale(fs.maxForce/n, fd)
 	}
+	return fd
+}
 
-	// Passivity observer on the device's port (Hannaford & Ryu 2002, the
-	// two-port form): the energy the device and its controller have taken
-	// from the user beyond what the cloth asked for, E = -Σ (F_meas - F_env)·v T.
-	// A device that renders F_env exactly keeps E at zero; a control loop
-	// that feeds energy to the finger (a limit cycle) drives it negative.
-	// Below -bound the controller renders extra damping -α v, α chosen to
-	// return the excess within one period, capped.
+// passivity is the passivity observer on the device's port (Hannaford &
+// Ryu 2002, the two-port form): the energy the device and its controller
+// have taken from the user beyond what the cloth asked for,
+// E = -Σ (F_meas - F_env)·v T. A device that renders F_env exactly keeps E
+// at zero; a control loop that feeds energy to the finger (a limit cycle)
+// drives it negative. Below -bound it returns fEnv with extra damping
+// -α v, α chosen to return the excess within one period, capped.
+func (fs *fingerServo) passivity(fEnv [3]float64, cfg *Config) [3]float64 {
 	fs.damping = 0
 	if cfg.Passivity.Enabled {
-		fs.energy -= exo.Dot(exo.Sub(fs.fMeas, fs.fEnv), fs.vel) * period
+		fs.energy -= exo.Dot(exo.Sub(fs.fMeas, fs.fEnv), fs.vel) * fs.dt
 		if fs.energy < -cfg.Passivity.Bound {
 			if v2 := exo.Dot(fs.vel, fs.vel); v2 > 1e-12 {
-				a := (-cfg.Passivity.Bound - fs.energy) / (period * v2)
+				a := (-cfg.Passivity.Bound - fs.energy) / (fs.dt * v2)
 				fs.damping = math.Min(a, cfg.Passivity.MaxDamping)
 			}
 		}
 	}
-	fs.fEnv = fd
-	fd = exo.Sub(fd, exo.Scale(fs.damping, fs.vel))
+	fs.fEnv = fEnv
+	return exo.Sub(fEnv, exo.Scale(fs.damping, fs.vel))
+}
 
-	dmax := cfg.Safety.MaxForceRate * period
+// limitRate limits the change of the rendered force from the previous
+// period to safety.max_force_rate_n_per_s.
+func (fs *fingerServo) limitRate(fd [3]float64, cfg *Config) [3]float64 {
+	dmax := cfg.Safety.MaxForceRate * fs.dt
 	if d := exo.Sub(fd, fs.fDes); exo.Norm(d) > dmax {
-		fd = exo.Add(fs.fDes, exo.Scale(dmax/exo.Norm(d), d))
+		return exo.Add(fs.fDes, exo.Scale(dmax/exo.Norm(d), d))
 	}
-	fs.fDes = fd
+	return fd
+}
 
+// command runs the force controller on fDes with the torque limits
+// scaled by the enable ramp; a torque that is not finite is a fault.
+func (fs *fingerServo) command(t time.Duration, ramp float64, cfg *Config) {
 	var lim [3]float64
 	for i := range 3 {
 		lim[i] = ramp * fs.maxTorque[i]
 	}
-	if !fs.fresh {
-		// No new sample: hold the last command (zero-order hold) rather
-		// than integrate a stale error.
-		return
-	}
-	tau := fs.ctl.step(&fs.k, fs.base.InvVec(fd), fs.base.InvVec(fs.fMeas), lim, fs.kRender*ramp)
+	tau := fs.ctl.step(&fs.k, fs.base.InvVec(fs.fDes), fs.base.InvVec(fs.fMeas), lim, fs.kRender*ramp)
 	if !finite3(&tau) {
 		fs.flag(ReasonControlNaN)
 		fs.advanceState(t, cfg)
@@ -510,7 +558,7 @@ func (fs *fingerServo) advanceState(t time.Duration, cfg *Config) {
 		if !fs.healthy {
 			fs.healthy, fs.healthySince = true, t
 		}
-		if float64(t-fs.healthySince) >= cfg.Safety.RecoverMs*1e6 {
+		if t-fs.healthySince >= cfg.Safety.Recover {
 			if err := fs.dev.Enable(true); err != nil {
 				fs.healthy = false
 				return
@@ -523,7 +571,7 @@ func (fs *fingerServo) advanceState(t time.Duration, cfg *Config) {
 	case StateEnabling:
 		// The ramp runs from the enable; the finger is active once the
 		// ramp has ended and the device has said its stage is on.
-		if fs.poweredOn && float64(t-s.Since) >= cfg.Safety.EnableRampMs*1e6 {
+		if fs.poweredOn && t-s.Since >= cfg.Safety.EnableRamp {
 			s.State, s.Since, s.Reason = StateActive, t, ReasonNone
 		}
 	}

@@ -1,6 +1,7 @@
 package haptics
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -121,21 +122,49 @@ func TestConfig(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	c2, err := ParseConfig([]byte("[force]\nkf_mps_per_n = 0.5\n"))
-	if err != nil || c2.Force.Kf != 0.5 || c2.Force.Ki != c.Force.Ki {
-		t.Errorf("override: %v %+v", err, c2.Force)
+	if c.Period != time.Millisecond || c.Safety.Silent != 5*time.Millisecond || c.Safety.EnableRamp != 50*time.Millisecond {
+		t.Errorf("durations not decoded from the file's milliseconds: %v %+v", c.Period, c.Safety)
 	}
-	for _, bad := range []string{
-		"[force]\nkf = 1\n",
-		"[force]\nbutter_hz = 600.0\n",
-		"[velocity]\ncheby_order = 0\n",
-		"[safety]\nstop_ramp_ms = 20.0\n",
-		"[force]\nfeedforward = 2.0\n",
-		"period_ms = nan\n",
+	// servo.toml with one line changed: an unknown key, values out of
+	// range, a period that is not a number.
+	for _, edit := range [][2]string{
+		{"[force]\n", "[force]\nkf = 1\n"},
+		{"butter_hz = 51.2", "butter_hz = 600.0"},
+		{"cheby_order = 3", "cheby_order = 0"},
+		{"stop_ramp_ms = 4.0", "stop_ramp_ms = 20.0"},
+		{"feedforward = 0.64", "feedforward = 2.0"},
+		{"period_ms = 1.0", "period_ms = nan"},
 	} {
-		if _, err := ParseConfig([]byte(bad)); err == nil {
-			t.Errorf("accepted %q", bad)
+		src := string(defaultConfigTOML)
+		if !strings.Contains(src, edit[0]) {
+			t.Fatalf("servo.toml has no %q", edit[0])
 		}
+		if _, err := decodeConfig([]byte(strings.Replace(src, edit[0], edit[1], 1))); err == nil {
+			t.Errorf("accepted %q", edit[1])
+		}
+	}
+}
+
+// The configuration's JSON (session.json) keeps the file's units under
+// the keys it has always had, and reads back to the same durations.
+func TestConfigJSON(t *testing.T) {
+	c := DefaultConfig()
+	c.Safety.EnableRamp = 45 * time.Millisecond
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"PeriodMs":1,`, `"EnableRampMs":45,`, `"SilentMs":5,`, `"RecoverMs":100}`, `"Kf":0.342,`} {
+		if !strings.Contains(string(b), key) {
+			t.Errorf("JSON lacks %s: %s", key, b)
+		}
+	}
+	var back Config
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back != c {
+		t.Errorf("read back %+v, want %+v", back, c)
 	}
 }
 
@@ -167,7 +196,7 @@ func TestForceScaleBounds(t *testing.T) {
 // without a device alone (haptics/servobench measures through them).
 func TestPeriodAndTestSignal(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.PeriodMs = 0.5
+	cfg.Period = 500 * time.Microsecond
 	s, err := NewServo(cfg, [sim.NumFingers]Finger{})
 	if err != nil {
 		t.Fatal(err)
@@ -230,15 +259,15 @@ func TestEnableWaitsForPowerOn(t *testing.T) {
 		}
 	}
 	cfg := DefaultConfig()
-	enableAt := time.Duration(cfg.Safety.RecoverMs * 1e6)
+	enableAt := cfg.Safety.Recover
 	for _, c := range []struct {
-		after  int
-		rampMs float64
-	}{{0, 50}, {5, 50}, {15, 50}, {5, 0}, {5, 2}} {
+		after int
+		ramp  time.Duration
+	}{{0, 50 * time.Millisecond}, {5, 50 * time.Millisecond}, {15, 50 * time.Millisecond}, {5, 0}, {5, 2 * time.Millisecond}} {
 		after := c.after
 		cfg := cfg
-		cfg.Safety.EnableRampMs = c.rampMs
-		activeBy := enableAt + time.Duration((max(c.rampMs, float64(after))+2)*1e6)
+		cfg.Safety.EnableRamp = c.ramp
+		activeBy := enableAt + max(c.ramp, time.Duration(after)*time.Millisecond) + 2*time.Millisecond
 		active := time.Duration(-1)
 		run(cfg, &lateOn{after: after}, activeBy, func(at time.Duration, fr *FingerRecord) {
 			if fr.Reason != ReasonStartup && fr.Reason != ReasonNone {
@@ -252,9 +281,9 @@ func TestEnableWaitsForPowerOn(t *testing.T) {
 			t.Errorf("stage on %d samples after enable: not active %v after the start", after, activeBy)
 		}
 	}
-	wait := time.Duration(cfg.Safety.EnableWaitMs * 1e6)
+	wait := cfg.Safety.EnableWait
 	var enabling, timedOut, again time.Duration = -1, -1, -1
-	run(cfg, &lateOn{never: true}, enableAt+wait+time.Duration((cfg.Safety.StopRampMs+cfg.Safety.RecoverMs+5)*1e6), func(at time.Duration, fr *FingerRecord) {
+	run(cfg, &lateOn{never: true}, enableAt+wait+cfg.Safety.StopRamp+cfg.Safety.Recover+5*time.Millisecond, func(at time.Duration, fr *FingerRecord) {
 		switch {
 		case fr.State == StateActive:
 			t.Fatalf("active at %v with the stage off", at)

@@ -2,11 +2,13 @@ package experiment
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/psych"
@@ -211,6 +213,37 @@ func TestTrialRecord(t *testing.T) {
 	}
 	if sc := readFile(t, filepath.Join(sub, "sidecar.json")); !strings.Contains(sc, `"refine": true`) {
 		t.Errorf("sidecar.json does not record the grading:\n%s", sc)
+	}
+}
+
+// The file's seconds become durations at load; the sidecar's JSON gives
+// them in seconds again, under the file's keys. Zero takes the default.
+func TestTiming(t *testing.T) {
+	e, err := Parse([]byte(small), "small.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Timing{Motion: "rest", Interval: 300 * time.Millisecond, Gap: 300 * time.Millisecond, ITI: 300 * time.Millisecond}); e.Timing != want {
+		t.Errorf("timing %+v, want %+v", e.Timing, want)
+	}
+	b, err := json.Marshal(e.Timing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"motion":"rest","interval_s":0.3,"gap_s":0.3,"iti_s":0.3}`; string(b) != want {
+		t.Errorf("JSON %s, want %s", b, want)
+	}
+	p, err := Parse([]byte(pinch), "pinch.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Timing.Motion != "pinch" || p.Timing.Interval != 3*time.Second {
+		t.Errorf("default timing %+v, want a 3 s pinch", p.Timing)
+	}
+	for _, bad := range []string{"interval_s = nan", "interval_s = 1e300", "interval_s = 0.05"} {
+		if _, err := Parse([]byte(strings.Replace(small, "interval_s = 0.3", bad, 1)), "bad.toml"); err == nil || !strings.Contains(err.Error(), "timing.interval_s") {
+			t.Errorf("%s: %v", bad, err)
+		}
 	}
 }
 

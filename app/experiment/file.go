@@ -19,11 +19,13 @@ package experiment
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -61,7 +63,7 @@ type Experiment struct {
 	// Task is the response task; 2AFC when empty.
 	Task      psych.Task       `toml:"task" json:"task"`
 	Stimulus  Stimulus         `toml:"stimulus" json:"stimulus"`
-	Timing    Timing           `toml:"timing" json:"timing"`
+	Timing    Timing           `toml:"-" json:"timing"` // the file's [timing], decoded by Parse
 	Procedure psych.Config     `toml:"procedure" json:"procedure"`
 	Fit       psych.FitOptions `toml:"fit" json:"fit"`
 	// Seed makes the interval order reproducible (0: derived from the
@@ -94,26 +96,59 @@ type Stimulus struct {
 	Unit string `toml:"unit" json:"unit"`
 }
 
-// Timing is the shape of a trial.
+// Timing is the shape of a trial. The file gives its durations in seconds
+// (interval_s, gap_s, iti_s); Parse decodes them into time.Duration.
 type Timing struct {
 	// Motion is the simulated hand's handling in each interval: "pinch"
 	// (3 s, the default), "showcase" (10 s) or "rest" (no handling; the
 	// default for tactile-tone).
-	Motion string `toml:"motion" json:"motion"`
-	// IntervalS is an interval's length [s] (0: the motion's length; 1 s
-	// at rest).
+	Motion string
+	// Interval is an interval's length (0: the motion's length; 1 s at
+	// rest).
+	Interval time.Duration
+	// Gap is the pause between the intervals of a trial (0: 0.5 s).
+	Gap time.Duration
+	// ITI is the pause between trials (0: 1 s).
+	ITI time.Duration
+}
+
+// timingFile is the file's [timing] table, durations in seconds, and
+// Timing's JSON (sidecar.json).
+type timingFile struct {
+	Motion    string  `toml:"motion" json:"motion"`
 	IntervalS float64 `toml:"interval_s" json:"interval_s"`
-	// GapS is the pause between the intervals of a trial [s] (0: 0.5).
-	GapS float64 `toml:"gap_s" json:"gap_s"`
-	// ITIS is the pause between trials [s] (0: 1).
-	ITIS float64 `toml:"iti_s" json:"iti_s"`
+	GapS      float64 `toml:"gap_s" json:"gap_s"`
+	ITIS      float64 `toml:"iti_s" json:"iti_s"`
+}
+
+func (f *timingFile) timing() (Timing, error) {
+	var errs []error
+	dur := func(key string, s float64) time.Duration {
+		// Truncated to the nanosecond: the virtual time a run advances by.
+		if !(math.Abs(s) < 1e9) {
+			errs = append(errs, fmt.Errorf("%s: %g s, not a duration", key, s))
+			return 0
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	t := Timing{Motion: f.Motion, Interval: dur("timing.interval_s", f.IntervalS),
+		Gap: dur("timing.gap_s", f.GapS), ITI: dur("timing.iti_s", f.ITIS)}
+	return t, errors.Join(errs...)
+}
+
+// MarshalJSON writes the timing as the file gives it, in seconds.
+func (t Timing) MarshalJSON() ([]byte, error) {
+	return json.Marshal(timingFile{Motion: t.Motion, IntervalS: t.Interval.Seconds(), GapS: t.Gap.Seconds(), ITIS: t.ITI.Seconds()})
 }
 
 // Parse reads an experiment file and checks it; the error names the file
 // and the field.
 func Parse(data []byte, file string) (*Experiment, error) {
-	var e Experiment
-	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&e)
+	var f struct {
+		Experiment
+		Timing timingFile `toml:"timing"`
+	}
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&f)
 	if err != nil {
 		return nil, fmt.Errorf("experiment: %s: %w", file, err)
 	}
@@ -123,6 +158,10 @@ func Parse(data []byte, file string) (*Experiment, error) {
 			keys[i] = k.String()
 		}
 		return nil, fmt.Errorf("experiment: %s: unknown field %s", file, strings.Join(keys, ", "))
+	}
+	e := f.Experiment
+	if e.Timing, err = f.Timing.timing(); err != nil {
+		return nil, fmt.Errorf("experiment: %s: %w", file, err)
 	}
 	if err := e.Validate(); err != nil {
 		return nil, fmt.Errorf("experiment: %s: %w", file, err)
@@ -195,26 +234,26 @@ func (e *Experiment) Validate() error {
 	}
 	t := &e.Timing
 	def(&t.Motion, "pinch")
-	motionLen := map[string]float64{"pinch": 3, "showcase": 10, "rest": 1}
+	motionLen := map[string]time.Duration{"pinch": 3 * time.Second, "showcase": 10 * time.Second, "rest": time.Second}
 	ml, ok := motionLen[t.Motion]
 	if !ok {
 		return fmt.Errorf("timing.motion: %q, want pinch, showcase or rest", t.Motion)
 	}
-	if t.IntervalS == 0 {
-		t.IntervalS = ml
+	if t.Interval == 0 {
+		t.Interval = ml
 	}
-	if t.GapS == 0 {
-		t.GapS = 0.5
+	if t.Gap == 0 {
+		t.Gap = 500 * time.Millisecond
 	}
-	if t.ITIS == 0 {
-		t.ITIS = 1
+	if t.ITI == 0 {
+		t.ITI = time.Second
 	}
 	for _, v := range []struct {
 		name   string
-		v, min float64
-	}{{"timing.interval_s", t.IntervalS, 0.1}, {"timing.gap_s", t.GapS, 0.3}, {"timing.iti_s", t.ITIS, 0.3}} {
-		if !(v.v >= v.min) || math.IsInf(v.v, 0) || v.v > 600 {
-			return fmt.Errorf("%s: %g s, want %g..600 s (the gap must cover the 0.25 s material ramp and a tactile frame)", v.name, v.v, v.min)
+		v, min time.Duration
+	}{{"timing.interval_s", t.Interval, 100 * time.Millisecond}, {"timing.gap_s", t.Gap, 300 * time.Millisecond}, {"timing.iti_s", t.ITI, 300 * time.Millisecond}} {
+		if v.v < v.min || v.v > 600*time.Second {
+			return fmt.Errorf("%s: %g s, want %g..600 s (the gap must cover the 0.25 s material ramp and a tactile frame)", v.name, v.v.Seconds(), v.min.Seconds())
 		}
 	}
 	if e.Nodes != 0 && (e.Nodes < 8 || e.Nodes > 128) {

@@ -43,7 +43,7 @@ func (run *runner) trial(ctx context.Context, t psych.Trial) error {
 	test := run.testInterval()
 	var stats [2]rig.IntervalStats
 	var values [2]float64
-	if err := run.drive.wait(ctx, e.Timing.ITIS); err != nil {
+	if err := run.drive.wait(ctx, e.Timing.ITI); err != nil {
 		return run.stopped(err)
 	}
 	for i := range run.intervals {
@@ -52,7 +52,7 @@ func (run *runner) trial(ctx context.Context, t psych.Trial) error {
 			return err
 		}
 		values[i] = v
-		if err := run.drive.wait(ctx, e.Timing.GapS); err != nil {
+		if err := run.drive.wait(ctx, e.Timing.Gap); err != nil {
 			return run.stopped(err)
 		}
 		if len(run.obs) == 0 {
@@ -61,7 +61,7 @@ func (run *runner) trial(ctx context.Context, t psych.Trial) error {
 		if err := run.r.BeginInterval(); err != nil {
 			return err
 		}
-		if err := run.drive.wait(ctx, e.Timing.IntervalS); err != nil {
+		if err := run.drive.wait(ctx, e.Timing.Interval); err != nil {
 			return run.stopped(err)
 		}
 		ch, err := run.r.EndInterval()
@@ -69,7 +69,7 @@ func (run *runner) trial(ctx context.Context, t psych.Trial) error {
 			return err
 		}
 		// One tactile frame later both loops have reported.
-		if err := run.drive.wait(ctx, 0.05); err != nil {
+		if err := run.drive.wait(ctx, 50*time.Millisecond); err != nil {
 			return run.stopped(err)
 		}
 		select {
@@ -273,18 +273,18 @@ func (run *runner) respond(ctx context.Context, t psych.Trial, test int) (psych.
 
 // driver lets the rig run while the runner waits.
 type driver interface {
-	wait(ctx context.Context, seconds float64) error
+	wait(ctx context.Context, d time.Duration) error
 	now() time.Duration
 	finish() (*rig.Summary, error)
 }
 
 type lockstepDriver struct{ s *rig.Stepper }
 
-func (d *lockstepDriver) wait(ctx context.Context, seconds float64) error {
+func (d *lockstepDriver) wait(ctx context.Context, dt time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	d.s.Advance(time.Duration(seconds * 1e9))
+	d.s.Advance(dt)
 	return nil
 }
 func (d *lockstepDriver) now() time.Duration            { return d.s.Now() }
@@ -308,8 +308,8 @@ func startRealtime(ctx context.Context, r *rig.Rig) *realtimeDriver {
 	return d
 }
 
-func (d *realtimeDriver) wait(ctx context.Context, seconds float64) error {
-	t := time.NewTimer(time.Duration(seconds * 1e9))
+func (d *realtimeDriver) wait(ctx context.Context, dt time.Duration) error {
+	t := time.NewTimer(dt)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():

@@ -54,7 +54,7 @@ func TestUnplugDuringRun(t *testing.T) {
 	period := 2 * time.Second
 	// The run lasts until the test has seen the last replug through: run
 	// time lags the wall clock when the machine cannot keep up.
-	cfg := coarse(Config{OutDir: t.TempDir(), Priority: -1, RecordDevices: true})
+	cfg := coarse(Config{OutDir: t.TempDir(), NormalPriority: true, RecordDevices: true})
 	var probe *probeExo
 	cfg.OpenDevices = func(rec *devrecord.Session) (*setup.Set, error) {
 		set, err = setup.Open(file, setup.Options{Record: rec, SkipSim: true})

@@ -122,14 +122,10 @@ func (h *hapticsLoop) scripted(t time.Duration, in *sim.SimOutput, out *sim.Fing
 	}
 }
 
-// kinematicsOf returns the kinematic model and base pose of an exoskeleton
-// that is not the in-process simulated one: the device must describe itself.
+// kinematicsOf returns the kinematic model and base pose of an exoskeleton:
+// the device must describe itself (devices.Kinematic).
 func kinematicsOf(dev devices.Exoskeleton, f int) (*exo.Model, exo.Pose, error) {
-	type kinematic interface {
-		Kinematics() *exo.Model
-		Base() exo.Pose
-	}
-	k, ok := dev.(kinematic)
+	k, ok := dev.(devices.Kinematic)
 	if !ok || k.Kinematics() == nil {
 		return nil, exo.Pose{}, fmt.Errorf("rig: %s exoskeleton %s gives no kinematic model", sim.FingerName(f), dev.Spec().Model)
 	}

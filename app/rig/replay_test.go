@@ -63,7 +63,7 @@ func TestReplayIsBitExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	q.Config.Duration = 300 * time.Millisecond
-	q.Config.Servo.Safety.EnableRampMs *= 0.9
+	q.Config.Servo.Safety.EnableRamp = q.Config.Servo.Safety.EnableRamp * 9 / 10
 	res, err = q.Run()
 	if err == nil {
 		t.Fatal("a replay with a different servo reproduced the recorded commands")

@@ -46,26 +46,29 @@ type Config struct {
 	HapticsPeriod time.Duration `json:"haptics_period_ns"` // default 1 ms
 	SimPeriod     time.Duration `json:"sim_period_ns"`     // default 5 ms
 	TactilePeriod time.Duration `json:"tactile_period_ns"` // default 25 ms
-	// Priority is the SCHED_FIFO priority of the haptics thread (default
-	// 80); -1 keeps normal scheduling.
-	Priority int `json:"priority"`
+	// Priority is the SCHED_FIFO priority of the haptics thread, 1..99
+	// (0: DefaultPriority). NormalPriority keeps normal scheduling instead.
+	Priority       int  `json:"priority"`
+	NormalPriority bool `json:"normal_priority"`
 	// Standby is how long after each deadline the haptics loop's standby
 	// thread, on the other core, runs a tick its own thread has not begun
-	// (rt.Config.Standby; default 60 µs, so that a tick it runs, late by
-	// this plus its own wake-up, is still within the loop's 100 µs p99
-	// goal); -1 runs no standby. Only a SCHED_FIFO haptics loop has one.
-	Standby time.Duration `json:"standby_ns"`
+	// (rt.Config.Standby; 0: DefaultStandby). NoStandby runs none. Only a
+	// SCHED_FIFO haptics loop has one.
+	Standby   time.Duration `json:"standby_ns"`
+	NoStandby bool          `json:"no_standby"`
 	// IdleSleep lets idle cores halt during a real-time run. By default,
 	// while a SCHED_FIFO haptics loop runs, the rig keeps them polling
 	// (rt.HoldIdlePoll; root only), so that a core wakes for the loop's
 	// deadline at once: it costs an idle core's power.
 	IdleSleep bool `json:"idle_sleep"`
-	// SimNice is the nice value of the simulation's thread (default 10):
-	// the cloth is the one CPU-bound loop, and nothing the haptics thread
-	// may wait for (the runtime's helper threads, the recorder) should
-	// queue behind it. At 10 it also yields to any other CPU-bound process
-	// on the machine; -1 leaves it at the process's nice value.
-	SimNice int `json:"sim_nice"`
+	// SimNice is the nice value of the simulation's thread, 1..19 (0:
+	// DefaultSimNice): the cloth is the one CPU-bound loop, and nothing the
+	// haptics thread may wait for (the runtime's helper threads, the
+	// recorder) should queue behind it. It then also yields to any other
+	// CPU-bound process on the machine; ProcessNice leaves the thread at
+	// the process's nice value instead.
+	SimNice     int  `json:"sim_nice"`
+	ProcessNice bool `json:"process_nice"`
 	// Scene and Script give the fingers' intended motion: the scripted
 	// fingertips follow it exactly, the simulated fingers inside the
 	// simulated exoskeletons try to. Zero values take the showcase scene and
@@ -126,23 +129,15 @@ func (c *Config) setDefaults() error {
 	if c.TactilePeriod == 0 {
 		c.TactilePeriod = 25 * time.Millisecond
 	}
-	if c.Priority == 0 {
-		c.Priority = 80
+	// A value whose "off" field is set is left as it is: it is not used.
+	if !c.NormalPriority && c.Priority == 0 {
+		c.Priority = DefaultPriority
 	}
-	if c.Priority < 0 {
-		c.Priority = 0
-	}
-	if c.Standby == 0 {
+	if !c.NoStandby && c.Standby == 0 {
 		c.Standby = DefaultStandby
 	}
-	if c.Standby < 0 {
-		c.Standby = 0
-	}
-	if c.SimNice == 0 {
-		c.SimNice = defaultSimNice
-	}
-	if c.SimNice < 0 {
-		c.SimNice = 0
+	if !c.ProcessNice && c.SimNice == 0 {
+		c.SimNice = DefaultSimNice
 	}
 	if c.Scene == (twin.Scene{}) {
 		c.Scene = twin.DefaultScene()
@@ -157,7 +152,7 @@ func (c *Config) setDefaults() error {
 		c.Servo = haptics.DefaultConfig()
 	}
 	// The servo's filters are designed for the rate it actually runs at.
-	c.Servo.PeriodMs = float64(c.HapticsPeriod) / float64(time.Millisecond)
+	c.Servo.Period = c.HapticsPeriod
 	if c.Fabric == nil {
 		f, err := kes.Builtin(DefaultFabric)
 		if err != nil {
@@ -191,9 +186,18 @@ func (c *Config) setDefaults() error {
 	if c.HapticsPeriod > 10*time.Millisecond {
 		return fmt.Errorf("rig: haptics period %v longer than 10 ms", c.HapticsPeriod)
 	}
-	if c.Standby > c.HapticsPeriod/2 {
+	if !c.NormalPriority && c.Priority < 0 {
+		return fmt.Errorf("rig: negative SCHED_FIFO priority %d (NormalPriority keeps normal scheduling)", c.Priority)
+	}
+	if !c.NoStandby && c.Standby < 0 {
+		return fmt.Errorf("rig: negative standby %v (NoStandby runs none)", c.Standby)
+	}
+	if !c.NoStandby && c.Standby > c.HapticsPeriod/2 {
 		// Later, a tick the standby runs would end after the next deadline.
 		return fmt.Errorf("rig: standby %v longer than half the haptics period %v", c.Standby, c.HapticsPeriod)
+	}
+	if !c.ProcessNice && c.SimNice < 0 {
+		return fmt.Errorf("rig: negative sim nice value %d (ProcessNice keeps the process's)", c.SimNice)
 	}
 	if c.Duration < 0 {
 		return fmt.Errorf("rig: negative duration %v", c.Duration)
@@ -250,11 +254,41 @@ type loop struct {
 	cmds chan command
 }
 
-// DefaultStandby is Config.Standby's default.
-const DefaultStandby = 60 * time.Microsecond
+// The defaults of Config's zero values. DefaultStandby is 60 µs so that a
+// tick the standby runs, late by this plus its own wake-up, is still
+// within the haptics loop's 100 µs p99 goal.
+const (
+	DefaultPriority = 80
+	DefaultStandby  = 60 * time.Microsecond
+	DefaultSimNice  = 10
+)
 
-// defaultSimNice is Config.SimNice's default.
-const defaultSimNice = 10
+// EffectivePriority is the haptics loop's SCHED_FIFO priority, 0 for normal
+// scheduling (rt.Config.Priority).
+func (c *Config) EffectivePriority() int {
+	if c.NormalPriority {
+		return 0
+	}
+	return c.Priority
+}
+
+// EffectiveStandby is the haptics loop's standby delay, 0 for none
+// (rt.Config.Standby).
+func (c *Config) EffectiveStandby() time.Duration {
+	if c.NoStandby {
+		return 0
+	}
+	return c.Standby
+}
+
+// EffectiveSimNice is the simulation thread's nice value, 0 to leave the process's
+// (rt.Config.Nice).
+func (c *Config) EffectiveSimNice() int {
+	if c.ProcessNice {
+		return 0
+	}
+	return c.SimNice
+}
 
 func newLoop(name string, period time.Duration, priority int, step func(time.Duration)) *loop {
 	return &loop{name: name, period: period, priority: priority, step: step, cmds: make(chan command, commandQueue)}
@@ -347,8 +381,8 @@ func New(cfg Config) (*Rig, error) {
 		return nil, err
 	}
 	r.haptics = h
-	r.hapticsLoop = newLoop("haptics", cfg.HapticsPeriod, cfg.Priority, r.haptics.step)
-	r.hapticsLoop.standby = cfg.Standby
+	r.hapticsLoop = newLoop("haptics", cfg.HapticsPeriod, cfg.EffectivePriority(), r.haptics.step)
+	r.hapticsLoop.standby = cfg.EffectiveStandby()
 	r.loops = append(r.loops, r.hapticsLoop)
 	sl, err := newSimLoop(r)
 	if err != nil {
@@ -361,7 +395,7 @@ func New(cfg Config) (*Rig, error) {
 	r.simLoop = newLoop("sim", cfg.SimPeriod, 0, sl.step)
 	r.simLoop.begin, r.simLoop.work, r.simLoop.commit = sl.begin, sl.work, sl.commit
 	r.simLoop.assist = sl.cloth.Assist
-	r.simLoop.nice = cfg.SimNice
+	r.simLoop.nice = cfg.EffectiveSimNice()
 	r.loops = append(r.loops, r.simLoop)
 	tl, err := newTactileLoop(r)
 	if err != nil {
@@ -416,7 +450,7 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 	// the run. The loops themselves allocate nothing.
 	runtime.GC()
 	idlePoll := false
-	if r.cfg.Priority > 0 && !r.cfg.IdleSleep {
+	if !r.cfg.NormalPriority && !r.cfg.IdleSleep {
 		if release, err := rt.HoldIdlePoll(); err != nil {
 			r.logf("rig: idle cores may halt and wake late (%v)", err)
 		} else {

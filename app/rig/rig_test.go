@@ -109,7 +109,7 @@ func TestHapticsTickAllocs(t *testing.T) {
 // A short real-time run starts every loop, stops on time and records what
 // it ran. Timing figures are not asserted (the machine is shared).
 func TestRealtimeRun(t *testing.T) {
-	r, err := New(coarse(Config{OutDir: t.TempDir(), Duration: 500 * time.Millisecond, Priority: -1}))
+	r, err := New(coarse(Config{OutDir: t.TempDir(), Duration: 500 * time.Millisecond, NormalPriority: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,6 +179,9 @@ func TestConfigErrors(t *testing.T) {
 		{HapticsPeriod: time.Second},
 		{Duration: -time.Second},
 		{Standby: 600 * time.Microsecond},
+		{Priority: -1},
+		{Standby: -time.Microsecond},
+		{SimNice: -1},
 	} {
 		if _, err := New(c); err == nil {
 			t.Errorf("config %+v: no error", c)
@@ -194,12 +197,35 @@ func TestConfigInEffect(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := r.Config()
-	if c.HapticsPeriod != time.Millisecond || c.Standby != DefaultStandby || c.SimNice != defaultSimNice ||
+	if c.HapticsPeriod != time.Millisecond || c.Standby != DefaultStandby || c.SimNice != DefaultSimNice ||
 		c.Sim.NodesU != DefaultNodes || c.Fabric == nil || c.Fabric.Name != DefaultFabric {
 		t.Errorf("config in effect %+v", c)
 	}
 	if want := runtime.GOMAXPROCS(0) >= 2; r.SplitsStep() != want {
 		t.Errorf("%d² nodes on %d Ps: splits %v", DefaultNodes, runtime.GOMAXPROCS(0), r.SplitsStep())
+	}
+}
+
+// A zero value is its default; "off" is a field of its own, and a value
+// it turns off is not checked.
+func TestConfigDefaults(t *testing.T) {
+	for _, c := range []struct {
+		cfg               Config
+		priority, simNice int
+		standby           time.Duration
+	}{
+		{Config{}, DefaultPriority, DefaultSimNice, DefaultStandby},
+		{Config{Priority: 20, Standby: 100 * time.Microsecond, SimNice: 5}, 20, 5, 100 * time.Microsecond},
+		{Config{NormalPriority: true, NoStandby: true, ProcessNice: true}, 0, 0, 0},
+		{Config{Priority: -1, NormalPriority: true, Standby: -1, NoStandby: true, SimNice: -1, ProcessNice: true}, 0, 0, 0},
+	} {
+		cfg := c.cfg
+		if err := cfg.setDefaults(); err != nil {
+			t.Fatalf("%+v: %v", c.cfg, err)
+		}
+		if p, n, s := cfg.EffectivePriority(), cfg.EffectiveSimNice(), cfg.EffectiveStandby(); p != c.priority || n != c.simNice || s != c.standby {
+			t.Errorf("%+v: priority %d, nice %d, standby %v; want %d, %d, %v", c.cfg, p, n, s, c.priority, c.simNice, c.standby)
+		}
 	}
 }
 

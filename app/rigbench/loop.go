@@ -73,13 +73,14 @@ type HostBaseline struct {
 // LoopConfig configures Loop.
 type LoopConfig struct {
 	Duration time.Duration
-	// Priority is the loop's SCHED_FIFO priority; 0 keeps normal
-	// scheduling.
-	Priority int
-	// Standby and IdleSleep are the rig's (rig.Config): 0 and false take the
-	// defaults, a standby thread and polling idle cores.
-	Standby   time.Duration
-	IdleSleep bool
+	// Priority, NormalPriority, Standby, NoStandby and IdleSleep are the
+	// rig's (rig.Config): the zero values take the defaults, SCHED_FIFO at
+	// rig.DefaultPriority, a standby thread and polling idle cores.
+	Priority       int
+	NormalPriority bool
+	Standby        time.Duration
+	NoStandby      bool
+	IdleSleep      bool
 	// Baseline, when positive, measures the HostBaseline for that long
 	// after the run.
 	Baseline time.Duration
@@ -91,11 +92,8 @@ type LoopConfig struct {
 // reports the loop's timing. The load runs at the simulation's nice value.
 // A baseline runs next, load still on.
 func Loop(ctx context.Context, c LoopConfig) (*LoopResult, error) {
-	priority := c.Priority
-	if priority == 0 {
-		priority = -1
-	}
-	r, err := rig.New(rig.Config{Duration: c.Duration, Priority: priority, Standby: c.Standby, IdleSleep: c.IdleSleep, Logf: c.Logf})
+	r, err := rig.New(rig.Config{Duration: c.Duration, Priority: c.Priority, NormalPriority: c.NormalPriority,
+		Standby: c.Standby, NoStandby: c.NoStandby, IdleSleep: c.IdleSleep, Logf: c.Logf})
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +107,7 @@ func Loop(ctx context.Context, c LoopConfig) (*LoopResult, error) {
 		// The load stands for the simulation, so it runs as the rig runs
 		// the simulation: on a thread of its own at its nice value. The
 		// thread dies with the goroutine.
-		_ = rt.LockThreadNice(cfg.SimNice)
+		_ = rt.LockThreadNice(cfg.EffectiveSimNice())
 		clothLikeLoad(&stop, &rounds)
 	}()
 	cpu0, _ := rt.ReadCPUTimes()
@@ -118,7 +116,7 @@ func Loop(ctx context.Context, c LoopConfig) (*LoopResult, error) {
 	loadRounds := rounds.Load()
 	var base *HostBaseline
 	if err == nil && c.Baseline > 0 && ctx.Err() == nil {
-		base, err = hostBaseline(ctx, c.Baseline, max(priority, 0), cfg.Standby, sum.IdlePoll, c.Logf)
+		base, err = hostBaseline(ctx, c.Baseline, cfg.EffectivePriority(), cfg.EffectiveStandby(), sum.IdlePoll, c.Logf)
 	}
 	stop.Store(true)
 	wg.Wait()
@@ -131,7 +129,7 @@ func Loop(ctx context.Context, c LoopConfig) (*LoopResult, error) {
 	}
 	var standbyUs float64
 	if h.Standby {
-		standbyUs = float64(cfg.Standby) / 1e3
+		standbyUs = float64(cfg.EffectiveStandby()) / 1e3
 	}
 	return &LoopResult{
 		Bench: "loop", RT: h.RealTime, DurationS: sum.RunS, Ticks: h.Ticks, RateHz: h.RateHz,

@@ -17,7 +17,7 @@ import (
 // host a loop stops late: the baseline once ran 113 ms of its 100, 105
 // ticks.)
 func TestBenchLoop(t *testing.T) {
-	b, err := Loop(context.Background(), LoopConfig{Duration: 200 * time.Millisecond, Baseline: 100 * time.Millisecond, Logf: t.Logf})
+	b, err := Loop(context.Background(), LoopConfig{Duration: 200 * time.Millisecond, Baseline: 100 * time.Millisecond, NormalPriority: true, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestHostBaselineCancelled(t *testing.T) {
 func TestBenchLoopRealTimeDefaults(t *testing.T) {
 	for _, c := range []LoopConfig{
 		{Priority: 10},
-		{Priority: 10, Standby: -1, IdleSleep: true},
+		{Priority: 10, NoStandby: true, IdleSleep: true},
 	} {
 		c.Duration, c.Baseline, c.Logf = 100*time.Millisecond, 50*time.Millisecond, t.Logf
 		b, err := Loop(context.Background(), c)
@@ -85,7 +85,7 @@ func TestBenchLoopRealTimeDefaults(t *testing.T) {
 			t.Skip("SCHED_FIFO not permitted")
 		}
 		// NumCPU counts the cores this process may use.
-		wantStandby := c.Standby == 0 && runtime.NumCPU() >= 2
+		wantStandby := !c.NoStandby && runtime.NumCPU() >= 2
 		if (b.StandbyUs == float64(rig.DefaultStandby)/1e3) != wantStandby || (b.StandbyUs == 0) == wantStandby {
 			t.Errorf("%+v: standby_us %g", c, b.StandbyUs)
 		}

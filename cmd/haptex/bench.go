@@ -27,8 +27,9 @@ import (
 // marshals to a JSON object; the command adds "go" and "cpus".
 var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 	"loop": func(ctx context.Context, o benchOpts) (any, error) {
-		return rigbench.Loop(ctx, rigbench.LoopConfig{Duration: o.duration, Priority: o.priority,
-			Standby: standbyCfg(o.standby), IdleSleep: o.idleSleep, Baseline: o.baseline, Logf: o.logf})
+		return rigbench.Loop(ctx, rigbench.LoopConfig{Duration: o.duration,
+			Priority: o.priority, NormalPriority: o.priority <= 0, Standby: o.standby, NoStandby: o.standby <= 0,
+			IdleSleep: o.idleSleep, Baseline: o.baseline, Logf: o.logf})
 	},
 	"statebuf": func(context.Context, benchOpts) (any, error) { r := statebufbench.Bench(); return &r, nil },
 	"control": func(context.Context, benchOpts) (any, error) {

@@ -77,7 +77,7 @@ func runCalib(args []string) error {
 			*outPath = filepath.Join("calibration", *subject+"-thresholds.json")
 		}
 		return calibThreshold(ctx, thresholdRun{subject: *subject, fingers: fingers, observers: observers,
-			method: psych.Kind(*method), priority: rtPriority(*prio), outDir: *out, path: *outPath})
+			method: psych.Kind(*method), priority: *prio, outDir: *out, path: *outPath})
 	}
 	fmt.Fprintln(os.Stderr, calibUsage)
 	return fmt.Errorf("%w: unknown calibration %q", errUsage, what)
@@ -270,7 +270,7 @@ func calibThreshold(ctx context.Context, tr thresholdRun) error {
 		}
 		opt := experiment.Options{Experiment: e, Source: src, Path: "(haptex calib threshold)", Subject: tr.subject,
 			OutDir: tr.outDir, Library: kes.Library{}, In: os.Stdin, Out: os.Stdout,
-			Rig: rig.Config{Priority: tr.priority, Logf: stderrf}}
+			Rig: rig.Config{Priority: tr.priority, NormalPriority: tr.priority <= 0, Logf: stderrf}}
 		for _, s := range tr.observers {
 			o, err := psych.ParseObserver(s, e.Task)
 			if err != nil {

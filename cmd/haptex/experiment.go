@@ -58,7 +58,7 @@ func runExperiment(args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := rig.Config{Priority: rtPriority(*prio), Logf: stderrf}
+	cfg := rig.Config{Priority: *prio, NormalPriority: *prio <= 0, Logf: stderrf}
 	if err := cal.apply(&cfg); err != nil {
 		return err
 	}
@@ -82,15 +82,6 @@ func runExperiment(args []string) error {
 	return nil
 }
 
-// rtPriority maps the -priority flag (0: normal scheduling) to rig.Config's
-// convention (-1: normal scheduling).
-func rtPriority(p int) int {
-	if p <= 0 {
-		return -1
-	}
-	return p
-}
-
 // standbyFlag defines the -standby flag of the commands that run the
 // haptics loop in real time.
 func standbyFlag(fs *flag.FlagSet) *time.Duration {
@@ -101,24 +92,6 @@ func standbyFlag(fs *flag.FlagSet) *time.Duration {
 // haptics loop in real time.
 func idleSleepFlag(fs *flag.FlagSet) *bool {
 	return fs.Bool("idle-sleep", false, "let idle cores halt during a real-time run (default: as root they poll, so the 1 kHz loop wakes on time; see the README)")
-}
-
-// standbyCfg maps the -standby flag (0: none) to rig.Config.Standby's
-// convention (-1: none).
-func standbyCfg(d time.Duration) time.Duration {
-	if d <= 0 {
-		return -1
-	}
-	return d
-}
-
-// simNiceCfg maps the -sim-nice flag to rig.Config.SimNice, where 0 means
-// the default and -1 the process's value.
-func simNiceCfg(n int) int {
-	if n <= 0 {
-		return -1
-	}
-	return n
 }
 
 func stderrf(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }

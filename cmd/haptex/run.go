@@ -55,15 +55,18 @@ func runRun(args []string) error {
 	if *recDevices && *out == "" {
 		return fmt.Errorf("%w: -record-devices needs a session folder (-out)", errUsage)
 	}
-	priority := rtPriority(*prio)
 	fab, err := kes.Library{Dir: *library}.Load(*fabric)
 	if err != nil {
 		return err
 	}
 	cfg := rig.Config{
 		Fabric: fab,
-		OutDir: *out, Duration: *duration, Priority: priority, Standby: standbyCfg(*standby), IdleSleep: *idleSleep,
-		TactilePeriod: *tactile, SimPeriod: *simPeriod, SimNice: simNiceCfg(*simNice),
+		OutDir: *out, Duration: *duration,
+		// Each flag's 0 (or less) turns its feature off.
+		Priority: *prio, NormalPriority: *prio <= 0,
+		Standby: *standby, NoStandby: *standby <= 0, IdleSleep: *idleSleep,
+		SimNice: *simNice, ProcessNice: *simNice <= 0,
+		TactilePeriod: *tactile, SimPeriod: *simPeriod,
 		Logf:          stderrf,
 		RecordDevices: *recDevices,
 	}

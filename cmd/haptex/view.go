@@ -116,7 +116,7 @@ func runView(args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := rig.Config{OutDir: *out, Duration: *duration, Priority: rtPriority(*prio), SimNice: simNiceCfg(*simNice), Fabric: fab, Logf: stderrf}
+	cfg := rig.Config{OutDir: *out, Duration: *duration, Priority: *prio, NormalPriority: *prio <= 0, SimNice: *simNice, ProcessNice: *simNice <= 0, Fabric: fab, Logf: stderrf}
 	if err := refine(&cfg); err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package emu
 
 import (
-	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -144,9 +143,6 @@ func (d *Device) defaults(period, watchdog uint32, model, serial string) {
 	}
 }
 
-// Config returns the device's configuration.
-func (d *Device) Config() DeviceConfig { return d.cfg }
-
 // Attach serves the protocol over conn until conn fails or the device is
 // attached elsewhere or detached. It returns at once.
 func (d *Device) Attach(conn transport.Conn) {
@@ -164,17 +160,6 @@ func (d *Device) Detach() {
 	d.conn = nil
 	d.ready = false
 	d.mu.Unlock()
-}
-
-// SetFault sets the device's fault bits; a faulted exoskeleton disables
-// itself and refuses ENABLE 1.
-func (d *Device) SetFault(bits uint32) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.fault = bits
-	if bits != 0 && d.enabled {
-		d.setEnabled(false)
-	}
 }
 
 // Stats returns the device's counters.
@@ -527,6 +512,3 @@ func (d *Device) send(b wire.Body, now time.Duration) {
 	}
 	d.stats.Sent++
 }
-
-// String names the device for messages.
-func (d *Device) String() string { return fmt.Sprintf("emu %s (%v)", d.cfg.Name, d.cfg.Kind) }

@@ -187,9 +187,6 @@ func (e *Emulator) Plug(name string) *Plug {
 	return nil
 }
 
-// Dir is the directory holding the port symlinks and the devices file.
-func (e *Emulator) Dir() string { return e.dir }
-
 // DevicesFile is the path of a devices file (TOML, see package setup)
 // that selects the emulated devices named <finger>-exo and
 // <finger>-tactile.

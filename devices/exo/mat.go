@@ -142,9 +142,6 @@ type Pose struct {
 	P [3]float64 // origin of the local frame in the parent frame [m]
 }
 
-// IdentityPose returns the identity transform.
-func IdentityPose() Pose { return Pose{R: Identity()} }
-
 // PoseFromAxes builds a pose from the local x and z axes expressed in the
 // parent frame (y = z × x) and the origin. x and z must be orthonormal.
 func PoseFromAxes(x, z, origin [3]float64) Pose {

@@ -19,6 +19,8 @@ type Conn struct {
 	rec *Recorder
 }
 
+var _ transport.Conn = (*Conn)(nil)
+
 // WrapConn logs an OPEN event and returns inner with its traffic recorded.
 func WrapConn(inner transport.Conn, rec *Recorder) *Conn {
 	rec.Text(KindOpen, inner.Name())

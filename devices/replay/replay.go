@@ -87,6 +87,7 @@ type Exo struct {
 var (
 	_ devices.Exoskeleton = (*Exo)(nil)
 	_ devices.Clocked     = (*Exo)(nil)
+	_ devices.Kinematic   = (*Exo)(nil)
 )
 
 // OpenExo loads the recording of an exoskeleton.

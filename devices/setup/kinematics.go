@@ -115,7 +115,11 @@ type Exo struct {
 	clock devices.Clocked
 }
 
-var _ devices.Clocked = (*Exo)(nil)
+var (
+	_ devices.Exoskeleton = (*Exo)(nil)
+	_ devices.Clocked     = (*Exo)(nil)
+	_ devices.Kinematic   = (*Exo)(nil)
+)
 
 func newExo(x devices.Exoskeleton, k record.Kinematics) (*Exo, error) {
 	m, err := exo.New(k.Params)

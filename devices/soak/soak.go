@@ -2,7 +2,7 @@
 // (pseudo-terminal, go.bug.st/serial, the protocol, the link drivers) at
 // the haptics rate and reports what arrived, what was acted on and how long
 // a command took to come back as a state. It backs the device round-trip
-// test and `haptex bench devices`.
+// test (TestRoundTrip; -soak 60s is the acceptance run).
 //
 // It never hides a problem: every lost, corrupt, duplicated or altered
 // frame, on either side, is counted in the Result and named in Problems.
@@ -40,9 +40,11 @@ type Config struct {
 	Emulator      emu.Config
 	Link          link.Options
 	// Priority is the SCHED_FIFO priority of the host loop's thread
-	// (default 80, as the rig's haptics loop; -1 keeps normal scheduling).
-	Priority int
-	Logf     func(format string, args ...any)
+	// (0: 80, as the rig's haptics loop); NormalPriority keeps normal
+	// scheduling instead.
+	Priority       int
+	NormalPriority bool
+	Logf           func(format string, args ...any)
 }
 
 // DeviceResult is one device's account of the run.
@@ -131,6 +133,12 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	if cfg.TactilePeriod <= 0 {
 		cfg.TactilePeriod = 25 * time.Millisecond
+	}
+	if !cfg.NormalPriority && cfg.Priority == 0 {
+		cfg.Priority = 80
+	}
+	if !cfg.NormalPriority && (cfg.Priority < 1 || cfg.Priority > 99) {
+		return Result{}, fmt.Errorf("soak: SCHED_FIFO priority %d outside 1..99 (NormalPriority keeps normal scheduling)", cfg.Priority)
 	}
 	if cfg.Link.Transport == "" {
 		cfg.Link.Transport = devices.TransportSerial
@@ -310,10 +318,10 @@ func loop(ctx context.Context, cfg Config, exos []*exoRig, tacs []*tacRig, res *
 		}
 	}
 	prio := cfg.Priority
-	if prio == 0 {
-		prio = 80
+	if cfg.NormalPriority {
+		prio = 0
 	}
-	l := rt.New(rt.Config{Name: "soak", Period: cfg.Period, Priority: max(prio, 0), Logf: cfg.Logf}, rt.NewClock(), tick)
+	l := rt.New(rt.Config{Name: "soak", Period: cfg.Period, Priority: prio, Logf: cfg.Logf}, rt.NewClock(), tick)
 	defer rt.ReserveProcs(1)()
 	start := time.Now()
 	done := make(chan struct{})

@@ -145,6 +145,8 @@ type pipeEnd struct {
 	local     atomic.Bool // this end was closed
 }
 
+var _ Conn = (*pipeEnd)(nil)
+
 func (p *pipeEnd) closedKind() Kind {
 	if p.local.Load() {
 		return Closed

@@ -86,6 +86,7 @@ type pendingCmd struct {
 var (
 	_ devices.Exoskeleton = (*Exo)(nil)
 	_ devices.Clocked     = (*Exo)(nil)
+	_ devices.Kinematic   = (*Exo)(nil)
 )
 
 // NewExo builds the simulated device for finger (sim.Thumb or sim.Index)
@@ -109,7 +110,7 @@ func NewExo(p ExoParams, base exo.Pose, intent Intent, finger int) (*Exo, error)
 	e := &Exo{
 		p: p, kin: kin, base: base, intent: intent, finger: finger,
 		rng:      rand.New(rand.NewPCG(p.Seed, uint64(finger)+0x9e3779b97f4a7c15)),
-		periodNs: int64(math.Round(p.SamplePeriodMs * 1e6)),
+		periodNs: int64(p.SamplePeriod),
 	}
 	e.dtNs = e.periodNs / int64(p.Substeps)
 	e.periodNs = e.dtNs * int64(p.Substeps)

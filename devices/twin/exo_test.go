@@ -1,14 +1,15 @@
 package twin
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
-
-	"github.com/haptex/haptex/devices"
 	"time"
 
+	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/exo"
 )
 
@@ -346,26 +347,54 @@ func TestSpec(t *testing.T) {
 	}
 }
 
-func TestParseExoParams(t *testing.T) {
-	p, err := ParseExoParams([]byte("[finger]\nmass_kg = 0.012\n"))
+func TestExoParamsFile(t *testing.T) {
+	p := DefaultExoParams()
+	if p.SamplePeriod != time.Millisecond || p.Finger.Mass != 0.008 {
+		t.Errorf("defaults: sample period %v, finger %+v", p.SamplePeriod, p.Finger)
+	}
+	// exo.toml with one change: values out of range, an unknown key, a
+	// fourth link, a period that is not a number, no TOML at all.
+	src := string(defaultExoTOML)
+	for _, edit := range [][2]string{
+		{"[finger]\nmass_kg = 0.008", "[finger]\nmass_kg = -1.0"},
+		{"[finger]\nmass_kg = 0.008", "[finger]\nmas_kg = 1.0"},
+		{"sensor_delay_samples = 1", "sensor_delay_samples = 99"},
+		{"# Drive train", "[[kinematics.link]]\na_m = 0.1\n# Drive train"},
+		{"substeps = 10", "substeps = 0"},
+		{"max_torque_nm = [1.5, 1.5, 0.8]", "max_torque_nm = [1.5, nan, 0.8]"},
+		{"sample_period_ms = 1.0", "sample_period_ms = nan"},
+		{"sample_period_ms = 1.0", "sample_period_ms = 0.0"},
+		{src, "not toml"},
+	} {
+		if !strings.Contains(src, edit[0]) {
+			t.Fatalf("exo.toml has no %q", edit[0])
+		}
+		if _, err := decodeExoParams([]byte(strings.Replace(src, edit[0], edit[1], 1))); err == nil {
+			t.Errorf("accepted %q", edit[1])
+		}
+	}
+}
+
+// The description's JSON (session.json) keeps the sample period in
+// milliseconds under the key it has always had, and reads back the same.
+func TestExoParamsJSON(t *testing.T) {
+	p := DefaultExoParams()
+	p.SamplePeriod = 2 * time.Millisecond
+	b, err := json.Marshal(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Finger.Mass != 0.012 || p.Finger.Stiffness != DefaultExoParams().Finger.Stiffness {
-		t.Errorf("override lost defaults: %+v", p.Finger)
-	}
-	for _, bad := range []string{
-		"[finger]\nmass_kg = -1\n",
-		"[finger]\nmas_kg = 1\n",
-		"[transport]\nsensor_delay_samples = 99\n",
-		"[[kinematics.link]]\na_m = 0.1\n",
-		"substeps = 0\n",
-		"[drive]\nmax_torque_nm = [1, nan, 1]\n",
-		"not toml",
-	} {
-		if _, err := ParseExoParams([]byte(bad)); err == nil {
-			t.Errorf("accepted %q", bad)
+	for _, key := range []string{`"SamplePeriodMs":2`, `"Substeps":10,`, `"Model":"haptex-sim-exo",`} {
+		if !strings.Contains(string(b), key) {
+			t.Errorf("JSON lacks %s: %s", key, b)
 		}
+	}
+	var back ExoParams
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back != p {
+		t.Errorf("read back %+v, want %+v", back, p)
 	}
 }
 

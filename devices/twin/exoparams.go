@@ -2,10 +2,11 @@ package twin
 
 import (
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"os"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -17,21 +18,66 @@ var defaultExoTOML []byte
 
 // ExoParams is the device description of a simulated fingertip exoskeleton
 // and the finger strapped into it. The embedded exo.toml holds the
-// defaults, each with its source.
+// defaults, each with its source; its sample_period_ms is decoded into
+// SamplePeriod once, at load.
 type ExoParams struct {
-	Model          string          `toml:"model"`
-	Serial         string          `toml:"serial"`
-	Seed           uint64          `toml:"seed"`             // sensor-noise PRNG seed
-	SamplePeriodMs float64         `toml:"sample_period_ms"` // device sample and command period [ms]
-	Substeps       int             `toml:"substeps"`         // integration substeps per sample
-	Kinematics     exo.Params      `toml:"kinematics"`
-	Drive          DriveParams     `toml:"drive"`
-	Links          [3]LinkParams   `toml:"link"`
-	Sensor         SensorParams    `toml:"sensor"`
-	Transport      TransportParams `toml:"transport"`
-	Rating         RatingParams    `toml:"rating"`
-	Finger         FingerParams    `toml:"finger"`
-	Pulp           PulpParams      `toml:"pulp"`
+	Model        string          `toml:"model"`
+	Serial       string          `toml:"serial"`
+	Seed         uint64          `toml:"seed"`       // sensor-noise PRNG seed
+	SamplePeriod time.Duration   `toml:"-" json:"-"` // device sample and command period
+	Substeps     int             `toml:"substeps"`   // integration substeps per sample
+	Kinematics   exo.Params      `toml:"kinematics"`
+	Drive        DriveParams     `toml:"drive"`
+	Links        [3]LinkParams   `toml:"link"`
+	Sensor       SensorParams    `toml:"sensor"`
+	Transport    TransportParams `toml:"transport"`
+	Rating       RatingParams    `toml:"rating"`
+	Finger       FingerParams    `toml:"finger"`
+	Pulp         PulpParams      `toml:"pulp"`
+}
+
+// exoParamsFile is exo.toml's layout: ExoParams with the sample period in
+// the milliseconds its key names. It is also the JSON form, with the keys
+// session.json has always had.
+type exoParamsFile struct {
+	exoParamsFields
+	SamplePeriodMs float64 `toml:"sample_period_ms"`
+}
+
+// exoParamsFields is ExoParams without its methods, so that embedding it
+// does not give exoParamsFile ExoParams's MarshalJSON.
+type exoParamsFields ExoParams
+
+func (p *ExoParams) file() exoParamsFile {
+	return exoParamsFile{exoParamsFields(*p), float64(p.SamplePeriod) / float64(time.Millisecond)}
+}
+
+func (f *exoParamsFile) params() (ExoParams, error) {
+	p := ExoParams(f.exoParamsFields)
+	ns := math.Round(f.SamplePeriodMs * float64(time.Millisecond))
+	if math.IsNaN(ns) || math.Abs(ns) >= math.MaxInt64 {
+		return ExoParams{}, fmt.Errorf("devices/twin: sample_period_ms = %g, not a duration", f.SamplePeriodMs)
+	}
+	p.SamplePeriod = time.Duration(ns)
+	return p, nil
+}
+
+// MarshalJSON writes the description with the sample period in
+// milliseconds, under the keys session.json has always used.
+func (p ExoParams) MarshalJSON() ([]byte, error) { return json.Marshal(p.file()) }
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (p *ExoParams) UnmarshalJSON(data []byte) error {
+	f := p.file()
+	if err := json.Unmarshal(data, &f); err != nil {
+		return err
+	}
+	q, err := f.params()
+	if err != nil {
+		return err
+	}
+	*p = q
+	return nil
 }
 
 // DriveParams describes motors, gears, friction and encoders. Torques and
@@ -90,43 +136,30 @@ const maxDelay = 8
 
 // DefaultExoParams returns the embedded default description.
 func DefaultExoParams() ExoParams {
-	p, err := decodeExoParams(defaultExoTOML, ExoParams{})
+	p, err := decodeExoParams(defaultExoTOML)
 	if err != nil {
 		panic("devices/twin: embedded exo.toml: " + err.Error())
 	}
 	return p
 }
 
-// ParseExoParams reads a description in the exo.toml format over the
-// defaults: keys it omits keep their default values; unknown keys are an
-// error.
-func ParseExoParams(data []byte) (ExoParams, error) {
-	return decodeExoParams(data, DefaultExoParams())
-}
-
-func decodeExoParams(data []byte, p ExoParams) (ExoParams, error) {
-	md, err := toml.Decode(string(data), &p)
+// decodeExoParams reads a description in the exo.toml format; unknown keys
+// are an error.
+func decodeExoParams(data []byte) (ExoParams, error) {
+	var f exoParamsFile
+	md, err := toml.Decode(string(data), &f)
 	if err != nil {
 		return ExoParams{}, fmt.Errorf("devices/twin: exoskeleton description: %w", err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		return ExoParams{}, fmt.Errorf("devices/twin: exoskeleton description: unknown key %q", und[0].String())
 	}
-	if err := p.Validate(); err != nil {
+	p, err := f.params()
+	if err != nil {
 		return ExoParams{}, err
 	}
-	return p, nil
-}
-
-// LoadExoParams reads a description file.
-func LoadExoParams(path string) (ExoParams, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ExoParams{}, fmt.Errorf("devices/twin: %w", err)
-	}
-	p, err := ParseExoParams(data)
-	if err != nil {
-		return ExoParams{}, fmt.Errorf("%w (file %s)", err, path)
+	if err := p.Validate(); err != nil {
+		return ExoParams{}, err
 	}
 	return p, nil
 }
@@ -155,7 +188,9 @@ func (p *ExoParams) Validate() error {
 		return nil
 	}
 	var errs []error
-	errs = append(errs, pos("sample_period_ms", p.SamplePeriodMs))
+	if p.SamplePeriod <= 0 {
+		errs = append(errs, fmt.Errorf("devices/twin: sample_period_ms = %g, want a positive finite value", float64(p.SamplePeriod)/float64(time.Millisecond)))
+	}
 	if p.Substeps < 1 || p.Substeps > 1000 {
 		errs = append(errs, fmt.Errorf("devices/twin: substeps = %d, want 1..1000", p.Substeps))
 	}

@@ -62,8 +62,10 @@ type Tactile struct {
 	closed  bool
 }
 
-var _ devices.TactileArray = (*Tactile)(nil)
-var _ devices.Clocked = (*Tactile)(nil)
+var (
+	_ devices.TactileArray = (*Tactile)(nil)
+	_ devices.Clocked      = (*Tactile)(nil)
+)
 
 // NewTactile returns a simulated array for finger f (0 thumb, 1 index).
 func NewTactile(p TactileParams, f int) (*Tactile, error) {

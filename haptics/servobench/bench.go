@@ -219,6 +219,8 @@ func pressForce(finger int, f float64) [3]float64 {
 // benchmarks advance the plant outside the timed region.
 type unclocked struct{ e *twin.Exo }
 
+var _ devices.Exoskeleton = unclocked{}
+
 func (u unclocked) Spec() devices.ExoSpec               { return u.e.Spec() }
 func (u unclocked) Read(dst *devices.ExoState) error    { return u.e.Read(dst) }
 func (u unclocked) Write(cmd *devices.ExoCommand) error { return u.e.Write(cmd) }

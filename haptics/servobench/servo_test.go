@@ -83,7 +83,7 @@ func TestStartupRamp(t *testing.T) {
 		}
 		if fr.State == haptics.StateEnabling {
 			since := r.servo.Status(sim.Index).Since
-			ramp := float64(r.t-r.period-since) / (cfg.Safety.EnableRampMs * 1e6)
+			ramp := float64(r.t-r.period-since) / float64(cfg.Safety.EnableRamp)
 			if n := exo.Norm(fr.ForceDes); n > ramp+1e-9 {
 				t.Fatalf("enabling at ramp %.3f renders %.3f N of a 1 N request", ramp, n)
 			}
@@ -160,7 +160,7 @@ func TestFaults(t *testing.T) {
 			limit := 10 * time.Millisecond
 			if tc.reason == haptics.ReasonSilent {
 				// Silence is only a fault once it lasted silent_ms.
-				limit += time.Duration(cfg.Safety.SilentMs * 1e6)
+				limit += cfg.Safety.Silent
 			}
 			t.Logf("safe %v after the fault's detection, %v after its onset", d, total)
 			if tc.reason == haptics.ReasonOverrun {
@@ -231,7 +231,7 @@ func TestForceEnvelope(t *testing.T) {
 		if n := exo.Norm(fd); n > maxF+1e-9 {
 			t.Fatalf("rendered %.3f N, limit %.3f N", n, maxF)
 		}
-		if d := exo.Norm(exo.Sub(fd, prev)); d > cfg.Safety.MaxForceRate*cfg.PeriodMs/1000+1e-9 {
+		if d := exo.Norm(exo.Sub(fd, prev)); d > cfg.Safety.MaxForceRate*cfg.Period.Seconds()+1e-9 {
 			t.Fatalf("force stepped by %.3f N in one tick", d)
 		}
 		prev = fd
@@ -252,7 +252,7 @@ func TestSlewAcrossSimSteps(t *testing.T) {
 		r.tick()
 	}
 	forceModel(&r.in.Local[sim.Index], exo.Scale(1.5, dir), 2) // a 1 N jump
-	slew := cfg.Model.SlewNPerS * cfg.PeriodMs / 1000
+	slew := cfg.Model.SlewNPerS * cfg.Period.Seconds()
 	prev := exo.Dot(r.rec.Fingers[sim.Index].ForceDes, dir)
 	for k := range 40 {
 		r.tick()

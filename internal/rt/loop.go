@@ -312,10 +312,6 @@ func (l *Loop) logf(format string, args ...any) {
 	}
 }
 
-// RealtimeSupported reports whether this platform implements absolute
-// deadlines with clock_nanosleep and SCHED_FIFO (Linux).
-func RealtimeSupported() bool { return realtimeSupported }
-
 // ReserveProcs raises GOMAXPROCS so that each of n loop threads about to
 // run (standby threads count) can keep a P of its own, and returns a
 // function that restores the previous setting. Call it before starting the

@@ -113,7 +113,7 @@ func TestNewPanicsOnBadConfig(t *testing.T) {
 }
 
 func TestRealtimeRefusalIsReportedOnce(t *testing.T) {
-	if !RealtimeSupported() {
+	if !realtimeSupported {
 		t.Skip("no real-time scheduling on this platform")
 	}
 	var notices int

@@ -76,6 +76,8 @@ func LockThreadNice(nice int) error {
 	return unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), nice)
 }
 
+// realtimeSupported: this platform sleeps to absolute deadlines with
+// clock_nanosleep and has SCHED_FIFO.
 const realtimeSupported = true
 
 // twoCPUs returns two cores the calling thread may run on, chosen by
