@@ -37,8 +37,9 @@ type Config struct {
 
 // Weave describes the fabric's construction for the procedural woven
 // look. Warp yarns run along v (the cloth's height), weft yarns along u.
-// The fabric library supplies it from the fabric file; the zero value is an
-// undyed plain weave with 0.5 mm yarn spacing.
+// A fabric's Appearance (calib/kes) supplies its colours, spacings and
+// pattern name (ParsePattern); the zero value is an undyed plain weave with
+// 0.5 mm yarn spacing.
 type Weave struct {
 	Warp, Weft  color.NRGBA // yarn colours (sRGB); a zero alpha takes the default
 	WarpSpacing float64     // distance between neighbouring warp yarns, along u [m]; 0 → 0.5 mm

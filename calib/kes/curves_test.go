@@ -251,9 +251,6 @@ func TestFabricHelpers(t *testing.T) {
 	if relErr(w, 1/3600.0) > 1e-12 || relErr(e, 1/2400.0) > 1e-12 {
 		t.Errorf("thread spacing %v, %v m", w, e)
 	}
-	if c := RGB("#ff8000"); c != [3]float64{1, 128.0 / 255, 0} {
-		t.Errorf("RGB = %v", c)
-	}
 }
 
 // TestPeirceBendingLength checks the worked example of notes §4.3: B = 0.1

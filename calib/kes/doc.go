@@ -12,9 +12,10 @@
 // the file and the field (FieldError, or Error for several problems).
 //
 // It maps a fabric into the cloth simulation's material (Material), the
-// tactile renderer's surface (SurfaceParams) and a smooth material switch
-// between trials (Switch), and checks the material mapping by running
-// virtual Kawabata tests on the simulation (Check). It never imports device
+// tactile renderer's surface (SurfaceParams), the view's look in plain
+// values (Appearance) and a smooth material switch between trials
+// (Switch), and checks the material mapping by running virtual Kawabata
+// tests on the simulation (Check). It never imports device
 // code or the rig, and reads no flags or environment: callers pass the user
 // library directory.
 package kes

@@ -5,9 +5,10 @@ import (
 	"math"
 )
 
-// The methods below read a loaded Fabric (from Parse, LoadFile, Builtin or
-// Library.Load: every required value present and in canonical units). Bias
-// asks for the mean of warp and weft where KES measures no bias value.
+// The fabric's physical quantities in SI units. The methods below read a
+// loaded Fabric (from Parse, LoadFile, Builtin or Library.Load: every
+// required value present and in canonical units). Bias asks for the mean of
+// warp and weft where KES measures no bias value.
 
 func (f *Fabric) tensileValues(d Direction) (*TensileValues, error) {
 	switch d {
@@ -146,29 +147,4 @@ func (f *Fabric) SkinFriction() (mu float64, ok bool) {
 // weft yarns (1/picks) in metres; for knits, between wales and courses.
 func (f *Fabric) ThreadSpacing() (warp, weft float64) {
 	return 1 / f.Weave.EndsPerCm.SI, 1 / f.Weave.PicksPerCm.SI
-}
-
-// RGB returns a "#rrggbb" render colour as its three sRGB components in
-// [0, 1] (gamma-encoded, as written); validation guarantees the format.
-func RGB(hex string) [3]float64 {
-	var c [3]float64
-	if len(hex) != 7 {
-		return c
-	}
-	for i := range 3 {
-		var v int
-		for _, ch := range hex[1+2*i : 3+2*i] {
-			v *= 16
-			switch {
-			case ch >= '0' && ch <= '9':
-				v += int(ch - '0')
-			case ch >= 'a' && ch <= 'f':
-				v += int(ch-'a') + 10
-			case ch >= 'A' && ch <= 'F':
-				v += int(ch-'A') + 10
-			}
-		}
-		c[i] = float64(v) / 255
-	}
-	return c
 }

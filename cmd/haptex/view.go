@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image/color"
 	"os"
 	"os/signal"
 	"syscall"
@@ -47,25 +46,16 @@ func (pi *pinchIntent) At(_ time.Duration, f int) (pos, vel [3]float64) {
 }
 
 // renderConfig is the view's configuration for a rig's scene and fabric.
-func renderConfig(v *rig.View) render.Config {
-	cfg := render.Config{PadRadius: v.PadRadius()}
+func renderConfig(v *rig.View) (render.Config, error) {
+	a := v.Fabric().Appearance()
+	p, err := render.ParsePattern(a.Pattern)
+	if err != nil {
+		return render.Config{}, err
+	}
+	cfg := render.Config{PadRadius: v.PadRadius(), Weave: render.Weave{
+		Warp: a.Warp, Weft: a.Weft, WarpSpacing: a.WarpSpacing, WeftSpacing: a.WeftSpacing, Pattern: p}}
 	cfg.RodRadius, cfg.RodY = v.Rod()
-	f := v.Fabric()
-	rgb := func(hex string) color.NRGBA {
-		c := kes.RGB(hex)
-		return color.NRGBA{R: uint8(c[0]*255 + 0.5), G: uint8(c[1]*255 + 0.5), B: uint8(c[2]*255 + 0.5), A: 255}
-	}
-	cfg.Weave.Warp, cfg.Weave.Weft = rgb(f.Render.WarpColour), rgb(f.Render.WeftColour)
-	cfg.Weave.WarpSpacing, cfg.Weave.WeftSpacing = f.ThreadSpacing()
-	switch f.Weave.Type {
-	case "twill":
-		cfg.Weave.Pattern = render.Twill
-	case "satin":
-		cfg.Weave.Pattern = render.Satin
-	default:
-		cfg.Weave.Pattern = render.Plain
-	}
-	return cfg
+	return cfg, nil
 }
 
 // frameSource fills render frames from a rig's view.
@@ -134,7 +124,11 @@ func runView(args []string) error {
 		return err
 	}
 	v := r.NewView()
-	w, err := render.NewWindow(th, renderConfig(v))
+	rc, err := renderConfig(v)
+	if err != nil {
+		return err
+	}
+	w, err := render.NewWindow(th, rc)
 	if err != nil {
 		return err
 	}
@@ -199,7 +193,10 @@ func runSnapshot(args []string) error {
 	if _, err := r.RunLockstep(); err != nil {
 		return err
 	}
-	cfg := renderConfig(v)
+	cfg, err := renderConfig(v)
+	if err != nil {
+		return err
+	}
 	cfg.Width, cfg.Height = *width, *height
 	cfg.Weave.Magnify = *magnify
 	var frame render.Frame
