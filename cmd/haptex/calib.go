@@ -18,7 +18,6 @@ import (
 	"github.com/haptex/haptex/calib/device"
 	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/calib/psych"
-	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/internal/sessionlog"
 	"github.com/haptex/haptex/sim"
@@ -95,97 +94,33 @@ func writeCal(path string, write func(io.Writer) error) error {
 	return sessionlog.WriteFileAtomic(path, b.Bytes())
 }
 
-// The simulated twin's known errors, which its calibration must recover:
-// a force sensor 3 % to 4 % off in gain with tens of millinewtons of bias,
-// and kinematics with encoder zeros a few degrees and links a few tenths
-// of a millimetre off nominal.
-var (
-	twinSensorGain = [3]float64{1.03, 0.96, 1.02}
-	twinSensorBias = [3]float64{0.05, -0.04, 0.03}
-)
-
-func twinKinematics() exo.Params {
-	const deg = math.Pi / 180
-	p := exo.DefaultParams()
-	p.Links[0].Offset += 2.5 * deg
-	p.Links[1].Offset -= 1.8 * deg
-	p.Links[2].Offset += 3.1 * deg
-	p.Links[1].A += 0.5e-3
-	p.Links[2].A -= 0.45e-3
-	return p
-}
-
 // calibTwin calibrates the simulated twin of one finger's device on a
-// virtual clock, with the automatic operator of its calibration stand.
+// virtual clock, on its calibration stand.
 func calibTwin(ctx context.Context, what, finger, path string) error {
-	f := sim.FingerIndex(finger)
-	base := twin.DefaultBase(f)
+	stand := device.TwinStand{Finger: finger}
 	switch what {
 	case "force":
-		p := twin.DefaultExoParams()
-		p.Sensor.Gain, p.Sensor.Bias = twinSensorGain, twinSensorBias
-		kin, err := exo.New(p.Kinematics)
-		if err != nil {
-			return err
-		}
-		q := p.Kinematics.Home
-		var k exo.Kin
-		kin.Eval(&k, q)
-		dev, err := twin.NewExo(p, base, fixedIntent(base.Point(kin.Forward(q))), f)
-		if err != nil {
-			return err
-		}
-		dev.Clamp(true)
-		plan, err := device.LoadPlan([]float64{0.05, 0.1, 0.2})
-		if err != nil {
-			return err
-		}
-		clock := device.NewVirtualClock(dev)
-		s := device.Session{Finger: finger, Clock: clock, Samples: 200, Prompt: func(st device.Step) error {
+		stand.Announce = func(st device.Step) {
 			fmt.Printf("[%d/%d] %s (the stand does it)\n", st.Index+1, st.Total, st.Instruction)
-			dev.SetPadLoad(exo.Scale(-1, base.Vec(k.R.MulVec(plan[st.Index].LoadN))))
-			return nil
-		}}
-		c, err := device.RunForce(ctx, dev, s, plan, device.PerAxis)
+		}
+		c, err := stand.Force(ctx)
 		if err != nil {
 			return err
 		}
 		if err := writeCal(path, c.Write); err != nil {
 			return err
 		}
+		gain, bias := device.TwinSensorError()
 		for i, ax := range []string{"x", "y", "z"} {
 			fmt.Printf("axis %s: gain %.4f (true %.4f, %+.2f %%), bias %+.4f N (true %+.4f N, %+.2f %%), residual RMS %.4f N\n", ax,
-				c.Gain[i][i], twinSensorGain[i], 100*(c.Gain[i][i]/twinSensorGain[i]-1),
-				c.Bias[i], twinSensorBias[i], 100*(c.Bias[i]/twinSensorBias[i]-1), c.Report.ResidualRMSN[i])
+				c.Gain[i][i], gain[i], 100*(c.Gain[i][i]/gain[i]-1),
+				c.Bias[i], bias[i], 100*(c.Bias[i]/bias[i]-1), c.Report.ResidualRMSN[i])
 		}
 	case "kinematics":
-		p := twin.DefaultExoParams()
-		p.Kinematics = twinKinematics()
-		// The jig's locating cone holds the pad (see device.Jig).
-		p.Finger = twin.FingerParams{Mass: 0.1, Stiffness: 2e6, Damping: 800}
-		p.Pulp = twin.PulpParams{Stiffness: 2e6, Damping: 500}
-		p.Substeps = 50
-		nominal := exo.DefaultParams()
-		nom, err := exo.New(nominal)
-		if err != nil {
-			return err
-		}
-		jig := device.NewJig(base, nom.Forward(nominal.Home))
-		dev, err := twin.NewExo(p, base, jig, f)
-		if err != nil {
-			return err
-		}
-		plan, err := device.PlanPoses(nominal, device.DefaultKinParams(), 15)
-		if err != nil {
-			return err
-		}
-		clock := device.NewVirtualClock(dev)
-		op := jig.Operator(clock, plan.Points, 200*time.Millisecond, 40*time.Millisecond)
-		s := device.Session{Finger: finger, Clock: clock, Samples: 20, Prompt: func(st device.Step) error {
+		stand.Announce = func(st device.Step) {
 			fmt.Printf("[%d/%d] %s (the jig does it)\n", st.Index+1, st.Total, st.Instruction)
-			return op(st)
-		}}
-		c, err := device.RunKinematics(ctx, dev, s, nominal, plan)
+		}
+		c, err := stand.Kinematics(ctx)
 		if err != nil {
 			return err
 		}
@@ -195,13 +130,7 @@ func calibTwin(ctx context.Context, what, finger, path string) error {
 		fmt.Printf("pad position error at the jig points: RMS %.0f µm with the nominal kinematics, %.2f µm calibrated (%d poses)\n",
 			c.Report.NominalRMSUm, c.Report.ResidualRMSUm, c.Report.Poses)
 	case "tactile":
-		arr, err := twin.NewTactile(twin.DefaultTactileParams(), f)
-		if err != nil {
-			return err
-		}
-		clock := device.NewVirtualClock(arr)
-		s := device.Session{Finger: finger, Clock: clock, Prompt: func(device.Step) error { return nil }}
-		c, err := device.RunTactile(ctx, arr, device.DeliveredVibrometer{Array: arr}, s, device.DefaultTactilePlan(arr.Spec()))
+		c, err := stand.Tactile(ctx)
 		if err != nil {
 			return err
 		}
@@ -217,10 +146,6 @@ func calibTwin(ctx context.Context, what, finger, path string) error {
 	fmt.Printf("wrote %s\n", path)
 	return nil
 }
-
-type fixedIntent [3]float64
-
-func (p fixedIntent) At(time.Duration, int) (pos, vel [3]float64) { return p, [3]float64{} }
 
 type thresholdRun struct {
 	subject   string
