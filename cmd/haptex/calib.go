@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -18,7 +17,6 @@ import (
 	"github.com/haptex/haptex/calib/device"
 	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/calib/psych"
-	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/internal/sessionlog"
 	"github.com/haptex/haptex/sim"
 )
@@ -158,9 +156,8 @@ type thresholdRun struct {
 }
 
 // calibThreshold measures a subject's detection thresholds at 40 and
-// 320 Hz on each finger's array (an interleaved pair of adaptive tracks,
-// 2AFC, the fingers at rest on the fabric) with the experiment runner, and
-// writes them into the subject's threshold file, keeping entries of other
+// 320 Hz on each finger's array with the experiment runner, and writes
+// them into the subject's threshold file, keeping entries of other
 // fingers already there.
 func calibThreshold(ctx context.Context, tr thresholdRun) error {
 	tf := psych.NewThresholdFile(tr.subject, time.Now().UTC())
@@ -170,58 +167,28 @@ func calibThreshold(ctx context.Context, tr thresholdRun) error {
 	} else if !os.IsNotExist(err) {
 		return err
 	}
-	spec := twin.DefaultTactileParams()
-	for _, finger := range tr.fingers {
-		sess, err := psych.TactileThresholdSession(
-			psych.TactileThresholdSpec{FrequencyHz: 40, MaxUm: spec.MaxA40Um, Method: tr.method},
-			psych.TactileThresholdSpec{FrequencyHz: 320, MaxUm: spec.MaxA320Um, Method: tr.method}, 1)
-		if err != nil {
-			return err
-		}
-		e := &experiment.Experiment{
-			Format: experiment.FormatVersion, Name: "tactile-threshold-" + finger,
-			Title:        "Vibration detection thresholds at 40 and 320 Hz, " + finger,
-			Instructions: "Rest your " + finger + " on the fabric. One of the two intervals holds a faint vibration; answer 1 or 2.",
-			Stimulus:     experiment.Stimulus{Kind: experiment.TactileTone, FrequencyHz: []float64{40, 320}, Finger: finger},
-			Timing:       experiment.Timing{Motion: "rest"},
-			Procedure:    sess, Nodes: 16,
-		}
-		if err := e.Validate(); err != nil {
-			return err
-		}
-		src, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		opt := experiment.Options{Experiment: e, Source: src, Path: "(haptex calib threshold)", Subject: tr.subject,
-			OutDir: tr.outDir, Library: kes.Library{}, In: os.Stdin, Out: os.Stdout,
-			Rig: rig.Config{Priority: tr.priority, Logf: stderrf}}
-		for _, s := range tr.observers {
-			o, err := psych.ParseObserver(s, e.Task)
-			if err != nil {
-				return fmt.Errorf("%w: -observer: %v", errUsage, err)
-			}
-			opt.Observers = append(opt.Observers, o)
-		}
-		res, err := experiment.Run(ctx, opt)
-		if err != nil {
-			return err
-		}
-		il, ok := res.Procedure.(*psych.Interleaved)
-		if !ok || len(il.Tracks()) != 2 {
-			return fmt.Errorf("threshold: the procedure is not the interleaved 40/320 Hz pair")
-		}
-		for i, hz := range []float64{40, 320} {
-			en, err := psych.NewThresholdEntry(finger, hz, il.Tracks()[i])
-			if err != nil {
-				return err
-			}
-			if err := tf.Set(en); err != nil {
-				return err
-			}
+	c := experiment.ThresholdCalibration{Subject: tr.subject, Fingers: tr.fingers, Method: tr.method,
+		OutDir: tr.outDir, Library: kes.Library{}, In: os.Stdin, Out: os.Stdout,
+		Rig: rig.Config{Priority: tr.priority, Logf: stderrf},
+		Measured: func(en psych.ThresholdEntry) {
 			fmt.Printf("%s %3.0f Hz: threshold %.3g µm (%.1f dB re 1 µm, SD %.1f dB, %d trials)\n",
-				finger, hz, en.ThresholdUm, en.ThresholdDB, en.SDDB, en.Trials)
+				en.Finger, en.FrequencyHz, en.ThresholdUm, en.ThresholdDB, en.SDDB, en.Trials)
+		}}
+	if len(tr.observers) > 0 {
+		c.Observers = func(task psych.Task) ([]*psych.Observer, error) {
+			var obs []*psych.Observer
+			for _, s := range tr.observers {
+				o, err := psych.ParseObserver(s, task)
+				if err != nil {
+					return nil, fmt.Errorf("%w: -observer: %v", errUsage, err)
+				}
+				obs = append(obs, o)
+			}
+			return obs, nil
 		}
+	}
+	if err := c.Run(ctx, tf); err != nil {
+		return err
 	}
 	if err := writeCal(tr.path, tf.Write); err != nil {
 		return err
