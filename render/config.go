@@ -16,9 +16,9 @@ type Config struct {
 	MaxFPS        float64 // the window's frame-rate cap [1/s], whether or not vsync paces it; 0 → 60
 	Camera        Camera  // the initial camera; zero → DefaultCamera()
 	Weave         Weave   // the woven look of the cloth
-	PadRadius     float64 // fingertip pad sphere radius [m]; 0 → 0.008 (scene.md)
-	RodRadius     float64 // stand rod radius [m]; 0 → 0.005 (scene.md)
-	RodY          float64 // height of the rod axis [m]; 0 → 0.30 (scene.md)
+	PadRadius     float64 // fingertip pad sphere radius [m]; 0 → 0.008 (the showcase scene, sim.DefaultConfig)
+	RodRadius     float64 // stand rod radius [m]; 0 → 0.005 (sim.DefaultConfig)
+	RodY          float64 // height of the rod axis [m]; 0 → 0.30 (sim.DefaultConfig)
 	ForceScale    float64 // force arrow length per newton [m/N]; 0 → 0.03
 
 	// NormalPriority renders at the process's normal CPU priority. By

@@ -153,7 +153,7 @@ func bench(s *Surface, frames int) (BenchResult, error) {
 
 // BenchParams returns the surface the bench renders: a 2/1 twill with
 // denim-like spacings and roughness (illustrative values inside the class
-// ranges of anchors-tactile-kes.md §5.4, not a measured fabric).
+// ranges calib/kes validates fabric files against, not a measured fabric).
 func BenchParams() SurfaceParams {
 	return SurfaceParams{
 		SMD: 6e-6, MIU: 0.22, MMD: 0.02,

@@ -39,7 +39,7 @@ func (f *Fabric) TensileCurve(d Direction) (TensileCurve, error) {
 }
 
 // TensileLoss is the fraction of the tensile work lost per load-unload
-// cycle, 1 − RT/100 (notes §4.3).
+// cycle, 1 − RT/100 (RT is the share of the tensile work recovered).
 func (f *Fabric) TensileLoss(d Direction) (float64, error) {
 	t, err := f.tensileValues(d)
 	if err != nil {
@@ -72,8 +72,9 @@ func (f *Fabric) ShearLoop(d Direction) (ShearLoop, error) {
 }
 
 // ShearModulus is the membrane shear stiffness 56.188·G [N/(m·rad)] of
-// direction d (notes §4.3). KES measures it under 10 gf/cm tension, so it
-// overstates the shear stiffness of an unloaded fabric.
+// direction d (0.980665 × 180/π per gf/(cm·deg)). KES measures it under
+// 10 gf/cm tension, so it overstates the shear stiffness of an unloaded
+// fabric.
 func (f *Fabric) ShearModulus(d Direction) float64 {
 	return dirMean(d, f.Shear.Warp.G.SI, f.Shear.Weft.G.SI)
 }
@@ -114,9 +115,9 @@ func (f *Fabric) CompressionCurve() (CompressionCurve, error) {
 }
 
 // BendingLength is Peirce's cantilever bending length c = (B/(W·g))^(1/3)
-// [m] of direction d (Peirce 1930; notes §4.3: B = 0.1 gf·cm²/cm and W = 20
-// mg/cm² give 1.71 cm). The virtual cantilever test checks the simulation
-// against it.
+// [m] of direction d (Peirce 1930: B = 0.1 gf·cm²/cm and W = 20 mg/cm²
+// give 1.71 cm). The virtual cantilever test checks the simulation against
+// it.
 func (f *Fabric) BendingLength(d Direction) float64 {
 	return math.Cbrt(f.BendingRigidity(d) / (f.ArealMass() * StandardGravity))
 }
