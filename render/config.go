@@ -62,13 +62,6 @@ const (
 
 var patternNames = [...]string{Plain: "plain", Twill: "twill", Satin: "satin"}
 
-func (p Pattern) String() string {
-	if p >= 0 && int(p) < len(patternNames) {
-		return patternNames[p]
-	}
-	return fmt.Sprintf("Pattern(%d)", int(p))
-}
-
 // ParsePattern returns the Pattern named s ("plain", "twill", "satin";
 // case does not matter).
 func ParsePattern(s string) (Pattern, error) {
