@@ -72,24 +72,9 @@ func (c Camera) proj(width, height int) mat4 {
 	return perspective(c.FovY, float64(width)/float64(height), near, far)
 }
 
-// Project returns the pixel position of world point p in a width x height
-// image (origin at the top-left corner, y down, pixel (i, j) covering
-// [i, i+1) x [j, j+1)). ok is false when p is behind the camera.
-func (c Camera) Project(p [3]float64, width, height int) (x, y float64, ok bool) {
-	c = c.sane()
-	v, pr := c.view(), c.proj(width, height)
-	m := pr.mul(&v)
-	q := m.apply(p)
-	if q[3] <= 0 {
-		return 0, 0, false
-	}
-	x = (q[0]/q[3] + 1) / 2 * float64(width)
-	y = (1 - q[1]/q[3]) / 2 * float64(height)
-	return x, y, true
-}
-
 // Ray returns the eye and the unit direction of the ray through pixel
-// position (x, y) of a width x height image, in the convention of Project.
+// position (x, y) of a width x height image (origin at the top-left
+// corner, y down, pixel (i, j) covering [i, i+1) x [j, j+1)).
 func (c Camera) Ray(x, y float64, width, height int) (origin, dir [3]float64) {
 	c = c.sane()
 	eye := c.Eye()

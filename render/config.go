@@ -16,9 +16,9 @@ type Config struct {
 	MaxFPS        float64 // the window's frame-rate cap [1/s], whether or not vsync paces it; 0 → 60
 	Camera        Camera  // the initial camera; zero → DefaultCamera()
 	Weave         Weave   // the woven look of the cloth
-	PadRadius     float64 // fingertip pad sphere radius [m]; 0 → 0.008 (scene.md)
-	RodRadius     float64 // stand rod radius [m]; 0 → 0.005 (scene.md)
-	RodY          float64 // height of the rod axis [m]; 0 → 0.30 (scene.md)
+	PadRadius     float64 // fingertip pad sphere radius [m]; 0 → 0.008 (the showcase scene, sim.DefaultConfig)
+	RodRadius     float64 // stand rod radius [m]; 0 → 0.005 (sim.DefaultConfig)
+	RodY          float64 // height of the rod axis [m]; 0 → 0.30 (sim.DefaultConfig)
 	ForceScale    float64 // force arrow length per newton [m/N]; 0 → 0.03
 
 	// NormalPriority renders at the process's normal CPU priority. By
@@ -37,8 +37,9 @@ type Config struct {
 
 // Weave describes the fabric's construction for the procedural woven
 // look. Warp yarns run along v (the cloth's height), weft yarns along u.
-// The fabric library supplies it from the fabric file; the zero value is an
-// undyed plain weave with 0.5 mm yarn spacing.
+// A fabric's Appearance (calib/kes) supplies its colours, spacings and
+// pattern name (ParsePattern); the zero value is an undyed plain weave with
+// 0.5 mm yarn spacing.
 type Weave struct {
 	Warp, Weft  color.NRGBA // yarn colours (sRGB); a zero alpha takes the default
 	WarpSpacing float64     // distance between neighbouring warp yarns, along u [m]; 0 → 0.5 mm
@@ -60,13 +61,6 @@ const (
 )
 
 var patternNames = [...]string{Plain: "plain", Twill: "twill", Satin: "satin"}
-
-func (p Pattern) String() string {
-	if p >= 0 && int(p) < len(patternNames) {
-		return patternNames[p]
-	}
-	return fmt.Sprintf("Pattern(%d)", int(p))
-}
 
 // ParsePattern returns the Pattern named s ("plain", "twill", "satin";
 // case does not matter).

@@ -9,7 +9,7 @@ const ctlW, ctlH = 1280, 720
 
 func project(t *testing.T, c *controller, p vec3) (float64, float64) {
 	t.Helper()
-	x, y, ok := c.cam.Project(p, c.width, c.height)
+	x, y, ok := c.cam.project(p, c.width, c.height)
 	if !ok {
 		t.Fatalf("%v behind the camera", p)
 	}

@@ -69,7 +69,7 @@ func boundaryPolygon(t *testing.T, s *sim.Snapshot, n int, cam Camera) [][2]floa
 	poly := make([][2]float64, len(idx))
 	for k, i := range idx {
 		p := vec3{float64(s.Pos[3*i]), float64(s.Pos[3*i+1]), float64(s.Pos[3*i+2])}
-		x, y, ok := cam.Project(p, imgW, imgH)
+		x, y, ok := cam.project(p, imgW, imgH)
 		if !ok {
 			t.Fatalf("cloth node %d behind the camera", i)
 		}
@@ -165,10 +165,10 @@ func TestShowcasePads(t *testing.T) {
 	for _, i := range []int{sim.Thumb, sim.Index} {
 		img := render(t, o, fingerOnly(f, i), cam)
 		p := f.Fingers.Fingers[i].Pos
-		px, py, _ := cam.Project(p, imgW, imgH)
+		px, py, _ := cam.project(p, imgW, imgH)
 		// The pad's silhouette radius, from the camera's right vector.
 		right := normalize(cross(sub(cam.Target, cam.Eye()), vec3{0, 1, 0}))
-		ex, ey, _ := cam.Project(add(p, scale(right, o.cfg.PadRadius)), imgW, imgH)
+		ex, ey, _ := cam.project(add(p, scale(right, o.cfg.PadRadius)), imgW, imgH)
 		rr := math.Hypot(ex-px, ey-py)
 		var n, sx, sy float64
 		for y := int(py - rr - 8); y <= int(py+rr+8); y++ {

@@ -8,7 +8,7 @@ import (
 // Pinch is the finger pair the mouse drives when no exoskeleton is
 // connected: a pinch point between the two pads, open or closed. The thumb
 // sits on the -z side of the point with its pad facing +z, the index on the
-// +z side facing -z (scene.md).
+// +z side facing -z (the showcase scene, devices/twin.DefaultScript).
 type Pinch struct {
 	// Point is the midpoint between the two pads [m], world frame. Dragging
 	// moves its x and y; the wheel moves Point[2], the depth.

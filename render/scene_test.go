@@ -33,7 +33,7 @@ func TestContactPatch(t *testing.T) {
 		return &f
 	}
 	none := render(t, o, with(), cam)
-	px, py, _ := cam.Project(centre, imgW, imgH)
+	px, py, _ := cam.project(centre, imgW, imgH)
 	rr := 0.005 / pixelSize(&cam, cam.Distance, imgH) // the patch radius: area π (5 mm)²
 
 	changed := func(img *image.RGBA) (n, cx, cy float64) { return changedAround(img, none, px, py, 2*rr) }
@@ -55,7 +55,7 @@ func TestContactPatch(t *testing.T) {
 	back.Yaw = math.Pi
 	noneBack := render(t, o, with(), back)
 	thumbBack := render(t, o, with(sim.Thumb), back)
-	bx, by, _ := back.Project(centre, imgW, imgH)
+	bx, by, _ := back.project(centre, imgW, imgH)
 	if !differ(thumbBack.RGBAAt(int(bx), int(by)), noneBack.RGBAAt(int(bx), int(by))) {
 		keep(t, "thumb-back", thumbBack)
 		t.Error("the thumb's patch does not show on the back face")
@@ -115,7 +115,7 @@ func TestRegradedUV(t *testing.T) {
 	} {
 		off := render(t, o, tc.off, cam)
 		img := render(t, o, tc.with, cam)
-		px, py, _ := cam.Project(tc.at, imgW, imgH)
+		px, py, _ := cam.project(tc.at, imgW, imgH)
 		n, cx, cy := changedAround(img, off, px, py, 60)
 		if n == 0 || math.Hypot(cx-px, cy-py) > 2 {
 			keep(t, "patch", img)
@@ -144,7 +144,7 @@ func TestBadInput(t *testing.T) {
 		return n
 	}
 	clothAt := func(img *image.RGBA) [3]uint8 {
-		x, y, _ := cam.Project(clothPoint(0.08, 0.2), imgW, imgH)
+		x, y, _ := cam.project(clothPoint(0.08, 0.2), imgW, imgH)
 		c := img.RGBAAt(int(x), int(y))
 		return [3]uint8{c.R, c.G, c.B}
 	}
@@ -225,7 +225,7 @@ func TestBadInput(t *testing.T) {
 		noThumb.Fingers.Fingers[sim.Thumb].Valid = false
 		noThumb.Sim.Contact[sim.Thumb].InContact = false
 		ref := render(t, o, &noThumb, cam)
-		x, y, _ := cam.Project(good.Fingers.Fingers[sim.Thumb].Pos, imgW, imgH)
+		x, y, _ := cam.project(good.Fingers.Fingers[sim.Thumb].Pos, imgW, imgH)
 		if differ(img.RGBAAt(int(x)+6, int(y)+6), ref.RGBAAt(int(x)+6, int(y)+6)) {
 			t.Error("a thumb with a NaN position is drawn")
 		}

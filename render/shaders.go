@@ -25,8 +25,8 @@ vec3 encode(vec3 c) { return sqrt(clamp(c, 0.0, 1.0)); }
 // linear in the albedo, and the gamma-2 encoding is multiplicative
 // (sqrt(L·a) = sqrt(L)·sqrt(a)), so the vertex shader passes the encoded
 // irradiance of each face and the fragment shader only multiplies it by the
-// encoded albedo: the far view costs a software rasteriser little more than
-// a flat colour, which keeps llvmpipe above 30 frames/s at 1280x720.
+// encoded albedo: the far view costs a software rasteriser (llvmpipe)
+// little more than a flat colour.
 const clothVS = `#version 410 core
 layout(location = 0) in vec3 aPos;
 layout(location = 1) in vec3 aNormal;
@@ -144,8 +144,8 @@ void main() {
 `
 
 // The solids (stand, pads, arrows) are lit per vertex too: their meshes
-// are fine enough, and per-pixel lighting of the stand's posts alone costs
-// llvmpipe about 2 ms a frame at 1280x720.
+// are fine enough, and per-pixel lighting of the stand's posts alone would
+// cost a software rasteriser a large share of its frame time.
 const solidVS = `#version 410 core
 layout(location = 0) in vec3 aPos;
 layout(location = 1) in vec3 aNormal;

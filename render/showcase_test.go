@@ -6,10 +6,10 @@ import (
 	"github.com/haptex/haptex/sim"
 )
 
-// The showcase scene built for the tests (scene.md): a 0.30 m square of
-// cloth hanging from the rod at y = 0.30 with a gentle sag, the sim's
-// solver standing in for nothing here; both fingers pinching it at about
-// (0.05, 0.10).
+// The showcase scene built for the tests (sim.DefaultConfig): a 0.30 m
+// square of cloth hanging from the rod at y = 0.30 with a gentle sag, the
+// sim's solver standing in for nothing here; both fingers pinching it at
+// about (0.05, 0.10).
 
 const (
 	clothW = 0.30

@@ -2,15 +2,6 @@ package render
 
 import "math"
 
-// weaveAt is the Go twin of clothFS's weave(): the encoded (gamma-2)
-// albedo of the weave at yarn coordinates (gx, gy) = (u/warp spacing,
-// v/weft spacing), and which yarn shows there. The renderer uses it for the
-// far-field colour (the weave's mean), the tests to check what the GPU drew.
-func weaveAt(p Pattern, warp, weft, mean [3]float64, gx, gy float64) ([3]float64, yarn) {
-	return weaveCell(warpOnTop(p, int(math.Floor(gx)), int(math.Floor(gy))), warp, weft, mean,
-		gx-math.Floor(gx)-0.5, gy-math.Floor(gy)-0.5)
-}
-
 // warpOnTop tells whether warp end i lies over weft pick j.
 func warpOnTop(p Pattern, i, j int) bool {
 	i, j = i+1000, j+1000 // as the shader: 1000 is a multiple of 4 and 5
@@ -62,11 +53,12 @@ func encoded(c [3]float32) [3]float64 {
 }
 
 // meanEncoded is the colour a far-away patch of the weave shows: the
-// encoded mean, in linear light, of weaveAt over the pattern. A cell looks
-// the same wherever it is, given which yarn is on top, so the mean mixes
-// the two kinds of cell by how often the warp is on top over a 20 x 20
-// repeat (a multiple of every pattern's period). The gaps take the
-// 0.45 x mean they are drawn with, so the mean is solved as a fixed point.
+// encoded mean, in linear light, of the weave (weaveCell) over the
+// pattern. A cell looks the same wherever it is, given which yarn is on
+// top, so the mean mixes the two kinds of cell by how often the warp is on
+// top over a 20 x 20 repeat (a multiple of every pattern's period). The
+// gaps take the 0.45 x mean they are drawn with, so the mean is solved as a
+// fixed point.
 func (w *Weave) meanEncoded() [3]float64 {
 	warp, weft := encoded(linear(w.Warp)), encoded(linear(w.Weft))
 	const repeat, per = 20, 50 // per: samples across a cell, resolving the yarn edges at ±0.42

@@ -25,7 +25,7 @@ func TestWeaveCloseUp(t *testing.T) {
 		pattern  Pattern
 		warpFrac float64 // of the yarn pixels, from TestWeavePatterns' coverage
 	}{{Plain, 0.5}, {Twill, 0.5}, {Satin, 0.75}} {
-		t.Run(tc.pattern.String(), func(t *testing.T) {
+		t.Run(patternNames[tc.pattern], func(t *testing.T) {
 			o := newTestOffscreen(t, Config{Weave: Weave{Warp: redWarp, Weft: blueWeft, WarpSpacing: 1e-3, WeftSpacing: 1e-3, Pattern: tc.pattern}})
 			img := render(t, o, f, cam)
 			var warp, weft int

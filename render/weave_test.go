@@ -126,10 +126,10 @@ func TestWeaveMeanEncoded(t *testing.T) {
 }
 
 func TestParsePattern(t *testing.T) {
-	for _, p := range []Pattern{Plain, Twill, Satin} {
-		got, err := ParsePattern(p.String())
-		if err != nil || got != p {
-			t.Errorf("ParsePattern(%q) = %v, %v", p.String(), got, err)
+	for p, name := range patternNames {
+		got, err := ParsePattern(name)
+		if err != nil || got != Pattern(p) {
+			t.Errorf("ParsePattern(%q) = %v, %v", name, got, err)
 		}
 	}
 	if p, err := ParsePattern("TWILL"); err != nil || p != Twill {
@@ -137,9 +137,6 @@ func TestParsePattern(t *testing.T) {
 	}
 	if _, err := ParsePattern("jacquard"); err == nil {
 		t.Error("ParsePattern(jacquard) succeeded")
-	}
-	if s := Pattern(7).String(); s != "Pattern(7)" {
-		t.Errorf("Pattern(7).String() = %q", s)
 	}
 }
 
@@ -154,4 +151,13 @@ func TestConfigDefaults(t *testing.T) {
 	if bad.Width != 1280 || bad.MaxFPS != 60 || bad.PadRadius != 0.008 || bad.Weave.Pattern != Plain || bad.Weave.WarpSpacing != 0.5e-3 {
 		t.Errorf("bad values not replaced: %+v", bad)
 	}
+}
+
+// weaveAt is the Go twin of clothFS's weave(): the encoded (gamma-2)
+// albedo of the weave at yarn coordinates (gx, gy) = (u/warp spacing,
+// v/weft spacing), and which yarn shows there: what the tests check the
+// GPU's drawing and the weave's mean colour against.
+func weaveAt(p Pattern, warp, weft, mean [3]float64, gx, gy float64) ([3]float64, yarn) {
+	return weaveCell(warpOnTop(p, int(math.Floor(gx)), int(math.Floor(gy))), warp, weft, mean,
+		gx-math.Floor(gx)-0.5, gy-math.Floor(gy)-0.5)
 }

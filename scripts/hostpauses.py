@@ -96,7 +96,7 @@ def main():
             doc = json.load(f)
         clock = doc.get("clock") or doc.get("summary", {}).get("clock")
         if not clock:
-            sys.exit(f"{path}: no clock origin (a lockstep run, or haptex before the sixteenth session)")
+            sys.exit(f"{path}: no clock origin (a lockstep run, or a session recorded by an older haptex)")
         origin = clock["monotonic_ns"]
         for name, t in late_ticks(doc):
             d = origin + round(t["t_s"] * 1e9)

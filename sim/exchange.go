@@ -1,7 +1,7 @@
 package sim
 
 // This file defines the data that crosses between the three loops of a
-// running system (see DESIGN.md): the haptics loop publishes FingerState, the
+// running system (see README.md, "Architecture"): the haptics loop publishes FingerState, the
 // simulation publishes one LocalModel and one ContactPatch per finger and a
 // Snapshot of the cloth. All of them are plain values (no pointers, no
 // slices except Snapshot's preallocated arrays) so that they can live in the

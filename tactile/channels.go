@@ -74,12 +74,12 @@ func (c ThresholdCurve) At(f float64) float64 {
 // PacinianReference returns the working threshold template of the P channel
 // (thenar eminence, large contactor).
 //
-// Shape (verified facts, anchors-tactile-kes.md §3.1): flat composite
-// threshold to 40 Hz, falling 12 dB/octave to the maximum sensitivity near
-// 250 Hz, U-shaped with its minimum at 250-300 Hz (Gescheider & Verrillo,
-// doi:10.1007/978-1-4613-3039-4_10; Bolanowski et al., JASA 84:1680, 1988).
-// Level (P minimum -20 dB re 1 µm) and the +10 dB/octave rise above 300 Hz
-// are recalled values, ±5 dB (§3.2). The table is the template
+// Shape: flat composite threshold to 40 Hz, falling 12 dB/octave to the
+// maximum sensitivity near 250 Hz, U-shaped with its minimum at 250-300 Hz
+// (Gescheider & Verrillo, doi:10.1007/978-1-4613-3039-4_10; Bolanowski et
+// al., JASA 84:1680, 1988). Level (P minimum -20 dB re 1 µm) and the
+// +10 dB/octave rise above 300 Hz are recalled from the literature, not
+// fitted to its curves, so ±5 dB. The table is the template
 //
 //	T = -20 + 12 log2(250/f)  for f <= 250 Hz
 //	T = -20                   for 250-300 Hz
@@ -90,7 +90,7 @@ func (c ThresholdCurve) At(f float64) float64 {
 func PacinianReference() ThresholdCurve {
 	return ThresholdCurve{
 		Name:   "P (Pacinian)",
-		Source: "anchors-tactile-kes.md §3.2 template: Gescheider & Verrillo (shape), Bolanowski et al. 1988 (channels); level ±5 dB",
+		Source: "working template: Gescheider & Verrillo (shape), Bolanowski et al. 1988 (channels); level ±5 dB",
 		FreqHz: []float64{10, 20, 40, 80, 160, 250, 300, 320, 400, 500, 1000},
 		DB:     []float64{35.73, 23.73, 11.73, -0.27, -12.27, -20, -20, -19.07, -15.85, -12.63, -2.63},
 	}
@@ -99,9 +99,9 @@ func PacinianReference() ThresholdCurve {
 // NonPacinianReference returns the working threshold template of the NP I
 // channel.
 //
-// From 8 Hz up it is the §3.2 template of anchors-tactile-kes.md: flat at
-// +12 dB re 1 µm to 60 Hz, then +10 dB/octave (level and slope recalled,
-// ±5 dB). Below 8 Hz the threshold rises 6 dB/octave as frequency falls:
+// From 8 Hz up it is a working template: flat at +12 dB re 1 µm to 60 Hz,
+// then +10 dB/octave (level and slope recalled from the literature, ±5 dB;
+// Bolanowski et al., JASA 84:1680, 1988). Below 8 Hz the threshold rises 6 dB/octave as frequency falls:
 // RA afferents are most easily excited at 8-64 Hz (Johansson, Landström &
 // Lundström, Brain Res 244:17-25, 1982) and lower frequencies belong to the
 // NP III channel, which an array driven at 40 and 320 Hz cannot address. The
@@ -111,7 +111,7 @@ func PacinianReference() ThresholdCurve {
 func NonPacinianReference() ThresholdCurve {
 	return ThresholdCurve{
 		Name:   "NP I (non-Pacinian I)",
-		Source: "anchors-tactile-kes.md §3.2 template (>= 8 Hz); below 8 Hz +6 dB/octave, haptex assumption after Johansson et al. 1982",
+		Source: "working template after Bolanowski et al. 1988 (>= 8 Hz); below 8 Hz +6 dB/octave, haptex assumption after Johansson et al. 1982",
 		FreqHz: []float64{1, 2, 4, 8, 60, 80, 160, 250, 320, 400, 500, 1000},
 		DB:     []float64{30, 24, 18, 12, 12, 16.15, 26.15, 32.59, 36.15, 39.37, 42.59, 52.59},
 	}
@@ -128,7 +128,8 @@ type DriveThresholds struct {
 // PinPenaltyDB is how much higher the P channel's threshold is for the
 // array's pins than for the whole contact patch that the reference curve
 // describes: only P shows spatial summation, about 3 dB per doubling of area
-// and less on the fingertip (anchors-tactile-kes.md §3.1); 24 pins of about
+// and less on the fingertip (Gescheider et al., Behav Brain Res 148:35-40,
+// 2004; Gescheider et al., Somatosens Mot Res, 2002); 24 pins of about
 // 1 mm² cover about a third of a 60 mm² patch. A default only: per-user
 // calibration on the array replaces it.
 const PinPenaltyDB = 3.0
@@ -138,9 +139,9 @@ const PinPenaltyDB = 3.0
 // NonPacinian and Pacinian describe how a natural stimulus (the fabric over
 // the whole contact patch) excites each channel: the excitation of a
 // stimulus with spectral lines of amplitude a_i at f_i is
-// E_c = Σ (a_i / T_c(f_i))², with energy summation inside a channel (an
-// assumption, anchors-tactile-kes.md §3.3). E_c = 1 is the channel's
-// detection threshold; 10 log10 E_c is its sensation level in dB.
+// E_c = Σ (a_i / T_c(f_i))², with energy summation inside a channel
+// (haptex's assumption, rather than amplitude summation). E_c = 1 is the
+// channel's detection threshold; 10 log10 E_c is its sensation level in dB.
 //
 // Drive describes how the array excites each channel. The renderer picks
 // A40 and A320 so that the array produces the same E_c on both channels as
@@ -173,7 +174,8 @@ func ReferenceChannels() ChannelModel {
 //
 // The 320 Hz threshold is the P channel's (55 dB apart from NP I there). The
 // 40 Hz threshold is taken as the NP I channel's, the more sensitive one at
-// 40 Hz on small contactors (§3.3). The cross terms keep the shape of the
+// 40 Hz on small contactors, where P loses its spatial summation
+// (PinPenaltyDB). The cross terms keep the shape of the
 // reference curves: P40 = t320 + P(40) - P(320), NP320 = t40 + NP(320) -
 // NP(40). The fabric side (the curves) is left alone, so a user whose
 // thresholds are 6 dB higher gets 6 dB more drive and feels each channel at

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The tables reproduce the §3.2 template they are transcribed from.
+// The tables reproduce the template formulas their doc comments give.
 func TestReferenceCurvesMatchTemplate(t *testing.T) {
 	p := PacinianReference()
 	for i, f := range p.FreqHz {
@@ -38,14 +38,14 @@ func TestReferenceCurvesMatchTemplate(t *testing.T) {
 			t.Errorf("NP I at %g Hz: table %g dB, template %.3f dB", f, np.DB[i], want)
 		}
 	}
-	// §3.2's table (µm): P 3.9 at 40 Hz, 0.11 at 320; NP I 4.0 and 64.
+	// The template in µm: P 3.9 at 40 Hz, 0.11 at 320; NP I 4.0 and 64.
 	for _, tc := range []struct {
 		c    ThresholdCurve
 		f    float64
 		want float64
 	}{{p, 40, 3.9}, {p, 320, 0.11}, {np, 40, 4.0}, {np, 320, 64}, {p, 20, 15.4}, {np, 160, 20}} {
 		if got := math.Pow(10, tc.c.At(tc.f)/20); math.Abs(got/tc.want-1) > 0.03 {
-			t.Errorf("%s at %g Hz: %.3g µm, note's table %.3g µm", tc.c.Name, tc.f, got, tc.want)
+			t.Errorf("%s at %g Hz: %.3g µm, template %.3g µm", tc.c.Name, tc.f, got, tc.want)
 		}
 	}
 }

@@ -14,8 +14,8 @@
 //
 // # The frame
 //
-// Per finger and frame (HAPTEX tutorial §4.4, Figure 20;
-// anchors-tactile-kes.md §1.3): the surface spectrum, projected on the slip
+// Per finger and frame (HAPTEX tutorial §4.4, Figure 20; Allerkamp et al.
+// 2007): the surface spectrum, projected on the slip
 // direction (tabulated for 180 directions and interpolated), is mapped to
 // temporal frequency with the slip speed and weighted by each channel's
 // sensitivity W_c(f) = 1/threshold, giving the excitation E_c of the
@@ -46,9 +46,11 @@
 //
 // # References
 //
-//   - HAPTEX tutorial, sources/003_4be83e3610332cd1.txt §4 (stimulator
-//     arrays, drive signals at 40 and 320 Hz every 25 ms, the renderer of
-//     Figures 19 and 20).
+//   - The HAPTEX tutorial, Eurographics 2007 Tutorial Notes vol. 1
+//     (ISSN 1017-4656), §4 (stimulator arrays, drive signals at 40 and
+//     320 Hz every 25 ms, the renderer of Figures 19 and 20).
+//   - Summers et al., "Results from a tactile array on the fingertip",
+//     Eurohaptics 2001 (40 and 320 Hz for the two receptor populations).
 //   - Allerkamp, Böttcher, Wolter, Brady, Qu, Summers, "A vibrotactile
 //     approach to tactile rendering", The Visual Computer 23:97-108, 2007,
 //     doi:10.1007/s00371-006-0031-5.
@@ -58,6 +60,4 @@
 //     shape); Johansson, Landström, Lundström, Brain Res 244:17-25, 1982.
 //   - Kawabata, The Standardization and Analysis of Hand Evaluation, 1980
 //     (KES-FB4: SMD, MIU, MMD).
-//   - anchors-tactile-kes.md §1.3 (pipeline), §3 (channels), §4.4 (KES to
-//     pseudo-topology), §6 (goals).
 package tactile

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// Test fabrics. Values are illustrative, inside the class ranges of
-// anchors-tactile-kes.md §5.4; they are not measured fabrics. Their grids
+// Test fabrics. Values are illustrative, inside the class ranges calib/kes
+// validates fabric files against; they are not measured fabrics. Their grids
 // are half the default size (k-space twice as coarse) to keep the race
 // detector's run short; the checks only get harder.
 func silkParams() SurfaceParams {

@@ -49,7 +49,7 @@ func nonNegativeSolutionExists(t *testing.T, d DriveThresholds, e [NumChannels]f
 	return x.AtVec(0) >= 0 && x.AtVec(1) >= 0
 }
 
-// Issue 6: the two-sine metamer reproduces both channel excitations of the
+// The two-sine metamer reproduces both channel excitations of the
 // broadband input within 0.5 dB wherever a non-negative solution exists.
 // The broadband excitations come from SciPy's brute-force integration of a
 // 2D spectrum (testdata/reference.py) and from the renderer on the test

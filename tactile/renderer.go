@@ -19,8 +19,8 @@ const (
 // Renderer defaults.
 const (
 	DefaultPitch     = 2e-3   // pin spacing [m]
-	DefaultMaxA40Um  = 100.0  // [µm peak]; anchors-tactile-kes.md §1.4: 100-300 µm needed
-	DefaultMaxA320Um = 20.0   // [µm peak]; §1.4: 10-50 µm needed
+	DefaultMaxA40Um  = 100.0  // [µm peak]; 30-40 dB above the 40 Hz threshold (ReferenceChannels) needs 100-300 µm
+	DefaultMaxA320Um = 20.0   // [µm peak]; the same range above the 320 Hz threshold needs 10-50 µm
 	DefaultEdge      = 0.5e-3 // [m]
 	MinLevelDB       = -120.0 // Level's value for no excitation
 	// MaxNormalForce bounds the normal force the renderer believes [N]:

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Issue 6: thumb and index stroking the same patch at the same velocity
+// Thumb and index stroking the same patch at the same velocity
 // get the same channel levels (within 0.5 dB), whatever their orientation,
 // face and calibration.
 func TestThumbAndIndexSameChannelLevels(t *testing.T) {
@@ -61,7 +61,7 @@ func TestThumbAndIndexSameChannelLevels(t *testing.T) {
 	}
 }
 
-// Issue 6: amplitudes are continuous in speed and never NaN or negative for
+// Amplitudes are continuous in speed and never NaN or negative for
 // speeds 0-500 mm/s in any direction.
 func TestAmplitudesContinuousInSpeed(t *testing.T) {
 	const step = 0.5e-3 // [m/s]

@@ -15,7 +15,7 @@ import (
 const (
 	DefaultGridN       = 512
 	DefaultGridSpacing = 20e-6 // [m]: k up to 25 cycles/mm, 500 Hz at 20 mm/s
-	MaxGridSpacing     = 25e-6 // [m]: 400 Hz at 20 mm/s (issue 6)
+	MaxGridSpacing     = 25e-6 // [m]: 400 Hz, the top of the array's 20-400 Hz band, at 20 mm/s
 	// DefaultHurst gives a Brownian profile, like the surfaces HAPTEX's
 	// renderer was first tested on (Allerkamp et al. 2007).
 	DefaultHurst = 0.5
@@ -34,8 +34,7 @@ const (
 )
 
 // sigmaPerMD converts a mean absolute deviation to a standard deviation for
-// a Gaussian variable: σ = MD √(π/2) ≈ 1.2533 MD (anchors-tactile-kes.md
-// §4.4).
+// a Gaussian variable: MD = σ √(2/π), so σ = MD √(π/2) ≈ 1.2533 MD.
 var sigmaPerMD = math.Sqrt(math.Pi / 2)
 
 // SurfaceParams describes a fabric's surface for the tactile renderer. The
@@ -283,12 +282,12 @@ type Surface struct {
 //
 // Mapping, and where each step comes from:
 //   - Height σ_h = 1.2533 SMD, the Gaussian relation between mean deviation
-//     and standard deviation (anchors-tactile-kes.md §4.4). The KES probe
+//     and standard deviation (sigmaPerMD). The KES probe
 //     (Ø0.5 mm wire, 10 gf) was designed so that its trace correlates with
 //     subjective roughness, so the trace is taken as an approximation of the
 //     surface after the skin's filtering (HAPTEX tutorial §4.4) and its
 //     variance is not inverse-filtered.
-//   - Spectral shape (haptex model, §4.4's "power law plus weave peaks"): a
+//   - Spectral shape (haptex model: a power law plus weave peaks): a
 //     share WeaveFraction of σ_h² sits in the harmonics of the weave's
 //     repeat pattern (yarn spacings WarpSpacing along u, WeftSpacing along v;
 //     weave type), broadened by Irregularity; the rest is a self-affine

@@ -18,7 +18,7 @@ func gratingMap(nu, nv int, dx, period, angle, amp float64) HeightMap {
 	return hm
 }
 
-// Issue 6: a sinusoidal grating of period 1 mm stroked at 80 mm/s puts its
+// A sinusoidal grating of period 1 mm stroked at 80 mm/s puts its
 // energy at 80 ± 2 Hz.
 func TestGratingEnergyAtStrokeFrequency(t *testing.T) {
 	for _, tc := range []struct {
@@ -64,7 +64,7 @@ func TestGratingEnergyAtStrokeFrequency(t *testing.T) {
 	}
 }
 
-// Issue 6: a fine fabric stroked at 20 mm/s gets A320 > 0.
+// A fine fabric stroked at 20 mm/s gets A320 > 0.
 func TestFineFabricSlowStrokeHasA320(t *testing.T) {
 	s := surface(t, "silk")
 	r := renderer(t, s)
@@ -132,7 +132,7 @@ func axisPrediction(sp Spectrum, m ChannelModel, alongU bool, speed, variance fl
 	return e
 }
 
-// Issue 6: rotating the stroke direction by 90° on a twill changes A40 and
+// Rotating the stroke direction by 90° on a twill changes A40 and
 // A320 as the spectrum predicts (within 1 dB).
 func TestTwillRotationFollowsSpectrum(t *testing.T) {
 	s := surface(t, "twill")
@@ -174,7 +174,7 @@ func TestTwillRotationFollowsSpectrum(t *testing.T) {
 	}
 }
 
-// Issue 6: an isotropic surface gives the same amplitudes in every
+// An isotropic surface gives the same amplitudes in every
 // direction (within 0.5 dB).
 func TestIsotropicSurfaceSameInEveryDirection(t *testing.T) {
 	s := surface(t, "nonwoven")

@@ -24,7 +24,7 @@ func naiveSynth(dst []float32, k0 uint64, fs int, a40, a320 float64) {
 	}
 }
 
-// Issue 6: synthesis has no discontinuity at frame boundaries: the largest
+// Synthesis has no discontinuity at frame boundaries: the largest
 // sample-to-sample step is within 1 % of what the amplitude alone implies.
 //
 // The amplitude in effect at each sample is the synthesiser's envelope,

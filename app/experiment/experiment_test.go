@@ -284,3 +284,22 @@ func readCSV(t *testing.T, path string) [][]string {
 	}
 	return rows
 }
+
+// The threshold calibration's run of each finger is a valid experiment:
+// the interleaved 40 and 320 Hz pair, 2AFC, at rest.
+func TestThresholdExperiment(t *testing.T) {
+	for _, finger := range []string{"thumb", "index"} {
+		for _, method := range []psych.Kind{psych.KindStaircase, psych.KindQuest} {
+			e, err := thresholdExperiment(finger, method)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", finger, method, err)
+			}
+			p := e.Procedure
+			if e.Name != "tactile-threshold-"+finger || e.Task != psych.TwoAFC || e.Stimulus.Kind != TactileTone ||
+				e.Stimulus.Finger != finger || e.Timing.Motion != "rest" || p.Kind != psych.KindInterleaved ||
+				len(p.Interleaved.Tracks) != 2 || p.Interleaved.Tracks[0].Kind != method || p.Interleaved.Tracks[1].Kind != method {
+				t.Errorf("%s, %s: %+v", finger, method, e)
+			}
+		}
+	}
+}

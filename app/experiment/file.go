@@ -10,7 +10,9 @@
 // same procedure state and loses no completed trial. With a simulated
 // observer the rig runs in virtual time (lockstep), faster than real time
 // and deterministically; with a person it runs in real time and the
-// responses come from the terminal.
+// responses come from the terminal. ThresholdCalibration measures a
+// subject's 40 and 320 Hz detection thresholds as one such experiment per
+// finger.
 //
 // It never reads flags or the environment (cmd/haptex does) and never
 // decides a psychophysical method itself: procedures and fits are

@@ -209,13 +209,12 @@ func (c *Config) setDefaults() error {
 const DefaultFabric = "cotton-shirting"
 
 // DefaultNodes is the cloth's default resolution, nodes per side: the
-// finest at which a 5 ms step left the lockstep runner about 5 times
-// faster than real time when the performance anchors were measured (32:
-// about 3.6 times; on this host in November 2026, 2.2-2.4 times). On a
-// uniform mesh its pinch-and-pull force stays within 11 % of the 64-node
-// curve's peak, 32 nodes within 13 %; graded round the pinch point
-// (sim.Config.Refine, haptex run -refine) within 2.6 % and 1.5 % (sim's
-// TestPinchPullResolution).
+// finest at which a 5 ms step leaves the lockstep runner clearly faster
+// than real time on a two-core machine (README.md, "Measured on this
+// machine"). On a uniform mesh its pinch-and-pull force stays within 11 %
+// of the 64-node curve's peak, 32 nodes within 13 %; graded round the
+// pinch point (sim.Config.Refine, haptex run -refine) within 2.6 % and
+// 1.5 % (sim's TestPinchPullResolution).
 const DefaultNodes = 24
 
 // PinchRefinement grades cfg's mesh round the point where sc's scripts

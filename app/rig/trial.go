@@ -339,8 +339,8 @@ func (r *Rig) logf(format string, args ...any) {
 
 // parallelNodes is the smallest cloth whose step the lockstep runner
 // splits over two cores (sim.Cloth.SetParallel): at 24² (576 nodes) a half
-// element pass takes about 250 µs against a few µs to hand it over, while
-// at 12² the halves are too short to be worth claiming.
+// element pass is far longer than handing it over, while at 12² the halves
+// are too short to be worth claiming.
 const parallelNodes = 400
 
 // SplitsStep reports whether the lockstep runner splits the cloth's step

@@ -19,6 +19,8 @@
 // Prompt and a Clock, so that the same code runs interactively on the rig
 // (RealClock, a prompt that waits for a key) and unattended on the
 // simulated twins (VirtualClock, Jig.Operator, DeliveredVibrometer).
+// TwinStand sets up the calibration twin, built with known errors
+// (TwinSensorError, TwinKinematics), and runs each calibration on it.
 //
 // It never renders, never runs a control loop and never keeps a device:
 // the runs take one for their duration and leave its motors off and its

@@ -12,9 +12,9 @@ import (
 // initialTangent is the fraction of the secant stiffness F_m/ε_m that a
 // convex (LT < 1) curve keeps as its slope at zero strain. A pure power law
 // has zero slope there, which leaves an unstretched membrane without
-// stiffness; notes/anchors-tactile-kes.md §4.3 asks for a floor of 5-10 %
-// of the secant for stability. It is part of the curve, not a clamp added
-// after, so the curve still reproduces EMT and WT exactly.
+// stiffness; a floor of 5-10 % of the secant keeps the simulation stable.
+// It is part of the curve, not a clamp added after, so the curve still
+// reproduces EMT and WT exactly.
 const initialTangent = 0.1
 
 // shape is a normalised loading curve g on [0, 1]: g(0) = 0, g(1) = 1,
@@ -135,7 +135,8 @@ func (c TensileCurve) Stiffness(e float64) float64 {
 	return c.ForceMax / c.StrainMax * c.shape.dg(e/c.StrainMax)
 }
 
-// SecantStiffness is F_m/ε_m [N/m] (notes §4.3: 490.33/(EMT/100) at 500 gf/cm).
+// SecantStiffness is F_m/ε_m [N/m] (490.33/(EMT/100) at the standard
+// F_m of 500 gf/cm).
 func (c TensileCurve) SecantStiffness() float64 { return c.ForceMax / c.StrainMax }
 
 // Linearity is the curve's KES LT, WT/(F_m·ε_m/2).
@@ -220,8 +221,10 @@ func (s ShearLoop) Loop(up, down []Point, n int) ([]Point, []Point) {
 // against curvature, in SI: M = B·K ± HB, the upper sign while curvature
 // increases. The half-width HB = 2HB/2 is constant (a Coulomb friction
 // moment between yarns), so the slope of each branch is B and the width at
-// K = ±1 cm⁻¹ is 2HB, as KES defines them. Source digests
-// (notes/source-003-rest.md §4.3) support linear bending.
+// K = ±1 cm⁻¹ is 2HB, as KES defines them. Linear bending is what garment
+// simulators use and is precise enough (Lyard, Luible, Volino et al.,
+// "Advanced Topics in Virtual Garment Simulation", Eurographics 2007
+// tutorial, part 2).
 type BendingLoop struct {
 	B            float64 // bending rigidity [N·m] (N·m²/m)
 	HB           float64 // half-width of the loop [N] (N·m/m)
@@ -301,7 +304,7 @@ func (c CompressionCurve) Stiffness(t float64) float64 {
 	return (c.Pm - c.P0) / (c.T0 - c.TM) * c.shape.dg((c.T0-t)/(c.T0-c.TM))
 }
 
-// SecantStiffness is (P_m − P0)/(T0 − TM) [Pa/m] (notes §4.3).
+// SecantStiffness is (P_m − P0)/(T0 − TM) [Pa/m].
 func (c CompressionCurve) SecantStiffness() float64 { return (c.Pm - c.P0) / (c.T0 - c.TM) }
 
 // Linearity is the curve's KES LC, WC/(P_m·(T0−TM)/2).
@@ -318,14 +321,14 @@ func (c CompressionCurve) Points(dst []Point, n int) []Point {
 // Friction is the KES-FB4 friction of one stroke direction. Mu and MuDev are
 // KES MIU and MMD; MuSigma = √(π/2)·MMD ≈ 1.2533·MMD is the standard
 // deviation of a Gaussian friction trace whose mean absolute deviation is
-// MMD (notes §4.4). These are steel wire on fabric, not skin on fabric.
+// MMD. These are steel wire on fabric, not skin on fabric.
 type Friction struct {
 	Mu, MuDev, MuSigma float64
 }
 
 // Roughness is the KES-FB4 geometrical roughness of one stroke direction:
 // SMD [m] and SigmaH = √(π/2)·SMD [m], the standard deviation of a Gaussian
-// height profile with mean absolute deviation SMD (notes §4.4). The Ø0.5 mm
+// height profile with mean absolute deviation SMD. The Ø0.5 mm
 // probe low-passes the profile: wavelengths below about 1 mm are attenuated.
 type Roughness struct {
 	SMD, SigmaH float64

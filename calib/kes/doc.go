@@ -12,9 +12,10 @@
 // the file and the field (FieldError, or Error for several problems).
 //
 // It maps a fabric into the cloth simulation's material (Material; a
-// switch between trials blends it in with sim.Cloth.SetMaterial) and the
-// tactile renderer's surface (SurfaceParams), and checks the material
-// mapping by running virtual Kawabata tests on the simulation (Check). It
-// never imports device code or the rig, and reads no flags or environment:
-// callers pass the user library directory.
+// switch between trials blends it in with sim.Cloth.SetMaterial), the
+// tactile renderer's surface (SurfaceParams) and the view's look in plain
+// values (Appearance), and checks the material mapping by running virtual
+// Kawabata tests on the simulation (Check). It never imports device code or
+// the rig, and reads no flags or environment: callers pass the user library
+// directory.
 package kes

@@ -23,11 +23,11 @@ import (
 //     sampled at tensileSamples strains over [0, ε_m] and three beyond (1.25,
 //     1.5 and 2 ε_m, on its linear continuation), and sim interpolates the
 //     samples with PCHIP. Below zero strain sim continues with the slope at
-//     the origin (10 % of the secant F_m/ε_m for LT < 1, notes §4.3): KES
+//     the origin (10 % of the secant F_m/ε_m for LT < 1, initialTangent): KES
 //     does not measure in-plane compression.
 //   - Shear: the straight line of slope G [N/(m·rad)] = 56.188·G
-//     [gf/(cm·deg)] (notes §4.3), G the mean of the warp and weft values
-//     (sim has one in-plane shear curve). That is the mid-line of the KES
+//     [gf/(cm·deg)] (0.980665 × 180/π), G the mean of the warp and weft
+//     values (sim has one in-plane shear curve). That is the mid-line of the KES
 //     loop F = G·φ ± h(φ) (ShearLoop): the loop's elastic part. The
 //     hysteresis (2HG, 2HG5) is friction between yarns, a force of about
 //     ±h whatever the rate; sim's Kelvin-Voigt viscosity cannot represent
@@ -35,8 +35,10 @@ import (
 //     strong at handling rates), so it is not modelled, and neither is the
 //     tensile (RT) or bending (2HB) hysteresis. See Check.
 //   - Viscosity: zero. KES measures no rate dependence, and no standard
-//     measurement of textile viscosity exists (notes source-003 §4.3); the
-//     implicit integrator's own dissipation damps the cloth.
+//     measurement of textile viscosity exists (Lyard, Luible, Volino et
+//     al., "Advanced Topics in Virtual Garment Simulation", Eurographics
+//     2007 tutorial, part 2); the implicit integrator's own dissipation
+//     damps the cloth.
 //   - Poisson: zero; KES does not measure it (sim.Material's default).
 //   - BendWarp, BendWeft: B of the warp and weft [N·m] = 9.80665e-5·B
 //     [gf·cm²/cm], the slope of the KES loop's mid-line M = B·K ± 2HB/2.
@@ -46,8 +48,8 @@ import (
 //   - Thickness: T0 [m], the thickness at 0.5 gf/cm², which is where a
 //     finger first touches.
 //   - Compression: the secant (P_m − P0)/(T0 − TM) [Pa/m] of the KES-FB3
-//     curve from (T0, P0 = 0.5 gf/cm²) to (TM, P_m) (notes §4.3; sim's
-//     documented formula). Fingertip pressures (1 N on 1 cm² is 10 kPa)
+//     curve from (T0, P0 = 0.5 gf/cm²) to (TM, P_m) (sim's documented
+//     formula). Fingertip pressures (1 N on 1 cm² is 10 kPa)
 //     exceed P_m (4.9 kPa at 50 gf/cm²), so the whole curve is in use.
 //   - FrictionKinetic, FrictionStatic: see FingerFriction.
 //
@@ -181,14 +183,16 @@ const staticExcess = 2
 // else KES MIU (mean of the warp and weft strokes), as the tactile mapping
 // does (SurfaceParams). MIU is the mean friction of steel wires sliding on
 // the fabric (KES-FB4), not skin: skin friction differs and depends on
-// moisture (notes §4.4), so a file with [skin] is better.
+// moisture, so a file with [skin] is better.
 //
 // Static: KES measures no static friction (the FB4 probe is always
 // sliding); sliding starts at a higher coefficient than it continues at
-// (notes source-003 §4.2). haptex puts the onset where the sliding trace's
-// peaks reach: μ_s = μ_k + 2σ, σ = √(π/2)·MMD·μ_k/MIU the standard deviation
-// of a Gaussian friction trace whose mean deviation is MMD (notes §4.4),
-// scaled from the wire to the finger as the tactile renderer scales it.
+// (Lyard, Luible, Volino et al., "Advanced Topics in Virtual Garment
+// Simulation", Eurographics 2007 tutorial, part 2). haptex puts the onset
+// where the sliding trace's peaks reach: μ_s = μ_k + 2σ,
+// σ = √(π/2)·MMD·μ_k/MIU the standard deviation of a Gaussian friction
+// trace whose mean deviation is MMD, scaled from the wire to the finger as
+// the tactile renderer scales it.
 // This is a modelling choice, not a KES result; MIU 0.2 and MMD 0.02 give
 // μ_s = 0.25 against μ_k = 0.2.
 func (f *Fabric) FingerFriction() (static, kinetic float64) {

@@ -22,7 +22,7 @@ func enclosed(c sim.Curve, e float64, n int) float64 {
 
 // TestMaterialBuiltin: every built-in fabric maps to a material sim
 // accepts, each field equal to the file's KES value by the conversions of
-// notes/anchors-tactile-kes.md §4.2-4.3, written out here by hand.
+// FORMAT.md ("Conversions to SI"), written out here by hand.
 func TestMaterialBuiltin(t *testing.T) {
 	for _, name := range List() {
 		f, err := Builtin(name)

@@ -15,7 +15,7 @@ import (
 //   - SMD (KES-FB4 geometric roughness) and MIU, MMD (friction and its mean
 //     deviation) are averaged over the warp and weft strokes: the renderer
 //     takes one isotropic random component and draws its anisotropy from
-//     the weave (anchors-tactile-kes.md §4.4);
+//     the weave;
 //   - yarn spacings are 1/ends and 1/picks (for knits, wales and courses);
 //   - the weave type maps as plain and crepe -> Plain (crepe is a plain
 //     ground with high-twist yarns; its crinkle is in SMD), twill -> Twill

@@ -50,10 +50,10 @@ type unitSpec struct {
 	accept   map[string]float64
 }
 
-// units holds every conversion the package makes. Sources: the gram-force and
-// g_n as above; the table of KES units and their SI equivalents in
-// notes/anchors-tactile-kes.md §4.2 (each factor below re-derived from
-// 1 gf = 9.80665e-3 N, 1 cm = 1e-2 m, 1 deg = π/180 rad); tex = g/km (ISO 1144).
+// units holds every conversion the package makes: the KES units of
+// Kawabata's instruments and their SI equivalents, each factor derived from
+// 1 gf = 9.80665e-3 N (above), 1 cm = 1e-2 m and 1 deg = π/180 rad
+// (FORMAT.md, "Conversions to SI"); tex = g/km (ISO 1144).
 var units = map[kind]unitSpec{
 	kindPercent: {kes: "%", si: "1", siFactor: 0.01,
 		accept: map[string]float64{"%": 1}},

@@ -12,8 +12,8 @@ import (
 // fingertip, µm peak. The 40 Hz value is the non-Pacinian plateau (≈ 4 µm,
 // +12 dB re 1 µm); the 320 Hz value is the Pacinian minimum for a large
 // contactor (≈ 0.11 µm) raised by 10 dB for the lost spatial summation of
-// one small pin. Both are only starting points; the per-user staircase
-// replaces them (notes/anchors-tactile-kes.md §3.2).
+// one small pin (the reference curves of tactile.ReferenceChannels). Both
+// are only starting points; the per-user staircase replaces them.
 const (
 	Expected40Um  = 4.0
 	Expected320Um = 0.35

@@ -11,8 +11,7 @@ import (
 // TestTactileThresholdSession runs the interleaved 40/320 Hz threshold
 // session on simulated subjects whose true thresholds differ from the
 // defaults by up to ±8 dB, twice per subject, and checks bias and
-// test-retest agreement in dB (the goal in notes/anchors-tactile-kes.md
-// §6: test-retest within 3 dB).
+// test-retest agreement in dB (the goal: test-retest within 3 dB).
 func TestTactileThresholdSession(t *testing.T) {
 	for _, method := range []Kind{KindStaircase, KindQuest} {
 		t.Run(string(method), func(t *testing.T) { testThresholdSession(t, method) })

@@ -68,7 +68,10 @@ func benchRender(_ context.Context, o benchOpts) (any, error) {
 	if _, err := r.RunLockstep(); err != nil {
 		return nil, err
 	}
-	rc := renderConfig(v)
+	rc, err := renderConfig(v)
+	if err != nil {
+		return nil, err
+	}
 	rc.Width, rc.Height = 1280, 720
 	var frame render.Frame
 	(&frameSource{v: v}).fill(&frame)

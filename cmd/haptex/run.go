@@ -4,14 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/haptex/haptex/app/rig"
@@ -175,48 +173,4 @@ func statusLine(r *rig.Rig, done <-chan struct{}) {
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-func printSummary(w io.Writer, s *rig.Summary) {
-	fmt.Fprintf(w, "%s run of %s: %.2f s of run time in %.2f s\n\n", s.Mode, s.Fabric, s.RunS, s.WallS)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "loop\tperiod ms\tticks\trate Hz\trt\tlate p50 µs\tp99\tp99.9\tmax\tcompute p99 µs\toverruns\t>1 ms\t")
-	for _, l := range s.Loops {
-		fmt.Fprintf(tw, "%s\t%g\t%d\t%.1f\t%v\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t%d\t\n", l.Name, l.PeriodMs, l.Ticks, l.RateHz, l.RealTime,
-			l.LatenessUs.P50, l.LatenessUs.P99, l.LatenessUs.P999, l.LatenessUs.Max, l.ComputeUs.P99, l.Overruns, l.LateOver1ms)
-	}
-	tw.Flush()
-	for _, l := range s.Loops {
-		if l.Standby {
-			fmt.Fprintf(w, "%s: its standby thread on the other core ran %d of the ticks\n", l.Name, l.Takeovers)
-		}
-		if l.RealTime && len(l.LateTicks) > 0 {
-			fmt.Fprintf(w, "%s: %d ticks later than 1 ms, the first at %.3f s; session.json lists them (scripts/hostpauses.py tells whether the host stopped the machine)\n",
-				l.Name, l.LateOver1ms, l.LateTicks[0].TS)
-		}
-	}
-	if s.IdlePoll {
-		fmt.Fprintln(w, "idle cores polled during the run (PM QoS; -idle-sleep turns it off)")
-	}
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "finger\tcontact s\tpeak force N\tmean force N\t")
-	for _, f := range s.Fingers {
-		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t\n", f.Finger, f.ContactS, f.PeakForceN, f.MeanForceN)
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "pinch: both fingers held the cloth for %.3f s, peak pinch force %.3f N\n", s.PinchS, s.PeakPinchN)
-	if s.HostStealPct >= 2 {
-		fmt.Fprintf(w, "host: the hypervisor took %.0f %% of this machine's CPU time during the run (steal); late ticks above are partly its doing\n", s.HostStealPct)
-	}
-	if len(s.Tables) > 0 {
-		var parts []string
-		for _, t := range s.Tables {
-			parts = append(parts, fmt.Sprintf("%s %d rows, %d dropped", t.File, t.Rows, t.Dropped))
-		}
-		fmt.Fprintf(w, "recorded: %s\n", strings.Join(parts, "; "))
-	}
-	if s.SessionDir != "" {
-		fmt.Fprintf(w, "session folder: %s\n", s.SessionDir)
-	}
 }

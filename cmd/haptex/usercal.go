@@ -8,10 +8,6 @@ import (
 	"strings"
 
 	"github.com/haptex/haptex/app/rig"
-	"github.com/haptex/haptex/calib/device"
-	"github.com/haptex/haptex/calib/psych"
-	"github.com/haptex/haptex/sim"
-	"github.com/haptex/haptex/tactile"
 )
 
 // calFlags are the calibration files a session applies: a user's tactile
@@ -36,57 +32,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 // apply loads the files into cfg's tactile calibration and names them in
 // the session record.
 func (c *calFlags) apply(cfg *rig.Config) error {
-	if c.user == "" && len(c.pins) == 0 {
-		return nil
-	}
-	var cal [sim.NumFingers]tactile.Calibration
-	for f := range cal {
-		cal[f] = tactile.DefaultCalibration()
-	}
-	if c.user != "" {
-		tf, err := readFile(c.user, psych.ReadThresholdFile)
-		if err != nil {
-			return err
-		}
-		for f := range sim.NumFingers {
-			name := sim.FingerName(f)
-			e40, ok40 := tf.Lookup(name, 40)
-			e320, ok320 := tf.Lookup(name, 320)
-			if !ok40 && !ok320 {
-				continue
-			}
-			if !ok40 || !ok320 {
-				return fmt.Errorf("%s: the %s finger has a threshold at one frequency only; measure both (haptex calib threshold)", c.user, name)
-			}
-			ch, err := cal[f].Channels.WithUserThresholds(e40.ThresholdDB, e320.ThresholdDB)
-			if err != nil {
-				return fmt.Errorf("%s: %s: %w", c.user, name, err)
-			}
-			cal[f].Channels = ch
-		}
-		cfg.Calibrations = append(cfg.Calibrations, c.user)
-	}
-	var seen [sim.NumFingers]string
-	for _, p := range c.pins {
-		tc, err := readFile(p, device.ReadTactileCalibration)
-		if err != nil {
-			return err
-		}
-		f := sim.FingerIndex(tc.Finger)
-		if f < 0 {
-			return fmt.Errorf("%s: finger %q, want thumb or index", p, tc.Finger)
-		}
-		if seen[f] != "" {
-			return fmt.Errorf("%s: a second %s array calibration (first: %s)", p, tc.Finger, seen[f])
-		}
-		seen[f] = p
-		cal[f].Pin40DB, cal[f].Pin320DB = tc.Pin40DB, tc.Pin320DB
-		cfg.Calibrations = append(cfg.Calibrations, p)
-	}
-	for f := range cal {
-		cfg.TactileCal[f] = &cal[f]
-	}
-	return nil
+	return rig.CalibrationFiles{User: c.user, Pins: c.pins}.Apply(cfg)
 }
 
 // readFile opens path and decodes it with read, naming the file in errors.

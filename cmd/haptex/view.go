@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image/color"
 	"os"
 	"os/signal"
 	"syscall"
@@ -19,13 +18,13 @@ import (
 
 func init() {
 	register(&command{name: "view", summary: "the handling session with a window (the mouse is the finger pair when no device drives it)", run: runView})
-	register(&command{name: "snapshot", summary: "render the showcase scene to a PNG without a window", run: runSnapshot})
 }
 
 // pinchIntent makes the window's mouse pinch the intended motion of the
 // simulated fingers: both pads on either side of the pinch point, closed or
 // apart. Before the mouse has done anything the fingers rest away from the
-// cloth. At is called from the haptics loop only.
+// cloth, where the showcase script starts them. At is called from the
+// haptics loop only.
 type pinchIntent struct {
 	p      *render.AtomicPinch
 	radius float64
@@ -47,25 +46,16 @@ func (pi *pinchIntent) At(_ time.Duration, f int) (pos, vel [3]float64) {
 }
 
 // renderConfig is the view's configuration for a rig's scene and fabric.
-func renderConfig(v *rig.View) render.Config {
-	cfg := render.Config{PadRadius: v.PadRadius()}
+func renderConfig(v *rig.View) (render.Config, error) {
+	a := v.Fabric().Appearance()
+	p, err := render.ParsePattern(a.Pattern)
+	if err != nil {
+		return render.Config{}, err
+	}
+	cfg := render.Config{PadRadius: v.PadRadius(), Weave: render.Weave{
+		Warp: a.Warp, Weft: a.Weft, WarpSpacing: a.WarpSpacing, WeftSpacing: a.WeftSpacing, Pattern: p}}
 	cfg.RodRadius, cfg.RodY = v.Rod()
-	f := v.Fabric()
-	rgb := func(hex string) color.NRGBA {
-		c := kes.RGB(hex)
-		return color.NRGBA{R: uint8(c[0]*255 + 0.5), G: uint8(c[1]*255 + 0.5), B: uint8(c[2]*255 + 0.5), A: 255}
-	}
-	cfg.Weave.Warp, cfg.Weave.Weft = rgb(f.Render.WarpColour), rgb(f.Render.WeftColour)
-	cfg.Weave.WarpSpacing, cfg.Weave.WeftSpacing = f.ThreadSpacing()
-	switch f.Weave.Type {
-	case "twill":
-		cfg.Weave.Pattern = render.Twill
-	case "satin":
-		cfg.Weave.Pattern = render.Satin
-	default:
-		cfg.Weave.Pattern = render.Plain
-	}
-	return cfg
+	return cfg, nil
 }
 
 // frameSource fills render frames from a rig's view.
@@ -124,9 +114,12 @@ func runView(args []string) error {
 	defer th.Stop()
 	var pi *pinchIntent
 	if !*script {
-		pi = &pinchIntent{radius: twin.DefaultScene().PadRadius}
-		pi.rest[sim.Thumb] = [3]float64{0, 0.12, -0.06}
-		pi.rest[sim.Index] = [3]float64{0, 0.12, 0.06}
+		sc := twin.DefaultScene()
+		pi = &pinchIntent{radius: sc.PadRadius}
+		start := twin.DefaultScript(sc)
+		for f := range pi.rest {
+			pi.rest[f], _ = start.At(0, f)
+		}
 		cfg.Intent = pi
 	}
 	r, err := rig.New(cfg)
@@ -134,7 +127,11 @@ func runView(args []string) error {
 		return err
 	}
 	v := r.NewView()
-	w, err := render.NewWindow(th, renderConfig(v))
+	rc, err := renderConfig(v)
+	if err != nil {
+		return err
+	}
+	w, err := render.NewWindow(th, rc)
 	if err != nil {
 		return err
 	}
@@ -167,55 +164,4 @@ func runView(args []string) error {
 		return werr
 	}
 	return res.err
-}
-
-func runSnapshot(args []string) error {
-	fs := newFlags("snapshot", "snapshot -o FILE.png [flags]")
-	outPath := fs.String("o", "", "PNG file to write (required)")
-	at := fs.Duration("at", 7200*time.Millisecond, "time into the showcase handling script to render (default: mid-stretch)")
-	fabric := fs.String("fabric", rig.DefaultFabric, "fabric to handle (haptex fabric list)")
-	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
-	width := fs.Int("width", 1280, "image width [px]")
-	height := fs.Int("height", 720, "image height [px]")
-	magnify := fs.Float64("magnify", 6, "draw the yarns this many times coarser so the weave reads at overview distance")
-	if err := parse(fs, args, 0); err != nil {
-		return err
-	}
-	if *outPath == "" {
-		return fmt.Errorf("%w: -o FILE.png is required", errUsage)
-	}
-	if *at <= 0 {
-		return fmt.Errorf("%w: -at must be positive", errUsage)
-	}
-	fab, err := kes.Library{Dir: *library}.Load(*fabric)
-	if err != nil {
-		return err
-	}
-	r, err := rig.New(rig.Config{Duration: *at, Fabric: fab})
-	if err != nil {
-		return err
-	}
-	v := r.NewView()
-	if _, err := r.RunLockstep(); err != nil {
-		return err
-	}
-	cfg := renderConfig(v)
-	cfg.Width, cfg.Height = *width, *height
-	cfg.Weave.Magnify = *magnify
-	var frame render.Frame
-	(&frameSource{v: v}).fill(&frame)
-	f, err := os.Create(*outPath)
-	if err != nil {
-		return err
-	}
-	if err := render.Snapshot(f, cfg, &frame); err != nil {
-		f.Close()
-		os.Remove(*outPath)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	fmt.Printf("wrote %s (%s at %v of the showcase script)\n", *outPath, fab.Name, *at)
-	return nil
 }

@@ -120,7 +120,7 @@ type Scene struct {
 	Squeeze    float64    // how far each pad surface goes past the fabric surface in the pinch [m]
 }
 
-// DefaultScene is the showcase scene (see DESIGN.md and README): touch and
+// DefaultScene is the showcase scene (see README.md): touch and
 // stroke around (0, 0.12), pinch at (0.05, 0.10), pull 3 cm away from the
 // stand's plane and 2 cm down.
 func DefaultScene() Scene {

@@ -36,7 +36,7 @@ type TactileParams struct {
 // DefaultTactileParams returns the simulated array's defaults: a 450 Hz
 // contactor resonance with damping 0.3 (envelope time constant 1.2 ms), drive
 // limits of 200 µm at 40 Hz and 30 µm at 320 Hz (enough for 30-40 dB above
-// detection threshold in both channels; notes anchors-tactile-kes §1.4), and
+// detection threshold in both channels; tactile.ReferenceChannels), and
 // a 1 dB sensitivity spread between pins.
 func DefaultTactileParams() TactileParams {
 	return TactileParams{ResonanceHz: 450, Damping: 0.3, MaxA40Um: 200, MaxA320Um: 30, PinSpreadDB: 1, Seed: 1}

@@ -72,12 +72,12 @@ type pipe struct {
 }
 
 // workerSpin is how many times a pipe's worker yields while it polls for
-// the next Work before it parks: about a millisecond on this machine
-// (1.5-1.7 ms for 2,048). The gap between one Work's end and the next's
-// start is the runner's commit and begin, microseconds; waking a parked
-// goroutine takes about 100 µs on this virtual machine, a twentieth of a
-// 24² step. A run paused between chunks parks the worker. Counted, not
-// timed, so that the package never reads the wall clock.
+// the next Work before it parks: of the order of a millisecond. The gap
+// between one Work's end and the next's start is the runner's commit and
+// begin, microseconds, while waking a parked goroutine on a virtual
+// machine costs a sizeable share of a cloth step, so the worker polls
+// through the gap. A run paused between chunks parks the worker. Counted,
+// not timed, so that the package never reads the wall clock.
 const workerSpin = 1024
 
 // serve runs the pipe's Works as they are posted, until wake is closed.

@@ -15,7 +15,9 @@
 // that thread alone (never the whole process) under SCHED_FIFO; when the
 // system does not permit it, it says so once through Config.Logf and runs
 // at normal priority. It never busy-waits: a spinning SCHED_FIFO thread is
-// throttled by the kernel for ~50 ms every second (DESIGN.md).
+// throttled by the kernel for ~50 ms every second (real-time tasks get
+// sched_rt_runtime_us = 950000 of every sched_rt_period_us = 1000000; the
+// kernel's Documentation/scheduler/sched-rt-group.rst).
 //
 // Sleeping in a system call lets the Go scheduler give the loop's P to
 // another goroutine; a loop that then wakes with every P busy waits in the

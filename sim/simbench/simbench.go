@@ -95,8 +95,8 @@ type Result struct {
 // Calibration times a reference kernel in the same run, so that figures
 // taken on a loaded machine can be compared with a quiet one: the 3×3-block
 // sparse product of a 32 × 32 grid cut along one diagonal (7 blocks per
-// row), which took QuietUs on this machine when it was quiet (notes,
-// anchors-cloth-psycho.md C.1). The kernel runs interleaved with the
+// row), which took QuietUs on the development machine when it was quiet.
+// The kernel runs interleaved with the
 // scene's steps (a warm batch every calibEvery steps), so it sees the load the
 // steps see; LoadFactor is its median time over QuietUs, at least 1, and
 // StepMsQuiet divides by it. It is an estimate for reading loaded runs,

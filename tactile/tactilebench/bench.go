@@ -151,8 +151,8 @@ func bench(s *tactile.Surface, frames int) (Result, error) {
 }
 
 // Twill returns the surface the bench renders: a 2/1 twill with
-// denim-like spacings and roughness (illustrative values, not a measured
-// fabric).
+// denim-like spacings and roughness (illustrative values inside the class
+// ranges calib/kes validates fabric files against, not a measured fabric).
 func Twill() tactile.SurfaceParams {
 	return tactile.SurfaceParams{
 		SMD: 6e-6, MIU: 0.22, MMD: 0.02,

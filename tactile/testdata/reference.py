@@ -23,7 +23,8 @@ import json
 import numpy as np
 from scipy.optimize import nnls
 
-# Threshold tables, dB re 1 um peak (channels.go, anchors-tactile-kes.md §3.2).
+# Threshold tables, dB re 1 um peak (channels.go: PacinianReference,
+# NonPacinianReference).
 P_F = [10, 20, 40, 80, 160, 250, 300, 320, 400, 500, 1000]
 P_DB = [35.73, 23.73, 11.73, -0.27, -12.27, -20, -20, -19.07, -15.85, -12.63, -2.63]
 NP_F = [1, 2, 4, 8, 60, 80, 160, 250, 320, 400, 500, 1000]

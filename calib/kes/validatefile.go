@@ -12,9 +12,10 @@ import (
 )
 
 // IdentityTolerance is the largest relative mismatch validation accepts in
-// the KES identities WT = LT·F_m·EMT/200 and WC = LC·P_m·(T0−TM)/2
-// (notes/anchors-tactile-kes.md §4.5): published tables round LT, EMT and
-// WT to two or three digits, which alone moves the identity by up to ~3 %.
+// the KES identities WT = LT·F_m·EMT/200 and WC = LC·P_m·(T0−TM)/2 (the
+// definitions of LT and LC, Kawabata 1980): published tables round LT, EMT
+// and WT to two or three digits, which alone moves the identity by up to
+// ~3 %.
 const IdentityTolerance = 0.05
 
 // span is a closed range [lo, hi] in the canonical KES unit.
@@ -58,13 +59,13 @@ type classRange struct {
 }
 
 // classBounds are sanity bounds per class, not data. Silk, cotton shirting,
-// wool suiting, denim, knit jersey and fleece are the indicative ranges of
-// notes/anchors-tactile-kes.md §5.4 (W there in g/m², here mg/cm²; the
-// jersey EMT "20-100+" is read as 20-150 % at its usual 50 gf/cm load).
-// Linen and polyester lining are not in that table: their bounds are haptex's
-// own indicative choice (linen: stiffer in bending and rougher than cotton
+// wool suiting, denim, knit jersey and fleece are indicative ranges
+// recalled from the KES-F literature, not re-verified (W, usually quoted in
+// g/m², here in mg/cm²; the jersey EMT, quoted as "20-100+", is read as
+// 20-150 % at its usual 50 gf/cm load). Linen and polyester lining are not
+// among them: their bounds are haptex's own indicative choice (linen: stiffer in bending and rougher than cotton
 // shirting; lining: light, thin, smooth filament weaves). The denim lower
-// bounds of B (0.3 there) and SMD (4 there) are widened to 0.1 and 2: two
+// bounds of B (0.3 as recalled) and SMD (4) are widened to 0.1 and 2: two
 // measured regenerated-cellulose denims (Kumari & Khurana 2016, Table 5;
 // fabrics/denim-kumari2016-*.toml) lie at B 0.147-0.227 and SMD 2.18-3.46.
 var classBounds = map[Class]classRange{

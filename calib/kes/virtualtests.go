@@ -408,7 +408,7 @@ type bendingReading struct {
 }
 
 // virtualBending loads a strip of the material as Peirce's cantilever
-// (Peirce 1930; notes source-003 §4.2) under standard gravity, with an
+// (Peirce 1930) under standard gravity, with an
 // overhang l = 2c, twice the bending length (B/(W·g))^(1/3) of the material,
 // where Peirce's test reads (θ ≈ 41.5°), and reads it twice:
 //

@@ -77,8 +77,8 @@ type CheckReport struct {
 	Steps       int      `json:"steps"` // simulation steps, all tests
 }
 
-// Tolerances of the check (issue 7): the primary KES values within 10 %,
-// Peirce's bending length within 5 %.
+// Tolerances of the check: the primary KES values within 10 %, Peirce's
+// bending length within 5 % (README.md, "Fabrics").
 const (
 	CheckTolerance         = 0.10
 	BendingLengthTolerance = 0.05

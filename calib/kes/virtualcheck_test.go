@@ -14,7 +14,7 @@ import (
 // TestCheckBuiltin runs the virtual Kawabata check on every built-in
 // fabric (a light, a heavy and a knit one with -short): each must recover
 // EMT, LT, WT, G and B within 10 % and Peirce's bending length within 5 %
-// (issue 7).
+// (CheckTolerance, BendingLengthTolerance).
 func TestCheckBuiltin(t *testing.T) {
 	names := List()
 	if testing.Short() {

@@ -5,9 +5,10 @@ import (
 	"math"
 )
 
-// The methods below read a loaded Fabric (from Parse, LoadFile, Builtin or
-// Library.Load: every required value present and in canonical units). Bias
-// asks for the mean of warp and weft where KES measures no bias value.
+// The fabric's physical quantities in SI units. The methods below read a
+// loaded Fabric (from Parse, LoadFile, Builtin or Library.Load: every
+// required value present and in canonical units). Bias asks for the mean of
+// warp and weft where KES measures no bias value.
 
 func (f *Fabric) tensileValues(d Direction) (*TensileValues, error) {
 	switch d {
@@ -38,7 +39,7 @@ func (f *Fabric) TensileCurve(d Direction) (TensileCurve, error) {
 }
 
 // TensileLoss is the fraction of the tensile work lost per load-unload
-// cycle, 1 − RT/100 (notes §4.3).
+// cycle, 1 − RT/100 (RT is the share of the tensile work recovered).
 func (f *Fabric) TensileLoss(d Direction) (float64, error) {
 	t, err := f.tensileValues(d)
 	if err != nil {
@@ -71,8 +72,9 @@ func (f *Fabric) ShearLoop(d Direction) (ShearLoop, error) {
 }
 
 // ShearModulus is the membrane shear stiffness 56.188·G [N/(m·rad)] of
-// direction d (notes §4.3). KES measures it under 10 gf/cm tension, so it
-// overstates the shear stiffness of an unloaded fabric.
+// direction d (0.980665 × 180/π per gf/(cm·deg)). KES measures it under
+// 10 gf/cm tension, so it overstates the shear stiffness of an unloaded
+// fabric.
 func (f *Fabric) ShearModulus(d Direction) float64 {
 	return dirMean(d, f.Shear.Warp.G.SI, f.Shear.Weft.G.SI)
 }
@@ -113,9 +115,9 @@ func (f *Fabric) CompressionCurve() (CompressionCurve, error) {
 }
 
 // BendingLength is Peirce's cantilever bending length c = (B/(W·g))^(1/3)
-// [m] of direction d (Peirce 1930; notes §4.3: B = 0.1 gf·cm²/cm and W = 20
-// mg/cm² give 1.71 cm). The virtual cantilever test checks the simulation
-// against it.
+// [m] of direction d (Peirce 1930: B = 0.1 gf·cm²/cm and W = 20 mg/cm²
+// give 1.71 cm). The virtual cantilever test checks the simulation against
+// it.
 func (f *Fabric) BendingLength(d Direction) float64 {
 	return math.Cbrt(f.BendingRigidity(d) / (f.ArealMass() * StandardGravity))
 }
@@ -146,29 +148,4 @@ func (f *Fabric) SkinFriction() (mu float64, ok bool) {
 // weft yarns (1/picks) in metres; for knits, between wales and courses.
 func (f *Fabric) ThreadSpacing() (warp, weft float64) {
 	return 1 / f.Weave.EndsPerCm.SI, 1 / f.Weave.PicksPerCm.SI
-}
-
-// RGB returns a "#rrggbb" render colour as its three sRGB components in
-// [0, 1] (gamma-encoded, as written); validation guarantees the format.
-func RGB(hex string) [3]float64 {
-	var c [3]float64
-	if len(hex) != 7 {
-		return c
-	}
-	for i := range 3 {
-		var v int
-		for _, ch := range hex[1+2*i : 3+2*i] {
-			v *= 16
-			switch {
-			case ch >= '0' && ch <= '9':
-				v += int(ch - '0')
-			case ch >= 'a' && ch <= 'f':
-				v += int(ch-'a') + 10
-			case ch >= 'A' && ch <= 'F':
-				v += int(ch-'A') + 10
-			}
-		}
-		c[i] = float64(v) / 255
-	}
-	return c
 }

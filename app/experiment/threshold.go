@@ -1,0 +1,103 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/haptex/haptex/app/rig"
+	"github.com/haptex/haptex/calib/kes"
+	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/devices/twin"
+)
+
+// ThresholdCalibration measures a subject's vibrotactile detection
+// thresholds at 40 and 320 Hz on each finger's array: one run per finger
+// of an interleaved pair of adaptive tracks (2AFC), the finger at rest on
+// the fabric.
+type ThresholdCalibration struct {
+	Subject string
+	Fingers []string   // "thumb", "index", in the order they are measured
+	Method  psych.Kind // both tracks' procedure: staircase or quest
+	// Observers, when set, returns the simulated observers that answer one
+	// finger's run, for the run's task; the rig then runs in virtual time.
+	// Without observers a person answers on In and reads prompts on Out.
+	Observers func(task psych.Task) ([]*psych.Observer, error)
+	OutDir    string // parent folder of the trial records (Options.OutDir)
+	Library   kes.Library
+	In        io.Reader
+	Out       io.Writer
+	Rig       rig.Config // the base rig configuration (Options.Rig)
+	// Measured, when set, is told each threshold once its finger's run
+	// has ended.
+	Measured func(psych.ThresholdEntry)
+}
+
+// Run measures the thresholds and sets them in tf, replacing its entries of
+// the same finger and frequency and keeping the others.
+func (c ThresholdCalibration) Run(ctx context.Context, tf *psych.ThresholdFile) error {
+	for _, finger := range c.Fingers {
+		e, err := thresholdExperiment(finger, c.Method)
+		if err != nil {
+			return err
+		}
+		src, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		opt := Options{Experiment: e, Source: src, Path: "(haptex calib threshold)", Subject: c.Subject,
+			OutDir: c.OutDir, Library: c.Library, In: c.In, Out: c.Out, Rig: c.Rig}
+		if c.Observers != nil {
+			if opt.Observers, err = c.Observers(e.Task); err != nil {
+				return err
+			}
+		}
+		res, err := Run(ctx, opt)
+		if err != nil {
+			return err
+		}
+		il, ok := res.Procedure.(*psych.Interleaved)
+		if !ok || len(il.Tracks()) != 2 {
+			return fmt.Errorf("threshold: the procedure is not the interleaved 40/320 Hz pair")
+		}
+		for i, hz := range []float64{40, 320} {
+			en, err := psych.NewThresholdEntry(finger, hz, il.Tracks()[i])
+			if err != nil {
+				return err
+			}
+			if err := tf.Set(en); err != nil {
+				return err
+			}
+			if c.Measured != nil {
+				c.Measured(en)
+			}
+		}
+	}
+	return nil
+}
+
+// thresholdExperiment is one finger's threshold run: a tone at 40 and
+// 320 Hz, each track capped at the simulated array's drive limit, on a
+// coarse cloth (16 nodes a side) since the finger only rests on it.
+func thresholdExperiment(finger string, method psych.Kind) (*Experiment, error) {
+	spec := twin.DefaultTactileParams()
+	sess, err := psych.TactileThresholdSession(
+		psych.TactileThresholdSpec{FrequencyHz: 40, MaxUm: spec.MaxA40Um, Method: method},
+		psych.TactileThresholdSpec{FrequencyHz: 320, MaxUm: spec.MaxA320Um, Method: method}, 1)
+	if err != nil {
+		return nil, err
+	}
+	e := &Experiment{
+		Format: FormatVersion, Name: "tactile-threshold-" + finger,
+		Title:        "Vibration detection thresholds at 40 and 320 Hz, " + finger,
+		Instructions: "Rest your " + finger + " on the fabric. One of the two intervals holds a faint vibration; answer 1 or 2.",
+		Stimulus:     Stimulus{Kind: TactileTone, FrequencyHz: []float64{40, 320}, Finger: finger},
+		Timing:       Timing{Motion: "rest"},
+		Procedure:    sess, Nodes: 16,
+	}
+	if err := e.Validate(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}

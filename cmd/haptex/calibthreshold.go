@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/haptex/haptex/app/experiment"
+	"github.com/haptex/haptex/app/rig"
+	"github.com/haptex/haptex/calib/kes"
+	"github.com/haptex/haptex/calib/psych"
+)
+
+type thresholdRun struct {
+	subject   string
+	fingers   []string
+	observers []string
+	method    psych.Kind
+	priority  int
+	outDir    string
+	path      string
+}
+
+// calibThreshold measures a subject's detection thresholds at 40 and
+// 320 Hz on each finger's array with the experiment runner, and writes
+// them into the subject's threshold file, keeping entries of other
+// fingers already there.
+func calibThreshold(ctx context.Context, tr thresholdRun) error {
+	tf := psych.NewThresholdFile(tr.subject, time.Now().UTC())
+	if old, err := readFile(tr.path, psych.ReadThresholdFile); err == nil {
+		tf = old
+		tf.Created = time.Now().UTC()
+	} else if !os.IsNotExist(err) {
+		return err
+	}
+	c := experiment.ThresholdCalibration{Subject: tr.subject, Fingers: tr.fingers, Method: tr.method,
+		OutDir: tr.outDir, Library: kes.Library{}, In: os.Stdin, Out: os.Stdout,
+		Rig: rig.Config{Priority: tr.priority, NormalPriority: tr.priority <= 0, Logf: stderrf},
+		Measured: func(en psych.ThresholdEntry) {
+			fmt.Printf("%s %3.0f Hz: threshold %.3g µm (%.1f dB re 1 µm, SD %.1f dB, %d trials)\n",
+				en.Finger, en.FrequencyHz, en.ThresholdUm, en.ThresholdDB, en.SDDB, en.Trials)
+		}}
+	if len(tr.observers) > 0 {
+		c.Observers = func(task psych.Task) ([]*psych.Observer, error) {
+			var obs []*psych.Observer
+			for _, s := range tr.observers {
+				o, err := psych.ParseObserver(s, task)
+				if err != nil {
+					return nil, fmt.Errorf("%w: -observer: %v", errUsage, err)
+				}
+				obs = append(obs, o)
+			}
+			return obs, nil
+		}
+	}
+	if err := c.Run(ctx, tf); err != nil {
+		return err
+	}
+	if err := writeCal(tr.path, tf.Write); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s; apply it with haptex run -user %s\n", tr.path, tr.path)
+	return nil
+}
