@@ -7,9 +7,9 @@
 // sim's step runs beside the other loops and its output appears one sim
 // period after its input (Rig.Lockstep).
 //
-// Unlike the other internal packages, which are plumbing over the standard
-// library, the rig imports the components it wires. It never reads flags or
-// the environment: cmd/haptex builds a Config.
+// The rig is the application layer: it imports the components it wires,
+// and only cmd/haptex and the rest of app/ import it. It never reads flags
+// or the environment: cmd/haptex builds a Config.
 package rig
 
 import (
@@ -95,7 +95,7 @@ type Config struct {
 	// TactileCal is each finger's tactile calibration (the user's
 	// channel thresholds, per-pin corrections); nil takes
 	// tactile.DefaultCalibration(). Calibrations names the files they
-	// came from, for the session sessionlog.
+	// came from, for the session record.
 	TactileCal   [sim.NumFingers]*tactile.Calibration `json:"-"`
 	Calibrations []string                             `json:"calibrations,omitempty"`
 	// OpenDevices, when set, opens the run's devices once the session

@@ -9,7 +9,7 @@ import (
 	"github.com/haptex/haptex/sim"
 )
 
-// simRow is one simulation step in the session sessionlog.
+// simRow is one simulation step in the session record.
 type simRow struct {
 	Stats   sim.Stats
 	Contact [sim.NumFingers]sim.ContactPatch

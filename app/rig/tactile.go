@@ -19,7 +19,7 @@ type TactileOut struct {
 	Frame tactile.Frame
 }
 
-// tactileRow is one tactile frame in the session sessionlog.
+// tactileRow is one tactile frame in the session record.
 type tactileRow struct {
 	Frame   tactile.Frame
 	Contact [sim.NumFingers]tactile.Contact
