@@ -1,4 +1,4 @@
-// Package record writes a session folder: one CSV file per table of rows
+// Package sessionlog writes a session folder: one CSV file per table of rows
 // (a header row, then one row per record; readable by pandas, R and MATLAB
 // as they are) and a session.json with the configuration, versions and
 // summary statistics.
