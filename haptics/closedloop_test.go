@@ -136,8 +136,8 @@ func TestPinchWithoutSchedulingOscillates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pr.HFRMSMm[sim.Index] < 0.1 {
-		t.Errorf("unscheduled pinch: %.4f mm RMS above 20 Hz; the test would not see a limit cycle", pr.HFRMSMm[sim.Index])
+	if pr.HFRMSMm[sim.IndexFinger] < 0.1 {
+		t.Errorf("unscheduled pinch: %.4f mm RMS above 20 Hz; the test would not see a limit cycle", pr.HFRMSMm[sim.IndexFinger])
 	}
 }
 

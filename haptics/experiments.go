@@ -28,7 +28,7 @@ type StepResult struct {
 // and measures the true pulp force for 0.5 s.
 func runStep(cfg Config, p twin.ExoParams, stepN float64) (StepResult, error) {
 	cfg.Model.SlewNPerS = 0 // a step, not a blended sim update
-	f := sim.Index
+	f := sim.IndexFinger
 	home := homePad(p, f)
 	r, err := newSimRig(cfg, p, [sim.NumFingers]twin.Intent{nil, holdIntent{home}})
 	if err != nil {
@@ -105,7 +105,7 @@ const transparencyAccel = 1.0
 // and along the pad normal, the device rendering zero force, and returns
 // the largest true residual pulp force.
 func runTransparency(cfg Config, p twin.ExoParams, v float64) (TransparencyResult, error) {
-	f := sim.Index
+	f := sim.IndexFinger
 	res := TransparencyResult{SpeedMps: v, PeakAccel: transparencyAccel, StrokeM: 0.08}
 	dirs := [][3]float64{{1, 0, 0}, pressDir(f)}
 	var sum2 float64
@@ -164,7 +164,7 @@ type SweepResult struct {
 // U = E + D the force error with the injected sine D, at log-spaced
 // frequencies, and finds the crossover and the phase margin.
 func runSweep(cfg Config, p twin.ExoParams, freqs []float64, amp float64) (SweepResult, error) {
-	f := sim.Index
+	f := sim.IndexFinger
 	home := homePad(p, f)
 	dir := exo.Scale(-1, pressDir(f))
 	var res SweepResult
@@ -259,7 +259,7 @@ type clothContact struct {
 	k1, k3  float64
 	kt      float64
 	simStep time.Duration
-	pending sim.SimOutput
+	pending sim.Output
 	nextT   time.Duration
 	step    uint64
 	started bool
@@ -267,7 +267,7 @@ type clothContact struct {
 
 // update publishes the pending models when their step is due and
 // linearises new ones at the latest finger positions.
-func (c *clothContact) update(t time.Duration, fs *sim.FingerState, out *sim.SimOutput) {
+func (c *clothContact) update(t time.Duration, fs *sim.FingerState, out *sim.Output) {
 	if c.started && t < c.nextT {
 		return
 	}

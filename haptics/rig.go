@@ -15,7 +15,7 @@ import (
 type simRig struct {
 	servo  *Servo
 	exos   [sim.NumFingers]*twin.Exo
-	in     sim.SimOutput
+	in     sim.Output
 	out    sim.FingerState
 	rec    TickRecord
 	t      time.Duration

@@ -180,7 +180,7 @@ func (s *Servo) Status(f int) FingerStatus { return s.fingers[f].status }
 // forward kinematics, local-model evaluation, force control, safety
 // envelope, passivity, commands. It fills out (when not nil) and rec (when
 // not nil). in may be nil before the simulation's first step.
-func (s *Servo) Tick(t time.Duration, in *sim.SimOutput, out *sim.FingerState, rec *TickRecord) {
+func (s *Servo) Tick(t time.Duration, in *sim.Output, out *sim.FingerState, rec *TickRecord) {
 	overrun := false
 	if s.started {
 		if gap := t - s.tPrev; float64(gap) > s.cfg.Safety.OverrunFactor*float64(s.period) {

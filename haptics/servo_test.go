@@ -71,17 +71,17 @@ func TestStartupRamp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forceModel(&r.in.Local[sim.Index], exo.Scale(-1, pressDir(sim.Index)), 1)
+	forceModel(&r.in.Local[sim.IndexFinger], exo.Scale(-1, pressDir(sim.IndexFinger)), 1)
 	seen := map[State]bool{}
 	for r.t < 400*time.Millisecond {
 		r.tick()
-		fr := &r.rec.Fingers[sim.Index]
+		fr := &r.rec.Fingers[sim.IndexFinger]
 		seen[fr.State] = true
 		if fr.State == StateSafe && fr.Torque != [3]float64{} {
 			t.Fatalf("torque %v in the safe state", fr.Torque)
 		}
 		if fr.State == StateEnabling {
-			since := r.servo.Status(sim.Index).Since
+			since := r.servo.Status(sim.IndexFinger).Since
 			ramp := float64(r.t-r.period-since) / (cfg.Safety.EnableRampMs * 1e6)
 			if n := exo.Norm(fr.ForceDes); n > ramp+1e-9 {
 				t.Fatalf("enabling at ramp %.3f renders %.3f N of a 1 N request", ramp, n)
@@ -112,23 +112,23 @@ func TestFaults(t *testing.T) {
 	}{
 		{
 			name: "unplug", reason: ReasonDisconnected,
-			inject: func(r *simRig) { r.exos[sim.Index].Unplug() },
-			heal:   func(r *simRig) { r.exos[sim.Index].Replug() },
+			inject: func(r *simRig) { r.exos[sim.IndexFinger].Unplug() },
+			heal:   func(r *simRig) { r.exos[sim.IndexFinger].Replug() },
 		},
 		{
 			name: "sensor spike", reason: ReasonSensorSpike,
-			inject: func(r *simRig) { r.exos[sim.Index].InjectSpike([3]float64{0, 0, 9}) },
+			inject: func(r *simRig) { r.exos[sim.IndexFinger].InjectSpike([3]float64{0, 0, 9}) },
 			heal:   func(*simRig) {},
 		},
 		{
 			name: "model NaN", reason: ReasonModelNaN,
-			inject: func(r *simRig) { r.in.Local[sim.Index].F0[1] = math.NaN() },
-			heal:   func(r *simRig) { forceModel(&r.in.Local[sim.Index], exo.Scale(-1, pressDir(sim.Index)), 7) },
+			inject: func(r *simRig) { r.in.Local[sim.IndexFinger].F0[1] = math.NaN() },
+			heal:   func(r *simRig) { forceModel(&r.in.Local[sim.IndexFinger], exo.Scale(-1, pressDir(sim.IndexFinger)), 7) },
 		},
 		{
 			name: "model Inf stiffness", reason: ReasonModelNaN,
-			inject: func(r *simRig) { r.in.Local[sim.Index].K[2][0] = math.Inf(-1) },
-			heal:   func(r *simRig) { forceModel(&r.in.Local[sim.Index], exo.Scale(-1, pressDir(sim.Index)), 8) },
+			inject: func(r *simRig) { r.in.Local[sim.IndexFinger].K[2][0] = math.Inf(-1) },
+			heal:   func(r *simRig) { forceModel(&r.in.Local[sim.IndexFinger], exo.Scale(-1, pressDir(sim.IndexFinger)), 8) },
 		},
 		{
 			name: "overrun burst", reason: ReasonOverrun, both: true,
@@ -142,8 +142,8 @@ func TestFaults(t *testing.T) {
 		},
 		{
 			name: "silent device", reason: ReasonSilent,
-			inject: func(r *simRig) { r.exos[sim.Index].Silence(true) },
-			heal:   func(r *simRig) { r.exos[sim.Index].Silence(false) },
+			inject: func(r *simRig) { r.exos[sim.IndexFinger].Silence(true) },
+			heal:   func(r *simRig) { r.exos[sim.IndexFinger].Silence(false) },
 		},
 	}
 	for _, tc := range cases {
@@ -153,7 +153,7 @@ func TestFaults(t *testing.T) {
 			pressBoth(r)
 			onset := r.t
 			tc.inject(r)
-			d := stopTime(t, r, sim.Index, 30*time.Millisecond, tc.reason)
+			d := stopTime(t, r, sim.IndexFinger, 30*time.Millisecond, tc.reason)
 			total := r.t - r.period - onset
 			limit := 10 * time.Millisecond
 			if tc.reason == ReasonSilent {
@@ -178,13 +178,13 @@ func TestFaults(t *testing.T) {
 			}
 			tc.heal(r)
 			back := r.t
-			for r.t < back+time.Second && r.servo.Status(sim.Index).State != StateActive {
+			for r.t < back+time.Second && r.servo.Status(sim.IndexFinger).State != StateActive {
 				r.tick()
-				if r.rec.Fingers[sim.Index].State == StateEnabling && r.rec.Fingers[sim.Index].Reason != tc.reason {
-					t.Fatalf("enabling with reason %v, want the fault's reason %v until active", r.rec.Fingers[sim.Index].Reason, tc.reason)
+				if r.rec.Fingers[sim.IndexFinger].State == StateEnabling && r.rec.Fingers[sim.IndexFinger].Reason != tc.reason {
+					t.Fatalf("enabling with reason %v, want the fault's reason %v until active", r.rec.Fingers[sim.IndexFinger].Reason, tc.reason)
 				}
 			}
-			if st := r.servo.Status(sim.Index); st.State != StateActive || st.Trips != 1 {
+			if st := r.servo.Status(sim.IndexFinger); st.State != StateActive || st.Trips != 1 {
 				t.Errorf("after healing: %+v, want active after one trip", st)
 			}
 		})
@@ -196,13 +196,13 @@ func TestFaults(t *testing.T) {
 func TestNaNNeverSpikes(t *testing.T) {
 	r := newHoldRig(t, DefaultConfig())
 	pressBoth(r)
-	r.in.Local[sim.Index] = sim.LocalModel{Valid: true, InContact: true, Depth: math.NaN()}
-	before := exo.Norm(r.rec.Fingers[sim.Index].Torque)
+	r.in.Local[sim.IndexFinger] = sim.LocalModel{Valid: true, InContact: true, Depth: math.NaN()}
+	before := exo.Norm(r.rec.Fingers[sim.IndexFinger].Torque)
 	for range 50 {
 		r.tick()
-		tau := r.rec.Fingers[sim.Index].Torque
-		if !finite3(&tau) || exo.Norm(tau) > before+1e-9 || exo.Norm(r.rec.Fingers[sim.Index].ForceDes) != 0 {
-			t.Fatalf("torque %v, force %v after a NaN model", tau, r.rec.Fingers[sim.Index].ForceDes)
+		tau := r.rec.Fingers[sim.IndexFinger].Torque
+		if !finite3(&tau) || exo.Norm(tau) > before+1e-9 || exo.Norm(r.rec.Fingers[sim.IndexFinger].ForceDes) != 0 {
+			t.Fatalf("torque %v, force %v after a NaN model", tau, r.rec.Fingers[sim.IndexFinger].ForceDes)
 		}
 	}
 }
@@ -239,13 +239,13 @@ func TestDeviceErrorIsSafe(t *testing.T) {
 func TestForceEnvelope(t *testing.T) {
 	cfg := DefaultConfig()
 	r := newHoldRig(t, cfg)
-	dir := exo.Scale(-1, pressDir(sim.Index))
-	forceModel(&r.in.Local[sim.Index], exo.Scale(50, dir), 1) // far beyond the device
-	maxF := r.servo.fingers[sim.Index].maxForce
+	dir := exo.Scale(-1, pressDir(sim.IndexFinger))
+	forceModel(&r.in.Local[sim.IndexFinger], exo.Scale(50, dir), 1) // far beyond the device
+	maxF := r.servo.fingers[sim.IndexFinger].maxForce
 	var prev [3]float64
 	for range 100 {
 		r.tick()
-		fd := r.rec.Fingers[sim.Index].ForceDes
+		fd := r.rec.Fingers[sim.IndexFinger].ForceDes
 		if n := exo.Norm(fd); n > maxF+1e-9 {
 			t.Fatalf("rendered %.3f N, limit %.3f N", n, maxF)
 		}
@@ -264,17 +264,17 @@ func TestForceEnvelope(t *testing.T) {
 func TestSlewAcrossSimSteps(t *testing.T) {
 	cfg := DefaultConfig()
 	r := newHoldRig(t, cfg)
-	dir := exo.Scale(-1, pressDir(sim.Index))
-	forceModel(&r.in.Local[sim.Index], exo.Scale(0.5, dir), 1)
+	dir := exo.Scale(-1, pressDir(sim.IndexFinger))
+	forceModel(&r.in.Local[sim.IndexFinger], exo.Scale(0.5, dir), 1)
 	for range 100 {
 		r.tick()
 	}
-	forceModel(&r.in.Local[sim.Index], exo.Scale(1.5, dir), 2) // a 1 N jump
+	forceModel(&r.in.Local[sim.IndexFinger], exo.Scale(1.5, dir), 2) // a 1 N jump
 	slew := cfg.Model.SlewNPerS * cfg.PeriodMs / 1000
-	prev := exo.Dot(r.rec.Fingers[sim.Index].ForceDes, dir)
+	prev := exo.Dot(r.rec.Fingers[sim.IndexFinger].ForceDes, dir)
 	for k := range 40 {
 		r.tick()
-		f := exo.Dot(r.rec.Fingers[sim.Index].ForceDes, dir)
+		f := exo.Dot(r.rec.Fingers[sim.IndexFinger].ForceDes, dir)
 		if f-prev > slew+1e-9 {
 			t.Fatalf("tick %d: force rose %.4f N, slew limit %.4f N per tick", k, f-prev, slew)
 		}
@@ -430,7 +430,7 @@ func BenchmarkTick(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var in sim.SimOutput
+	var in sim.Output
 	var out sim.FingerState
 	var rec TickRecord
 	tt := time.Duration(0)
@@ -461,7 +461,7 @@ func sinDeg(d float64) float64 { return math.Sin(d * math.Pi / 180) }
 func TestForceScale(t *testing.T) {
 	p := twin.DefaultExoParams()
 	measure := func(k float64) (des, meas float64) {
-		r, err := newSimRig(DefaultConfig(), p, [sim.NumFingers]twin.Intent{nil, holdIntent{homePad(p, sim.Index)}})
+		r, err := newSimRig(DefaultConfig(), p, [sim.NumFingers]twin.Intent{nil, holdIntent{homePad(p, sim.IndexFinger)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -471,13 +471,13 @@ func TestForceScale(t *testing.T) {
 		if err := r.waitActive(time.Second); err != nil {
 			t.Fatal(err)
 		}
-		forceModel(&r.in.Local[sim.Index], [3]float64{0, 0, 0.5}, 1)
+		forceModel(&r.in.Local[sim.IndexFinger], [3]float64{0, 0, 0.5}, 1)
 		var n int
 		for end := r.t + time.Second; r.t < end; n++ {
 			r.tick()
 			if end-r.t < 200*time.Millisecond {
-				des += r.rec.Fingers[sim.Index].ForceDes[2]
-				meas += r.rec.Fingers[sim.Index].ForceMeas[2]
+				des += r.rec.Fingers[sim.IndexFinger].ForceDes[2]
+				meas += r.rec.Fingers[sim.IndexFinger].ForceMeas[2]
 			}
 		}
 		return des / 200, meas / 200
@@ -530,7 +530,7 @@ func TestEnableWaitsForPowerOn(t *testing.T) {
 	run := func(cfg Config, d *lateOn, until time.Duration, each func(at time.Duration, fr *FingerRecord)) {
 		t.Helper()
 		p := twin.DefaultExoParams()
-		e, err := twin.NewExo(p, twin.DefaultBase(sim.Index), holdIntent{homePad(p, sim.Index)}, 1)
+		e, err := twin.NewExo(p, twin.DefaultBase(sim.IndexFinger), holdIntent{homePad(p, sim.IndexFinger)}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -542,7 +542,7 @@ func TestEnableWaitsForPowerOn(t *testing.T) {
 		var rec TickRecord
 		for k := time.Duration(0); k <= until; k += time.Millisecond {
 			s.Tick(k, nil, nil, &rec)
-			each(k, &rec.Fingers[sim.Index])
+			each(k, &rec.Fingers[sim.IndexFinger])
 		}
 	}
 	cfg := DefaultConfig()

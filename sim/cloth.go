@@ -241,7 +241,7 @@ type Cloth struct {
 
 	contact contactState
 	rod     rodState
-	out     SimOutput
+	out     Output
 	stats   Stats
 	t       float64
 	steps   uint64
@@ -422,7 +422,7 @@ func (c *Cloth) SnapshotTo(dst *Snapshot) {
 }
 
 // Output writes what the last step publishes into dst.
-func (c *Cloth) Output(dst *SimOutput) { *dst = c.out }
+func (c *Cloth) Output(dst *Output) { *dst = c.out }
 
 // Stats returns the statistics of the last step.
 func (c *Cloth) Stats() Stats { return c.stats }

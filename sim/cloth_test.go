@@ -74,7 +74,7 @@ func TestStepAllocs(t *testing.T) {
 			s := ShowcasePinch(c.cfg.Material.Thickness)
 			runScript(c, s, 1.5, nil) // pinched and pulling
 			var in FingerState
-			var out SimOutput
+			var out Output
 			snap := NewSnapshot(c.n)
 			tm := 1.5
 			allocs := testing.AllocsPerRun(20, func() {
@@ -83,13 +83,13 @@ func TestStepAllocs(t *testing.T) {
 				c.Output(&out)
 				c.SnapshotTo(&snap)
 				_ = c.Stats()
-				_ = out.Local[Index].Eval(in.Fingers[Index].Pos)
+				_ = out.Local[IndexFinger].Eval(in.Fingers[IndexFinger].Pos)
 				tm += c.cfg.Dt
 			})
 			if allocs != 0 {
 				t.Errorf("%v allocations per step", allocs)
 			}
-			if c.Stats().Probes[Index] == 0 {
+			if c.Stats().Probes[IndexFinger] == 0 {
 				t.Errorf("no contact during the allocation test")
 			}
 		})
@@ -152,16 +152,16 @@ func TestBadInput(t *testing.T) {
 	var in FingerState
 	s.Sample(1.2, &in)
 	in.Fingers[Thumb].Pos[0] = math.NaN()
-	in.Fingers[Index].Vel[2] = math.Inf(1)
+	in.Fingers[IndexFinger].Vel[2] = math.Inf(1)
 	c.Step(1.2, &in)
 	st := c.Stats()
 	if st.BadFingers != 2 || st.Probes != [NumFingers]int{} || st.Status == StatusRecovered {
 		t.Errorf("NaN fingers: stats %+v", st)
 	}
-	var out SimOutput
+	var out Output
 	c.Output(&out)
 	for k, lm := range out.Local {
-		if lm.InContact || !lm.Valid || lm.Eval(in.Fingers[Index].Pos) != ([3]float64{}) {
+		if lm.InContact || !lm.Valid || lm.Eval(in.Fingers[IndexFinger].Pos) != ([3]float64{}) {
 			t.Errorf("finger %d after a NaN sample: %+v", k, lm)
 		}
 	}
@@ -200,7 +200,7 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { c.Alpha = 1.5 }, "alpha"},
 		{func(c *Config) { c.Tolerance = 0 }, "tolerance"},
 		{func(c *Config) { c.Operator, c.Preconditioner = MatrixFree, TwoGrid }, "needs the assembled"},
-		{func(c *Config) { c.PadRadius[Index] = -1 }, "index pad radius"},
+		{func(c *Config) { c.PadRadius[IndexFinger] = -1 }, "index pad radius"},
 		{func(c *Config) { c.Gravity[1] = math.Inf(-1) }, "gravity"},
 		{func(c *Config) { c.Material.ArealMass = 0 }, "areal mass"},
 		{func(c *Config) { c.CoarseSize = 1 }, "coarse"},
@@ -252,7 +252,7 @@ func TestScriptValidate(t *testing.T) {
 	if _, err := NewScript([]Keyframe{k, k}); err == nil {
 		t.Error("repeated time accepted")
 	}
-	k.Pos[Index][1] = math.NaN()
+	k.Pos[IndexFinger][1] = math.NaN()
 	if _, err := NewScript([]Keyframe{k}); err == nil {
 		t.Error("NaN position accepted")
 	}

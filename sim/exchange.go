@@ -1,17 +1,19 @@
 package sim
 
 // This file defines the data that crosses between the three loops of a
-// running system (see DESIGN.md): the haptics loop publishes FingerState, the
+// running system (README.md, Architecture): the haptics loop publishes FingerState, the
 // simulation publishes one LocalModel and one ContactPatch per finger and a
 // Snapshot of the cloth. All of them are plain values (no pointers, no
 // slices except Snapshot's preallocated arrays) so that they can live in the
 // preallocated slots of the lock-free buffers in internal/statebuf.
 
-// Finger indices. Every per-finger array in haptex is indexed by these.
+// Finger indices: the one finger vocabulary of haptex. Every per-finger
+// array is indexed by these; packages that may not import sim (tactile)
+// take the index from their caller.
 const (
-	Thumb      = 0
-	Index      = 1
-	NumFingers = 2
+	Thumb       = 0
+	IndexFinger = 1
+	NumFingers  = 2
 )
 
 // FingerName returns "thumb" or "index" for a finger index.
@@ -19,15 +21,15 @@ func FingerName(i int) string {
 	switch i {
 	case Thumb:
 		return "thumb"
-	case Index:
+	case IndexFinger:
 		return "index"
 	}
 	return "finger?"
 }
 
-// FingerIndex is FingerName's inverse: Thumb or Index, or -1 for any
-// other name.
-func FingerIndex(name string) int {
+// FingerByName is FingerName's inverse: Thumb or IndexFinger, or -1 for
+// any other name.
+func FingerByName(name string) int {
 	for i := range NumFingers {
 		if FingerName(i) == name {
 			return i
@@ -158,8 +160,8 @@ type ContactPatch struct {
 	Area        float64 // contact area [m^2]
 }
 
-// SimOutput is what one simulation step publishes for the other loops.
-type SimOutput struct {
+// Output is what one simulation step publishes for the other loops.
+type Output struct {
 	T       float64 // simulation time [s]
 	Step    uint64
 	Local   [NumFingers]LocalModel

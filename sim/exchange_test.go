@@ -91,15 +91,15 @@ func ExampleLocalModel_EvalAt() {
 	// finger +2.0 mm: Fz = 0.000 N
 }
 
-func TestFingerIndex(t *testing.T) {
+func TestFingerByName(t *testing.T) {
 	for f := range NumFingers {
-		if got := FingerIndex(FingerName(f)); got != f {
-			t.Errorf("FingerIndex(%q) = %d, want %d", FingerName(f), got, f)
+		if got := FingerByName(FingerName(f)); got != f {
+			t.Errorf("FingerByName(%q) = %d, want %d", FingerName(f), got, f)
 		}
 	}
 	for _, bad := range []string{"", "finger?", "Thumb", "middle"} {
-		if got := FingerIndex(bad); got != -1 {
-			t.Errorf("FingerIndex(%q) = %d, want -1", bad, got)
+		if got := FingerByName(bad); got != -1 {
+			t.Errorf("FingerByName(%q) = %d, want -1", bad, got)
 		}
 	}
 }

@@ -154,11 +154,11 @@ func TestRegradeRefuses(t *testing.T) {
 	}
 	// A pad pressing the cloth.
 	var in FingerState
-	in.Fingers[Index] = Finger{Valid: true, Pos: [3]float64{0, 0.15, c.cfg.PadRadius[Index] - 0.001}}
+	in.Fingers[IndexFinger] = Finger{Valid: true, Pos: [3]float64{0, 0.15, c.cfg.PadRadius[IndexFinger] - 0.001}}
 	for range 3 {
 		c.Step(c.t, &in)
 	}
-	if c.Stats().Probes[Index] == 0 {
+	if c.Stats().Probes[IndexFinger] == 0 {
 		t.Fatal("the pad does not touch the cloth")
 	}
 	if err := c.Regrade([2]float64{0.1, 0.1}); err == nil {

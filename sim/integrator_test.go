@@ -201,7 +201,7 @@ func TestMulKvMatchesMulK(t *testing.T) {
 	c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV = 16, 16 })
 	s := ShowcasePinch(c.cfg.Material.Thickness)
 	runScript(c, s, 1.5, nil)
-	if len(c.contact.f[Thumb].lin) == 0 || len(c.contact.f[Index].lin) == 0 {
+	if len(c.contact.f[Thumb].lin) == 0 || len(c.contact.f[IndexFinger].lin) == 0 {
 		t.Fatal("fingers not in contact: the test needs contact terms")
 	}
 	d := &c.dyn

@@ -298,7 +298,7 @@ func TestStepWithoutKernel(t *testing.T) {
 			a, b := fast.out.Local[f].F0, plain.out.Local[f].F0
 			df = max(df, math.Hypot(a[0]-b[0], math.Hypot(a[1]-b[1], a[2]-b[2])))
 		}
-		pinch = max(pinch, min(fast.out.Contact[Thumb].NormalForce, fast.out.Contact[Index].NormalForce))
+		pinch = max(pinch, min(fast.out.Contact[Thumb].NormalForce, fast.out.Contact[IndexFinger].NormalForce))
 	}
 	t.Logf("largest difference: %.3g m in position, %.3g N in pad force", dx, df)
 	if !(dx < 1e-9) || !(df < 1e-6) {

@@ -24,7 +24,7 @@ func hapticTrace(t *testing.T, edit func(*Config), dt float64) [][NumFingers][3]
 	ticks := int(math.Round(pick(s.Duration(), 2.0) / tick)) // under -race: up to mid-pull
 	per := int(math.Round(dt / tick))
 	var in, at FingerState
-	var out SimOutput
+	var out Output
 	trace := make([][NumFingers][3]float64, ticks)
 	for n := range ticks {
 		if n%per == 0 {

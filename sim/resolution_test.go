@@ -24,7 +24,7 @@ func pullCurve(t *testing.T, n int, r Refinement, mu float64, at []float64) (for
 	dir, length := unit(pinchPull)
 	start := s.Keys[3].Pos // pinched, before the pull
 	var ds, fs, ns []float64
-	var out SimOutput
+	var out Output
 	var in FingerState
 	runScript(c, s, s.Keys[4].T, func(step int, tm float64) {
 		if tm < s.Keys[3].T {

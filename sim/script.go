@@ -53,7 +53,7 @@ func (s *Script) Sample(t float64, dst *FingerState) {
 		fg := &dst.Fingers[f]
 		fg.Valid = true
 		fg.Normal = [3]float64{0, 0, 1}
-		if f == Index {
+		if f == IndexFinger {
 			fg.Normal[2] = -1
 		}
 		fg.Vel = [3]float64{}

@@ -149,7 +149,7 @@ func TestParallelIsBitIdentical(t *testing.T) {
 		if a, b := serial.Stats(), par.Stats(); a != b {
 			t.Fatalf("step %d: stats differ\n%+v\n%+v", i, a, b)
 		}
-		pinch = max(pinch, min(serial.out.Contact[Thumb].NormalForce, serial.out.Contact[Index].NormalForce))
+		pinch = max(pinch, min(serial.out.Contact[Thumb].NormalForce, serial.out.Contact[IndexFinger].NormalForce))
 	}
 	if !(pinch > 0.5) {
 		t.Fatalf("the script did not pinch (largest normal force of the lighter pad %g N)", pinch)

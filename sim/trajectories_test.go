@@ -35,7 +35,7 @@ func randomTrajectory(rng *rand.Rand, thickness float64) *Script {
 	place := func(p [3]float64, gap [NumFingers]float64) [NumFingers][3]float64 {
 		th, ix := p, p
 		th[2] -= surf + gap[Thumb]
-		ix[2] += surf + gap[Index]
+		ix[2] += surf + gap[IndexFinger]
 		return [NumFingers][3]float64{th, ix}
 	}
 	speed := func() float64 { return 0.02 + 0.98*rng.Float64() }
@@ -57,12 +57,12 @@ func randomTrajectory(rng *rand.Rand, thickness float64) *Script {
 	}
 	away := 0.01 + 0.03*rng.Float64()
 	add(place(at, [NumFingers]float64{away, away}), 0)
-	add(place(at, [NumFingers]float64{-squeeze[Thumb], -squeeze[Index]}), 0.05+0.1*rng.Float64())
+	add(place(at, [NumFingers]float64{-squeeze[Thumb], -squeeze[IndexFinger]}), 0.05+0.1*rng.Float64())
 	moved := add3(at, pull)
-	add(place(moved, [NumFingers]float64{-squeeze[Thumb], -squeeze[Index]}), 0.05+0.2*rng.Float64())
+	add(place(moved, [NumFingers]float64{-squeeze[Thumb], -squeeze[IndexFinger]}), 0.05+0.2*rng.Float64())
 	add(place(moved, [NumFingers]float64{0.01, 0.01}), 0)
 	far := place(moved, [NumFingers]float64{0.03, 0.03})
-	far[Thumb][2], far[Index][2] = math.Min(far[Thumb][2], -0.04), math.Max(far[Index][2], 0.04)
+	far[Thumb][2], far[IndexFinger][2] = math.Min(far[Thumb][2], -0.04), math.Max(far[IndexFinger][2], 0.04)
 	add(far, 0.1)
 	s, err := NewScript(keys)
 	if err != nil {

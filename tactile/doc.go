@@ -35,7 +35,8 @@
 // along the weft, v along the warp, on the undeformed cloth. Pin index =
 // row*Cols + col, row 0 at the distal end; the lateral axis is the distal
 // axis turned +90° in the fabric plane, column 0 on its negative side.
-// Channels are indexed NonPacinian, Pacinian; fingers Thumb, Index.
+// Channels are indexed NonPacinian, Pacinian; fingers 0 to NumFingers-1
+// in the caller's order.
 //
 // # Invariants
 //

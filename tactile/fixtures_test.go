@@ -67,6 +67,13 @@ func renderer(t testing.TB, s *Surface) *Renderer {
 	return r
 }
 
+// The rig's finger order (sim.Thumb, sim.IndexFinger); the renderer has
+// no names for its fingers.
+const (
+	fThumb = 0
+	fIndex = 1
+)
+
 // stroke renders one frame with the given finger stroking at speed [m/s]
 // in direction dir [rad] and returns that finger's output.
 func stroke(r *Renderer, finger int, dir, speed float64) FingerFrame {

@@ -70,15 +70,15 @@ func TestMetamerReproducesBroadband(t *testing.T) {
 	user, _ := ref.WithUserThresholds(ref.Drive.NP40+4, ref.Drive.P320-3)
 	for _, name := range []string{"silk", "twill", "knit", "nonwoven"} {
 		r := renderer(t, surface(t, name))
-		if err := r.SetCalibration(Thumb, Calibration{Channels: user}); err != nil {
+		if err := r.SetCalibration(fThumb, Calibration{Channels: user}); err != nil {
 			t.Fatal(err)
 		}
 		for _, speed := range []float64{0.003, 0.01, 0.03, 0.1, 0.3} {
 			for _, deg := range []float64{0, 60, 90} {
-				for _, f := range []int{Thumb, Index} {
+				for _, f := range []int{fThumb, fIndex} {
 					fr := stroke(r, f, deg*math.Pi/180, speed)
 					d := ref.Drive
-					if f == Thumb {
+					if f == fThumb {
 						d = user.Drive
 					}
 					inputs = append(inputs, input{name, fr.Excitation, d, Metamer{fr.A40, fr.A320, fr.Exact}})

@@ -5,14 +5,13 @@ import (
 	"math"
 )
 
-// Array geometry and finger indices (the same as sim.Thumb, sim.Index and
-// devices.PinRows, devices.PinCols).
+// Array geometry (the same as devices.PinRows, devices.PinCols) and the
+// number of fingers a Renderer renders. The renderer has no names for the
+// fingers: its caller indexes them (app/rig by sim's finger indices).
 const (
 	Rows       = 6 // along the finger's distal axis, row 0 distal
 	Cols       = 4 // across the finger
 	Pins       = Rows * Cols
-	Thumb      = 0
-	Index      = 1
 	NumFingers = 2
 )
 
@@ -200,10 +199,11 @@ func NewRenderer(s *Surface, cfg Config) (*Renderer, error) {
 	return r, nil
 }
 
-// SetCalibration sets finger f's calibration (Thumb or Index).
+// SetCalibration sets finger f's calibration, f in [0, NumFingers) in
+// the caller's finger order.
 func (r *Renderer) SetCalibration(f int, c Calibration) error {
 	if f < 0 || f >= NumFingers {
-		return fmt.Errorf("tactile: finger %d is not Thumb (0) or Index (1)", f)
+		return fmt.Errorf("tactile: finger %d outside 0..%d", f, NumFingers-1)
 	}
 	if err := c.validate(); err != nil {
 		return err

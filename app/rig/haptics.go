@@ -35,7 +35,7 @@ type hapticsLoop struct {
 	rt     *rt.Loop // nil in lockstep
 	servo  *haptics.Servo
 	script twin.Intent // scripted mode only
-	model  *statebuf.Reader[sim.SimOutput]
+	model  *statebuf.Reader[sim.Output]
 	tick   uint64
 	row    hapticsRow
 	stats  forceStats
@@ -104,7 +104,7 @@ func (h *hapticsLoop) step(t time.Duration) {
 // scripted moves the fingertips exactly as the script says, with no device:
 // the force is what the cloth's local model gives at the scripted position
 // (what a device would render); nothing is rendered.
-func (h *hapticsLoop) scripted(t time.Duration, in *sim.SimOutput, out *sim.FingerState, rec *haptics.TickRecord) {
+func (h *hapticsLoop) scripted(t time.Duration, in *sim.Output, out *sim.FingerState, rec *haptics.TickRecord) {
 	out.T = t.Seconds()
 	out.Tick = h.tick
 	rec.T, rec.Tick, rec.Overrun = out.T, h.tick, false

@@ -267,10 +267,10 @@ type Rig struct {
 	ran   bool
 
 	fingers *statebuf.Buffer[sim.FingerState]
-	simOut  *statebuf.Buffer[sim.SimOutput]
+	simOut  *statebuf.Buffer[sim.Output]
 	// The status line's readers (Status is called from one goroutine).
 	status    *statebuf.Reader[sim.FingerState]
-	statusSim *statebuf.Reader[sim.SimOutput]
+	statusSim *statebuf.Reader[sim.Output]
 
 	session     *sessionlog.Session
 	hapticsRows *sessionlog.Table[hapticsRow]
@@ -307,7 +307,7 @@ func New(cfg Config) (*Rig, error) {
 	// Readers of FingerState: the simulation loop, the status line, the view.
 	r.fingers = statebuf.New[sim.FingerState](3, nil)
 	// Readers of the simulation's output: haptics, tactile, status, view.
-	r.simOut = statebuf.New[sim.SimOutput](4, nil)
+	r.simOut = statebuf.New[sim.Output](4, nil)
 	r.status = r.fingers.NewReader()
 	r.statusSim = r.simOut.NewReader()
 	// Reader of the tactile frames: the view.

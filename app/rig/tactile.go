@@ -70,7 +70,7 @@ func appendFlag(dst []byte, b bool) []byte {
 type tactileLoop struct {
 	r        *Rig
 	renderer *tactile.Renderer
-	simIn    *statebuf.Reader[sim.SimOutput]
+	simIn    *statebuf.Reader[sim.Output]
 	arrays   [sim.NumFingers]devices.TactileArray // as written to, recorded when the rig records devices
 	inner    [sim.NumFingers]devices.TactileArray // the arrays themselves (for what they report delivering)
 	clocked  [sim.NumFingers]devices.Clocked

@@ -38,7 +38,7 @@ func TestPinchBuiltin(t *testing.T) {
 		}
 		s := sim.ShowcasePinch(m.Thickness)
 		var in sim.FingerState
-		var out sim.SimOutput
+		var out sim.Output
 		var peak, held float64
 		var maxIter int
 		for c.Time() < s.Duration() {

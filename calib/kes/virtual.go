@@ -359,7 +359,7 @@ func newCantilever(m sim.Material, l, g float64, n int) (*cantilever, error) {
 	}
 	y := dv * (float64(nv) - 1.5)
 	reach := r + m.Thickness/2
-	th, ix := &s.in.Fingers[sim.Thumb], &s.in.Fingers[sim.Index]
+	th, ix := &s.in.Fingers[sim.Thumb], &s.in.Fingers[sim.IndexFinger]
 	th.Valid, th.Normal, th.Pos = true, [3]float64{0, 0, 1}, [3]float64{0, y, -reach + e}
 	ix.Valid, ix.Normal, ix.Pos = true, [3]float64{0, 0, -1}, [3]float64{0, y, reach - e}
 	c := &cantilever{s: s, support: nv - 2, g: g, l: l}

@@ -47,7 +47,7 @@ func runCalib(args []string) error {
 		if err := parse(fs, args[1:], 0); err != nil {
 			return err
 		}
-		if sim.FingerIndex(*finger) < 0 {
+		if sim.FingerByName(*finger) < 0 {
 			return fmt.Errorf("%w: -finger %q, want thumb or index", errUsage, *finger)
 		}
 		if *outPath == "" {
@@ -70,7 +70,7 @@ func runCalib(args []string) error {
 		fingers := []string{*finger}
 		if *finger == "both" {
 			fingers = []string{"thumb", "index"}
-		} else if sim.FingerIndex(*finger) < 0 {
+		} else if sim.FingerByName(*finger) < 0 {
 			return fmt.Errorf("%w: -finger %q, want thumb, index or both", errUsage, *finger)
 		}
 		if *outPath == "" {
@@ -118,7 +118,7 @@ func twinKinematics() exo.Params {
 // calibTwin calibrates the simulated twin of one finger's device on a
 // virtual clock, with the automatic operator of its calibration stand.
 func calibTwin(ctx context.Context, what, finger, path string) error {
-	f := sim.FingerIndex(finger)
+	f := sim.FingerByName(finger)
 	base := twin.DefaultBase(f)
 	switch what {
 	case "force":

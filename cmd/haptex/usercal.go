@@ -72,7 +72,7 @@ func (c *calFlags) apply(cfg *rig.Config) error {
 		if err != nil {
 			return err
 		}
-		f := sim.FingerIndex(tc.Finger)
+		f := sim.FingerByName(tc.Finger)
 		if f < 0 {
 			return fmt.Errorf("%s: finger %q, want thumb or index", p, tc.Finger)
 		}

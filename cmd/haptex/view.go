@@ -126,7 +126,7 @@ func runView(args []string) error {
 	if !*script {
 		pi = &pinchIntent{radius: twin.DefaultScene().PadRadius}
 		pi.rest[sim.Thumb] = [3]float64{0, 0.12, -0.06}
-		pi.rest[sim.Index] = [3]float64{0, 0.12, 0.06}
+		pi.rest[sim.IndexFinger] = [3]float64{0, 0.12, 0.06}
 		cfg.Intent = pi
 	}
 	r, err := rig.New(cfg)

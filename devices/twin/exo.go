@@ -88,7 +88,7 @@ var (
 	_ devices.Clocked     = (*Exo)(nil)
 )
 
-// NewExo builds the simulated device for finger (sim.Thumb or sim.Index)
+// NewExo builds the simulated device for finger (sim.Thumb or sim.IndexFinger)
 // with its base placed at base in the world. The device starts at time
 // zero, disabled, with the pad on the intent's position at t = 0 (or at
 // the home posture when that is out of reach) and the finger at rest.

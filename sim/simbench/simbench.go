@@ -264,7 +264,7 @@ func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) 
 	iters := make([]int, 0, steps)
 	us := make([]float64, 0, calibReps*(steps/calibEvery+1))
 	var in sim.FingerState
-	var out sim.SimOutput
+	var out sim.Output
 	r := SceneResult{Nodes: sc.Nodes, Triangles: len(c.Topology().Triangles) / 3, DtMs: sc.DtMs,
 		GoalMs: sc.GoalMs, GoalPercentile: sc.GoalPercentile}
 	// One unmeasured step builds every lazily sized buffer.
