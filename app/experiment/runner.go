@@ -443,10 +443,10 @@ func (run *runner) startRig(ctx context.Context) error {
 	cfg := run.o.Rig
 	cfg.Fabric = f
 	cfg.Duration = 0
-	if run.e.Nodes > 0 || run.e.Refine {
-		n := run.e.Nodes
+	if run.e.Side > 0 || run.e.Refine {
+		n := run.e.Side
 		if n == 0 {
-			n = rig.DefaultNodes
+			n = rig.DefaultSide
 		}
 		cfg.Sim = sim.DefaultConfig()
 		cfg.Sim.NodesU, cfg.Sim.NodesV = n, n

@@ -15,7 +15,7 @@ import (
 // lockstep`.
 type LockstepBench struct {
 	Bench    string  `json:"bench"`
-	Nodes    int     `json:"nodes"` // per side of the square cloth, as in the sim bench
+	Side     int     `json:"side"` // nodes per side of the square cloth, as in the sim bench
 	VirtualS float64 `json:"virtual_s"`
 	// WallS is each run's wall time (the summary's, without the rig's
 	// setup), in order. SpeedP50 and SpeedMax are the virtual time over
@@ -85,7 +85,7 @@ func BenchLockstep(ctx context.Context, d time.Duration, runs int) (*LockstepBen
 			b.OneCoreWallS = sum.WallS
 			continue
 		}
-		b.Nodes = r.cfg.Sim.NodesU
+		b.Side = r.cfg.Sim.NodesU
 		b.Split = r.splitsStep()
 		b.WallS = append(b.WallS, sum.WallS)
 	}

@@ -15,7 +15,7 @@ import (
 func TestPinchRefinement(t *testing.T) {
 	sc := twin.DefaultScene()
 	cfg := sim.DefaultConfig()
-	cfg.NodesU, cfg.NodesV = DefaultNodes, DefaultNodes
+	cfg.NodesU, cfg.NodesV = DefaultSide, DefaultSide
 	cfg.Refine = PinchRefinement(sc, &cfg)
 	c, err := sim.New(cfg)
 	if err != nil {
@@ -38,7 +38,7 @@ func TestPinchRefinement(t *testing.T) {
 				around = h
 			}
 		}
-		if !(around <= 1.001*finest) || finest >= cfg.Width/float64(DefaultNodes-1)/2 {
+		if !(around <= 1.001*finest) || finest >= cfg.Width/float64(DefaultSide-1)/2 {
 			t.Errorf("axis %d: the lines round the pinch at %.3f m are %.4f m apart, the finest %.4f m", axis, at, around, finest)
 		}
 	}

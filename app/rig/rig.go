@@ -110,7 +110,7 @@ type Config struct {
 	// nothing else. Nil takes the built-in DefaultFabric.
 	Fabric *kes.Fabric `json:"-"`
 	// Sim configures the cloth; the zero value takes sim.DefaultConfig()
-	// at DefaultNodes per side.
+	// at DefaultSide per side.
 	// Its step is SimPeriod and its pad radius the scene's.
 	Sim  sim.Config           `json:"sim"`
 	Logf func(string, ...any) `json:"-"`
@@ -167,7 +167,7 @@ func (c *Config) setDefaults() error {
 	}
 	if c.Sim.NodesU == 0 {
 		c.Sim = sim.DefaultConfig()
-		c.Sim.NodesU, c.Sim.NodesV = DefaultNodes, DefaultNodes
+		c.Sim.NodesU, c.Sim.NodesV = DefaultSide, DefaultSide
 	}
 	m, err := c.Fabric.Material()
 	if err != nil {
@@ -204,7 +204,7 @@ func (c *Config) setDefaults() error {
 // DefaultFabric is the built-in fabric a rig handles when none is given.
 const DefaultFabric = "cotton-shirting"
 
-// DefaultNodes is the cloth's default resolution, nodes per side: the
+// DefaultSide is the cloth's default resolution, nodes per side: the
 // finest at which a 5 ms step left the lockstep runner about 5 times
 // faster than real time when the performance anchors were measured (32:
 // about 3.6 times; on this host in November 2026, 2.2-2.4 times). On a
@@ -212,7 +212,7 @@ const DefaultFabric = "cotton-shirting"
 // curve's peak, 32 nodes within 13 %; graded round the pinch point
 // (sim.Config.Refine, haptex run -refine) within 2.6 % and 1.5 % (sim's
 // TestPinchPullResolution).
-const DefaultNodes = 24
+const DefaultSide = 24
 
 // PinchRefinement grades cfg's mesh round the point where sc's scripts
 // pinch (sim.RefineRadius and sim.RefineRatio): the grading with which the

@@ -259,7 +259,7 @@ func calibThreshold(ctx context.Context, tr thresholdRun) error {
 			Instructions: "Rest your " + finger + " on the fabric. One of the two intervals holds a faint vibration; answer 1 or 2.",
 			Stimulus:     experiment.Stimulus{Kind: experiment.TactileTone, FrequencyHz: []float64{40, 320}, Finger: finger},
 			Timing:       experiment.Timing{Motion: "rest"},
-			Procedure:    sess, Nodes: 16,
+			Procedure:    sess, Side: 16,
 		}
 		if err := e.Validate(); err != nil {
 			return err

@@ -119,7 +119,7 @@ func refineFlag(fs *flag.FlagSet) func(cfg *rig.Config) error {
 			return nil
 		}
 		cfg.Sim = sim.DefaultConfig()
-		cfg.Sim.NodesU, cfg.Sim.NodesV = rig.DefaultNodes, rig.DefaultNodes
+		cfg.Sim.NodesU, cfg.Sim.NodesV = rig.DefaultSide, rig.DefaultSide
 		switch *v {
 		case "pinch", "follow":
 			cfg.Sim.Refine = rig.PinchRefinement(twin.DefaultScene(), &cfg.Sim)

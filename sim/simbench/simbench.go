@@ -21,8 +21,8 @@ import (
 
 // Scene is one measured configuration.
 type Scene struct {
-	Nodes int     // nodes per side
-	DtMs  float64 // simulation step [ms]
+	Side int     // nodes per side
+	DtMs float64 // simulation step [ms]
 	// GoalMs is the step-time goal the issue sets for the scene [ms] and
 	// GoalPercentile the percentile it applies to ("p99", "p999"); both are
 	// reported, not enforced.
@@ -34,9 +34,9 @@ type Scene struct {
 // 5 ms (p99 ≤ 2 ms), 64² at 10 ms (p99 ≤ 10 ms).
 func DefaultScenes() []Scene {
 	return []Scene{
-		{Nodes: 24, DtMs: 1, GoalMs: 1, GoalPercentile: "p999"},
-		{Nodes: 32, DtMs: 5, GoalMs: 2, GoalPercentile: "p99"},
-		{Nodes: 64, DtMs: 10, GoalMs: 10, GoalPercentile: "p99"},
+		{Side: 24, DtMs: 1, GoalMs: 1, GoalPercentile: "p999"},
+		{Side: 32, DtMs: 5, GoalMs: 2, GoalPercentile: "p99"},
+		{Side: 64, DtMs: 10, GoalMs: 10, GoalPercentile: "p99"},
 	}
 }
 
@@ -68,7 +68,7 @@ type Iterations struct {
 
 // SceneResult is one scene's measurement.
 type SceneResult struct {
-	Nodes         int         `json:"nodes"`
+	Side          int         `json:"side"` // nodes per side
 	Triangles     int         `json:"triangles"`
 	DtMs          float64     `json:"dt_ms"`
 	Steps         int         `json:"steps"`
@@ -244,14 +244,14 @@ func calibration(us []float64) Calibration {
 
 func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) {
 	cfg := sim.DefaultConfig()
-	cfg.NodesU, cfg.NodesV = sc.Nodes, sc.Nodes
+	cfg.NodesU, cfg.NodesV = sc.Side, sc.Side
 	cfg.Dt = sc.DtMs / 1000
 	if opt.Edit != nil {
 		opt.Edit(&cfg)
 	}
 	c, err := sim.New(cfg)
 	if err != nil {
-		return SceneResult{}, nil, fmt.Errorf("simbench: scene %d² at %g ms: %w", sc.Nodes, sc.DtMs, err)
+		return SceneResult{}, nil, fmt.Errorf("simbench: scene %d² at %g ms: %w", sc.Side, sc.DtMs, err)
 	}
 	script := sim.ShowcasePinch(cfg.Material.Thickness)
 	perRun := int(math.Round(script.Duration() / cfg.Dt))
@@ -265,7 +265,7 @@ func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) 
 	us := make([]float64, 0, calibReps*(steps/calibEvery+1))
 	var in sim.FingerState
 	var out sim.Output
-	r := SceneResult{Nodes: sc.Nodes, Triangles: len(c.Topology().Triangles) / 3, DtMs: sc.DtMs,
+	r := SceneResult{Side: sc.Side, Triangles: len(c.Topology().Triangles) / 3, DtMs: sc.DtMs,
 		GoalMs: sc.GoalMs, GoalPercentile: sc.GoalPercentile}
 	// One unmeasured step builds every lazily sized buffer.
 	script.Sample(0, &in)
