@@ -30,42 +30,85 @@ const (
 type Preconditioner int
 
 const (
-	// TwoLevel is block Jacobi plus an additive coarse correction on
-	// aggregates of CoarseSize² nodes (Assembled only).
-	TwoLevel Preconditioner = iota
-	BlockJacobi
 	// TwoGrid is a two-grid V(1,1) cycle: a forward block Gauss-Seidel
 	// sweep, the coarse correction on the residual, a backward sweep
-	// (symmetric, so CG can use it; Assembled only).
-	TwoGrid
+	// (symmetric, so CG can use it; Assembled only). It is the default.
+	TwoGrid Preconditioner = iota
+	BlockJacobi
+	// TwoLevel is block Jacobi plus an additive coarse correction on
+	// aggregates of CoarseSize² nodes (Assembled only).
+	TwoLevel
 )
 
-// Config configures a Cloth. Start from DefaultConfig and change fields.
+var preconditionerNames = [...]string{TwoGrid: "two-grid", BlockJacobi: "block-jacobi", TwoLevel: "two-level"}
+
+func (p Preconditioner) String() string {
+	if p >= 0 && int(p) < len(preconditionerNames) {
+		return preconditionerNames[p]
+	}
+	return fmt.Sprintf("Preconditioner(%d)", int(p))
+}
+
+// MarshalText writes the preconditioner's name, so that a recorded
+// configuration (a session's session.json) does not depend on the order
+// of the constants.
+func (p Preconditioner) MarshalText() ([]byte, error) {
+	if p < 0 || int(p) >= len(preconditionerNames) {
+		return nil, fmt.Errorf("sim: unknown preconditioner %d", int(p))
+	}
+	return []byte(preconditionerNames[p]), nil
+}
+
+// UnmarshalText reads a name MarshalText wrote.
+func (p *Preconditioner) UnmarshalText(b []byte) error {
+	for i, n := range preconditionerNames {
+		if n == string(b) {
+			*p = Preconditioner(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("sim: unknown preconditioner %q", b)
+}
+
+// Config configures a Cloth. Its zero value is the showcase scene that
+// DefaultConfig spells out: every zero field takes its default, so a
+// caller sets only what differs. Where zero would be a meaningful
+// setting (no rod, no gravity, no strain limit) an explicit field asks
+// for it.
 type Config struct {
-	Width, Height  float64    // fabric size along u (world x) and v (world y) [m]
-	NodesU, NodesV int        // mesh resolution, at least 2 × 2
+	Width, Height  float64    // fabric size along u (world x) and v (world y) [m] (0: 0.30 m)
+	NodesU, NodesV int        // mesh resolution, at least 2 × 2 (0: 32)
 	Refine         Refinement // nodes packed round the grip; the zero value is a uniform mesh
-	Origin         [3]float64 // world position of the fabric's (u, v) = (0, 0) corner [m]
-	Material       Material
-	Pin            Pinning
-	// RodRadius is the radius of the stand's rod [m]; 0 removes it. The rod
-	// runs along x just above the top edge: its axis is RodRadius +
-	// Thickness/2 above the top row, so the clamped edge hangs from its
-	// underside. Only meaningful with PinTopEdge.
+	// Offset moves the cloth from its default place [m]: with a zero
+	// Offset the fabric's bottom edge (v = 0) is centred on the world
+	// origin, in the plane z = 0. Corner gives the resulting position of
+	// the (u, v) = (0, 0) corner.
+	Offset [3]float64
+	// Material is the fabric; the zero Material takes DefaultMaterial.
+	Material Material
+	Pin      Pinning
+	// RodRadius is the radius of the stand's rod [m] (0: 5 mm); NoRod
+	// removes the rod. The rod runs along x just above the top edge: its
+	// axis is RodRadius + Thickness/2 above the top row, so the clamped
+	// edge hangs from its underside. Only meaningful with PinTopEdge.
 	RodRadius float64
+	NoRod     bool
 
-	Dt      float64 // fixed step [s]
-	Scheme  Scheme
-	Alpha   float64    // implicitness α in (0, 1]
-	Gravity [3]float64 // [m/s²]
+	Dt     float64 // fixed step [s] (0: 5 ms)
+	Scheme Scheme
+	Alpha  float64 // implicitness α in (0, 1] (0: 1)
+	// Gravity is the acceleration of gravity [m/s²] (zero: 9.81 m/s²
+	// along -y); NoGravity turns it off.
+	Gravity   [3]float64
+	NoGravity bool
 
-	PadRadius [NumFingers]float64 // fingertip pad sphere radius [m]
+	PadRadius [NumFingers]float64 // fingertip pad sphere radius [m] (0: 8 mm)
 	// Distal is each finger's distal axis (towards the fingertip) in the
-	// world frame, used for ContactPatch.Orientation.
+	// world frame, used for ContactPatch.Orientation (zero: +y).
 	Distal [NumFingers][3]float64
 
-	Tolerance      float64 // CG relative residual
-	MaxIterations  int     // CG iteration cap per step
+	Tolerance      float64 // CG relative residual (0: 1e-2)
+	MaxIterations  int     // CG iteration cap per step (0: 100)
 	Preconditioner Preconditioner
 	Operator       Operator
 	// CoarseSize is the side of the coarse level's aggregates [nodes]; 0
@@ -82,42 +125,84 @@ type Config struct {
 	SensitivityIterations int
 
 	// StrainLimit is the largest edge strain kept after each step (Provot's
-	// post-correction, a safety net far beyond fabric strains); 0 disables.
-	StrainLimit float64
+	// post-correction, a safety net far beyond fabric strains; 0: 0.3);
+	// NoStrainLimit turns the correction off.
+	StrainLimit   float64
+	NoStrainLimit bool
 	// ProbeSpacing is the largest spacing of the contact probes sampled on
-	// each triangle [m]: finger contact is resolved on the surface, not at
-	// the nodes, so coarse meshes grip like fine ones.
+	// each triangle [m] (0: 2.5 mm): finger contact is resolved on the
+	// surface, not at the nodes, so coarse meshes grip like fine ones.
 	ProbeSpacing float64
-	// MaxDepth caps LocalModel.Depth [m].
+	// MaxDepth caps LocalModel.Depth [m] (0: 5 mm).
 	MaxDepth float64
 	// MaxExtrapolation caps how far ahead a finger sample is extrapolated
-	// with its velocity to the end of a step [s].
+	// with its velocity to the end of a step [s] (0: 20 ms).
 	MaxExtrapolation float64
 }
 
-// DefaultConfig returns the showcase scene: a 30 cm × 30 cm cotton square,
-// 32 × 32 nodes, hanging in the plane z = 0 from a 5 mm rod at y = 0.30 m,
+// DefaultConfig returns the zero Config with its defaults filled in (see
+// WithDefaults): the showcase scene, a 30 cm × 30 cm cotton square, 32 ×
+// 32 nodes, hanging in the plane z = 0 from a 5 mm rod at y = 0.30 m,
 // centred on x = 0, backward Euler at 5 ms, 8 mm pads.
-func DefaultConfig() Config {
-	return Config{
-		Width: 0.30, Height: 0.30, NodesU: 32, NodesV: 32,
-		Origin:    [3]float64{-0.15, 0, 0},
-		Material:  DefaultMaterial(),
-		Pin:       PinTopEdge,
-		RodRadius: 0.005,
-		Dt:        0.005, Scheme: Euler, Alpha: 1,
-		Gravity:          [3]float64{0, -9.81, 0},
-		PadRadius:        [NumFingers]float64{0.008, 0.008},
-		Distal:           [NumFingers][3]float64{{0, 1, 0}, {0, 1, 0}},
-		Tolerance:        1e-2,
-		MaxIterations:    100,
-		Preconditioner:   TwoGrid,
-		Operator:         Assembled,
-		StrainLimit:      0.3,
-		ProbeSpacing:     0.0025,
-		MaxDepth:         0.005,
-		MaxExtrapolation: 0.02,
+func DefaultConfig() Config { return Config{}.WithDefaults() }
+
+// WithDefaults returns c with every zero field at its default, and the
+// settings its No fields turn off at zero. New applies it; a caller uses
+// it to read the values a configuration leaves to sim.
+func (c Config) WithDefaults() Config {
+	def := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
 	}
+	def(&c.Width, 0.30)
+	def(&c.Height, 0.30)
+	if c.NodesU == 0 {
+		c.NodesU = 32
+	}
+	if c.NodesV == 0 {
+		c.NodesV = 32
+	}
+	if c.Material.isZero() {
+		c.Material = DefaultMaterial()
+	}
+	def(&c.RodRadius, 0.005)
+	if c.NoRod {
+		c.RodRadius = 0
+	}
+	def(&c.Dt, 0.005)
+	def(&c.Alpha, 1)
+	switch {
+	case c.NoGravity:
+		c.Gravity = [3]float64{}
+	case c.Gravity == [3]float64{}:
+		c.Gravity = [3]float64{0, -9.81, 0}
+	}
+	for k := range NumFingers {
+		def(&c.PadRadius[k], 0.008)
+		if c.Distal[k] == ([3]float64{}) {
+			c.Distal[k] = [3]float64{0, 1, 0}
+		}
+	}
+	def(&c.Tolerance, 1e-2)
+	if c.MaxIterations == 0 {
+		c.MaxIterations = 100
+	}
+	def(&c.StrainLimit, 0.3)
+	if c.NoStrainLimit {
+		c.StrainLimit = 0
+	}
+	def(&c.ProbeSpacing, 0.0025)
+	def(&c.MaxDepth, 0.005)
+	def(&c.MaxExtrapolation, 0.02)
+	return c
+}
+
+// Corner returns the world position of the fabric's (u, v) = (0, 0)
+// corner [m] for c with its defaults.
+func (c Config) Corner() [3]float64 {
+	d := c.WithDefaults()
+	return [3]float64{d.Offset[0] - d.Width/2, d.Offset[1], d.Offset[2]}
 }
 
 func (c *Config) validate() error {
@@ -222,13 +307,14 @@ type Stats struct {
 // Cloth is a simulated piece of fabric. It is not safe for concurrent use:
 // one loop steps it and reads its outputs.
 type Cloth struct {
-	cfg  Config
-	m    *mesh
-	n    int // nodes
-	fab  fabric
-	it   *integrator
-	dyn  clothDynamics
-	x, v []float64
+	cfg    Config     // with its defaults
+	corner [3]float64 // world position of the (u, v) = (0, 0) corner [m]
+	m      *mesh
+	n      int // nodes
+	fab    fabric
+	it     *integrator
+	dyn    clothDynamics
+	x, v   []float64
 	// xGood, vGood hold the state after the last successful step: a failed
 	// step, or a state corrupted between steps, returns there.
 	xGood, vGood []float64
@@ -282,10 +368,11 @@ func New(cfg Config) (*Cloth, error) { return newCloth(cfg, 0) }
 // newCloth builds a cloth whose weft makes the angle bias with the grid's
 // first axis (world x); tests cut bias samples with it.
 func newCloth(cfg Config, bias float64) (*Cloth, error) {
+	cfg = cfg.WithDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	c := &Cloth{cfg: cfg, bias: bias, helper: new(team)}
+	c := &Cloth{cfg: cfg, corner: cfg.Corner(), bias: bias, helper: new(team)}
 	c.m = gradedMesh(&cfg, cfg.Refine, bias)
 	c.n = c.m.nodes()
 	n3 := 3 * c.n
@@ -325,12 +412,12 @@ func newCloth(cfg Config, bias float64) (*Cloth, error) {
 }
 
 // flat writes the flat rest shape of the mesh's grid into x: the grid
-// coordinates from Origin, in the plane z = Origin[2].
+// coordinates from the corner, in the plane z = corner[2].
 func (c *Cloth) flat(x []float64) {
 	for j, v := range c.m.gv {
 		for i, u := range c.m.gu {
 			k := j*c.m.nu + i
-			x[3*k], x[3*k+1], x[3*k+2] = c.cfg.Origin[0]+u, c.cfg.Origin[1]+v, c.cfg.Origin[2]
+			x[3*k], x[3*k+1], x[3*k+2] = c.corner[0]+u, c.corner[1]+v, c.corner[2]
 		}
 	}
 }
@@ -385,7 +472,7 @@ func (c *Cloth) Topology() Topology {
 	}
 	if c.rod.enabled {
 		tp.RodRadius = c.rod.radius
-		tp.RodCenter = [3]float64{c.cfg.Origin[0] + c.cfg.Width/2, c.rod.y, c.rod.z}
+		tp.RodCenter = [3]float64{c.corner[0] + c.cfg.Width/2, c.rod.y, c.rod.z}
 	}
 	return tp
 }

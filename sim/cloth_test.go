@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -110,8 +112,8 @@ func TestPerturbationStability(t *testing.T) {
 		for _, dtMs := range []float64{0.5, 1, 5, 10, 40, 100} {
 			c := newTestCloth(t, func(cfg *Config) {
 				cfg.NodesU, cfg.NodesV = pick(12, 8), pick(12, 8)
-				cfg.Pin, cfg.RodRadius, cfg.Gravity = PinNone, 0, [3]float64{}
-				cfg.StrainLimit = 0 // the integrator alone
+				cfg.Pin, cfg.NoRod, cfg.NoGravity = PinNone, true, true
+				cfg.NoStrainLimit = true // the integrator alone
 				cfg.Dt = dtMs / 1000
 				cfg.Scheme, cfg.Alpha = sc.s, sc.alpha
 			})
@@ -196,9 +198,9 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{func(c *Config) { c.NodesU = 1 }, "mesh"},
 		{func(c *Config) { c.Width = math.NaN() }, "size"},
-		{func(c *Config) { c.Dt = 0 }, "time step"},
+		{func(c *Config) { c.Dt = -1 }, "time step"},
 		{func(c *Config) { c.Alpha = 1.5 }, "alpha"},
-		{func(c *Config) { c.Tolerance = 0 }, "tolerance"},
+		{func(c *Config) { c.Tolerance = -1 }, "tolerance"},
 		{func(c *Config) { c.Operator, c.Preconditioner = MatrixFree, TwoGrid }, "needs the assembled"},
 		{func(c *Config) { c.PadRadius[IndexFinger] = -1 }, "index pad radius"},
 		{func(c *Config) { c.Gravity[1] = math.Inf(-1) }, "gravity"},
@@ -211,6 +213,68 @@ func TestConfigValidate(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), "sim: ") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New: %v, want a sim: error mentioning %q", err, tc.want)
 		}
+	}
+}
+
+// TestZeroConfigIsDefault checks that the zero Config is the default
+// scene, that the No fields turn their settings off, and that filling in
+// the defaults twice changes nothing.
+func TestZeroConfigIsDefault(t *testing.T) {
+	if !reflect.DeepEqual(Config{}.WithDefaults(), DefaultConfig()) {
+		t.Errorf("the zero config with its defaults %+v differs from DefaultConfig %+v", Config{}.WithDefaults(), DefaultConfig())
+	}
+	c, err := New(Config{})
+	if err != nil {
+		t.Fatalf("New(Config{}): %v", err)
+	}
+	if !reflect.DeepEqual(c.Config(), DefaultConfig()) {
+		t.Errorf("New(Config{}) built %+v, want DefaultConfig", c.Config())
+	}
+	if d := DefaultConfig(); d.Preconditioner != TwoGrid || d.Operator != Assembled || d.Pin != PinTopEdge || d.Scheme != Euler {
+		t.Errorf("default solver %v, %v, pinning %v, scheme %v", d.Preconditioner, d.Operator, d.Pin, d.Scheme)
+	}
+	if o := (Config{}).Corner(); o != [3]float64{-0.15, 0, 0} {
+		t.Errorf("default corner %v, want the bottom edge centred on the origin", o)
+	}
+	off := Config{NoRod: true, NoGravity: true, NoStrainLimit: true, RodRadius: 0.01, Gravity: [3]float64{0, 0, -1}, StrainLimit: 0.1}.WithDefaults()
+	if off.RodRadius != 0 || off.Gravity != [3]float64{} || off.StrainLimit != 0 {
+		t.Errorf("the No fields left rod %g, gravity %v, strain limit %g", off.RodRadius, off.Gravity, off.StrainLimit)
+	}
+	if again := off.WithDefaults(); !reflect.DeepEqual(again, off) {
+		t.Errorf("defaults filled in twice: %+v, once: %+v", again, off)
+	}
+	nr, err := New(Config{NoRod: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tp := nr.Topology(); tp.RodRadius != 0 {
+		t.Errorf("NoRod: a rod of radius %g", tp.RodRadius)
+	}
+}
+
+// TestPreconditionerNames checks that a configuration records its
+// preconditioner by name, and reads it back.
+func TestPreconditionerNames(t *testing.T) {
+	for _, p := range []Preconditioner{TwoGrid, BlockJacobi, TwoLevel} {
+		cfg := Config{Preconditioner: p}
+		js, err := json.Marshal(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `"Preconditioner":"` + p.String() + `"`; !strings.Contains(string(js), want) {
+			t.Errorf("%v recorded as %s, want %s", p, js, want)
+		}
+		var back Config
+		if err := json.Unmarshal(js, &back); err != nil || back.Preconditioner != p {
+			t.Errorf("%v read back as %v (%v)", p, back.Preconditioner, err)
+		}
+	}
+	var c Config
+	if err := json.Unmarshal([]byte(`{"Preconditioner":2}`), &c); err == nil {
+		t.Error("a preconditioner recorded by number was accepted")
+	}
+	if err := json.Unmarshal([]byte(`{"Preconditioner":"multigrid"}`), &c); err == nil {
+		t.Error("an unknown preconditioner was accepted")
 	}
 }
 

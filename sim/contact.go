@@ -829,9 +829,9 @@ func (r *rodState) init(c *Cloth) {
 	}
 	r.enabled = true
 	r.radius = c.cfg.RodRadius
-	top := c.cfg.Origin[1] + c.cfg.Height
+	top := c.corner[1] + c.cfg.Height
 	r.y = top + r.radius + c.cfg.Material.Thickness/2
-	r.z = c.cfg.Origin[2]
+	r.z = c.corner[2]
 	r.list = make([]rodContact, 0, c.n)
 }
 

@@ -40,9 +40,9 @@ func loadFidelityRef(t *testing.T) fidelityRef {
 func sampleConfig(w, h float64, nu, nv int) Config {
 	cfg := DefaultConfig()
 	cfg.Width, cfg.Height, cfg.NodesU, cfg.NodesV = w, h, nu, nv
-	cfg.Origin = [3]float64{}
-	cfg.Pin, cfg.RodRadius, cfg.Gravity = PinNone, 0, [3]float64{}
-	cfg.StrainLimit = 0
+	cfg.Offset = [3]float64{w / 2, 0, 0} // the (0, 0) corner at the origin
+	cfg.Pin, cfg.NoRod, cfg.NoGravity = PinNone, true, true
+	cfg.NoStrainLimit = true
 	cfg.Dt = 0.05 // quasi-static: each backward Euler step is a Newton step
 	return cfg
 }
@@ -262,7 +262,7 @@ func TestPeirceCantilever(t *testing.T) {
 	l := 2 * c0
 	const n = 42 // nodes along the strip, two of them in the clamp
 	cfg := sampleConfig(l*float64(n-1)/float64(n-2), 0.02, n, 5)
-	cfg.Gravity = [3]float64{0, 0, -g}
+	cfg.NoGravity, cfg.Gravity = false, [3]float64{0, 0, -g}
 	cfg.Dt = 0.02
 	c, err := New(cfg)
 	if err != nil {

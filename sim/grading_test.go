@@ -116,7 +116,7 @@ func TestRegradeKeepsRest(t *testing.T) {
 	c := newTestCloth(t, func(cfg *Config) {
 		cfg.NodesU, cfg.NodesV = 24, 24
 		cfg.Refine = Refinement{Centre: [2]float64{0.05, 0.25}, Radius: RefineRadius, Ratio: RefineRatio}
-		cfg.Gravity = [3]float64{}
+		cfg.NoGravity = true
 	})
 	if err := c.Regrade([2]float64{0.20, 0.10}); err != nil {
 		t.Fatal(err)
@@ -125,7 +125,8 @@ func TestRegradeKeepsRest(t *testing.T) {
 		t.Fatalf("centre %v after the regrade", c.cfg.Refine.Centre)
 	}
 	for k := range c.n {
-		want := [3]float64{c.cfg.Origin[0] + c.m.uv[2*k], c.cfg.Origin[1] + c.m.uv[2*k+1], c.cfg.Origin[2]}
+		o := c.cfg.Corner()
+		want := [3]float64{o[0] + c.m.uv[2*k], o[1] + c.m.uv[2*k+1], o[2]}
 		if d := math.Sqrt(dist2(at3(c.x, int32(k)), want)); d > 1e-15 {
 			t.Fatalf("node %d at %v after the regrade, its rest point is %v", k, at3(c.x, int32(k)), want)
 		}

@@ -29,7 +29,7 @@ func TestClothIntegratorOrder(t *testing.T) {
 	newCloth := func(dt float64, sc Scheme) *Cloth {
 		c := newTestCloth(t, func(cfg *Config) {
 			cfg.Width, cfg.Height, cfg.NodesU, cfg.NodesV = 0.1, 0.1, 6, 6
-			cfg.Origin, cfg.RodRadius, cfg.StrainLimit = [3]float64{}, 0, 0
+			cfg.Offset, cfg.NoRod, cfg.NoStrainLimit = [3]float64{cfg.Width / 2, 0, 0}, true, true
 			cfg.Material = soft
 			cfg.Dt, cfg.Scheme = dt, sc
 			cfg.Tolerance, cfg.MaxIterations = 1e-11, 2000

@@ -21,8 +21,7 @@ import (
 // coarse is a rig configuration with a 12 x 12-node cloth: every loop and
 // device as in a real run, small enough for the race detector.
 func coarse(c Config) Config {
-	c.Sim = sim.DefaultConfig()
-	c.Sim.NodesU, c.Sim.NodesV = 12, 12
+	c.Sim = sim.Config{NodesU: 12, NodesV: 12}
 	return c
 }
 

@@ -57,10 +57,7 @@ type simLoop struct {
 }
 
 func newSimLoop(r *Rig) (*simLoop, error) {
-	cfg := r.cfg.Sim
-	cfg.Dt = r.cfg.SimPeriod.Seconds()
-	cfg.PadRadius = [sim.NumFingers]float64{r.cfg.Scene.PadRadius, r.cfg.Scene.PadRadius}
-	c, err := sim.New(cfg)
+	c, err := sim.New(r.cfg.Sim)
 	if err != nil {
 		return nil, fmt.Errorf("rig: cloth: %w", err)
 	}

@@ -118,8 +118,6 @@ func refineFlag(fs *flag.FlagSet) func(cfg *rig.Config) error {
 		if *v == "" {
 			return nil
 		}
-		cfg.Sim = sim.DefaultConfig()
-		cfg.Sim.NodesU, cfg.Sim.NodesV = rig.DefaultSide, rig.DefaultSide
 		switch *v {
 		case "pinch", "follow":
 			cfg.Sim.Refine = rig.PinchRefinement(twin.DefaultScene(), &cfg.Sim)
