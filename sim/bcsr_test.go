@@ -12,7 +12,7 @@ import (
 func TestBCSRProduct(t *testing.T) {
 	c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV = 16, 16 })
 	runScript(c, ShowcasePinch(c.cfg.Material.Thickness), 1.5, nil)
-	a := c.dyn.a
+	a := c.dyn.op.a
 	rng := rand.New(rand.NewPCG(3, 4))
 	x, y := make([]float64, 3*c.n), make([]float64, 3*c.n)
 	for i := range x {

@@ -117,10 +117,10 @@ func BenchmarkCoarse(b *testing.B) {
 		dt float64
 	}{{24, 0.001}, {32, 0.005}, {64, 0.010}} {
 		c, _ := benchCloth(b, sc.n, sc.dt, nil)
-		co := c.dyn.co
+		co := c.dyn.pc.co
 		b.Run(fmt.Sprintf("build/nodes=%d", sc.n), func(b *testing.B) {
 			for b.Loop() {
-				co.build(c.dyn.a)
+				co.build(c.dyn.op.a)
 			}
 		})
 		for i := range co.rc {

@@ -51,7 +51,7 @@ func sampleConfig(w, h float64, nu, nv int) Config {
 // positions (at rest, so without viscosity).
 func internalForce(c *Cloth) []float64 {
 	f := make([]float64, 3*c.n)
-	c.dyn.forces(c.x, make([]float64, 3*c.n), f)
+	c.dyn.force.eval(c.x, make([]float64, 3*c.n), f)
 	return f
 }
 
@@ -60,6 +60,16 @@ func settle(c *Cloth, steps int) {
 		c.Step(c.t, nil)
 	}
 }
+
+// roll constrains node k to move only across dir (unit), a roller grip:
+// its position along dir is prescribed by its target (setTarget).
+func (c *Cloth) roll(k int32, dir [3]float64) {
+	c.cons.proj[k] = dir
+	c.cons.hold(k, c.x)
+}
+
+// setTarget moves the prescribed position of a constrained node.
+func (c *Cloth) setTarget(k int32, p [3]float64) { copy(c.cons.target[3*k:3*k+3], p[:]) }
 
 // uniaxial pulls a sample along axis (0 = x, 1 = y) with roller grips
 // (the ends move only along the axis, the sides are free) and returns the
@@ -166,7 +176,7 @@ func TestShearCurve(t *testing.T) {
 	for _, g := range testStrains {
 		a, b := frame(g)
 		for k := range c.n {
-			if c.free[k] {
+			if c.cons.free[k] {
 				continue
 			}
 			p := sub3(at3(rest, int32(k)), mid)

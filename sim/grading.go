@@ -80,20 +80,18 @@ func (c *Cloth) Regrade(centre [2]float64) error {
 		return fmt.Errorf("sim: regrade of a uniform mesh (Refinement.Ratio %g)", r.Ratio)
 	case c.bias != 0:
 		return fmt.Errorf("sim: regrade of a bias-cut cloth")
-	case c.contact.touching():
+	case c.pads.touching():
 		return fmt.Errorf("sim: regrade while a pad touches the cloth")
 	}
 	if err := r.validate(c.cfg.Width, c.cfg.Height); err != nil {
 		return err
 	}
-	for k := range c.n {
-		if c.proj[k] != ([3]float64{}) {
-			return fmt.Errorf("sim: regrade with roller constraints")
-		}
+	if c.cons.rollers() {
+		return fmt.Errorf("sim: regrade with roller constraints")
 	}
 	old := c.m
 	m := gradedMesh(&c.cfg, r, 0)
-	for _, s := range [][]float64{c.x, c.v, c.target} {
+	for _, s := range [][]float64{c.x, c.v, c.cons.target} {
 		old.resample(m, s, s)
 	}
 	copy(c.xGood, c.x)
@@ -104,8 +102,9 @@ func (c *Cloth) Regrade(centre [2]float64) error {
 	c.fab.update()
 	c.dyn = clothDynamics{} // a new coarse plan, too
 	c.dyn.init(c)
-	c.flat(c.dyn.rest)
-	c.contact.init(c)
+	c.flat(c.dyn.force.rest)
+	c.pads.init(c)
+	c.coupling.init(c)
 	c.rod.init(c)
 	c.it.reset()
 	c.grading++
@@ -115,7 +114,7 @@ func (c *Cloth) Regrade(centre [2]float64) error {
 // follow regrades the mesh round the cloth point under a pad that approaches
 // (Refinement.Follow); it reports whether it did.
 func (c *Cloth) follow(in *FingerState) bool {
-	if in == nil || c.contact.touching() {
+	if in == nil || c.pads.touching() {
 		return false
 	}
 	r := &c.cfg.Refine

@@ -96,8 +96,8 @@ func TestGradedMesh(t *testing.T) {
 		nodeArea += a
 	}
 	for ti := range m.tris {
-		pa := c.contact.probeArea(int32(ti))
-		probeArea += pa * float64(len(c.contact.bary[c.contact.sub[ti]]))
+		pa := c.pads.probes.area(int32(ti))
+		probeArea += pa * float64(len(c.pads.probes.bary[c.pads.probes.sub[ti]]))
 		largest = max(largest, pa)
 	}
 	want := c.cfg.Width * c.cfg.Height

@@ -370,7 +370,7 @@ func TestKernelsAllocs(t *testing.T) {
 // pinched 32² cloth's matrix, with the kernel in use and with the Go code.
 func BenchmarkKernels(b *testing.B) {
 	c, _ := benchCloth(b, 32, 0.005, nil)
-	d, a, n := &c.dyn, c.dyn.a, c.n
+	d, a, n := &c.dyn, c.dyn.op.a, c.n
 	p, q := make([]float64, 3*n), make([]float64, 3*n)
 	for i := range p {
 		p[i] = float64(i%7) - 3
@@ -389,7 +389,7 @@ func BenchmarkKernels(b *testing.B) {
 		})
 		b.Run("sweepBack/"+name, func(b *testing.B) {
 			for b.Loop() {
-				d.sweepBack(q, p)
+				d.pc.sweepBack(q, p)
 			}
 		})
 		useKernelAsm = old

@@ -36,7 +36,7 @@ func TestClothIntegratorOrder(t *testing.T) {
 		})
 		rng := rand.New(rand.NewPCG(42, 1))
 		for k := range c.n {
-			if c.free[k] {
+			if c.cons.free[k] {
 				for q := range 3 {
 					c.x[3*k+q] += 0.001 * (2*rng.Float64() - 1)
 				}
@@ -61,12 +61,12 @@ func TestClothIntegratorOrder(t *testing.T) {
 		f := make([]float64, n3)
 		deriv := func(_ float64, y, dy []float64) {
 			x, v := y[:n3], y[n3:]
-			ref.dyn.forces(x, v, f)
+			ref.dyn.force.eval(x, v, f)
 			for k := range ref.n {
 				for q := range 3 {
 					i := 3*k + q
 					dy[i], dy[n3+i] = v[i], f[i]/ref.fab.mass[k]
-					if !ref.free[k] {
+					if !ref.cons.free[k] {
 						dy[i], dy[n3+i] = 0, 0
 					}
 				}
