@@ -277,12 +277,12 @@ func (c *clothContact) update(t time.Duration, fs *sim.FingerState, out *sim.Out
 	c.started = true
 	c.nextT = t + c.simStep
 	c.step++
-	c.pending.T, c.pending.Step = t.Seconds(), c.step
+	c.pending.T, c.pending.Step = t, c.step
 	for f := range sim.NumFingers {
 		m := &c.pending.Local[f]
 		x := fs.Fingers[f].Pos
 		d := c.side[f] * (c.surface[f] - x[2]) // penetration
-		*m = sim.LocalModel{T: t.Seconds(), Step: c.step, X0: x, Valid: true}
+		*m = sim.LocalModel{T: t, Step: c.step, X0: x, Valid: true}
 		if d <= 0 || !fs.Fingers[f].Valid {
 			continue
 		}

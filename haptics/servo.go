@@ -219,7 +219,7 @@ func (s *Servo) Tick(t time.Duration, in *sim.Output, out *sim.FingerState, rec 
 		fs.write(t)
 	}
 	if out != nil {
-		out.T = t.Seconds()
+		out.T = t
 		out.Tick = s.tick
 		for f := range s.fingers {
 			fs := &s.fingers[f]
@@ -349,17 +349,16 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 		// The model drifts with the cloth under the pad (sim.LocalModel
 		// EvalAt): evaluate it at this tick's time, on a copy whose
 		// stiffness is capped to what the device can render.
-		tm := t.Seconds()
 		next := *lm
 		capStiffness(&next, fs.maxStiff)
 		if fs.modelOK && (lm.Step != fs.modelStep || lm.Valid != fs.model.Valid) && cfg.Model.SlewNPerS > 0 {
-			fOld := fs.model.EvalAt(tm, fs.pos)
-			fNew := next.EvalAt(tm, fs.pos)
+			fOld := fs.model.EvalAt(t, fs.pos)
+			fNew := next.EvalAt(t, fs.pos)
 			fs.offset = exo.Add(fs.offset, exo.Sub(fOld, fNew))
 		}
 		fs.model, fs.modelStep, fs.modelOK = next, lm.Step, true
-		fModel = fs.model.EvalAt(tm, fs.pos)
-		fs.contact = fs.model.Touches(tm, fs.pos)
+		fModel = fs.model.EvalAt(t, fs.pos)
+		fs.contact = fs.model.Touches(t, fs.pos)
 		if fs.contact {
 			fs.kRender = frobenius(&fs.model.K)
 		}

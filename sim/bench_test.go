@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 // benchCloth returns a cloth of the showcase scene on an n × n mesh,
@@ -10,13 +11,13 @@ import (
 func benchCloth(b *testing.B, n int, dt float64, edit func(*Config)) (*Cloth, *Script) {
 	b.Helper()
 	c := newTestCloth(b, func(cfg *Config) {
-		cfg.NodesU, cfg.NodesV, cfg.Dt = n, n, dt
+		cfg.NodesU, cfg.NodesV, cfg.Dt = n, n, sec(dt)
 		if edit != nil {
 			edit(cfg)
 		}
 	})
 	s := ShowcasePinch(c.cfg.Material.Thickness)
-	runScript(c, s, 1.5, nil)
+	runScript(c, s, sec(1.5), nil)
 	return c, s
 }
 
@@ -29,7 +30,7 @@ func stepLoop(b *testing.B, c *Cloth, s *Script) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		st := 1.5 + float64(i%int(1.2/c.cfg.Dt))*c.cfg.Dt
+		st := sec(1.5) + time.Duration(i%int(sec(1.2)/c.cfg.Dt))*c.cfg.Dt
 		s.Sample(st, &in)
 		in.T = tm
 		c.Step(tm, &in)

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"time"
 )
 
 // Status is the outcome of a step.
@@ -38,7 +39,7 @@ func (e Energy) Total() float64 { return e.Kinetic + e.Tensile + e.Bending + e.G
 // Stats describes the last step.
 type Stats struct {
 	Step       uint64
-	T          float64 // simulation time after the step [s]
+	T          time.Duration // simulation time after the step
 	Status     Status
 	CGIters    int     // iterations of the main solve
 	Residual   float64 // its relative residual
@@ -59,6 +60,7 @@ type Stats struct {
 // one loop steps it and reads its outputs.
 type Cloth struct {
 	cfg    Config     // with its defaults
+	dt     float64    // cfg.Dt [s], for the numerics
 	corner [3]float64 // world position of the (u, v) = (0, 0) corner [m]
 	m      *mesh
 	n      int // nodes
@@ -76,7 +78,7 @@ type Cloth struct {
 	coupling coupling   // what a step publishes for the haptics and tactile loops
 	out      Output
 	stats    Stats
-	t        float64
+	t        time.Duration
 	steps    uint64
 	normals  []float64 // SnapshotTo's vertex normals
 
@@ -120,7 +122,7 @@ func newCloth(cfg Config, bias float64) (*Cloth, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	c := &Cloth{cfg: cfg, corner: cfg.Corner(), bias: bias, helper: new(team)}
+	c := &Cloth{cfg: cfg, dt: cfg.Dt.Seconds(), corner: cfg.Corner(), bias: bias, helper: new(team)}
 	c.m = gradedMesh(&cfg, cfg.Refine, bias)
 	c.n = c.m.nodes()
 	n3 := 3 * c.n
@@ -142,7 +144,7 @@ func newCloth(cfg Config, bias float64) (*Cloth, error) {
 	mg *= math.Max(norm3(cfg.Gravity), 1)
 	// The CG residual floor: a thousandth of the cloth's weight impulse per
 	// step, so a cloth at rest does not chase round-off.
-	c.it = newIntegrator(n3, cfg.Scheme, cfg.Alpha, cfg.Dt, cfg.Tolerance, 1e-3*mg*cfg.Dt, cfg.MaxIterations)
+	c.it = newIntegrator(n3, cfg.Scheme, cfg.Alpha, c.dt, cfg.Tolerance, 1e-3*mg*c.dt, cfg.MaxIterations)
 	if err := c.it.validate(); err != nil {
 		return nil, err
 	}
@@ -235,8 +237,8 @@ func (c *Cloth) Output(dst *Output) { *dst = c.out }
 // Stats returns the statistics of the last step.
 func (c *Cloth) Stats() Stats { return c.stats }
 
-// Time returns the simulation time of the current state [s].
-func (c *Cloth) Time() float64 { return c.t }
+// Time returns the simulation time of the current state.
+func (c *Cloth) Time() time.Duration { return c.t }
 
 // Positions returns the node positions (3 per node, world frame). The slice
 // is the cloth's own: read it between steps, do not keep or modify it.
@@ -252,13 +254,13 @@ func (c *Cloth) Velocities() []float64 { return c.v }
 // allocates nothing. If the step fails (a non-finite state or a broken
 // solve) the cloth returns to its previous shape at rest, Stats.Status says
 // StatusRecovered and the local models publish no force.
-func (c *Cloth) Step(t float64, in *FingerState) {
+func (c *Cloth) Step(t time.Duration, in *FingerState) {
 	c.stats = Stats{Recoveries: c.stats.Recoveries}
 	if c.cfg.Refine.Follow {
 		c.stats.Regraded = c.follow(in)
 	}
 	c.pads.setFingers(in, t+c.cfg.Dt)
-	c.fab.advance(c.cfg.Dt)
+	c.fab.advance(c.dt)
 	res := c.it.step(&c.dyn, c.x, c.v)
 	ok := !res.broke && allFinite(c.x) && allFinite(c.v)
 	if ok && c.cfg.StrainLimit > 0 {
@@ -348,8 +350,8 @@ func (c *Cloth) limitStrain() int {
 			corr := (l - maxL) / (l * (wa + wb))
 			addAt3(c.x, e.a, corr*wa, d)
 			addAt3(c.x, e.b, -corr*wb, d)
-			addAt3(c.v, e.a, corr*wa/c.cfg.Dt, d)
-			addAt3(c.v, e.b, -corr*wb/c.cfg.Dt, d)
+			addAt3(c.v, e.a, corr*wa/c.dt, d)
+			addAt3(c.v, e.b, -corr*wb/c.dt, d)
 			sweep++
 		}
 		count += sweep
@@ -360,13 +362,13 @@ func (c *Cloth) limitStrain() int {
 	return count
 }
 
-// refresh is the interval [s] at which slowly varying parts of the solve
-// (the coarse factorisation, the local models' sensitivities) are renewed
-// at short steps.
-const refresh = 0.002
+// refresh is the interval at which slowly varying parts of the solve (the
+// coarse factorisation, the local models' sensitivities) are renewed at
+// short steps.
+const refresh = 2 * time.Millisecond
 
 // refreshSteps is refresh in steps, at least one.
-func (c *Cloth) refreshSteps() int { return max(1, int(refresh/c.cfg.Dt+0.5)) }
+func (c *Cloth) refreshSteps() int { return max(1, int(refresh.Seconds()/c.dt+0.5)) }
 
 func (c *Cloth) invMass(k int32) float64 {
 	if !c.cons.free[k] {

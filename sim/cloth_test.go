@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // pick returns normal, or underRace when the race detector is on.
@@ -16,6 +17,9 @@ func pick[T any](normal, underRace T) T {
 	}
 	return normal
 }
+
+// sec returns s seconds as a time.Duration, to the nanosecond.
+func sec(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
 
 // newTestCloth builds a cloth from DefaultConfig edited by edit.
 func newTestCloth(t testing.TB, edit func(*Config)) *Cloth {
@@ -33,12 +37,12 @@ func newTestCloth(t testing.TB, edit func(*Config)) *Cloth {
 
 // runScript steps c along s from 0 to its end (or until tEnd) and calls
 // each after every step.
-func runScript(c *Cloth, s *Script, tEnd float64, each func(step int, tm float64)) {
+func runScript(c *Cloth, s *Script, tEnd time.Duration, each func(step int, tm time.Duration)) {
 	var in FingerState
 	dt := c.cfg.Dt
-	n := int(math.Round(tEnd / dt))
+	n := int(math.Round(float64(tEnd) / float64(dt)))
 	for i := range n {
-		tm := float64(i) * dt
+		tm := time.Duration(i) * dt
 		s.Sample(tm, &in)
 		c.Step(tm, &in)
 		if each != nil {
@@ -67,18 +71,18 @@ func TestStepAllocs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newTestCloth(t, func(cfg *Config) {
 				cfg.NodesU, cfg.NodesV = 12, 12
-				cfg.Dt = pick(0.005, 0.02)
+				cfg.Dt = pick(5*time.Millisecond, 20*time.Millisecond)
 				if tc.edit != nil {
 					tc.edit(cfg)
 				}
 			})
 			c.SetParallel(tc.parallel)
 			s := ShowcasePinch(c.cfg.Material.Thickness)
-			runScript(c, s, 1.5, nil) // pinched and pulling
+			runScript(c, s, sec(1.5), nil) // pinched and pulling
 			var in FingerState
 			var out Output
 			snap := NewSnapshot(c.n)
-			tm := 1.5
+			tm := sec(1.5)
 			allocs := testing.AllocsPerRun(20, func() {
 				s.Sample(tm, &in)
 				c.Step(tm, &in)
@@ -114,7 +118,7 @@ func TestPerturbationStability(t *testing.T) {
 				cfg.NodesU, cfg.NodesV = pick(12, 8), pick(12, 8)
 				cfg.Pin, cfg.NoRod, cfg.NoGravity = PinNone, true, true
 				cfg.NoStrainLimit = true // the integrator alone
-				cfg.Dt = dtMs / 1000
+				cfg.Dt = sec(dtMs / 1000)
 				cfg.Scheme, cfg.Alpha = sc.s, sc.alpha
 			})
 			rng := rand.New(rand.NewPCG(uint64(dtMs*10), 7))
@@ -122,10 +126,10 @@ func TestPerturbationStability(t *testing.T) {
 				c.x[i] += 0.3 * (c.m.gu[1] - c.m.gu[0]) * (2*rng.Float64() - 1)
 			}
 			e0 := c.Energy().Total()
-			steps := max(20, int(pick(0.25, 0.05)/c.cfg.Dt))
+			steps := max(20, int(sec(pick(0.25, 0.05))/c.cfg.Dt))
 			var worst float64
 			for i := range steps {
-				c.Step(float64(i)*c.cfg.Dt, nil)
+				c.Step(time.Duration(i)*c.cfg.Dt, nil)
 				e := c.Energy().Total()
 				if c.Stats().Status == StatusRecovered || math.IsNaN(e) {
 					t.Fatalf("%s dt=%g ms: step %d failed (%v)", sc.name, dtMs, i, c.Stats().Status)
@@ -148,14 +152,16 @@ func TestPerturbationStability(t *testing.T) {
 // finger is absent), never propagated into the cloth; a broken state is
 // recovered.
 func TestBadInput(t *testing.T) {
-	c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = 10, 10, pick(0.005, 0.02) })
+	c := newTestCloth(t, func(cfg *Config) {
+		cfg.NodesU, cfg.NodesV, cfg.Dt = 10, 10, pick(5*time.Millisecond, 20*time.Millisecond)
+	})
 	s := ShowcasePinch(c.cfg.Material.Thickness)
-	runScript(c, s, 1.2, nil)
+	runScript(c, s, sec(1.2), nil)
 	var in FingerState
-	s.Sample(1.2, &in)
+	s.Sample(sec(1.2), &in)
 	in.Fingers[Thumb].Pos[0] = math.NaN()
 	in.Fingers[IndexFinger].Vel[2] = math.Inf(1)
-	c.Step(1.2, &in)
+	c.Step(sec(1.2), &in)
 	st := c.Stats()
 	if st.BadFingers != 2 || st.Probes != [NumFingers]int{} || st.Status == StatusRecovered {
 		t.Errorf("NaN fingers: stats %+v", st)
@@ -174,7 +180,7 @@ func TestBadInput(t *testing.T) {
 	// replaced by the last good one.
 	good := append([]float64(nil), c.x...)
 	c.x[7] = math.NaN()
-	c.Step(1.205, nil)
+	c.Step(sec(1.205), nil)
 	if c.Stats().Status != StatusRecovered || c.Stats().Recoveries != 1 {
 		t.Errorf("corrupt state: status %v", c.Stats().Status)
 	}
@@ -184,7 +190,7 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	for i := range 10 {
-		c.Step(1.21+float64(i)*c.cfg.Dt, nil)
+		c.Step(sec(1.21)+time.Duration(i)*c.cfg.Dt, nil)
 	}
 	if c.Stats().Status == StatusRecovered || !allFinite(c.x) {
 		t.Errorf("after recovery: %v", c.Stats().Status)
@@ -312,7 +318,7 @@ func TestScriptValidate(t *testing.T) {
 	if _, err := NewScript(nil); err == nil {
 		t.Error("empty script accepted")
 	}
-	k := Keyframe{T: 1}
+	k := Keyframe{T: time.Second}
 	if _, err := NewScript([]Keyframe{k, k}); err == nil {
 		t.Error("repeated time accepted")
 	}
@@ -330,7 +336,7 @@ func TestScriptValidate(t *testing.T) {
 		s.Sample(key.T, &in)
 		for f := range NumFingers {
 			if in.Fingers[f].Pos != key.Pos[f] || in.Fingers[f].Vel != ([3]float64{}) || !in.Fingers[f].Valid {
-				t.Errorf("at keyframe %.2f s finger %d: %+v", key.T, f, in.Fingers[f])
+				t.Errorf("at keyframe %v finger %d: %+v", key.T, f, in.Fingers[f])
 			}
 		}
 	}

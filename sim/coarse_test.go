@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // The coarse correction adds P·Aᶜ⁻¹·Pᵀ·r, Aᶜ = Pᵀ·A·P: here Aᶜ is summed
@@ -11,8 +12,8 @@ import (
 // and pinned nodes included) and solved by dense Gaussian elimination.
 func TestCoarseCorrection(t *testing.T) {
 	for _, n := range []int{12, 24, 32} {
-		c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = n, n, 0.005 })
-		runScript(c, ShowcasePinch(c.cfg.Material.Thickness), 1.5, nil)
+		c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = n, n, 5*time.Millisecond })
+		runScript(c, ShowcasePinch(c.cfg.Material.Thickness), sec(1.5), nil)
 		d := &c.dyn
 		co, a := d.pc.co, d.op.a
 		co.build(a)
@@ -137,8 +138,8 @@ func TestVCycleSymmetric(t *testing.T) {
 		{"12 × 3", func(c *Config) { c.NodesU, c.NodesV = 12, 3 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newTestCloth(t, func(cfg *Config) { tc.edit(cfg); cfg.Dt = 0.005 })
-			runScript(c, ShowcasePinch(c.cfg.Material.Thickness), 1.5, nil)
+			c := newTestCloth(t, func(cfg *Config) { tc.edit(cfg); cfg.Dt = 5 * time.Millisecond })
+			runScript(c, ShowcasePinch(c.cfg.Material.Thickness), sec(1.5), nil)
 			d := &c.dyn
 			if !d.pc.co.ok {
 				t.Fatal("no coarse factor")

@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Pinning selects the nodes clamped at construction.
 type Pinning int
@@ -91,7 +94,7 @@ type Config struct {
 	RodRadius float64
 	NoRod     bool
 
-	Dt     float64 // fixed step [s] (0: 5 ms)
+	Dt     time.Duration // fixed step (0: 5 ms)
 	Scheme Scheme
 	Alpha  float64 // implicitness α in (0, 1] (0: 1)
 	// Gravity is the acceleration of gravity [m/s²] (zero: 9.81 m/s²
@@ -133,8 +136,8 @@ type Config struct {
 	// MaxDepth caps LocalModel.Depth [m] (0: 5 mm).
 	MaxDepth float64
 	// MaxExtrapolation caps how far ahead a finger sample is extrapolated
-	// with its velocity to the end of a step [s] (0: 20 ms).
-	MaxExtrapolation float64
+	// with its velocity to the end of a step (0: 20 ms).
+	MaxExtrapolation time.Duration
 }
 
 // DefaultConfig returns the zero Config with its defaults filled in (see
@@ -167,7 +170,9 @@ func (c Config) WithDefaults() Config {
 	if c.NoRod {
 		c.RodRadius = 0
 	}
-	def(&c.Dt, 0.005)
+	if c.Dt == 0 {
+		c.Dt = 5 * time.Millisecond
+	}
 	def(&c.Alpha, 1)
 	switch {
 	case c.NoGravity:
@@ -191,7 +196,9 @@ func (c Config) WithDefaults() Config {
 	}
 	def(&c.ProbeSpacing, 0.0025)
 	def(&c.MaxDepth, 0.005)
-	def(&c.MaxExtrapolation, 0.02)
+	if c.MaxExtrapolation == 0 {
+		c.MaxExtrapolation = 20 * time.Millisecond
+	}
 	return c
 }
 
@@ -232,8 +239,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("sim: probe spacing %g m, want > 0", c.ProbeSpacing)
 	case !(c.MaxDepth > 0):
 		return fmt.Errorf("sim: max depth %g m, want > 0", c.MaxDepth)
-	case !(c.MaxExtrapolation >= 0):
-		return fmt.Errorf("sim: max extrapolation %g s, want >= 0", c.MaxExtrapolation)
+	case c.MaxExtrapolation < 0:
+		return fmt.Errorf("sim: max extrapolation %v, want >= 0", c.MaxExtrapolation)
 	}
 	for k := range NumFingers {
 		if !(c.PadRadius[k] > 0) || !isFinite(c.PadRadius[k]) {

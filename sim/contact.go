@@ -1,6 +1,9 @@
 package sim
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // Finger contact: the pads' contact model.
 //
@@ -119,7 +122,7 @@ func (s *padContact) anyPresent() bool {
 }
 
 // setFingers reads the finger samples for a step ending at tEnd.
-func (s *padContact) setFingers(in *FingerState, tEnd float64) {
+func (s *padContact) setFingers(in *FingerState, tEnd time.Duration) {
 	c := s.c
 	s.bad = 0
 	for k := range s.f {
@@ -136,11 +139,11 @@ func (s *padContact) setFingers(in *FingerState, tEnd float64) {
 		for q := range 3 {
 			ok = ok && isFinite(fg.Pos[q]) && isFinite(fg.Vel[q])
 		}
-		if !ok || !isFinite(in.T) {
+		if !ok {
 			s.bad++
 			continue
 		}
-		dt := min(max(tEnd-in.T, 0), c.cfg.MaxExtrapolation)
+		dt := min(max(tEnd-in.T, 0), c.cfg.MaxExtrapolation).Seconds()
 		wasPresent := len(s.f[k].state) > 0
 		fi.present = true
 		fi.vel = fg.Vel

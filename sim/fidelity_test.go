@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"testing"
+	"time"
 )
 
 type biasPoint struct {
@@ -43,7 +44,7 @@ func sampleConfig(w, h float64, nu, nv int) Config {
 	cfg.Offset = [3]float64{w / 2, 0, 0} // the (0, 0) corner at the origin
 	cfg.Pin, cfg.NoRod, cfg.NoGravity = PinNone, true, true
 	cfg.NoStrainLimit = true
-	cfg.Dt = 0.05 // quasi-static: each backward Euler step is a Newton step
+	cfg.Dt = 50 * time.Millisecond // quasi-static: each backward Euler step is a Newton step
 	return cfg
 }
 
@@ -273,7 +274,7 @@ func TestPeirceCantilever(t *testing.T) {
 	const n = 42 // nodes along the strip, two of them in the clamp
 	cfg := sampleConfig(l*float64(n-1)/float64(n-2), 0.02, n, 5)
 	cfg.NoGravity, cfg.Gravity = false, [3]float64{0, 0, -g}
-	cfg.Dt = 0.02
+	cfg.Dt = 20 * time.Millisecond
 	c, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

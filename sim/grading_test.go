@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // TestGridLines checks the graded lines: they span the side in increasing
@@ -188,8 +189,8 @@ func TestFollowMovesTheGrading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var touched float64
-	runScript(c, s, s.Keys[3].T, func(_ int, tm float64) {
+	var touched time.Duration
+	runScript(c, s, s.Keys[3].T, func(_ int, tm time.Duration) {
 		if touched == 0 && c.Stats().Probes != [NumFingers]int{} {
 			touched = tm
 		}
@@ -197,7 +198,7 @@ func TestFollowMovesTheGrading(t *testing.T) {
 	// The cloth hangs a little off its rest plane, so its material point
 	// under the pads is the pinch point to within a millimetre.
 	if c.grading != 1 || math.Hypot(c.cfg.Refine.Centre[0]-pinchUV[0], c.cfg.Refine.Centre[1]-pinchUV[1]) > 0.001 || touched == 0 {
-		t.Fatalf("after the approach: %d regrades, centre %v (pinch at %v), first touch at %g s", c.grading, c.cfg.Refine.Centre, pinchUV, touched)
+		t.Fatalf("after the approach: %d regrades, centre %v (pinch at %v), first touch at %v", c.grading, c.cfg.Refine.Centre, pinchUV, touched)
 	}
 	fixed := Refinement{Centre: pinchUV, Radius: RefineRadius, Ratio: RefineRatio}
 	want, _ := pullCurve(t, 24, fixed, 3, at)

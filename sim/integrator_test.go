@@ -200,7 +200,7 @@ func TestIntegratorStability(t *testing.T) {
 func TestMulKvMatchesMulK(t *testing.T) {
 	c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV = 16, 16 })
 	s := ShowcasePinch(c.cfg.Material.Thickness)
-	runScript(c, s, 1.5, nil)
+	runScript(c, s, sec(1.5), nil)
 	if len(c.pads.f[Thumb].lin) == 0 || len(c.pads.f[IndexFinger].lin) == 0 {
 		t.Fatal("fingers not in contact: the test needs contact terms")
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
 // randRows is a random matrix in the kernels' layout: n rows of blocks
@@ -284,10 +285,10 @@ func TestStepWithoutKernel(t *testing.T) {
 	fast, plain := newTestCloth(t, edit), newTestCloth(t, edit)
 	s := ShowcasePinch(fast.cfg.Material.Thickness)
 	var in FingerState
-	steps := int(1.8 / fast.cfg.Dt)
+	steps := int(1.8 / fast.cfg.Dt.Seconds())
 	var pinch, dx, df float64
 	for i := range steps {
-		tm := float64(i) * fast.cfg.Dt
+		tm := time.Duration(i) * fast.cfg.Dt
 		s.Sample(tm, &in)
 		fast.Step(tm, &in)
 		withoutAsm(func() { plain.Step(tm, &in) })

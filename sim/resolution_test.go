@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 // pullCurve runs the pinch-and-pull of TestPinchPullResolution on an n × n
@@ -26,7 +27,7 @@ func pullCurve(t *testing.T, n int, r Refinement, mu float64, at []float64) (for
 	var ds, fs, ns []float64
 	var out Output
 	var in FingerState
-	runScript(c, s, s.Keys[4].T, func(step int, tm float64) {
+	runScript(c, s, s.Keys[4].T, func(step int, tm time.Duration) {
 		if tm < s.Keys[3].T {
 			return
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 )
 
 var trajectories = flag.Int("sim.trajectories", 50, "number of randomised pinch-and-pull trajectories TestRandomTrajectories runs (1000 for the full set)")
@@ -49,10 +50,10 @@ func randomTrajectory(rng *rand.Rand, thickness float64) *Script {
 			}
 			tm += math.Max(1.875*d/speed(), 0.01) // minimum-jerk peak = 1.875 × mean speed
 		}
-		keys = append(keys, Keyframe{T: tm, Pos: pos})
+		keys = append(keys, Keyframe{T: sec(tm), Pos: pos})
 		if hold > 0 {
 			tm += hold
-			keys = append(keys, Keyframe{T: tm, Pos: pos})
+			keys = append(keys, Keyframe{T: sec(tm), Pos: pos})
 		}
 	}
 	away := 0.01 + 0.03*rng.Float64()
@@ -93,11 +94,11 @@ func TestRandomTrajectories(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(i), 0x5eed))
 				c := newTestCloth(t, func(cfg *Config) {
 					cfg.NodesU, cfg.NodesV = n, n
-					cfg.ProbeSpacing, cfg.Dt = pick(cfg.ProbeSpacing, 0.005), pick(cfg.Dt, 0.01)
+					cfg.ProbeSpacing, cfg.Dt = pick(cfg.ProbeSpacing, 0.005), pick(cfg.Dt, 10*time.Millisecond)
 				})
 				s := randomTrajectory(rng, c.cfg.Material.Thickness)
 				var maxStrain, iters, k float64
-				runScript(c, s, s.Duration()+0.05, func(step int, tm float64) {
+				runScript(c, s, s.Duration()+50*time.Millisecond, func(step int, tm time.Duration) {
 					st := c.Stats()
 					maxStrain = math.Max(maxStrain, st.MaxStrain)
 					iters += float64(st.CGIters)

@@ -78,7 +78,7 @@ func bench(s *Surface, frames int) (BenchResult, error) {
 	frame := func(i int) float64 {
 		t := float64(i) * period
 		benchStroke(&in, t)
-		r.Step(t, &in, &out)
+		r.Step(time.Duration(math.Round(t*float64(time.Second))), &in, &out)
 		return t
 	}
 	render := func(t float64) {

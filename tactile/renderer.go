@@ -3,6 +3,7 @@ package tactile
 import (
 	"fmt"
 	"math"
+	"time"
 )
 
 // Array geometry (the same as devices.PinRows, devices.PinCols) and the
@@ -70,7 +71,7 @@ func levelDB(e float64) float64 {
 
 // Frame is the renderer's output for both fingers.
 type Frame struct {
-	T       float64 // frame time [s]
+	T       time.Duration // frame time
 	Fingers [NumFingers]FingerFrame
 }
 
@@ -244,7 +245,7 @@ func (r *Renderer) Stats() Stats { return r.stats }
 
 func dbToGain(db float64) float64 { return math.Pow(10, db/20) }
 
-// Step renders the frame at time t [s] for both fingers into dst.
+// Step renders the frame at time t for both fingers into dst.
 //
 // Per finger: project the surface spectrum on the slip direction, map
 // spatial to temporal frequency with the slip speed, weight by each
@@ -262,7 +263,7 @@ func dbToGain(db float64) float64 { return math.Pow(10, db/20) }
 // Amplitudes grow continuously with speed from 0, since the channel
 // weights fall towards low frequency (NP I 6 dB/octave below 8 Hz, P
 // 12 dB/octave).
-func (r *Renderer) Step(t float64, in *[NumFingers]Contact, dst *Frame) {
+func (r *Renderer) Step(t time.Duration, in *[NumFingers]Contact, dst *Frame) {
 	dst.T = t
 	r.stats.Frames++
 	for f := range NumFingers {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // Issue 6: thumb and index stroking the same patch at the same velocity
@@ -143,9 +144,9 @@ func TestNothingOutOfContact(t *testing.T) {
 	in[fIndex] = Contact{InContact: true, SlipU: 0.1, NormalForce: 1, Area: 0, U: 0.1, V: 0.1}
 	var out Frame
 	out.Fingers[fThumb].A40Um[3] = 5 // stale data must be cleared
-	r.Step(1.5, &in, &out)
-	if out.T != 1.5 {
-		t.Errorf("frame time %g, want 1.5", out.T)
+	r.Step(1500*time.Millisecond, &in, &out)
+	if out.T != 1500*time.Millisecond {
+		t.Errorf("frame time %v, want 1.5 s", out.T)
 	}
 	for f := range NumFingers {
 		if out.Fingers[f] != (FingerFrame{}) {
@@ -430,7 +431,7 @@ func TestStepAllocs(t *testing.T) {
 		if int(tm*40)%11 == 0 {
 			in[fIndex].Area = math.NaN()
 		}
-		r.Step(tm, &in, &out)
+		r.Step(time.Duration(tm*float64(time.Second)), &in, &out)
 	})
 	if allocs != 0 {
 		t.Errorf("Step allocates %v times per frame, want 0", allocs)
@@ -454,7 +455,7 @@ func BenchmarkStep(b *testing.B) {
 			for b.Loop() {
 				t := float64(i) * 0.025
 				benchStroke(&in, t)
-				r.Step(t, &in, &out)
+				r.Step(time.Duration(i)*25*time.Millisecond, &in, &out)
 				i++
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/frame")

@@ -105,18 +105,18 @@ func (h *hapticsLoop) step(t time.Duration) {
 // the force is what the cloth's local model gives at the scripted position
 // (what a device would render); nothing is rendered.
 func (h *hapticsLoop) scripted(t time.Duration, in *sim.Output, out *sim.FingerState, rec *haptics.TickRecord) {
-	out.T = t.Seconds()
+	out.T = t
 	out.Tick = h.tick
-	rec.T, rec.Tick, rec.Overrun = out.T, h.tick, false
+	rec.T, rec.Tick, rec.Overrun = t.Seconds(), h.tick, false
 	for f := range sim.NumFingers {
 		pos, vel := h.script.At(t, f)
 		m := &in.Local[f]
-		force := m.EvalAt(out.T, pos)
+		force := m.EvalAt(t, pos)
 		fs := &out.Fingers[f]
 		fs.Pos, fs.Vel, fs.Force, fs.Normal, fs.Valid = pos, vel, force, twin.PadNormal(f), true
 		rec.Fingers[f] = haptics.FingerRecord{
 			Pos: pos, Vel: vel, ForceDes: force,
-			Contact: m.Touches(out.T, pos),
+			Contact: m.Touches(t, pos),
 			State:   haptics.StateSafe, Reason: haptics.ReasonNoDevice,
 		}
 	}

@@ -58,8 +58,8 @@ func TestSimConfigKeepsWhatIsSet(t *testing.T) {
 	if got.Refine != ref || got.NodesU != DefaultSide || got.NodesV != DefaultSide {
 		t.Errorf("cloth graded %+v on %d × %d nodes, want %+v on %d²", got.Refine, got.NodesU, got.NodesV, ref, DefaultSide)
 	}
-	if got.Dt != 0.002 || got.PadRadius != [sim.NumFingers]float64{r.cfg.Scene.PadRadius, r.cfg.Scene.PadRadius} {
-		t.Errorf("cloth step %g s, pads %v: not the rig's", got.Dt, got.PadRadius)
+	if got.Dt != 2*time.Millisecond || got.PadRadius != [sim.NumFingers]float64{r.cfg.Scene.PadRadius, r.cfg.Scene.PadRadius} {
+		t.Errorf("cloth step %v, pads %v: not the rig's", got.Dt, got.PadRadius)
 	}
 	if want := sim.DefaultConfig(); got.Width != want.Width || got.Preconditioner != want.Preconditioner || got.StrainLimit != want.StrainLimit {
 		t.Errorf("cloth %+v lost sim's defaults", got)

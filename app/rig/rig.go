@@ -212,7 +212,7 @@ func (c *Config) simConfig(m sim.Material) sim.Config {
 	if s.NodesV == 0 {
 		s.NodesV = DefaultSide
 	}
-	s.Dt = c.SimPeriod.Seconds()
+	s.Dt = c.SimPeriod
 	s.PadRadius = [sim.NumFingers]float64{c.Scene.PadRadius, c.Scene.PadRadius}
 	s.Material = m
 	return s.WithDefaults()

@@ -29,7 +29,7 @@ func simHeader() []string {
 
 func appendSimRow(dst []byte, r *simRow) []byte {
 	s := &r.Stats
-	dst = sessionlog.AppendFloat(dst, s.T)
+	dst = sessionlog.AppendFloat(dst, s.T.Seconds())
 	dst = fmt.Appendf(dst, ",%d,%s,%d", s.Step, s.Status, s.CGIters)
 	dst = sessionlog.AppendFloats(dst, s.Residual, float64(s.SensIters), s.MaxStrain, float64(s.Recoveries))
 	dst = appendFlag(dst, s.Regraded)
@@ -75,7 +75,7 @@ func (l *simLoop) begin(t time.Duration) {
 	l.in, l.t = *in, t
 }
 
-func (l *simLoop) work() { l.cloth.Step(l.t.Seconds(), &l.in) }
+func (l *simLoop) work() { l.cloth.Step(l.t, &l.in) }
 
 func (l *simLoop) commit() {
 	out := l.r.simOut.Slot()

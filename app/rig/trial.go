@@ -303,9 +303,9 @@ func (r *Rig) SetTactileGain(db40, db320 float64) error {
 	})
 }
 
-// SetMaterial blends the cloth into a new material over ramp seconds of
+// SetMaterial blends the cloth into a new material over ramp of
 // simulation time from its next step (sim.Cloth.SetMaterial).
-func (r *Rig) SetMaterial(m sim.Material, ramp float64) error {
+func (r *Rig) SetMaterial(m sim.Material, ramp time.Duration) error {
 	if err := m.Validate(); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package kes
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/haptex/haptex/sim"
 )
@@ -39,11 +40,11 @@ type specimen struct {
 	prev   [][3]float64
 }
 
-// quasiStaticDt is the time step of the virtual instruments [s]. It is far
+// quasiStaticDt is the time step of the virtual instruments. It is far
 // longer than any specimen's slowest vibration period, so each backward
 // Euler step is a Newton step towards static equilibrium (the inertia term
 // only regularises it), as in sim's own fidelity tests.
-const quasiStaticDt = 0.05
+const quasiStaticDt = 50 * time.Millisecond
 
 // newSpecimen builds a w × h metre specimen of nu × nv nodes under gravity
 // g, hanging from its top row, with finger pads of radius pad (0: the

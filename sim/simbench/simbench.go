@@ -245,7 +245,7 @@ func calibration(us []float64) Calibration {
 func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) {
 	cfg := sim.DefaultConfig()
 	cfg.NodesU, cfg.NodesV = sc.Side, sc.Side
-	cfg.Dt = sc.DtMs / 1000
+	cfg.Dt = time.Duration(math.Round(sc.DtMs * float64(time.Millisecond)))
 	if opt.Edit != nil {
 		opt.Edit(&cfg)
 	}
@@ -254,7 +254,7 @@ func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) 
 		return SceneResult{}, nil, fmt.Errorf("simbench: scene %d² at %g ms: %w", sc.Side, sc.DtMs, err)
 	}
 	script := sim.ShowcasePinch(cfg.Material.Thickness)
-	perRun := int(math.Round(script.Duration() / cfg.Dt))
+	perRun := int(math.Round(float64(script.Duration()) / float64(cfg.Dt)))
 	// One step in calibEvery is not timed.
 	want := (opt.MinSteps*calibEvery+calibEvery-2)/(calibEvery-1) + 1
 	runs := (want + perRun - 1) / perRun
@@ -277,7 +277,7 @@ func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) 
 	var n int
 	for range runs {
 		for i := range perRun {
-			script.Sample(float64(i)*cfg.Dt, &in)
+			script.Sample(time.Duration(i)*cfg.Dt, &in)
 			in.T = t // the sample is for the step's start on the cloth's clock
 			cpu0, cpuOK := threadCPU()
 			start := time.Now()
