@@ -38,7 +38,7 @@ const FollowReach = 0.01
 
 // RefineRadius and RefineRatio are the grading TestPinchPullResolution
 // validates for the showcase's 8 mm pads: with them 24² and 32² meshes
-// pinch and pull within 2.6 % of 64².
+// pinch and pull within 5 % of 64².
 const (
 	RefineRadius = 0.02
 	RefineRatio  = 4
@@ -70,8 +70,9 @@ func (r Refinement) validate(width, height float64) error {
 // old mesh's resolution. The warm start and the BDF-2 history are dropped.
 // It refuses while a pad touches the cloth (the friction state lives on the
 // old mesh's triangles), on a mesh that is not graded, and on a bias-cut
-// cloth. Regrade allocates the new mesh (9 ms at 24², BenchmarkRegrade): it is
-// meant for the moments no finger touches, as Follow uses it.
+// cloth. Regrade allocates the new mesh and takes milliseconds
+// (BenchmarkRegrade): it is meant for the moments no finger touches, as
+// Follow uses it.
 func (c *Cloth) Regrade(centre [2]float64) error {
 	r := c.cfg.Refine
 	r.Centre = centre

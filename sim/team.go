@@ -13,8 +13,8 @@ import (
 //
 // No goroutine of its own waits for jobs: a helper that spins between
 // jobs takes a core from whoever else has work (in lockstep, the runner's
-// haptics and tactile ticks), and one that parks costs about 100 µs to
-// wake on this virtual machine, half an element pass at 24². The assistant
+// haptics and tactile ticks), and one that parks takes about as long to
+// wake as half an element pass at the rig's mesh takes to run. The assistant
 // is a goroutine that has nothing better to do, and an unclaimed half
 // costs the step nothing but its own time.
 type team struct {

@@ -23,14 +23,14 @@ import (
 type Scene struct {
 	Side int     // nodes per side
 	DtMs float64 // simulation step [ms]
-	// GoalMs is the step-time goal the issue sets for the scene [ms] and
+	// GoalMs is the step-time goal the README sets for the scene [ms] and
 	// GoalPercentile the percentile it applies to ("p99", "p999"); both are
 	// reported, not enforced.
 	GoalMs         float64
 	GoalPercentile string
 }
 
-// DefaultScenes are the issue's three: 24² at 1 ms (p99.9 ≤ 1 ms), 32² at
+// DefaultScenes are the README's three: 24² at 1 ms (p99.9 ≤ 1 ms), 32² at
 // 5 ms (p99 ≤ 2 ms), 64² at 10 ms (p99 ≤ 10 ms).
 func DefaultScenes() []Scene {
 	return []Scene{
@@ -102,14 +102,12 @@ type Result struct {
 // Calibration times a reference kernel in the same run, so that figures
 // taken on a loaded machine can be compared with a quiet one: the 3×3-block
 // sparse product of a 32 × 32 grid cut along one diagonal (7 blocks per
-// row), which took QuietUs on this machine when it was quiet (notes,
-// anchors-cloth-psycho.md C.1). The kernel runs interleaved with the
+// row), which took QuietUs on the development host when it was quiet (the
+// README compares step times with it). The kernel runs interleaved with the
 // scene's steps (a warm batch every calibEvery steps), so it sees the load the
 // steps see; LoadFactor is its median time over QuietUs, at least 1, and
 // StepMsQuiet divides by it. It is an estimate for reading loaded runs,
-// not a measurement: the kernel and the step do not slow down alike (in
-// two runs on 2026-11-21 the factor went from 2.5 to 5.3 at 24² while the
-// step's median went from 1.9 to 2.7 ms).
+// not a measurement: the kernel and the step do not slow down alike.
 type Calibration struct {
 	Kernel     string      `json:"kernel"`
 	QuietUs    float64     `json:"quiet_us"`
