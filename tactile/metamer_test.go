@@ -134,3 +134,27 @@ func TestSolveMetamerEdges(t *testing.T) {
 		t.Errorf("NP-only excitation: %+v", m)
 	}
 }
+
+// Metamer is a two-sine stimulus A40 sin(2π 40 t) + A320 sin(2π 320 t).
+type Metamer struct {
+	A40, A320 float64 // [µm peak], >= 0
+	// Exact is true when the two sines reproduce both channel excitations:
+	// a non-negative solution existed.
+	Exact bool
+}
+
+// SolveMetamer returns, for the tests, the non-negative amplitudes whose two-sine stimulus,
+// through the drive thresholds d, best reproduces the channel excitations e
+// (power re threshold, see ChannelModel).
+//
+// The system is M [A40², A320²]ᵀ = e with M[c] = (W_c(40)², W_c(320)²). When
+// its solution is non-negative it is returned exactly. Otherwise (a fabric
+// so rich in low frequencies that the 40 Hz sine needed for NP I already
+// over-drives P through the cross term M[P][0]) the problem is solved as
+// non-negative least squares in relative error, each channel's residual
+// divided by its target, so that the compromise splits the error in dB
+// rather than favouring the numerically larger channel.
+func SolveMetamer(d DriveThresholds, e [NumChannels]float64) Metamer {
+	x, y, exact := solveMetamer(d.matrix(), e)
+	return Metamer{A40: math.Sqrt(x), A320: math.Sqrt(y), Exact: exact}
+}

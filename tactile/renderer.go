@@ -250,7 +250,7 @@ func dbToGain(db float64) float64 { return math.Pow(10, db/20) }
 // Per finger: project the surface spectrum on the slip direction, map
 // spatial to temporal frequency with the slip speed, weight by each
 // channel's sensitivity to get the excitations, solve the two-sine metamer
-// (SolveMetamer), apply the finger's level gains, then per pin: place the
+// (metamer.go), apply the finger's level gains, then per pin: place the
 // pins on the fabric with the patch orientation, weight by the large-scale
 // maps there, gate by the contact patch, apply the pin's calibration and
 // clamp to the device limits.
