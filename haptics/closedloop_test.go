@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -186,7 +186,7 @@ func TestDefaultScriptFreeAir(t *testing.T) {
 			if st := r.servo.Status(f); st.State != StateActive {
 				t.Fatalf("%s %v (%v) at %v", sim.FingerName(f), st.State, st.Reason, r.t)
 			}
-			worst[f] = math.Max(worst[f], exo.Norm(r.exos[f].Truth().Force))
+			worst[f] = math.Max(worst[f], vec3.Norm(r.exos[f].Truth().Force))
 		}
 	}
 	t.Logf("largest residual force: thumb %.4f N, index %.4f N", worst[0], worst[1])

@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/dsp/fourier"
 
-	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -37,18 +37,18 @@ func runStep(cfg Config, p twin.ExoParams, stepN float64) (StepResult, error) {
 	if err := r.waitActive(time.Second); err != nil {
 		return StepResult{}, err
 	}
-	dir := exo.Scale(-1, pressDir(f))
+	dir := vec3.Scale(-1, pressDir(f))
 	for end := r.t + 300*time.Millisecond; r.t < end; {
 		r.tick()
 	}
-	forceModel(&r.in.Local[f], exo.Scale(stepN, dir), 1)
+	forceModel(&r.in.Local[f], vec3.Scale(stepN, dir), 1)
 	t0 := r.t
 	var ts, fs []float64
 	for r.t < t0+500*time.Millisecond {
 		r.tick()
 		tr := r.exos[f].Truth()
 		ts = append(ts, (tr.T-t0).Seconds()*1e3)
-		fs = append(fs, exo.Dot(tr.Force, dir))
+		fs = append(fs, vec3.Dot(tr.Force, dir))
 	}
 	return stepMetrics(ts, fs, stepN), nil
 }
@@ -125,7 +125,7 @@ func runTransparency(cfg Config, p twin.ExoParams, v float64) (TransparencyResul
 			if st := r.servo.Status(f).State; st != StateActive {
 				return res, fmt.Errorf("haptics: transparency at %g m/s: finger %v (%v) at %v", v, st, r.servo.Status(f).Reason, r.t)
 			}
-			fm := exo.Norm(r.exos[f].Truth().Force)
+			fm := vec3.Norm(r.exos[f].Truth().Force)
 			if kind[k] != segRest || k > 600 {
 				res.AllMaxN = math.Max(res.AllMaxN, fm)
 			}
@@ -166,7 +166,7 @@ type SweepResult struct {
 func runSweep(cfg Config, p twin.ExoParams, freqs []float64, amp float64) (SweepResult, error) {
 	f := sim.IndexFinger
 	home := homePad(p, f)
-	dir := exo.Scale(-1, pressDir(f))
+	dir := vec3.Scale(-1, pressDir(f))
 	var res SweepResult
 	for _, hz := range freqs {
 		r, err := newSimRig(cfg, p, [sim.NumFingers]twin.Intent{nil, holdIntent{home}})
@@ -191,12 +191,12 @@ func runSweep(cfg Config, p twin.ExoParams, freqs []float64, amp float64) (Sweep
 		for k := 0; k < nTicks; k++ {
 			ph := 2 * math.Pi * hz * (r.t - t0).Seconds()
 			d := amp * math.Sin(ph)
-			ctl.inject = exo.Scale(d, dirB)
+			ctl.inject = vec3.Scale(d, dirB)
 			r.tick()
 			if k < skip {
 				continue
 			}
-			e := exo.Dot(ctl.lastErr, dirB)
+			e := vec3.Dot(ctl.lastErr, dirB)
 			w := cmplx.Exp(complex(0, -ph))
 			eAcc += complex(e, 0) * w
 			uAcc += complex(e+d, 0) * w
@@ -311,8 +311,8 @@ func runPinch(cfg Config, p twin.ExoParams, dur time.Duration) (PinchResult, err
 		cc.surface[f] = side * surf
 		target := [3]float64{h[0], h[1], side * (surf - 0.008)}
 		// Close in 0.4 s after 0.3 s at rest (minimum-jerk), then hold.
-		pi := &profileIntent{p0: h, dir: exo.Scale(1/exo.Norm(exo.Sub(target, h)), exo.Sub(target, h)), dt: 100 * time.Microsecond}
-		dist := exo.Norm(exo.Sub(target, h))
+		pi := &profileIntent{p0: h, dir: vec3.Scale(1/vec3.Norm(vec3.Sub(target, h)), vec3.Sub(target, h)), dt: 100 * time.Microsecond}
+		dist := vec3.Norm(vec3.Sub(target, h))
 		total := int((dur + time.Second) / pi.dt)
 		for i := 0; i < total; i++ {
 			ts := (float64(i) * pi.dt.Seconds()) - 0.3

@@ -8,6 +8,7 @@ import (
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/exo"
+	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -298,11 +299,11 @@ func (fs *fingerServo) read(t time.Duration, cfg *Config) {
 	case st == StateEnabling && float64(t-fs.status.Since) > cfg.Safety.EnableWaitMs*1e6:
 		fs.flag(ReasonEnableTimeout)
 	}
-	if exo.Norm(fs.st.Force) > fs.tripForce {
+	if vec3.Norm(fs.st.Force) > fs.tripForce {
 		fs.flag(ReasonForceTrip)
 	}
 	if fs.fresh {
-		if fs.haveF && exo.Norm(exo.Sub(fs.st.Force, fs.fPrev)) > cfg.Safety.MaxForceJump {
+		if fs.haveF && vec3.Norm(vec3.Sub(fs.st.Force, fs.fPrev)) > cfg.Safety.MaxForceJump {
 			fs.flag(ReasonSensorSpike)
 		}
 		fs.fPrev, fs.haveF = fs.st.Force, true
@@ -328,7 +329,7 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 		fs.vel = fs.base.Vec(fs.k.J.MulVec(fs.ctl.qd))
 		fs.normal = fs.base.Vec(fs.k.Normal)
 		fs.fMeas = fs.base.Vec(fs.k.R.MulVec(fs.st.Force))
-		if exo.Norm(fs.vel) > cfg.Safety.MaxSpeed {
+		if vec3.Norm(fs.vel) > cfg.Safety.MaxSpeed {
 			fs.flag(ReasonOverspeed)
 		}
 	}
@@ -354,7 +355,7 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 		if fs.modelOK && (lm.Step != fs.modelStep || lm.Valid != fs.model.Valid) && cfg.Model.SlewNPerS > 0 {
 			fOld := fs.model.EvalAt(t, fs.pos)
 			fNew := next.EvalAt(t, fs.pos)
-			fs.offset = exo.Add(fs.offset, exo.Sub(fOld, fNew))
+			fs.offset = vec3.Add(fs.offset, vec3.Sub(fOld, fNew))
 		}
 		fs.model, fs.modelStep, fs.modelOK = next, lm.Step, true
 		fModel = fs.model.EvalAt(t, fs.pos)
@@ -362,16 +363,16 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 		if fs.contact {
 			fs.kRender = frobenius(&fs.model.K)
 		}
-		if n := exo.Norm(fs.offset); n > 0 {
+		if n := vec3.Norm(fs.offset); n > 0 {
 			d := cfg.Model.SlewNPerS * period
 			if n <= d {
 				fs.offset = [3]float64{}
 			} else {
-				fs.offset = exo.Scale(1-d/n, fs.offset)
+				fs.offset = vec3.Scale(1-d/n, fs.offset)
 			}
 		}
-		fModel = exo.Add(fModel, fs.offset)
-		fModel = exo.Scale(fs.scale, fModel)
+		fModel = vec3.Add(fModel, fs.offset)
+		fModel = vec3.Scale(fs.scale, fModel)
 		fs.kRender *= fs.scale
 	}
 
@@ -388,7 +389,7 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 			if r <= 0 {
 				fs.enterSafe(t)
 			} else {
-				fs.tauOut = exo.Scale(r, fs.tauHold)
+				fs.tauOut = vec3.Scale(r, fs.tauHold)
 			}
 		}
 		if fs.status.State == StateSafe {
@@ -404,9 +405,9 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 	}
 
 	// Envelope on the rendered force: magnitude, then rate.
-	fd := exo.Scale(ramp, fModel)
-	if n := exo.Norm(fd); n > fs.maxForce {
-		fd = exo.Scale(fs.maxForce/n, fd)
+	fd := vec3.Scale(ramp, fModel)
+	if n := vec3.Norm(fd); n > fs.maxForce {
+		fd = vec3.Scale(fs.maxForce/n, fd)
 	}
 
 	// Passivity observer on the device's port (Hannaford & Ryu 2002, the
@@ -418,20 +419,20 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 	// return the excess within one period, capped.
 	fs.damping = 0
 	if cfg.Passivity.Enabled {
-		fs.energy -= exo.Dot(exo.Sub(fs.fMeas, fs.fEnv), fs.vel) * period
+		fs.energy -= vec3.Dot(vec3.Sub(fs.fMeas, fs.fEnv), fs.vel) * period
 		if fs.energy < -cfg.Passivity.Bound {
-			if v2 := exo.Dot(fs.vel, fs.vel); v2 > 1e-12 {
+			if v2 := vec3.Dot(fs.vel, fs.vel); v2 > 1e-12 {
 				a := (-cfg.Passivity.Bound - fs.energy) / (period * v2)
 				fs.damping = math.Min(a, cfg.Passivity.MaxDamping)
 			}
 		}
 	}
 	fs.fEnv = fd
-	fd = exo.Sub(fd, exo.Scale(fs.damping, fs.vel))
+	fd = vec3.Sub(fd, vec3.Scale(fs.damping, fs.vel))
 
 	dmax := cfg.Safety.MaxForceRate * period
-	if d := exo.Sub(fd, fs.fDes); exo.Norm(d) > dmax {
-		fd = exo.Add(fs.fDes, exo.Scale(dmax/exo.Norm(d), d))
+	if d := vec3.Sub(fd, fs.fDes); vec3.Norm(d) > dmax {
+		fd = vec3.Add(fs.fDes, vec3.Scale(dmax/vec3.Norm(d), d))
 	}
 	fs.fDes = fd
 
@@ -449,7 +450,7 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 		fs.flag(ReasonControlNaN)
 		fs.advanceState(t, cfg)
 		fs.fDes = [3]float64{}
-		fs.tauOut = exo.Scale(0, fs.tauOut)
+		fs.tauOut = vec3.Scale(0, fs.tauOut)
 		return
 	}
 	fs.tauOut = tau

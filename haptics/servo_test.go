@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices"
-	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -30,7 +30,7 @@ func newHoldRig(t testing.TB, cfg Config) *simRig {
 // pressBoth asks both devices for 1 N against the pads and settles.
 func pressBoth(r *simRig) {
 	for f := range sim.NumFingers {
-		forceModel(&r.in.Local[f], exo.Scale(-1, pressDir(f)), 1)
+		forceModel(&r.in.Local[f], vec3.Scale(-1, pressDir(f)), 1)
 	}
 	for end := r.t + 200*time.Millisecond; r.t < end; {
 		r.tick()
@@ -43,11 +43,11 @@ func pressBoth(r *simRig) {
 func stopTime(t *testing.T, r *simRig, f int, limit time.Duration, want Reason) time.Duration {
 	t.Helper()
 	t0 := r.t
-	before := exo.Norm(r.rec.Fingers[f].Torque)
+	before := vec3.Norm(r.rec.Fingers[f].Torque)
 	for r.t < t0+limit {
 		r.tick()
 		fr := &r.rec.Fingers[f]
-		n := exo.Norm(fr.Torque)
+		n := vec3.Norm(fr.Torque)
 		if fr.State == StateActive {
 			before = n // not yet a fault (a silence is one only after silent_ms)
 		} else if n > before*1.001+1e-9 {
@@ -71,7 +71,7 @@ func TestStartupRamp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forceModel(&r.in.Local[sim.IndexFinger], exo.Scale(-1, pressDir(sim.IndexFinger)), 1)
+	forceModel(&r.in.Local[sim.IndexFinger], vec3.Scale(-1, pressDir(sim.IndexFinger)), 1)
 	seen := map[State]bool{}
 	for r.t < 400*time.Millisecond {
 		r.tick()
@@ -83,7 +83,7 @@ func TestStartupRamp(t *testing.T) {
 		if fr.State == StateEnabling {
 			since := r.servo.Status(sim.IndexFinger).Since
 			ramp := float64(r.t-r.period-since) / (cfg.Safety.EnableRampMs * 1e6)
-			if n := exo.Norm(fr.ForceDes); n > ramp+1e-9 {
+			if n := vec3.Norm(fr.ForceDes); n > ramp+1e-9 {
 				t.Fatalf("enabling at ramp %.3f renders %.3f N of a 1 N request", ramp, n)
 			}
 		}
@@ -123,12 +123,16 @@ func TestFaults(t *testing.T) {
 		{
 			name: "model NaN", reason: ReasonModelNaN,
 			inject: func(r *simRig) { r.in.Local[sim.IndexFinger].F0[1] = math.NaN() },
-			heal:   func(r *simRig) { forceModel(&r.in.Local[sim.IndexFinger], exo.Scale(-1, pressDir(sim.IndexFinger)), 7) },
+			heal: func(r *simRig) {
+				forceModel(&r.in.Local[sim.IndexFinger], vec3.Scale(-1, pressDir(sim.IndexFinger)), 7)
+			},
 		},
 		{
 			name: "model Inf stiffness", reason: ReasonModelNaN,
 			inject: func(r *simRig) { r.in.Local[sim.IndexFinger].K[2][0] = math.Inf(-1) },
-			heal:   func(r *simRig) { forceModel(&r.in.Local[sim.IndexFinger], exo.Scale(-1, pressDir(sim.IndexFinger)), 8) },
+			heal: func(r *simRig) {
+				forceModel(&r.in.Local[sim.IndexFinger], vec3.Scale(-1, pressDir(sim.IndexFinger)), 8)
+			},
 		},
 		{
 			name: "overrun burst", reason: ReasonOverrun, both: true,
@@ -197,11 +201,11 @@ func TestNaNNeverSpikes(t *testing.T) {
 	r := newHoldRig(t, DefaultConfig())
 	pressBoth(r)
 	r.in.Local[sim.IndexFinger] = sim.LocalModel{Valid: true, InContact: true, Depth: math.NaN()}
-	before := exo.Norm(r.rec.Fingers[sim.IndexFinger].Torque)
+	before := vec3.Norm(r.rec.Fingers[sim.IndexFinger].Torque)
 	for range 50 {
 		r.tick()
 		tau := r.rec.Fingers[sim.IndexFinger].Torque
-		if !finite3(&tau) || exo.Norm(tau) > before+1e-9 || exo.Norm(r.rec.Fingers[sim.IndexFinger].ForceDes) != 0 {
+		if !finite3(&tau) || vec3.Norm(tau) > before+1e-9 || vec3.Norm(r.rec.Fingers[sim.IndexFinger].ForceDes) != 0 {
 			t.Fatalf("torque %v, force %v after a NaN model", tau, r.rec.Fingers[sim.IndexFinger].ForceDes)
 		}
 	}
@@ -239,22 +243,22 @@ func TestDeviceErrorIsSafe(t *testing.T) {
 func TestForceEnvelope(t *testing.T) {
 	cfg := DefaultConfig()
 	r := newHoldRig(t, cfg)
-	dir := exo.Scale(-1, pressDir(sim.IndexFinger))
-	forceModel(&r.in.Local[sim.IndexFinger], exo.Scale(50, dir), 1) // far beyond the device
+	dir := vec3.Scale(-1, pressDir(sim.IndexFinger))
+	forceModel(&r.in.Local[sim.IndexFinger], vec3.Scale(50, dir), 1) // far beyond the device
 	maxF := r.servo.fingers[sim.IndexFinger].maxForce
 	var prev [3]float64
 	for range 100 {
 		r.tick()
 		fd := r.rec.Fingers[sim.IndexFinger].ForceDes
-		if n := exo.Norm(fd); n > maxF+1e-9 {
+		if n := vec3.Norm(fd); n > maxF+1e-9 {
 			t.Fatalf("rendered %.3f N, limit %.3f N", n, maxF)
 		}
-		if d := exo.Norm(exo.Sub(fd, prev)); d > cfg.Safety.MaxForceRate*cfg.PeriodMs/1000+1e-9 {
+		if d := vec3.Norm(vec3.Sub(fd, prev)); d > cfg.Safety.MaxForceRate*cfg.PeriodMs/1000+1e-9 {
 			t.Fatalf("force stepped by %.3f N in one tick", d)
 		}
 		prev = fd
 	}
-	if n := exo.Norm(prev); math.Abs(n-maxF) > 1e-6 {
+	if n := vec3.Norm(prev); math.Abs(n-maxF) > 1e-6 {
 		t.Errorf("rendered %.3f N, want the %.3f N limit", n, maxF)
 	}
 }
@@ -264,17 +268,17 @@ func TestForceEnvelope(t *testing.T) {
 func TestSlewAcrossSimSteps(t *testing.T) {
 	cfg := DefaultConfig()
 	r := newHoldRig(t, cfg)
-	dir := exo.Scale(-1, pressDir(sim.IndexFinger))
-	forceModel(&r.in.Local[sim.IndexFinger], exo.Scale(0.5, dir), 1)
+	dir := vec3.Scale(-1, pressDir(sim.IndexFinger))
+	forceModel(&r.in.Local[sim.IndexFinger], vec3.Scale(0.5, dir), 1)
 	for range 100 {
 		r.tick()
 	}
-	forceModel(&r.in.Local[sim.IndexFinger], exo.Scale(1.5, dir), 2) // a 1 N jump
+	forceModel(&r.in.Local[sim.IndexFinger], vec3.Scale(1.5, dir), 2) // a 1 N jump
 	slew := cfg.Model.SlewNPerS * cfg.PeriodMs / 1000
-	prev := exo.Dot(r.rec.Fingers[sim.IndexFinger].ForceDes, dir)
+	prev := vec3.Dot(r.rec.Fingers[sim.IndexFinger].ForceDes, dir)
 	for k := range 40 {
 		r.tick()
-		f := exo.Dot(r.rec.Fingers[sim.IndexFinger].ForceDes, dir)
+		f := vec3.Dot(r.rec.Fingers[sim.IndexFinger].ForceDes, dir)
 		if f-prev > slew+1e-9 {
 			t.Fatalf("tick %d: force rose %.4f N, slew limit %.4f N per tick", k, f-prev, slew)
 		}
@@ -313,7 +317,7 @@ func TestEvalLocal(t *testing.T) {
 			}
 			capStiffness(&mm, tc.kMax)
 			f, c := mm.EvalAt(mm.T, tc.x), mm.Touches(mm.T, tc.x)
-			if c != tc.contact || exo.Norm(exo.Sub(f, tc.want)) > 1e-12 {
+			if c != tc.contact || vec3.Norm(vec3.Sub(f, tc.want)) > 1e-12 {
 				t.Errorf("got %v %v, want %v %v", f, c, tc.want, tc.contact)
 			}
 		})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/internal/rt"
+	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -291,7 +292,7 @@ func TestReplayIntentIsContinuous(t *testing.T) {
 			p, _ := r.At(tt, f)
 			// A blend back over 5.5 cm in 0.3 s peaks at 0.34 m/s; a jump
 			// would move the whole distance in one millisecond.
-			if d := norm3([3]float64{p[0] - prev[f][0], p[1] - prev[f][1], p[2] - prev[f][2]}); d > 1e-3 {
+			if d := vec3.Norm([3]float64{p[0] - prev[f][0], p[1] - prev[f][1], p[2] - prev[f][2]}); d > 1e-3 {
 				t.Fatalf("finger %d jumps %.2f mm at %v", f, d*1e3, tt)
 			}
 			prev[f] = p

@@ -21,6 +21,7 @@ import (
 	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/internal/sessionlog"
+	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -143,7 +144,7 @@ func calibTwin(ctx context.Context, what, finger, path string) error {
 		clock := device.NewVirtualClock(dev)
 		s := device.Session{Finger: finger, Clock: clock, Samples: 200, Prompt: func(st device.Step) error {
 			fmt.Printf("[%d/%d] %s (the stand does it)\n", st.Index+1, st.Total, st.Instruction)
-			dev.SetPadLoad(exo.Scale(-1, base.Vec(k.R.MulVec(plan[st.Index].LoadN))))
+			dev.SetPadLoad(vec3.Scale(-1, base.Vec(k.R.MulVec(plan[st.Index].LoadN))))
 			return nil
 		}}
 		c, err := device.RunForce(ctx, dev, s, plan, device.PerAxis)
