@@ -47,7 +47,7 @@ func BenchmarkStep(b *testing.B) {
 		n  int
 		dt float64
 	}{{16, 0.005}, {24, 0.001}, {24, 0.005}, {32, 0.005}, {64, 0.010}} {
-		b.Run(fmt.Sprintf("nodes=%d/dt=%gms", sc.n, 1000*sc.dt), func(b *testing.B) {
+		b.Run(fmt.Sprintf("side=%d/dt=%gms", sc.n, 1000*sc.dt), func(b *testing.B) {
 			c, s := benchCloth(b, sc.n, sc.dt, nil)
 			stepLoop(b, c, s)
 		})
@@ -94,7 +94,7 @@ func BenchmarkOperator(b *testing.B) {
 // touches the cloth).
 func BenchmarkRegrade(b *testing.B) {
 	for _, n := range []int{24, 32, 64} {
-		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("side=%d", n), func(b *testing.B) {
 			c := newTestCloth(b, func(cfg *Config) {
 				cfg.NodesU, cfg.NodesV = n, n
 				cfg.Refine = Refinement{Centre: [2]float64{0.1, 0.1}, Radius: RefineRadius, Ratio: RefineRatio}
@@ -119,7 +119,7 @@ func BenchmarkCoarse(b *testing.B) {
 	}{{24, 0.001}, {32, 0.005}, {64, 0.010}} {
 		c, _ := benchCloth(b, sc.n, sc.dt, nil)
 		co := c.dyn.pc.co
-		b.Run(fmt.Sprintf("build/nodes=%d", sc.n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("build/side=%d", sc.n), func(b *testing.B) {
 			for b.Loop() {
 				co.build(c.dyn.op.a)
 			}
@@ -127,7 +127,7 @@ func BenchmarkCoarse(b *testing.B) {
 		for i := range co.rc {
 			co.rc[i] = float64(i%7) - 3
 		}
-		b.Run(fmt.Sprintf("solve/nodes=%d", sc.n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("solve/side=%d", sc.n), func(b *testing.B) {
 			for b.Loop() {
 				bandSolve(co.zc, co.rc, co.band, co.ut, co.dinv, co.bw)
 			}
