@@ -7,6 +7,7 @@ import (
 
 	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/haptics/filter"
+	"github.com/haptex/haptex/internal/vec3"
 )
 
 // controller is the explicit force controller of one finger (HAPTEX
@@ -132,8 +133,8 @@ func (c *controller) step(k *exo.Kin, fDes, fMeas [3]float64, tauLim [3]float64,
 		v[i] = gs*cfg.Force.Kf*vp[i] + c.iF[i]
 	}
 	vClamped := false
-	if n := exo.Norm(v); n > cfg.Force.VMax {
-		v = exo.Scale(cfg.Force.VMax/n, v)
+	if n := vec3.Norm(v); n > cfg.Force.VMax {
+		v = vec3.Scale(cfg.Force.VMax/n, v)
 		vClamped = true
 	}
 	c.vRef = v

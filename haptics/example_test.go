@@ -27,7 +27,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	var in sim.SimOutput // the latest simulation output; zero: no cloth yet
+	var in sim.Output // the latest simulation output; zero: no cloth yet
 	var out sim.FingerState
 	var rec haptics.TickRecord
 	for t := time.Duration(0); t < time.Second; t += time.Millisecond {

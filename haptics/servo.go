@@ -8,6 +8,7 @@ import (
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/exo"
+	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -204,7 +205,7 @@ func (s *Servo) Status(f int) FingerStatus { return s.fingers[f].status }
 // forward kinematics, local-model evaluation, force control, safety
 // envelope, passivity, commands. It fills out (when not nil) and rec (when
 // not nil). in may be nil before the simulation's first step.
-func (s *Servo) Tick(t time.Duration, in *sim.SimOutput, out *sim.FingerState, rec *TickRecord) {
+func (s *Servo) Tick(t time.Duration, in *sim.Output, out *sim.FingerState, rec *TickRecord) {
 	overrun := false
 	if s.started {
 		if gap := t - s.tPrev; float64(gap) > s.cfg.Safety.OverrunFactor*float64(s.period) {
@@ -243,7 +244,7 @@ func (s *Servo) Tick(t time.Duration, in *sim.SimOutput, out *sim.FingerState, r
 		fs.write(t)
 	}
 	if out != nil {
-		out.T = t.Seconds()
+		out.T = t
 		out.Tick = s.tick
 		for f := range s.fingers {
 			fs := &s.fingers[f]
@@ -322,11 +323,11 @@ func (fs *fingerServo) read(t time.Duration, cfg *Config) {
 	case st == StateEnabling && t-fs.status.Since > cfg.Safety.EnableWait:
 		fs.flag(ReasonEnableTimeout)
 	}
-	if exo.Norm(fs.st.Force) > fs.tripForce {
+	if vec3.Norm(fs.st.Force) > fs.tripForce {
 		fs.flag(ReasonForceTrip)
 	}
 	if fs.fresh {
-		if fs.haveF && exo.Norm(exo.Sub(fs.st.Force, fs.fPrev)) > cfg.Safety.MaxForceJump {
+		if fs.haveF && vec3.Norm(vec3.Sub(fs.st.Force, fs.fPrev)) > cfg.Safety.MaxForceJump {
 			fs.flag(ReasonSensorSpike)
 		}
 		fs.fPrev, fs.haveF = fs.st.Force, true
@@ -349,7 +350,7 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 		return
 	}
 	ramp := fs.enableRamp(t, cfg)
-	fd := fs.clampForce(exo.Scale(ramp, fModel))
+	fd := fs.clampForce(vec3.Scale(ramp, fModel))
 	fd = fs.passivity(fd, cfg)
 	fs.fDes = fs.limitRate(fd, cfg)
 	if !fs.fresh {
@@ -377,7 +378,7 @@ func (fs *fingerServo) measure(cfg *Config) {
 	fs.vel = fs.base.Vec(fs.k.J.MulVec(fs.ctl.qd))
 	fs.normal = fs.base.Vec(fs.k.Normal)
 	fs.fMeas = fs.base.Vec(fs.k.R.MulVec(fs.st.Force))
-	if exo.Norm(fs.vel) > cfg.Safety.MaxSpeed {
+	if vec3.Norm(fs.vel) > cfg.Safety.MaxSpeed {
 		fs.flag(ReasonOverspeed)
 	}
 }
@@ -403,37 +404,36 @@ func (fs *fingerServo) clothForce(t time.Duration, lm *sim.LocalModel, cfg *Conf
 	// The model drifts with the cloth under the pad (sim.LocalModel
 	// EvalAt): evaluate it at this tick's time, on a copy whose stiffness
 	// is capped to what the device can render.
-	tm := t.Seconds()
 	next := *lm
 	capStiffness(&next, fs.maxStiff)
 	if fs.modelOK && (lm.Step != fs.modelStep || lm.Valid != fs.model.Valid) && cfg.Model.SlewNPerS > 0 {
-		fOld := fs.model.EvalAt(tm, fs.pos)
-		fNew := next.EvalAt(tm, fs.pos)
-		fs.offset = exo.Add(fs.offset, exo.Sub(fOld, fNew))
+		fOld := fs.model.EvalAt(t, fs.pos)
+		fNew := next.EvalAt(t, fs.pos)
+		fs.offset = vec3.Add(fs.offset, vec3.Sub(fOld, fNew))
 	}
 	fs.model, fs.modelStep, fs.modelOK = next, lm.Step, true
-	f := fs.model.EvalAt(tm, fs.pos)
-	fs.contact = fs.model.Touches(tm, fs.pos)
+	f := fs.model.EvalAt(t, fs.pos)
+	fs.contact = fs.model.Touches(t, fs.pos)
 	if fs.contact {
 		fs.kRender = frobenius(&fs.model.K)
 	}
 	fs.slewOffset(cfg)
-	f = exo.Add(f, fs.offset)
+	f = vec3.Add(f, fs.offset)
 	fs.kRender *= fs.scale
-	return exo.Scale(fs.scale, f)
+	return vec3.Scale(fs.scale, f)
 }
 
 // slewOffset blends out the jump between two sim steps at
 // model.slew_n_per_s.
 func (fs *fingerServo) slewOffset(cfg *Config) {
-	n := exo.Norm(fs.offset)
+	n := vec3.Norm(fs.offset)
 	if !(n > 0) {
 		return
 	}
 	if d := cfg.Model.SlewNPerS * fs.dt; n <= d {
 		fs.offset = [3]float64{}
 	} else {
-		fs.offset = exo.Scale(1-d/n, fs.offset)
+		fs.offset = vec3.Scale(1-d/n, fs.offset)
 	}
 }
 
@@ -451,7 +451,7 @@ func (fs *fingerServo) renderNothing(t time.Duration, cfg *Config) {
 		if r <= 0 {
 			fs.enterSafe(t)
 		} else {
-			fs.tauOut = exo.Scale(r, fs.tauHold)
+			fs.tauOut = vec3.Scale(r, fs.tauHold)
 		}
 	}
 	if fs.status.State == StateSafe {
@@ -471,8 +471,8 @@ func (fs *fingerServo) enableRamp(t time.Duration, cfg *Config) float64 {
 
 // clampForce caps the rendered force's magnitude at the finger's limit.
 func (fs *fingerServo) clampForce(fd [3]float64) [3]float64 {
-	if n := exo.Norm(fd); n > fs.maxForce {
-		return exo.Scale(fs.maxForce/n, fd)
+	if n := vec3.Norm(fd); n > fs.maxForce {
+		return vec3.Scale(fs.maxForce/n, fd)
 	}
 	return fd
 }
@@ -487,24 +487,24 @@ func (fs *fingerServo) clampForce(fd [3]float64) [3]float64 {
 func (fs *fingerServo) passivity(fEnv [3]float64, cfg *Config) [3]float64 {
 	fs.damping = 0
 	if cfg.Passivity.Enabled {
-		fs.energy -= exo.Dot(exo.Sub(fs.fMeas, fs.fEnv), fs.vel) * fs.dt
+		fs.energy -= vec3.Dot(vec3.Sub(fs.fMeas, fs.fEnv), fs.vel) * fs.dt
 		if fs.energy < -cfg.Passivity.Bound {
-			if v2 := exo.Dot(fs.vel, fs.vel); v2 > 1e-12 {
+			if v2 := vec3.Dot(fs.vel, fs.vel); v2 > 1e-12 {
 				a := (-cfg.Passivity.Bound - fs.energy) / (fs.dt * v2)
 				fs.damping = math.Min(a, cfg.Passivity.MaxDamping)
 			}
 		}
 	}
 	fs.fEnv = fEnv
-	return exo.Sub(fEnv, exo.Scale(fs.damping, fs.vel))
+	return vec3.Sub(fEnv, vec3.Scale(fs.damping, fs.vel))
 }
 
 // limitRate limits the change of the rendered force from the previous
 // period to safety.max_force_rate_n_per_s.
 func (fs *fingerServo) limitRate(fd [3]float64, cfg *Config) [3]float64 {
 	dmax := cfg.Safety.MaxForceRate * fs.dt
-	if d := exo.Sub(fd, fs.fDes); exo.Norm(d) > dmax {
-		return exo.Add(fs.fDes, exo.Scale(dmax/exo.Norm(d), d))
+	if d := vec3.Sub(fd, fs.fDes); vec3.Norm(d) > dmax {
+		return vec3.Add(fs.fDes, vec3.Scale(dmax/vec3.Norm(d), d))
 	}
 	return fd
 }
@@ -521,7 +521,7 @@ func (fs *fingerServo) command(t time.Duration, ramp float64, cfg *Config) {
 		fs.flag(ReasonControlNaN)
 		fs.advanceState(t, cfg)
 		fs.fDes = [3]float64{}
-		fs.tauOut = exo.Scale(0, fs.tauOut)
+		fs.tauOut = vec3.Scale(0, fs.tauOut)
 		return
 	}
 	fs.tauOut = tau

@@ -11,6 +11,7 @@ import (
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -71,7 +72,7 @@ func TestEvalLocal(t *testing.T) {
 			}
 			capStiffness(&mm, tc.kMax)
 			f, c := mm.EvalAt(mm.T, tc.x), mm.Touches(mm.T, tc.x)
-			if c != tc.contact || exo.Norm(exo.Sub(f, tc.want)) > 1e-12 {
+			if c != tc.contact || vec3.Norm(vec3.Sub(f, tc.want)) > 1e-12 {
 				t.Errorf("got %v %v, want %v %v", f, c, tc.want, tc.contact)
 			}
 		})
@@ -204,9 +205,9 @@ func TestPeriodAndTestSignal(t *testing.T) {
 	if s.Period() != 500*time.Microsecond {
 		t.Errorf("period %v, want 500µs", s.Period())
 	}
-	s.InjectForceError(sim.Index, [3]float64{1, 2, 3})
+	s.InjectForceError(sim.IndexFinger, [3]float64{1, 2, 3})
 	s.Tick(0, nil, nil, nil)
-	if e := s.ForceError(sim.Index); e != [3]float64{} {
+	if e := s.ForceError(sim.IndexFinger); e != [3]float64{} {
 		t.Errorf("force error %v of a finger without a device", e)
 	}
 }
@@ -243,7 +244,7 @@ func TestEnableWaitsForPowerOn(t *testing.T) {
 	run := func(cfg Config, d *lateOn, until time.Duration, each func(at time.Duration, fr *FingerRecord)) {
 		t.Helper()
 		p := twin.DefaultExoParams()
-		e, err := twin.NewExo(p, twin.DefaultBase(sim.Index), holdIntent{homePad(p, sim.Index)}, 1)
+		e, err := twin.NewExo(p, twin.DefaultBase(sim.IndexFinger), holdIntent{homePad(p, sim.IndexFinger)}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,7 +256,7 @@ func TestEnableWaitsForPowerOn(t *testing.T) {
 		var rec TickRecord
 		for k := time.Duration(0); k <= until; k += time.Millisecond {
 			s.Tick(k, nil, nil, &rec)
-			each(k, &rec.Fingers[sim.Index])
+			each(k, &rec.Fingers[sim.IndexFinger])
 		}
 	}
 	cfg := DefaultConfig()

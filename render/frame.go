@@ -26,9 +26,9 @@ type Frame struct {
 	// the overlay.
 	Snapshot *sim.Snapshot
 	Fingers  sim.FingerState // pads at Fingers[i].Pos, force arrows from Fingers[i].Force
-	Sim      sim.SimOutput   // contact patches from Sim.Contact
+	Sim      sim.Output      // contact patches from Sim.Contact
 	// A40 and A320 are the pin amplitudes [µm peak] of each finger's array
-	// (indexed by sim.Thumb, sim.Index, then pin row*4 + col).
+	// (indexed by sim.Thumb, sim.IndexFinger, then pin row*4 + col).
 	A40, A320 [sim.NumFingers][PinsPerArray]float64
 	Overlay   Overlay
 }

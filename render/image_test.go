@@ -162,7 +162,7 @@ func TestShowcasePads(t *testing.T) {
 	f := showcaseFrame(64)
 	cam := DefaultCamera()
 	none := render(t, o, fingerOnly(f, -1), cam)
-	for _, i := range []int{sim.Thumb, sim.Index} {
+	for _, i := range []int{sim.Thumb, sim.IndexFinger} {
 		img := render(t, o, fingerOnly(f, i), cam)
 		p := f.Fingers.Fingers[i].Pos
 		px, py, _ := cam.project(p, imgW, imgH)
@@ -197,7 +197,7 @@ func TestShowcasePads(t *testing.T) {
 		a, b := img.RGBAAt(int(px), int(py)), none.RGBAAt(int(px), int(py))
 		warm := func(c color.RGBA) int { return int(c.R) - int(c.B) }
 		switch i {
-		case sim.Index:
+		case sim.IndexFinger:
 			if int(a.B)-int(a.R) < 80 {
 				t.Errorf("index pad centre %v is not blue", a)
 			}
@@ -254,14 +254,14 @@ func TestInsets(t *testing.T) {
 	}
 
 	g := *f
-	g.A40[sim.Index][5] = 0
+	g.A40[sim.IndexFinger][5] = 0
 	g.A320[sim.Thumb][23] = math.NaN()
 	img2 := render(t, o, &g, cam)
 	for fi := 0; fi < sim.NumFingers; fi++ {
 		for b := 0; b < numBands; b++ {
 			for pin := 0; pin < PinsPerArray; pin++ {
 				changed := differ(centre(img, fi, b, pin), centre(img2, fi, b, pin))
-				want := (fi == sim.Index && b == 0 && pin == 5) || (fi == sim.Thumb && b == 1 && pin == 23)
+				want := (fi == sim.IndexFinger && b == 0 && pin == 5) || (fi == sim.Thumb && b == 1 && pin == 23)
 				if changed != want {
 					t.Errorf("%s %s pin %d: changed %v, want %v", sim.FingerName(fi), bandNames[b], pin, changed, want)
 				}
@@ -271,7 +271,7 @@ func TestInsets(t *testing.T) {
 	if c := centre(img2, sim.Thumb, 1, 23); c.R < 250 || c.G > 5 || c.B < 250 {
 		t.Errorf("a NaN amplitude shows as %v, want magenta", c)
 	}
-	if c := centre(img2, sim.Index, 0, 5); c.R > 20 || c.G > 20 || c.B > 20 {
+	if c := centre(img2, sim.IndexFinger, 0, 5); c.R > 20 || c.G > 20 || c.B > 20 {
 		t.Errorf("a zero amplitude shows as %v, want near black", c)
 	}
 }

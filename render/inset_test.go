@@ -46,7 +46,7 @@ func TestInsetLayout(t *testing.T) {
 			}
 		}
 		// Thumb's grids left of the index's.
-		if l.grids[sim.Thumb][1].Max.X > l.grids[sim.Index][0].Min.X {
+		if l.grids[sim.Thumb][1].Max.X > l.grids[sim.IndexFinger][0].Min.X {
 			t.Errorf("%v: thumb grids not left of index grids", sz)
 		}
 	}

@@ -50,8 +50,8 @@ type gpuMesh struct {
 // Scene colours, sRGB.
 var (
 	fingerColour = [sim.NumFingers]color.NRGBA{
-		sim.Thumb: {R: 240, G: 140, B: 40, A: 255},
-		sim.Index: {R: 60, G: 150, B: 240, A: 255},
+		sim.Thumb:       {R: 240, G: 140, B: 40, A: 255},
+		sim.IndexFinger: {R: 60, G: 150, B: 240, A: 255},
 	}
 	arrowColour = color.NRGBA{R: 255, G: 215, B: 30, A: 255}
 	standColour = color.NRGBA{R: 150, G: 155, B: 165, A: 255}

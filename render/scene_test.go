@@ -21,7 +21,7 @@ func TestContactPatch(t *testing.T) {
 	cam := Camera{Target: centre, Distance: 0.12, FovY: DefaultCamera().FovY} // frontal, from +z
 	// Pads out of the way, on their own sides of the cloth.
 	base.Fingers.Fingers[sim.Thumb].Pos = add(centre, vec3{0.03, 0, -0.02})
-	base.Fingers.Fingers[sim.Index].Pos = add(centre, vec3{-0.03, 0, 0.02})
+	base.Fingers.Fingers[sim.IndexFinger].Pos = add(centre, vec3{-0.03, 0, 0.02})
 	with := func(fingers ...int) *Frame {
 		f := *base
 		for i := range f.Sim.Contact {
@@ -37,7 +37,7 @@ func TestContactPatch(t *testing.T) {
 	rr := 0.005 / pixelSize(&cam, cam.Distance, imgH) // the patch radius: area π (5 mm)²
 
 	changed := func(img *image.RGBA) (n, cx, cy float64) { return changedAround(img, none, px, py, 2*rr) }
-	index := render(t, o, with(sim.Index), cam)
+	index := render(t, o, with(sim.IndexFinger), cam)
 	n, cx, cy := changed(index)
 	t.Logf("index patch: %.0f px changed around (%.1f, %.1f); expected a disc of r %.1f px at (%.1f, %.1f)", n, cx, cy, rr, px, py)
 	if n < 0.8*math.Pi*rr*rr || n > 1.3*math.Pi*rr*rr || math.Hypot(cx-px, cy-py) > 2 {
@@ -87,11 +87,11 @@ func TestRegradedUV(t *testing.T) {
 	centre := clothPoint(pinchU, pinchV)
 	cam := Camera{Target: centre, Distance: 0.12, FovY: DefaultCamera().FovY}
 	base.Fingers.Fingers[sim.Thumb].Pos = add(centre, vec3{0.03, 0, -0.02})
-	base.Fingers.Fingers[sim.Index].Pos = add(centre, vec3{-0.03, 0, 0.02})
+	base.Fingers.Fingers[sim.IndexFinger].Pos = add(centre, vec3{-0.03, 0, 0.02})
 	none := *base
-	none.Sim.Contact[sim.Thumb].InContact, none.Sim.Contact[sim.Index].InContact = false, false
+	none.Sim.Contact[sim.Thumb].InContact, none.Sim.Contact[sim.IndexFinger].InContact = false, false
 	index := none
-	index.Sim.Contact[sim.Index].InContact = true
+	index.Sim.Contact[sim.IndexFinger].InContact = true
 	snap := *base.Snapshot
 	snap.UV = make([]float32, len(base.Topology.UV))
 	for i, u := range base.Topology.UV {
@@ -217,8 +217,8 @@ func TestBadInput(t *testing.T) {
 	t.Run("NaN fingers and forces", func(t *testing.T) {
 		f := *good
 		f.Fingers.Fingers[sim.Thumb].Pos[1] = math.NaN()
-		f.Fingers.Fingers[sim.Index].Force = vec3{math.Inf(1), 0, 0}
-		f.Fingers.Fingers[sim.Index].Normal = vec3{math.NaN(), 0, 0}
+		f.Fingers.Fingers[sim.IndexFinger].Force = vec3{math.Inf(1), 0, 0}
+		f.Fingers.Fingers[sim.IndexFinger].Normal = vec3{math.NaN(), 0, 0}
 		f.Sim.Contact[sim.Thumb].U = math.NaN()
 		img := render(t, o, &f, cam)
 		noThumb := *good

@@ -91,7 +91,7 @@ func showcaseFrame(n int) *Frame {
 		Pos: vec3{c[0], c[1], c[2] - r - 0.0005}, Normal: vec3{0, 0, 1},
 		Force: vec3{0.05, 0.15, -0.8}, Valid: true,
 	}
-	f.Fingers.Fingers[sim.Index] = sim.Finger{
+	f.Fingers.Fingers[sim.IndexFinger] = sim.Finger{
 		Pos: vec3{c[0], c[1], c[2] + r + 0.0005}, Normal: vec3{0, 0, -1},
 		Force: vec3{0.05, 0.15, 0.8}, Valid: true,
 	}
@@ -102,8 +102,8 @@ func showcaseFrame(n int) *Frame {
 		}
 	}
 	for pin := 0; pin < PinsPerArray; pin++ {
-		f.A40[sim.Index][pin] = 20 + 5*float64(pin)
-		f.A320[sim.Index][pin] = 2 + float64(pin)
+		f.A40[sim.IndexFinger][pin] = 20 + 5*float64(pin)
+		f.A320[sim.IndexFinger][pin] = 2 + float64(pin)
 	}
 	f.Overlay.Fabric = "test linen"
 	f.Overlay.Loops[0] = LoopStats{Name: "haptics", RateHz: 1000, LatenessP99: 45000}

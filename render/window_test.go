@@ -47,7 +47,7 @@ func testWindow(t *testing.T, samples int) {
 		if n == frames {
 			cancel()
 		}
-		dst.Fingers.T += 0.01
+		dst.Fingers.T += 10 * time.Millisecond
 	}
 	start := time.Now()
 	err = w.Run(ctx, src)

@@ -138,33 +138,3 @@ func (s *bcsr) addBlock(k int32, c float64, b *[3][3]float64) {
 		}
 	}
 }
-
-// inv3 inverts a symmetric positive definite 3×3 matrix; ok is false when
-// it is singular or indefinite.
-func inv3(a *[3][3]float64) (inv [3][3]float64, ok bool) {
-	c00 := a[1][1]*a[2][2] - a[1][2]*a[2][1]
-	c01 := a[1][2]*a[2][0] - a[1][0]*a[2][2]
-	c02 := a[1][0]*a[2][1] - a[1][1]*a[2][0]
-	det := a[0][0]*c00 + a[0][1]*c01 + a[0][2]*c02
-	if !(det > 0) || a[0][0] <= 0 {
-		return inv, false
-	}
-	d := 1 / det
-	inv[0][0] = c00 * d
-	inv[0][1] = (a[0][2]*a[2][1] - a[0][1]*a[2][2]) * d
-	inv[0][2] = (a[0][1]*a[1][2] - a[0][2]*a[1][1]) * d
-	inv[1][0] = c01 * d
-	inv[1][1] = (a[0][0]*a[2][2] - a[0][2]*a[2][0]) * d
-	inv[1][2] = (a[0][2]*a[1][0] - a[0][0]*a[1][2]) * d
-	inv[2][0] = c02 * d
-	inv[2][1] = (a[0][1]*a[2][0] - a[0][0]*a[2][1]) * d
-	inv[2][2] = (a[0][0]*a[1][1] - a[0][1]*a[1][0]) * d
-	return inv, true
-}
-
-func mul33(dst []float64, a *[3][3]float64, x []float64) {
-	x0, x1, x2 := x[0], x[1], x[2]
-	dst[0] = a[0][0]*x0 + a[0][1]*x1 + a[0][2]*x2
-	dst[1] = a[1][0]*x0 + a[1][1]*x1 + a[1][2]*x2
-	dst[2] = a[2][0]*x0 + a[2][1]*x1 + a[2][2]*x2
-}

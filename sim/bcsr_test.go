@@ -11,8 +11,8 @@ import (
 // (elements, bending, contacts, rod) is symmetric: xᵀ·A·y = yᵀ·A·x.
 func TestBCSRProduct(t *testing.T) {
 	c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV = 16, 16 })
-	runScript(c, ShowcasePinch(c.cfg.Material.Thickness), 1.5, nil)
-	a := c.dyn.a
+	runScript(c, ShowcasePinch(c.cfg.Material.Thickness), sec(1.5), nil)
+	a := c.dyn.op.a
 	rng := rand.New(rand.NewPCG(3, 4))
 	x, y := make([]float64, 3*c.n), make([]float64, 3*c.n)
 	for i := range x {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 // benchCloth returns a cloth of the showcase scene on an n × n mesh,
@@ -10,13 +11,13 @@ import (
 func benchCloth(b *testing.B, n int, dt float64, edit func(*Config)) (*Cloth, *Script) {
 	b.Helper()
 	c := newTestCloth(b, func(cfg *Config) {
-		cfg.NodesU, cfg.NodesV, cfg.Dt = n, n, dt
+		cfg.NodesU, cfg.NodesV, cfg.Dt = n, n, sec(dt)
 		if edit != nil {
 			edit(cfg)
 		}
 	})
 	s := ShowcasePinch(c.cfg.Material.Thickness)
-	runScript(c, s, 1.5, nil)
+	runScript(c, s, sec(1.5), nil)
 	return c, s
 }
 
@@ -29,7 +30,7 @@ func stepLoop(b *testing.B, c *Cloth, s *Script) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		st := 1.5 + float64(i%int(1.2/c.cfg.Dt))*c.cfg.Dt
+		st := sec(1.5) + time.Duration(i%int(sec(1.2)/c.cfg.Dt))*c.cfg.Dt
 		s.Sample(st, &in)
 		in.T = tm
 		c.Step(tm, &in)
@@ -46,7 +47,7 @@ func BenchmarkStep(b *testing.B) {
 		n  int
 		dt float64
 	}{{16, 0.005}, {24, 0.001}, {24, 0.005}, {32, 0.005}, {64, 0.010}} {
-		b.Run(fmt.Sprintf("nodes=%d/dt=%gms", sc.n, 1000*sc.dt), func(b *testing.B) {
+		b.Run(fmt.Sprintf("side=%d/dt=%gms", sc.n, 1000*sc.dt), func(b *testing.B) {
 			c, s := benchCloth(b, sc.n, sc.dt, nil)
 			stepLoop(b, c, s)
 		})
@@ -93,7 +94,7 @@ func BenchmarkOperator(b *testing.B) {
 // touches the cloth).
 func BenchmarkRegrade(b *testing.B) {
 	for _, n := range []int{24, 32, 64} {
-		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("side=%d", n), func(b *testing.B) {
 			c := newTestCloth(b, func(cfg *Config) {
 				cfg.NodesU, cfg.NodesV = n, n
 				cfg.Refine = Refinement{Centre: [2]float64{0.1, 0.1}, Radius: RefineRadius, Ratio: RefineRatio}
@@ -117,16 +118,16 @@ func BenchmarkCoarse(b *testing.B) {
 		dt float64
 	}{{24, 0.001}, {32, 0.005}, {64, 0.010}} {
 		c, _ := benchCloth(b, sc.n, sc.dt, nil)
-		co := c.dyn.co
-		b.Run(fmt.Sprintf("build/nodes=%d", sc.n), func(b *testing.B) {
+		co := c.dyn.pc.co
+		b.Run(fmt.Sprintf("build/side=%d", sc.n), func(b *testing.B) {
 			for b.Loop() {
-				co.build(c.dyn.a)
+				co.build(c.dyn.op.a)
 			}
 		})
 		for i := range co.rc {
 			co.rc[i] = float64(i%7) - 3
 		}
-		b.Run(fmt.Sprintf("solve/nodes=%d", sc.n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("solve/side=%d", sc.n), func(b *testing.B) {
 			for b.Loop() {
 				bandSolve(co.zc, co.rc, co.band, co.ut, co.dinv, co.bw)
 			}

@@ -3,171 +3,8 @@ package sim
 import (
 	"fmt"
 	"math"
+	"time"
 )
-
-// Pinning selects the nodes clamped at construction.
-type Pinning int
-
-const (
-	PinTopEdge Pinning = iota // the top row (largest v) is clamped to the stand
-	PinNone                   // nothing is clamped
-)
-
-// Operator selects how the CG applies the system matrix.
-type Operator int
-
-const (
-	// Assembled stores the in-plane, contact and mass blocks in a 3×3-block
-	// sparse matrix each step (and the constant bending operator once); it
-	// is the default (see the package documentation for the benchmark).
-	Assembled Operator = iota
-	// MatrixFree recomputes the products from each element's linearisation
-	// (HAPTEX's "on the fly" products); it supports block Jacobi only.
-	MatrixFree
-)
-
-// Preconditioner selects the CG preconditioner.
-type Preconditioner int
-
-const (
-	// TwoLevel is block Jacobi plus an additive coarse correction on
-	// aggregates of CoarseSize² nodes (Assembled only).
-	TwoLevel Preconditioner = iota
-	BlockJacobi
-	// TwoGrid is a two-grid V(1,1) cycle: a forward block Gauss-Seidel
-	// sweep, the coarse correction on the residual, a backward sweep
-	// (symmetric, so CG can use it; Assembled only).
-	TwoGrid
-)
-
-// Config configures a Cloth. Start from DefaultConfig and change fields.
-type Config struct {
-	Width, Height  float64    // fabric size along u (world x) and v (world y) [m]
-	NodesU, NodesV int        // mesh resolution, at least 2 × 2
-	Refine         Refinement // nodes packed round the grip; the zero value is a uniform mesh
-	Origin         [3]float64 // world position of the fabric's (u, v) = (0, 0) corner [m]
-	Material       Material
-	Pin            Pinning
-	// RodRadius is the radius of the stand's rod [m]; 0 removes it. The rod
-	// runs along x just above the top edge: its axis is RodRadius +
-	// Thickness/2 above the top row, so the clamped edge hangs from its
-	// underside. Only meaningful with PinTopEdge.
-	RodRadius float64
-
-	Dt      float64 // fixed step [s]
-	Scheme  Scheme
-	Alpha   float64    // implicitness α in (0, 1]
-	Gravity [3]float64 // [m/s²]
-
-	PadRadius [NumFingers]float64 // fingertip pad sphere radius [m]
-	// Distal is each finger's distal axis (towards the fingertip) in the
-	// world frame, used for ContactPatch.Orientation.
-	Distal [NumFingers][3]float64
-
-	Tolerance      float64 // CG relative residual
-	MaxIterations  int     // CG iteration cap per step
-	Preconditioner Preconditioner
-	Operator       Operator
-	// CoarseSize is the side of the coarse level's aggregates [nodes]; 0
-	// picks a coarse grid of a third of the mesh side, between 8 × 8 and
-	// 16 × 16 aggregates (24²: 3, 32²: 3, 64²: 4; on the 64² pinch a 16 × 16
-	// grid takes 9.3 CG iterations a step against 13.4 with 8 × 8).
-	CoarseSize int
-	// SensitivityIterations caps the CG iterations of each of the three
-	// solves per finger in contact that give LocalModel.K; 0 (the default)
-	// approximates each with one application of the preconditioner (with
-	// TwoGrid a V-cycle, most of a CG iteration's work). While a contact
-	// lasts, one of its three solves is renewed per refresh interval
-	// (2 ms), so at 5 ms steps each finger costs one a step.
-	SensitivityIterations int
-
-	// StrainLimit is the largest edge strain kept after each step (Provot's
-	// post-correction, a safety net far beyond fabric strains); 0 disables.
-	StrainLimit float64
-	// ProbeSpacing is the largest spacing of the contact probes sampled on
-	// each triangle [m]: finger contact is resolved on the surface, not at
-	// the nodes, so coarse meshes grip like fine ones.
-	ProbeSpacing float64
-	// MaxDepth caps LocalModel.Depth [m].
-	MaxDepth float64
-	// MaxExtrapolation caps how far ahead a finger sample is extrapolated
-	// with its velocity to the end of a step [s].
-	MaxExtrapolation float64
-}
-
-// DefaultConfig returns the showcase scene: a 30 cm × 30 cm cotton square,
-// 32 × 32 nodes, hanging in the plane z = 0 from a 5 mm rod at y = 0.30 m,
-// centred on x = 0, backward Euler at 5 ms, 8 mm pads.
-func DefaultConfig() Config {
-	return Config{
-		Width: 0.30, Height: 0.30, NodesU: 32, NodesV: 32,
-		Origin:    [3]float64{-0.15, 0, 0},
-		Material:  DefaultMaterial(),
-		Pin:       PinTopEdge,
-		RodRadius: 0.005,
-		Dt:        0.005, Scheme: Euler, Alpha: 1,
-		Gravity:          [3]float64{0, -9.81, 0},
-		PadRadius:        [NumFingers]float64{0.008, 0.008},
-		Distal:           [NumFingers][3]float64{{0, 1, 0}, {0, 1, 0}},
-		Tolerance:        1e-2,
-		MaxIterations:    100,
-		Preconditioner:   TwoGrid,
-		Operator:         Assembled,
-		StrainLimit:      0.3,
-		ProbeSpacing:     0.0025,
-		MaxDepth:         0.005,
-		MaxExtrapolation: 0.02,
-	}
-}
-
-func (c *Config) validate() error {
-	switch {
-	case !(c.Width > 0) || !(c.Height > 0) || !isFinite(c.Width) || !isFinite(c.Height):
-		return fmt.Errorf("sim: fabric size %g × %g m, want positive", c.Width, c.Height)
-	case c.NodesU < 2 || c.NodesV < 2 || c.NodesU*c.NodesV > 1<<20:
-		return fmt.Errorf("sim: mesh %d × %d nodes, want 2..1M", c.NodesU, c.NodesV)
-	case c.Pin != PinTopEdge && c.Pin != PinNone:
-		return fmt.Errorf("sim: unknown pinning %d", c.Pin)
-	case !(c.RodRadius >= 0) || !isFinite(c.RodRadius):
-		return fmt.Errorf("sim: rod radius %g m", c.RodRadius)
-	case !(c.Tolerance > 0) || c.Tolerance >= 1:
-		return fmt.Errorf("sim: CG tolerance %g outside (0, 1)", c.Tolerance)
-	case c.MaxIterations < 1:
-		return fmt.Errorf("sim: CG iteration cap %d, want >= 1", c.MaxIterations)
-	case c.SensitivityIterations < 0:
-		return fmt.Errorf("sim: sensitivity iterations %d, want >= 0", c.SensitivityIterations)
-	case c.Operator != Assembled && c.Operator != MatrixFree:
-		return fmt.Errorf("sim: unknown operator %d", c.Operator)
-	case c.Preconditioner != TwoLevel && c.Preconditioner != BlockJacobi && c.Preconditioner != TwoGrid:
-		return fmt.Errorf("sim: unknown preconditioner %d", c.Preconditioner)
-	case c.Preconditioner != BlockJacobi && c.Operator == MatrixFree:
-		return fmt.Errorf("sim: preconditioner %d needs the assembled operator", c.Preconditioner)
-	case c.CoarseSize < 0 || c.CoarseSize == 1:
-		return fmt.Errorf("sim: coarse aggregate size %d, want 0 (automatic) or >= 2", c.CoarseSize)
-	case !(c.StrainLimit >= 0):
-		return fmt.Errorf("sim: strain limit %g, want >= 0", c.StrainLimit)
-	case !(c.ProbeSpacing > 0):
-		return fmt.Errorf("sim: probe spacing %g m, want > 0", c.ProbeSpacing)
-	case !(c.MaxDepth > 0):
-		return fmt.Errorf("sim: max depth %g m, want > 0", c.MaxDepth)
-	case !(c.MaxExtrapolation >= 0):
-		return fmt.Errorf("sim: max extrapolation %g s, want >= 0", c.MaxExtrapolation)
-	}
-	for k := range NumFingers {
-		if !(c.PadRadius[k] > 0) || !isFinite(c.PadRadius[k]) {
-			return fmt.Errorf("sim: %s pad radius %g m, want > 0", FingerName(k), c.PadRadius[k])
-		}
-	}
-	for _, g := range c.Gravity {
-		if !isFinite(g) {
-			return fmt.Errorf("sim: gravity %v not finite", c.Gravity)
-		}
-	}
-	if err := c.Refine.validate(c.Width, c.Height); err != nil {
-		return err
-	}
-	return c.Material.Validate()
-}
 
 // Status is the outcome of a step.
 type Status int
@@ -202,7 +39,7 @@ func (e Energy) Total() float64 { return e.Kinetic + e.Tensile + e.Bending + e.G
 // Stats describes the last step.
 type Stats struct {
 	Step       uint64
-	T          float64 // simulation time after the step [s]
+	T          time.Duration // simulation time after the step
 	Status     Status
 	CGIters    int     // iterations of the main solve
 	Residual   float64 // its relative residual
@@ -222,29 +59,28 @@ type Stats struct {
 // Cloth is a simulated piece of fabric. It is not safe for concurrent use:
 // one loop steps it and reads its outputs.
 type Cloth struct {
-	cfg  Config
-	m    *mesh
-	n    int // nodes
-	fab  fabric
-	it   *integrator
-	dyn  clothDynamics
-	x, v []float64
+	cfg    Config     // with its defaults
+	dt     float64    // cfg.Dt [s], for the numerics
+	corner [3]float64 // world position of the (u, v) = (0, 0) corner [m]
+	m      *mesh
+	n      int // nodes
+	fab    fabric
+	it     *integrator
+	dyn    clothDynamics
+	x, v   []float64
 	// xGood, vGood hold the state after the last successful step: a failed
 	// step, or a state corrupted between steps, returns there.
 	xGood, vGood []float64
 
-	pinned []bool
-	free   []bool
-	fixed  []int32      // the nodes not free, for the per-vector passes over them
-	proj   [][3]float64 // constraint direction for projected (roller) nodes; zero when none
-	target []float64    // prescribed positions of pinned nodes
-
-	contact contactState
-	rod     rodState
-	out     SimOutput
-	stats   Stats
-	t       float64
-	steps   uint64
+	cons     constraints
+	pads     padContact // the finger pads' contact model
+	rod      rod        // the stand's rod
+	coupling coupling   // what a step publishes for the haptics and tactile loops
+	out      Output
+	stats    Stats
+	t        time.Duration
+	steps    uint64
+	normals  []float64 // SnapshotTo's vertex normals
 
 	bias    float64 // the weft's angle from world x (tests only)
 	grading uint64  // counts regrades (Snapshot.Grading)
@@ -282,21 +118,19 @@ func New(cfg Config) (*Cloth, error) { return newCloth(cfg, 0) }
 // newCloth builds a cloth whose weft makes the angle bias with the grid's
 // first axis (world x); tests cut bias samples with it.
 func newCloth(cfg Config, bias float64) (*Cloth, error) {
+	cfg = cfg.WithDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	c := &Cloth{cfg: cfg, bias: bias, helper: new(team)}
+	c := &Cloth{cfg: cfg, dt: cfg.Dt.Seconds(), corner: cfg.Corner(), bias: bias, helper: new(team)}
 	c.m = gradedMesh(&cfg, cfg.Refine, bias)
 	c.n = c.m.nodes()
 	n3 := 3 * c.n
 	c.x, c.v = make([]float64, n3), make([]float64, n3)
 	c.xGood, c.vGood = make([]float64, n3), make([]float64, n3)
 	c.flat(c.x)
-	c.pinned, c.free = make([]bool, c.n), make([]bool, c.n)
-	c.proj, c.target = make([][3]float64, c.n), make([]float64, n3)
-	for k := range c.n {
-		c.free[k] = true
-	}
+	c.normals = make([]float64, n3)
+	c.cons.init(c.n)
 	if cfg.Pin == PinTopEdge {
 		for i := range cfg.NodesU {
 			c.pin(int32((cfg.NodesV-1)*cfg.NodesU + i))
@@ -310,13 +144,14 @@ func newCloth(cfg Config, bias float64) (*Cloth, error) {
 	mg *= math.Max(norm3(cfg.Gravity), 1)
 	// The CG residual floor: a thousandth of the cloth's weight impulse per
 	// step, so a cloth at rest does not chase round-off.
-	c.it = newIntegrator(n3, cfg.Scheme, cfg.Alpha, cfg.Dt, cfg.Tolerance, 1e-3*mg*cfg.Dt, cfg.MaxIterations)
+	c.it = newIntegrator(n3, cfg.Scheme, cfg.Alpha, c.dt, cfg.Tolerance, 1e-3*mg*c.dt, cfg.MaxIterations)
 	if err := c.it.validate(); err != nil {
 		return nil, err
 	}
 	copy(c.xGood, c.x)
 	c.dyn.init(c)
-	c.contact.init(c)
+	c.pads.init(c)
+	c.coupling.init(c)
 	c.rod.init(c)
 	for k := range c.out.Local {
 		c.out.Local[k].Valid = true
@@ -325,43 +160,18 @@ func newCloth(cfg Config, bias float64) (*Cloth, error) {
 }
 
 // flat writes the flat rest shape of the mesh's grid into x: the grid
-// coordinates from Origin, in the plane z = Origin[2].
+// coordinates from the corner, in the plane z = corner[2].
 func (c *Cloth) flat(x []float64) {
 	for j, v := range c.m.gv {
 		for i, u := range c.m.gu {
 			k := j*c.m.nu + i
-			x[3*k], x[3*k+1], x[3*k+2] = c.cfg.Origin[0]+u, c.cfg.Origin[1]+v, c.cfg.Origin[2]
+			x[3*k], x[3*k+1], x[3*k+2] = c.corner[0]+u, c.corner[1]+v, c.corner[2]
 		}
 	}
 }
 
 // pin clamps node k at its current position.
-func (c *Cloth) pin(k int32) {
-	c.dyn.planned = false
-	c.pinned[k] = true
-	c.constrain(k)
-	copy(c.target[3*k:3*k+3], c.x[3*k:3*k+3])
-}
-
-// roll constrains node k to move only across dir (unit): its position along
-// dir is prescribed by target (set with setTarget).
-func (c *Cloth) roll(k int32, dir [3]float64) {
-	c.dyn.planned = false
-	c.proj[k] = dir
-	c.constrain(k)
-	copy(c.target[3*k:3*k+3], c.x[3*k:3*k+3])
-}
-
-// constrain marks node k as not free.
-func (c *Cloth) constrain(k int32) {
-	if c.free[k] {
-		c.free[k] = false
-		c.fixed = append(c.fixed, k)
-	}
-}
-
-// setTarget moves the prescribed position of a constrained node.
-func (c *Cloth) setTarget(k int32, p [3]float64) { copy(c.target[3*k:3*k+3], p[:]) }
+func (c *Cloth) pin(k int32) { c.cons.pin(k, c.x) }
 
 // Config returns the configuration the cloth was built with (its Material
 // is the one last set).
@@ -385,7 +195,7 @@ func (c *Cloth) Topology() Topology {
 	}
 	if c.rod.enabled {
 		tp.RodRadius = c.rod.radius
-		tp.RodCenter = [3]float64{c.cfg.Origin[0] + c.cfg.Width/2, c.rod.y, c.rod.z}
+		tp.RodCenter = [3]float64{c.corner[0] + c.cfg.Width/2, c.rod.y, c.rod.z}
 	}
 	return tp
 }
@@ -403,7 +213,7 @@ func (c *Cloth) SnapshotTo(dst *Snapshot) {
 	for i, p := range c.x {
 		dst.Pos[i] = float32(p)
 	}
-	nrm := c.dyn.normals
+	nrm := c.normals
 	clear(nrm)
 	for _, t := range c.m.tris {
 		a, b, d := at3(c.x, t.n[0]), at3(c.x, t.n[1]), at3(c.x, t.n[2])
@@ -422,13 +232,13 @@ func (c *Cloth) SnapshotTo(dst *Snapshot) {
 }
 
 // Output writes what the last step publishes into dst.
-func (c *Cloth) Output(dst *SimOutput) { *dst = c.out }
+func (c *Cloth) Output(dst *Output) { *dst = c.out }
 
 // Stats returns the statistics of the last step.
 func (c *Cloth) Stats() Stats { return c.stats }
 
-// Time returns the simulation time of the current state [s].
-func (c *Cloth) Time() float64 { return c.t }
+// Time returns the simulation time of the current state.
+func (c *Cloth) Time() time.Duration { return c.t }
 
 // Positions returns the node positions (3 per node, world frame). The slice
 // is the cloth's own: read it between steps, do not keep or modify it.
@@ -444,13 +254,13 @@ func (c *Cloth) Velocities() []float64 { return c.v }
 // allocates nothing. If the step fails (a non-finite state or a broken
 // solve) the cloth returns to its previous shape at rest, Stats.Status says
 // StatusRecovered and the local models publish no force.
-func (c *Cloth) Step(t float64, in *FingerState) {
+func (c *Cloth) Step(t time.Duration, in *FingerState) {
 	c.stats = Stats{Recoveries: c.stats.Recoveries}
 	if c.cfg.Refine.Follow {
 		c.stats.Regraded = c.follow(in)
 	}
-	c.contact.setFingers(in, t+c.cfg.Dt)
-	c.fab.advance(c.cfg.Dt)
+	c.pads.setFingers(in, t+c.cfg.Dt)
+	c.fab.advance(c.dt)
 	res := c.it.step(&c.dyn, c.x, c.v)
 	ok := !res.broke && allFinite(c.x) && allFinite(c.v)
 	if ok && c.cfg.StrainLimit > 0 {
@@ -464,7 +274,7 @@ func (c *Cloth) Step(t float64, in *FingerState) {
 		copy(c.x, c.xGood)
 		clear(c.v)
 		c.it.reset()
-		c.contact.reset()
+		c.pads.reset()
 		c.stats.Recoveries++
 	}
 	c.t = t + c.cfg.Dt
@@ -482,29 +292,34 @@ func (c *Cloth) Step(t float64, in *FingerState) {
 	c.publish(ok)
 }
 
-// publish evaluates the contacts at the new state and fills the output.
+// publish evaluates the contacts at the new state, updating their
+// friction state, and fills the output. After a failed step (ok false)
+// the fingers publish no contact.
 func (c *Cloth) publish(ok bool) {
 	c.out.T, c.out.Step = c.t, c.steps
-	if ok && c.contact.anyPresent() {
-		c.contact.bound(c.x)
+	if ok && c.pads.anyPresent() {
+		c.pads.search.bound(c.x)
 	}
+	c.coupling.iters = 0
 	for k := range NumFingers {
 		lm := &c.out.Local[k]
 		cp := &c.out.Contact[k]
-		*lm = LocalModel{T: c.t, Step: c.steps, Valid: true, X0: c.contact.f[k].in.c}
+		*lm = LocalModel{T: c.t, Step: c.steps, Valid: true, X0: c.pads.f[k].in.c}
 		*cp = ContactPatch{T: c.t}
-		if !ok {
+		if !ok || !c.pads.f[k].in.present {
+			c.coupling.forget(k)
 			continue
 		}
-		c.contact.finish(k, lm, cp)
+		sum := c.pads.settle(k)
+		c.coupling.publish(k, &sum, lm, cp)
 	}
-	c.stats.SensIters = c.contact.sensIters
+	c.stats.SensIters = c.coupling.iters
 	for k := range NumFingers {
-		c.stats.Probes[k] = len(c.contact.f[k].state)
+		c.stats.Probes[k] = len(c.pads.f[k].state)
 	}
-	c.stats.BadFingers = c.contact.bad
-	c.stats.Dropped = c.contact.overflow
-	c.contact.overflow = 0
+	c.stats.BadFingers = c.pads.bad
+	c.stats.Dropped = c.pads.overflow
+	c.pads.overflow = 0
 }
 
 // limitStrain shortens edges stretched beyond the strain limit (a few
@@ -535,8 +350,8 @@ func (c *Cloth) limitStrain() int {
 			corr := (l - maxL) / (l * (wa + wb))
 			addAt3(c.x, e.a, corr*wa, d)
 			addAt3(c.x, e.b, -corr*wb, d)
-			addAt3(c.v, e.a, corr*wa/c.cfg.Dt, d)
-			addAt3(c.v, e.b, -corr*wb/c.cfg.Dt, d)
+			addAt3(c.v, e.a, corr*wa/c.dt, d)
+			addAt3(c.v, e.b, -corr*wb/c.dt, d)
 			sweep++
 		}
 		count += sweep
@@ -547,16 +362,16 @@ func (c *Cloth) limitStrain() int {
 	return count
 }
 
-// refresh is the interval [s] at which slowly varying parts of the solve
-// (the coarse factorisation, the local models' sensitivities) are renewed
-// at short steps.
-const refresh = 0.002
+// refresh is the interval at which slowly varying parts of the solve (the
+// coarse factorisation, the local models' sensitivities) are renewed at
+// short steps.
+const refresh = 2 * time.Millisecond
 
 // refreshSteps is refresh in steps, at least one.
-func (c *Cloth) refreshSteps() int { return max(1, int(refresh/c.cfg.Dt+0.5)) }
+func (c *Cloth) refreshSteps() int { return max(1, int(refresh.Seconds()/c.dt+0.5)) }
 
 func (c *Cloth) invMass(k int32) float64 {
-	if !c.free[k] {
+	if !c.cons.free[k] {
 		return 0
 	}
 	return 1 / c.fab.mass[k]

@@ -1,10 +1,13 @@
 package sim
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // pick returns normal, or underRace when the race detector is on.
@@ -14,6 +17,9 @@ func pick[T any](normal, underRace T) T {
 	}
 	return normal
 }
+
+// sec returns s seconds as a time.Duration, to the nanosecond.
+func sec(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
 
 // newTestCloth builds a cloth from DefaultConfig edited by edit.
 func newTestCloth(t testing.TB, edit func(*Config)) *Cloth {
@@ -31,12 +37,12 @@ func newTestCloth(t testing.TB, edit func(*Config)) *Cloth {
 
 // runScript steps c along s from 0 to its end (or until tEnd) and calls
 // each after every step.
-func runScript(c *Cloth, s *Script, tEnd float64, each func(step int, tm float64)) {
+func runScript(c *Cloth, s *Script, tEnd time.Duration, each func(step int, tm time.Duration)) {
 	var in FingerState
 	dt := c.cfg.Dt
-	n := int(math.Round(tEnd / dt))
+	n := int(math.Round(float64(tEnd) / float64(dt)))
 	for i := range n {
-		tm := float64(i) * dt
+		tm := time.Duration(i) * dt
 		s.Sample(tm, &in)
 		c.Step(tm, &in)
 		if each != nil {
@@ -65,31 +71,31 @@ func TestStepAllocs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newTestCloth(t, func(cfg *Config) {
 				cfg.NodesU, cfg.NodesV = 12, 12
-				cfg.Dt = pick(0.005, 0.02)
+				cfg.Dt = pick(5*time.Millisecond, 20*time.Millisecond)
 				if tc.edit != nil {
 					tc.edit(cfg)
 				}
 			})
 			c.SetParallel(tc.parallel)
 			s := ShowcasePinch(c.cfg.Material.Thickness)
-			runScript(c, s, 1.5, nil) // pinched and pulling
+			runScript(c, s, sec(1.5), nil) // pinched and pulling
 			var in FingerState
-			var out SimOutput
+			var out Output
 			snap := NewSnapshot(c.n)
-			tm := 1.5
+			tm := sec(1.5)
 			allocs := testing.AllocsPerRun(20, func() {
 				s.Sample(tm, &in)
 				c.Step(tm, &in)
 				c.Output(&out)
 				c.SnapshotTo(&snap)
 				_ = c.Stats()
-				_ = out.Local[Index].Eval(in.Fingers[Index].Pos)
+				_ = out.Local[IndexFinger].Eval(in.Fingers[IndexFinger].Pos)
 				tm += c.cfg.Dt
 			})
 			if allocs != 0 {
 				t.Errorf("%v allocations per step", allocs)
 			}
-			if c.Stats().Probes[Index] == 0 {
+			if c.Stats().Probes[IndexFinger] == 0 {
 				t.Errorf("no contact during the allocation test")
 			}
 		})
@@ -110,9 +116,9 @@ func TestPerturbationStability(t *testing.T) {
 		for _, dtMs := range []float64{0.5, 1, 5, 10, 40, 100} {
 			c := newTestCloth(t, func(cfg *Config) {
 				cfg.NodesU, cfg.NodesV = pick(12, 8), pick(12, 8)
-				cfg.Pin, cfg.RodRadius, cfg.Gravity = PinNone, 0, [3]float64{}
-				cfg.StrainLimit = 0 // the integrator alone
-				cfg.Dt = dtMs / 1000
+				cfg.Pin, cfg.NoRod, cfg.NoGravity = PinNone, true, true
+				cfg.NoStrainLimit = true // the integrator alone
+				cfg.Dt = sec(dtMs / 1000)
 				cfg.Scheme, cfg.Alpha = sc.s, sc.alpha
 			})
 			rng := rand.New(rand.NewPCG(uint64(dtMs*10), 7))
@@ -120,10 +126,10 @@ func TestPerturbationStability(t *testing.T) {
 				c.x[i] += 0.3 * (c.m.gu[1] - c.m.gu[0]) * (2*rng.Float64() - 1)
 			}
 			e0 := c.Energy().Total()
-			steps := max(20, int(pick(0.25, 0.05)/c.cfg.Dt))
+			steps := max(20, int(sec(pick(0.25, 0.05))/c.cfg.Dt))
 			var worst float64
 			for i := range steps {
-				c.Step(float64(i)*c.cfg.Dt, nil)
+				c.Step(time.Duration(i)*c.cfg.Dt, nil)
 				e := c.Energy().Total()
 				if c.Stats().Status == StatusRecovered || math.IsNaN(e) {
 					t.Fatalf("%s dt=%g ms: step %d failed (%v)", sc.name, dtMs, i, c.Stats().Status)
@@ -146,22 +152,24 @@ func TestPerturbationStability(t *testing.T) {
 // finger is absent), never propagated into the cloth; a broken state is
 // recovered.
 func TestBadInput(t *testing.T) {
-	c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = 10, 10, pick(0.005, 0.02) })
+	c := newTestCloth(t, func(cfg *Config) {
+		cfg.NodesU, cfg.NodesV, cfg.Dt = 10, 10, pick(5*time.Millisecond, 20*time.Millisecond)
+	})
 	s := ShowcasePinch(c.cfg.Material.Thickness)
-	runScript(c, s, 1.2, nil)
+	runScript(c, s, sec(1.2), nil)
 	var in FingerState
-	s.Sample(1.2, &in)
+	s.Sample(sec(1.2), &in)
 	in.Fingers[Thumb].Pos[0] = math.NaN()
-	in.Fingers[Index].Vel[2] = math.Inf(1)
-	c.Step(1.2, &in)
+	in.Fingers[IndexFinger].Vel[2] = math.Inf(1)
+	c.Step(sec(1.2), &in)
 	st := c.Stats()
 	if st.BadFingers != 2 || st.Probes != [NumFingers]int{} || st.Status == StatusRecovered {
 		t.Errorf("NaN fingers: stats %+v", st)
 	}
-	var out SimOutput
+	var out Output
 	c.Output(&out)
 	for k, lm := range out.Local {
-		if lm.InContact || !lm.Valid || lm.Eval(in.Fingers[Index].Pos) != ([3]float64{}) {
+		if lm.InContact || !lm.Valid || lm.Eval(in.Fingers[IndexFinger].Pos) != ([3]float64{}) {
 			t.Errorf("finger %d after a NaN sample: %+v", k, lm)
 		}
 	}
@@ -172,7 +180,7 @@ func TestBadInput(t *testing.T) {
 	// replaced by the last good one.
 	good := append([]float64(nil), c.x...)
 	c.x[7] = math.NaN()
-	c.Step(1.205, nil)
+	c.Step(sec(1.205), nil)
 	if c.Stats().Status != StatusRecovered || c.Stats().Recoveries != 1 {
 		t.Errorf("corrupt state: status %v", c.Stats().Status)
 	}
@@ -182,7 +190,7 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	for i := range 10 {
-		c.Step(1.21+float64(i)*c.cfg.Dt, nil)
+		c.Step(sec(1.21)+time.Duration(i)*c.cfg.Dt, nil)
 	}
 	if c.Stats().Status == StatusRecovered || !allFinite(c.x) {
 		t.Errorf("after recovery: %v", c.Stats().Status)
@@ -196,11 +204,11 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{func(c *Config) { c.NodesU = 1 }, "mesh"},
 		{func(c *Config) { c.Width = math.NaN() }, "size"},
-		{func(c *Config) { c.Dt = 0 }, "time step"},
+		{func(c *Config) { c.Dt = -1 }, "time step"},
 		{func(c *Config) { c.Alpha = 1.5 }, "alpha"},
-		{func(c *Config) { c.Tolerance = 0 }, "tolerance"},
+		{func(c *Config) { c.Tolerance = -1 }, "tolerance"},
 		{func(c *Config) { c.Operator, c.Preconditioner = MatrixFree, TwoGrid }, "needs the assembled"},
-		{func(c *Config) { c.PadRadius[Index] = -1 }, "index pad radius"},
+		{func(c *Config) { c.PadRadius[IndexFinger] = -1 }, "index pad radius"},
 		{func(c *Config) { c.Gravity[1] = math.Inf(-1) }, "gravity"},
 		{func(c *Config) { c.Material.ArealMass = 0 }, "areal mass"},
 		{func(c *Config) { c.CoarseSize = 1 }, "coarse"},
@@ -211,6 +219,68 @@ func TestConfigValidate(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), "sim: ") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New: %v, want a sim: error mentioning %q", err, tc.want)
 		}
+	}
+}
+
+// TestZeroConfigIsDefault checks that the zero Config is the default
+// scene, that the No fields turn their settings off, and that filling in
+// the defaults twice changes nothing.
+func TestZeroConfigIsDefault(t *testing.T) {
+	if !reflect.DeepEqual(Config{}.WithDefaults(), DefaultConfig()) {
+		t.Errorf("the zero config with its defaults %+v differs from DefaultConfig %+v", Config{}.WithDefaults(), DefaultConfig())
+	}
+	c, err := New(Config{})
+	if err != nil {
+		t.Fatalf("New(Config{}): %v", err)
+	}
+	if !reflect.DeepEqual(c.Config(), DefaultConfig()) {
+		t.Errorf("New(Config{}) built %+v, want DefaultConfig", c.Config())
+	}
+	if d := DefaultConfig(); d.Preconditioner != TwoGrid || d.Operator != Assembled || d.Pin != PinTopEdge || d.Scheme != Euler {
+		t.Errorf("default solver %v, %v, pinning %v, scheme %v", d.Preconditioner, d.Operator, d.Pin, d.Scheme)
+	}
+	if o := (Config{}).Corner(); o != [3]float64{-0.15, 0, 0} {
+		t.Errorf("default corner %v, want the bottom edge centred on the origin", o)
+	}
+	off := Config{NoRod: true, NoGravity: true, NoStrainLimit: true, RodRadius: 0.01, Gravity: [3]float64{0, 0, -1}, StrainLimit: 0.1}.WithDefaults()
+	if off.RodRadius != 0 || off.Gravity != [3]float64{} || off.StrainLimit != 0 {
+		t.Errorf("the No fields left rod %g, gravity %v, strain limit %g", off.RodRadius, off.Gravity, off.StrainLimit)
+	}
+	if again := off.WithDefaults(); !reflect.DeepEqual(again, off) {
+		t.Errorf("defaults filled in twice: %+v, once: %+v", again, off)
+	}
+	nr, err := New(Config{NoRod: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tp := nr.Topology(); tp.RodRadius != 0 {
+		t.Errorf("NoRod: a rod of radius %g", tp.RodRadius)
+	}
+}
+
+// TestPreconditionerNames checks that a configuration records its
+// preconditioner by name, and reads it back.
+func TestPreconditionerNames(t *testing.T) {
+	for _, p := range []Preconditioner{TwoGrid, BlockJacobi, TwoLevel} {
+		cfg := Config{Preconditioner: p}
+		js, err := json.Marshal(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `"Preconditioner":"` + p.String() + `"`; !strings.Contains(string(js), want) {
+			t.Errorf("%v recorded as %s, want %s", p, js, want)
+		}
+		var back Config
+		if err := json.Unmarshal(js, &back); err != nil || back.Preconditioner != p {
+			t.Errorf("%v read back as %v (%v)", p, back.Preconditioner, err)
+		}
+	}
+	var c Config
+	if err := json.Unmarshal([]byte(`{"Preconditioner":2}`), &c); err == nil {
+		t.Error("a preconditioner recorded by number was accepted")
+	}
+	if err := json.Unmarshal([]byte(`{"Preconditioner":"multigrid"}`), &c); err == nil {
+		t.Error("an unknown preconditioner was accepted")
 	}
 }
 
@@ -248,11 +318,11 @@ func TestScriptValidate(t *testing.T) {
 	if _, err := NewScript(nil); err == nil {
 		t.Error("empty script accepted")
 	}
-	k := Keyframe{T: 1}
+	k := Keyframe{T: time.Second}
 	if _, err := NewScript([]Keyframe{k, k}); err == nil {
 		t.Error("repeated time accepted")
 	}
-	k.Pos[Index][1] = math.NaN()
+	k.Pos[IndexFinger][1] = math.NaN()
 	if _, err := NewScript([]Keyframe{k}); err == nil {
 		t.Error("NaN position accepted")
 	}
@@ -266,7 +336,7 @@ func TestScriptValidate(t *testing.T) {
 		s.Sample(key.T, &in)
 		for f := range NumFingers {
 			if in.Fingers[f].Pos != key.Pos[f] || in.Fingers[f].Vel != ([3]float64{}) || !in.Fingers[f].Valid {
-				t.Errorf("at keyframe %.2f s finger %d: %+v", key.T, f, in.Fingers[f])
+				t.Errorf("at keyframe %v finger %d: %+v", key.T, f, in.Fingers[f])
 			}
 		}
 	}

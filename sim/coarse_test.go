@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // The coarse correction adds P·Aᶜ⁻¹·Pᵀ·r, Aᶜ = Pᵀ·A·P: here Aᶜ is summed
@@ -11,10 +12,10 @@ import (
 // and pinned nodes included) and solved by dense Gaussian elimination.
 func TestCoarseCorrection(t *testing.T) {
 	for _, n := range []int{12, 24, 32} {
-		c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = n, n, 0.005 })
-		runScript(c, ShowcasePinch(c.cfg.Material.Thickness), 1.5, nil)
+		c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = n, n, 5*time.Millisecond })
+		runScript(c, ShowcasePinch(c.cfg.Material.Thickness), sec(1.5), nil)
 		d := &c.dyn
-		co, a := d.co, d.a
+		co, a := d.pc.co, d.op.a
 		co.build(a)
 		if !co.ok {
 			t.Fatalf("%d²: the coarse factorisation failed", n)
@@ -22,13 +23,13 @@ func TestCoarseCorrection(t *testing.T) {
 		m := 3 * co.nc
 		ac := make([]float64, m*m)
 		for i := range c.n {
-			if !c.free[i] {
+			if !c.cons.free[i] {
 				continue
 			}
 			ci := int(co.agg[i])
 			for k := a.rowPtr[i]; k < a.rowPtr[i+1]; k++ {
 				j := a.col[k]
-				if !c.free[j] {
+				if !c.cons.free[j] {
 					continue
 				}
 				cj := int(co.agg[j])
@@ -40,7 +41,7 @@ func TestCoarseCorrection(t *testing.T) {
 			}
 			for k := a.exRow[i]; k < a.exRow[i+1]; k++ {
 				j := a.exCol[k]
-				if !c.free[j] {
+				if !c.cons.free[j] {
 					continue
 				}
 				cj := int(co.agg[j])
@@ -61,7 +62,7 @@ func TestCoarseCorrection(t *testing.T) {
 		}
 		y := make([]float64, m)
 		for i := range c.n {
-			if c.free[i] {
+			if c.cons.free[i] {
 				for q := range 3 {
 					y[3*int(co.agg[i])+q] += r[3*i+q]
 				}
@@ -74,7 +75,7 @@ func TestCoarseCorrection(t *testing.T) {
 		for i := range c.n {
 			for q := range 3 {
 				var want float64
-				if c.free[i] {
+				if c.cons.free[i] {
 					want = y[3*int(co.agg[i])+q]
 				}
 				errMax = max(errMax, math.Abs(got[3*i+q]-want))
@@ -137,10 +138,10 @@ func TestVCycleSymmetric(t *testing.T) {
 		{"12 × 3", func(c *Config) { c.NodesU, c.NodesV = 12, 3 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newTestCloth(t, func(cfg *Config) { tc.edit(cfg); cfg.Dt = 0.005 })
-			runScript(c, ShowcasePinch(c.cfg.Material.Thickness), 1.5, nil)
+			c := newTestCloth(t, func(cfg *Config) { tc.edit(cfg); cfg.Dt = 5 * time.Millisecond })
+			runScript(c, ShowcasePinch(c.cfg.Material.Thickness), sec(1.5), nil)
 			d := &c.dyn
-			if !d.co.ok {
+			if !d.pc.co.ok {
 				t.Fatal("no coarse factor")
 			}
 			rng := rand.New(rand.NewPCG(3, 4))

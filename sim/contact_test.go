@@ -49,7 +49,7 @@ func TestCollectEveryProbe(t *testing.T) {
 				cfg.Refine = Refinement{Centre: [2]float64{0.15, 0.2}, Radius: RefineRadius, Ratio: RefineRatio}
 			}
 		})
-		s := &c.contact
+		s := &c.pads
 		x := c.x
 		got, want := make([]contactPt, 0, s.capac), []contactPt(nil)
 		for trial := range 300 {
@@ -58,7 +58,7 @@ func TestCollectEveryProbe(t *testing.T) {
 			for i := range x {
 				x[i] += amp * (2*rng.Float64() - 1)
 			}
-			s.bound(x)
+			s.search.bound(x)
 			fc := &s.f[0]
 			n := rng.IntN(c.n)
 			r := 0.001 + 0.02*rng.Float64()
@@ -70,8 +70,8 @@ func TestCollectEveryProbe(t *testing.T) {
 				// the pad's surface.
 				tris := c.m.nodeTris[n]
 				ti := tris[rng.IntN(len(tris))]
-				q := rng.IntN(len(s.bary[s.sub[ti]]))
-				p := s.probePos(&contactPt{tri: ti, w: s.bary[s.sub[ti]][q]}, x)
+				q := rng.IntN(len(s.probes.bary[s.probes.sub[ti]]))
+				p := s.probes.pos(&contactPt{tri: ti, w: s.probes.bary[s.probes.sub[ti]][q]}, x)
 				u := [3]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 				u = scale3(r/norm3(u), u)
 				fc.in.c = [3]float64{p[0] + u[0], p[1] + u[1], p[2] + u[2]}
@@ -94,13 +94,13 @@ func TestCollectEveryProbe(t *testing.T) {
 }
 
 // everyProbe is collect's narrow phase over every probe of every triangle.
-func everyProbe(s *contactState, fc *fingerContact, x []float64, dst []contactPt) []contactPt {
+func everyProbe(s *padContact, fc *fingerContact, x []float64, dst []contactPt) []contactPt {
 	in := &fc.in
 	outer := in.r * in.r * (1 + 1e-9)
 	centre := vec{in.c[0], in.c[1], in.c[2]}
 	for ti, t := range s.c.m.tris {
 		va, vb, vc := vecAt(x, t.n[0]), vecAt(x, t.n[1]), vecAt(x, t.n[2])
-		for q, w := range s.bary[s.sub[ti]] {
+		for q, w := range s.probes.bary[s.probes.sub[ti]] {
 			pv := va.scale(w[0]).add(vb.scale(w[1])).add(vc.scale(w[2]))
 			dv := pv.sub(centre)
 			if dv.dot(dv) > outer {
@@ -111,9 +111,9 @@ func everyProbe(s *contactState, fc *fingerContact, x []float64, dst []contactPt
 			if pen <= 0 || dist < 1e-9 {
 				continue
 			}
-			id := s.first[ti] + int32(q)
+			id := s.probes.first[ti] + int32(q)
 			dst = append(dst, contactPt{probe: id, tri: int32(ti), w: w, n: scale3(1/dist, dv.arr()), pen: pen,
-				k: s.c.fab.compression * s.probeArea(int32(ti)), offset: sub3(pv.arr(), in.last)})
+				k: s.c.fab.compression * s.probes.area(int32(ti)), offset: sub3(pv.arr(), in.last)})
 		}
 	}
 	return dst

@@ -29,6 +29,9 @@ func LinearCurve(k float64) Curve {
 	return Curve{Strain: []float64{-1, 0, 1}, Stress: []float64{-k, 0, k}}
 }
 
+// isZero reports whether c has no points.
+func (c *Curve) isZero() bool { return len(c.Strain) == 0 && len(c.Stress) == 0 }
+
 // Validate reports whether c can be used as a strain-stress curve.
 func (c Curve) Validate() error {
 	n := len(c.Strain)

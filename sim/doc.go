@@ -38,7 +38,8 @@
 // BDF-2 with implicitness α (eq. 22-25), one linear solve per step (see
 // integrator). Backward Euler (α = 1) is the default; α = 1 keeps the total
 // energy from rising at any step from 0.5 ms to 100 ms on the tutorial's
-// random-perturbation test (Figure 10), smaller α does not at 40-100 ms.
+// random-perturbation test (Figure 10; TestPerturbationStability), smaller
+// α damps less and lets it rise at long steps.
 // The tutorial's claim that BDF-2 is third order at α = 1/√3 does not hold
 // for eq. 25; it is second order for α in [1/2, 1] (integrator_test.go).
 //
@@ -53,27 +54,26 @@
 // exactly D·v, it is one product of the assembled matrix,
 // (M·v - cD·D·v - A·v)/cK, instead of a pass over the elements.
 //
-// Assembled or matrix-free: decided by BenchmarkOperator (32² showcase
-// cloth, pinched, 5 ms, measured in one run on the shared 2-core machine
-// under heavy load, so relative figures only): one product of the system
-// matrix costs 0.23 ms assembled against 0.92 ms computed on the fly from
-// each element's linearisation (HAPTEX's way), a whole step with block
-// Jacobi 73 ms against 118 ms; and only the assembled matrix allows the
-// two-grid preconditioner, which needs its blocks: 12 CG iterations per
-// step instead of 93 (at a tolerance of 1e-3). The matrix is 3×3 blocks on the triangle adjacency,
-// plus the bending couplings that reach further, kept as scalars because
-// the bending Jacobian is a multiple of the identity per node pair.
-// MatrixFree remains available with block Jacobi.
+// Assembled or matrix-free: decided by BenchmarkOperator (the pinched
+// showcase cloth). A product of the assembled system matrix costs a
+// fraction of one computed on the fly from each element's linearisation
+// (HAPTEX's way), and only the assembled matrix allows the two-grid
+// preconditioner, which needs its blocks and takes several times fewer CG
+// iterations than block Jacobi (the README has the figures). The matrix is
+// 3×3 blocks on the triangle adjacency, plus the bending couplings that
+// reach further, kept as scalars because the bending Jacobian is a
+// multiple of the identity per node pair (operator.go). MatrixFree
+// remains available with block Jacobi.
 //
-// The preconditioner (TwoGrid, the default) is a two-grid V(1,1) cycle:
-// a symmetric block Gauss-Seidel sweep pair around a coarse correction on
-// square aggregates of nodes (translations only, 8 × 8 to 16 × 16 of them),
-// whose small banded matrix PᵀAP is factorised each step (every 2 ms of
-// simulated time at shorter steps). A stiff membrane defeats block Jacobi
-// (93 iterations a step on the pinch); the coarse level removes the long
-// waves that converge slowest. With it the warm-started CG needs a median
-// of 2, 6 and 8 iterations on the benchmark's 24² (1 ms), 32² (5 ms) and
-// 64² (10 ms) pinch-and-pull at the default tolerance, 1e-2.
+// The preconditioner (TwoGrid, the default; preconditioner.go) is a
+// two-grid V(1,1) cycle: a symmetric block Gauss-Seidel sweep pair around
+// a coarse correction on square aggregates of nodes (translations only,
+// 8 × 8 to 16 × 16 of them), whose small banded matrix PᵀAP is factorised
+// each step (every 2 ms of simulated time at shorter steps). A stiff membrane defeats block Jacobi,
+// whose iterations grow with the grid; the coarse level removes the long
+// waves that converge slowest, so the warm-started CG needs only a few
+// iterations a step at the default tolerance, 1e-2 (haptex bench sim
+// reports them).
 //
 // The matrix products and the Gauss-Seidel sweeps go through two kernels,
 // the CG's inner products and the coarse level's banded solves through a
@@ -100,15 +100,15 @@
 //
 // Finger pads are rigid spheres, the fabric a layer of its thickness.
 // Contact is resolved on the surface through probes (a fixed barycentric
-// subdivision of each triangle), penalised by the fabric's compression
-// stiffness, with Coulomb friction as anchored springs (contact.go); the
-// search for touching probes scans only the grid rows whose bounding box
-// comes within reach of a pad, so a pad away from the cloth costs only the
-// rows' boxes, computed once per state for both pads. The
-// stand's rod is a cylinder the nodes cannot enter. After each step every
-// finger's force is linearised into a LocalModel: its stiffness K is the
-// dynamic Schur complement of the step's system with respect to the pad
-// position, approximated by one V-cycle per direction, and the contact's
-// drift velocity V lets the 1 kHz loop follow a contact that moves with
-// the cloth.
+// subdivision of each triangle; probes.go), penalised by the fabric's
+// compression stiffness, with Coulomb friction as anchored springs
+// (contact.go); the search for touching probes scans only the grid rows
+// whose bounding box comes within reach of a pad, so a pad away from the
+// cloth costs only the rows' boxes, computed once per state for both pads.
+// The stand's rod is a cylinder the nodes cannot enter (rod.go). After
+// each step every finger's force is linearised into a LocalModel
+// (coupling.go): its stiffness K is the dynamic Schur complement of the
+// step's system with respect to the pad position, approximated by one
+// V-cycle per direction, and the contact's drift velocity V lets the 1 kHz
+// loop follow a contact that moves with the cloth.
 package sim

@@ -45,76 +45,6 @@ type triLin struct {
 	mMin               float64 // lightest vertex mass [kg]
 }
 
-// vec is a 3-vector. The element code computes in vecs rather than
-// [3]float64: the compiler keeps a struct of three floats in registers but
-// an array in memory, and copying arrays cost the forces pass more
-// instructions than its arithmetic.
-type vec struct{ x, y, z float64 }
-
-func (a vec) add(b vec) vec       { return vec{a.x + b.x, a.y + b.y, a.z + b.z} }
-func (a vec) sub(b vec) vec       { return vec{a.x - b.x, a.y - b.y, a.z - b.z} }
-func (a vec) scale(s float64) vec { return vec{s * a.x, s * a.y, s * a.z} }
-func (a vec) dot(b vec) float64   { return a.x*b.x + a.y*b.y + a.z*b.z }
-func (a vec) arr() [3]float64     { return [3]float64{a.x, a.y, a.z} }
-
-// vecAt returns node k's vector in x.
-func vecAt(x []float64, k int32) vec {
-	i := 3 * int(k)
-	p := x[i : i+3 : i+3]
-	return vec{p[0], p[1], p[2]}
-}
-
-// addVecAt adds a to node k's vector in x.
-func addVecAt(x []float64, k int32, a vec) {
-	i := 3 * int(k)
-	p := x[i : i+3 : i+3]
-	p[0] += a.x
-	p[1] += a.y
-	p[2] += a.z
-}
-
-// unitVec returns a/|a| and |a|; a vector too short to have a direction
-// gets the zero direction, so it contributes no force.
-func unitVec(a vec) (vec, float64) {
-	l := math.Sqrt(a.dot(a))
-	if l < 1e-12 {
-		return vec{}, l
-	}
-	return a.scale(1 / l), l
-}
-
-func sub3(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
-func add3(a, b [3]float64) [3]float64 { return [3]float64{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
-func scale3(s float64, a [3]float64) [3]float64 {
-	return [3]float64{s * a[0], s * a[1], s * a[2]}
-}
-func dot3(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
-func norm3(a [3]float64) float64   { return math.Sqrt(dot3(a, a)) }
-func cross3(a, b [3]float64) [3]float64 {
-	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
-}
-
-// unit returns a/|a| and |a| (see unitVec).
-func unit(a [3]float64) ([3]float64, float64) {
-	l := norm3(a)
-	if l < 1e-12 {
-		return [3]float64{}, l
-	}
-	return scale3(1/l, a), l
-}
-
-func at3(x []float64, k int32) [3]float64 {
-	i := 3 * int(k)
-	return [3]float64{x[i], x[i+1], x[i+2]}
-}
-
-func addAt3(x []float64, k int32, s float64, a [3]float64) {
-	i := 3 * int(k)
-	x[i] += s * a[0]
-	x[i+1] += s * a[1]
-	x[i+2] += s * a[2]
-}
-
 // weftWarp returns U and V of t for the node vectors x (positions or
 // velocities).
 func (t *tri) weftWarp(x []float64) (u, v vec) {
@@ -288,42 +218,4 @@ func (t *tri) mulMats(dst, p []float64, m *[4][3][3]float64) {
 		dst[i+1] += a*gu[1] + b*gv[1]
 		dst[i+2] += a*gu[2] + b*gv[2]
 	}
-}
-
-// hessian returns the exact second derivative of the element's elastic
-// energy with respect to the vertex positions, ∂²W/∂P_r∂P_c, without the
-// clamping the solver applies. Used by the tests.
-func (t *tri) hessian(l *law, x []float64) (h [9][3][3]float64) {
-	g, eu, ev, es := t.geom(x)
-	uh, vh, wh, zh := g.uh.arr(), g.vh.arr(), g.wh.arr(), g.zh.arr()
-	var st stress
-	l.eval(eu, ev, es, &st)
-	var gs [3][3]float64
-	for k := range 3 {
-		for c := range 3 {
-			gs[k][c] = ((t.ru[k]+t.rv[k])*wh[c] - (t.ru[k]-t.rv[k])*zh[c]) * sqrt1_2
-		}
-	}
-	for r := range 3 {
-		for c := range 3 {
-			b := &h[3*r+c]
-			for a := range 3 {
-				for d := range 3 {
-					id := 0.0
-					if a == d {
-						id = 1
-					}
-					gua, gud := t.ru[r]*uh[a], t.ru[c]*uh[d]
-					gva, gvd := t.rv[r]*vh[a], t.rv[c]*vh[d]
-					v := st.kuu*gua*gud + st.kvv*gva*gvd + st.kuv*(gua*gvd+gva*gud) + st.kss*gs[r][a]*gs[c][d]
-					v += st.su * t.ru[r] * t.ru[c] * (id - uh[a]*uh[d]) / g.lu
-					v += st.sv * t.rv[r] * t.rv[c] * (id - vh[a]*vh[d]) / g.lv
-					v += st.ss * sqrt1_2 * ((t.ru[r]+t.rv[r])*(t.ru[c]+t.rv[c])*(id-wh[a]*wh[d])/g.lw -
-						(t.ru[r]-t.rv[r])*(t.ru[c]-t.rv[c])*(id-zh[a]*zh[d])/g.lz)
-					b[a][d] = t.area * v
-				}
-			}
-		}
-	}
-	return h
 }

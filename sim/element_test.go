@@ -385,3 +385,47 @@ func TestBendingEnergyMatchesPlate(t *testing.T) {
 		}
 	}
 }
+
+// hessian returns the exact second derivative of the element's elastic
+// energy with respect to the vertex positions, ∂²W/∂P_r∂P_c, without the
+// clamping the solver applies.
+func (t *tri) hessian(l *law, x []float64) (h [9][3][3]float64) {
+	g, eu, ev, es := t.geom(x)
+	uh, vh, wh, zh := g.uh.arr(), g.vh.arr(), g.wh.arr(), g.zh.arr()
+	var st stress
+	l.eval(eu, ev, es, &st)
+	var gs [3][3]float64
+	for k := range 3 {
+		for c := range 3 {
+			gs[k][c] = ((t.ru[k]+t.rv[k])*wh[c] - (t.ru[k]-t.rv[k])*zh[c]) * sqrt1_2
+		}
+	}
+	for r := range 3 {
+		for c := range 3 {
+			b := &h[3*r+c]
+			for a := range 3 {
+				for d := range 3 {
+					id := 0.0
+					if a == d {
+						id = 1
+					}
+					gua, gud := t.ru[r]*uh[a], t.ru[c]*uh[d]
+					gva, gvd := t.rv[r]*vh[a], t.rv[c]*vh[d]
+					v := st.kuu*gua*gud + st.kvv*gva*gvd + st.kuv*(gua*gvd+gva*gud) + st.kss*gs[r][a]*gs[c][d]
+					v += st.su * t.ru[r] * t.ru[c] * (id - uh[a]*uh[d]) / g.lu
+					v += st.sv * t.rv[r] * t.rv[c] * (id - vh[a]*vh[d]) / g.lv
+					v += st.ss * sqrt1_2 * ((t.ru[r]+t.rv[r])*(t.ru[c]+t.rv[c])*(id-wh[a]*wh[d])/g.lw -
+						(t.ru[r]-t.rv[r])*(t.ru[c]-t.rv[c])*(id-zh[a]*zh[d])/g.lz)
+					b[a][d] = t.area * v
+				}
+			}
+		}
+	}
+	return h
+}
+
+// newMesh builds a uniform width × height fabric with nu × nv nodes (see
+// newGridMesh).
+func newMesh(nu, nv int, width, height, angle float64) *mesh {
+	return newGridMesh(gridLines(nu, width, Refinement{}, 0), gridLines(nv, height, Refinement{}, 1), angle)
+}

@@ -1,17 +1,23 @@
 package sim
 
+import "time"
+
 // This file defines the data that crosses between the three loops of a
-// running system (see README.md, "Architecture"): the haptics loop publishes FingerState, the
+// running system (README.md, Architecture): the haptics loop publishes FingerState, the
 // simulation publishes one LocalModel and one ContactPatch per finger and a
 // Snapshot of the cloth. All of them are plain values (no pointers, no
 // slices except Snapshot's preallocated arrays) so that they can live in the
-// preallocated slots of the lock-free buffers in internal/statebuf.
+// preallocated slots of the lock-free buffers in internal/statebuf. Times
+// are time.Duration on the run's clock, as every loop's; the numerics
+// convert them to seconds where they need to.
 
-// Finger indices. Every per-finger array in haptex is indexed by these.
+// Finger indices: the one finger vocabulary of haptex. Every per-finger
+// array is indexed by these; packages that may not import sim (tactile)
+// take the index from their caller.
 const (
-	Thumb      = 0
-	Index      = 1
-	NumFingers = 2
+	Thumb       = 0
+	IndexFinger = 1
+	NumFingers  = 2
 )
 
 // FingerName returns "thumb" or "index" for a finger index.
@@ -19,15 +25,15 @@ func FingerName(i int) string {
 	switch i {
 	case Thumb:
 		return "thumb"
-	case Index:
+	case IndexFinger:
 		return "index"
 	}
 	return "finger?"
 }
 
-// FingerIndex is FingerName's inverse: Thumb or Index, or -1 for any
-// other name.
-func FingerIndex(name string) int {
+// FingerByName is FingerName's inverse: Thumb or IndexFinger, or -1 for
+// any other name.
+func FingerByName(name string) int {
 	for i := range NumFingers {
 		if FingerName(i) == name {
 			return i
@@ -49,8 +55,8 @@ type Finger struct {
 // FingerState is what the haptics loop publishes every tick: both fingers,
 // sampled in the same tick.
 type FingerState struct {
-	T       float64 // time of the sample [s] on the run's clock
-	Tick    uint64  // haptics tick number
+	T       time.Duration // time of the sample on the run's clock
+	Tick    uint64        // haptics tick number
 	Fingers [NumFingers]Finger
 }
 
@@ -77,7 +83,7 @@ type FingerState struct {
 // pinch both fingers move together and the cloth with them, which K alone
 // (the stiffness against moving one finger) would render as a squeeze.
 type LocalModel struct {
-	T         float64       // simulation time of the linearisation [s]
+	T         time.Duration // simulation time of the linearisation
 	Step      uint64        // simulation step number
 	X0        [3]float64    // fingertip position the model was linearised at [m]
 	F0        [3]float64    // force of the cloth on the fingertip at X0 [N]
@@ -100,7 +106,7 @@ func (m *LocalModel) Eval(x [3]float64) [3]float64 { return m.EvalAt(m.T, x) }
 // (a positive component along Normal is removed), and over the last quarter
 // of Depth before the region's boundary it ramps linearly to zero. It
 // allocates nothing.
-func (m *LocalModel) EvalAt(t float64, x [3]float64) [3]float64 {
+func (m *LocalModel) EvalAt(t time.Duration, x [3]float64) [3]float64 {
 	var f [3]float64
 	d, g := m.gap(t, x)
 	if !(g > 0) {
@@ -126,7 +132,7 @@ func (m *LocalModel) EvalAt(t float64, x [3]float64) [3]float64 {
 
 // Touches reports whether a fingertip at x at time t is inside the model's
 // valid region, where EvalAt may give a force.
-func (m *LocalModel) Touches(t float64, x [3]float64) bool {
+func (m *LocalModel) Touches(t time.Duration, x [3]float64) bool {
 	_, g := m.gap(t, x)
 	return g > 0
 }
@@ -134,11 +140,11 @@ func (m *LocalModel) Touches(t float64, x [3]float64) bool {
 // gap returns the fingertip's offset from the drifting reference point and
 // its distance inside the valid region (not positive outside it, and when
 // the model holds no contact).
-func (m *LocalModel) gap(t float64, x [3]float64) (d [3]float64, g float64) {
+func (m *LocalModel) gap(t time.Duration, x [3]float64) (d [3]float64, g float64) {
 	if !m.Valid || !m.InContact {
 		return d, 0
 	}
-	dt := t - m.T
+	dt := (t - m.T).Seconds()
 	d = [3]float64{x[0] - m.X0[0] - m.V[0]*dt, x[1] - m.X0[1] - m.V[1]*dt, x[2] - m.X0[2] - m.V[2]*dt}
 	n := &m.Normal
 	return d, m.Depth + n[0]*d[0] + n[1]*d[1] + n[2]*d[2]
@@ -148,7 +154,7 @@ func (m *LocalModel) gap(t float64, x [3]float64) (d [3]float64, g float64) {
 // tactile renderer, in fabric coordinates (u along the weft, v along the
 // warp, metres on the undeformed cloth).
 type ContactPatch struct {
-	T           float64 // simulation time [s]
+	T           time.Duration // simulation time
 	InContact   bool
 	U, V        float64 // patch centre on the undeformed fabric [m]
 	Orientation float64 // angle of the finger's distal axis from the fabric u axis [rad]
@@ -158,9 +164,9 @@ type ContactPatch struct {
 	Area        float64 // contact area [m^2]
 }
 
-// SimOutput is what one simulation step publishes for the other loops.
-type SimOutput struct {
-	T       float64 // simulation time [s]
+// Output is what one simulation step publishes for the other loops.
+type Output struct {
+	T       time.Duration // simulation time
 	Step    uint64
 	Local   [NumFingers]LocalModel
 	Contact [NumFingers]ContactPatch
@@ -182,7 +188,7 @@ type Topology struct {
 // allocated once for a mesh (NewSnapshot) and overwritten in place, so a
 // Snapshot can live in a lock-free buffer slot.
 type Snapshot struct {
-	T      float64
+	T      time.Duration
 	Step   uint64
 	Pos    []float32 // 3 per node [m], world frame
 	Normal []float32 // 3 per node, unit, smooth (area-weighted) vertex normals

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // pressModel is a local model of a finger pressing along -z with 0.5 N,
 // the cloth giving way at 400 N/m, drifting along y.
 func pressModel() LocalModel {
 	return LocalModel{
-		T: 1, Valid: true, InContact: true,
+		T: time.Second, Valid: true, InContact: true,
 		X0: [3]float64{0, 0.1, 0.01}, F0: [3]float64{0.05, 0, 0.5},
 		K:      [3][3]float64{{-100, 0, 0}, {0, -100, 0}, {0, 0, -400}},
 		Normal: [3]float64{0, 0, -1}, Depth: 0.5 / 400,
@@ -24,7 +25,7 @@ func TestLocalModelEval(t *testing.T) {
 		t.Errorf("at X0: %v, want F0 %v", f, m.F0)
 	}
 	// The reference point drifts with V.
-	if f := m.EvalAt(1.01, add3(m.X0, scale3(0.01, m.V))); norm3(sub3(f, m.F0)) > 1e-12 {
+	if f := m.EvalAt(1010*time.Millisecond, add3(m.X0, scale3(0.01, m.V))); norm3(sub3(f, m.F0)) > 1e-12 {
 		t.Errorf("drifted X0: %v, want %v", f, m.F0)
 	}
 	// Zero when invalid or out of contact.
@@ -63,7 +64,7 @@ func TestLocalModelEval(t *testing.T) {
 			t.Fatalf("discontinuity of %.3g N at %v", d, x)
 		}
 	}
-	if a := testing.AllocsPerRun(100, func() { _ = m.EvalAt(1.002, m.X0) }); a != 0 {
+	if a := testing.AllocsPerRun(100, func() { _ = m.EvalAt(1002*time.Millisecond, m.X0) }); a != 0 {
 		t.Errorf("%v allocations", a)
 	}
 }
@@ -73,14 +74,14 @@ func ExampleLocalModel_EvalAt() {
 	// gives way at 400 N/m, so 1.25 mm of retreat ends the contact (the
 	// last quarter of it ramps to zero).
 	m := LocalModel{
-		T: 1, Valid: true, InContact: true,
+		T: time.Second, Valid: true, InContact: true,
 		X0:     [3]float64{0, 0.1, 0.01},
 		F0:     [3]float64{0, 0, 0.5},
 		K:      [3][3]float64{{-100, 0, 0}, {0, -100, 0}, {0, 0, -400}},
 		Normal: [3]float64{0, 0, -1}, Depth: 0.00125,
 	}
 	for _, dz := range []float64{0, -0.0005, 0.0005, 0.001, 0.002} {
-		f := m.EvalAt(1.001, [3]float64{0, 0.1, 0.01 + dz})
+		f := m.EvalAt(1001*time.Millisecond, [3]float64{0, 0.1, 0.01 + dz})
 		fmt.Printf("finger %+.1f mm: Fz = %.3f N\n", 1000*dz, f[2])
 	}
 	// Output:
@@ -91,15 +92,15 @@ func ExampleLocalModel_EvalAt() {
 	// finger +2.0 mm: Fz = 0.000 N
 }
 
-func TestFingerIndex(t *testing.T) {
+func TestFingerByName(t *testing.T) {
 	for f := range NumFingers {
-		if got := FingerIndex(FingerName(f)); got != f {
-			t.Errorf("FingerIndex(%q) = %d, want %d", FingerName(f), got, f)
+		if got := FingerByName(FingerName(f)); got != f {
+			t.Errorf("FingerByName(%q) = %d, want %d", FingerName(f), got, f)
 		}
 	}
 	for _, bad := range []string{"", "finger?", "Thumb", "middle"} {
-		if got := FingerIndex(bad); got != -1 {
-			t.Errorf("FingerIndex(%q) = %d, want -1", bad, got)
+		if got := FingerByName(bad); got != -1 {
+			t.Errorf("FingerByName(%q) = %d, want -1", bad, got)
 		}
 	}
 }

@@ -38,7 +38,7 @@ const FollowReach = 0.01
 
 // RefineRadius and RefineRatio are the grading TestPinchPullResolution
 // validates for the showcase's 8 mm pads: with them 24² and 32² meshes
-// pinch and pull within 2.6 % of 64².
+// pinch and pull within 5 % of 64².
 const (
 	RefineRadius = 0.02
 	RefineRatio  = 4
@@ -70,8 +70,9 @@ func (r Refinement) validate(width, height float64) error {
 // old mesh's resolution. The warm start and the BDF-2 history are dropped.
 // It refuses while a pad touches the cloth (the friction state lives on the
 // old mesh's triangles), on a mesh that is not graded, and on a bias-cut
-// cloth. Regrade allocates the new mesh (9 ms at 24², BenchmarkRegrade): it is
-// meant for the moments no finger touches, as Follow uses it.
+// cloth. Regrade allocates the new mesh and takes milliseconds
+// (BenchmarkRegrade): it is meant for the moments no finger touches, as
+// Follow uses it.
 func (c *Cloth) Regrade(centre [2]float64) error {
 	r := c.cfg.Refine
 	r.Centre = centre
@@ -80,20 +81,18 @@ func (c *Cloth) Regrade(centre [2]float64) error {
 		return fmt.Errorf("sim: regrade of a uniform mesh (Refinement.Ratio %g)", r.Ratio)
 	case c.bias != 0:
 		return fmt.Errorf("sim: regrade of a bias-cut cloth")
-	case c.contact.touching():
+	case c.pads.touching():
 		return fmt.Errorf("sim: regrade while a pad touches the cloth")
 	}
 	if err := r.validate(c.cfg.Width, c.cfg.Height); err != nil {
 		return err
 	}
-	for k := range c.n {
-		if c.proj[k] != ([3]float64{}) {
-			return fmt.Errorf("sim: regrade with roller constraints")
-		}
+	if c.cons.rollers() {
+		return fmt.Errorf("sim: regrade with roller constraints")
 	}
 	old := c.m
 	m := gradedMesh(&c.cfg, r, 0)
-	for _, s := range [][]float64{c.x, c.v, c.target} {
+	for _, s := range [][]float64{c.x, c.v, c.cons.target} {
 		old.resample(m, s, s)
 	}
 	copy(c.xGood, c.x)
@@ -104,8 +103,9 @@ func (c *Cloth) Regrade(centre [2]float64) error {
 	c.fab.update()
 	c.dyn = clothDynamics{} // a new coarse plan, too
 	c.dyn.init(c)
-	c.flat(c.dyn.rest)
-	c.contact.init(c)
+	c.flat(c.dyn.force.rest)
+	c.pads.init(c)
+	c.coupling.init(c)
 	c.rod.init(c)
 	c.it.reset()
 	c.grading++
@@ -115,7 +115,7 @@ func (c *Cloth) Regrade(centre [2]float64) error {
 // follow regrades the mesh round the cloth point under a pad that approaches
 // (Refinement.Follow); it reports whether it did.
 func (c *Cloth) follow(in *FingerState) bool {
-	if in == nil || c.contact.touching() {
+	if in == nil || c.pads.touching() {
 		return false
 	}
 	r := &c.cfg.Refine

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // TestGridLines checks the graded lines: they span the side in increasing
@@ -96,8 +97,8 @@ func TestGradedMesh(t *testing.T) {
 		nodeArea += a
 	}
 	for ti := range m.tris {
-		pa := c.contact.probeArea(int32(ti))
-		probeArea += pa * float64(len(c.contact.bary[c.contact.sub[ti]]))
+		pa := c.pads.probes.area(int32(ti))
+		probeArea += pa * float64(len(c.pads.probes.bary[c.pads.probes.sub[ti]]))
 		largest = max(largest, pa)
 	}
 	want := c.cfg.Width * c.cfg.Height
@@ -116,7 +117,7 @@ func TestRegradeKeepsRest(t *testing.T) {
 	c := newTestCloth(t, func(cfg *Config) {
 		cfg.NodesU, cfg.NodesV = 24, 24
 		cfg.Refine = Refinement{Centre: [2]float64{0.05, 0.25}, Radius: RefineRadius, Ratio: RefineRatio}
-		cfg.Gravity = [3]float64{}
+		cfg.NoGravity = true
 	})
 	if err := c.Regrade([2]float64{0.20, 0.10}); err != nil {
 		t.Fatal(err)
@@ -125,7 +126,8 @@ func TestRegradeKeepsRest(t *testing.T) {
 		t.Fatalf("centre %v after the regrade", c.cfg.Refine.Centre)
 	}
 	for k := range c.n {
-		want := [3]float64{c.cfg.Origin[0] + c.m.uv[2*k], c.cfg.Origin[1] + c.m.uv[2*k+1], c.cfg.Origin[2]}
+		o := c.cfg.Corner()
+		want := [3]float64{o[0] + c.m.uv[2*k], o[1] + c.m.uv[2*k+1], o[2]}
 		if d := math.Sqrt(dist2(at3(c.x, int32(k)), want)); d > 1e-15 {
 			t.Fatalf("node %d at %v after the regrade, its rest point is %v", k, at3(c.x, int32(k)), want)
 		}
@@ -154,11 +156,11 @@ func TestRegradeRefuses(t *testing.T) {
 	}
 	// A pad pressing the cloth.
 	var in FingerState
-	in.Fingers[Index] = Finger{Valid: true, Pos: [3]float64{0, 0.15, c.cfg.PadRadius[Index] - 0.001}}
+	in.Fingers[IndexFinger] = Finger{Valid: true, Pos: [3]float64{0, 0.15, c.cfg.PadRadius[IndexFinger] - 0.001}}
 	for range 3 {
 		c.Step(c.t, &in)
 	}
-	if c.Stats().Probes[Index] == 0 {
+	if c.Stats().Probes[IndexFinger] == 0 {
 		t.Fatal("the pad does not touch the cloth")
 	}
 	if err := c.Regrade([2]float64{0.1, 0.1}); err == nil {
@@ -187,8 +189,8 @@ func TestFollowMovesTheGrading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var touched float64
-	runScript(c, s, s.Keys[3].T, func(_ int, tm float64) {
+	var touched time.Duration
+	runScript(c, s, s.Keys[3].T, func(_ int, tm time.Duration) {
 		if touched == 0 && c.Stats().Probes != [NumFingers]int{} {
 			touched = tm
 		}
@@ -196,7 +198,7 @@ func TestFollowMovesTheGrading(t *testing.T) {
 	// The cloth hangs a little off its rest plane, so its material point
 	// under the pads is the pinch point to within a millimetre.
 	if c.grading != 1 || math.Hypot(c.cfg.Refine.Centre[0]-pinchUV[0], c.cfg.Refine.Centre[1]-pinchUV[1]) > 0.001 || touched == 0 {
-		t.Fatalf("after the approach: %d regrades, centre %v (pinch at %v), first touch at %g s", c.grading, c.cfg.Refine.Centre, pinchUV, touched)
+		t.Fatalf("after the approach: %d regrades, centre %v (pinch at %v), first touch at %v", c.grading, c.cfg.Refine.Centre, pinchUV, touched)
 	}
 	fixed := Refinement{Centre: pinchUV, Radius: RefineRadius, Ratio: RefineRatio}
 	want, _ := pullCurve(t, 24, fixed, 3, at)

@@ -103,13 +103,6 @@ func (it *integrator) coefficients() (beta, h float64) {
 	return 0, it.dt
 }
 
-// systemCoefficients returns cK and cD of the next step's matrix.
-func (it *integrator) systemCoefficients() (cK, cD float64) {
-	_, h := it.coefficients()
-	a := it.alpha
-	return a * a * h * h, a * h
-}
-
 // step advances x and v in place by one step and returns the solve's
 // outcome. commit must follow (after any correction of x and v) to record
 // the step for BDF-2.

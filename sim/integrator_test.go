@@ -200,15 +200,15 @@ func TestIntegratorStability(t *testing.T) {
 func TestMulKvMatchesMulK(t *testing.T) {
 	c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV = 16, 16 })
 	s := ShowcasePinch(c.cfg.Material.Thickness)
-	runScript(c, s, 1.5, nil)
-	if len(c.contact.f[Thumb].lin) == 0 || len(c.contact.f[Index].lin) == 0 {
+	runScript(c, s, sec(1.5), nil)
+	if len(c.pads.f[Thumb].lin) == 0 || len(c.pads.f[IndexFinger].lin) == 0 {
 		t.Fatal("fingers not in contact: the test needs contact terms")
 	}
 	d := &c.dyn
 	got, want := make([]float64, 3*c.n), make([]float64, 3*c.n)
-	d.linearize(c.x, c.v, got, d.cK, d.cD) // at the state after the step
+	d.linearize(c.x, c.v, got, d.op.cK, d.op.cD) // at the state after the step
 	d.mulKv(got)
-	d.mulK(want, d.v)
+	d.mulK(want, d.force.v)
 	if e := relErr(got, want); e > 1e-8 {
 		t.Errorf("mulKv vs mulK: relative error %.2e", e)
 	}

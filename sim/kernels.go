@@ -253,8 +253,8 @@ func bandFactor(band, ut, dinv []float64, bw int) bool {
 // Every update of a row is independent of the others, so the assembly
 // (dot_amd64.s) streams them four at a time; an entry gets the same fused
 // operations in the same order as in this Go code, so the two agree bit
-// for bit. (Row by row, as inner products, each entry waited for the one
-// before it: 8 % of a 64² step went into the coarse factor then.)
+// for bit. (Row by row, as inner products, each entry would wait for the
+// one before it.)
 func bandFactorCol(band, ut []float64, j, n, bw int, dj float64) {
 	w := bw + 1
 	if j < 0 || j >= n || len(band) < n*w || len(ut) < n*w {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
 // randRows is a random matrix in the kernels' layout: n rows of blocks
@@ -284,10 +285,10 @@ func TestStepWithoutKernel(t *testing.T) {
 	fast, plain := newTestCloth(t, edit), newTestCloth(t, edit)
 	s := ShowcasePinch(fast.cfg.Material.Thickness)
 	var in FingerState
-	steps := int(1.8 / fast.cfg.Dt)
+	steps := int(1.8 / fast.cfg.Dt.Seconds())
 	var pinch, dx, df float64
 	for i := range steps {
-		tm := float64(i) * fast.cfg.Dt
+		tm := time.Duration(i) * fast.cfg.Dt
 		s.Sample(tm, &in)
 		fast.Step(tm, &in)
 		withoutAsm(func() { plain.Step(tm, &in) })
@@ -298,7 +299,7 @@ func TestStepWithoutKernel(t *testing.T) {
 			a, b := fast.out.Local[f].F0, plain.out.Local[f].F0
 			df = max(df, math.Hypot(a[0]-b[0], math.Hypot(a[1]-b[1], a[2]-b[2])))
 		}
-		pinch = max(pinch, min(fast.out.Contact[Thumb].NormalForce, fast.out.Contact[Index].NormalForce))
+		pinch = max(pinch, min(fast.out.Contact[Thumb].NormalForce, fast.out.Contact[IndexFinger].NormalForce))
 	}
 	t.Logf("largest difference: %.3g m in position, %.3g N in pad force", dx, df)
 	if !(dx < 1e-9) || !(df < 1e-6) {
@@ -370,7 +371,7 @@ func TestKernelsAllocs(t *testing.T) {
 // pinched 32² cloth's matrix, with the kernel in use and with the Go code.
 func BenchmarkKernels(b *testing.B) {
 	c, _ := benchCloth(b, 32, 0.005, nil)
-	d, a, n := &c.dyn, c.dyn.a, c.n
+	d, a, n := &c.dyn, c.dyn.op.a, c.n
 	p, q := make([]float64, 3*n), make([]float64, 3*n)
 	for i := range p {
 		p[i] = float64(i%7) - 3
@@ -389,7 +390,7 @@ func BenchmarkKernels(b *testing.B) {
 		})
 		b.Run("sweepBack/"+name, func(b *testing.B) {
 			for b.Loop() {
-				d.sweepBack(q, p)
+				d.pc.sweepBack(q, p)
 			}
 		})
 		useKernelAsm = old

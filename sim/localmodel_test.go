@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 // hapticTrace runs the showcase pinch-and-pull with the cloth stepping
@@ -12,7 +13,7 @@ import (
 func hapticTrace(t *testing.T, edit func(*Config), dt float64) [][NumFingers][3]float64 {
 	t.Helper()
 	c := newTestCloth(t, func(cfg *Config) {
-		cfg.Dt = dt
+		cfg.Dt = sec(dt)
 		cfg.NodesU, cfg.NodesV = pick(32, 10), pick(32, 10)
 		cfg.ProbeSpacing = pick(cfg.ProbeSpacing, 0.005)
 		if edit != nil {
@@ -20,20 +21,20 @@ func hapticTrace(t *testing.T, edit func(*Config), dt float64) [][NumFingers][3]
 		}
 	})
 	s := ShowcasePinch(c.cfg.Material.Thickness)
-	const tick = 0.001
-	ticks := int(math.Round(pick(s.Duration(), 2.0) / tick)) // under -race: up to mid-pull
-	per := int(math.Round(dt / tick))
+	const tick = time.Millisecond
+	ticks := int(pick(s.Duration(), 2*time.Second) / tick) // under -race: up to mid-pull
+	per := int(math.Round(dt / tick.Seconds()))
 	var in, at FingerState
-	var out SimOutput
+	var out Output
 	trace := make([][NumFingers][3]float64, ticks)
 	for n := range ticks {
 		if n%per == 0 {
-			tm := float64(n) * tick
+			tm := time.Duration(n) * tick
 			s.Sample(tm, &in)
 			c.Step(tm, &in)
 			c.Output(&out)
 		}
-		tm := float64(n+1) * tick
+		tm := time.Duration(n+1) * tick
 		s.Sample(tm, &at)
 		for k := range NumFingers {
 			trace[n][k] = out.Local[k].EvalAt(tm, at.Fingers[k].Pos)

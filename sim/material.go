@@ -108,6 +108,14 @@ func (m *Material) Validate() error {
 	return nil
 }
 
+// isZero reports whether m is the zero Material, which a Config takes
+// as DefaultMaterial.
+func (m *Material) isZero() bool {
+	return m.Name == "" && m.Weft.isZero() && m.Warp.isZero() && m.Shear.isZero() && m.Poisson == 0 &&
+		m.Viscosity == (Viscosity{}) && m.BendWeft == 0 && m.BendWarp == 0 && m.BendTwist == 0 &&
+		m.ArealMass == 0 && m.Thickness == 0 && m.Compression == 0 && m.FrictionStatic == 0 && m.FrictionKinetic == 0
+}
+
 // DefaultMaterial returns a plausible medium-weight cotton plain weave
 // (130 g/m², 0.45 mm), so the system runs before measured fabrics are
 // loaded. Its curves have the J shape of KES tensile data (a soft crimp

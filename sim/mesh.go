@@ -46,12 +46,6 @@ type edge struct {
 	rest float64
 }
 
-// newMesh builds a uniform width × height fabric with nu × nv nodes (see
-// newGridMesh).
-func newMesh(nu, nv int, width, height, angle float64) *mesh {
-	return newGridMesh(gridLines(nu, width, Refinement{}, 0), gridLines(nv, height, Refinement{}, 1), angle)
-}
-
 // newGridMesh builds a fabric on the grid lines gu (columns) and gv (rows),
 // each increasing from 0. The rest coordinates are the grid coordinates
 // rotated by angle (radians; the weft's angle from the grid's first axis):

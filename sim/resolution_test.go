@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 // pullCurve runs the pinch-and-pull of TestPinchPullResolution on an n × n
@@ -24,9 +25,9 @@ func pullCurve(t *testing.T, n int, r Refinement, mu float64, at []float64) (for
 	dir, length := unit(pinchPull)
 	start := s.Keys[3].Pos // pinched, before the pull
 	var ds, fs, ns []float64
-	var out SimOutput
+	var out Output
 	var in FingerState
-	runScript(c, s, s.Keys[4].T, func(step int, tm float64) {
+	runScript(c, s, s.Keys[4].T, func(step int, tm time.Duration) {
 		if tm < s.Keys[3].T {
 			return
 		}
@@ -77,7 +78,7 @@ var (
 // 13.0 % (32²), the coarse meshes stiffer: a grip of about 6 mm radius
 // pulled on a membrane has a stiffness ∝ 1/ln(R/a), and 13 mm (24²) or
 // 9.7 mm (32²) elements enlarge the grip. Scratch runs of this curve
-// (2026-11-21) ruled out the other suspects: removing the in-plane
+// ruled out the other suspects: removing the in-plane
 // compression stiffness, bending (×0.01), strain limiting, or stepping at
 // 1 ms moved the figures by at most 3.4 points; 16 mm pads brought 32²
 // within 4.7 % and 48² within 1.5 % while 24² stayed 13 % off.

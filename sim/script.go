@@ -1,10 +1,13 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
-// Keyframe is where both pad centres are at time T [s] (world frame, m).
+// Keyframe is where both pad centres are at time T (world frame, m).
 type Keyframe struct {
-	T   float64
+	T   time.Duration
 	Pos [NumFingers][3]float64
 }
 
@@ -29,20 +32,20 @@ func NewScript(keys []Keyframe) (*Script, error) {
 				}
 			}
 		}
-		if !isFinite(k.T) || (i > 0 && k.T <= keys[i-1].T) {
-			return nil, fmt.Errorf("sim: script keyframe %d at %g s not after %g s", i, k.T, keys[max(i-1, 0)].T)
+		if i > 0 && k.T <= keys[i-1].T {
+			return nil, fmt.Errorf("sim: script keyframe %d at %v not after %v", i, k.T, keys[i-1].T)
 		}
 	}
 	return &Script{Keys: keys}, nil
 }
 
-// Duration is the time of the last keyframe [s].
-func (s *Script) Duration() float64 { return s.Keys[len(s.Keys)-1].T }
+// Duration is the time of the last keyframe.
+func (s *Script) Duration() time.Duration { return s.Keys[len(s.Keys)-1].T }
 
 // Sample writes both fingers at time t into dst: positions, velocities,
 // pad normals (+z for the thumb, -z for the index, as in the showcase
 // scene), valid, and dst.T = t. It allocates nothing.
-func (s *Script) Sample(t float64, dst *FingerState) {
+func (s *Script) Sample(t time.Duration, dst *FingerState) {
 	dst.T = t
 	k := s.Keys
 	i := 1
@@ -53,7 +56,7 @@ func (s *Script) Sample(t float64, dst *FingerState) {
 		fg := &dst.Fingers[f]
 		fg.Valid = true
 		fg.Normal = [3]float64{0, 0, 1}
-		if f == Index {
+		if f == IndexFinger {
 			fg.Normal[2] = -1
 		}
 		fg.Vel = [3]float64{}
@@ -64,8 +67,8 @@ func (s *Script) Sample(t float64, dst *FingerState) {
 			fg.Pos = k[len(k)-1].Pos[f]
 		default:
 			a, b := &k[i-1], &k[i]
-			span := b.T - a.T
-			tau := (t - a.T) / span
+			span := (b.T - a.T).Seconds()
+			tau := (t - a.T).Seconds() / span
 			s5 := tau * tau * tau * (10 + tau*(-15+6*tau))
 			ds := 30 * tau * tau * (1 - tau) * (1 - tau) / span
 			for c := range 3 {
@@ -97,15 +100,16 @@ func PinchAndPull(at, pull [3]float64, padRadius, thickness, squeeze float64) (*
 		return [NumFingers][3]float64{th, ix}
 	}
 	far, near, grip := 0.03, surf+0.003, surf-squeeze
+	const ms = time.Millisecond
 	keys := []Keyframe{
 		{0, pos(far, 0, false)},
-		{0.5, pos(near, 0, false)},
-		{0.9, pos(grip, 0, false)},
-		{1.2, pos(grip, 0, false)},
-		{2.7, pos(grip, 0, true)},
-		{3.0, pos(grip, 0, true)},
-		{3.3, pos(near+0.01, 0, true)},
-		{3.6, pos(far, -pull[2], true)},
+		{500 * ms, pos(near, 0, false)},
+		{900 * ms, pos(grip, 0, false)},
+		{1200 * ms, pos(grip, 0, false)},
+		{2700 * ms, pos(grip, 0, true)},
+		{3000 * ms, pos(grip, 0, true)},
+		{3300 * ms, pos(near+0.01, 0, true)},
+		{3600 * ms, pos(far, -pull[2], true)},
 	}
 	return NewScript(keys)
 }

@@ -13,8 +13,8 @@ import (
 //
 // No goroutine of its own waits for jobs: a helper that spins between
 // jobs takes a core from whoever else has work (in lockstep, the runner's
-// haptics and tactile ticks), and one that parks costs about 100 µs to
-// wake on this virtual machine, half an element pass at 24². The assistant
+// haptics and tactile ticks), and one that parks takes about as long to
+// wake as half an element pass at the rig's mesh takes to run. The assistant
 // is a goroutine that has nothing better to do, and an unclaimed half
 // costs the step nothing but its own time.
 type team struct {
@@ -65,4 +65,30 @@ func (t *team) assist() bool {
 	t.job(1)
 	t.ended.Store(true)
 	return true
+}
+
+// rowSplit splits a product's rows at half for the team: rows are
+// independent, so the result is the same whichever goroutine runs each
+// half, or whether one runs both.
+type rowSplit struct {
+	n, half int
+	dst, x  []float64 // the arguments of the product in progress
+}
+
+func (s *rowSplit) init(n int) { s.n, s.half = n, n/2 }
+
+// rows returns part p's rows.
+func (s *rowSplit) rows(p int) (i0, i1 int) {
+	if p == 0 {
+		return 0, s.half
+	}
+	return s.half, s.n
+}
+
+// run runs a product's job on dst and x, its two halves side by side on
+// the team if there is one.
+func (s *rowSplit) run(t *team, job func(part int), dst, x []float64) {
+	s.dst, s.x = dst, x
+	t.run(job)
+	s.dst, s.x = nil, nil
 }

@@ -128,7 +128,7 @@ func TestParallelIsBitIdentical(t *testing.T) {
 	defer stop()
 	s := ShowcasePinch(serial.cfg.Material.Thickness)
 	var in FingerState
-	steps := int(1.8 / serial.cfg.Dt) // to 0.3 s into the pull
+	steps := int(1.8 / serial.cfg.Dt.Seconds()) // to 0.3 s into the pull
 	var pinch float64
 	for i := range steps {
 		if i == steps/2 {
@@ -137,7 +137,7 @@ func TestParallelIsBitIdentical(t *testing.T) {
 		if i == 3*steps/4 {
 			par.SetParallel(true)
 		}
-		tm := float64(i) * serial.cfg.Dt
+		tm := time.Duration(i) * serial.cfg.Dt
 		s.Sample(tm, &in)
 		serial.Step(tm, &in)
 		par.Step(tm, &in)
@@ -149,7 +149,7 @@ func TestParallelIsBitIdentical(t *testing.T) {
 		if a, b := serial.Stats(), par.Stats(); a != b {
 			t.Fatalf("step %d: stats differ\n%+v\n%+v", i, a, b)
 		}
-		pinch = max(pinch, min(serial.out.Contact[Thumb].NormalForce, serial.out.Contact[Index].NormalForce))
+		pinch = max(pinch, min(serial.out.Contact[Thumb].NormalForce, serial.out.Contact[IndexFinger].NormalForce))
 	}
 	if !(pinch > 0.5) {
 		t.Fatalf("the script did not pinch (largest normal force of the lighter pad %g N)", pinch)

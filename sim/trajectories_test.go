@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 )
 
 var trajectories = flag.Int("sim.trajectories", 50, "number of randomised pinch-and-pull trajectories TestRandomTrajectories runs (1000 for the full set)")
@@ -35,7 +36,7 @@ func randomTrajectory(rng *rand.Rand, thickness float64) *Script {
 	place := func(p [3]float64, gap [NumFingers]float64) [NumFingers][3]float64 {
 		th, ix := p, p
 		th[2] -= surf + gap[Thumb]
-		ix[2] += surf + gap[Index]
+		ix[2] += surf + gap[IndexFinger]
 		return [NumFingers][3]float64{th, ix}
 	}
 	speed := func() float64 { return 0.02 + 0.98*rng.Float64() }
@@ -49,20 +50,20 @@ func randomTrajectory(rng *rand.Rand, thickness float64) *Script {
 			}
 			tm += math.Max(1.875*d/speed(), 0.01) // minimum-jerk peak = 1.875 × mean speed
 		}
-		keys = append(keys, Keyframe{T: tm, Pos: pos})
+		keys = append(keys, Keyframe{T: sec(tm), Pos: pos})
 		if hold > 0 {
 			tm += hold
-			keys = append(keys, Keyframe{T: tm, Pos: pos})
+			keys = append(keys, Keyframe{T: sec(tm), Pos: pos})
 		}
 	}
 	away := 0.01 + 0.03*rng.Float64()
 	add(place(at, [NumFingers]float64{away, away}), 0)
-	add(place(at, [NumFingers]float64{-squeeze[Thumb], -squeeze[Index]}), 0.05+0.1*rng.Float64())
+	add(place(at, [NumFingers]float64{-squeeze[Thumb], -squeeze[IndexFinger]}), 0.05+0.1*rng.Float64())
 	moved := add3(at, pull)
-	add(place(moved, [NumFingers]float64{-squeeze[Thumb], -squeeze[Index]}), 0.05+0.2*rng.Float64())
+	add(place(moved, [NumFingers]float64{-squeeze[Thumb], -squeeze[IndexFinger]}), 0.05+0.2*rng.Float64())
 	add(place(moved, [NumFingers]float64{0.01, 0.01}), 0)
 	far := place(moved, [NumFingers]float64{0.03, 0.03})
-	far[Thumb][2], far[Index][2] = math.Min(far[Thumb][2], -0.04), math.Max(far[Index][2], 0.04)
+	far[Thumb][2], far[IndexFinger][2] = math.Min(far[Thumb][2], -0.04), math.Max(far[IndexFinger][2], 0.04)
 	add(far, 0.1)
 	s, err := NewScript(keys)
 	if err != nil {
@@ -93,11 +94,11 @@ func TestRandomTrajectories(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(i), 0x5eed))
 				c := newTestCloth(t, func(cfg *Config) {
 					cfg.NodesU, cfg.NodesV = n, n
-					cfg.ProbeSpacing, cfg.Dt = pick(cfg.ProbeSpacing, 0.005), pick(cfg.Dt, 0.01)
+					cfg.ProbeSpacing, cfg.Dt = pick(cfg.ProbeSpacing, 0.005), pick(cfg.Dt, 10*time.Millisecond)
 				})
 				s := randomTrajectory(rng, c.cfg.Material.Thickness)
 				var maxStrain, iters, k float64
-				runScript(c, s, s.Duration()+0.05, func(step int, tm float64) {
+				runScript(c, s, s.Duration()+50*time.Millisecond, func(step int, tm time.Duration) {
 					st := c.Stats()
 					maxStrain = math.Max(maxStrain, st.MaxStrain)
 					iters += float64(st.CGIters)

@@ -3,8 +3,8 @@
 // amplitudes into drive waveforms.
 //
 // It owns the fabric's pseudo-topology (Surface: a 2D height spectrum from
-// Kawabata KES-FB4 values and the weave, or from a measured height map,
-// plus large-scale non-uniformity Maps), the receptor-channel model
+// Kawabata KES-FB4 values and the weave, plus large-scale non-uniformity
+// Maps), the receptor-channel model
 // (ChannelModel: Pacinian and non-Pacinian threshold curves, per-user
 // calibration), the per-frame renderer (Renderer.Step) and the waveform
 // synthesiser (Synth). It never imports device, simulation or rendering
@@ -21,7 +21,7 @@
 // sensitivity W_c(f) = 1/threshold, giving the excitation E_c of the
 // stroke. A40 and A320 are then chosen so that the two sines excite both
 // channels as the fabric would, 40 Hz counting in the Pacinian channel too
-// (SolveMetamer). Each pin is placed on the fabric with the patch
+// (metamer.go). Each pin is placed on the fabric with the patch
 // orientation, weighted by the large-scale maps there, gated by the contact
 // patch, calibrated and clamped. Out of contact, with invalid input, or
 // with the finger at rest, every pin is zero.
@@ -35,7 +35,8 @@
 // along the weft, v along the warp, on the undeformed cloth. Pin index =
 // row*Cols + col, row 0 at the distal end; the lateral axis is the distal
 // axis turned +90° in the fabric plane, column 0 on its negative side.
-// Channels are indexed NonPacinian, Pacinian; fingers Thumb, Index.
+// Channels are indexed NonPacinian, Pacinian; fingers 0 to NumFingers-1
+// in the caller's order.
 //
 // # Invariants
 //

@@ -70,6 +70,13 @@ func renderer(t testing.TB, s *Surface) *Renderer {
 	return r
 }
 
+// The rig's finger order (sim.Thumb, sim.IndexFinger); the renderer has
+// no names for its fingers.
+const (
+	fThumb = 0
+	fIndex = 1
+)
+
 // stroke renders one frame with the given finger stroking at speed [m/s]
 // in direction dir [rad] and returns that finger's output.
 func stroke(r *Renderer, finger int, dir, speed float64) FingerFrame {
@@ -88,14 +95,14 @@ func ampDB(a float64) float64 { return 20 * math.Log10(a) }
 
 // strokeBoth fills in the contacts of a two-finger stroke at time t, as
 // tactile/tactilebench strokes: speeds sweep 0-300 mm/s, directions turn,
-// the index lifts off now and then.
+// the second finger (the rig's index) lifts off now and then.
 func strokeBoth(in *[NumFingers]Contact, t float64) {
 	for f := range NumFingers {
 		ph := t + float64(f)*0.37
 		speed := 0.15 * (1 + math.Sin(2*math.Pi*0.3*ph))
 		dir := 2 * math.Pi * 0.05 * ph
 		in[f] = Contact{
-			InContact:   f == Thumb || math.Mod(t, 7) < 6,
+			InContact:   f == 0 || math.Mod(t, 7) < 6,
 			U:           0.15 + 0.05*math.Sin(0.2*ph),
 			V:           0.15 + 0.05*math.Cos(0.17*ph),
 			Orientation: 0.3*math.Sin(0.1*ph) + float64(f)*math.Pi,

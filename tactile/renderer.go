@@ -3,16 +3,16 @@ package tactile
 import (
 	"fmt"
 	"math"
+	"time"
 )
 
-// Array geometry and finger indices (the same as sim.Thumb, sim.Index and
-// devices.PinRows, devices.PinCols).
+// Array geometry (the same as devices.PinRows, devices.PinCols) and the
+// number of fingers a Renderer renders. The renderer has no names for the
+// fingers: its caller indexes them (app/rig by sim's finger indices).
 const (
 	Rows       = 6 // along the finger's distal axis, row 0 distal
 	Cols       = 4 // across the finger
 	Pins       = Rows * Cols
-	Thumb      = 0
-	Index      = 1
 	NumFingers = 2
 )
 
@@ -71,7 +71,7 @@ func levelDB(e float64) float64 {
 
 // Frame is the renderer's output for both fingers.
 type Frame struct {
-	T       float64 // frame time [s]
+	T       time.Duration // frame time
 	Fingers [NumFingers]FingerFrame
 }
 
@@ -200,10 +200,11 @@ func NewRenderer(s *Surface, cfg Config) (*Renderer, error) {
 	return r, nil
 }
 
-// SetCalibration sets finger f's calibration (Thumb or Index).
+// SetCalibration sets finger f's calibration, f in [0, NumFingers) in
+// the caller's finger order.
 func (r *Renderer) SetCalibration(f int, c Calibration) error {
 	if f < 0 || f >= NumFingers {
-		return fmt.Errorf("tactile: finger %d is not Thumb (0) or Index (1)", f)
+		return fmt.Errorf("tactile: finger %d outside 0..%d", f, NumFingers-1)
 	}
 	if err := c.validate(); err != nil {
 		return err
@@ -244,12 +245,12 @@ func (r *Renderer) Stats() Stats { return r.stats }
 
 func dbToGain(db float64) float64 { return math.Pow(10, db/20) }
 
-// Step renders the frame at time t [s] for both fingers into dst.
+// Step renders the frame at time t for both fingers into dst.
 //
 // Per finger: project the surface spectrum on the slip direction, map
 // spatial to temporal frequency with the slip speed, weight by each
 // channel's sensitivity to get the excitations, solve the two-sine metamer
-// (SolveMetamer), apply the finger's level gains, then per pin: place the
+// (metamer.go), apply the finger's level gains, then per pin: place the
 // pins on the fabric with the patch orientation, weight by the large-scale
 // maps there, gate by the contact patch, apply the pin's calibration and
 // clamp to the device limits.
@@ -262,7 +263,7 @@ func dbToGain(db float64) float64 { return math.Pow(10, db/20) }
 // Amplitudes grow continuously with speed from 0, since the channel
 // weights fall towards low frequency (NP I 6 dB/octave below 8 Hz, P
 // 12 dB/octave).
-func (r *Renderer) Step(t float64, in *[NumFingers]Contact, dst *Frame) {
+func (r *Renderer) Step(t time.Duration, in *[NumFingers]Contact, dst *Frame) {
 	dst.T = t
 	r.stats.Frames++
 	for f := range NumFingers {

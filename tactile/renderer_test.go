@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // Thumb and index stroking the same patch at the same velocity
@@ -16,7 +17,7 @@ func TestThumbAndIndexSameChannelLevels(t *testing.T) {
 	}()
 	for _, name := range []string{"silk", "twill", "knit"} {
 		s := surface(t, name)
-		r, err := NewRenderer(s, Config{MaxA40Um: 1000, MaxA320Um: 1000, Mirror: [NumFingers]bool{Thumb: true}})
+		r, err := NewRenderer(s, Config{MaxA40Um: 1000, MaxA320Um: 1000, Mirror: [NumFingers]bool{fThumb: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -28,7 +29,7 @@ func TestThumbAndIndexSameChannelLevels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := r.SetCalibration(Thumb, thumb); err != nil {
+		if err := r.SetCalibration(fThumb, thumb); err != nil {
 			t.Fatal(err)
 		}
 		rng := rand.New(rand.NewPCG(13, 1))
@@ -37,10 +38,10 @@ func TestThumbAndIndexSameChannelLevels(t *testing.T) {
 			dir := 2 * math.Pi * rng.Float64()
 			c := Contact{InContact: true, U: 0.1, V: 0.12, SlipU: speed * math.Cos(dir), SlipV: speed * math.Sin(dir), NormalForce: rng.Float64(), Area: 100e-6}
 			in := [NumFingers]Contact{c, c}
-			in[Thumb].Orientation = c.Orientation + math.Pi // facing the index
+			in[fThumb].Orientation = c.Orientation + math.Pi // facing the index
 			var out Frame
 			r.Step(0, &in, &out)
-			th, ix := &out.Fingers[Thumb], &out.Fingers[Index]
+			th, ix := &out.Fingers[fThumb], &out.Fingers[fIndex]
 			for ch := range NumChannels {
 				worstLevel = math.Max(worstLevel, math.Abs(th.Level(ch)-ix.Level(ch)))
 				if d := th.Level(ch) - ix.Level(ch); math.Abs(d) > 0.5 {
@@ -77,10 +78,10 @@ func TestAmplitudesContinuousInSpeed(t *testing.T) {
 			force := rng.Float64()
 			at := func(v float64) FingerFrame {
 				var in [NumFingers]Contact
-				in[Index] = Contact{InContact: true, U: 0.05, V: 0.07, Orientation: dir / 3, SlipU: v * math.Cos(dir), SlipV: v * math.Sin(dir), NormalForce: force, Area: 90e-6}
+				in[fIndex] = Contact{InContact: true, U: 0.05, V: 0.07, Orientation: dir / 3, SlipU: v * math.Cos(dir), SlipV: v * math.Sin(dir), NormalForce: force, Area: 90e-6}
 				var out Frame
 				r.Step(0, &in, &out)
-				return out.Fingers[Index]
+				return out.Fingers[fIndex]
 			}
 			var prev FingerFrame
 			var maxA, jump [2]float64
@@ -139,13 +140,13 @@ func TestAmplitudesContinuousInSpeed(t *testing.T) {
 func TestNothingOutOfContact(t *testing.T) {
 	r := renderer(t, surface(t, "twill"))
 	var in [NumFingers]Contact
-	in[Thumb] = Contact{InContact: false, SlipU: 0.1, NormalForce: 1, Area: 1e-4, U: 0.1, V: 0.1}
-	in[Index] = Contact{InContact: true, SlipU: 0.1, NormalForce: 1, Area: 0, U: 0.1, V: 0.1}
+	in[fThumb] = Contact{InContact: false, SlipU: 0.1, NormalForce: 1, Area: 1e-4, U: 0.1, V: 0.1}
+	in[fIndex] = Contact{InContact: true, SlipU: 0.1, NormalForce: 1, Area: 0, U: 0.1, V: 0.1}
 	var out Frame
-	out.Fingers[Thumb].A40Um[3] = 5 // stale data must be cleared
-	r.Step(1.5, &in, &out)
-	if out.T != 1.5 {
-		t.Errorf("frame time %g, want 1.5", out.T)
+	out.Fingers[fThumb].A40Um[3] = 5 // stale data must be cleared
+	r.Step(1500*time.Millisecond, &in, &out)
+	if out.T != 1500*time.Millisecond {
+		t.Errorf("frame time %v, want 1.5 s", out.T)
 	}
 	for f := range NumFingers {
 		if out.Fingers[f] != (FingerFrame{}) {
@@ -169,18 +170,18 @@ func TestBadInputIsSafe(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := [NumFingers]Contact{good, good}
-			tc.edit(&in[Index])
+			tc.edit(&in[fIndex])
 			before := r.Stats().BadInput
 			var out Frame
 			r.Step(0, &in, &out)
-			f := out.Fingers[Index]
+			f := out.Fingers[fIndex]
 			if !f.BadInput || f.A40 != 0 || f.A320 != 0 || f.A40Um != [Pins]float64{} || f.A320Um != [Pins]float64{} {
 				t.Errorf("bad input rendered: %+v", f)
 			}
 			if r.Stats().BadInput != before+1 {
 				t.Error("bad input not counted")
 			}
-			if out.Fingers[Thumb].A40 == 0 || out.Fingers[Thumb].BadInput {
+			if out.Fingers[fThumb].A40 == 0 || out.Fingers[fThumb].BadInput {
 				t.Error("the other finger was affected")
 			}
 		})
@@ -195,7 +196,7 @@ func TestBadInputIsSafe(t *testing.T) {
 		in := [NumFingers]Contact{c, c}
 		var out Frame
 		r.Step(0, &in, &out)
-		f := out.Fingers[Index]
+		f := out.Fingers[fIndex]
 		for p := range Pins {
 			if !(f.A40Um[p] >= 0 && f.A40Um[p] <= r.Config().MaxA40Um && f.A320Um[p] >= 0 && f.A320Um[p] <= r.Config().MaxA320Um) {
 				t.Errorf("contact %+v: pin %d gets %g, %g µm", c, p, f.A40Um[p], f.A320Um[p])
@@ -204,14 +205,14 @@ func TestBadInputIsSafe(t *testing.T) {
 	}
 	// Negative normal force counts as none.
 	in := [NumFingers]Contact{good, good}
-	in[Index].NormalForce = -3
+	in[fIndex].NormalForce = -3
 	var out Frame
 	r.Step(0, &in, &out)
-	in[Index].NormalForce = 0
+	in[fIndex].NormalForce = 0
 	var zero Frame
 	r.Step(0, &in, &zero)
-	if out.Fingers[Index].A40 != zero.Fingers[Index].A40 {
-		t.Errorf("negative force gives A40 %g, zero force %g", out.Fingers[Index].A40, zero.Fingers[Index].A40)
+	if out.Fingers[fIndex].A40 != zero.Fingers[fIndex].A40 {
+		t.Errorf("negative force gives A40 %g, zero force %g", out.Fingers[fIndex].A40, zero.Fingers[fIndex].A40)
 	}
 }
 
@@ -226,10 +227,10 @@ func TestContactPatchGate(t *testing.T) {
 	r := renderer(t, s)
 	for _, radius := range []float64{1.2e-3, 3.5e-3, 4.5e-3, 8e-3} {
 		var in [NumFingers]Contact
-		in[Index] = Contact{InContact: true, U: 0.1, V: 0.1, Orientation: 0.4, SlipU: 0.1, NormalForce: 0.5, Area: math.Pi * radius * radius}
+		in[fIndex] = Contact{InContact: true, U: 0.1, V: 0.1, Orientation: 0.4, SlipU: 0.1, NormalForce: 0.5, Area: math.Pi * radius * radius}
 		var out Frame
 		r.Step(0, &in, &out)
-		f := out.Fingers[Index]
+		f := out.Fingers[fIndex]
 		active := 0
 		for p := range Pins {
 			d := math.Hypot(r.offD[p], r.offL[p])
@@ -277,7 +278,7 @@ func TestPinsFollowOrientation(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mirror := range []bool{false, true} {
-		r, err := NewRenderer(s, Config{MaxA40Um: 1000, MaxA320Um: 1000, Mirror: [NumFingers]bool{Index: mirror}})
+		r, err := NewRenderer(s, Config{MaxA40Um: 1000, MaxA320Um: 1000, Mirror: [NumFingers]bool{fIndex: mirror}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,10 +294,10 @@ func TestPinsFollowOrientation(t *testing.T) {
 			{"distal along +v", math.Pi / 2, func(row, col int) bool { return (col <= 1) != mirror }},
 		} {
 			var in [NumFingers]Contact
-			in[Index] = Contact{InContact: true, U: 0.1, V: 0.1, Orientation: tc.orient, SlipV: 0.1, NormalForce: 0.5, Area: 400e-6}
+			in[fIndex] = Contact{InContact: true, U: 0.1, V: 0.1, Orientation: tc.orient, SlipV: 0.1, NormalForce: 0.5, Area: 400e-6}
 			var out Frame
 			r.Step(0, &in, &out)
-			f := out.Fingers[Index]
+			f := out.Fingers[fIndex]
 			for p := range Pins {
 				lit := f.A40Um[p] > 0.5*f.A40
 				if want := tc.lit(p/Cols, p%Cols); lit != want {
@@ -314,16 +315,16 @@ func TestCalibrationAndLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := stroke(r, Index, 0.3, 0.08)
+	base := stroke(r, fIndex, 0.3, 0.08)
 
 	cal := DefaultCalibration()
 	cal.Pin40DB[5] = 6
 	cal.Pin320DB[7] = -20
 	cal.Gain320DB = 3
-	if err := r.SetCalibration(Index, cal); err != nil {
+	if err := r.SetCalibration(fIndex, cal); err != nil {
 		t.Fatal(err)
 	}
-	f := stroke(r, Index, 0.3, 0.08)
+	f := stroke(r, fIndex, 0.3, 0.08)
 	if d := ampDB(f.A40Um[5]) - ampDB(base.A40Um[5]); math.Abs(d-6) > 1e-9 {
 		t.Errorf("pin 5 +6 dB at 40 Hz: changed %.3f dB", d)
 	}
@@ -338,10 +339,10 @@ func TestCalibrationAndLimits(t *testing.T) {
 	// both sines: the metamer scales row by row.
 	ref := ReferenceChannels()
 	user, _ := ref.WithUserThresholds(ref.Drive.NP40+10, ref.Drive.P320+10)
-	if err := r.SetCalibration(Index, Calibration{Channels: user}); err != nil {
+	if err := r.SetCalibration(fIndex, Calibration{Channels: user}); err != nil {
 		t.Fatal(err)
 	}
-	f = stroke(r, Index, 0.3, 0.08)
+	f = stroke(r, fIndex, 0.3, 0.08)
 	if d := ampDB(f.A40) - ampDB(base.A40); math.Abs(d-10) > 1e-6 {
 		t.Errorf("user +10 dB thresholds: A40 changed %.3f dB, want +10", d)
 	}
@@ -357,7 +358,7 @@ func TestCalibrationAndLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f = stroke(lim, Index, 0.3, 0.08)
+	f = stroke(lim, fIndex, 0.3, 0.08)
 	for p := range Pins {
 		if f.A40Um[p] > base.A40/2 || f.A320Um[p] > base.A320/3 {
 			t.Errorf("pin %d above the device limits: %g, %g µm", p, f.A40Um[p], f.A320Um[p])
@@ -372,7 +373,7 @@ func TestCalibrationAndLimits(t *testing.T) {
 		{Channels: ReferenceChannels(), Gain320DB: math.NaN()},
 		{},
 	} {
-		if err := r.SetCalibration(Index, bad); err == nil {
+		if err := r.SetCalibration(fIndex, bad); err == nil {
 			t.Errorf("SetCalibration accepted %+v", bad.Gain40DB)
 		}
 	}
@@ -387,10 +388,10 @@ func TestNormalForceRaisesLevel(t *testing.T) {
 	var prev float64
 	for _, force := range []float64{0, 0.2, 0.5, 1, 2} {
 		var in [NumFingers]Contact
-		in[Thumb] = Contact{InContact: true, U: 0.1, V: 0.1, SlipU: 0.05, NormalForce: force, Area: 80e-6}
+		in[fThumb] = Contact{InContact: true, U: 0.1, V: 0.1, SlipU: 0.05, NormalForce: force, Area: 80e-6}
 		var out Frame
 		r.Step(0, &in, &out)
-		l := out.Fingers[Thumb].Level(Pacinian)
+		l := out.Fingers[fThumb].Level(Pacinian)
 		if l <= prev {
 			t.Errorf("force %g N: P level %.2f dB not above %.2f dB", force, l, prev)
 		}
@@ -425,12 +426,12 @@ func TestStepAllocs(t *testing.T) {
 		tm += 0.025
 		strokeBoth(&in, tm)
 		if int(tm*40)%7 == 0 {
-			in[Thumb].SlipU, in[Thumb].SlipV = 0, 0
+			in[fThumb].SlipU, in[fThumb].SlipV = 0, 0
 		}
 		if int(tm*40)%11 == 0 {
-			in[Index].Area = math.NaN()
+			in[fIndex].Area = math.NaN()
 		}
-		r.Step(tm, &in, &out)
+		r.Step(time.Duration(tm*float64(time.Second)), &in, &out)
 	})
 	if allocs != 0 {
 		t.Errorf("Step allocates %v times per frame, want 0", allocs)

@@ -223,31 +223,6 @@ func (sp Spectrum) Resolution() float64 {
 	return math.Max(1/(float64(sp.Nu)*sp.Dku), 1/(float64(sp.Nv)*sp.Dkv))
 }
 
-func (sp *Spectrum) validate() error {
-	if sp.Nu%2 != 0 || sp.Nv%2 != 0 || sp.Nu < 8 || sp.Nv < 8 || sp.Nu > 4096 || sp.Nv > 4096 {
-		return fmt.Errorf("tactile: spectrum grid %d x %d must be even and in [8, 4096] per axis", sp.Nu, sp.Nv)
-	}
-	if !(sp.Dku > 0) || !(sp.Dkv > 0) || math.IsInf(sp.Dku, 0) || math.IsInf(sp.Dkv, 0) {
-		return fmt.Errorf("tactile: spectrum bin sizes %g, %g cycles/m must be positive", sp.Dku, sp.Dkv)
-	}
-	if len(sp.P) != sp.Nu*sp.Nv {
-		return fmt.Errorf("tactile: spectrum has %d values for a %d x %d grid", len(sp.P), sp.Nu, sp.Nv)
-	}
-	var sum float64
-	for i, v := range sp.P {
-		if !(v >= 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("tactile: spectrum value %g at %d is not a non-negative number", v, i)
-		}
-		if i != sp.Nv/2*sp.Nu+sp.Nu/2 {
-			sum += v
-		}
-	}
-	if !(sum > 0) || math.IsInf(sum, 0) {
-		return errors.New("tactile: spectrum holds no variance outside DC")
-	}
-	return nil
-}
-
 // projDirs is the number of stroke directions over [0, π) for which the
 // projected spectrum is tabulated (1° apart); the frame interpolates
 // linearly between neighbours, so amplitudes are continuous in direction.
@@ -316,27 +291,6 @@ func NewSurface(p SurfaceParams, seed uint64) (*Surface, error) {
 	}
 	shape := kesShape(&p)
 	return newSurface(shape, sigmaPerMD*p.SMD, p, seed)
-}
-
-// NewSurfaceFromSpectrum builds a surface from an explicit height spectrum
-// (its variance replaces SMD). Of p only the friction (MIU, MMD, FingerMu,
-// SkinShearStiffness) and large-scale map fields are used. The spectrum
-// should resolve 25 µm or finer to reach 400 Hz at 20 mm/s; a coarser one is
-// accepted and simply holds nothing above its Nyquist frequency.
-func NewSurfaceFromSpectrum(sp Spectrum, p SurfaceParams, seed uint64) (*Surface, error) {
-	if err := sp.validate(); err != nil {
-		return nil, err
-	}
-	p = p.withDefaults()
-	if err := p.validateCommon(); err != nil {
-		return nil, err
-	}
-	shape := Spectrum{Nu: sp.Nu, Nv: sp.Nv, Dku: sp.Dku, Dkv: sp.Dkv, P: append([]float64(nil), sp.P...)}
-	variance := normalise(&shape)
-	if !(variance > 0) {
-		return nil, errors.New("tactile: spectrum holds no variance inside |k| <= k_Nyquist")
-	}
-	return newSurface(shape, math.Sqrt(variance), p, seed)
 }
 
 // normalise symmetrises sp (P(k) = P(-k), as for any real height field),

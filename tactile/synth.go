@@ -75,9 +75,6 @@ func (s *Synth) grow(n int) {
 	}
 }
 
-// SampleRate returns the sample rate [Hz].
-func (s *Synth) SampleRate() int { return s.fs }
-
 // Render writes one frame starting at time t [s] (t >= 0) into dst,
 // pin-major: dst[p*n+i] is pin p's sample i [µm], n = len(dst)/pins. a40 and
 // a320 are the frame's target amplitudes [µm peak], one per pin; NaN and

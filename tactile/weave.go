@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"gonum.org/v1/gonum/dsp/fourier"
 )
@@ -26,7 +25,7 @@ const (
 
 var weaveNames = [...]string{Plain: "plain", Twill: "twill", Satin: "satin", Knit: "knit", Pile: "pile", NonWoven: "nonwoven"}
 
-// String returns the lower-case name that ParseWeave accepts.
+// String returns the weave's lower-case name.
 func (w WeaveType) String() string {
 	if w >= Plain && w <= NonWoven {
 		return weaveNames[w]
@@ -34,22 +33,10 @@ func (w WeaveType) String() string {
 	return fmt.Sprintf("WeaveType(%d)", int(w))
 }
 
-// ParseWeave returns the weave named s ("plain", "twill", "satin", "knit",
-// "pile", "nonwoven"; case and a hyphen in "non-woven" are ignored).
-func ParseWeave(s string) (WeaveType, error) {
-	n := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", "")
-	for w := Plain; w <= NonWoven; w++ {
-		if weaveNames[w] == n {
-			return w, nil
-		}
-	}
-	return 0, fmt.Errorf("tactile: unknown weave %q (want plain, twill, satin, knit, pile or nonwoven)", s)
-}
-
 // defaultWeaveFraction is the share of the height variance in the periodic
 // structure when SurfaceParams.WeaveFraction is 0. These are haptex model
-// defaults, not measurements: fit them from a measured height map
-// (NewSurfaceFromHeightMap) when one exists.
+// defaults, not measurements: fit them from a measured height map when
+// one exists.
 func (w WeaveType) defaultWeaveFraction() float64 {
 	switch w {
 	case Plain, Twill:

@@ -20,7 +20,7 @@ const small = `
 format = 1
 name = "level-test"
 task = { kind = "afc", alternatives = 2 }
-nodes = 8
+side = 8
 [stimulus]
 kind = "tactile-level"
 [timing]
@@ -47,7 +47,7 @@ max_trials = 9
 const pinch = `
 format = 1
 name = "stiffness-test"
-nodes = 8
+side = 8
 refine = true
 [stimulus]
 kind = "stiffness"
@@ -251,12 +251,13 @@ func TestParseErrors(t *testing.T) {
 	for _, c := range []struct{ name, edit, want string }{
 		{"format", `format = 1`, "format"},
 		{"kind", `kind = "tactile-level"`, "stimulus.kind"},
-		{"unknown key", `nodes = 8`, "unknown field"},
+		{"unknown key", `side = 8`, "unknown field"},
+		{"old key", `side = 8`, "nodes is now side"},
 		{"gap", `gap_s = 0.3`, "timing.gap_s"},
 		{"motion", `motion = "rest"`, "timing.motion"},
 	} {
 		bad := map[string]string{
-			"format": `format = 2`, "kind": `kind = "weight"`, "unknown key": "nodes = 8\ncolour = 3", "gap": `gap_s = 0.1`,
+			"format": `format = 2`, "kind": `kind = "weight"`, "unknown key": "side = 8\ncolour = 3", "old key": "nodes = 8", "gap": `gap_s = 0.1`,
 			"motion": `motion = "dance"`,
 		}[c.name]
 		_, err := Parse([]byte(strings.Replace(small, c.edit, bad, 1)), "bad.toml")

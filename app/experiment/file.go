@@ -71,12 +71,12 @@ type Experiment struct {
 	// Seed makes the interval order reproducible (0: derived from the
 	// subject's name).
 	Seed uint64 `toml:"seed" json:"seed"`
-	// Nodes sets the cloth's resolution (nodes per side) for this
-	// experiment (0: the rig's default, rig.DefaultNodes).
-	Nodes int `toml:"nodes" json:"nodes"`
+	// Side sets the cloth's resolution, nodes per side of its grid, for
+	// this experiment (0: the rig's default, rig.DefaultSide).
+	Side int `toml:"side" json:"side"`
 	// Refine grades the cloth's mesh round the point where the handling
 	// motion pinches (rig.PinchRefinement), so that the pinch forces do not
-	// depend on nodes; the step costs more (README, design decisions).
+	// depend on the mesh; the step costs more (README, design decisions).
 	Refine bool `toml:"refine" json:"refine"`
 }
 
@@ -158,6 +158,9 @@ func Parse(data []byte, file string) (*Experiment, error) {
 		keys := make([]string, len(un))
 		for i, k := range un {
 			keys[i] = k.String()
+			if keys[i] == "nodes" {
+				return nil, fmt.Errorf("experiment: %s: the key nodes is now side (nodes per side of the cloth's grid)", file)
+			}
 		}
 		return nil, fmt.Errorf("experiment: %s: unknown field %s", file, strings.Join(keys, ", "))
 	}
@@ -258,8 +261,8 @@ func (e *Experiment) Validate() error {
 			return fmt.Errorf("%s: %g s, want %g..600 s (the gap must cover the 0.25 s material ramp and a tactile frame)", v.name, v.v.Seconds(), v.min.Seconds())
 		}
 	}
-	if e.Nodes != 0 && (e.Nodes < 8 || e.Nodes > 128) {
-		return fmt.Errorf("nodes: %d, want 8..128", e.Nodes)
+	if e.Side != 0 && (e.Side < 8 || e.Side > 128) {
+		return fmt.Errorf("side: %d, want 8..128", e.Side)
 	}
 	if _, err := psych.New(e.Procedure); err != nil {
 		return fmt.Errorf("procedure: %w", err)

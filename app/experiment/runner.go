@@ -443,16 +443,11 @@ func (run *runner) startRig(ctx context.Context) error {
 	cfg := run.o.Rig
 	cfg.Fabric = f
 	cfg.Duration = 0
-	if run.e.Nodes > 0 || run.e.Refine {
-		n := run.e.Nodes
-		if n == 0 {
-			n = rig.DefaultNodes
-		}
-		cfg.Sim = sim.DefaultConfig()
-		cfg.Sim.NodesU, cfg.Sim.NodesV = n, n
-		if run.e.Refine {
-			cfg.Sim.Refine = rig.PinchRefinement(twin.DefaultScene(), &cfg.Sim)
-		}
+	if run.e.Side > 0 {
+		cfg.Sim.NodesU, cfg.Sim.NodesV = run.e.Side, run.e.Side
+	}
+	if run.e.Refine {
+		cfg.Sim.Refine = rig.PinchRefinement(twin.DefaultScene(), &cfg.Sim)
 	}
 	r, err := rig.New(cfg)
 	if err != nil {

@@ -94,7 +94,7 @@ func thresholdExperiment(finger string, method psych.Kind) (*Experiment, error) 
 		Instructions: "Rest your " + finger + " on the fabric. One of the two intervals holds a faint vibration; answer 1 or 2.",
 		Stimulus:     Stimulus{Kind: TactileTone, FrequencyHz: []float64{40, 320}, Finger: finger},
 		Timing:       Timing{Motion: "rest"},
-		Procedure:    sess, Nodes: 16,
+		Procedure:    sess, Side: 16,
 	}
 	if err := e.Validate(); err != nil {
 		return nil, err

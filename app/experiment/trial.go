@@ -102,12 +102,12 @@ func (run *runner) trial(ctx context.Context, t psych.Trial) error {
 		}
 		s := &stats[i]
 		row = append(row, role, fmtFloat(values[i]), fmtFloat(s.DurationS),
-			fmtFloat(s.PeakForceN[sim.Thumb]), fmtFloat(s.PeakForceN[sim.Index]),
-			fmtFloat(s.PeakForceDesN[sim.Thumb]), fmtFloat(s.PeakForceDesN[sim.Index]),
-			fmtFloat(s.ContactS[sim.Thumb]), fmtFloat(s.ContactS[sim.Index]), fmtFloat(s.PinchS), fmtFloat(s.MinPadGapM),
-			fmtFloat(s.MeanA40Um[sim.Thumb]), fmtFloat(s.MeanA40Um[sim.Index]), fmtFloat(s.MeanA320Um[sim.Thumb]), fmtFloat(s.MeanA320Um[sim.Index]),
-			fmtFloat(s.DeliveredA40Um[sim.Thumb]), fmtFloat(s.DeliveredA40Um[sim.Index]),
-			fmtFloat(s.DeliveredA320Um[sim.Thumb]), fmtFloat(s.DeliveredA320Um[sim.Index]),
+			fmtFloat(s.PeakForceN[sim.Thumb]), fmtFloat(s.PeakForceN[sim.IndexFinger]),
+			fmtFloat(s.PeakForceDesN[sim.Thumb]), fmtFloat(s.PeakForceDesN[sim.IndexFinger]),
+			fmtFloat(s.ContactS[sim.Thumb]), fmtFloat(s.ContactS[sim.IndexFinger]), fmtFloat(s.PinchS), fmtFloat(s.MinPadGapM),
+			fmtFloat(s.MeanA40Um[sim.Thumb]), fmtFloat(s.MeanA40Um[sim.IndexFinger]), fmtFloat(s.MeanA320Um[sim.Thumb]), fmtFloat(s.MeanA320Um[sim.IndexFinger]),
+			fmtFloat(s.DeliveredA40Um[sim.Thumb]), fmtFloat(s.DeliveredA40Um[sim.IndexFinger]),
+			fmtFloat(s.DeliveredA320Um[sim.Thumb]), fmtFloat(s.DeliveredA320Um[sim.IndexFinger]),
 			fmtFloat(s.HapticsLatenessP99Us), strconv.FormatUint(s.HapticsLateOver1ms, 10),
 			strconv.FormatUint(s.HapticsOverruns, 10), strconv.FormatUint(s.SafeTicks, 10))
 	}
@@ -175,7 +175,7 @@ func (run *runner) apply(t psych.Trial, isTest bool) (float64, error) {
 		tone := &rig.Tone{}
 		switch run.e.Stimulus.Finger {
 		case "thumb":
-			tone.Silent[sim.Index] = true
+			tone.Silent[sim.IndexFinger] = true
 		case "index":
 			tone.Silent[sim.Thumb] = true
 		}

@@ -64,7 +64,7 @@ func (c CalibrationFiles) Apply(cfg *Config) error {
 		if err != nil {
 			return err
 		}
-		f := sim.FingerIndex(tc.Finger)
+		f := sim.FingerByName(tc.Finger)
 		if f < 0 {
 			return fmt.Errorf("%s: finger %q, want thumb or index", p, tc.Finger)
 		}

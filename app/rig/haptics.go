@@ -35,7 +35,7 @@ type hapticsLoop struct {
 	rt     *rt.Loop // nil in lockstep
 	servo  *haptics.Servo
 	script twin.Intent // scripted mode only
-	model  *statebuf.Reader[sim.SimOutput]
+	model  *statebuf.Reader[sim.Output]
 	tick   uint64
 	row    hapticsRow
 	stats  forceStats
@@ -104,19 +104,19 @@ func (h *hapticsLoop) step(t time.Duration) {
 // scripted moves the fingertips exactly as the script says, with no device:
 // the force is what the cloth's local model gives at the scripted position
 // (what a device would render); nothing is rendered.
-func (h *hapticsLoop) scripted(t time.Duration, in *sim.SimOutput, out *sim.FingerState, rec *haptics.TickRecord) {
-	out.T = t.Seconds()
+func (h *hapticsLoop) scripted(t time.Duration, in *sim.Output, out *sim.FingerState, rec *haptics.TickRecord) {
+	out.T = t
 	out.Tick = h.tick
-	rec.T, rec.Tick, rec.Overrun = out.T, h.tick, false
+	rec.T, rec.Tick, rec.Overrun = t.Seconds(), h.tick, false
 	for f := range sim.NumFingers {
 		pos, vel := h.script.At(t, f)
 		m := &in.Local[f]
-		force := m.EvalAt(out.T, pos)
+		force := m.EvalAt(t, pos)
 		fs := &out.Fingers[f]
 		fs.Pos, fs.Vel, fs.Force, fs.Normal, fs.Valid = pos, vel, force, twin.PadNormal(f), true
 		rec.Fingers[f] = haptics.FingerRecord{
 			Pos: pos, Vel: vel, ForceDes: force,
-			Contact: m.Touches(out.T, pos),
+			Contact: m.Touches(t, pos),
 			State:   haptics.StateSafe, Reason: haptics.ReasonNoDevice,
 		}
 	}

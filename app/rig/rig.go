@@ -112,9 +112,10 @@ type Config struct {
 	// tactile renderer's surface come from it through calib/kes, and from
 	// nothing else. Nil takes the built-in DefaultFabric.
 	Fabric *kes.Fabric `json:"-"`
-	// Sim configures the cloth; the zero value takes sim.DefaultConfig()
-	// at DefaultNodes per side.
-	// Its step is SimPeriod and its pad radius the scene's.
+	// Sim configures the cloth: a caller sets only what differs (the
+	// side, the grading); every zero field takes sim's default, the side
+	// DefaultSide. Its step is SimPeriod, its pads the scene's and its
+	// material the fabric's, whatever Sim says (see simConfig).
 	Sim  sim.Config           `json:"sim"`
 	Logf func(string, ...any) `json:"-"`
 }
@@ -160,15 +161,11 @@ func (c *Config) setDefaults() error {
 		}
 		c.Fabric = f
 	}
-	if c.Sim.NodesU == 0 {
-		c.Sim = sim.DefaultConfig()
-		c.Sim.NodesU, c.Sim.NodesV = DefaultNodes, DefaultNodes
-	}
 	m, err := c.Fabric.Material()
 	if err != nil {
 		return fmt.Errorf("rig: fabric %s: %w", c.Fabric.Name, err)
 	}
-	c.Sim.Material = m
+	c.Sim = c.simConfig(m)
 	if c.TactileParams == (twin.TactileParams{}) {
 		c.TactileParams = twin.DefaultTactileParams()
 	}
@@ -205,27 +202,46 @@ func (c *Config) setDefaults() error {
 	return nil
 }
 
+// simConfig returns the cloth's configuration: Sim as the caller set it,
+// with DefaultSide nodes per side unless it sets them, the step
+// SimPeriod, the scene's pads, the material m, and sim's defaults for
+// every other zero field. haptex run, experiments, replays and the
+// benches all build their cloth through it, each setting only the fields
+// it changes.
+func (c *Config) simConfig(m sim.Material) sim.Config {
+	s := c.Sim
+	if s.NodesU == 0 {
+		s.NodesU = DefaultSide
+	}
+	if s.NodesV == 0 {
+		s.NodesV = DefaultSide
+	}
+	s.Dt = c.SimPeriod
+	s.PadRadius = [sim.NumFingers]float64{c.Scene.PadRadius, c.Scene.PadRadius}
+	s.Material = m
+	return s.WithDefaults()
+}
+
 // DefaultFabric is the built-in fabric a rig handles when none is given.
 const DefaultFabric = "cotton-shirting"
 
-// DefaultNodes is the cloth's default resolution, nodes per side: the
+// DefaultSide is the cloth's default resolution, nodes per side: the
 // finest at which a 5 ms step leaves the lockstep runner clearly faster
 // than real time on a two-core machine (README.md, "Measured on this
 // machine"). On a uniform mesh its pinch-and-pull force stays within 11 %
 // of the 64-node curve's peak, 32 nodes within 13 %; graded round the
 // pinch point (sim.Config.Refine, haptex run -refine) within 2.6 % and
 // 1.5 % (sim's TestPinchPullResolution).
-const DefaultNodes = 24
+const DefaultSide = 24
 
 // PinchRefinement grades cfg's mesh round the point where sc's scripts
 // pinch (sim.RefineRadius and sim.RefineRatio): the grading with which the
 // pinch force does not depend on the mesh (sim's TestPinchPullResolution).
-// It assumes the cloth hangs in the x-y plane from cfg.Origin, as
-// sim.DefaultConfig places it.
+// It assumes the cloth hangs flat in the x-y plane, as sim places it.
 func PinchRefinement(sc twin.Scene, cfg *sim.Config) sim.Refinement {
-	p := sc.Pinch
+	p, o := sc.Pinch, cfg.Corner()
 	return sim.Refinement{
-		Centre: [2]float64{p[0] - cfg.Origin[0], p[1] - cfg.Origin[1]},
+		Centre: [2]float64{p[0] - o[0], p[1] - o[1]},
 		Radius: sim.RefineRadius,
 		Ratio:  sim.RefineRatio,
 	}
@@ -300,10 +316,10 @@ type Rig struct {
 	ran   bool
 
 	fingers *statebuf.Buffer[sim.FingerState]
-	simOut  *statebuf.Buffer[sim.SimOutput]
+	simOut  *statebuf.Buffer[sim.Output]
 	// The status line's readers (Status is called from one goroutine).
 	status    *statebuf.Reader[sim.FingerState]
-	statusSim *statebuf.Reader[sim.SimOutput]
+	statusSim *statebuf.Reader[sim.Output]
 
 	session     *sessionlog.Session
 	hapticsRows *sessionlog.Table[hapticsRow]
@@ -340,7 +356,7 @@ func New(cfg Config) (*Rig, error) {
 	// Readers of FingerState: the simulation loop, the status line, the view.
 	r.fingers = statebuf.New[sim.FingerState](3, nil)
 	// Readers of the simulation's output: haptics, tactile, status, view.
-	r.simOut = statebuf.New[sim.SimOutput](4, nil)
+	r.simOut = statebuf.New[sim.Output](4, nil)
 	r.status = r.fingers.NewReader()
 	r.statusSim = r.simOut.NewReader()
 	// Reader of the tactile frames: the view.

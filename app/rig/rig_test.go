@@ -16,14 +16,14 @@ import (
 
 	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/internal/rt"
+	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 )
 
 // coarse is a rig configuration with a 12 x 12-node cloth: every loop and
 // device as in a real run, small enough for the race detector.
 func coarse(c Config) Config {
-	c.Sim = sim.DefaultConfig()
-	c.Sim.NodesU, c.Sim.NodesV = 12, 12
+	c.Sim = sim.Config{NodesU: 12, NodesV: 12}
 	return c
 }
 
@@ -198,11 +198,11 @@ func TestConfigInEffect(t *testing.T) {
 	}
 	c := r.Config()
 	if c.HapticsPeriod != time.Millisecond || c.Standby != DefaultStandby || c.SimNice != DefaultSimNice ||
-		c.Sim.NodesU != DefaultNodes || c.Fabric == nil || c.Fabric.Name != DefaultFabric {
+		c.Sim.NodesU != DefaultSide || c.Fabric == nil || c.Fabric.Name != DefaultFabric {
 		t.Errorf("config in effect %+v", c)
 	}
 	if want := runtime.GOMAXPROCS(0) >= 2; r.SplitsStep() != want {
-		t.Errorf("%d² nodes on %d Ps: splits %v", DefaultNodes, runtime.GOMAXPROCS(0), r.SplitsStep())
+		t.Errorf("%d² nodes on %d Ps: splits %v", DefaultSide, runtime.GOMAXPROCS(0), r.SplitsStep())
 	}
 }
 
@@ -336,7 +336,7 @@ func TestReplayIntentIsContinuous(t *testing.T) {
 			p, _ := r.At(tt, f)
 			// A blend back over 5.5 cm in 0.3 s peaks at 0.34 m/s; a jump
 			// would move the whole distance in one millisecond.
-			if d := norm3([3]float64{p[0] - prev[f][0], p[1] - prev[f][1], p[2] - prev[f][2]}); d > 1e-3 {
+			if d := vec3.Norm([3]float64{p[0] - prev[f][0], p[1] - prev[f][1], p[2] - prev[f][2]}); d > 1e-3 {
 				t.Fatalf("finger %d jumps %.2f mm at %v", f, d*1e3, tt)
 			}
 			prev[f] = p

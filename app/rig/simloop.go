@@ -29,7 +29,7 @@ func simHeader() []string {
 
 func appendSimRow(dst []byte, r *simRow) []byte {
 	s := &r.Stats
-	dst = sessionlog.AppendFloat(dst, s.T)
+	dst = sessionlog.AppendFloat(dst, s.T.Seconds())
 	dst = fmt.Appendf(dst, ",%d,%s,%d", s.Step, s.Status, s.CGIters)
 	dst = sessionlog.AppendFloats(dst, s.Residual, float64(s.SensIters), s.MaxStrain, float64(s.Recoveries))
 	dst = appendFlag(dst, s.Regraded)
@@ -57,10 +57,7 @@ type simLoop struct {
 }
 
 func newSimLoop(r *Rig) (*simLoop, error) {
-	cfg := r.cfg.Sim
-	cfg.Dt = r.cfg.SimPeriod.Seconds()
-	cfg.PadRadius = [sim.NumFingers]float64{r.cfg.Scene.PadRadius, r.cfg.Scene.PadRadius}
-	c, err := sim.New(cfg)
+	c, err := sim.New(r.cfg.Sim)
 	if err != nil {
 		return nil, fmt.Errorf("rig: cloth: %w", err)
 	}
@@ -78,7 +75,7 @@ func (l *simLoop) begin(t time.Duration) {
 	l.in, l.t = *in, t
 }
 
-func (l *simLoop) work() { l.cloth.Step(l.t.Seconds(), &l.in) }
+func (l *simLoop) work() { l.cloth.Step(l.t, &l.in) }
 
 func (l *simLoop) commit() {
 	out := l.r.simOut.Slot()

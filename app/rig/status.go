@@ -39,7 +39,7 @@ func (r *Rig) Status() Status {
 		s.Loops = append(s.Loops, ls)
 	}
 	fs, _ := r.status.Read()
-	s.RunS = fs.T
+	s.RunS = fs.T.Seconds()
 	for f := range fs.Fingers {
 		v := fs.Fingers[f].Force
 		s.ForceN[f] = math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2])

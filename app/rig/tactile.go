@@ -15,7 +15,7 @@ import (
 // TactileOut is what the tactile loop publishes for the view: the frame it
 // rendered and sent.
 type TactileOut struct {
-	T     float64
+	T     time.Duration
 	Frame tactile.Frame
 }
 
@@ -42,7 +42,7 @@ func tactileHeader() []string {
 }
 
 func appendTactileRow(dst []byte, r *tactileRow) []byte {
-	dst = sessionlog.AppendFloat(dst, r.Frame.T)
+	dst = sessionlog.AppendFloat(dst, r.Frame.T.Seconds())
 	for f := range sim.NumFingers {
 		c, ff := &r.Contact[f], &r.Frame.Fingers[f]
 		dst = appendFlag(dst, c.InContact)
@@ -70,7 +70,7 @@ func appendFlag(dst []byte, b bool) []byte {
 type tactileLoop struct {
 	r        *Rig
 	renderer *tactile.Renderer
-	simIn    *statebuf.Reader[sim.SimOutput]
+	simIn    *statebuf.Reader[sim.Output]
 	arrays   [sim.NumFingers]devices.TactileArray // as written to, recorded when the rig records devices
 	inner    [sim.NumFingers]devices.TactileArray // the arrays themselves (for what they report delivering)
 	clocked  [sim.NumFingers]devices.Clocked
@@ -154,7 +154,7 @@ func (l *tactileLoop) step(t time.Duration) {
 			SlipU: p.SlipU, SlipV: p.SlipV, NormalForce: p.NormalForce, Area: p.Area}
 	}
 	frame := &l.row.Frame
-	l.renderer.Step(t.Seconds(), &l.contacts, frame)
+	l.renderer.Step(t, &l.contacts, frame)
 	if l.toneOn {
 		for f := range frame.Fingers {
 			a40, a320 := l.tone.A40Um, l.tone.A320Um

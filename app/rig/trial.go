@@ -12,6 +12,7 @@ import (
 	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/internal/lockstep"
 	"github.com/haptex/haptex/internal/rt"
+	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 	"github.com/haptex/haptex/tactile"
 )
@@ -79,8 +80,8 @@ func (a *hapticsInterval) add(t time.Duration, rec *haptics.TickRecord, lateness
 	both := true
 	for f := range rec.Fingers {
 		fr := &rec.Fingers[f]
-		s.PeakForceN[f] = max(s.PeakForceN[f], norm3(fr.ForceMeas))
-		s.PeakForceDesN[f] = max(s.PeakForceDesN[f], norm3(fr.ForceDes))
+		s.PeakForceN[f] = max(s.PeakForceN[f], vec3.Norm(fr.ForceMeas))
+		s.PeakForceDesN[f] = max(s.PeakForceDesN[f], vec3.Norm(fr.ForceDes))
 		if fr.Contact {
 			s.ContactS[f] += a.dt
 		} else {
@@ -93,7 +94,7 @@ func (a *hapticsInterval) add(t time.Duration, rec *haptics.TickRecord, lateness
 	if both {
 		s.PinchS += a.dt
 		a0, a1 := rec.Fingers[0].Pos, rec.Fingers[1].Pos
-		gap := norm3([3]float64{a0[0] - a1[0], a0[1] - a1[1], a0[2] - a1[2]}) - 2*a.radius
+		gap := vec3.Norm([3]float64{a0[0] - a1[0], a0[1] - a1[1], a0[2] - a1[2]}) - 2*a.radius
 		if math.IsNaN(s.MinPadGapM) || gap < s.MinPadGapM {
 			s.MinPadGapM = gap
 		}
@@ -188,8 +189,6 @@ func meanNonZero(a []float64) float64 {
 	}
 	return sum / float64(n)
 }
-
-func norm3(v [3]float64) float64 { return math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2]) }
 
 // Tone is a test vibration the tactile loop sends on every pin of both
 // arrays in place of the rendered fabric (detection thresholds, pin
@@ -303,9 +302,9 @@ func (r *Rig) SetTactileGain(db40, db320 float64) error {
 	})
 }
 
-// SetMaterial blends the cloth into a new material over ramp seconds of
+// SetMaterial blends the cloth into a new material over ramp of
 // simulation time from its next step (sim.Cloth.SetMaterial).
-func (r *Rig) SetMaterial(m sim.Material, ramp float64) error {
+func (r *Rig) SetMaterial(m sim.Material, ramp time.Duration) error {
 	if err := m.Validate(); err != nil {
 		return err
 	}

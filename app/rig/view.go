@@ -12,7 +12,7 @@ import (
 type View struct {
 	r        *Rig
 	fingers  *statebuf.Reader[sim.FingerState]
-	simOut   *statebuf.Reader[sim.SimOutput]
+	simOut   *statebuf.Reader[sim.Output]
 	snaps    *statebuf.Reader[sim.Snapshot]
 	tactile  *statebuf.Reader[TactileOut]
 	Topology sim.Topology // the cloth's fixed connectivity
@@ -22,7 +22,7 @@ type View struct {
 // valid and unchanged until the next Read.
 type ViewState struct {
 	Fingers  *sim.FingerState
-	Sim      *sim.SimOutput
+	Sim      *sim.Output
 	Snapshot *sim.Snapshot
 	Tactile  *TactileOut
 }

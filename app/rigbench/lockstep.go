@@ -16,7 +16,7 @@ import (
 // lockstep`.
 type LockstepResult struct {
 	Bench    string  `json:"bench"`
-	Nodes    int     `json:"nodes"` // per side of the square cloth, as in the sim bench
+	Side     int     `json:"side"` // nodes per side of the square cloth, as in the sim bench
 	VirtualS float64 `json:"virtual_s"`
 	// WallS is each run's wall time (the summary's, without the rig's
 	// setup), in order. SpeedP50 and SpeedMax are the virtual time over
@@ -86,7 +86,7 @@ func Lockstep(ctx context.Context, d time.Duration, runs int) (*LockstepResult, 
 			b.OneCoreWallS = sum.WallS
 			continue
 		}
-		b.Nodes = r.Config().Sim.NodesU
+		b.Side = r.Config().Sim.NodesU
 		b.Split = r.SplitsStep()
 		b.WallS = append(b.WallS, sum.WallS)
 	}

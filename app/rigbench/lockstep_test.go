@@ -22,8 +22,8 @@ func TestBenchLockstep(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%+v", b)
-	if b.Nodes != rig.DefaultNodes || len(b.WallS) != 2 || b.VirtualS != 0.2 {
-		t.Fatalf("nodes %d, %d runs, %g s", b.Nodes, len(b.WallS), b.VirtualS)
+	if b.Side != rig.DefaultSide || len(b.WallS) != 2 || b.VirtualS != 0.2 {
+		t.Fatalf("side %d, %d runs, %g s", b.Side, len(b.WallS), b.VirtualS)
 	}
 	// Per run, the one-core run included: 200 haptics rows, 40 sim rows,
 	// 8 tactile rows.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/internal/vec3"
 )
 
 // TestRunForceSimExo calibrates the force sensor of the simulated
@@ -42,7 +43,7 @@ func TestRunForceSimExo(t *testing.T) {
 			// The load that makes the sensor's true force LoadN (sensor
 			// frame): the plate holds the load with -load.
 			w := base.Vec(k.R.MulVec(plan[st.Index].LoadN))
-			dev.SetPadLoad(exo.Scale(-1, w))
+			dev.SetPadLoad(vec3.Scale(-1, w))
 			return nil
 		}}
 	c, err := RunForce(context.Background(), dev, s, plan, PerAxis)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/haptex/haptex/calib"
 	"github.com/haptex/haptex/devices/exo"
+	"github.com/haptex/haptex/internal/vec3"
 )
 
 // KinPose is one kinematic calibration measurement: the pad centre held
@@ -197,7 +198,7 @@ func FitKinematics(nominal exo.Params, params []KinParam, poses []KinPose, noise
 				jq[0][i], jq[1][i], jq[2][i] = d[0], d[1], d[2]
 			}
 			l := cholesky3(noise.cov(&jq))
-			raw[n] = exo.Sub(ps.Point, pads[n])
+			raw[n] = vec3.Sub(ps.Point, pads[n])
 			w := l.lowerSolve(raw[n])
 			for k := range 3 {
 				r.SetVec(3*n+k, w[k])
@@ -282,9 +283,9 @@ func FitKinematics(nominal exo.Params, params []KinParam, poses []KinPose, noise
 	}
 	rep := &c.Report
 	for n := range poses {
-		rep.Residuals[n] = exo.Scale(1e6, raw[n])
-		rep.ResidualMaxUm = math.Max(rep.ResidualMaxUm, 1e6*exo.Norm(raw[n]))
-		rep.NominalMaxUm = math.Max(rep.NominalMaxUm, 1e6*exo.Norm(nominalRaw[n]))
+		rep.Residuals[n] = vec3.Scale(1e6, raw[n])
+		rep.ResidualMaxUm = math.Max(rep.ResidualMaxUm, 1e6*vec3.Norm(raw[n]))
+		rep.NominalMaxUm = math.Max(rep.NominalMaxUm, 1e6*vec3.Norm(nominalRaw[n]))
 	}
 	rep.ResidualRMSUm, rep.NominalRMSUm = rmsUm(raw), rmsUm(nominalRaw)
 	if err := c.validateParams(); err != nil {
@@ -321,7 +322,7 @@ func lmStep(jac *mat.Dense, r *mat.VecDense, lambda float64) ([]float64, error) 
 func rmsUm(raw [][3]float64) float64 {
 	var ss float64
 	for _, v := range raw {
-		ss += exo.Dot(v, v)
+		ss += vec3.Dot(v, v)
 	}
 	return 1e6 * math.Sqrt(ss/float64(len(raw)))
 }

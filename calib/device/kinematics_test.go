@@ -13,6 +13,7 @@ import (
 
 	"github.com/haptex/haptex/calib"
 	"github.com/haptex/haptex/devices/exo"
+	"github.com/haptex/haptex/internal/vec3"
 )
 
 const deg = math.Pi / 180
@@ -86,7 +87,7 @@ func TestChainMatchesExo(t *testing.T) {
 		q := [3]float64{rng.Float64() - 0.5, rng.Float64() - 1, rng.Float64() + 0.2}
 		var c chain
 		c.eval(&p, q)
-		if d := exo.Norm(exo.Sub(c.pad, m.Forward(q))); d > 1e-15 {
+		if d := vec3.Norm(vec3.Sub(c.pad, m.Forward(q))); d > 1e-15 {
 			t.Fatalf("trial %d: chain pad off exo.Forward by %g m", trial, d)
 		}
 		for _, k := range AllKinParams() {
@@ -96,8 +97,8 @@ func TestChainMatchesExo(t *testing.T) {
 			*k.field(&pm) -= h
 			mp, _ := exo.New(pp)
 			mm, _ := exo.New(pm)
-			fd := exo.Scale(1/(2*h), exo.Sub(mp.Forward(q), mm.Forward(q)))
-			if d := exo.Norm(exo.Sub(fd, c.partial(k))); d > 1e-8 {
+			fd := vec3.Scale(1/(2*h), vec3.Sub(mp.Forward(q), mm.Forward(q)))
+			if d := vec3.Norm(vec3.Sub(fd, c.partial(k))); d > 1e-8 {
 				t.Errorf("trial %d, %s: analytic %v, central difference %v", trial, k, c.partial(k), fd)
 			}
 		}
@@ -295,7 +296,7 @@ func TestFitKinematicsModelErrors(t *testing.T) {
 	mc, _ := exo.New(cal)
 	mt, _ := exo.New(absorbed)
 	for _, q := range [][3]float64{{0.3, -0.5, 1}, {-0.4, 0.2, 0.5}, {0.1, -1.2, 1.6}} {
-		if d := exo.Norm(exo.Sub(mc.Forward(q), mt.Forward(q))); d > 1e-8 {
+		if d := vec3.Norm(vec3.Sub(mc.Forward(q), mt.Forward(q))); d > 1e-8 {
 			t.Errorf("q %v: calibrated pad %.3g µm from the true one", q, 1e6*d)
 		}
 	}
@@ -364,7 +365,7 @@ func TestPlanPoses(t *testing.T) {
 					t.Errorf("point %d joint %d at %g rad, inside the margin", i, k+1, q[k])
 				}
 			}
-			if d := exo.Norm(exo.Sub(m.Forward(q), plan.Points[i])); d > 1e-15 {
+			if d := vec3.Norm(vec3.Sub(m.Forward(q), plan.Points[i])); d > 1e-15 {
 				t.Errorf("point %d is %g m from its posture's pad", i, d)
 			}
 		}

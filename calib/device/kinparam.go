@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/haptex/haptex/devices/exo"
+	"github.com/haptex/haptex/internal/vec3"
 )
 
 // KinParam names one kinematic parameter of an exo.Params that a
@@ -150,13 +151,13 @@ func (c *chain) eval(p *exo.Params, q [3]float64) {
 		st, ct := math.Sincos(q[i] + l.Offset)
 		sa, ca := math.Sincos(l.Alpha)
 		a := exo.Mat3{{ct, -st * ca, st * sa}, {st, ct * ca, -ct * sa}, {0, sa, ca}}
-		c.o[i+1] = exo.Add(c.o[i], r.MulVec([3]float64{l.A * ct, l.A * st, l.D}))
+		c.o[i+1] = vec3.Add(c.o[i], r.MulVec([3]float64{l.A * ct, l.A * st, l.D}))
 		r = r.Mul(&a)
 		c.x[i+1] = [3]float64{r[0][0], r[1][0], r[2][0]}
 		c.z[i+1] = [3]float64{r[0][2], r[1][2], r[2][2]}
 	}
 	c.r = r
-	c.pad = exo.Add(c.o[3], r.MulVec(p.Tool))
+	c.pad = vec3.Add(c.o[3], r.MulVec(p.Tool))
 }
 
 // partial returns ∂pad/∂k: a joint angle (Offset) or twist (Alpha) turns
@@ -169,14 +170,14 @@ func (c *chain) partial(k KinParam) [3]float64 {
 		return [3]float64{c.r[0][j], c.r[1][j], c.r[2][j]}
 	case k >= Alpha1:
 		i := k - Alpha1 + 1
-		return exo.Cross(c.x[i], exo.Sub(c.pad, c.o[i]))
+		return vec3.Cross(c.x[i], vec3.Sub(c.pad, c.o[i]))
 	case k >= D1:
 		return c.z[k-D1]
 	case k >= A1:
 		return c.x[k-A1+1]
 	default:
 		i := k - Offset1
-		return exo.Cross(c.z[i], exo.Sub(c.pad, c.o[i]))
+		return vec3.Cross(c.z[i], vec3.Sub(c.pad, c.o[i]))
 	}
 }
 

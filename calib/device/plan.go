@@ -8,6 +8,7 @@ import (
 
 	"github.com/haptex/haptex/calib"
 	"github.com/haptex/haptex/devices/exo"
+	"github.com/haptex/haptex/internal/vec3"
 )
 
 // PlanMarginRad is how far inside the joint limits PlanPoses keeps its
@@ -156,7 +157,7 @@ func PlanPoses(nominal exo.Params, params []KinParam, n int) (*PosePlan, error) 
 	for len(left) > 0 {
 		bi, bd := 0, math.Inf(1)
 		for i, q := range left {
-			if d := exo.Norm(exo.Sub(m.Forward(q), cur)); d < bd {
+			if d := vec3.Norm(vec3.Sub(m.Forward(q), cur)); d < bd {
 				bi, bd = i, d
 			}
 		}

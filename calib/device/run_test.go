@@ -13,6 +13,7 @@ import (
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/internal/vec3"
 )
 
 var created = func() time.Time { return time.Date(2026, 5, 27, 9, 0, 0, 0, time.UTC) }
@@ -115,8 +116,8 @@ func TestRunKinematicsSim(t *testing.T) {
 			t.Fatal(err)
 		}
 		pad := rig.base.InvPoint(rig.dev.Truth().Pad)
-		en := 1e6 * exo.Norm(exo.Sub(mn.Forward(rd.joints), pad))
-		ec := 1e6 * exo.Norm(exo.Sub(mc.Forward(rd.joints), pad))
+		en := 1e6 * vec3.Norm(vec3.Sub(mn.Forward(rd.joints), pad))
+		ec := 1e6 * vec3.Norm(vec3.Sub(mc.Forward(rd.joints), pad))
 		pre, post = pre+en*en/nval, post+ec*ec/nval
 		preMax, postMax = math.Max(preMax, en), math.Max(postMax, ec)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/internal/vec3"
 )
 
 // The calibration twin: the simulated devices of devices/twin built with
@@ -105,7 +106,7 @@ func (s TwinStand) Force(ctx context.Context) (*ForceCalibration, error) {
 		s.announce(st)
 		// The plate holds the load that makes the sensor's true force
 		// LoadN (sensor frame) with −load.
-		dev.SetPadLoad(exo.Scale(-1, base.Vec(k.R.MulVec(plan[st.Index].LoadN))))
+		dev.SetPadLoad(vec3.Scale(-1, base.Vec(k.R.MulVec(plan[st.Index].LoadN))))
 		return nil
 	}}
 	return RunForce(ctx, dev, sess, plan, PerAxis)

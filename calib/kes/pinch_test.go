@@ -4,6 +4,7 @@ import (
 	"flag"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/haptex/haptex/sim"
 )
@@ -38,7 +39,7 @@ func TestPinchBuiltin(t *testing.T) {
 		}
 		s := sim.ShowcasePinch(m.Thickness)
 		var in sim.FingerState
-		var out sim.SimOutput
+		var out sim.Output
 		var peak, held float64
 		var maxIter int
 		for c.Time() < s.Duration() {
@@ -46,13 +47,13 @@ func TestPinchBuiltin(t *testing.T) {
 			c.Step(c.Time(), &in)
 			st := c.Stats()
 			if st.Status == sim.StatusRecovered {
-				t.Fatalf("%s: step %d at %.3f s failed and recovered", name, st.Step, st.T)
+				t.Fatalf("%s: step %d at %v failed and recovered", name, st.Step, st.T)
 			}
 			maxIter = max(maxIter, st.CGIters)
 			c.Output(&out)
 			fz := out.Local[sim.Thumb].F0[2]
 			peak = math.Max(peak, math.Abs(fz))
-			if st.T > 1.2 && st.T < 2.7 {
+			if st.T > 1200*time.Millisecond && st.T < 2700*time.Millisecond {
 				held = math.Max(held, math.Abs(fz))
 			}
 		}

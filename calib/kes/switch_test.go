@@ -3,6 +3,7 @@ package kes
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/haptex/haptex/sim"
 )
@@ -16,7 +17,7 @@ import (
 // and limpest built-in fabric to the heaviest and stiffest and back. An
 // instant switch is logged for comparison: that is the jump a ramp avoids.
 func TestSwitchSmooth(t *testing.T) {
-	const n, dt = 10, 0.01
+	const n, dt = 10, 10 * time.Millisecond
 	for _, tc := range []struct {
 		from, to string
 		ramp     bool
@@ -44,7 +45,7 @@ func TestSwitchSmooth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for range int(2 / dt) {
+		for range int(2 * time.Second / dt) {
 			c.Step(c.Time(), nil)
 		}
 		before := c.Energy()
@@ -64,7 +65,7 @@ func TestSwitchSmooth(t *testing.T) {
 			t.Fatal(err)
 		}
 		var peak float64
-		for range int(2 / dt) {
+		for range int(2 * time.Second / dt) {
 			c.Step(c.Time(), nil)
 			peak = math.Max(peak, c.Energy().Kinetic)
 		}

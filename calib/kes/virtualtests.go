@@ -3,7 +3,9 @@ package kes
 import (
 	"fmt"
 	"math"
+	"time"
 
+	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -39,29 +41,23 @@ type specimen struct {
 	prev   [][3]float64
 }
 
-// quasiStaticDt is the time step of the virtual instruments [s]. It is far
+// quasiStaticDt is the time step of the virtual instruments. It is far
 // longer than any specimen's slowest vibration period, so each backward
 // Euler step is a Newton step towards static equilibrium (the inertia term
 // only regularises it), as in sim's own fidelity tests.
-const quasiStaticDt = 0.05
+const quasiStaticDt = 50 * time.Millisecond
 
 // newSpecimen builds a w × h metre specimen of nu × nv nodes under gravity
 // g, hanging from its top row, with finger pads of radius pad (0: the
 // default, unused).
 func newSpecimen(m sim.Material, w, h float64, nu, nv int, g [3]float64, pad float64) (*specimen, error) {
-	cfg := sim.DefaultConfig()
-	cfg.Width, cfg.Height, cfg.NodesU, cfg.NodesV = w, h, nu, nv
-	cfg.Origin = [3]float64{-w / 2, 0, 0}
-	cfg.Material = m
-	cfg.Pin = sim.PinTopEdge
-	cfg.RodRadius = 0
-	cfg.Gravity = g
-	cfg.StrainLimit = 0
-	cfg.Dt = quasiStaticDt
-	cfg.Tolerance = 1e-6
-	cfg.MaxIterations = 2000
-	// Measured fastest on these small meshes.
-	cfg.Preconditioner = sim.TwoLevel
+	cfg := sim.Config{
+		Width: w, Height: h, NodesU: nu, NodesV: nv,
+		Material: m, Pin: sim.PinTopEdge, NoRod: true, Gravity: g, NoGravity: g == [3]float64{}, NoStrainLimit: true,
+		Dt: quasiStaticDt, Tolerance: 1e-6, MaxIterations: 2000,
+		// Measured fastest on these small meshes.
+		Preconditioner: sim.TwoLevel,
+	}
 	if pad > 0 {
 		cfg.PadRadius = [sim.NumFingers]float64{pad, pad}
 		// One probe per triangle: the pinch holds the first element's
@@ -91,7 +87,7 @@ func (s *specimen) relax(maxSteps int, tol float64) (int, error) {
 		var mx float64
 		for j := range s.nv {
 			p := s.row(j)
-			mx = math.Max(mx, norm(sub(p, s.prev[j])))
+			mx = math.Max(mx, vec3.Norm(vec3.Sub(p, s.prev[j])))
 			s.prev[j] = p
 		}
 		if !(mx < math.Inf(1)) {
@@ -133,10 +129,6 @@ func (s *specimen) node(i, j int) [3]float64 {
 func (s *specimen) rowWeight(j int, g float64) float64 {
 	return s.rho * g * s.dv * (float64(j) + 0.5)
 }
-
-func sub(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
-func dot(a, b [3]float64) float64    { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
-func norm(a [3]float64) float64      { return math.Sqrt(dot(a, a)) }
 
 // transposed swaps the material's weft and warp, so that a test along v
 // measures the weft.
@@ -182,7 +174,7 @@ func virtualTensile(m sim.Material, fm float64, nv int) (tensileReading, error) 
 		return r, err
 	}
 	for j := range nv - 1 {
-		e := norm(sub(s.row(j+1), s.row(j)))/dv - 1
+		e := vec3.Norm(vec3.Sub(s.row(j+1), s.row(j)))/dv - 1
 		r.Points = append(r.Points, Point{e, s.rowWeight(j, g)})
 	}
 	// ε(F) at F_m, then the complementary energy up to F_m.
@@ -266,7 +258,7 @@ func virtualShear(m sim.Material, maxAngle float64, nu, nv int) (shearReading, e
 			c, d := s.node(i, j+1), s.node(i+1, j+1)
 			u := [3]float64{(b[0] - a[0] + d[0] - c[0]) / 2, (b[1] - a[1] + d[1] - c[1]) / 2, (b[2] - a[2] + d[2] - c[2]) / 2}
 			v := [3]float64{(c[0] - a[0] + d[0] - b[0]) / 2, (c[1] - a[1] + d[1] - b[1]) / 2, (c[2] - a[2] + d[2] - b[2]) / 2}
-			sum += -math.Asin(dot(u, v) / (norm(u) * norm(v)))
+			sum += -math.Asin(vec3.Dot(u, v) / (vec3.Norm(u) * vec3.Norm(v)))
 		}
 		r.Points = append(r.Points, Point{sum / float64(nu-1), s.rowWeight(j, g)})
 	}
@@ -359,7 +351,7 @@ func newCantilever(m sim.Material, l, g float64, n int) (*cantilever, error) {
 	}
 	y := dv * (float64(nv) - 1.5)
 	reach := r + m.Thickness/2
-	th, ix := &s.in.Fingers[sim.Thumb], &s.in.Fingers[sim.Index]
+	th, ix := &s.in.Fingers[sim.Thumb], &s.in.Fingers[sim.IndexFinger]
 	th.Valid, th.Normal, th.Pos = true, [3]float64{0, 0, 1}, [3]float64{0, y, -reach + e}
 	ix.Valid, ix.Normal, ix.Pos = true, [3]float64{0, 0, -1}, [3]float64{0, y, reach - e}
 	c := &cantilever{s: s, support: nv - 2, g: g, l: l}
@@ -392,9 +384,8 @@ func (c *cantilever) moment(j int) float64 {
 // j-1, j and j+1.
 func (c *cantilever) curvature(j int) float64 {
 	a, b, d := c.s.row(j+1), c.s.row(j), c.s.row(j-1)
-	u, v, w := sub(b, a), sub(d, b), sub(d, a)
-	cr := [3]float64{u[1]*v[2] - u[2]*v[1], u[2]*v[0] - u[0]*v[2], u[0]*v[1] - u[1]*v[0]}
-	return 2 * norm(cr) / (norm(u) * norm(v) * norm(w))
+	u, v, w := vec3.Sub(b, a), vec3.Sub(d, b), vec3.Sub(d, a)
+	return 2 * vec3.Norm(vec3.Cross(u, v)) / (vec3.Norm(u) * vec3.Norm(v) * vec3.Norm(w))
 }
 
 // bendingReading is what the virtual bending tests recover from one

@@ -58,8 +58,7 @@ const lockstepRuns = 3
 // benchRender draws the showcase at 64 x 64 nodes and 1280 x 720 offscreen:
 // the state 1 s into the handling script, as the rig computed it.
 func benchRender(_ context.Context, o benchOpts) (any, error) {
-	cfg := rig.Config{Duration: time.Second, Sim: sim.DefaultConfig()}
-	cfg.Sim.NodesU, cfg.Sim.NodesV = 64, 64
+	cfg := rig.Config{Duration: time.Second, Sim: sim.Config{NodesU: 64, NodesV: 64}}
 	r, err := rig.New(cfg)
 	if err != nil {
 		return nil, err

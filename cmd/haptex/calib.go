@@ -40,7 +40,7 @@ func runCalib(args []string) error {
 		if err := parse(fs, args[1:], 0); err != nil {
 			return err
 		}
-		if sim.FingerIndex(*finger) < 0 {
+		if sim.FingerByName(*finger) < 0 {
 			return fmt.Errorf("%w: -finger %q, want thumb or index", errUsage, *finger)
 		}
 		if *outPath == "" {
@@ -63,7 +63,7 @@ func runCalib(args []string) error {
 		fingers := []string{*finger}
 		if *finger == "both" {
 			fingers = []string{"thumb", "index"}
-		} else if sim.FingerIndex(*finger) < 0 {
+		} else if sim.FingerByName(*finger) < 0 {
 			return fmt.Errorf("%w: -finger %q, want thumb, index or both", errUsage, *finger)
 		}
 		if *outPath == "" {

@@ -69,7 +69,7 @@ func TestCalFlagsApply(t *testing.T) {
 		t.Errorf("calibrations named: %v", cfg.Calibrations)
 	}
 	ref := tactile.ReferenceChannels()
-	idx, th := cfg.TactileCal[sim.Index], cfg.TactileCal[sim.Thumb]
+	idx, th := cfg.TactileCal[sim.IndexFinger], cfg.TactileCal[sim.Thumb]
 	if d := idx.Channels.Drive; math.Abs(d.NP40-20*math.Log10(8)) > 1e-9 || math.Abs(d.P320-20*math.Log10(0.5)) > 1e-9 {
 		t.Errorf("index drive thresholds %+v", d)
 	}

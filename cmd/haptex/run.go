@@ -119,8 +119,6 @@ func refineFlag(fs *flag.FlagSet) func(cfg *rig.Config) error {
 		if *v == "" {
 			return nil
 		}
-		cfg.Sim = sim.DefaultConfig()
-		cfg.Sim.NodesU, cfg.Sim.NodesV = rig.DefaultNodes, rig.DefaultNodes
 		switch *v {
 		case "pinch", "follow":
 			cfg.Sim.Refine = rig.PinchRefinement(twin.DefaultScene(), &cfg.Sim)

@@ -8,8 +8,8 @@ import (
 	"github.com/haptex/haptex/devices/twin"
 )
 
-// fingerOf maps a device name "thumb-..." or "index-..." to twin.Thumb or
-// twin.Index.
+// fingerOf maps a device name "thumb-..." or "index-..." to its finger
+// index (sim.Thumb or sim.IndexFinger).
 func fingerOf(name string) (int, error) {
 	switch {
 	case strings.HasPrefix(name, "thumb"):

@@ -3,6 +3,8 @@ package exo
 import (
 	"fmt"
 	"math"
+
+	"github.com/haptex/haptex/internal/vec3"
 )
 
 // Damping returns the damping factor λ [m] for a damped-least-squares
@@ -61,8 +63,8 @@ func (m *Model) Inverse(target, q0 [3]float64, tol float64) ([3]float64, error) 
 	q := m.ClampLimits(q0)
 	var k Kin
 	m.Eval(&k, q)
-	e := Sub(target, k.Pad)
-	en := Norm(e)
+	e := vec3.Sub(target, k.Pad)
+	en := vec3.Norm(e)
 	lambda := 1e-2
 	for it := 0; it < maxIter; it++ {
 		if en <= tol {
@@ -76,10 +78,10 @@ func (m *Model) Inverse(target, q0 [3]float64, tol float64) ([3]float64, error) 
 		qn := m.ClampLimits([3]float64{q[0] + dq[0], q[1] + dq[1], q[2] + dq[2]})
 		var kn Kin
 		m.Eval(&kn, qn)
-		enn := Norm(Sub(target, kn.Pad))
+		enn := vec3.Norm(vec3.Sub(target, kn.Pad))
 		if enn < en {
 			q, k, en = qn, kn, enn
-			e = Sub(target, k.Pad)
+			e = vec3.Sub(target, k.Pad)
 			lambda = math.Max(lambda/10, 1e-9)
 		} else {
 			lambda *= 10

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/haptex/haptex/internal/vec3"
 )
 
 // Link is one row of the Denavit-Hartenberg table (standard convention):
@@ -80,11 +82,11 @@ func New(p Params) (*Model, error) {
 			return nil, fmt.Errorf("exo: joint %d home %g rad outside [%g, %g]", i+1, p.Home[i], p.JointMin[i], p.JointMax[i])
 		}
 	}
-	n := Norm(p.PadNormal)
+	n := vec3.Norm(p.PadNormal)
 	if !(n > 0) || math.IsInf(n, 0) {
 		return nil, errors.New("exo: pad normal is zero or not finite")
 	}
-	p.PadNormal = Scale(1/n, p.PadNormal)
+	p.PadNormal = vec3.Scale(1/n, p.PadNormal)
 	return &Model{p: p}, nil
 }
 
@@ -105,7 +107,7 @@ func (m *Model) frames(q *[3]float64) (o, z [4][3]float64, r Mat3) {
 			{0, sa, ca},
 		}
 		d := [3]float64{l.A * ct, l.A * st, l.D}
-		o[i+1] = Add(o[i], r.MulVec(d))
+		o[i+1] = vec3.Add(o[i], r.MulVec(d))
 		r = r.Mul(&a)
 		z[i+1] = [3]float64{r[0][2], r[1][2], r[2][2]}
 	}
@@ -115,7 +117,7 @@ func (m *Model) frames(q *[3]float64) (o, z [4][3]float64, r Mat3) {
 // Forward returns the pad centre in the base frame for joint angles q.
 func (m *Model) Forward(q [3]float64) [3]float64 {
 	o, _, r := m.frames(&q)
-	return Add(o[3], r.MulVec(m.p.Tool))
+	return vec3.Add(o[3], r.MulVec(m.p.Tool))
 }
 
 // Eval fills dst with the pad position, frame-3 orientation, pad normal and
@@ -123,10 +125,10 @@ func (m *Model) Forward(q [3]float64) [3]float64 {
 func (m *Model) Eval(dst *Kin, q [3]float64) {
 	o, z, r := m.frames(&q)
 	dst.R = r
-	dst.Pad = Add(o[3], r.MulVec(m.p.Tool))
+	dst.Pad = vec3.Add(o[3], r.MulVec(m.p.Tool))
 	dst.Normal = r.MulVec(m.p.PadNormal)
 	for i := range 3 {
-		c := Cross(z[i], Sub(dst.Pad, o[i]))
+		c := vec3.Cross(z[i], vec3.Sub(dst.Pad, o[i]))
 		dst.J[0][i], dst.J[1][i], dst.J[2][i] = c[0], c[1], c[2]
 	}
 }
@@ -148,9 +150,9 @@ func (m *Model) PointJacobian(q [3]float64, link int, local [3]float64) (p [3]fl
 	}
 	o, z, _ := m.frames(&q)
 	r := m.rotation(&q, link)
-	p = Add(o[link], r.MulVec(local))
+	p = vec3.Add(o[link], r.MulVec(local))
 	for i := range link {
-		c := Cross(z[i], Sub(p, o[i]))
+		c := vec3.Cross(z[i], vec3.Sub(p, o[i]))
 		for k := range 3 {
 			jv[k][i] = c[k]
 			jw[k][i] = z[i][k]
@@ -209,17 +211,17 @@ func (m *Model) Links(dst *LinkKin, q [3]float64, local *[3][3]float64) {
 		st, ct := math.Sincos(q[i] + l.Offset)
 		sa, ca := math.Sincos(l.Alpha)
 		a := Mat3{{ct, -st * ca, st * sa}, {st, ct * ca, -ct * sa}, {0, sa, ca}}
-		o[i+1] = Add(o[i], r.MulVec([3]float64{l.A * ct, l.A * st, l.D}))
+		o[i+1] = vec3.Add(o[i], r.MulVec([3]float64{l.A * ct, l.A * st, l.D}))
 		r = r.Mul(&a)
 		z[i+1] = [3]float64{r[0][2], r[1][2], r[2][2]}
 		dst.R[i] = r
 	}
 	for link := range 3 {
-		p := Add(o[link+1], dst.R[link].MulVec(local[link]))
+		p := vec3.Add(o[link+1], dst.R[link].MulVec(local[link]))
 		dst.P[link] = p
 		dst.Jv[link], dst.Jw[link] = Mat3{}, Mat3{}
 		for i := 0; i <= link; i++ {
-			c := Cross(z[i], Sub(p, o[i]))
+			c := vec3.Cross(z[i], vec3.Sub(p, o[i]))
 			for k := range 3 {
 				dst.Jv[link][k][i] = c[k]
 				dst.Jw[link][k][i] = z[i][k]

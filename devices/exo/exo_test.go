@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/haptex/haptex/internal/vec3"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -31,10 +32,10 @@ func TestHomePose(t *testing.T) {
 	var k Kin
 	m.Eval(&k, m.Params().Home)
 	want := [3]float64{0.13, 0, 0}
-	if d := Norm(Sub(k.Pad, want)); d > 1e-4 {
+	if d := vec3.Norm(vec3.Sub(k.Pad, want)); d > 1e-4 {
 		t.Errorf("home pad = %v, want %v (|d| = %g m)", k.Pad, want, d)
 	}
-	if d := Norm(Sub(k.Normal, [3]float64{1, 0, 0})); d > 1e-4 {
+	if d := vec3.Norm(vec3.Sub(k.Normal, [3]float64{1, 0, 0})); d > 1e-4 {
 		t.Errorf("home pad normal = %v, want +x", k.Normal)
 	}
 }
@@ -52,7 +53,7 @@ func TestJacobianFiniteDifference(t *testing.T) {
 			qp, qm := q, q
 			qp[c] += h
 			qm[c] -= h
-			fd := Scale(1/(2*h), Sub(m.Forward(qp), m.Forward(qm)))
+			fd := vec3.Scale(1/(2*h), vec3.Sub(m.Forward(qp), m.Forward(qm)))
 			for r := range 3 {
 				if d := math.Abs(fd[r] - j[r][c]); d > 1e-8 {
 					t.Fatalf("q=%v J[%d][%d]=%g, central difference %g", q, r, c, j[r][c], fd[r])
@@ -68,7 +69,7 @@ func TestJacobianFiniteDifference(t *testing.T) {
 				qm[c] -= h
 				pp, _, _ := m.PointJacobian(qp, link, local)
 				pm, _, _ := m.PointJacobian(qm, link, local)
-				fd := Scale(1/(2*h), Sub(pp, pm))
+				fd := vec3.Scale(1/(2*h), vec3.Sub(pp, pm))
 				for r := range 3 {
 					if d := math.Abs(fd[r] - jv[r][c]); d > 1e-8 {
 						t.Fatalf("link %d q=%v Jv[%d][%d]=%g, central difference %g", link, q, r, c, jv[r][c], fd[r])
@@ -86,7 +87,7 @@ func TestPointJacobianTool(t *testing.T) {
 	p, jv, jw := m.PointJacobian(q, 3, m.Params().Tool)
 	var k Kin
 	m.Eval(&k, q)
-	if Norm(Sub(p, k.Pad)) > 1e-15 || jv != k.J {
+	if vec3.Norm(vec3.Sub(p, k.Pad)) > 1e-15 || jv != k.J {
 		t.Errorf("PointJacobian(tool) = %v %v, Eval = %v %v", p, jv, k.Pad, k.J)
 	}
 	if jw[2][0] != 1 {
@@ -116,7 +117,7 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("q=%v p=%v: %v", q, p, err)
 		}
-		d := Norm(Sub(m.Forward(qi), p))
+		d := vec3.Norm(vec3.Sub(m.Forward(qi), p))
 		worst = math.Max(worst, d)
 		if d > 1e-6 {
 			t.Fatalf("round trip q=%v: |p - FK(IK(p))| = %g m > 1 µm", q, d)
@@ -138,7 +139,7 @@ func TestRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatalf("workspace point %v: %v", p, err)
 				}
-				if d := Norm(Sub(m.Forward(qi), p)); d > 1e-6 {
+				if d := vec3.Norm(vec3.Sub(m.Forward(qi), p)); d > 1e-6 {
 					t.Fatalf("workspace point %v: error %g m", p, d)
 				}
 			}
@@ -178,7 +179,7 @@ func TestSingularityBounded(t *testing.T) {
 	}
 	const lambdaMax, eps = 0.01, 0.02
 	v := [3]float64{0.3, -0.2, 0.25} // 0.44 m/s, faster than any finger stroke
-	bound := Norm(v) / (2 * lambdaMax)
+	bound := vec3.Norm(v) / (2 * lambdaMax)
 	// Each case brackets a sign change of det J along joint 3 and bisects
 	// it down to the singular configuration itself.
 	cases := []struct {
@@ -218,7 +219,7 @@ func TestSingularityBounded(t *testing.T) {
 					minSigma = math.Min(minSigma, math.Sqrt(math.Max(SymEigMin(&jjt), 0)))
 					lam := Damping(&j, lambdaMax, eps)
 					dq, ok := DLS(&j, v, lam)
-					n := Norm(dq)
+					n := vec3.Norm(dq)
 					if !ok || math.IsNaN(n) || math.IsInf(n, 0) || n > bound*(1+1e-9) {
 						t.Fatalf("q=%v: |q̇| = %g rad/s (ok=%v), bound %g", q, n, ok, bound)
 					}
@@ -236,7 +237,7 @@ func TestSingularityBounded(t *testing.T) {
 		t.Fatalf("damping %g at home, want 0", lam)
 	}
 	dq, ok := DLS(&j, v, 0)
-	if !ok || Norm(Sub(j.MulVec(dq), v)) > 1e-12 {
+	if !ok || vec3.Norm(vec3.Sub(j.MulVec(dq), v)) > 1e-12 {
 		t.Errorf("exact inverse at home: J q̇ = %v, want %v", j.MulVec(dq), v)
 	}
 }
@@ -326,7 +327,7 @@ func TestLinksMatchesPointJacobian(t *testing.T) {
 	m.Links(&lk, q, &local)
 	for i := range 3 {
 		p, jv, jw := m.PointJacobian(q, i+1, local[i])
-		if Norm(Sub(p, lk.P[i])) > 1e-15 || jv != lk.Jv[i] || jw != lk.Jw[i] {
+		if vec3.Norm(vec3.Sub(p, lk.P[i])) > 1e-15 || jv != lk.Jv[i] || jw != lk.Jw[i] {
 			t.Errorf("link %d: Links and PointJacobian disagree", i+1)
 		}
 	}

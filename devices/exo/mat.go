@@ -1,6 +1,10 @@
 package exo
 
-import "math"
+import (
+	"math"
+
+	"github.com/haptex/haptex/internal/vec3"
+)
 
 // Mat3 is a 3x3 matrix, row-major: m[row][col].
 type Mat3 [3][3]float64
@@ -115,26 +119,6 @@ func SymEigMin(s *Mat3) float64 {
 	return q + 2*p*math.Cos(phi+2*math.Pi/3)
 }
 
-// Add returns a+b.
-func Add(a, b [3]float64) [3]float64 { return [3]float64{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
-
-// Sub returns a-b.
-func Sub(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
-
-// Scale returns s a.
-func Scale(s float64, a [3]float64) [3]float64 { return [3]float64{s * a[0], s * a[1], s * a[2]} }
-
-// Dot returns a·b.
-func Dot(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
-
-// Cross returns a×b.
-func Cross(a, b [3]float64) [3]float64 {
-	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
-}
-
-// Norm returns |a|.
-func Norm(a [3]float64) float64 { return math.Sqrt(Dot(a, a)) }
-
 // Pose is a rigid transform: a point x in the local frame is R x + P in the
 // parent frame.
 type Pose struct {
@@ -145,7 +129,7 @@ type Pose struct {
 // PoseFromAxes builds a pose from the local x and z axes expressed in the
 // parent frame (y = z × x) and the origin. x and z must be orthonormal.
 func PoseFromAxes(x, z, origin [3]float64) Pose {
-	y := Cross(z, x)
+	y := vec3.Cross(z, x)
 	return Pose{
 		R: Mat3{{x[0], y[0], z[0]}, {x[1], y[1], z[1]}, {x[2], y[2], z[2]}},
 		P: origin,
@@ -153,13 +137,13 @@ func PoseFromAxes(x, z, origin [3]float64) Pose {
 }
 
 // Point maps a point from the local frame to the parent frame.
-func (p *Pose) Point(x [3]float64) [3]float64 { return Add(p.R.MulVec(x), p.P) }
+func (p *Pose) Point(x [3]float64) [3]float64 { return vec3.Add(p.R.MulVec(x), p.P) }
 
 // Vec rotates a free vector from the local frame to the parent frame.
 func (p *Pose) Vec(v [3]float64) [3]float64 { return p.R.MulVec(v) }
 
 // InvPoint maps a point from the parent frame to the local frame.
-func (p *Pose) InvPoint(x [3]float64) [3]float64 { return p.R.MulTransVec(Sub(x, p.P)) }
+func (p *Pose) InvPoint(x [3]float64) [3]float64 { return p.R.MulTransVec(vec3.Sub(x, p.P)) }
 
 // InvVec rotates a free vector from the parent frame to the local frame.
 func (p *Pose) InvVec(v [3]float64) [3]float64 { return p.R.MulTransVec(v) }

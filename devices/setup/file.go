@@ -41,7 +41,7 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// Finger names and indices (the same order as sim.Thumb and sim.Index).
+// Finger names and indices (the same order as sim.Thumb and sim.IndexFinger).
 var Fingers = [2]string{"thumb", "index"}
 
 // Roles of the two devices of a finger.

@@ -12,6 +12,7 @@ import (
 	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/record"
 	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/internal/vec3"
 )
 
 // KinematicsBuiltin names the kinematic model haptex ships: the geometry
@@ -70,7 +71,7 @@ func checkPose(d *Device) string {
 		return "give all of base_origin_m, base_x and base_z, or none"
 	}
 	x, z := *d.BaseX, *d.BaseZ
-	if math.Abs(exo.Norm(x)-1) > 1e-6 || math.Abs(exo.Norm(z)-1) > 1e-6 || math.Abs(exo.Dot(x, z)) > 1e-6 {
+	if math.Abs(vec3.Norm(x)-1) > 1e-6 || math.Abs(vec3.Norm(z)-1) > 1e-6 || math.Abs(vec3.Dot(x, z)) > 1e-6 {
 		return fmt.Sprintf("base_x %v and base_z %v must be orthonormal", x, z)
 	}
 	return ""

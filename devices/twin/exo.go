@@ -9,6 +9,7 @@ import (
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/exo"
+	"github.com/haptex/haptex/internal/vec3"
 )
 
 // Intent is where the person wants a fingertip pad to be: the scripted
@@ -89,7 +90,7 @@ var (
 	_ devices.Kinematic   = (*Exo)(nil)
 )
 
-// NewExo builds the simulated device for finger (sim.Thumb or sim.Index)
+// NewExo builds the simulated device for finger (sim.Thumb or sim.IndexFinger)
 // with its base placed at base in the world. The device starts at time
 // zero, disabled, with the pad on the intent's position at t = 0 (or at
 // the home posture when that is out of reach) and the finger at rest.
@@ -321,7 +322,7 @@ func (e *Exo) takeSample() {
 	if e.clamped {
 		// On the stand the sensor carries the load instead of a finger:
 		// the plate holds the load with the opposite force.
-		f = exo.Scale(-1, e.padLoad)
+		f = vec3.Scale(-1, e.padLoad)
 	}
 	fs := k.R.MulTransVec(e.base.InvVec(f))
 	e.newest = e.sample
@@ -442,11 +443,11 @@ func (e *Exo) substep() {
 	// Exoskeleton: M q̈ = τ + Jᵀ f_finger→plate + τ_g - C q̇ - friction.
 	var lk exo.LinkKin
 	m := e.massMatrix(e.q, &lk)
-	tauExt := k.J.MulTransVec(e.base.InvVec(exo.Scale(-1, fp)))
+	tauExt := k.J.MulTransVec(e.base.InvVec(vec3.Scale(-1, fp)))
 	var tauG [3]float64
 	for l := range 3 {
-		g := lk.Jv[l].MulTransVec(exo.Scale(e.p.Links[l].Mass, e.gBase))
-		tauG = exo.Add(tauG, g)
+		g := lk.Jv[l].MulTransVec(vec3.Scale(e.p.Links[l].Mass, e.gBase))
+		tauG = vec3.Add(tauG, g)
 	}
 	c := e.coriolis(e.qd)
 	minv, ok := m.Inverse()
@@ -458,7 +459,7 @@ func (e *Exo) substep() {
 		rhs[i] = e.torque[i] + tauExt[i] + tauG[i] - c[i]
 	}
 	acc := minv.MulVec(rhs)
-	v := exo.Add(e.qd, exo.Scale(e.dt, acc))
+	v := vec3.Add(e.qd, vec3.Scale(e.dt, acc))
 	for i := range 3 {
 		meff := 1 / minv[i][i]
 		v[i] /= 1 + e.dt*e.p.Drive.Viscous[i]/meff
@@ -541,7 +542,7 @@ func (e *Exo) TipFiguresAt(q [3]float64) TipFigures {
 	}
 	for i := range 3 {
 		col := [3]float64{j[0][i], j[1][i], j[2][i]}
-		tf.CoulombN = math.Min(tf.CoulombN, e.p.Drive.Coulomb[i]/exo.Norm(col))
+		tf.CoulombN = math.Min(tf.CoulombN, e.p.Drive.Coulomb[i]/vec3.Norm(col))
 	}
 	return tf
 }

@@ -7,9 +7,12 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
 	"time"
 
 	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/internal/vec3"
+
 	"github.com/haptex/haptex/devices/exo"
 )
 
@@ -75,16 +78,16 @@ func (e *Exo) energy(xi [3]float64) float64 {
 	var lk exo.LinkKin
 	m := e.massMatrix(e.q, &lk)
 	mq := m.MulVec(e.qd)
-	en := 0.5 * exo.Dot(e.qd, mq)
+	en := 0.5 * vec3.Dot(e.qd, mq)
 	for l := range 3 {
-		en -= e.p.Links[l].Mass * exo.Dot(e.gBase, lk.P[l])
+		en -= e.p.Links[l].Mass * vec3.Dot(e.gBase, lk.P[l])
 	}
 	pad := e.base.Point(e.kin.Forward(e.q))
-	d := exo.Sub(pad, e.xf)
-	en += 0.5 * e.p.Pulp.Stiffness * exo.Dot(d, d)
-	en += 0.5 * e.p.Finger.Mass * exo.Dot(e.vf, e.vf)
-	d = exo.Sub(e.xf, xi)
-	en += 0.5 * e.p.Finger.Stiffness * exo.Dot(d, d)
+	d := vec3.Sub(pad, e.xf)
+	en += 0.5 * e.p.Pulp.Stiffness * vec3.Dot(d, d)
+	en += 0.5 * e.p.Finger.Mass * vec3.Dot(e.vf, e.vf)
+	d = vec3.Sub(e.xf, xi)
+	en += 0.5 * e.p.Finger.Stiffness * vec3.Dot(d, d)
 	return en
 }
 
@@ -99,7 +102,7 @@ func TestEnergyConservation(t *testing.T) {
 	p.Pulp.Damping = 0
 	p.Substeps = 50
 	e := newTestExo(t, p)
-	xi := exo.Add(e.xf, [3]float64{0.015, -0.01, 0.02})
+	xi := vec3.Add(e.xf, [3]float64{0.015, -0.01, 0.02})
 	e.intent = holdIntent{xi}
 	e0 := e.energy(xi)
 	maxDev, maxKin := 0.0, 0.0
@@ -108,7 +111,7 @@ func TestEnergyConservation(t *testing.T) {
 		maxDev = math.Max(maxDev, math.Abs(e.energy(xi)-e0))
 		var lk exo.LinkKin
 		m := e.massMatrix(e.q, &lk)
-		maxKin = math.Max(maxKin, 0.5*exo.Dot(e.qd, m.MulVec(e.qd)))
+		maxKin = math.Max(maxKin, 0.5*vec3.Dot(e.qd, m.MulVec(e.qd)))
 	}
 	t.Logf("max kinetic energy of the device %.3g J, max |E - E0| = %.3g J", maxKin, maxDev)
 	if maxKin < 1e-3 {
@@ -136,18 +139,18 @@ func TestStaticBalance(t *testing.T) {
 		e.massMatrix(e.q, &lk)
 		var tauG [3]float64
 		for l := range 3 {
-			tauG = exo.Add(tauG, lk.Jv[l].MulTransVec(exo.Scale(e.p.Links[l].Mass, e.gBase)))
+			tauG = vec3.Add(tauG, lk.Jv[l].MulTransVec(vec3.Scale(e.p.Links[l].Mass, e.gBase)))
 		}
 		j := e.kin.Jacobian(e.q)
 		tau := j.MulTransVec(e.base.InvVec(want))
-		cmd.Torque = exo.Sub(tau, tauG)
+		cmd.Torque = vec3.Sub(tau, tauG)
 		if err := e.Write(&cmd); err != nil {
 			t.Fatal(err)
 		}
 		e.Advance(time.Duration(k) * time.Millisecond)
 	}
 	got := e.Truth().Force
-	if d := exo.Norm(exo.Sub(got, want)); d > 1e-3 {
+	if d := vec3.Norm(vec3.Sub(got, want)); d > 1e-3 {
 		t.Errorf("pulp force %v, want %v (|d| = %g N)", got, want, d)
 	}
 }
@@ -455,7 +458,7 @@ func TestDefaultBaseCoversScript(t *testing.T) {
 			t.Errorf("finger %d: the script comes close to a singularity (σ_min %.3g m)", f, minSigma)
 		}
 		pad := base.Point(kin.Forward(kin.Params().Home))
-		n := base.Vec(exo.Scale(1, [3]float64{1, 0, 0}))
+		n := base.Vec(vec3.Scale(1, [3]float64{1, 0, 0}))
 		if math.Abs(math.Abs(pad[2])-0.03) > 1e-3 || n[2]*pad[2] >= 0 {
 			t.Errorf("finger %d: home pad %v, pressing %v", f, pad, n)
 		}
@@ -496,7 +499,7 @@ func TestExoClampedLoad(t *testing.T) {
 	var k exo.Kin
 	e.Kinematics().Eval(&k, q0)
 	base := e.Base()
-	want := k.R.MulTransVec(base.InvVec(exo.Scale(-1, load)))
+	want := k.R.MulTransVec(base.InvVec(vec3.Scale(-1, load)))
 	for i := range 3 {
 		if math.Abs(st.Force[i]-want[i]) > 1e-12 {
 			t.Fatalf("sensor %v, want %v", st.Force, want)

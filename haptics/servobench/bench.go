@@ -127,7 +127,7 @@ func Bench(opt Options) (Result, error) {
 		res.PinchHFRMSMm = math.Max(res.PinchHFRMSMm, pr.HFRMSMm[f])
 		res.PinchMinEnergyJ = math.Min(res.PinchMinEnergyJ, pr.MinEnergyJ[f])
 	}
-	e, err := twin.NewExo(p, twin.DefaultBase(sim.Index), holdIntent{homePad(p, sim.Index)}, sim.Index)
+	e, err := twin.NewExo(p, twin.DefaultBase(sim.IndexFinger), holdIntent{homePad(p, sim.IndexFinger)}, sim.IndexFinger)
 	if err != nil {
 		return res, err
 	}
@@ -153,7 +153,7 @@ func benchTick(res *Result, cfg haptics.Config, p twin.ExoParams, n int) error {
 	if err != nil {
 		return err
 	}
-	var in sim.SimOutput
+	var in sim.Output
 	for f := range sim.NumFingers {
 		forceModel(&in.Local[f], [3]float64{0, 0, 0}, 1)
 	}

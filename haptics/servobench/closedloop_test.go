@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/haptics"
+	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -137,8 +137,8 @@ func TestPinchWithoutSchedulingOscillates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pr.HFRMSMm[sim.Index] < 0.1 {
-		t.Errorf("unscheduled pinch: %.4f mm RMS above 20 Hz; the test would not see a limit cycle", pr.HFRMSMm[sim.Index])
+	if pr.HFRMSMm[sim.IndexFinger] < 0.1 {
+		t.Errorf("unscheduled pinch: %.4f mm RMS above 20 Hz; the test would not see a limit cycle", pr.HFRMSMm[sim.IndexFinger])
 	}
 }
 
@@ -187,7 +187,7 @@ func TestDefaultScriptFreeAir(t *testing.T) {
 			if st := r.servo.Status(f); st.State != haptics.StateActive {
 				t.Fatalf("%s %v (%v) at %v", sim.FingerName(f), st.State, st.Reason, r.t)
 			}
-			worst[f] = math.Max(worst[f], exo.Norm(r.exos[f].Truth().Force))
+			worst[f] = math.Max(worst[f], vec3.Norm(r.exos[f].Truth().Force))
 		}
 	}
 	t.Logf("largest residual force: thumb %.4f N, index %.4f N", worst[0], worst[1])

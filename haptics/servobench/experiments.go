@@ -8,9 +8,9 @@ import (
 
 	"gonum.org/v1/gonum/dsp/fourier"
 
-	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/haptics"
+	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -29,7 +29,7 @@ type StepResult struct {
 // and measures the true pulp force for 0.5 s.
 func runStep(cfg haptics.Config, p twin.ExoParams, stepN float64) (StepResult, error) {
 	cfg.Model.SlewNPerS = 0 // a step, not a blended sim update
-	f := sim.Index
+	f := sim.IndexFinger
 	home := homePad(p, f)
 	r, err := newSimRig(cfg, p, [sim.NumFingers]twin.Intent{nil, holdIntent{home}})
 	if err != nil {
@@ -38,18 +38,18 @@ func runStep(cfg haptics.Config, p twin.ExoParams, stepN float64) (StepResult, e
 	if err := r.waitActive(time.Second); err != nil {
 		return StepResult{}, err
 	}
-	dir := exo.Scale(-1, pressDir(f))
+	dir := vec3.Scale(-1, pressDir(f))
 	for end := r.t + 300*time.Millisecond; r.t < end; {
 		r.tick()
 	}
-	forceModel(&r.in.Local[f], exo.Scale(stepN, dir), 1)
+	forceModel(&r.in.Local[f], vec3.Scale(stepN, dir), 1)
 	t0 := r.t
 	var ts, fs []float64
 	for r.t < t0+500*time.Millisecond {
 		r.tick()
 		tr := r.exos[f].Truth()
 		ts = append(ts, (tr.T-t0).Seconds()*1e3)
-		fs = append(fs, exo.Dot(tr.Force, dir))
+		fs = append(fs, vec3.Dot(tr.Force, dir))
 	}
 	return stepMetrics(ts, fs, stepN), nil
 }
@@ -106,7 +106,7 @@ const transparencyAccel = 1.0
 // and along the pad normal, the device rendering zero force, and returns
 // the largest true residual pulp force.
 func runTransparency(cfg haptics.Config, p twin.ExoParams, v float64) (TransparencyResult, error) {
-	f := sim.Index
+	f := sim.IndexFinger
 	res := TransparencyResult{SpeedMps: v, PeakAccel: transparencyAccel, StrokeM: 0.08}
 	dirs := [][3]float64{{1, 0, 0}, pressDir(f)}
 	var sum2 float64
@@ -126,7 +126,7 @@ func runTransparency(cfg haptics.Config, p twin.ExoParams, v float64) (Transpare
 			if st := r.servo.Status(f).State; st != haptics.StateActive {
 				return res, fmt.Errorf("servobench: transparency at %g m/s: finger %v (%v) at %v", v, st, r.servo.Status(f).Reason, r.t)
 			}
-			fm := exo.Norm(r.exos[f].Truth().Force)
+			fm := vec3.Norm(r.exos[f].Truth().Force)
 			if kind[k] != segRest || k > 600 {
 				res.AllMaxN = math.Max(res.AllMaxN, fm)
 			}
@@ -165,9 +165,9 @@ type SweepResult struct {
 // U = E + D the force error with the injected sine D, at log-spaced
 // frequencies, and finds the crossover and the phase margin.
 func runSweep(cfg haptics.Config, p twin.ExoParams, freqs []float64, amp float64) (SweepResult, error) {
-	f := sim.Index
+	f := sim.IndexFinger
 	home := homePad(p, f)
-	dir := exo.Scale(-1, pressDir(f))
+	dir := vec3.Scale(-1, pressDir(f))
 	var res SweepResult
 	for _, hz := range freqs {
 		r, err := newSimRig(cfg, p, [sim.NumFingers]twin.Intent{nil, holdIntent{home}})
@@ -192,12 +192,12 @@ func runSweep(cfg haptics.Config, p twin.ExoParams, freqs []float64, amp float64
 		for k := 0; k < nTicks; k++ {
 			ph := 2 * math.Pi * hz * (r.t - t0).Seconds()
 			d := amp * math.Sin(ph)
-			r.servo.InjectForceError(f, exo.Scale(d, dirB))
+			r.servo.InjectForceError(f, vec3.Scale(d, dirB))
 			r.tick()
 			if k < skip {
 				continue
 			}
-			e := exo.Dot(r.servo.ForceError(f), dirB)
+			e := vec3.Dot(r.servo.ForceError(f), dirB)
 			w := cmplx.Exp(complex(0, -ph))
 			eAcc += complex(e, 0) * w
 			uAcc += complex(e+d, 0) * w
@@ -260,7 +260,7 @@ type clothContact struct {
 	k1, k3  float64
 	kt      float64
 	simStep time.Duration
-	pending sim.SimOutput
+	pending sim.Output
 	nextT   time.Duration
 	step    uint64
 	started bool
@@ -268,7 +268,7 @@ type clothContact struct {
 
 // update publishes the pending models when their step is due and
 // linearises new ones at the latest finger positions.
-func (c *clothContact) update(t time.Duration, fs *sim.FingerState, out *sim.SimOutput) {
+func (c *clothContact) update(t time.Duration, fs *sim.FingerState, out *sim.Output) {
 	if c.started && t < c.nextT {
 		return
 	}
@@ -278,12 +278,12 @@ func (c *clothContact) update(t time.Duration, fs *sim.FingerState, out *sim.Sim
 	c.started = true
 	c.nextT = t + c.simStep
 	c.step++
-	c.pending.T, c.pending.Step = t.Seconds(), c.step
+	c.pending.T, c.pending.Step = t, c.step
 	for f := range sim.NumFingers {
 		m := &c.pending.Local[f]
 		x := fs.Fingers[f].Pos
 		d := c.side[f] * (c.surface[f] - x[2]) // penetration
-		*m = sim.LocalModel{T: t.Seconds(), Step: c.step, X0: x, Valid: true}
+		*m = sim.LocalModel{T: t, Step: c.step, X0: x, Valid: true}
 		if d <= 0 || !fs.Fingers[f].Valid {
 			continue
 		}
@@ -312,8 +312,8 @@ func runPinch(cfg haptics.Config, p twin.ExoParams, dur time.Duration) (PinchRes
 		cc.surface[f] = side * surf
 		target := [3]float64{h[0], h[1], side * (surf - 0.008)}
 		// Close in 0.4 s after 0.3 s at rest (minimum-jerk), then hold.
-		pi := &profileIntent{p0: h, dir: exo.Scale(1/exo.Norm(exo.Sub(target, h)), exo.Sub(target, h)), dt: 100 * time.Microsecond}
-		dist := exo.Norm(exo.Sub(target, h))
+		pi := &profileIntent{p0: h, dir: vec3.Scale(1/vec3.Norm(vec3.Sub(target, h)), vec3.Sub(target, h)), dt: 100 * time.Microsecond}
+		dist := vec3.Norm(vec3.Sub(target, h))
 		total := int((dur + time.Second) / pi.dt)
 		for i := 0; i < total; i++ {
 			ts := (float64(i) * pi.dt.Seconds()) - 0.3

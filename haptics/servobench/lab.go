@@ -8,6 +8,7 @@ import (
 	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/haptics"
+	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -16,7 +17,7 @@ import (
 type simRig struct {
 	servo  *haptics.Servo
 	exos   [sim.NumFingers]*twin.Exo
-	in     sim.SimOutput
+	in     sim.Output
 	out    sim.FingerState
 	rec    haptics.TickRecord
 	t      time.Duration
@@ -111,7 +112,7 @@ func (pi *profileIntent) At(t time.Duration, _ int) (pos, vel [3]float64) {
 	if i >= len(pi.s) {
 		i = len(pi.s) - 1
 	}
-	return exo.Add(pi.p0, exo.Scale(pi.s[i], pi.dir)), exo.Scale(pi.v[i], pi.dir)
+	return vec3.Add(pi.p0, vec3.Scale(pi.s[i], pi.dir)), vec3.Scale(pi.v[i], pi.dir)
 }
 
 // segment kinds of a motion profile.
@@ -134,7 +135,7 @@ func strokeProfile(c, dir [3]float64, v, length, aPeak float64, strokes int, res
 		panic("servobench: stroke too short for its speed")
 	}
 	tc := dc / v
-	pi := &profileIntent{p0: exo.Sub(c, exo.Scale(length/2, dir)), dir: dir, dt: dt}
+	pi := &profileIntent{p0: vec3.Sub(c, vec3.Scale(length/2, dir)), dir: dir, dt: dt}
 	var kind []int
 	s, sign := 0.0, 1.0
 	add := func(dur float64, k int, speed func(tau float64) float64) {

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/haptics"
+	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -31,7 +31,7 @@ func newHoldRig(t testing.TB, cfg haptics.Config) *simRig {
 // pressBoth asks both devices for 1 N against the pads and settles.
 func pressBoth(r *simRig) {
 	for f := range sim.NumFingers {
-		forceModel(&r.in.Local[f], exo.Scale(-1, pressDir(f)), 1)
+		forceModel(&r.in.Local[f], vec3.Scale(-1, pressDir(f)), 1)
 	}
 	for end := r.t + 200*time.Millisecond; r.t < end; {
 		r.tick()
@@ -44,11 +44,11 @@ func pressBoth(r *simRig) {
 func stopTime(t *testing.T, r *simRig, f int, limit time.Duration, want haptics.Reason) time.Duration {
 	t.Helper()
 	t0 := r.t
-	before := exo.Norm(r.rec.Fingers[f].Torque)
+	before := vec3.Norm(r.rec.Fingers[f].Torque)
 	for r.t < t0+limit {
 		r.tick()
 		fr := &r.rec.Fingers[f]
-		n := exo.Norm(fr.Torque)
+		n := vec3.Norm(fr.Torque)
 		if fr.State == haptics.StateActive {
 			before = n // not yet a fault (a silence is one only after silent_ms)
 		} else if n > before*1.001+1e-9 {
@@ -72,19 +72,19 @@ func TestStartupRamp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forceModel(&r.in.Local[sim.Index], exo.Scale(-1, pressDir(sim.Index)), 1)
+	forceModel(&r.in.Local[sim.IndexFinger], vec3.Scale(-1, pressDir(sim.IndexFinger)), 1)
 	seen := map[haptics.State]bool{}
 	for r.t < 400*time.Millisecond {
 		r.tick()
-		fr := &r.rec.Fingers[sim.Index]
+		fr := &r.rec.Fingers[sim.IndexFinger]
 		seen[fr.State] = true
 		if fr.State == haptics.StateSafe && fr.Torque != [3]float64{} {
 			t.Fatalf("torque %v in the safe state", fr.Torque)
 		}
 		if fr.State == haptics.StateEnabling {
-			since := r.servo.Status(sim.Index).Since
+			since := r.servo.Status(sim.IndexFinger).Since
 			ramp := float64(r.t-r.period-since) / float64(cfg.Safety.EnableRamp)
-			if n := exo.Norm(fr.ForceDes); n > ramp+1e-9 {
+			if n := vec3.Norm(fr.ForceDes); n > ramp+1e-9 {
 				t.Fatalf("enabling at ramp %.3f renders %.3f N of a 1 N request", ramp, n)
 			}
 		}
@@ -114,23 +114,27 @@ func TestFaults(t *testing.T) {
 	}{
 		{
 			name: "unplug", reason: haptics.ReasonDisconnected,
-			inject: func(r *simRig) { r.exos[sim.Index].Unplug() },
-			heal:   func(r *simRig) { r.exos[sim.Index].Replug() },
+			inject: func(r *simRig) { r.exos[sim.IndexFinger].Unplug() },
+			heal:   func(r *simRig) { r.exos[sim.IndexFinger].Replug() },
 		},
 		{
 			name: "sensor spike", reason: haptics.ReasonSensorSpike,
-			inject: func(r *simRig) { r.exos[sim.Index].InjectSpike([3]float64{0, 0, 9}) },
+			inject: func(r *simRig) { r.exos[sim.IndexFinger].InjectSpike([3]float64{0, 0, 9}) },
 			heal:   func(*simRig) {},
 		},
 		{
 			name: "model NaN", reason: haptics.ReasonModelNaN,
-			inject: func(r *simRig) { r.in.Local[sim.Index].F0[1] = math.NaN() },
-			heal:   func(r *simRig) { forceModel(&r.in.Local[sim.Index], exo.Scale(-1, pressDir(sim.Index)), 7) },
+			inject: func(r *simRig) { r.in.Local[sim.IndexFinger].F0[1] = math.NaN() },
+			heal: func(r *simRig) {
+				forceModel(&r.in.Local[sim.IndexFinger], vec3.Scale(-1, pressDir(sim.IndexFinger)), 7)
+			},
 		},
 		{
 			name: "model Inf stiffness", reason: haptics.ReasonModelNaN,
-			inject: func(r *simRig) { r.in.Local[sim.Index].K[2][0] = math.Inf(-1) },
-			heal:   func(r *simRig) { forceModel(&r.in.Local[sim.Index], exo.Scale(-1, pressDir(sim.Index)), 8) },
+			inject: func(r *simRig) { r.in.Local[sim.IndexFinger].K[2][0] = math.Inf(-1) },
+			heal: func(r *simRig) {
+				forceModel(&r.in.Local[sim.IndexFinger], vec3.Scale(-1, pressDir(sim.IndexFinger)), 8)
+			},
 		},
 		{
 			name: "overrun burst", reason: haptics.ReasonOverrun, both: true,
@@ -144,8 +148,8 @@ func TestFaults(t *testing.T) {
 		},
 		{
 			name: "silent device", reason: haptics.ReasonSilent,
-			inject: func(r *simRig) { r.exos[sim.Index].Silence(true) },
-			heal:   func(r *simRig) { r.exos[sim.Index].Silence(false) },
+			inject: func(r *simRig) { r.exos[sim.IndexFinger].Silence(true) },
+			heal:   func(r *simRig) { r.exos[sim.IndexFinger].Silence(false) },
 		},
 	}
 	for _, tc := range cases {
@@ -155,7 +159,7 @@ func TestFaults(t *testing.T) {
 			pressBoth(r)
 			onset := r.t
 			tc.inject(r)
-			d := stopTime(t, r, sim.Index, 30*time.Millisecond, tc.reason)
+			d := stopTime(t, r, sim.IndexFinger, 30*time.Millisecond, tc.reason)
 			total := r.t - r.period - onset
 			limit := 10 * time.Millisecond
 			if tc.reason == haptics.ReasonSilent {
@@ -180,13 +184,13 @@ func TestFaults(t *testing.T) {
 			}
 			tc.heal(r)
 			back := r.t
-			for r.t < back+time.Second && r.servo.Status(sim.Index).State != haptics.StateActive {
+			for r.t < back+time.Second && r.servo.Status(sim.IndexFinger).State != haptics.StateActive {
 				r.tick()
-				if r.rec.Fingers[sim.Index].State == haptics.StateEnabling && r.rec.Fingers[sim.Index].Reason != tc.reason {
-					t.Fatalf("enabling with reason %v, want the fault's reason %v until active", r.rec.Fingers[sim.Index].Reason, tc.reason)
+				if r.rec.Fingers[sim.IndexFinger].State == haptics.StateEnabling && r.rec.Fingers[sim.IndexFinger].Reason != tc.reason {
+					t.Fatalf("enabling with reason %v, want the fault's reason %v until active", r.rec.Fingers[sim.IndexFinger].Reason, tc.reason)
 				}
 			}
-			if st := r.servo.Status(sim.Index); st.State != haptics.StateActive || st.Trips != 1 {
+			if st := r.servo.Status(sim.IndexFinger); st.State != haptics.StateActive || st.Trips != 1 {
 				t.Errorf("after healing: %+v, want active after one trip", st)
 			}
 		})
@@ -198,13 +202,13 @@ func TestFaults(t *testing.T) {
 func TestNaNNeverSpikes(t *testing.T) {
 	r := newHoldRig(t, haptics.DefaultConfig())
 	pressBoth(r)
-	r.in.Local[sim.Index] = sim.LocalModel{Valid: true, InContact: true, Depth: math.NaN()}
-	before := exo.Norm(r.rec.Fingers[sim.Index].Torque)
+	r.in.Local[sim.IndexFinger] = sim.LocalModel{Valid: true, InContact: true, Depth: math.NaN()}
+	before := vec3.Norm(r.rec.Fingers[sim.IndexFinger].Torque)
 	for range 50 {
 		r.tick()
-		tau := r.rec.Fingers[sim.Index].Torque
-		if !finite(tau) || exo.Norm(tau) > before+1e-9 || exo.Norm(r.rec.Fingers[sim.Index].ForceDes) != 0 {
-			t.Fatalf("torque %v, force %v after a NaN model", tau, r.rec.Fingers[sim.Index].ForceDes)
+		tau := r.rec.Fingers[sim.IndexFinger].Torque
+		if !finite(tau) || vec3.Norm(tau) > before+1e-9 || vec3.Norm(r.rec.Fingers[sim.IndexFinger].ForceDes) != 0 {
+			t.Fatalf("torque %v, force %v after a NaN model", tau, r.rec.Fingers[sim.IndexFinger].ForceDes)
 		}
 	}
 }
@@ -216,27 +220,27 @@ func finite(v [3]float64) bool {
 func TestForceEnvelope(t *testing.T) {
 	cfg := haptics.DefaultConfig()
 	r := newHoldRig(t, cfg)
-	dir := exo.Scale(-1, pressDir(sim.Index))
-	forceModel(&r.in.Local[sim.Index], exo.Scale(50, dir), 1) // far beyond the device
+	dir := vec3.Scale(-1, pressDir(sim.IndexFinger))
+	forceModel(&r.in.Local[sim.IndexFinger], vec3.Scale(50, dir), 1) // far beyond the device
 	// The limit is safety.max_force_n or, when that is 0 (the default),
 	// the device's continuous rating.
 	maxF := cfg.Safety.MaxForce
 	if maxF == 0 {
-		maxF = r.exos[sim.Index].Spec().MaxForceCont
+		maxF = r.exos[sim.IndexFinger].Spec().MaxForceCont
 	}
 	var prev [3]float64
 	for range 100 {
 		r.tick()
-		fd := r.rec.Fingers[sim.Index].ForceDes
-		if n := exo.Norm(fd); n > maxF+1e-9 {
+		fd := r.rec.Fingers[sim.IndexFinger].ForceDes
+		if n := vec3.Norm(fd); n > maxF+1e-9 {
 			t.Fatalf("rendered %.3f N, limit %.3f N", n, maxF)
 		}
-		if d := exo.Norm(exo.Sub(fd, prev)); d > cfg.Safety.MaxForceRate*cfg.Period.Seconds()+1e-9 {
+		if d := vec3.Norm(vec3.Sub(fd, prev)); d > cfg.Safety.MaxForceRate*cfg.Period.Seconds()+1e-9 {
 			t.Fatalf("force stepped by %.3f N in one tick", d)
 		}
 		prev = fd
 	}
-	if n := exo.Norm(prev); math.Abs(n-maxF) > 1e-6 {
+	if n := vec3.Norm(prev); math.Abs(n-maxF) > 1e-6 {
 		t.Errorf("rendered %.3f N, want the %.3f N limit", n, maxF)
 	}
 }
@@ -246,17 +250,17 @@ func TestForceEnvelope(t *testing.T) {
 func TestSlewAcrossSimSteps(t *testing.T) {
 	cfg := haptics.DefaultConfig()
 	r := newHoldRig(t, cfg)
-	dir := exo.Scale(-1, pressDir(sim.Index))
-	forceModel(&r.in.Local[sim.Index], exo.Scale(0.5, dir), 1)
+	dir := vec3.Scale(-1, pressDir(sim.IndexFinger))
+	forceModel(&r.in.Local[sim.IndexFinger], vec3.Scale(0.5, dir), 1)
 	for range 100 {
 		r.tick()
 	}
-	forceModel(&r.in.Local[sim.Index], exo.Scale(1.5, dir), 2) // a 1 N jump
+	forceModel(&r.in.Local[sim.IndexFinger], vec3.Scale(1.5, dir), 2) // a 1 N jump
 	slew := cfg.Model.SlewNPerS * cfg.Period.Seconds()
-	prev := exo.Dot(r.rec.Fingers[sim.Index].ForceDes, dir)
+	prev := vec3.Dot(r.rec.Fingers[sim.IndexFinger].ForceDes, dir)
 	for k := range 40 {
 		r.tick()
-		f := exo.Dot(r.rec.Fingers[sim.Index].ForceDes, dir)
+		f := vec3.Dot(r.rec.Fingers[sim.IndexFinger].ForceDes, dir)
 		if f-prev > slew+1e-9 {
 			t.Fatalf("tick %d: force rose %.4f N, slew limit %.4f N per tick", k, f-prev, slew)
 		}
@@ -311,7 +315,7 @@ func BenchmarkTick(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var in sim.SimOutput
+	var in sim.Output
 	var out sim.FingerState
 	var rec haptics.TickRecord
 	tt := time.Duration(0)
@@ -340,7 +344,7 @@ func BenchmarkTick(b *testing.B) {
 func TestForceScale(t *testing.T) {
 	p := twin.DefaultExoParams()
 	measure := func(k float64) (des, meas float64) {
-		r, err := newSimRig(haptics.DefaultConfig(), p, [sim.NumFingers]twin.Intent{nil, holdIntent{homePad(p, sim.Index)}})
+		r, err := newSimRig(haptics.DefaultConfig(), p, [sim.NumFingers]twin.Intent{nil, holdIntent{homePad(p, sim.IndexFinger)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -350,13 +354,13 @@ func TestForceScale(t *testing.T) {
 		if err := r.waitActive(time.Second); err != nil {
 			t.Fatal(err)
 		}
-		forceModel(&r.in.Local[sim.Index], [3]float64{0, 0, 0.5}, 1)
+		forceModel(&r.in.Local[sim.IndexFinger], [3]float64{0, 0, 0.5}, 1)
 		var n int
 		for end := r.t + time.Second; r.t < end; n++ {
 			r.tick()
 			if end-r.t < 200*time.Millisecond {
-				des += r.rec.Fingers[sim.Index].ForceDes[2]
-				meas += r.rec.Fingers[sim.Index].ForceMeas[2]
+				des += r.rec.Fingers[sim.IndexFinger].ForceDes[2]
+				meas += r.rec.Fingers[sim.IndexFinger].ForceMeas[2]
 			}
 		}
 		return des / 200, meas / 200

@@ -22,22 +22,22 @@ import (
 
 // Scene is one measured configuration.
 type Scene struct {
-	Nodes int     // nodes per side
-	DtMs  float64 // simulation step [ms]
-	// GoalMs is the step-time goal the issue sets for the scene [ms] and
+	Side int     // nodes per side
+	DtMs float64 // simulation step [ms]
+	// GoalMs is the step-time goal the README sets for the scene [ms] and
 	// GoalPercentile the percentile it applies to ("p99", "p999"); both are
 	// reported, not enforced.
 	GoalMs         float64
 	GoalPercentile string
 }
 
-// DefaultScenes are the issue's three: 24² at 1 ms (p99.9 ≤ 1 ms), 32² at
+// DefaultScenes are the README's three: 24² at 1 ms (p99.9 ≤ 1 ms), 32² at
 // 5 ms (p99 ≤ 2 ms), 64² at 10 ms (p99 ≤ 10 ms).
 func DefaultScenes() []Scene {
 	return []Scene{
-		{Nodes: 24, DtMs: 1, GoalMs: 1, GoalPercentile: "p999"},
-		{Nodes: 32, DtMs: 5, GoalMs: 2, GoalPercentile: "p99"},
-		{Nodes: 64, DtMs: 10, GoalMs: 10, GoalPercentile: "p99"},
+		{Side: 24, DtMs: 1, GoalMs: 1, GoalPercentile: "p999"},
+		{Side: 32, DtMs: 5, GoalMs: 2, GoalPercentile: "p99"},
+		{Side: 64, DtMs: 10, GoalMs: 10, GoalPercentile: "p99"},
 	}
 }
 
@@ -61,7 +61,7 @@ type Iterations struct {
 
 // SceneResult is one scene's measurement.
 type SceneResult struct {
-	Nodes         int                 `json:"nodes"`
+	Side          int                 `json:"side"` // nodes per side
 	Triangles     int                 `json:"triangles"`
 	DtMs          float64             `json:"dt_ms"`
 	Steps         int                 `json:"steps"`
@@ -95,14 +95,12 @@ type Result struct {
 // Calibration times a reference kernel in the same run, so that figures
 // taken on a loaded machine can be compared with a quiet one: the 3×3-block
 // sparse product of a 32 × 32 grid cut along one diagonal (7 blocks per
-// row), which took QuietUs on the development machine when it was quiet.
-// The kernel runs interleaved with the
+// row), which took QuietUs on the development host when it was quiet (the
+// README compares step times with it). The kernel runs interleaved with the
 // scene's steps (a warm batch every calibEvery steps), so it sees the load the
 // steps see; LoadFactor is its median time over QuietUs, at least 1, and
 // StepMsQuiet divides by it. It is an estimate for reading loaded runs,
-// not a measurement: the kernel and the step do not slow down alike (in
-// two runs on 2026-11-21 the factor went from 2.5 to 5.3 at 24² while the
-// step's median went from 1.9 to 2.7 ms).
+// not a measurement: the kernel and the step do not slow down alike.
 type Calibration struct {
 	Kernel     string              `json:"kernel"`
 	QuietUs    float64             `json:"quiet_us"`
@@ -236,17 +234,17 @@ func calibration(us []float64) Calibration {
 
 func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) {
 	cfg := sim.DefaultConfig()
-	cfg.NodesU, cfg.NodesV = sc.Nodes, sc.Nodes
-	cfg.Dt = sc.DtMs / 1000
+	cfg.NodesU, cfg.NodesV = sc.Side, sc.Side
+	cfg.Dt = time.Duration(math.Round(sc.DtMs * float64(time.Millisecond)))
 	if opt.Edit != nil {
 		opt.Edit(&cfg)
 	}
 	c, err := sim.New(cfg)
 	if err != nil {
-		return SceneResult{}, nil, fmt.Errorf("simbench: scene %d² at %g ms: %w", sc.Nodes, sc.DtMs, err)
+		return SceneResult{}, nil, fmt.Errorf("simbench: scene %d² at %g ms: %w", sc.Side, sc.DtMs, err)
 	}
 	script := sim.ShowcasePinch(cfg.Material.Thickness)
-	perRun := int(math.Round(script.Duration() / cfg.Dt))
+	perRun := int(math.Round(float64(script.Duration()) / float64(cfg.Dt)))
 	// One step in calibEvery is not timed.
 	want := (opt.MinSteps*calibEvery+calibEvery-2)/(calibEvery-1) + 1
 	runs := (want + perRun - 1) / perRun
@@ -256,8 +254,8 @@ func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) 
 	iters := make([]int, 0, steps)
 	us := make([]float64, 0, calibReps*(steps/calibEvery+1))
 	var in sim.FingerState
-	var out sim.SimOutput
-	r := SceneResult{Nodes: sc.Nodes, Triangles: len(c.Topology().Triangles) / 3, DtMs: sc.DtMs,
+	var out sim.Output
+	r := SceneResult{Side: sc.Side, Triangles: len(c.Topology().Triangles) / 3, DtMs: sc.DtMs,
 		GoalMs: sc.GoalMs, GoalPercentile: sc.GoalPercentile}
 	// One unmeasured step builds every lazily sized buffer.
 	script.Sample(0, &in)
@@ -269,7 +267,7 @@ func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) 
 	var n int
 	for range runs {
 		for i := range perRun {
-			script.Sample(float64(i)*cfg.Dt, &in)
+			script.Sample(time.Duration(i)*cfg.Dt, &in)
 			in.T = t // the sample is for the step's start on the cloth's clock
 			cpu0, cpuOK := latency.ThreadCPU()
 			start := time.Now()

@@ -10,7 +10,7 @@ import (
 )
 
 func TestBenchSmall(t *testing.T) {
-	res, err := Bench(Options{Scenes: []Scene{{Nodes: 12, DtMs: 5, GoalMs: 1000, GoalPercentile: "p99"}}, MinSteps: 100})
+	res, err := Bench(Options{Scenes: []Scene{{Side: 12, DtMs: 5, GoalMs: 1000, GoalPercentile: "p99"}}, MinSteps: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,7 +18,7 @@ func TestBenchSmall(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	s := res.Scenes[0]
-	if s.Nodes != 12 || s.Triangles != 242 || s.Steps < 100 || s.StepMs.P50 <= 0 || s.StepMs.Max < s.StepMs.P999 ||
+	if s.Side != 12 || s.Triangles != 242 || s.Steps < 100 || s.StepMs.P50 <= 0 || s.StepMs.Max < s.StepMs.P999 ||
 		s.StepMs.P999 < s.StepMs.P99 || s.StepMs.P99 < s.StepMs.P50 || s.CGIters.Max < s.CGIters.P50 {
 		t.Errorf("scene %+v", s)
 	}
@@ -49,7 +49,7 @@ func TestBenchSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := m["scenes"].([]any)[0].(map[string]any)
-	for _, k := range []string{"nodes", "triangles", "dt_ms", "step_ms", "cg_iters", "allocs_per_step"} {
+	for _, k := range []string{"side", "triangles", "dt_ms", "step_ms", "cg_iters", "allocs_per_step"} {
 		if _, ok := sc[k]; !ok {
 			t.Errorf("JSON scene lacks %q: %s", k, raw)
 		}
@@ -65,7 +65,7 @@ func TestBenchErrors(t *testing.T) {
 	if _, err := Bench(Options{MinSteps: -1}); err == nil {
 		t.Error("negative step count accepted")
 	}
-	if _, err := Bench(Options{Scenes: []Scene{{Nodes: 1, DtMs: 5}}}); err == nil || !strings.HasPrefix(err.Error(), "simbench: ") {
+	if _, err := Bench(Options{Scenes: []Scene{{Side: 1, DtMs: 5}}}); err == nil || !strings.HasPrefix(err.Error(), "simbench: ") {
 		t.Errorf("bad scene: %v", err)
 	}
 }

@@ -77,7 +77,7 @@ func bench(s *tactile.Surface, frames int) (Result, error) {
 	frame := func(i int) float64 {
 		t := float64(i) * period
 		stroke(&in, t)
-		r.Step(t, &in, &out)
+		r.Step(time.Duration(math.Round(t*float64(time.Second))), &in, &out)
 		return t
 	}
 	render := func(t float64) {
@@ -162,14 +162,15 @@ func Twill() tactile.SurfaceParams {
 }
 
 // stroke fills in the contacts of a two-finger stroke at time t: speeds
-// sweep 0-300 mm/s, directions turn, the index lifts off now and then.
+// sweep 0-300 mm/s, directions turn, the second finger (the
+// rig's index) lifts off now and then.
 func stroke(in *[tactile.NumFingers]tactile.Contact, t float64) {
 	for f := range tactile.NumFingers {
 		ph := t + float64(f)*0.37
 		speed := 0.15 * (1 + math.Sin(2*math.Pi*0.3*ph))
 		dir := 2 * math.Pi * 0.05 * ph
 		in[f] = tactile.Contact{
-			InContact:   f == tactile.Thumb || math.Mod(t, 7) < 6,
+			InContact:   f == 0 || math.Mod(t, 7) < 6,
 			U:           0.15 + 0.05*math.Sin(0.2*ph),
 			V:           0.15 + 0.05*math.Cos(0.17*ph),
 			Orientation: 0.3*math.Sin(0.1*ph) + float64(f)*math.Pi,

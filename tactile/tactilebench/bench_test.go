@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/haptex/haptex/tactile"
 )
@@ -64,7 +65,7 @@ func BenchmarkStep(b *testing.B) {
 			for b.Loop() {
 				t := float64(i) * 0.025
 				stroke(&in, t)
-				r.Step(t, &in, &out)
+				r.Step(time.Duration(i)*25*time.Millisecond, &in, &out)
 				i++
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/frame")

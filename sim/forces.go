@@ -1,0 +1,186 @@
+package sim
+
+// forces is the cloth's force model as a step evaluates it: gravity, the
+// elements' tensile and viscous forces with their linearisations, the
+// bending forces and the contacts' (pads and rod), and the energy of a
+// state. With the assembled operator the element pass also adds each
+// triangle's blocks to the step's matrix while the element is at hand.
+type forces struct {
+	c     *Cloth
+	op    *operator // the step's system, whose matrix the element pass assembles
+	lin   []triLin
+	rest  []float64 // rest positions, for the gravity potential
+	tmp   []float64 // bending forces' negatives K_b·x
+	v     []float64 // velocities of the last eval
+	fVisc []float64 // their viscous forces, D·v
+
+	// The element pass in three parts (see splitTris): parts 0 and 1
+	// touch disjoint nodes and run side by side on the cloth's team; the
+	// seam (part 2) runs after them.
+	parts       [3][]int32
+	psi, strain [3]float64 // per part: tensile energy, largest strain
+	bendE       [2]float64 // per part: bending energy of its rows
+	px, pv, pf  []float64  // the arguments of the pass in progress
+	job         func(part int)
+	half        int // the bending forces' rows split at half, as the parts' nodes
+}
+
+func (fo *forces) init(c *Cloth, op *operator) {
+	fo.c, fo.op = c, op
+	n3 := 3 * c.n
+	fo.lin = make([]triLin, len(c.m.tris))
+	fo.rest = append([]float64(nil), c.x...)
+	fo.tmp = make([]float64, n3)
+	fo.fVisc = make([]float64, n3)
+	fo.parts = splitTris(c.m)
+	fo.job = fo.part
+	fo.half = c.n / 2
+}
+
+// rows returns part p's rows of the bending forces.
+func (fo *forces) rows(p int) (i0, i1 int) {
+	if p == 0 {
+		return 0, fo.half
+	}
+	return fo.half, fo.c.n
+}
+
+// splitTris splits the triangles into two parts on either side of the
+// middle row of nodes, which share no node, and the seam: the triangles
+// touching that row. The split depends on the mesh alone, so the order of
+// every sum, and so the result, is the same whether or not the parts run
+// in parallel.
+func splitTris(m *mesh) [3][]int32 {
+	var parts [3][]int32
+	mid := int32(m.nv / 2)
+	nu := int32(m.nu)
+	for i, t := range m.tris {
+		lo, hi := t.n[0]/nu, t.n[0]/nu
+		for _, n := range t.n[1:] {
+			lo, hi = min(lo, n/nu), max(hi, n/nu)
+		}
+		p := 2
+		switch {
+		case hi < mid:
+			p = 0
+		case lo > mid:
+			p = 1
+		}
+		parts[p] = append(parts[p], int32(i))
+	}
+	return parts
+}
+
+// eval evaluates f(x, v) and every element's and contact's
+// linearisation, and returns the energy of the state and its largest
+// principal strain.
+func (fo *forces) eval(x, v, f []float64) (e Energy, strain float64) {
+	c := fo.c
+	fo.v = v
+	g := c.cfg.Gravity
+	for k := range c.n {
+		m := c.fab.mass[k]
+		f[3*k], f[3*k+1], f[3*k+2] = m*g[0], m*g[1], m*g[2]
+		e.Gravity -= m * (g[0]*(x[3*k]-fo.rest[3*k]) + g[1]*(x[3*k+1]-fo.rest[3*k+1]) + g[2]*(x[3*k+2]-fo.rest[3*k+2]))
+		e.Kinetic += 0.5 * m * (v[3*k]*v[3*k] + v[3*k+1]*v[3*k+1] + v[3*k+2]*v[3*k+2])
+	}
+	clear(fo.fVisc)
+	if c.cfg.Operator == Assembled {
+		fo.op.startAssembly()
+	}
+	fo.px, fo.pv, fo.pf = x, v, f
+	c.team.run(fo.job)
+	fo.part(2)
+	fo.px, fo.pv, fo.pf = nil, nil, nil
+	e.Tensile = fo.psi[0] + fo.psi[1] + fo.psi[2]
+	e.Bending = fo.bendE[0] + fo.bendE[1]
+	strain = max(fo.strain[0], fo.strain[1], fo.strain[2])
+	e.Contact = c.pads.linearize(x, v, f)
+	e.Contact += c.rod.linearize(x, f)
+	return e, strain
+}
+
+// part runs the forces pass over the triangles of one part and, with the
+// assembled operator, scatters their blocks of the step's matrix while the
+// element is at hand.
+func (fo *forces) part(p int) {
+	c := fo.c
+	x, v, f := fo.px, fo.pv, fo.pf
+	eta := &c.fab.eta
+	op := fo.op
+	assemble := c.cfg.Operator == Assembled
+	var psi, strain float64
+	for _, i := range fo.parts[p] {
+		t := &c.m.tris[i]
+		lin := &fo.lin[i]
+		w, s := t.pass(x, v, f, fo.fVisc, &c.fab, lin, min(c.fab.mass[t.n[0]], min(c.fab.mass[t.n[1]], c.fab.mass[t.n[2]])))
+		psi += w
+		strain = max(strain, s)
+		if assemble {
+			lin.assemble(op.a, &op.a.triBlk[i], t, op.cK, op.cD, eta)
+		}
+	}
+	fo.psi[p], fo.strain[p] = psi, strain
+	if p < 2 {
+		// The bending forces of the part's rows of nodes: no triangle of
+		// the other part touches them (splitTris), and the seam's come
+		// after the join.
+		i0, i1 := fo.rows(p)
+		fo.bendE[p] = fo.bending(x, i0, i1)
+		for i := 3 * i0; i < 3*i1; i++ {
+			f[i] -= fo.tmp[i]
+		}
+	}
+}
+
+// bending sets rows i0 to i1-1 of tmp to the bending forces' negatives
+// K_b·x and returns those rows' bending energy.
+func (fo *forces) bending(x []float64, i0, i1 int) float64 {
+	tmp := fo.tmp[3*i0 : 3*i1]
+	fo.c.m.bend.setRows(fo.tmp, x, i0, i1)
+	var e float64
+	for i, t := range tmp {
+		e += 0.5 * x[3*i0+i] * t
+	}
+	return e
+}
+
+// mulK sets dst = ∂f/∂x·y with the Jacobians of the last eval (the
+// clamped elastic part, bending and contact), for the step coefficient
+// cK.
+func (fo *forces) mulK(dst, y []float64, cK float64) {
+	c := fo.c
+	clear(dst)
+	eta := &c.fab.eta
+	for i := range c.m.tris {
+		fo.lin[i].mulAdd(&c.m.tris[i], dst, y, -1, 0, cK, eta)
+	}
+	c.m.bend.mulAdd(dst, y, -1)
+	c.pads.mulAdd(dst, y, 1)
+	c.rod.mulAdd(dst, y, 1)
+}
+
+// energy evaluates the energy at (x, v) without touching the step's state.
+func (fo *forces) energy(x, v []float64) Energy {
+	c := fo.c
+	var e Energy
+	g := c.cfg.Gravity
+	for k := range c.n {
+		m := c.fab.mass[k]
+		e.Gravity -= m * (g[0]*(x[3*k]-fo.rest[3*k]) + g[1]*(x[3*k+1]-fo.rest[3*k+1]) + g[2]*(x[3*k+2]-fo.rest[3*k+2]))
+		e.Kinetic += 0.5 * m * (v[3*k]*v[3*k] + v[3*k+1]*v[3*k+1] + v[3*k+2]*v[3*k+2])
+	}
+	var st stress
+	for i := range c.m.tris {
+		t := &c.m.tris[i]
+		_, eu, ev, es := t.geom(x)
+		c.fab.eval(eu, ev, es, &st)
+		e.Tensile += t.area * st.psi
+	}
+	for p := range 2 {
+		i0, i1 := fo.rows(p)
+		e.Bending += fo.bending(x, i0, i1)
+	}
+	e.Contact = c.pads.energy()
+	return e
+}

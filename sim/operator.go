@@ -1,0 +1,84 @@
+package sim
+
+// operator is the step's system matrix A = M - cD·D - cK·K for the
+// coefficients the integrator chose: assembled in a 3×3-block sparse
+// matrix (Assembled; see the package documentation for why), or applied
+// from the elements' linearisations (MatrixFree). Its products leave the
+// constrained components out (Baraff & Witkin's filter).
+type operator struct {
+	c      *Cloth
+	a      *bcsr              // assembled operator (Assembled)
+	mf     [][4][3][3]float64 // per triangle: uu, uv, vv, uvᵀ of triLin.mats (MatrixFree)
+	cK, cD float64
+	split  rowSplit
+	job    func(part int)
+}
+
+func (op *operator) init(c *Cloth) {
+	op.c = c
+	op.a = newBCSR(c.m)
+	if c.cfg.Operator == MatrixFree {
+		op.mf = make([][4][3][3]float64, len(c.m.tris))
+	}
+	op.split.init(c.n)
+	op.job = op.mulPart
+}
+
+// startAssembly clears the assembled matrix and puts the mass on its
+// diagonal, for the forces pass to add the elements to.
+func (op *operator) startAssembly() {
+	c, a := op.c, op.a
+	a.zero()
+	for k := range c.n {
+		m := c.fab.mass[k]
+		b := &a.val[a.diag[k]]
+		b[0][0], b[1][1], b[2][2] = m, m, m
+	}
+}
+
+// finish completes the operator after the forces pass: the contacts and
+// the bending operator into the assembled matrix, or the elements'
+// weft-warp matrices for the matrix-free products.
+func (op *operator) finish() {
+	c := op.c
+	cK, cD := op.cK, op.cD
+	if c.cfg.Operator == Assembled {
+		// The mass and the elements are in already (forces.part).
+		a := op.a
+		c.pads.assemble(a, cK)
+		c.rod.assemble(a, cK)
+		a.setBending(&c.m.bend, cK, c.m.bendGen)
+		return
+	}
+	eta := &c.fab.eta
+	lin := c.dyn.force.lin
+	for i := range c.m.tris {
+		lin[i].mats(&op.mf[i], &c.m.tris[i], cK, cD, cK, eta)
+	}
+}
+
+func (op *operator) mulPart(p int) {
+	i0, i1 := op.split.rows(p)
+	op.a.mulRange(op.split.dst, op.split.x, i0, i1)
+}
+
+// mulA sets dst = A·p, filtered.
+func (op *operator) mulA(dst, p []float64) {
+	c := op.c
+	if c.cfg.Operator == Assembled {
+		op.split.run(c.team, op.job, dst, p)
+		c.cons.filter(dst)
+		return
+	}
+	for k := range c.n {
+		m := c.fab.mass[k]
+		dst[3*k], dst[3*k+1], dst[3*k+2] = m*p[3*k], m*p[3*k+1], m*p[3*k+2]
+	}
+	for i := range c.m.tris {
+		c.m.tris[i].mulMats(dst, p, &op.mf[i])
+	}
+	c.pads.mulAdd(dst, p, -op.cK)
+	c.rod.mulAdd(dst, p, -op.cK)
+	c.m.bend.mulAdd(dst, p, op.cK)
+	c.cons.filter(dst)
+}

@@ -1,0 +1,249 @@
+package sim
+
+import "math"
+
+// preconditioner is the CG's preconditioner for the operator (see the
+// package documentation): block Jacobi; block Jacobi plus the additive
+// coarse correction (TwoLevel); or the two-grid V(1,1) cycle, a symmetric
+// block Gauss-Seidel sweep pair around the coarse correction (TwoGrid).
+type preconditioner struct {
+	c         *Cloth
+	op        *operator
+	dinv      [][3][3]float64 // per node: the inverse of its diagonal block (the smoother's, with TwoGrid)
+	co        *coarse         // nil without the coarse level
+	gs        []float64       // two-grid residual
+	lumped    []bool          // rows whose bending-only couplings are weak
+	planGen   uint64          // constraints.gen + 1 of the coarse plan; 0: none
+	coarseAge int             // steps since the coarse factorisation
+
+	// The scalar couplings the smoother keeps (not both rows lumped):
+	// row i has smRow[i]..smRow[i+1], those to higher rows from smMid[i].
+	smRow, smMid []int32
+	smCol        []int32
+	smVal        []float64
+	exAbs        []float64 // per row: Σ|coupling| of its bending-only couplings
+	exDrop       []float64 // per row: Σ|coupling| of those the smoother drops
+	sm           struct {  // what the lists were built for
+		ok  bool
+		cK  float64
+		gen uint64 // mesh.bendGen
+	}
+
+	split rowSplit
+	upJob func(part int)
+}
+
+func (pc *preconditioner) init(c *Cloth, op *operator) {
+	pc.c, pc.op = c, op
+	pc.dinv = make([][3][3]float64, c.n)
+	if c.cfg.Preconditioner != BlockJacobi {
+		size := c.cfg.CoarseSize
+		if size == 0 {
+			// A coarse grid of a third of the mesh side, 8 to 16
+			// aggregates: finer grids save iterations but their banded
+			// factorisation grows as the fourth power of the side.
+			n := max(c.cfg.NodesU, c.cfg.NodesV)
+			side := min(max(n/3, 8), 16)
+			size = max(2, (n+side-1)/side)
+		}
+		pc.co = newCoarse(c.m, size)
+	}
+	pc.gs = make([]float64, 3*c.n)
+	pc.lumped = make([]bool, c.n)
+	pc.smRow = make([]int32, c.n+1)
+	pc.smMid = make([]int32, c.n)
+	pc.smCol = make([]int32, 0, len(op.a.exCol))
+	pc.smVal = make([]float64, 0, len(op.a.exCol))
+	pc.exAbs = make([]float64, c.n)
+	pc.exDrop = make([]float64, c.n)
+	pc.sm.ok = false
+	pc.split.init(c.n)
+	pc.upJob = pc.mulUpperPart
+}
+
+// setup builds the preconditioner for the operator just finished: the
+// diagonal blocks' inverses (the smoother's, with its lists of couplings,
+// for the assembled operator) and the coarse level's factor.
+func (pc *preconditioner) setup() {
+	c, op := pc.c, pc.op
+	cK := op.cK
+	if c.cfg.Operator == Assembled {
+		a := op.a
+		// Where the bending-only couplings are small against a row's
+		// weakest diagonal entry, the smoother leaves them out and adds
+		// their magnitudes to the diagonal instead, which keeps its matrix
+		// symmetric and above A (so positive definite) at a third less
+		// work. A coupling is dropped only if both its rows are lumped.
+		// The couplings are cK times the bending operator, so the lists
+		// are rebuilt only when cK, the operator or a row's choice changes.
+		fresh := !pc.sm.ok || pc.sm.cK != cK || pc.sm.gen != c.m.bendGen
+		if fresh {
+			pc.sm.ok, pc.sm.cK, pc.sm.gen = true, cK, c.m.bendGen
+			for k := range c.n {
+				var s float64
+				for q := a.exRow[k]; q < a.exRow[k+1]; q++ {
+					s += math.Abs(a.exVal[q])
+				}
+				pc.exAbs[k] = s
+			}
+		}
+		for k := range c.n {
+			pc.dinv[k] = a.val[a.diag[k]]
+			b := &pc.dinv[k]
+			l := pc.exAbs[k] < 0.25*min(b[0][0], min(b[1][1], b[2][2]))
+			fresh = fresh || l != pc.lumped[k]
+			pc.lumped[k] = l
+		}
+		if fresh {
+			pc.smCol, pc.smVal = pc.smCol[:0], pc.smVal[:0]
+			for k := range c.n {
+				var lump float64
+				pc.smMid[k] = int32(len(pc.smCol))
+				for q := a.exRow[k]; q < a.exRow[k+1]; q++ {
+					j := a.exCol[q]
+					if pc.lumped[k] && pc.lumped[j] {
+						lump += math.Abs(a.exVal[q])
+						continue
+					}
+					if j < int32(k) {
+						pc.smMid[k]++
+					}
+					pc.smCol = append(pc.smCol, j)
+					pc.smVal = append(pc.smVal, a.exVal[q])
+				}
+				pc.smRow[k+1] = int32(len(pc.smCol))
+				pc.exDrop[k] = lump
+			}
+		}
+		for k := range c.n {
+			b, lump := &pc.dinv[k], pc.exDrop[k]
+			b[0][0] += lump
+			b[1][1] += lump
+			b[2][2] += lump
+		}
+	} else {
+		for k := range c.n {
+			m := c.fab.mass[k]
+			pc.dinv[k] = [3][3]float64{{m, 0, 0}, {0, m, 0}, {0, 0, m}}
+		}
+		for i := range c.m.tris {
+			t := &c.m.tris[i]
+			mm := &op.mf[i]
+			for r, n := range t.n {
+				a, b, f := t.area*t.ru[r]*t.ru[r], t.area*t.ru[r]*t.rv[r], t.area*t.rv[r]*t.rv[r]
+				for i := range 3 {
+					for j := range 3 {
+						pc.dinv[n][i][j] += a*mm[0][i][j] + b*(mm[1][i][j]+mm[1][j][i]) + f*mm[2][i][j]
+					}
+				}
+			}
+		}
+		c.pads.addDiag(pc.dinv, cK)
+		c.rod.addDiag(pc.dinv, cK)
+		bend := &c.m.bend
+		for k := range c.n {
+			for q := bend.rowPtr[k]; q < bend.rowPtr[k+1]; q++ {
+				if int(bend.col[q]) == k {
+					w := cK * bend.val[q]
+					pc.dinv[k][0][0] += w
+					pc.dinv[k][1][1] += w
+					pc.dinv[k][2][2] += w
+				}
+			}
+		}
+	}
+	cons := &c.cons
+	for k := range c.n {
+		inv, ok := inv3(&pc.dinv[k])
+		if !ok {
+			m := c.fab.mass[k]
+			inv = [3][3]float64{{1 / m, 0, 0}, {0, 1 / m, 0}, {0, 0, 1 / m}}
+		}
+		if dir := cons.proj[k]; dir != ([3]float64{}) {
+			inv = project33(&inv, dir)
+		}
+		if cons.pinned[k] {
+			inv = [3][3]float64{}
+		}
+		pc.dinv[k] = inv
+	}
+	if pc.co != nil {
+		if pc.planGen != cons.gen+1 {
+			pc.co.plan(op.a, cons.free)
+			pc.planGen = cons.gen + 1
+			pc.coarseAge = math.MaxInt32
+		}
+		// At short steps the matrix barely changes from one step to the
+		// next: the coarse factor is renewed every refresh interval (a
+		// slightly old one is still a fixed positive definite part of the
+		// V-cycle, which stays symmetric), always when it failed.
+		if pc.coarseAge++; pc.coarseAge >= c.refreshSteps() || !pc.co.ok {
+			pc.co.build(op.a)
+			pc.coarseAge = 0
+		}
+	}
+}
+
+// apply sets dst to the preconditioned r, filtered.
+func (pc *preconditioner) apply(dst, r []float64) {
+	c := pc.c
+	if c.cfg.Preconditioner == TwoGrid {
+		pc.vcycle(dst, r)
+		return
+	}
+	for k := range c.n {
+		if c.cons.pinned[k] {
+			dst[3*k], dst[3*k+1], dst[3*k+2] = 0, 0, 0
+			continue
+		}
+		mul33(dst[3*k:3*k+3], &pc.dinv[k], r[3*k:3*k+3])
+	}
+	if pc.co != nil && pc.co.ok {
+		pc.co.addCorrection(dst, r)
+	}
+}
+
+// vcycle applies the two-grid V(1,1) preconditioner: a forward block
+// Gauss-Seidel sweep from zero, the coarse correction of its residual, a
+// backward sweep. After a forward sweep from zero, (D+L)·z = r, so the
+// residual is -U·z (U the strictly upper blocks): half a product.
+func (pc *preconditioner) vcycle(z, r []float64) {
+	cons := &pc.c.cons
+	pc.sweepFromZero(z, r)
+	if pc.co.ok {
+		pc.mulUpper(pc.gs, z)
+		for i := range pc.gs {
+			pc.gs[i] = -pc.gs[i]
+		}
+		cons.filter(pc.gs)
+		pc.co.addCorrection(z, pc.gs)
+	}
+	pc.sweepBack(z, r)
+	cons.filter(z)
+}
+
+// mulUpper sets dst = Ũ·z for the strictly upper part Ũ of the smoother's
+// matrix.
+func (pc *preconditioner) mulUpper(dst, z []float64) { pc.split.run(pc.c.team, pc.upJob, dst, z) }
+
+func (pc *preconditioner) mulUpperPart(p int) {
+	i0, i1 := pc.split.rows(p)
+	a := pc.op.a
+	mulRows(pc.split.dst[3*i0:3*i1], pc.split.x, a.diag1[i0:i1], a.rowPtr[i0+1:i1+1], a.col, a.val, pc.smMid[i0:i1], pc.smRow[i0+1:i1+1], pc.smCol, pc.smVal)
+}
+
+// sweepFromZero is a forward sweep from z = 0: the blocks above the
+// diagonal would multiply entries still zero, so only the lower part
+// (and the scalar couplings to lower rows) enters.
+func (pc *preconditioner) sweepFromZero(z, r []float64) {
+	a, n := pc.op.a, pc.c.n
+	gsSweep(z, r, a.rowPtr[:n], a.diag, a.diag, a.col, a.val, pc.smRow[:n], pc.smMid, pc.smCol, pc.smVal, pc.dinv, false)
+}
+
+// sweepBack is one backward block Gauss-Seidel sweep for Ã·z = r, Ã
+// being the assembled matrix with the bending-only couplings of lumped
+// rows moved to the diagonal (see setup).
+func (pc *preconditioner) sweepBack(z, r []float64) {
+	a, n := pc.op.a, pc.c.n
+	gsSweep(z, r, a.rowPtr[:n], a.diag, a.rowPtr[1:], a.col, a.val, pc.smRow[:n], pc.smRow[1:], pc.smCol, pc.smVal, pc.dinv, true)
+}
