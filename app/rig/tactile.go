@@ -97,30 +97,31 @@ func appendFlag(dst []byte, b bool) []byte {
 // tactileLoop renders the fabric's surface for both fingers each frame and
 // writes the amplitudes to the two arrays.
 type tactileLoop struct {
-	r        *Rig
-	renderer *tactile.Renderer
-	simIn    *statebuf.Reader[sim.Output]
-	fingerIn *statebuf.Reader[sim.FingerState]
-	arrays   [sim.NumFingers]devices.TactileArray // as written to, recorded when the rig records devices
-	inner    [sim.NumFingers]devices.TactileArray // the arrays themselves (for what they report delivering)
-	clocked  [sim.NumFingers]devices.Clocked
-	distal   [sim.NumFingers][3]float64 // each finger's distal axis, world frame
-	padR     float64                    // the pads' radius [m]
-	contacts [sim.NumFingers]tactile.Contact
-	devFrame [sim.NumFingers]devices.TactileFrame
-	row      tactileRow
-	pending  bool // row holds a frame whose delivery is not yet measured
-	seq      uint32
-	errs     [sim.NumFingers]uint64
-	cal      [sim.NumFingers]tactile.Calibration
-	tone     Tone // sent instead of the fabric while toneOn
-	toneOn   bool
-	iv       tactileInterval
+	r          *Rig
+	renderer   *tactile.Renderer
+	simIn      *statebuf.Reader[sim.Output]
+	fingerIn   *statebuf.Reader[sim.FingerState]
+	arrays     [sim.NumFingers]devices.TactileArray // as written to, recorded when the rig records devices
+	inner      [sim.NumFingers]devices.TactileArray // the arrays themselves (for what they report delivering)
+	clocked    [sim.NumFingers]devices.Clocked
+	distal     [sim.NumFingers][3]float64 // each finger's distal axis, world frame
+	padR       float64                    // the pads' radius [m]
+	forceScale float64                    // rendered force per cloth force (Rig.SetForceScale)
+	contacts   [sim.NumFingers]tactile.Contact
+	devFrame   [sim.NumFingers]devices.TactileFrame
+	row        tactileRow
+	pending    bool // row holds a frame whose delivery is not yet measured
+	seq        uint32
+	errs       [sim.NumFingers]uint64
+	cal        [sim.NumFingers]tactile.Calibration
+	tone       Tone // sent instead of the fabric while toneOn
+	toneOn     bool
+	iv         tactileInterval
 }
 
 func newTactileLoop(r *Rig) (*tactileLoop, error) {
 	l := &tactileLoop{r: r, simIn: r.simOut.NewReader(), fingerIn: r.fingers.NewReader(),
-		distal: r.sim.cloth.Config().Distal, padR: r.cfg.Scene.PadRadius}
+		distal: r.sim.cloth.Config().Distal, padR: r.cfg.Scene.PadRadius, forceScale: 1}
 	cfg := tactile.Config{}
 	for f := range sim.NumFingers {
 		a := r.cfg.Tactile[f]
@@ -183,9 +184,10 @@ func newTactileLoop(r *Rig) (*tactileLoop, error) {
 // contact returns finger f's contact at time t for the renderer: where on
 // the fabric and on the pad from the simulation's contact patch, and the
 // normal force the force rendering renders now, the cloth's local model
-// evaluated at the measured fingertip. So the tactile patch and the force
-// on the finger describe the same contact: when the finger has left the
-// model's contact region there is none, whatever the last step saw.
+// evaluated at the measured fingertip (times the force scale). So the
+// tactile patch and the force on the finger describe the same contact:
+// when the finger has left the model's contact region there is none,
+// whatever the last step saw.
 func (l *tactileLoop) contact(t time.Duration, out *sim.Output, fs *sim.FingerState, f int) tactile.Contact {
 	p := &out.Contact[f]
 	c := tactile.Contact{InContact: p.InContact, U: p.U, V: p.V, Orientation: p.Orientation,
@@ -197,7 +199,7 @@ func (l *tactileLoop) contact(t time.Duration, out *sim.Output, fs *sim.FingerSt
 	c.InContact = lm.Touches(t, fg.Pos)
 	c.NormalForce = 0
 	if c.InContact {
-		c.NormalForce = max(0, -vec3.Dot(lm.EvalAt(t, fg.Pos), lm.Normal))
+		c.NormalForce = max(0, -vec3.Dot(lm.EvalAt(t, fg.Pos), lm.Normal)) * l.forceScale
 	}
 	// The contact point on the pad: where the contact normal leaves the
 	// pad's sphere, measured from the pad's centre line (the array's
