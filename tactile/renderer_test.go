@@ -271,6 +271,9 @@ func TestPatchFollowsForce(t *testing.T) {
 		if area := math.Pi * a * b; area < DefaultMaxPatchArea && math.Abs(f.Patch.Area/area-1) > 1e-12 {
 			t.Errorf("%g N: patch %.2f mm², the model gives %.2f mm²", tc.force, f.Patch.Area*1e6, area*1e6)
 		}
+		if f.Patch.Area > 0 && math.Abs(f.Patch.Pressure*f.Patch.Area/tc.force-1) > 1e-12 {
+			t.Errorf("%g N: mean pressure %g Pa over %g m²", tc.force, f.Patch.Pressure, f.Patch.Area)
+		}
 		if f.Active != tc.pins || f.Driven != tc.pins {
 			t.Errorf("%g N: %d pins under the patch, %d driven; want %d", tc.force, f.Active, f.Driven, tc.pins)
 		}
