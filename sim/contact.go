@@ -329,7 +329,7 @@ func (s *padContact) settle(k int) padSummary {
 		if p.tri != lastTri {
 			lastTri = p.tri
 			for a, n := range c.m.tris[p.tri].n {
-				nodeN[a] = s.c.nodeNormal(n, x)
+				nodeN[a] = c.nodeNormal(n, x)
 			}
 		}
 		var m [3]float64
