@@ -69,6 +69,7 @@ func (cp *coupling) publish(k int, sum *padSummary, lm *LocalModel, patch *Conta
 	patch.U, patch.V = sum.uv[0]/fnSum, sum.uv[1]/fnSum
 	patch.NormalForce = fnSum
 	patch.Area = sum.area
+	patch.Curvature = sum.curv.curvature()
 	t := &c.m.tris[sum.best]
 	geo, _, _, _ := t.geom(c.x)
 	rel := sub3(in.vel, scale3(1/fnSum, sum.velSum))

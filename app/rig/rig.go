@@ -353,8 +353,9 @@ func New(cfg Config) (*Rig, error) {
 		return nil, err
 	}
 	r := &Rig{cfg: cfg}
-	// Readers of FingerState: the simulation loop, the status line, the view.
-	r.fingers = statebuf.New[sim.FingerState](3, nil)
+	// Readers of FingerState: the simulation loop, the tactile loop, the
+	// status line, the view.
+	r.fingers = statebuf.New[sim.FingerState](4, nil)
 	// Readers of the simulation's output: haptics, tactile, status, view.
 	r.simOut = statebuf.New[sim.Output](4, nil)
 	r.status = r.fingers.NewReader()
@@ -549,6 +550,7 @@ func (r *Rig) finish(sum *Summary) error {
 	if r.session == nil {
 		return nil
 	}
+	r.tactile.flush()
 	err := r.session.Close()
 	if r.devRec != nil {
 		err = errors.Join(err, r.devRec.Close())

@@ -256,7 +256,8 @@ func (r *Rig) SetMotion(m twin.Intent) error {
 }
 
 // SetForceScale makes the servo render k times the cloth's force from its
-// next tick on. It fails with scripted fingertips (nothing is rendered).
+// next tick on, and the tactile contact patch follow the force rendered.
+// It fails with scripted fingertips (nothing is rendered).
 func (r *Rig) SetForceScale(k float64) error {
 	if r.haptics.servo == nil {
 		return errors.New("rig: no force rendering with scripted fingertips")
@@ -265,7 +266,11 @@ func (r *Rig) SetForceScale(k float64) error {
 		return fmt.Errorf("rig: force scale %g outside [0, 10]", k)
 	}
 	s := r.haptics.servo
-	return r.hapticsLoop.do(func(time.Duration) { s.SetForceScale(k) })
+	if err := r.hapticsLoop.do(func(time.Duration) { s.SetForceScale(k) }); err != nil {
+		return err
+	}
+	tl := r.tactile
+	return r.tactileLoop.do(func(time.Duration) { tl.forceScale = k })
 }
 
 // SetTone replaces the rendered fabric on both arrays by a test vibration
