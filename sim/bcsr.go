@@ -27,6 +27,13 @@ type bcsr struct {
 	exSrc []int32   // the bending entry each comes from
 	exCK  float64
 	exGen uint64 // mesh.bendGen + 1 of exVal; 0: not set
+
+	// With self-contact springs in the step (merge), the scalar couplings
+	// the products use are the bending's followed, row by row, by the
+	// contacts': mRow, mCol, mVal replace exRow, exCol, exVal.
+	merged     bool
+	mRow, mCol []int32
+	mVal       []float64
 }
 
 func newBCSR(m *mesh) *bcsr {
@@ -103,7 +110,42 @@ func (s *bcsr) mul(dst, x []float64) { s.mulRange(dst, x, 0, len(s.diag)) }
 
 // mulRange sets rows i0..i1-1 of dst = A·x.
 func (s *bcsr) mulRange(dst, x []float64, i0, i1 int) {
-	mulRows(dst[3*i0:3*i1], x, s.rowPtr[i0:i1], s.rowPtr[i0+1:i1+1], s.col, s.val, s.exRow[i0:i1], s.exRow[i0+1:i1+1], s.exCol, s.exVal)
+	exRow, exCol, exVal := s.couplings()
+	mulRows(dst[3*i0:3*i1], x, s.rowPtr[i0:i1], s.rowPtr[i0+1:i1+1], s.col, s.val, exRow[i0:i1], exRow[i0+1:i1+1], exCol, exVal)
+}
+
+// couplings returns the scalar couplings the products use.
+func (s *bcsr) couplings() (row, col []int32, val []float64) {
+	if s.merged {
+		return s.mRow, s.mCol, s.mVal
+	}
+	return s.exRow, s.exCol, s.exVal
+}
+
+// merge sets the products' couplings to the bending's plus cpl (sorted by
+// row), or to the bending's alone when cpl is empty.
+func (s *bcsr) merge(cpl []scalarCoupling) {
+	s.merged = len(cpl) > 0
+	if !s.merged {
+		return
+	}
+	n := len(s.diag)
+	if len(s.mRow) != n+1 {
+		s.mRow = make([]int32, n+1)
+	}
+	s.mCol, s.mVal = s.mCol[:0], s.mVal[:0]
+	q := 0
+	for i := range n {
+		for e := s.exRow[i]; e < s.exRow[i+1]; e++ {
+			s.mCol = append(s.mCol, s.exCol[e])
+			s.mVal = append(s.mVal, s.exVal[e])
+		}
+		for ; q < len(cpl) && cpl[q].i == int32(i); q++ {
+			s.mCol = append(s.mCol, cpl[q].j)
+			s.mVal = append(s.mVal, cpl[q].v)
+		}
+		s.mRow[i+1] = int32(len(s.mCol))
+	}
 }
 
 // setBending adds cK times the bending values inside the block pattern to

@@ -121,7 +121,7 @@ func BenchmarkCoarse(b *testing.B) {
 		co := c.dyn.pc.co
 		b.Run(fmt.Sprintf("build/side=%d", sc.n), func(b *testing.B) {
 			for b.Loop() {
-				co.build(c.dyn.op.a)
+				co.build(c.dyn.op.a, nil)
 			}
 		})
 		for i := range co.rc {

@@ -25,9 +25,9 @@ func testGrid(n int, h float64) (*mesh, []float64) {
 	return m, x
 }
 
-// fold lays the rows above row mid of the grid back over the rows below,
+// foldGrid lays the rows above row mid of the grid back over the rows below,
 // gap above them, the crease a half circle.
-func fold(m *mesh, x []float64, mid int, gap float64) {
+func foldGrid(m *mesh, x []float64, mid int, gap float64) {
 	h := m.gv[1] - m.gv[0]
 	for j := mid + 1; j < m.nv; j++ {
 		for i := range m.nu {
@@ -90,7 +90,7 @@ func TestBVHFindsEveryCrossing(t *testing.T) {
 	var found int
 	for trial := range 12 {
 		m, x0 := testGrid(n, h)
-		fold(m, x0, n/2, 0.002)
+		foldGrid(m, x0, n/2, 0.002)
 		if trial%3 == 2 {
 			wave(rng, m, x0, 0.004)
 		}
@@ -161,7 +161,7 @@ func TestBVHCullsFlatSheets(t *testing.T) {
 	if p := b.collect(0); len(p) != 0 {
 		t.Errorf("a waved sheet moving: %d pairs; want none", len(p))
 	}
-	fold(m, x, 12, 0.001)
+	foldGrid(m, x, 12, 0.001)
 	b.refit(x, nil, 0.001)
 	if p := b.collect(0.5); len(p) == 0 {
 		t.Error("a folded sheet: no pairs")
@@ -176,7 +176,7 @@ func TestBVHProximity(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for trial := range 6 {
 		m, x := testGrid(n, h)
-		fold(m, x, n/2, 0.001)
+		foldGrid(m, x, n/2, 0.001)
 		wave(rng, m, x, 0.0005*float64(trial))
 		b := newBVH(m)
 		b.refit(x, nil, r/2)

@@ -54,6 +54,12 @@ type Stats struct {
 	// list was full (sized for a pad sunk to its equator; 0 in practice).
 	Dropped    int
 	Recoveries uint64
+	// Self-collision (selfcontact.go): the pairs of nearby features at
+	// the step's start, of which Stacked in a pinch, the corrections the
+	// response made, the collisions the fail-safe found and the impact
+	// zones it formed; Frozen when it kept the cloth's start-of-step shape.
+	SelfContacts, Stacked, SelfCorrections, Collisions, Zones int
+	Frozen                                                     bool
 }
 
 // Cloth is a simulated piece of fabric. It is not safe for concurrent use:
@@ -75,6 +81,7 @@ type Cloth struct {
 	cons     constraints
 	pads     padContact // the finger pads' contact model
 	rod      rod        // the stand's rod
+	self     *selfContact // the cloth's contact with itself; nil when off
 	coupling coupling   // what a step publishes for the haptics and tactile loops
 	out      Output
 	stats    Stats
@@ -153,6 +160,10 @@ func newCloth(cfg Config, bias float64) (*Cloth, error) {
 	c.pads.init(c)
 	c.coupling.init(c)
 	c.rod.init(c)
+	if !cfg.NoSelfCollision {
+		c.self = new(selfContact)
+		c.self.init(c)
+	}
 	for k := range c.out.Local {
 		c.out.Local[k].Valid = true
 	}
@@ -261,10 +272,21 @@ func (c *Cloth) Step(t time.Duration, in *FingerState) {
 	}
 	c.pads.setFingers(in, t+c.cfg.Dt)
 	c.fab.advance(c.dt)
+	if c.self != nil {
+		c.self.begin(c.x)
+	}
 	res := c.it.step(&c.dyn, c.x, c.v)
 	ok := !res.broke && allFinite(c.x) && allFinite(c.v)
 	if ok && c.cfg.StrainLimit > 0 {
 		c.stats.Limited = c.limitStrain()
+	}
+	if ok && c.self != nil {
+		s := c.self
+		c.stats.SelfCorrections = s.respond(c.x, c.v)
+		s.failsafe(c.x, c.v)
+		s.settle(c.x)
+		c.stats.SelfContacts, c.stats.Stacked = s.nProx, s.nStack
+		c.stats.Collisions, c.stats.Zones, c.stats.Frozen = s.nCCD, s.nZones, s.frozen
 	}
 	if ok {
 		c.it.commit(c.x, c.v)
@@ -320,6 +342,9 @@ func (c *Cloth) publish(ok bool) {
 	c.stats.BadFingers = c.pads.bad
 	c.stats.Dropped = c.pads.overflow
 	c.pads.overflow = 0
+	if c.self != nil {
+		c.self.markPressed()
+	}
 }
 
 // limitStrain shortens edges stretched beyond the strain limit (a few

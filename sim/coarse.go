@@ -1,5 +1,7 @@
 package sim
 
+import "math"
+
 // coarse is the second level of the two-level preconditioner: the grid's
 // nodes are aggregated in squares of side agg nodes; the coarse space moves
 // each aggregate rigidly (translations only), and its matrix Aᶜ = Pᵀ·A·P is
@@ -103,11 +105,32 @@ func (c *coarse) plan(a *bcsr, free []bool) {
 	}
 }
 
-// build assembles Aᶜ from the fine block matrix and factorises it
-// (Cholesky). plan must have been called for the current constraints.
-func (c *coarse) build(a *bcsr) {
+// build assembles Aᶜ from the fine block matrix and the extra scalar
+// couplings (the self-contact springs'; each pair listed both ways) and
+// factorises it (Cholesky). plan must have been called for the current
+// constraints. An extra coupling between aggregates further apart than
+// the band is moved to their diagonals as its magnitude, which keeps Aᶜ
+// above the exact one, and so positive definite.
+func (c *coarse) build(a *bcsr, extra []scalarCoupling) {
 	clear(c.band)
 	coarseAdd(c.band, a.val, a.exVal, c.full, c.lower, c.cpl, c.bw)
+	w := c.bw + 1
+	at := func(p, q int) int { return p*w + c.bw - p + q }
+	for _, e := range extra {
+		ci, cj := int(c.sel[e.i]), int(c.sel[e.j])
+		if ci == c.nc || cj == c.nc || cj > ci {
+			continue
+		}
+		for r := range 3 {
+			switch p, q := 3*ci+r, 3*cj+r; {
+			case p-q <= c.bw:
+				c.band[at(p, q)] += e.v
+			default:
+				c.band[at(p, p)] += math.Abs(e.v)
+				c.band[at(q, q)] += math.Abs(e.v)
+			}
+		}
+	}
 	c.ok = c.factor()
 }
 

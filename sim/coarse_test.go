@@ -16,7 +16,7 @@ func TestCoarseCorrection(t *testing.T) {
 		runScript(c, ShowcasePinch(c.cfg.Material.Thickness), sec(1.5), nil)
 		d := &c.dyn
 		co, a := d.pc.co, d.op.a
-		co.build(a)
+		co.build(a, nil)
 		if !co.ok {
 			t.Fatalf("%d²: the coarse factorisation failed", n)
 		}

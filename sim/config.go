@@ -139,6 +139,9 @@ type Config struct {
 	// MaxExtrapolation caps how far ahead a finger sample is extrapolated
 	// with its velocity to the end of a step (0: 20 ms).
 	MaxExtrapolation time.Duration
+	// NoSelfCollision turns off the cloth's contact with itself
+	// (selfcontact.go): layers then pass through each other.
+	NoSelfCollision bool
 }
 
 // DefaultConfig returns the zero Config with its defaults filled in (see

@@ -188,6 +188,11 @@ func (s *padContact) collect(k int, x []float64, dst []contactPt) []contactPt {
 	dst = dst[:0]
 	cand := s.search.near(x, in.c, in.r)
 	comp := c.fab.compression
+	if c.self != nil {
+		// A pad pressing a stack of n layers compresses n layers' worth
+		// of fabric: the layers between are stiff springs (selfcontact.go).
+		comp /= float64(c.self.layers[k])
+	}
 	outer := in.r * in.r * (1 + 1e-9)
 	for _, ti := range cand {
 		t := &c.m.tris[ti]

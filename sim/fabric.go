@@ -22,6 +22,7 @@ type fabric struct {
 	bend                         [3]float64 // rigidities in effect: weft, warp, twist
 	areal                        float64
 	thick, compression, muS, muK float64
+	layerMu                      float64 // Coulomb coefficient between layers
 }
 
 func (f *fabric) init(mat *Material, m *mesh) {
@@ -78,6 +79,7 @@ func (f *fabric) update() {
 	f.compression = f.mix(c.Compression, o.Compression)
 	f.muS = f.mix(c.FrictionStatic, o.FrictionStatic)
 	f.muK = f.mix(c.FrictionKinetic, o.FrictionKinetic)
+	f.layerMu = f.mix(c.layerFriction(), o.layerFriction())
 }
 
 // eval is law.eval for the material in effect.

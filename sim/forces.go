@@ -97,6 +97,9 @@ func (fo *forces) eval(x, v, f []float64) (e Energy, strain float64) {
 	strain = max(fo.strain[0], fo.strain[1], fo.strain[2])
 	e.Contact = c.pads.linearize(x, v, f)
 	e.Contact += c.rod.linearize(x, f)
+	if c.self != nil {
+		e.Contact += c.self.linearize(x, f)
+	}
 	return e, strain
 }
 
@@ -158,6 +161,9 @@ func (fo *forces) mulK(dst, y []float64, cK float64) {
 	c.m.bend.mulAdd(dst, y, -1)
 	c.pads.mulAdd(dst, y, 1)
 	c.rod.mulAdd(dst, y, 1)
+	if c.self != nil {
+		c.self.mulAdd(dst, y, 1)
+	}
 }
 
 // energy evaluates the energy at (x, v) without touching the step's state.
@@ -182,5 +188,8 @@ func (fo *forces) energy(x, v []float64) Energy {
 		e.Bending += fo.bending(x, i0, i1)
 	}
 	e.Contact = c.pads.energy()
+	if c.self != nil {
+		e.Contact += c.self.energy(x)
+	}
 	return e
 }

@@ -107,6 +107,10 @@ func (c *Cloth) Regrade(centre [2]float64) error {
 	c.pads.init(c)
 	c.coupling.init(c)
 	c.rod.init(c)
+	if c.self != nil {
+		c.self = new(selfContact)
+		c.self.init(c)
+	}
 	c.it.reset()
 	c.grading++
 	return nil

@@ -59,6 +59,9 @@ type Material struct {
 	// FrictionStatic and FrictionKinetic are the Coulomb coefficients between
 	// fingertip and fabric [-]; 0 <= kinetic <= static.
 	FrictionStatic, FrictionKinetic float64
+	// LayerFriction is the Coulomb coefficient between two layers of the
+	// fabric in self-contact [-] (0: FrictionKinetic).
+	LayerFriction float64
 }
 
 // Viscosity holds Kelvin-Voigt coefficients, stress per strain rate [N·s/m].
@@ -89,6 +92,7 @@ func (m *Material) Validate() error {
 		{"bend twist", m.BendTwist, 0, math.Inf(1), false},
 		{"static friction", m.FrictionStatic, 0, 10, false},
 		{"kinetic friction", m.FrictionKinetic, 0, m.FrictionStatic, false},
+		{"layer friction", m.LayerFriction, 0, 10, false},
 	} {
 		if !isFinite(p.v) || p.v < p.lo || p.v > p.hi || (p.openHigh && p.v == p.hi) {
 			return fmt.Errorf("sim: material %q: %s %g outside [%g, %g]", m.Name, p.name, p.v, p.lo, p.hi)
@@ -113,7 +117,8 @@ func (m *Material) Validate() error {
 func (m *Material) isZero() bool {
 	return m.Name == "" && m.Weft.isZero() && m.Warp.isZero() && m.Shear.isZero() && m.Poisson == 0 &&
 		m.Viscosity == (Viscosity{}) && m.BendWeft == 0 && m.BendWarp == 0 && m.BendTwist == 0 &&
-		m.ArealMass == 0 && m.Thickness == 0 && m.Compression == 0 && m.FrictionStatic == 0 && m.FrictionKinetic == 0
+		m.ArealMass == 0 && m.Thickness == 0 && m.Compression == 0 && m.FrictionStatic == 0 && m.FrictionKinetic == 0 &&
+		m.LayerFriction == 0
 }
 
 // DefaultMaterial returns a plausible medium-weight cotton plain weave
@@ -150,6 +155,14 @@ func DefaultMaterial() Material {
 
 // kesBend converts a KES bending rigidity from gf·cm²/cm to N·m.
 const kesBend = 9.80665e-5
+
+// layerFriction returns the Coulomb coefficient between layers in use.
+func (m *Material) layerFriction() float64 {
+	if m.LayerFriction > 0 {
+		return m.LayerFriction
+	}
+	return m.FrictionKinetic
+}
 
 // twist returns the twisting rigidity in use.
 func (m *Material) twist() float64 {

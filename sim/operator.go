@@ -48,6 +48,10 @@ func (op *operator) finish() {
 		c.pads.assemble(a, cK)
 		c.rod.assemble(a, cK)
 		a.setBending(&c.m.bend, cK, c.m.bendGen)
+		if c.self != nil {
+			c.self.assemble(a, cK)
+			a.merge(c.self.cpl)
+		}
 		return
 	}
 	eta := &c.fab.eta
@@ -79,6 +83,9 @@ func (op *operator) mulA(dst, p []float64) {
 	}
 	c.pads.mulAdd(dst, p, -op.cK)
 	c.rod.mulAdd(dst, p, -op.cK)
+	if c.self != nil {
+		c.self.mulAdd(dst, p, -op.cK)
+	}
 	c.m.bend.mulAdd(dst, p, op.cK)
 	c.cons.filter(dst)
 }

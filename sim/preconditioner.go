@@ -29,6 +29,14 @@ type preconditioner struct {
 		gen uint64 // mesh.bendGen
 	}
 
+	// With self-contact springs in the step, the smoother's couplings are
+	// its bending ones plus the springs', which it never lumps: xmRow,
+	// xmMid, xmCol, xmVal replace smRow, smMid, smCol, smVal (see mixIn).
+	mixed        bool
+	xmRow, xmMid []int32
+	xmCol        []int32
+	xmVal        []float64
+
 	split rowSplit
 	upJob func(part int)
 }
@@ -121,6 +129,7 @@ func (pc *preconditioner) setup() {
 			b[1][1] += lump
 			b[2][2] += lump
 		}
+		pc.mixIn()
 	} else {
 		for k := range c.n {
 			m := c.fab.mass[k]
@@ -140,6 +149,9 @@ func (pc *preconditioner) setup() {
 		}
 		c.pads.addDiag(pc.dinv, cK)
 		c.rod.addDiag(pc.dinv, cK)
+		if c.self != nil {
+			c.self.addDiag(pc.dinv, cK)
+		}
 		bend := &c.m.bend
 		for k := range c.n {
 			for q := bend.rowPtr[k]; q < bend.rowPtr[k+1]; q++ {
@@ -178,10 +190,65 @@ func (pc *preconditioner) setup() {
 		// slightly old one is still a fixed positive definite part of the
 		// V-cycle, which stays symmetric), always when it failed.
 		if pc.coarseAge++; pc.coarseAge >= c.refreshSteps() || !pc.co.ok {
-			pc.co.build(op.a)
+			var extra []scalarCoupling
+			if op.a.merged {
+				extra = c.self.cpl
+			}
+			pc.co.build(op.a, extra)
 			pc.coarseAge = 0
 		}
 	}
+}
+
+// mixIn builds the smoother's coupling lists with the self-contact
+// springs' (the operator's merged couplings), or turns them off.
+func (pc *preconditioner) mixIn() {
+	a := pc.op.a
+	pc.mixed = a.merged
+	if !pc.mixed {
+		return
+	}
+	n := pc.c.n
+	if len(pc.xmRow) != n+1 {
+		pc.xmRow, pc.xmMid = make([]int32, n+1), make([]int32, n)
+	}
+	pc.xmCol, pc.xmVal = pc.xmCol[:0], pc.xmVal[:0]
+	cpl := pc.c.self.cpl
+	q := 0
+	for k := range n {
+		// Lower couplings first, then the upper ones: the forward sweep
+		// from zero reads only the first.
+		lo := q
+		for ; q < len(cpl) && cpl[q].i == int32(k); q++ {
+		}
+		row := cpl[lo:q]
+		for e := pc.smRow[k]; e < pc.smMid[k]; e++ {
+			pc.xmCol, pc.xmVal = append(pc.xmCol, pc.smCol[e]), append(pc.xmVal, pc.smVal[e])
+		}
+		for _, cp := range row {
+			if cp.j < int32(k) {
+				pc.xmCol, pc.xmVal = append(pc.xmCol, cp.j), append(pc.xmVal, cp.v)
+			}
+		}
+		pc.xmMid[k] = int32(len(pc.xmCol))
+		for e := pc.smMid[k]; e < pc.smRow[k+1]; e++ {
+			pc.xmCol, pc.xmVal = append(pc.xmCol, pc.smCol[e]), append(pc.xmVal, pc.smVal[e])
+		}
+		for _, cp := range row {
+			if cp.j > int32(k) {
+				pc.xmCol, pc.xmVal = append(pc.xmCol, cp.j), append(pc.xmVal, cp.v)
+			}
+		}
+		pc.xmRow[k+1] = int32(len(pc.xmCol))
+	}
+}
+
+// smoother returns the smoother's coupling lists in use.
+func (pc *preconditioner) smoother() (row, mid, col []int32, val []float64) {
+	if pc.mixed {
+		return pc.xmRow, pc.xmMid, pc.xmCol, pc.xmVal
+	}
+	return pc.smRow, pc.smMid, pc.smCol, pc.smVal
 }
 
 // apply sets dst to the preconditioned r, filtered.
@@ -229,7 +296,8 @@ func (pc *preconditioner) mulUpper(dst, z []float64) { pc.split.run(pc.c.team, p
 func (pc *preconditioner) mulUpperPart(p int) {
 	i0, i1 := pc.split.rows(p)
 	a := pc.op.a
-	mulRows(pc.split.dst[3*i0:3*i1], pc.split.x, a.diag1[i0:i1], a.rowPtr[i0+1:i1+1], a.col, a.val, pc.smMid[i0:i1], pc.smRow[i0+1:i1+1], pc.smCol, pc.smVal)
+	row, mid, col, val := pc.smoother()
+	mulRows(pc.split.dst[3*i0:3*i1], pc.split.x, a.diag1[i0:i1], a.rowPtr[i0+1:i1+1], a.col, a.val, mid[i0:i1], row[i0+1:i1+1], col, val)
 }
 
 // sweepFromZero is a forward sweep from z = 0: the blocks above the
@@ -237,7 +305,8 @@ func (pc *preconditioner) mulUpperPart(p int) {
 // (and the scalar couplings to lower rows) enters.
 func (pc *preconditioner) sweepFromZero(z, r []float64) {
 	a, n := pc.op.a, pc.c.n
-	gsSweep(z, r, a.rowPtr[:n], a.diag, a.diag, a.col, a.val, pc.smRow[:n], pc.smMid, pc.smCol, pc.smVal, pc.dinv, false)
+	row, mid, col, val := pc.smoother()
+	gsSweep(z, r, a.rowPtr[:n], a.diag, a.diag, a.col, a.val, row[:n], mid, col, val, pc.dinv, false)
 }
 
 // sweepBack is one backward block Gauss-Seidel sweep for Ã·z = r, Ã
@@ -245,5 +314,6 @@ func (pc *preconditioner) sweepFromZero(z, r []float64) {
 // rows moved to the diagonal (see setup).
 func (pc *preconditioner) sweepBack(z, r []float64) {
 	a, n := pc.op.a, pc.c.n
-	gsSweep(z, r, a.rowPtr[:n], a.diag, a.rowPtr[1:], a.col, a.val, pc.smRow[:n], pc.smRow[1:], pc.smCol, pc.smVal, pc.dinv, true)
+	row, _, col, val := pc.smoother()
+	gsSweep(z, r, a.rowPtr[:n], a.diag, a.rowPtr[1:], a.col, a.val, row[:n], row[1:], col, val, pc.dinv, true)
 }

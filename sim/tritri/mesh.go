@@ -11,8 +11,13 @@ import (
 type Checker struct {
 	tris  [][3]int32
 	boxes []box
-	order []int32
+	cells []cellEntry
 	tp    [2][3][3]float64
+	// near[i] lists the triangles within the rest distance nearApart of
+	// triangle i that share no vertex with it (Layers; setRest).
+	near      [][]int32
+	nearApart float64
+	nearUV    []float64
 }
 
 // box is a triangle's bounding box, its lower and upper corners.
@@ -26,7 +31,7 @@ func NewChecker(tris []uint32) *Checker {
 		c.tris[i] = [3]int32{int32(tris[3*i]), int32(tris[3*i+1]), int32(tris[3*i+2])}
 	}
 	c.boxes = make([]box, len(c.tris))
-	c.order = make([]int32, len(c.tris))
+	c.cells = make([]cellEntry, 0, 8*len(c.tris))
 	return c
 }
 
@@ -53,13 +58,19 @@ func (c *Checker) load(pos []float64, i int32, dst *[3][3]float64) {
 
 // sweep calls pair for every two triangles that share no vertex and whose
 // bounding boxes, grown by reach on every side, overlap (closed boxes:
-// touching counts), by sorting the boxes along x and sweeping. It stops
-// when pair returns false.
+// touching counts), each pair once. It sorts the boxes into a uniform grid
+// of cells about twice the mean box's size, keyed by cell, and compares
+// the boxes of each cell; a pair is compared in the cell that holds the
+// lowest corner of the two boxes' overlap. It stops when pair returns
+// false. A box with a coordinate that is not finite is left out.
 func (c *Checker) sweep(pos []float64, reach float64, pair func(i, j int32) bool) {
+	var lo, hi [3]float64
+	var mean float64
+	n := 0
 	for i := range c.tris {
 		var b box
-		for k, n := range c.tris[i] {
-			p := [3]float64{pos[3*n], pos[3*n+1], pos[3*n+2]}
+		for k, v := range c.tris[i] {
+			p := [3]float64{pos[3*v], pos[3*v+1], pos[3*v+2]}
 			if k == 0 {
 				b.lo, b.hi = p, p
 				continue
@@ -73,47 +84,105 @@ func (c *Checker) sweep(pos []float64, reach float64, pair func(i, j int32) bool
 			b.hi[a] += reach
 		}
 		c.boxes[i] = b
-		c.order[i] = int32(i)
+		if !finiteBox(&b) {
+			continue
+		}
+		if n == 0 {
+			lo, hi = b.lo, b.hi
+		}
+		for a := range 3 {
+			lo[a], hi[a] = min(lo[a], b.lo[a]), max(hi[a], b.hi[a])
+			mean += b.hi[a] - b.lo[a]
+		}
+		n++
 	}
-	slices.SortFunc(c.order, func(a, b int32) int {
-		return cmpFloat(c.boxes[a].lo[0], c.boxes[b].lo[0])
-	})
-	for oi, i := range c.order {
-		bi := &c.boxes[i]
-		for _, j := range c.order[oi+1:] {
-			bj := &c.boxes[j]
-			if bj.lo[0] > bi.hi[0] {
-				break
-			}
-			if bj.lo[1] > bi.hi[1] || bi.lo[1] > bj.hi[1] || bj.lo[2] > bi.hi[2] || bi.lo[2] > bj.hi[2] {
-				continue
-			}
-			if c.adjacent(i, j) {
-				continue
-			}
-			if !pair(min(i, j), max(i, j)) {
-				return
+	if n == 0 {
+		return
+	}
+	cell := 2 * mean / float64(3*n)
+	if !(cell > 0) {
+		cell = 1
+	}
+	var dim [3]int64
+	for a := range 3 {
+		dim[a] = int64((hi[a]-lo[a])/cell) + 1
+	}
+	at := func(x float64, a int) int64 { return min(max(int64((x-lo[a])/cell), 0), dim[a]-1) }
+	key := func(i, j, k int64) int64 { return (k*dim[1]+j)*dim[0] + i }
+	c.cells = c.cells[:0]
+	for t := range c.tris {
+		b := &c.boxes[t]
+		if !finiteBox(b) {
+			continue
+		}
+		for k := at(b.lo[2], 2); k <= at(b.hi[2], 2); k++ {
+			for j := at(b.lo[1], 1); j <= at(b.hi[1], 1); j++ {
+				for i := at(b.lo[0], 0); i <= at(b.hi[0], 0); i++ {
+					c.cells = append(c.cells, cellEntry{key(i, j, k), int32(t)})
+				}
 			}
 		}
 	}
+	slices.SortFunc(c.cells, func(a, b cellEntry) int {
+		if a.key != b.key {
+			return cmpInt(a.key, b.key)
+		}
+		return cmpInt(int64(a.tri), int64(b.tri))
+	})
+	for s := 0; s < len(c.cells); {
+		e := s + 1
+		for e < len(c.cells) && c.cells[e].key == c.cells[s].key {
+			e++
+		}
+		run := c.cells[s:e]
+		for x, ci := range run {
+			bi := &c.boxes[ci.tri]
+			for _, cj := range run[x+1:] {
+				bj := &c.boxes[cj.tri]
+				if bj.lo[0] > bi.hi[0] || bi.lo[0] > bj.hi[0] || bj.lo[1] > bi.hi[1] || bi.lo[1] > bj.hi[1] ||
+					bj.lo[2] > bi.hi[2] || bi.lo[2] > bj.hi[2] {
+					continue
+				}
+				// The overlap's lowest corner decides the one cell that
+				// compares the pair.
+				if key(at(max(bi.lo[0], bj.lo[0]), 0), at(max(bi.lo[1], bj.lo[1]), 1), at(max(bi.lo[2], bj.lo[2]), 2)) != ci.key {
+					continue
+				}
+				if c.adjacent(ci.tri, cj.tri) {
+					continue
+				}
+				if !pair(min(ci.tri, cj.tri), max(ci.tri, cj.tri)) {
+					return
+				}
+			}
+		}
+		s = e
+	}
 }
 
-// cmpFloat orders floats with NaN first, so that a sort never fails on
-// a broken state.
-func cmpFloat(a, b float64) int {
+// cellEntry is a triangle in a cell of sweep's grid.
+type cellEntry struct {
+	key int64
+	tri int32
+}
+
+func cmpInt(a, b int64) int {
 	switch {
 	case a < b:
 		return -1
 	case a > b:
 		return 1
-	case a == b:
-		return 0
-	case a != a && b == b:
-		return -1
-	case a == a && b != b:
-		return 1
 	}
 	return 0
+}
+
+func finiteBox(b *box) bool {
+	for a := range 3 {
+		if b.lo[a]-b.lo[a] != 0 || b.hi[a]-b.hi[a] != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Intersections returns the number of pairs of triangles that share no
@@ -150,15 +219,20 @@ func (c *Checker) Intersections(pos []float64) (n int, first [2]int32) {
 // Pairs farther apart than limit are not measured: min is +Inf when no
 // pair comes within limit. The rest-distance condition leaves out the
 // triangles on either side of a fold's crease, which are one layer
-// bending round, not two.
+// bending round, not two. The first call for a uv and apart lists the
+// pairs it leaves out, and allocates.
 func (c *Checker) Layers(pos, uv []float64, apart, limit float64) (minDist float64, closer int) {
+	c.setRest(uv, apart)
 	minDist = math.Inf(1)
-	c.sweep(pos, limit, func(i, j int32) bool {
-		if c.restDist(uv, i, j) < apart {
+	c.sweep(pos, limit/2, func(i, j int32) bool {
+		if slices.Contains(c.near[i], j) {
 			return true
 		}
 		c.load(pos, i, &c.tp[0])
 		c.load(pos, j, &c.tp[1])
+		if apartBy(&c.tp[0], &c.tp[1], limit) || apartBy(&c.tp[1], &c.tp[0], limit) {
+			return true // not measured: at least limit apart
+		}
 		d := triDist(&c.tp[0], &c.tp[1])
 		minDist = min(minDist, d)
 		if d < limit {
@@ -167,6 +241,51 @@ func (c *Checker) Layers(pos, uv []float64, apart, limit float64) (minDist float
 		return true
 	})
 	return minDist, closer
+}
+
+// setRest lists, for each triangle, the others that share no vertex with
+// it but lie closer than apart on the rest surface uv, unless the lists
+// are for these uv and apart already.
+func (c *Checker) setRest(uv []float64, apart float64) {
+	if c.near != nil && c.nearApart == apart && slices.Equal(c.nearUV, uv) {
+		return
+	}
+	c.nearApart, c.nearUV = apart, slices.Clone(uv)
+	c.near = make([][]int32, len(c.tris))
+	flat := make([]float64, 0, 3*len(uv)/2)
+	for k := 0; k+1 < len(uv); k += 2 {
+		flat = append(flat, uv[k], uv[k+1], 0)
+	}
+	c.sweep(flat, apart/2, func(i, j int32) bool {
+		if c.restDist(uv, i, j) < apart {
+			c.near[i] = append(c.near[i], j)
+			c.near[j] = append(c.near[j], i)
+		}
+		return true
+	})
+}
+
+// apartBy reports whether every vertex of q lies at least d from p's
+// plane, on one side: then the triangles are at least d apart.
+func apartBy(p, q *[3][3]float64, d float64) bool {
+	n := cross(sub(p[1], p[0]), sub(p[2], p[0]))
+	l := math.Sqrt(dot(n, n))
+	if !(l > 0) {
+		return false
+	}
+	var lo, hi float64
+	for i, v := range q {
+		h := dot(n, sub(v, p[0])) / l
+		if i == 0 {
+			lo, hi = h, h
+		}
+		lo, hi = min(lo, h), max(hi, h)
+	}
+	return lo >= d || hi <= -d
+}
+
+func cross(a, b [3]float64) [3]float64 {
+	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
 }
 
 // restDist is the distance between triangles i and j in the rest plane,

@@ -168,9 +168,6 @@ func moller(p, q *[3][3]float64) (hit, ok bool) {
 	return hi1 >= lo2 && hi2 >= lo1, true
 }
 
-func cross(a, b [3]float64) [3]float64 {
-	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
-}
 
 // TestIntersectOnAGrid draws triangles with small integer coordinates,
 // where coplanar, collinear and touching configurations are common, and

@@ -1,0 +1,860 @@
+package sim
+
+import (
+	"math"
+	"slices"
+)
+
+// Self-collision: the cloth's contact with itself, in three parts.
+//
+//  1. Proximity (before the solve): the hierarchy (bvh.go), refitted at the
+//     step's start, finds every vertex-triangle and edge-edge pair of
+//     features that share no node, lie apart on the rest surface (not one
+//     layer bending round) and come closer than the fabric's thickness
+//     plus a margin. Where a pad presses (its contacts' triangles), the
+//     pairs are the layers of a pinched stack: they enter the step's
+//     implicit solve as stiff springs (stackPair), so that the pads, the
+//     layers between them and the local models see one body.
+//  2. Response (after the solve): the other pairs get HAPTEX's
+//     geometrical correction (tutorial §3.5; Volino and Magnenat-Thalmann,
+//     "Implementing fast cloth simulation with collision response", CGI
+//     2000) in the form of Bridson, Fedkiw and Anderson's repulsion (2002,
+//     §7.2): a pair that would end the step closer than the thickness is
+//     moved apart along its normal to the thickness, its approach stopped
+//     (inelastic), and its tangential relative velocity reduced by Coulomb
+//     friction with the fabric's LayerFriction. The corrections run as a
+//     few Gauss-Seidel sweeps, mass-weighted, pinned nodes immovable.
+//  3. Fail-safe (last): continuous collision detection over the step's
+//     straight-line motion (ccd.go), on a refit of the hierarchy that
+//     bounds the motion, with rigid impact zones (Bridson et al. §7.4):
+//     the nodes of colliding features merge into zones that move as
+//     rigid translations over the step, keeping their linear momentum,
+//     until no collision is left. A translation keeps every distance
+//     inside the zone, so a zone cannot collide with itself; zones grow
+//     until none collides with anything, and as a last resort the whole
+//     cloth keeps its start-of-step shape. (Bridson et al. keep angular
+//     momentum too, with a rotation; the straight-line motion a rotation
+//     would be checked on is a chord, which shortens distances, so the
+//     guarantee would be lost.) The step's start is intersection-free, so
+//     its end is.
+
+// stackStiffness is the layers' contact stiffness in a pinched stack, in
+// units of the fabric's compression stiffness times the area a pair
+// stands for: ten times the fabric's own, so that the stack's compliance is
+// the pads' (contact.go divides their stiffness by the layers they press,
+// so a stack of n layers renders n layers' compression).
+const stackStiffness = 10
+
+// Separation targets, in units of the fabric's thickness: the response
+// moves pairs apart to one thickness; in a pinched stack, whose springs
+// compress the layers, it keeps them at least minSeparation apart.
+const minSeparation = 0.5
+
+// ccdTolerance is how close, as a fraction of the thickness, features may
+// come at a coplanar instant before the fail-safe calls it a collision.
+const ccdTolerance = 0.01
+
+// featPair is a vertex-triangle or edge-edge pair of nearby features: the
+// gap between their closest points is Σ w[i]·x[n[i]], along nrm (unit,
+// from the second feature to the first) at the step's start.
+type featPair struct {
+	n    [4]int32
+	w    [4]float64
+	nrm  vec
+	dist float64 // the gap's length at the step's start
+	area float64 // the area the pair stands for [m²]
+	edge bool
+}
+
+// gap returns Σ w[i]·x[n[i]].
+func (p *featPair) gap(x []float64) vec {
+	var g vec
+	for i, n := range p.n {
+		g = g.add(vecAt(x, n).scale(p.w[i]))
+	}
+	return g
+}
+
+// stackPair is a pair of features in a pinched stack, a spring in the
+// solve: energy ½k·max(0, thick - nrm·g)² along the normal and ½k·|t - a|²
+// across it, t the gap's tangential part and a its anchor, which holds
+// the layers' friction (stuck while the spring's force is inside the
+// friction cone, dragged to its edge when it slips, as the pads'). Its
+// Jacobian is taken as -k·I on the gap (exact in contact): the couplings
+// are multiples of the identity, as the bending operator's are.
+type stackPair struct {
+	featPair
+	k      float64
+	anchor vec // the tangential gap the friction spring holds
+	f      vec // the spring's force on the gap at the step's start
+}
+
+// ownedFeatures are the vertices and edges a grid square tests as its
+// own, so that each pair of features is examined once: its lower-left
+// node, bottom and left edges and diagonal, and the top and right ones of
+// the grid's last row and column.
+type ownedFeatures struct {
+	verts  [4]int32
+	edges  [5][2]int32
+	nv, ne int8
+}
+
+// selfContact is the self-collision's state and scratch.
+type selfContact struct {
+	c   *Cloth
+	bvh *bvh
+	own []ownedFeatures
+	// The step's proximity pairs and its pinched stack's.
+	prox  []featPair
+	stack []stackPair
+	prev  []stackPair // last step's stack, for the friction anchors
+	// pressed marks the nodes of triangles a pad touched at the end of
+	// the last step.
+	pressed []bool
+	// The stack's couplings cK·k·w_i·w_j, i ≠ j, sorted by row.
+	cpl   []scalarCoupling
+	x0   []float64 // positions at the step's start
+	zone []int32   // impact zones: union-find parents per node
+	disp []float64 // the step's displacement before the fail-safe
+	zsum [][5]float64 // per zone: Σ m·d (3), Σ m (+Inf with a pinned node), nodes
+	// Per step: pairs found, corrections, collisions; and the layers each
+	// pad's pinch holds.
+	nProx, nStack, nResp, nCCD, nZones int
+	frozen                             bool
+	layers                             [NumFingers]int
+	// restFar is the rest-surface distance below which two features are
+	// one layer bending round [m].
+	restFar float64
+}
+
+// scalarCoupling is one off-diagonal scalar coupling of the step's matrix.
+type scalarCoupling struct {
+	i, j int32
+	v    float64
+}
+
+func (s *selfContact) init(c *Cloth) {
+	s.c = c
+	m := c.m
+	s.bvh = newBVH(m)
+	su, sv := int32(m.nu-1), int32(m.nv-1)
+	s.own = make([]ownedFeatures, su*sv)
+	id := func(i, j int32) int32 { return j*int32(m.nu) + i }
+	for j := range sv {
+		for i := range su {
+			o := &s.own[j*su+i]
+			a, b, cc, d := id(i, j), id(i+1, j), id(i+1, j+1), id(i, j+1)
+			o.verts[o.nv], o.nv = a, o.nv+1
+			if i == su-1 {
+				o.verts[o.nv], o.nv = b, o.nv+1
+			}
+			if j == sv-1 {
+				o.verts[o.nv], o.nv = d, o.nv+1
+			}
+			if i == su-1 && j == sv-1 {
+				o.verts[o.nv], o.nv = cc, o.nv+1
+			}
+			diag := [2]int32{a, cc}
+			if (i+j)%2 == 1 {
+				diag = [2]int32{b, d}
+			}
+			for _, e := range [3][2]int32{{a, b}, {a, d}, diag} {
+				o.edges[o.ne], o.ne = e, o.ne+1
+			}
+			if i == su-1 {
+				o.edges[o.ne], o.ne = [2]int32{b, cc}, o.ne+1
+			}
+			if j == sv-1 {
+				o.edges[o.ne], o.ne = [2]int32{d, cc}, o.ne+1
+			}
+		}
+	}
+	n := c.n
+	s.pressed = make([]bool, n)
+	s.x0 = make([]float64, 3*n)
+	s.zone = make([]int32, n)
+	s.disp = make([]float64, 3*n)
+	s.zsum = make([][5]float64, n)
+	s.prox = make([]featPair, 0, 256)
+	s.stack = make([]stackPair, 0, 64)
+	s.prev = make([]stackPair, 0, 64)
+	s.cpl = make([]scalarCoupling, 0, 256)
+	s.layers = [NumFingers]int{1, 1}
+}
+
+// reach is how far apart two features may be at the step's start to be a
+// proximity pair: the thickness, and as much again for the step's motion.
+func (s *selfContact) reach() float64 { return 2 * s.c.fab.thick }
+
+// begin finds the step's proximity pairs at x (the step's start) and
+// splits off the pinched stack's, with their friction anchors from the
+// last step. It also counts the layers each pinch holds (padLayers).
+func (s *selfContact) begin(x []float64) {
+	c := s.c
+	copy(s.x0, x)
+	th := c.fab.thick
+	s.restFar = 2 * th
+	r := s.reach()
+	s.bvh.refit(x, nil, r/2)
+	pairs := s.bvh.collect(0.5)
+	s.prox = s.prox[:0]
+	for _, sq := range pairs {
+		s.narrow(x, sq[0], sq[1], r)
+		s.narrow(x, sq[1], sq[0], r)
+		s.edgePairs(x, sq[0], sq[1], r)
+	}
+	s.prev, s.stack = s.stack, s.prev[:0]
+	keep := s.prox[:0]
+	for i := range s.prox {
+		p := &s.prox[i]
+		if !s.underPad(p) {
+			keep = append(keep, *p)
+			continue
+		}
+		sp := stackPair{featPair: *p, k: stackStiffness * c.fab.compression * p.area}
+		g := p.gap(x)
+		sp.anchor = g.sub(p.nrm.scale(g.dot(p.nrm)))
+		for j := range s.prev {
+			if q := &s.prev[j]; q.n == p.n && q.edge == p.edge {
+				sp.anchor = q.anchor
+				break
+			}
+		}
+		s.stack = append(s.stack, sp)
+	}
+	s.prox = keep
+	s.nProx, s.nStack = len(s.prox)+len(s.stack), len(s.stack)
+	s.padLayers(x)
+}
+
+// underPad reports whether a pair lies in a pinch: a node it weighs
+// belongs to a triangle a pad touched.
+func (s *selfContact) underPad(p *featPair) bool {
+	for i, n := range p.n {
+		if math.Abs(p.w[i]) > 0.1 && s.pressed[n] {
+			return true
+		}
+	}
+	return false
+}
+
+// restVT is the rest-surface distance from node v to triangle t.
+func (s *selfContact) restVT(v int32, t *tri) float64 {
+	uv := s.c.m.uv
+	p := vec{uv[2*v], uv[2*v+1], 0}
+	var q [3]vec
+	for k, n := range t.n {
+		q[k] = vec{uv[2*n], uv[2*n+1], 0}
+	}
+	_, d2 := closestOnTri(p, q[0], q[1], q[2])
+	return math.Sqrt(d2)
+}
+
+// narrow adds the vertex-triangle pairs of square a's own vertices and
+// square b's triangles closer than r.
+func (s *selfContact) narrow(x []float64, a, b int32, r float64) {
+	m := s.c.m
+	o := &s.own[a]
+	t0, t1 := squareTris(b)
+	for _, ti := range [2]int32{t0, t1} {
+		t := &m.tris[ti]
+		va, vb, vc := vecAt(x, t.n[0]), vecAt(x, t.n[1]), vecAt(x, t.n[2])
+		for _, v := range o.verts[:o.nv] {
+			if v == t.n[0] || v == t.n[1] || v == t.n[2] {
+				continue
+			}
+			p := vecAt(x, v)
+			w, d2 := closestOnTri(p, va, vb, vc)
+			if d2 >= r*r || s.restVT(v, t) < s.restFar {
+				continue
+			}
+			q := va.scale(w[0]).add(vb.scale(w[1])).add(vc.scale(w[2]))
+			nrm, d := unitVec(p.sub(q))
+			if d == 0 {
+				nrm, _ = unitVec(vb.sub(va).cross(vc.sub(va)))
+			}
+			s.prox = append(s.prox, featPair{
+				n: [4]int32{v, t.n[0], t.n[1], t.n[2]}, w: [4]float64{1, -w[0], -w[1], -w[2]},
+				nrm: nrm, dist: d, area: m.area[v],
+			})
+		}
+	}
+}
+
+// edgePairs adds the edge-edge pairs of the two squares' own edges
+// closer than r.
+func (s *selfContact) edgePairs(x []float64, a, b int32, r float64) {
+	m := s.c.m
+	oa, ob := &s.own[a], &s.own[b]
+	for _, e := range oa.edges[:oa.ne] {
+		for _, f := range ob.edges[:ob.ne] {
+			if e[0] == f[0] || e[0] == f[1] || e[1] == f[0] || e[1] == f[1] {
+				continue
+			}
+			p1, q1, p2, q2 := vecAt(x, e[0]), vecAt(x, e[1]), vecAt(x, f[0]), vecAt(x, f[1])
+			u, v, d2 := closestOnEdgePair(p1, q1, p2, q2)
+			if d2 >= r*r || s.restEE(e, f) < s.restFar {
+				continue
+			}
+			g := p1.add(q1.sub(p1).scale(u)).sub(p2.add(q2.sub(p2).scale(v)))
+			nrm, d := unitVec(g)
+			if d == 0 {
+				nrm, _ = unitVec(q1.sub(p1).cross(q2.sub(p2)))
+			}
+			s.prox = append(s.prox, featPair{
+				n: [4]int32{e[0], e[1], f[0], f[1]}, w: [4]float64{1 - u, u, -(1 - v), -v},
+				nrm: nrm, dist: d, edge: true,
+				area: (m.area[e[0]] + m.area[e[1]] + m.area[f[0]] + m.area[f[1]]) / 8,
+			})
+		}
+	}
+}
+
+// restEE is the rest-surface distance between edges e and f.
+func (s *selfContact) restEE(e, f [2]int32) float64 {
+	uv := s.c.m.uv
+	at := func(n int32) vec { return vec{uv[2*n], uv[2*n+1], 0} }
+	_, _, d2 := closestOnEdgePair(at(e[0]), at(e[1]), at(f[0]), at(f[1]))
+	return math.Sqrt(d2)
+}
+
+// padLayers counts the layers of cloth between the pads of a pinch: the
+// crossings of the segment between the pad centres with the cloth's
+// triangles, those closer than a quarter thickness along it counted once
+// (a segment through a shared edge crosses two). A pad not in a pinch
+// counts one.
+func (s *selfContact) padLayers(x []float64) {
+	c := s.c
+	s.layers = [NumFingers]int{1, 1}
+	a, b := &c.pads.f[Thumb].in, &c.pads.f[IndexFinger].in
+	if !a.present || !b.present {
+		return
+	}
+	th := c.fab.thick
+	d := sub3(b.c, a.c)
+	l := norm3(d)
+	if l > a.r+b.r+8*th || l == 0 {
+		return
+	}
+	mid := scale3(0.5, add3(a.c, b.c))
+	c.pads.search.bound(x)
+	cand := c.pads.search.near(x, mid, l/2)
+	var hits [16]float64
+	nh := 0
+	o, dir := vec{a.c[0], a.c[1], a.c[2]}, vec{d[0] / l, d[1] / l, d[2] / l}
+	for _, ti := range cand {
+		t := &c.m.tris[ti]
+		if h, ok := rayTri(o, dir, vecAt(x, t.n[0]), vecAt(x, t.n[1]), vecAt(x, t.n[2])); ok && h >= 0 && h <= l && nh < len(hits) {
+			hits[nh] = h
+			nh++
+		}
+	}
+	slices.Sort(hits[:nh])
+	n := 0
+	for i := range nh {
+		if i == 0 || hits[i]-hits[i-1] > th/4 {
+			n++
+		}
+	}
+	n = max(n, 1)
+	s.layers = [NumFingers]int{n, n}
+}
+
+// rayTri returns where the ray o + h·dir crosses the triangle (a, b, c),
+// edges included (Möller and Trumbore, "Fast, minimum storage ray-triangle
+// intersection", J. Graphics Tools 2(1), 1997).
+func rayTri(o, dir, a, b, c vec) (float64, bool) {
+	e1, e2 := b.sub(a), c.sub(a)
+	p := dir.cross(e2)
+	det := e1.dot(p)
+	if math.Abs(det) < 1e-30 {
+		return 0, false
+	}
+	inv := 1 / det
+	t := o.sub(a)
+	u := t.dot(p) * inv
+	if u < 0 || u > 1 {
+		return 0, false
+	}
+	q := t.cross(e1)
+	v := dir.dot(q) * inv
+	if v < 0 || u+v > 1 {
+		return 0, false
+	}
+	return e2.dot(q) * inv, true
+}
+
+// linearize adds the stack springs' forces at x to f and returns their
+// energy.
+func (s *selfContact) linearize(x, f []float64) float64 {
+	th := s.c.fab.thick
+	var e float64
+	for i := range s.stack {
+		sp := &s.stack[i]
+		g := sp.gap(x)
+		gn := g.dot(sp.nrm)
+		t := g.sub(sp.nrm.scale(gn)).sub(sp.anchor)
+		pen := max(0, th-gn)
+		e += 0.5 * sp.k * (pen*pen + t.dot(t))
+		sp.f = sp.nrm.scale(sp.k * pen).sub(t.scale(sp.k))
+		for j, n := range sp.n {
+			addVecAt(f, n, sp.f.scale(sp.w[j]))
+		}
+	}
+	return e
+}
+
+// energy returns the stack springs' energy at x.
+func (s *selfContact) energy(x []float64) float64 {
+	th := s.c.fab.thick
+	var e float64
+	for i := range s.stack {
+		sp := &s.stack[i]
+		g := sp.gap(x)
+		gn := g.dot(sp.nrm)
+		t := g.sub(sp.nrm.scale(gn)).sub(sp.anchor)
+		pen := max(0, th-gn)
+		e += 0.5 * sp.k * (pen*pen + t.dot(t))
+	}
+	return e
+}
+
+// assemble adds cK·k·w_i² to the diagonal blocks of a and lists the
+// couplings cK·k·w_i·w_j, i ≠ j, sorted by row and column.
+func (s *selfContact) assemble(a *bcsr, cK float64) {
+	s.cpl = s.cpl[:0]
+	for i := range s.stack {
+		sp := &s.stack[i]
+		for r, nr := range sp.n {
+			d := cK * sp.k * sp.w[r] * sp.w[r]
+			b := &a.val[a.diag[nr]]
+			b[0][0] += d
+			b[1][1] += d
+			b[2][2] += d
+			for q, nq := range sp.n {
+				if q != r {
+					s.cpl = append(s.cpl, scalarCoupling{nr, nq, cK * sp.k * sp.w[r] * sp.w[q]})
+				}
+			}
+		}
+	}
+	slices.SortFunc(s.cpl, func(p, q scalarCoupling) int {
+		if p.i != q.i {
+			return int(p.i - q.i)
+		}
+		return int(p.j - q.j)
+	})
+}
+
+// addDiag adds the stack's diagonal blocks cK·k·w_i²·I to d (the
+// matrix-free operator's block Jacobi).
+func (s *selfContact) addDiag(d [][3][3]float64, cK float64) {
+	for i := range s.stack {
+		sp := &s.stack[i]
+		for r, n := range sp.n {
+			w := cK * sp.k * sp.w[r] * sp.w[r]
+			d[n][0][0] += w
+			d[n][1][1] += w
+			d[n][2][2] += w
+		}
+	}
+}
+
+// mulAdd adds c·J·p of the stack springs to dst (J = -k·w·wᵀ ⊗ I).
+func (s *selfContact) mulAdd(dst, p []float64, c float64) {
+	for i := range s.stack {
+		sp := &s.stack[i]
+		g := sp.gap(p).scale(-c * sp.k)
+		for j, n := range sp.n {
+			addVecAt(dst, n, g.scale(sp.w[j]))
+		}
+	}
+}
+
+// settle updates the stack springs' friction after the step (x its end):
+// a spring whose tangential force exceeds the static cone slips, its
+// anchor dragged to the kinetic cone's edge.
+func (s *selfContact) settle(x []float64) {
+	c := s.c
+	th := c.fab.thick
+	mu := c.fab.layerMu
+	for i := range s.stack {
+		sp := &s.stack[i]
+		g := sp.gap(x)
+		gn := g.dot(sp.nrm)
+		fn := sp.k * max(0, th-gn)
+		tg := g.sub(sp.nrm.scale(gn))
+		ft := tg.sub(sp.anchor).scale(sp.k)
+		if l := math.Sqrt(ft.dot(ft)); l > mu*fn && l > 0 {
+			// Slipping: the anchor follows to where the spring pulls with
+			// the friction force.
+			sp.anchor = tg.sub(ft.scale(mu * fn / (l * sp.k)))
+		}
+	}
+}
+
+// markPressed records the nodes of the triangles the pads touch after the
+// step, for the next step's stack.
+func (s *selfContact) markPressed() {
+	c := s.c
+	clear(s.pressed)
+	for k := range c.pads.f {
+		for _, p := range c.pads.f[k].state {
+			for _, n := range c.m.tris[p.tri].n {
+				s.pressed[n] = true
+			}
+		}
+	}
+}
+
+// respond applies the geometrical correction to the proximity pairs for
+// the step from x0 (s.x0) to x with velocities v: a few mass-weighted
+// Gauss-Seidel sweeps that move each pair apart to the thickness along
+// its normal (the stack's only to minSeparation of it), stop its
+// approach and take Coulomb friction off its tangential relative
+// velocity. It returns the number of corrections.
+func (s *selfContact) respond(x, v []float64) int {
+	c := s.c
+	th := c.fab.thick
+	mu := c.fab.layerMu
+	count := 0
+	for range 4 {
+		sweep := 0
+		for i := range s.prox {
+			if s.correct(&s.prox[i], x, v, th, mu) {
+				sweep++
+			}
+		}
+		for i := range s.stack {
+			if s.correct(&s.stack[i].featPair, x, v, minSeparation*th, 0) {
+				sweep++
+			}
+		}
+		count += sweep
+		if sweep == 0 {
+			break
+		}
+	}
+	return count
+}
+
+// correct applies one pair's correction; it reports whether it changed
+// anything.
+func (s *selfContact) correct(p *featPair, x, v []float64, target, mu float64) bool {
+	c := s.c
+	var wm float64 // Σ w_i²/m_i over the free nodes
+	for i, n := range p.n {
+		wm += p.w[i] * p.w[i] * c.invMass(n)
+	}
+	if wm == 0 {
+		return false
+	}
+	gn := p.gap(x).dot(p.nrm)
+	if gn >= target {
+		return false
+	}
+	// Positions: apart to the target along the normal.
+	dp := (target - gn) / wm
+	// Velocities: the approach stopped, the tangential slip reduced by
+	// friction in proportion to the normal impulse.
+	rel := p.gap(v)
+	vn := rel.dot(p.nrm)
+	jn := max(0, -vn) / wm
+	vt := rel.sub(p.nrm.scale(vn))
+	var jt vec
+	if l := math.Sqrt(vt.dot(vt)); l > 0 && mu > 0 {
+		jt = vt.scale(-min(1, mu*(jn+dp/c.dt)*wm/l) / wm)
+	}
+	for i, n := range p.n {
+		im := c.invMass(n)
+		if im == 0 {
+			continue
+		}
+		addVecAt(x, n, p.nrm.scale(dp*p.w[i]*im))
+		addVecAt(v, n, p.nrm.scale(jn*p.w[i]*im).add(jt.scale(p.w[i]*im)))
+	}
+	return true
+}
+
+// maxZoneRounds bounds the fail-safe's rounds of detection and merging
+// before it keeps the cloth's start-of-step shape.
+const maxZoneRounds = 50
+
+// failsafe keeps the layers apart at the end of the step and removes
+// every collision of the step from x0 (s.x0) to x by rigid impact zones
+// (see the top of the file), adjusting x and v. It first moves apart, to
+// minSeparation of the thickness, the pairs of features that end the step
+// closer than that without having been proximity pairs at its start (they
+// approached faster than the proximity's reach in one step), along the
+// direction between them at the start: a pair that crossed is moved back.
+func (s *selfContact) failsafe(x, v []float64) {
+	c := s.c
+	th := c.fab.thick
+	tol := ccdTolerance * th
+	sep := minSeparation * th
+	s.nCCD, s.nZones, s.frozen = 0, 0, false
+	s.bvh.refit(s.x0, x, sep/2)
+	pairs := s.bvh.collect(0.5)
+	for range 3 {
+		if s.separate(x, v, pairs, sep) == 0 {
+			break
+		}
+	}
+	merged := false
+	for round := range maxZoneRounds {
+		s.bvh.refit(s.x0, x, tol/2)
+		hits := 0
+		for _, sq := range s.bvh.collect(0) {
+			hits += s.ccdSquares(x, sq[0], sq[1], tol, merged)
+			hits += s.ccdSquares(x, sq[1], sq[0], tol, merged)
+			hits += s.ccdEdges(x, sq[0], sq[1], tol, merged)
+		}
+		if round == 0 {
+			s.nCCD = hits
+		}
+		if hits == 0 {
+			return
+		}
+		if !merged {
+			merged = true
+			for k := range s.zone {
+				s.zone[k] = int32(k)
+			}
+			for i := range x {
+				s.disp[i] = x[i] - s.x0[i]
+			}
+			// The first round only counted the collisions: run it again,
+			// merging.
+			for _, sq := range s.bvh.collect(0) {
+				s.ccdSquares(x, sq[0], sq[1], tol, true)
+				s.ccdSquares(x, sq[1], sq[0], tol, true)
+				s.ccdEdges(x, sq[0], sq[1], tol, true)
+			}
+		}
+		s.moveZones(x, v)
+	}
+	// Still colliding: the whole cloth keeps its shape at the start of the
+	// step, at rest, which was free of intersection.
+	copy(x, s.x0)
+	clear(v)
+	s.frozen = true
+}
+
+// separate moves apart, to sep, the pairs of features of the squares in
+// pairs that end the step closer than sep, lie apart on the rest surface
+// and were not proximity pairs at its start; it returns how many it moved.
+func (s *selfContact) separate(x, v []float64, pairs [][2]int32, sep float64) int {
+	n := 0
+	for _, sq := range pairs {
+		for _, ab := range [2][2]int32{{sq[0], sq[1]}, {sq[1], sq[0]}} {
+			o := &s.own[ab[0]]
+			t0, t1 := squareTris(ab[1])
+			for _, ti := range [2]int32{t0, t1} {
+				t := &s.c.m.tris[ti]
+				for _, vtx := range o.verts[:o.nv] {
+					if vtx == t.n[0] || vtx == t.n[1] || vtx == t.n[2] {
+						continue
+					}
+					w, d2 := closestOnTri(vecAt(x, vtx), vecAt(x, t.n[0]), vecAt(x, t.n[1]), vecAt(x, t.n[2]))
+					if d2 >= sep*sep || s.restVT(vtx, t) < s.restFar {
+						continue
+					}
+					p := featPair{n: [4]int32{vtx, t.n[0], t.n[1], t.n[2]}, w: [4]float64{1, -w[0], -w[1], -w[2]}}
+					if s.separatePair(&p, x, v, sep) {
+						n++
+					}
+				}
+			}
+		}
+		oa, ob := &s.own[sq[0]], &s.own[sq[1]]
+		for _, e := range oa.edges[:oa.ne] {
+			for _, f := range ob.edges[:ob.ne] {
+				if e[0] == f[0] || e[0] == f[1] || e[1] == f[0] || e[1] == f[1] {
+					continue
+				}
+				u, w, d2 := closestOnEdgePair(vecAt(x, e[0]), vecAt(x, e[1]), vecAt(x, f[0]), vecAt(x, f[1]))
+				if d2 >= sep*sep || s.restEE(e, f) < s.restFar {
+					continue
+				}
+				p := featPair{n: [4]int32{e[0], e[1], f[0], f[1]}, w: [4]float64{1 - u, u, -(1 - w), -w}, edge: true}
+				if s.separatePair(&p, x, v, sep) {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// separatePair moves one pair apart to sep along the direction between its
+// closest points at the end of the step, turned to the side the pair was
+// on at the start (a pair that crossed is moved back), unless it was a
+// proximity pair then.
+func (s *selfContact) separatePair(p *featPair, x, v []float64, sep float64) bool {
+	for i := range s.prox {
+		if q := &s.prox[i]; q.n == p.n && q.edge == p.edge {
+			return false
+		}
+	}
+	for i := range s.stack {
+		if q := &s.stack[i]; q.n == p.n && q.edge == p.edge {
+			return false
+		}
+	}
+	nrm, l := unitVec(p.gap(x))
+	if l == 0 {
+		a, b, d := vecAt(x, p.n[1]), vecAt(x, p.n[2]), vecAt(x, p.n[3])
+		if p.edge {
+			nrm, _ = unitVec(b.sub(vecAt(x, p.n[0])).cross(d.sub(b)))
+		} else {
+			nrm, _ = unitVec(b.sub(a).cross(d.sub(a)))
+		}
+	}
+	if nrm.dot(p.gap(s.x0)) < 0 {
+		nrm = nrm.scale(-1)
+	}
+	p.nrm = nrm
+	return s.correct(p, x, v, sep, s.c.fab.layerMu)
+}
+
+// find returns node k's zone.
+func (s *selfContact) find(k int32) int32 {
+	for s.zone[k] != k {
+		s.zone[k] = s.zone[s.zone[k]]
+		k = s.zone[k]
+	}
+	return k
+}
+
+func (s *selfContact) union(nodes *[4]int32) {
+	r := s.find(nodes[0])
+	for _, n := range nodes[1:] {
+		if q := s.find(n); q != r {
+			s.zone[q] = r
+		}
+	}
+}
+
+// moveZones moves every zone of more than one node as a rigid translation
+// over the step: the mass-weighted mean of its nodes' displacements (zero
+// when it holds a pinned node).
+func (s *selfContact) moveZones(x, v []float64) {
+	c := s.c
+	clear(s.zsum)
+	for k := range s.zone {
+		z := &s.zsum[s.find(int32(k))]
+		z[4]++
+		if !c.cons.free[k] {
+			z[3] = math.Inf(1)
+			continue
+		}
+		m := c.fab.mass[k]
+		for q := range 3 {
+			z[q] += m * s.disp[3*k+q]
+		}
+		z[3] += m
+	}
+	s.nZones = 0
+	for k := range s.zone {
+		if r := s.find(int32(k)); r == int32(k) && s.zsum[r][4] > 1 {
+			s.nZones++
+		}
+	}
+	for k := range s.zone {
+		z := &s.zsum[s.find(int32(k))]
+		if z[4] < 2 || !c.cons.free[k] {
+			continue
+		}
+		var d [3]float64
+		if !math.IsInf(z[3], 1) {
+			d = [3]float64{z[0] / z[3], z[1] / z[3], z[2] / z[3]}
+		}
+		for q := range 3 {
+			x[3*k+q] = s.x0[3*k+q] + d[q]
+			v[3*k+q] = d[q] / c.dt
+		}
+	}
+}
+
+// ccdSquares tests square a's own vertices against square b's triangles
+// over the step; it returns the collisions and, with merge, merges their
+// nodes' zones.
+func (s *selfContact) ccdSquares(x []float64, a, b int32, tol float64, merge bool) int {
+	m := s.c.m
+	o := &s.own[a]
+	t0, t1 := squareTris(b)
+	hits := 0
+	for _, ti := range [2]int32{t0, t1} {
+		t := &m.tris[ti]
+		var p0, p1 [3]vec
+		for k, n := range t.n {
+			p0[k], p1[k] = vecAt(s.x0, n), vecAt(x, n)
+		}
+		for _, vtx := range o.verts[:o.nv] {
+			if vtx == t.n[0] || vtx == t.n[1] || vtx == t.n[2] {
+				continue
+			}
+			q0, q1 := [1]vec{vecAt(s.x0, vtx)}, [1]vec{vecAt(x, vtx)}
+			if !boxMeet(p0[:], p1[:], q0[:], q1[:], tol) {
+				continue
+			}
+			if _, hit := ccdVT(q0[0], q1[0], &p0, &p1, tol); hit {
+				hits++
+				if merge {
+					s.union(&[4]int32{vtx, t.n[0], t.n[1], t.n[2]})
+				}
+			}
+		}
+	}
+	return hits
+}
+
+// ccdEdges is ccdSquares for the two squares' own edges.
+func (s *selfContact) ccdEdges(x []float64, a, b int32, tol float64, merge bool) int {
+	oa, ob := &s.own[a], &s.own[b]
+	hits := 0
+	for _, e := range oa.edges[:oa.ne] {
+		for _, f := range ob.edges[:ob.ne] {
+			if e[0] == f[0] || e[0] == f[1] || e[1] == f[0] || e[1] == f[1] {
+				continue
+			}
+			e0 := [2]vec{vecAt(s.x0, e[0]), vecAt(s.x0, e[1])}
+			e1 := [2]vec{vecAt(x, e[0]), vecAt(x, e[1])}
+			f0 := [2]vec{vecAt(s.x0, f[0]), vecAt(s.x0, f[1])}
+			f1 := [2]vec{vecAt(x, f[0]), vecAt(x, f[1])}
+			if !boxMeet(e0[:], e1[:], f0[:], f1[:], tol) {
+				continue
+			}
+			if _, hit := ccdEE(&e0, &e1, &f0, &f1, tol); hit {
+				hits++
+				if merge {
+					s.union(&[4]int32{e[0], e[1], f[0], f[1]})
+				}
+			}
+		}
+	}
+	return hits
+}
+
+// boxMeet reports whether the boxes of the nodes a (moving from a0 to
+// a1) and b (from b0 to b1), over the step and grown by tol, overlap: the
+// cheap test before the cubic.
+func boxMeet(a0, a1, b0, b1 []vec, tol float64) bool {
+	lo, hi := a0[0], a0[0]
+	grow := func(p vec) {
+		lo = vec{min(lo.x, p.x), min(lo.y, p.y), min(lo.z, p.z)}
+		hi = vec{max(hi.x, p.x), max(hi.y, p.y), max(hi.z, p.z)}
+	}
+	for i := range a0 {
+		grow(a0[i])
+		grow(a1[i])
+	}
+	alo, ahi := lo, hi
+	lo, hi = b0[0], b0[0]
+	for i := range b0 {
+		grow(b0[i])
+		grow(b1[i])
+	}
+	return alo.x <= hi.x+tol && lo.x <= ahi.x+tol && alo.y <= hi.y+tol && lo.y <= ahi.y+tol &&
+		alo.z <= hi.z+tol && lo.z <= ahi.z+tol
+}

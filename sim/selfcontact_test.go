@@ -1,0 +1,197 @@
+package sim
+
+import (
+	"flag"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/haptex/haptex/sim/tritri"
+)
+
+var folds = flag.Int("sim.folds", 20, "number of randomised fold-and-pinch trajectories TestRandomFoldAndPinch runs (200 for the full set)")
+
+// layerCheck is what the oracle found over a run: intersecting pairs of
+// triangles that share no node (exact test, every step) and the closest
+// two layers came (the Layers distance over pairs at least 2·thickness
+// apart on the rest surface), against the limit 0.45·thickness.
+type layerCheck struct {
+	steps, intersections, firstBad int
+	closest, thick                 float64
+	contacts, collisions, frozen   int
+}
+
+func (l *layerCheck) ok() bool {
+	return l.intersections == 0 && !(l.closest < 0.45*l.thick) && l.frozen == 0
+}
+
+// checkLayers runs s on c to its end plus tail and calls the oracle after
+// every step.
+func checkLayers(c *Cloth, s *Script, tail time.Duration) layerCheck {
+	chk := tritri.NewChecker(c.Topology().Triangles)
+	th := c.fab.thick
+	l := layerCheck{closest: math.Inf(1), thick: th, firstBad: -1}
+	runScript(c, s, s.Duration()+tail, func(step int, _ time.Duration) {
+		st := c.Stats()
+		l.steps++
+		l.contacts = max(l.contacts, st.SelfContacts)
+		l.collisions += st.Collisions
+		if st.Frozen {
+			l.frozen++
+		}
+		if n, _ := chk.Intersections(c.x); n > 0 {
+			l.intersections += n
+			if l.firstBad < 0 {
+				l.firstBad = step
+			}
+		}
+		d, _ := chk.Layers(c.x, c.m.uv, 2*th, 0.45*th)
+		l.closest = math.Min(l.closest, d)
+	})
+	return l
+}
+
+// TestSelfCollisionScenes runs the fold and crumple scenes at 24², 32² and
+// 64² (24² alone under the race detector) with the exact oracle after
+// every step: no two triangles that share no node ever intersect, no two
+// layers come closer than 0.45 of the fabric's thickness, the fail-safe
+// never freezes the cloth, and the scenes do lay the cloth on itself.
+func TestSelfCollisionScenes(t *testing.T) {
+	type size struct {
+		side int
+		dt   time.Duration
+	}
+	sizes := []size{{24, 5 * time.Millisecond}, {32, 5 * time.Millisecond}, {64, 10 * time.Millisecond}}
+	if raceEnabled {
+		sizes = sizes[:1]
+	}
+	for _, scene := range []string{"fold", "crumple"} {
+		for _, sz := range sizes {
+			t.Run(scene+"/"+strconv.Itoa(sz.side), func(t *testing.T) {
+				t.Parallel()
+				c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = sz.side, sz.side, sz.dt })
+				s := FoldScript(c.cfg)
+				if scene == "crumple" {
+					s = CrumpleScript(c.cfg)
+				}
+				l := checkLayers(c, s, 0)
+				t.Logf("%s %d²: %d steps, %d intersections, closest layers %.3f mm (thickness %.3f), most self-contact pairs %d, collisions caught %d",
+					scene, sz.side, l.steps, l.intersections, 1e3*l.closest, 1e3*l.thick, l.contacts, l.collisions)
+				if !l.ok() {
+					t.Errorf("%d intersections (first after step %d), closest layers %.3f mm against %.3f, %d frozen steps",
+						l.intersections, l.firstBad, 1e3*l.closest, 1e3*0.45*l.thick, l.frozen)
+				}
+				if l.contacts < 50 {
+					t.Errorf("at most %d self-contact pairs: the scene does not lay the cloth on itself", l.contacts)
+				}
+			})
+		}
+	}
+}
+
+// randomFold is a randomised fold-and-pinch trajectory: a push fold
+// (fold) of one of the bottom corners, lifted 3 cm in from both edges,
+// over a fold line that cuts the bottom edge 10 to 18 cm from the corner
+// and the side edge 10 to 18 cm up, onto the front or the back of the
+// cloth, turned over in 1 to 3 s, then a pinch of the fold that slides up
+// to 4 cm along it.
+func randomFold(rng *rand.Rand, corner [3]float64, width, surf, thickness float64) *Script {
+	sx := 1.0 // the corner's side: +1 the left one, -1 the right one
+	base := corner
+	if rng.IntN(2) == 0 {
+		sx, base[0] = -1, corner[0]+width
+	}
+	a, b := 0.10+0.08*rng.Float64(), 0.10+0.08*rng.Float64() // the fold line's legs along the bottom and the side
+	// The line through (a, 0) and (0, b) from the corner, in the corner's
+	// frame (x inwards): its unit normal away from the corner and the
+	// corner's distance from it.
+	nx, ny := b/math.Hypot(a, b), a/math.Hypot(a, b)
+	p0 := [3]float64{base[0] + sx*0.03, base[1] + 0.03, base[2]}
+	dist := a*b/math.Hypot(a, b) - 0.03*(nx+ny)
+	f := fold{
+		p0:    p0,
+		d:     [3]float64{sx * nx, ny, 0},
+		rho:   dist,
+		front: rng.IntN(2) == 0,
+		swing: sec(1 + 2*rng.Float64()),
+		slide: 0.04 * (2*rng.Float64() - 1),
+	}
+	s, err := NewScript(f.keys(corner[2], surf, thickness))
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// TestRandomFoldAndPinch runs randomised fold-and-pinch trajectories
+// (-sim.folds, default 20; the full set is 200) on the showcase cloth at
+// 24² and 10 ms (16² under the race detector) with the exact oracle after
+// every step, as TestSelfCollisionScenes.
+func TestRandomFoldAndPinch(t *testing.T) {
+	n := pick(24, 16)
+	var (
+		mu                sync.Mutex
+		closest           = math.Inf(1)
+		bad, contacts     int
+		collisions, steps int
+	)
+	t.Run("group", func(t *testing.T) {
+		for i := range *folds {
+			t.Run(strconv.Itoa(i), func(t *testing.T) {
+				t.Parallel()
+				rng := rand.New(rand.NewPCG(uint64(i), 0xf01d))
+				c := newTestCloth(t, func(cfg *Config) {
+					cfg.NodesU, cfg.NodesV, cfg.Dt = n, n, 10*time.Millisecond
+				})
+				surf := c.cfg.PadRadius[Thumb] + c.fab.thick/2
+				l := checkLayers(c, randomFold(rng, c.corner, c.cfg.Width, surf, c.fab.thick), 200*time.Millisecond)
+				if !l.ok() {
+					t.Errorf("trajectory %d: %d intersections (first after step %d), closest layers %.3f mm against %.3f, %d frozen steps",
+						i, l.intersections, l.firstBad, 1e3*l.closest, 1e3*0.45*l.thick, l.frozen)
+				}
+				mu.Lock()
+				closest = math.Min(closest, l.closest)
+				contacts = max(contacts, l.contacts)
+				collisions += l.collisions
+				steps += l.steps
+				if !l.ok() {
+					bad++
+				}
+				mu.Unlock()
+			})
+		}
+	})
+	t.Logf("%d trajectories on %d² at 10 ms, %d steps: %d failed; closest layers %.3f mm; most self-contact pairs %d; collisions the fail-safe caught %d",
+		*folds, n, steps, bad, 1e3*closest, contacts, collisions)
+}
+
+// TestSelfCollisionOffIsIdentical: where the cloth never comes near
+// itself (the showcase pinch), a step with self-collision is the step
+// without it, bit for bit.
+func TestSelfCollisionOffIsIdentical(t *testing.T) {
+	var runs [2]*Cloth
+	for i, off := range []bool{false, true} {
+		c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.NoSelfCollision = 16, 16, off })
+		s := ShowcasePinch(c.cfg.Material.Thickness)
+		runScript(c, s, pick(s.Duration(), time.Second), func(int, time.Duration) {
+			if c.Stats().SelfContacts != 0 {
+				t.Fatalf("the showcase pinch met the cloth itself")
+			}
+		})
+		runs[i] = c
+	}
+	for i := range runs[0].x {
+		if runs[0].x[i] != runs[1].x[i] || runs[0].v[i] != runs[1].v[i] {
+			t.Fatalf("state differs at %d: %v against %v", i, runs[0].x[i], runs[1].x[i])
+		}
+	}
+	var a, b Output
+	runs[0].Output(&a)
+	runs[1].Output(&b)
+	if a != b {
+		t.Errorf("outputs differ: %+v against %+v", a.Local, b.Local)
+	}
+}
