@@ -59,7 +59,7 @@ type Stats struct {
 	// response made, the collisions the fail-safe found and the impact
 	// zones it formed; Frozen when it kept the cloth's start-of-step shape.
 	SelfContacts, Stacked, SelfCorrections, Collisions, Zones int
-	Frozen                                                     bool
+	Frozen                                                    bool
 }
 
 // Cloth is a simulated piece of fabric. It is not safe for concurrent use:
@@ -79,10 +79,10 @@ type Cloth struct {
 	xGood, vGood []float64
 
 	cons     constraints
-	pads     padContact // the finger pads' contact model
-	rod      rod        // the stand's rod
+	pads     padContact   // the finger pads' contact model
+	rod      rod          // the stand's rod
 	self     *selfContact // the cloth's contact with itself; nil when off
-	coupling coupling   // what a step publishes for the haptics and tactile loops
+	coupling coupling     // what a step publishes for the haptics and tactile loops
 	out      Output
 	stats    Stats
 	t        time.Duration

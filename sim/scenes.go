@@ -132,7 +132,7 @@ func CrumpleScript(cfg Config) *Script {
 		return [NumFingers][3]float64{{x0 - half, y0 + dy, c[2] + z}, {x0 + half, y0 + dy, c[2] + z}}
 	}
 	const far, wide, close = 0.05, 0.05, 0.0085 // the pads' surfaces 1 mm apart when close
-	press := surf - 0.015                         // 1.5 cm behind the cloth's plane
+	press := surf - 0.015                       // 1.5 cm behind the cloth's plane
 	keys := []Keyframe{
 		{0, at(wide, 0, far)},
 		{500 * ms, at(wide, 0, surf+0.003)},

@@ -112,10 +112,10 @@ type selfContact struct {
 	// the last step.
 	pressed []bool
 	// The stack's couplings cK·k·w_i·w_j, i ≠ j, sorted by row.
-	cpl   []scalarCoupling
-	x0   []float64 // positions at the step's start
-	zone []int32   // impact zones: union-find parents per node
-	disp []float64 // the step's displacement before the fail-safe
+	cpl  []scalarCoupling
+	x0   []float64    // positions at the step's start
+	zone []int32      // impact zones: union-find parents per node
+	disp []float64    // the step's displacement before the fail-safe
 	zsum [][5]float64 // per zone: Σ m·d (3), Σ m (+Inf with a pinned node), nodes
 	// Per step: pairs found, corrections, collisions; and the layers each
 	// pad's pinch holds.

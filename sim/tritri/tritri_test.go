@@ -168,7 +168,6 @@ func moller(p, q *[3][3]float64) (hit, ok bool) {
 	return hi1 >= lo2 && hi2 >= lo1, true
 }
 
-
 // TestIntersectOnAGrid draws triangles with small integer coordinates,
 // where coplanar, collinear and touching configurations are common, and
 // checks the answer's symmetries (order of the triangles and of their
