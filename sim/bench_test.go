@@ -134,3 +134,41 @@ func BenchmarkCoarse(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSelfCollision steps the showcase (pinched and pulling, 1.5 s
+// in) and the fold scene (the fold pinched, 3.2 s in, the pinch sliding
+// along the fold) with self-collision and without, at the sizes
+// and steps.
+func BenchmarkSelfCollision(b *testing.B) {
+	for _, sc := range []struct {
+		n  int
+		dt float64
+	}{{24, 0.001}, {32, 0.005}, {64, 0.010}} {
+		for _, off := range []bool{false, true} {
+			edit := func(cfg *Config) { cfg.NoSelfCollision = off }
+			b.Run(fmt.Sprintf("showcase/side=%d/dt=%gms/off=%v", sc.n, 1000*sc.dt, off), func(b *testing.B) {
+				c, s := benchCloth(b, sc.n, sc.dt, edit)
+				stepLoop(b, c, s)
+			})
+			b.Run(fmt.Sprintf("fold/side=%d/dt=%gms/off=%v", sc.n, 1000*sc.dt, off), func(b *testing.B) {
+				c := newTestCloth(b, func(cfg *Config) {
+					cfg.NodesU, cfg.NodesV, cfg.Dt = sc.n, sc.n, sec(sc.dt)
+					edit(cfg)
+				})
+				s := FoldScript(c.cfg)
+				runScript(c, s, sec(3.2), nil)
+				var in FingerState
+				tm := c.t
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; b.Loop(); i++ {
+					st := sec(3.2) + time.Duration(i%int(sec(1.2)/c.cfg.Dt))*c.cfg.Dt
+					s.Sample(st, &in)
+					in.T = tm
+					c.Step(tm, &in)
+					tm += c.cfg.Dt
+				}
+			})
+		}
+	}
+}

@@ -342,8 +342,14 @@ func (b *bvh) star(k *cone, a, c *bvNode) bool {
 	}
 	p0 = p0.scale(1 / float64(nc))
 	p1 = p1.scale(1 / float64(nc))
-	var turn float64
+	// Every edge must turn the same way round the centre; then the contour
+	// winds round it a whole number of times, which is how many times it
+	// crosses a ray from the centre (towards the first corner): once for a
+	// simple contour.
 	ok := true
+	first := true
+	var ray vec
+	crossings := 0
 	visit := func(r *bvNode, side int) {
 		b.walk(r, sh, side, func(i, j int32) {
 			if !ok {
@@ -355,7 +361,15 @@ func (b *bvh) star(k *cone, a, c *bvNode) bool {
 				ok = false
 				return
 			}
-			turn += math.Atan2(s0, a0.dot(c0)-a0.dot(k.axis)*c0.dot(k.axis))
+			if first {
+				ray, first = a0, false
+			}
+			// The edge crosses the ray when a0 lies on or after it and c0
+			// before it, turning positively, on the ray's side.
+			ra, rc := ray.cross(a0).dot(k.axis), ray.cross(c0).dot(k.axis)
+			if ra <= 0 && rc > 0 && a0.add(c0).dot(ray) > 0 {
+				crossings++
+			}
 			if b.x1 == nil {
 				return
 			}
@@ -369,9 +383,7 @@ func (b *bvh) star(k *cone, a, c *bvNode) bool {
 	if c != nil {
 		visit(c, sh.sideC)
 	}
-	// Every turn is positive and below π, so the contour winds round the
-	// centre a whole number of times; once is 2π.
-	return ok && turn < 3*math.Pi
+	return ok && crossings == 1
 }
 
 // corners returns the grid indices of the rectangle's four corner nodes.

@@ -297,6 +297,9 @@ func (c *Cloth) Step(t time.Duration, in *FingerState) {
 		clear(c.v)
 		c.it.reset()
 		c.pads.reset()
+		if c.self != nil {
+			c.self.fresh = false
+		}
 		c.stats.Recoveries++
 	}
 	c.t = t + c.cfg.Dt

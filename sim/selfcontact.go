@@ -125,6 +125,12 @@ type selfContact struct {
 	// restFar is the rest-surface distance below which two features are
 	// one layer bending round [m].
 	restFar float64
+	// cand are the pairs of squares the last step's fail-safe traversal
+	// found, grown by candReach/2: the next step's proximity candidates
+	// while fresh (its end is the next step's start, unchanged since).
+	cand      [][2]int32
+	candReach float64
+	fresh     bool
 }
 
 // scalarCoupling is one off-diagonal scalar coupling of the step's matrix.
@@ -179,6 +185,7 @@ func (s *selfContact) init(c *Cloth) {
 	s.stack = make([]stackPair, 0, 64)
 	s.prev = make([]stackPair, 0, 64)
 	s.cpl = make([]scalarCoupling, 0, 256)
+	s.cand = make([][2]int32, 0, 256)
 	s.layers = [NumFingers]int{1, 1}
 }
 
@@ -195,8 +202,12 @@ func (s *selfContact) begin(x []float64) {
 	th := c.fab.thick
 	s.restFar = 2 * th
 	r := s.reach()
-	s.bvh.refit(x, nil, r/2)
-	pairs := s.bvh.collect(0.5)
+	pairs := s.cand
+	if !s.fresh || s.candReach != r {
+		s.bvh.refit(x, nil, r/2)
+		pairs = s.bvh.collect(0.5)
+	}
+	s.fresh = false
 	s.prox = s.prox[:0]
 	for _, sq := range pairs {
 		s.narrow(x, sq[0], sq[1], r)
@@ -593,18 +604,32 @@ func (s *selfContact) failsafe(x, v []float64) {
 	tol := ccdTolerance * th
 	sep := minSeparation * th
 	s.nCCD, s.nZones, s.frozen = 0, 0, false
-	s.bvh.refit(s.x0, x, sep/2)
+	// One traversal for the separation, the collisions and the next
+	// step's proximity: the motion's boxes grown by the proximity's reach,
+	// the cones culled at 60°, which finds more than each needs.
+	r := s.reach()
+	s.bvh.refit(s.x0, x, r/2)
 	pairs := s.bvh.collect(0.5)
+	var moved float64
 	for range 3 {
-		if s.separate(x, v, pairs, sep) == 0 {
+		n, m := s.separate(x, v, pairs, sep)
+		moved += m
+		if n == 0 {
 			break
 		}
 	}
+	if moved > (r-tol)/2 {
+		// The separation moved nodes further than the boxes had room
+		// for: bound the motion again.
+		s.bvh.refit(s.x0, x, tol/2)
+		pairs = s.bvh.collect(0)
+	}
+	s.cand = append(s.cand[:0], pairs...)
+	s.candReach, s.fresh = r, moved <= (r-tol)/2
 	merged := false
 	for round := range maxZoneRounds {
-		s.bvh.refit(s.x0, x, tol/2)
 		hits := 0
-		for _, sq := range s.bvh.collect(0) {
+		for _, sq := range pairs {
 			hits += s.ccdSquares(x, sq[0], sq[1], tol, merged)
 			hits += s.ccdSquares(x, sq[1], sq[0], tol, merged)
 			hits += s.ccdEdges(x, sq[0], sq[1], tol, merged)
@@ -615,6 +640,7 @@ func (s *selfContact) failsafe(x, v []float64) {
 		if hits == 0 {
 			return
 		}
+		s.fresh = false
 		if !merged {
 			merged = true
 			for k := range s.zone {
@@ -625,13 +651,15 @@ func (s *selfContact) failsafe(x, v []float64) {
 			}
 			// The first round only counted the collisions: run it again,
 			// merging.
-			for _, sq := range s.bvh.collect(0) {
+			for _, sq := range pairs {
 				s.ccdSquares(x, sq[0], sq[1], tol, true)
 				s.ccdSquares(x, sq[1], sq[0], tol, true)
 				s.ccdEdges(x, sq[0], sq[1], tol, true)
 			}
 		}
 		s.moveZones(x, v)
+		s.bvh.refit(s.x0, x, tol/2)
+		pairs = s.bvh.collect(0)
 	}
 	// Still colliding: the whole cloth keeps its shape at the start of the
 	// step, at rest, which was free of intersection.
@@ -642,9 +670,9 @@ func (s *selfContact) failsafe(x, v []float64) {
 
 // separate moves apart, to sep, the pairs of features of the squares in
 // pairs that end the step closer than sep, lie apart on the rest surface
-// and were not proximity pairs at its start; it returns how many it moved.
-func (s *selfContact) separate(x, v []float64, pairs [][2]int32, sep float64) int {
-	n := 0
+// and were not proximity pairs at its start; it returns how many it moved
+// and a bound on how far it moved a node.
+func (s *selfContact) separate(x, v []float64, pairs [][2]int32, sep float64) (n int, moved float64) {
 	for _, sq := range pairs {
 		for _, ab := range [2][2]int32{{sq[0], sq[1]}, {sq[1], sq[0]}} {
 			o := &s.own[ab[0]]
@@ -660,8 +688,9 @@ func (s *selfContact) separate(x, v []float64, pairs [][2]int32, sep float64) in
 						continue
 					}
 					p := featPair{n: [4]int32{vtx, t.n[0], t.n[1], t.n[2]}, w: [4]float64{1, -w[0], -w[1], -w[2]}}
-					if s.separatePair(&p, x, v, sep) {
+					if ok, m := s.separatePair(&p, x, v, sep); ok {
 						n++
+						moved += m
 					}
 				}
 			}
@@ -677,28 +706,29 @@ func (s *selfContact) separate(x, v []float64, pairs [][2]int32, sep float64) in
 					continue
 				}
 				p := featPair{n: [4]int32{e[0], e[1], f[0], f[1]}, w: [4]float64{1 - u, u, -(1 - w), -w}, edge: true}
-				if s.separatePair(&p, x, v, sep) {
+				if ok, m := s.separatePair(&p, x, v, sep); ok {
 					n++
+					moved += m
 				}
 			}
 		}
 	}
-	return n
+	return n, moved
 }
 
 // separatePair moves one pair apart to sep along the direction between its
 // closest points at the end of the step, turned to the side the pair was
 // on at the start (a pair that crossed is moved back), unless it was a
 // proximity pair then.
-func (s *selfContact) separatePair(p *featPair, x, v []float64, sep float64) bool {
+func (s *selfContact) separatePair(p *featPair, x, v []float64, sep float64) (bool, float64) {
 	for i := range s.prox {
 		if q := &s.prox[i]; q.n == p.n && q.edge == p.edge {
-			return false
+			return false, 0
 		}
 	}
 	for i := range s.stack {
 		if q := &s.stack[i]; q.n == p.n && q.edge == p.edge {
-			return false
+			return false, 0
 		}
 	}
 	nrm, l := unitVec(p.gap(x))
@@ -714,7 +744,8 @@ func (s *selfContact) separatePair(p *featPair, x, v []float64, sep float64) boo
 		nrm = nrm.scale(-1)
 	}
 	p.nrm = nrm
-	return s.correct(p, x, v, sep, s.c.fab.layerMu)
+	gn := p.gap(x).dot(nrm)
+	return s.correct(p, x, v, sep, s.c.fab.layerMu), max(0, sep-gn)
 }
 
 // find returns node k's zone.
