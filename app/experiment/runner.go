@@ -440,9 +440,9 @@ type fabricInfo struct {
 
 func (run *runner) writeSidecar() error {
 	f := run.fab
-	src, err := fabricSource(f)
+	src, err := run.o.Library.Source(f.Name)
 	if err != nil {
-		return err
+		return fmt.Errorf("experiment: %w", err)
 	}
 	h := sha256.Sum256(src)
 	sc := sidecar{
@@ -475,18 +475,6 @@ func (e *Experiment) LoadFabric(l kes.Library) (*kes.Fabric, error) {
 		return nil, fmt.Errorf("experiment: stimulus.fabric: %w", err)
 	}
 	return f, nil
-}
-
-// fabricSource returns the bytes a fabric was loaded from.
-func fabricSource(f *kes.Fabric) ([]byte, error) {
-	if b, err := kes.BuiltinSource(f.Name); err == nil {
-		return b, nil
-	}
-	b, err := safefile.ReadFile(f.File, kes.MaxFileSize)
-	if err != nil {
-		return nil, fmt.Errorf("experiment: fabric %s: %w", f.Name, err)
-	}
-	return b, nil
 }
 
 func software() map[string]string {

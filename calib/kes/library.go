@@ -162,6 +162,18 @@ func (l Library) Load(name string) (*Fabric, error) {
 	return l.loadUser(name, path)
 }
 
+// Source returns the bytes of the fabric name: the built-in file, or the
+// user directory's NAME.toml as it is (read as LoadFile reads it).
+func (l Library) Source(name string) ([]byte, error) {
+	if b, err := BuiltinSource(name); err == nil {
+		return b, nil
+	}
+	if l.Dir == "" || !safefile.ValidName(name) {
+		return nil, fmt.Errorf("kes: fabric %q: %w (built-in: %s)", name, ErrNotFound, strings.Join(List(), ", "))
+	}
+	return readLimited(filepath.Join(l.Dir, name+".toml"))
+}
+
 func (l Library) loadUser(name, path string) (*Fabric, error) {
 	f, err := LoadFile(path)
 	if err != nil {

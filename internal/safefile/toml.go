@@ -361,3 +361,16 @@ func (s *tomlScan) skipString() {
 		}
 	}
 }
+
+// ReadTOML reads the regular file path within max bytes and checks its
+// structure against lim (CheckTOML).
+func ReadTOML(path string, max int64, lim TOMLLimits) ([]byte, error) {
+	data, err := ReadFile(path, max)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckTOML(path, data, lim); err != nil {
+		return nil, err
+	}
+	return data, nil
+}

@@ -42,7 +42,7 @@ type Hostile struct {
 // Path makes h in dir and returns its path (/dev/zero is itself).
 func (h Hostile) Path(t testing.TB, dir string) string {
 	t.Helper()
-	p := filepath.Join(dir, h.Name+".toml")
+	p := filepath.Join(dir, h.Name)
 	switch h.Special {
 	case "devzero":
 		return "/dev/zero"
@@ -102,6 +102,23 @@ func TOML() []Hostile {
 		{Name: "many-inline-tables", Data: repeat("x = [", "{},", 500_000, "]\n")},
 		{Name: "many-values", Data: repeat("x = [", "1,", 1_000_000, "]\n")},
 		{Name: "oversized", Data: repeat("# ", "x", 8<<20, "\n")},
+		{Name: "devzero", Special: "devzero"},
+		{Name: "fifo", Special: "fifo"},
+		{Name: "dir", Special: "dir"},
+	}
+}
+
+// JSON returns the hostile JSON files: the same classes for the JSON
+// readers (calibrations, session records), sized under their 1 MiB limit
+// where the class is about structure.
+func JSON() []Hostile {
+	return []Hostile{
+		{Name: "nested-arrays", Data: append(repeat("", "[", 20_000, "1"), repeat("", "]", 20_000, "\n")...)},
+		{Name: "nested-objects", Data: append(repeat("", `{"a":`, 20_000, "1"), repeat("", "}", 20_000, "\n")...)},
+		{Name: "long-key", Data: repeat(`{"`, "k", 512<<10, `":1}`)},
+		{Name: "many-keys", Data: repeat("{", `"k":1,`, 100_000, `"k":1}`)},
+		{Name: "many-values", Data: repeat("[", "1,", 400_000, "1]")},
+		{Name: "oversized", Data: repeat(`{"a":"`, "x", 8<<20, `"}`)},
 		{Name: "devzero", Special: "devzero"},
 		{Name: "fifo", Special: "fifo"},
 		{Name: "dir", Special: "dir"},
