@@ -33,7 +33,7 @@ import (
 type Session struct {
 	Dir string
 
-	dir     *safefile.Dir
+	dir *safefile.Dir
 
 	mu      sync.Mutex // guards tables and started against setup calls
 	tables  []drainer
