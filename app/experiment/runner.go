@@ -128,7 +128,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	// Nothing is written before the fabric loads.
 	var err error
 	if run.fab, err = e.LoadFabric(o.Library); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("experiment: %w", err)
 	}
 	cleanup, err := run.openDir()
 	if err != nil {
@@ -464,7 +464,7 @@ func (run *runner) writeSidecar() error {
 }
 
 // LoadFabric loads the fabric the experiment handles from l (the rig's
-// default when the file names none).
+// default when the file names none); the error names the field.
 func (e *Experiment) LoadFabric(l kes.Library) (*kes.Fabric, error) {
 	name := e.Stimulus.Fabric
 	if name == "" {
@@ -472,7 +472,7 @@ func (e *Experiment) LoadFabric(l kes.Library) (*kes.Fabric, error) {
 	}
 	f, err := l.Load(name)
 	if err != nil {
-		return nil, fmt.Errorf("experiment: stimulus.fabric: %w", err)
+		return nil, fmt.Errorf("stimulus.fabric: %w", err)
 	}
 	return f, nil
 }
