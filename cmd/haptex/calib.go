@@ -60,6 +60,11 @@ func runCalib(args []string) error {
 		if *subject == "" {
 			return fmt.Errorf("%w: -subject ID is required", errUsage)
 		}
+		// The subject names the default threshold file and the trial
+		// records' folder.
+		if err := safefile.CheckName("-subject", *subject); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
 		fingers := []string{*finger}
 		if *finger == "both" {
 			fingers = []string{"thumb", "index"}

@@ -111,3 +111,12 @@ func TestExperimentCheckResolvesFabric(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// A subject that is not a name is refused before it becomes a path.
+func TestCalibThresholdSubjectName(t *testing.T) {
+	for _, s := range []string{"../../tmp/x", "a\x00b", ".."} {
+		if err := runCalib([]string{"threshold", "-subject", s}); err == nil || !strings.Contains(err.Error(), "-subject") {
+			t.Errorf("%q: %v", s, err)
+		}
+	}
+}
