@@ -57,38 +57,6 @@ func tomlString(s string) string {
 	return `"` + strings.ReplaceAll(s, "\x00", `\u0000`) + `"`
 }
 
-// plantLink puts a symbolic link at path to a new victim file (or folder)
-// elsewhere and returns the victim.
-func plantLink(t *testing.T, path string, folder bool) string {
-	t.Helper()
-	victim := filepath.Join(t.TempDir(), "victim")
-	if folder {
-		os.Mkdir(victim, 0o700)
-	} else {
-		os.WriteFile(victim, []byte("precious"), 0o600)
-	}
-	os.MkdirAll(filepath.Dir(path), 0o700)
-	if err := os.Symlink(victim, path); err != nil {
-		t.Fatal(err)
-	}
-	return victim
-}
-
-func untouched(t *testing.T, what, victim string) {
-	t.Helper()
-	st, err := os.Stat(victim)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	if st.IsDir() {
-		if ents, _ := os.ReadDir(victim); len(ents) != 0 {
-			t.Errorf("%s: the run wrote into the link's target folder: %v", what, ents)
-		}
-	} else if b, _ := os.ReadFile(victim); string(b) != "precious" {
-		t.Errorf("%s: the run wrote through the link: %q", what, b)
-	}
-}
-
 // No output of an experiment follows a symbolic link planted at its path:
 // the experiment's and the subject's folders, and each file in them.
 func TestOutputsDoNotFollowLinks(t *testing.T) {
@@ -96,28 +64,25 @@ func TestOutputsDoNotFollowLinks(t *testing.T) {
 	// stops with an error naming the link.
 	for _, rel := range []string{"level-test", "level-test/sim01", "level-test/sim01/trials.csv", "level-test/sim01/state.json"} {
 		out := t.TempDir()
-		victim := plantLink(t, filepath.Join(out, rel), !strings.Contains(rel, "."))
+		victim := safefiletest.Plant(t, filepath.Join(out, rel), !strings.Contains(rel, "."))
 		_, err := run(t, out, nil)
 		if !errors.Is(err, safefile.ErrSymlink) || !strings.Contains(err.Error(), filepath.Join(out, rel)) {
 			t.Errorf("%s: %v", rel, err)
 		}
-		untouched(t, rel, victim)
+		safefiletest.Untouched(t, rel, victim)
 	}
 	// Planted where the run writes whole files: each is replaced by the
 	// file, the link's target untouched.
 	out := t.TempDir()
 	victims := map[string]string{}
 	for _, f := range []string{"sidecar.json", "fit.json", "fit-0.png", "fit-0.svg"} {
-		victims[f] = plantLink(t, filepath.Join(out, "level-test", "sim01", f), false)
+		victims[f] = safefiletest.Plant(t, filepath.Join(out, "level-test", "sim01", f), false)
 	}
 	if _, err := run(t, out, nil); err != nil {
 		t.Fatal(err)
 	}
 	for f, victim := range victims {
-		untouched(t, f, victim)
-		if st, err := os.Lstat(filepath.Join(out, "level-test", "sim01", f)); err != nil || !st.Mode().IsRegular() {
-			t.Errorf("%s: %v, %v", f, st.Mode(), err)
-		}
+		safefiletest.Replaced(t, filepath.Join(out, "level-test", "sim01", f), victim)
 	}
 }
 

@@ -14,57 +14,30 @@ import (
 	"github.com/haptex/haptex/internal/safefile/safefiletest"
 )
 
-// plantVictim puts a symbolic link at path to a new file elsewhere and
-// returns that file.
-func plantVictim(t *testing.T, path string) string {
-	t.Helper()
-	v := filepath.Join(t.TempDir(), "victim")
-	if err := os.WriteFile(v, []byte("precious"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(filepath.Dir(path), 0o700)
-	if err := os.Symlink(v, path); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
-// replacedNotFollowed checks that the link at path became a regular file
-// and its target kept its bytes.
-func replacedNotFollowed(t *testing.T, path, victim string) {
-	t.Helper()
-	if b, err := os.ReadFile(victim); err != nil || string(b) != "precious" {
-		t.Errorf("%s: the link's target was written: %q, %v", path, b, err)
-	}
-	if st, err := os.Lstat(path); err != nil || !st.Mode().IsRegular() {
-		t.Errorf("%s: %v, %v", path, st.Mode(), err)
-	}
-}
-
 // The device calibrations (haptex calib force|kinematics|tactile) replace
 // a symbolic link planted at their output instead of writing through it.
 func TestCalibOutputsDoNotFollowLinks(t *testing.T) {
 	for _, what := range []string{"force", "kinematics", "tactile"} {
 		path := filepath.Join(t.TempDir(), "calibration", "index-"+what+".json")
-		victim := plantVictim(t, path)
+		victim := safefiletest.Plant(t, path, false)
 		if err := calibTwin(context.Background(), what, "index", path); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		replacedNotFollowed(t, path, victim)
+		safefiletest.Replaced(t, path, victim)
 	}
 }
 
 // The user calibration (haptex calib threshold) writes its threshold file
 // the same way, and refuses a FIFO at that path instead of blocking on it
 // when it reads the subject's earlier thresholds.
-func TestUserCalibrationFiles(t *testing.T) {
+func TestUserCalibrationDoesNotFollowLinks(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "calibration", "s1-thresholds.json")
-	victim := plantVictim(t, path)
+	victim := safefiletest.Plant(t, path, false)
 	tf := psych.NewThresholdFile("s1", time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC))
 	if err := writeCal(path, tf.Write); err != nil {
 		t.Fatal(err)
 	}
-	replacedNotFollowed(t, path, victim)
+	safefiletest.Replaced(t, path, victim)
 	if _, err := rig.ReadCalibrationFile(path, psych.ReadThresholdFile); err != nil {
 		t.Errorf("reading it back: %v", err)
 	}

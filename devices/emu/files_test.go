@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/internal/safefile/safefiletest"
 )
 
 // haptex devices emulate -dir DIR replaces a symbolic link planted at
@@ -16,24 +17,11 @@ func TestEmulateDirDoesNotFollowLinks(t *testing.T) {
 	dir := t.TempDir()
 	victims := map[string]string{}
 	for _, name := range []string{"devices.toml", "thumb-exo"} {
-		v := filepath.Join(t.TempDir(), "victim")
-		if err := os.WriteFile(v, []byte("precious"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(v, filepath.Join(dir, name)); err != nil {
-			t.Fatal(err)
-		}
-		victims[name] = v
+		victims[name] = safefiletest.Plant(t, filepath.Join(dir, name), false)
 	}
 	e := startEmu(t, emu.Config{Dir: dir, NewExo: emu.StandInExo, NewTactile: emu.StandInTactile, Devices: emu.DefaultDevices()[:1]})
-	for name, v := range victims {
-		if b, err := os.ReadFile(v); err != nil || string(b) != "precious" {
-			t.Errorf("%s: the link's target was written: %q, %v", name, b, err)
-		}
-	}
-	if st, err := os.Lstat(e.DevicesFile()); err != nil || !st.Mode().IsRegular() {
-		t.Errorf("devices file: %v, %v", st.Mode(), err)
-	}
+	safefiletest.Untouched(t, "port link", victims["thumb-exo"])
+	safefiletest.Replaced(t, e.DevicesFile(), victims["devices.toml"])
 	if tty, err := os.Readlink(e.Plug("thumb-exo").Path()); err != nil || !strings.HasPrefix(tty, "/dev/pts/") {
 		t.Errorf("port link -> %q, %v", tty, err)
 	}

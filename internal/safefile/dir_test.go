@@ -9,28 +9,8 @@ import (
 	"testing"
 
 	"github.com/haptex/haptex/internal/safefile"
+	"github.com/haptex/haptex/internal/safefile/safefiletest"
 )
-
-// plant puts a symbolic link at dir/name pointing to a victim file outside
-// dir and returns the victim's path.
-func plant(t *testing.T, dir, name string) string {
-	t.Helper()
-	victim := filepath.Join(t.TempDir(), "victim")
-	if err := os.WriteFile(victim, []byte("precious"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(victim, filepath.Join(dir, name)); err != nil {
-		t.Fatal(err)
-	}
-	return victim
-}
-
-func intact(t *testing.T, victim string) {
-	t.Helper()
-	if b, err := os.ReadFile(victim); err != nil || string(b) != "precious" {
-		t.Errorf("the link's target was written: %q, %v", b, err)
-	}
-}
 
 // No way of writing follows a link planted at the name written.
 func TestWritesDoNotFollowLinks(t *testing.T) {
@@ -53,20 +33,21 @@ func TestWritesDoNotFollowLinks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			victim := plant(t, dir, "f")
+			victim := safefiletest.Plant(t, filepath.Join(dir, "f"), false)
 			d, err := safefile.OpenDir(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer d.Close()
 			err = tc.write(d)
-			intact(t, victim)
 			if tc.replaces {
-				if st, e := os.Lstat(filepath.Join(dir, "f")); err != nil || e != nil || !st.Mode().IsRegular() {
-					t.Errorf("write %v; the name is now %v", err, st.Mode())
+				if err != nil {
+					t.Fatal(err)
 				}
+				safefiletest.Replaced(t, filepath.Join(dir, "f"), victim)
 				return
 			}
+			safefiletest.Untouched(t, "f", victim)
 			if err == nil {
 				t.Fatal("wrote through the link")
 			}
@@ -88,7 +69,7 @@ func TestWriteFileReplacesHardLink(t *testing.T) {
 	if err := safefile.WriteFile(filepath.Join(dir, "f"), []byte("new")); err != nil {
 		t.Fatal(err)
 	}
-	intact(t, victim)
+	safefiletest.Untouched(t, "victim", victim)
 	if b, _ := os.ReadFile(filepath.Join(dir, "f")); string(b) != "new" {
 		t.Errorf("f holds %q", b)
 	}

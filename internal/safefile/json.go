@@ -18,19 +18,7 @@ var DefaultJSON = JSONLimits{Depth: 32, Keys: 10_000, KeyLen: 256, Values: 200_0
 
 func (l JSONLimits) withDefaults() JSONLimits {
 	d := DefaultJSON
-	if l.Depth > 0 {
-		d.Depth = l.Depth
-	}
-	if l.Keys > 0 {
-		d.Keys = l.Keys
-	}
-	if l.KeyLen > 0 {
-		d.KeyLen = l.KeyLen
-	}
-	if l.Values > 0 {
-		d.Values = l.Values
-	}
-	return d
+	return JSONLimits{Depth: or(l.Depth, d.Depth), Keys: or(l.Keys, d.Keys), KeyLen: or(l.KeyLen, d.KeyLen), Values: or(l.Values, d.Values)}
 }
 
 // CheckJSON checks data, the JSON file path, against lim in one pass:
@@ -90,12 +78,5 @@ func CheckJSON(path string, data []byte, lim JSONLimits) error {
 // ReadJSON reads the regular file path within max bytes and checks its
 // structure against lim (CheckJSON).
 func ReadJSON(path string, max int64, lim JSONLimits) ([]byte, error) {
-	data, err := ReadFile(path, max)
-	if err != nil {
-		return nil, err
-	}
-	if err := CheckJSON(path, data, lim); err != nil {
-		return nil, err
-	}
-	return data, nil
+	return readChecked(path, max, func(data []byte) error { return CheckJSON(path, data, lim) })
 }

@@ -225,3 +225,16 @@ func ReadAll(r io.Reader, name string, max int64) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// readChecked reads the regular file path within max bytes and passes it
+// through check.
+func readChecked(path string, max int64, check func([]byte) error) ([]byte, error) {
+	data, err := ReadFile(path, max)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}

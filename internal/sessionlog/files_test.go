@@ -7,23 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/haptex/haptex/internal/safefile/safefiletest"
 )
-
-func victimFile(t *testing.T) string {
-	t.Helper()
-	v := filepath.Join(t.TempDir(), "victim")
-	if err := os.WriteFile(v, []byte("precious"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
-func precious(t *testing.T, what, victim string) {
-	t.Helper()
-	if b, err := os.ReadFile(victim); err != nil || string(b) != "precious" {
-		t.Errorf("%s: the link's target was written: %q, %v", what, b, err)
-	}
-}
 
 // No file of a session folder is written through a symbolic link: a link
 // planted at the folder's name makes Create take the next name; one
@@ -43,9 +29,8 @@ func TestSessionFilesDoNotFollowLinks(t *testing.T) {
 	if st, err := os.Lstat(s.Dir); err != nil || !st.IsDir() {
 		t.Fatalf("session folder %s: %v, %v", s.Dir, st.Mode(), err)
 	}
-	csvVictim, jsonVictim := victimFile(t), victimFile(t)
-	os.Symlink(csvVictim, filepath.Join(s.Dir, "rows.csv"))
-	os.Symlink(jsonVictim, filepath.Join(s.Dir, "session.json"))
+	csvVictim := safefiletest.Plant(t, filepath.Join(s.Dir, "rows.csv"), false)
+	jsonVictim := safefiletest.Plant(t, filepath.Join(s.Dir, "session.json"), false)
 	if _, err := NewTable(s, "rows.csv", []string{"t"}, 16, formatRow); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("table at a link: %v", err)
 	}
@@ -58,11 +43,8 @@ func TestSessionFilesDoNotFollowLinks(t *testing.T) {
 	if err := s.Release(); err != nil {
 		t.Fatal(err)
 	}
-	precious(t, "rows.csv", csvVictim)
-	precious(t, "session.json", jsonVictim)
-	if st, err := os.Lstat(filepath.Join(s.Dir, "session.json")); err != nil || !st.Mode().IsRegular() {
-		t.Errorf("session.json: %v, %v", st.Mode(), err)
-	}
+	safefiletest.Untouched(t, "rows.csv", csvVictim)
+	safefiletest.Replaced(t, filepath.Join(s.Dir, "session.json"), jsonVictim)
 	if ents, _ := os.ReadDir(victimDir); len(ents) != 0 {
 		t.Errorf("wrote into the linked folder: %v", ents)
 	}

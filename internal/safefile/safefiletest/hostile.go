@@ -203,3 +203,55 @@ func measure(t *testing.T, name string, load func() error) Result {
 	}
 	return Result{}
 }
+
+// Plant puts a symbolic link at path (making its folder) to a new victim
+// elsewhere, a file holding "precious" or, with folder, an empty folder,
+// and returns the victim's path for Untouched.
+func Plant(t testing.TB, path string, folder bool) string {
+	t.Helper()
+	victim := filepath.Join(t.TempDir(), "victim")
+	var err error
+	if folder {
+		err = os.Mkdir(victim, 0o700)
+	} else {
+		err = os.WriteFile(victim, []byte("precious"), 0o600)
+	}
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(path), 0o700)
+	}
+	if err == nil {
+		err = os.Symlink(victim, path)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return victim
+}
+
+// Untouched fails the test when something was written through the link to
+// victim (made by Plant): the file's bytes changed or the folder is not
+// empty.
+func Untouched(t testing.TB, what, victim string) {
+	t.Helper()
+	st, err := os.Stat(victim)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if st.IsDir() {
+		if ents, _ := os.ReadDir(victim); len(ents) != 0 {
+			t.Errorf("%s: written into the link's target folder: %v", what, ents)
+		}
+	} else if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Errorf("%s: written through the link: %q", what, b)
+	}
+}
+
+// Replaced checks that path, where Plant put a link, is now a regular file
+// and the link's target untouched.
+func Replaced(t testing.TB, path, victim string) {
+	t.Helper()
+	Untouched(t, path, victim)
+	if st, err := os.Lstat(path); err != nil || !st.Mode().IsRegular() {
+		t.Errorf("%s: %v, %v", path, st, err)
+	}
+}
