@@ -10,7 +10,7 @@ experiment check, and run -user / -tactile-cal for the JSON calibrations.
 For each run it prints the wall time, the process's peak resident memory
 (from /usr/bin/time: the whole process, Go runtime and binary included) and the
 error line, and flags any run that was accepted, took 1 s or more, used
-100 MB or more, printed more than one line, or hung (10 s).
+100 MB or more, printed more than one line, or hung (killed after 10 s).
 """
 
 import os
@@ -54,26 +54,20 @@ def special(dir):
 
 
 def run(argv, tmp):
-    """Runs argv under /usr/bin/time, which forks it from a small process:
-    a child forked from this one would count this process's pages in its
-    peak RSS."""
+    """Runs argv under /usr/bin/time and timeout(1), small processes: a
+    child forked from this one would count this process's pages in its
+    peak RSS. timeout kills a command that hangs after 10 s."""
     report = os.path.join(tmp, "time.out")
-    p = subprocess.Popen(["/usr/bin/time", "-o", report, "-f", "%e %M"] + argv,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    hung = False
-    try:
-        _, err = p.communicate(timeout=10)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        _, err = p.communicate()
-        hung = True
-    wall, rss = 10.0, 0.0
+    p = subprocess.run(["/usr/bin/time", "-o", report, "-f", "%e %M", "timeout", "-s", "KILL", "10"] + argv,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wall, rss = 0.0, 0.0
     with open(report) as f:
         for line in f:
             parts = line.split()
             if len(parts) == 2 and parts[0].replace(".", "").isdigit():
                 wall, rss = float(parts[0]), int(parts[1]) / 1024
-    return p.returncode, wall, rss, err.decode(errors="replace").strip(), hung
+    hung = p.returncode in (124, 137, -9)
+    return p.returncode, wall, rss, p.stderr.decode(errors="replace").strip(), hung
 
 
 def main():
