@@ -7,7 +7,8 @@ Every class of hostile file (the classes of internal/safefile/safefiletest)
 goes to every command that reads that kind of file: fabric check, devices
 check (as the devices file and as the kinematics file it names),
 experiment check, and run -user / -tactile-cal for the JSON calibrations.
-For each run it prints the wall time, the process's peak resident memory
+For each run it prints the wall time, the CPU time (user and system: what
+the refusal cost, whatever else the machine runs), the peak resident memory
 (from /usr/bin/time: the whole process, Go runtime and binary included) and the
 error line, and flags any run that was accepted, took 1 s or more, used
 100 MB or more, printed more than one line, or hung (killed after 10 s).
@@ -58,16 +59,16 @@ def run(argv, tmp):
     child forked from this one would count this process's pages in its
     peak RSS. timeout kills a command that hangs after 10 s."""
     report = os.path.join(tmp, "time.out")
-    p = subprocess.run(["/usr/bin/time", "-o", report, "-f", "%e %M", "timeout", "-s", "KILL", "10"] + argv,
+    p = subprocess.run(["/usr/bin/time", "-o", report, "-f", "%e %M %U %S", "timeout", "-s", "KILL", "10"] + argv,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    wall, rss = 0.0, 0.0
+    wall, rss, cpu = 0.0, 0.0, 0.0
     with open(report) as f:
         for line in f:
             parts = line.split()
-            if len(parts) == 2 and parts[0].replace(".", "").isdigit():
-                wall, rss = float(parts[0]), int(parts[1]) / 1024
+            if len(parts) == 4 and parts[0].replace(".", "").isdigit():
+                wall, rss, cpu = float(parts[0]), int(parts[1]) / 1024, float(parts[2]) + float(parts[3])
     hung = p.returncode in (124, 137, -9)
-    return p.returncode, wall, rss, p.stderr.decode(errors="replace").strip(), hung
+    return p.returncode, wall, cpu, rss, p.stderr.decode(errors="replace").strip(), hung
 
 
 def main():
@@ -102,22 +103,24 @@ def main():
             ("json", "run -user", lambda f: ["run", "-lockstep", "-duration", "0.1s", "-out", "", "-user", f]),
             ("json", "run -tactile-cal", lambda f: ["run", "-lockstep", "-duration", "0.1s", "-out", "", "-tactile-cal", f]),
         ]
-        print("%-28s %-22s %7s %8s  %s" % ("command", "file", "wall s", "RSS MB", "error"))
-        worst_wall = worst_rss = 0.0
+        print("%-28s %-22s %7s %6s %7s  %s" % ("command", "file", "wall s", "CPU s", "RSS MB", "error"))
+        worst_wall = worst_cpu = worst_rss = 0.0
+        runs = 0
         for kind, label, argv in commands:
             for (k, name), path in sorted(files.items()):
                 if k != kind:
                     continue
-                rc, wall, rss, err, hung = run([haptex] + argv(path), tmp)
-                worst_wall, worst_rss = max(worst_wall, wall), max(worst_rss, rss)
+                rc, wall, cpu, rss, err, hung = run([haptex] + argv(path), tmp)
+                worst_wall, worst_cpu, worst_rss = max(worst_wall, wall), max(worst_cpu, cpu), max(worst_rss, rss)
+                runs += 1
                 lines = err.splitlines() or [""]
                 bad = hung or rc == 0 or wall >= 1 or rss >= 100 or len(lines) > 1
                 failed += bad
                 what = "hung, killed" if hung else lines[0].replace(tmp, "$TMP")[:160]
                 if len(lines) > 1:
                     what += " (and %d more lines)" % (len(lines) - 1)
-                print("%-28s %-22s %7.3f %8.1f  %s%s" % (label, name, wall, rss, "FAIL " if bad else "", what))
-        print("worst: %.3f s, %.1f MB; %d failed" % (worst_wall, worst_rss, failed))
+                print("%-28s %-22s %7.2f %6.2f %7.1f  %s%s" % (label, name, wall, cpu, rss, "FAIL " if bad else "", what))
+        print("worst: %.2f s wall, %.2f s CPU, %.1f MB; %d of %d failed" % (worst_wall, worst_cpu, worst_rss, failed, runs))
     sys.exit(1 if failed else 0)
 
 

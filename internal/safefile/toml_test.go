@@ -221,7 +221,7 @@ func (g *gen) doc() string {
 // parts and tables exactly and never fewer values than there are (it
 // counts an empty array as one).
 func TestCheckTOMLCountsRandomDocuments(t *testing.T) {
-	for seed := range uint64(2000) {
+	for seed := range uint64(500) {
 		g := &gen{r: rand.New(rand.NewPCG(seed, 26))}
 		doc := g.doc()
 		var v map[string]any
@@ -306,9 +306,8 @@ var shapes = []func(n int, unit string) string{
 // and with pieces the fuzzer picks, around a tail of arbitrary bytes.
 func FuzzTOMLShapes(f *testing.F) {
 	for i := range shapes {
-		f.Add(uint8(i), uint32(20_000), "a", []byte(""))
+		f.Add(uint8(i), uint32(20_000), "a", []byte("]]}"))
 		f.Add(uint8(i), uint32(31), "\"q.q\"", []byte("\n"))
-		f.Add(uint8(i), uint32(200_000), "u", []byte("]]}"))
 	}
 	f.Fuzz(func(t *testing.T, shape uint8, n uint32, unit string, tail []byte) {
 		if len(unit) > 16 {

@@ -6,10 +6,10 @@ package safefiletest
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,8 +32,9 @@ const hangAfter = 20 * time.Second
 // Hostile is one class of hostile input.
 type Hostile struct {
 	Name string
-	// Data is the file's content; for the special files below it is nil.
-	Data []byte
+	// Data makes the file's content (when Path writes it); nil for the
+	// special files below.
+	Data func() []byte
 	// Special is "fifo", "devzero" or "dir" for a named pipe, /dev/zero or
 	// a folder given where a file is read.
 	Special string
@@ -55,30 +56,36 @@ func (h Hostile) Path(t testing.TB, dir string) string {
 			t.Fatal(err)
 		}
 	default:
-		if err := os.WriteFile(p, h.Data, 0o600); err != nil {
+		if err := os.WriteFile(p, h.Data(), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return p
 }
 
-func repeat(prefix, unit string, n int, suffix string) []byte {
-	var b strings.Builder
-	b.Grow(len(prefix) + len(unit)*n + len(suffix))
-	b.WriteString(prefix)
-	for range n {
-		b.WriteString(unit)
-	}
-	b.WriteString(suffix)
-	return []byte(b.String())
+// repeat makes prefix, unit n times, suffix.
+func repeat(prefix, unit string, n int, suffix string) func() []byte {
+	return func() []byte { return []byte(prefix + strings.Repeat(unit, n) + suffix) }
 }
 
-func numbered(format string, n int) []byte {
-	var b strings.Builder
-	for i := range n {
-		fmt.Fprintf(&b, format, i)
+// nest makes prefix, open n times, middle, close n times.
+func nest(prefix, open string, n int, middle, close string) func() []byte {
+	return func() []byte {
+		return []byte(prefix + strings.Repeat(open, n) + middle + strings.Repeat(close, n) + "\n")
 	}
-	return []byte(b.String())
+}
+
+// numbered makes n lines of before, the line's number, after.
+func numbered(before string, n int, after string) func() []byte {
+	return func() []byte {
+		b := make([]byte, 0, n*(len(before)+len(after)+6))
+		for i := range n {
+			b = append(b, before...)
+			b = strconv.AppendInt(b, int64(i), 10)
+			b = append(b, after...)
+		}
+		return b
+	}
 }
 
 // TOML returns the hostile TOML files: each class that made a haptex
@@ -88,17 +95,17 @@ func numbered(format string, n int) []byte {
 func TOML() []Hostile {
 	return []Hostile{
 		// 20,000 nested inline tables: out of memory in 6-9 s before.
-		{Name: "nested-inline-tables", Data: append(repeat("x = ", "{a=", 20_000, "1"), repeat("", "}", 20_000, "\n")...)},
-		{Name: "nested-arrays", Data: append(repeat("x = ", "[", 20_000, "1"), repeat("", "]", 20_000, "\n")...)},
+		{Name: "nested-inline-tables", Data: nest("x = ", "{a=", 20_000, "1", "}")},
+		{Name: "nested-arrays", Data: nest("x = ", "[", 20_000, "1", "]")},
 		// A 50,000-part dotted key: out of memory.
 		{Name: "dotted-key", Data: repeat("", "a.", 50_000, "a = 1\n")},
 		{Name: "dotted-table-header", Data: repeat("[", "a.", 50_000, "a]\nb = 1\n")},
 		{Name: "long-key", Data: repeat("", "k", 1<<20, " = 1\n")},
 		{Name: "long-quoted-key", Data: repeat("\"", "k", 1<<20, "\" = 1\n")},
 		// 200,000 unknown tables in 2.9 MB: over a minute before.
-		{Name: "many-tables", Data: numbered("[unknown%d]\n", 200_000)},
+		{Name: "many-tables", Data: numbered("[unknown", 200_000, "]\n")},
 		{Name: "many-array-tables", Data: repeat("", "[[t]]\n", 200_000, "")},
-		{Name: "many-keys", Data: numbered("k%d = 1\n", 200_000)},
+		{Name: "many-keys", Data: numbered("k", 200_000, " = 1\n")},
 		{Name: "many-inline-tables", Data: repeat("x = [", "{},", 500_000, "]\n")},
 		{Name: "many-values", Data: repeat("x = [", "1,", 1_000_000, "]\n")},
 		{Name: "oversized", Data: repeat("# ", "x", 8<<20, "\n")},
@@ -113,8 +120,8 @@ func TOML() []Hostile {
 // where the class is about structure.
 func JSON() []Hostile {
 	return []Hostile{
-		{Name: "nested-arrays", Data: append(repeat("", "[", 20_000, "1"), repeat("", "]", 20_000, "\n")...)},
-		{Name: "nested-objects", Data: append(repeat("", `{"a":`, 20_000, "1"), repeat("", "}", 20_000, "\n")...)},
+		{Name: "nested-arrays", Data: nest("", "[", 20_000, "1", "]")},
+		{Name: "nested-objects", Data: nest("", `{"a":`, 20_000, "1", "}")},
 		{Name: "long-key", Data: repeat(`{"`, "k", 512<<10, `":1}`)},
 		{Name: "many-keys", Data: repeat("{", `"k":1,`, 100_000, `"k":1}`)},
 		{Name: "many-values", Data: repeat("[", "1,", 400_000, "1]")},
