@@ -79,8 +79,9 @@ func (r *Reader) Next() (Event, error) {
 	return Event{T: time.Duration(le.Uint64(r.hdr[0:])), Kind: Kind(r.hdr[8]), Payload: p}, nil
 }
 
-// MaxFileSize bounds a recording read back: an hour of a device at 1 kHz
-// is a few hundred megabytes. Readers stream it through a fixed buffer.
+// MaxFileSize bounds a recording read back: an hour of an exoskeleton at
+// 1 kHz (its calls and its bytes, a few hundred bytes a tick) is of the
+// order of a gigabyte. The readers stream it through a fixed buffer.
 const MaxFileSize = 4 << 30
 
 // ReadFile calls fn for every event of the recording at path and returns

@@ -48,6 +48,7 @@ func MkdirAll(path string) (*Dir, error) {
 // OpenParent opens the folder that holds path (resolved as given) and
 // returns it with path's last element, for a file the user named.
 func OpenParent(path string) (*Dir, string, error) {
+	path = filepath.Clean(path)
 	name := filepath.Base(path)
 	if err := checkElem(path, name); err != nil {
 		return nil, "", err
@@ -188,15 +189,6 @@ func (d *Dir) ReadFile(name string, max int64) ([]byte, error) {
 	r := &Reader{f: f, path: f.Name(), max: max}
 	defer r.Close()
 	return r.ReadAll()
-}
-
-// Stat describes name inside d without following a symbolic link.
-func (d *Dir) Stat(name string) (fs.FileMode, error) {
-	var st unix.Stat_t
-	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return 0, d.pathErr("stat", name, err)
-	}
-	return modeOf(st.Mode), nil
 }
 
 // Remove removes the file (or empty folder) name inside d; a symbolic

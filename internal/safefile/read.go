@@ -175,9 +175,6 @@ func (r *Reader) Read(p []byte) (int, error) {
 // Close closes the file.
 func (r *Reader) Close() error { return r.f.Close() }
 
-// File returns the open file (for Truncate, Sync and the like).
-func (r *Reader) File() *os.File { return r.f }
-
 // ReadAll reads the rest of the file, at most max bytes in all.
 func (r *Reader) ReadAll() ([]byte, error) {
 	size := int64(512)
