@@ -250,11 +250,16 @@ func Parse(r io.Reader, name string) (*File, error) {
 	return f, nil
 }
 
+// more names the other unknown keys, the first five of them.
 func more(keys []string) string {
-	if len(keys) == 1 {
+	rest := keys[1:]
+	switch {
+	case len(rest) == 0:
 		return ""
+	case len(rest) > 5:
+		return fmt.Sprintf("; also %s and %d more", strings.Join(rest[:5], ", "), len(rest)-5)
 	}
-	return fmt.Sprintf("; also %s", strings.Join(keys[1:], ", "))
+	return fmt.Sprintf("; also %s", strings.Join(rest, ", "))
 }
 
 func fingerIndex(s string) int {
