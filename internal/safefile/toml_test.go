@@ -356,3 +356,22 @@ func TestDecodeAtTheLimits(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCheckTOMLHostile times the refusal of each hostile class (the
+// check alone; the file is in memory).
+func BenchmarkCheckTOMLHostile(b *testing.B) {
+	for _, h := range safefiletest.TOML() {
+		if h.Data == nil || h.Name == "oversized" { // refused by the reader's size limit
+			continue
+		}
+		data := h.Data()
+		b.Run(h.Name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if safefile.CheckTOML(h.Name, data, safefile.TOMLLimits{}) == nil {
+					b.Fatal("passed")
+				}
+			}
+		})
+	}
+}
