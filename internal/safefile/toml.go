@@ -7,7 +7,7 @@ import "fmt"
 type TOMLLimits struct {
 	// Depth bounds the nesting of a value: the parts of its table header,
 	// the parts of its dotted key, and every array and inline table
-	// around it (a.b = [{c = 1}] puts c at depth 4).
+	// around it (a.b = [{c = 1}] puts c at depth 5).
 	Depth int
 	// Keys bounds the key parts in the file: every part of every key and
 	// table header (a.b.c = 1 is three).
