@@ -1,13 +1,12 @@
 package experiment
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
-	"path/filepath"
 
 	"github.com/haptex/haptex/calib/psych"
-	"github.com/haptex/haptex/internal/sessionlog"
 )
 
 // analysis is fit.json.
@@ -83,12 +82,16 @@ func (run *runner) analyse() (*Result, error) {
 				return nil, fmt.Errorf("experiment: plot: %w", err)
 			}
 			for _, ext := range []string{"png", "svg"} {
-				path := filepath.Join(run.dir, fmt.Sprintf("fit-%d.%s", s, ext))
-				if err := psych.SavePlot(p, path); err != nil {
+				name := fmt.Sprintf("fit-%d.%s", s, ext)
+				var b bytes.Buffer
+				if err := psych.WritePlot(&b, p, ext); err != nil {
 					return nil, fmt.Errorf("experiment: %w", err)
 				}
-				sa.Plots = append(sa.Plots, path)
-				res.Plots = append(res.Plots, path)
+				if err := run.root.WriteFile(name, b.Bytes()); err != nil {
+					return nil, fmt.Errorf("experiment: %w", err)
+				}
+				sa.Plots = append(sa.Plots, run.root.Join(name))
+				res.Plots = append(res.Plots, run.root.Join(name))
 			}
 			ci := ""
 			if sa.Bootstrap != nil {
@@ -105,8 +108,8 @@ func (run *runner) analyse() (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("experiment: %w", err)
 	}
-	if err := sessionlog.WriteFileAtomic(filepath.Join(run.dir, "fit.json"), b); err != nil {
-		return nil, err
+	if err := run.root.WriteFile("fit.json", b); err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
 	}
 	fmt.Fprintf(run.o.Out, "  results in %s\n", run.dir)
 	return res, nil

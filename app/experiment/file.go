@@ -25,17 +25,21 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/internal/safefile"
 )
 
 // FormatVersion is the experiment file format this package reads.
 const FormatVersion = 1
+
+// MaxFileSize bounds an experiment file (a few kilobytes); Parse also
+// holds it to safefile.DefaultTOML's structure limits before decoding.
+const MaxFileSize = 1 << 20
 
 // Kind is what a trial's stimulus value X changes.
 type Kind string
@@ -146,6 +150,15 @@ func (t Timing) MarshalJSON() ([]byte, error) {
 // Parse reads an experiment file and checks it; the error names the file
 // and the field.
 func Parse(data []byte, file string) (*Experiment, error) {
+	var err error
+	if len(data) > MaxFileSize {
+		err = &safefile.Error{Path: file, Err: safefile.ErrTooLarge, Detail: fmt.Sprintf("%d bytes, over the limit of %d bytes for an experiment file", len(data), MaxFileSize)}
+	} else {
+		err = safefile.CheckTOML(file, data, safefile.TOMLLimits{})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
 	var f struct {
 		Experiment
 		Timing timingFile `toml:"timing"`
@@ -162,6 +175,9 @@ func Parse(data []byte, file string) (*Experiment, error) {
 				return nil, fmt.Errorf("experiment: %s: the key nodes is now side (nodes per side of the cloth's grid)", file)
 			}
 		}
+		if len(keys) > 5 {
+			keys = append(keys[:5], fmt.Sprintf("and %d more", len(keys)-5))
+		}
 		return nil, fmt.Errorf("experiment: %s: unknown field %s", file, strings.Join(keys, ", "))
 	}
 	e := f.Experiment
@@ -174,9 +190,10 @@ func Parse(data []byte, file string) (*Experiment, error) {
 	return &e, nil
 }
 
-// Load reads and checks an experiment file.
+// Load reads and checks an experiment file: a regular file of at most
+// MaxFileSize bytes.
 func Load(path string) (*Experiment, []byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, MaxFileSize)
 	if err != nil {
 		return nil, nil, fmt.Errorf("experiment: %w", err)
 	}
@@ -190,8 +207,8 @@ func (e *Experiment) Validate() error {
 	if e.Format != FormatVersion {
 		return fmt.Errorf("format: %d, want %d", e.Format, FormatVersion)
 	}
-	if e.Name == "" || strings.ContainsAny(e.Name, `/\ `) {
-		return fmt.Errorf("name: %q, want a non-empty name without spaces or slashes", e.Name)
+	if !safefile.ValidName(e.Name) {
+		return fmt.Errorf("name: %q, want %s (it names the experiment's folder)", e.Name, safefile.NameRule)
 	}
 	if e.Task.Kind == 0 && e.Task.Alternatives == 0 {
 		e.Task = psych.TwoAFC
@@ -206,6 +223,9 @@ func (e *Experiment) Validate() error {
 		return errors.New("task: rating tasks are not supported by the runner (2AFC or yes/no)")
 	}
 	s := &e.Stimulus
+	if s.Fabric != "" && !safefile.ValidName(s.Fabric) {
+		return fmt.Errorf("stimulus.fabric: %q, want a fabric name: %s", s.Fabric, safefile.NameRule)
+	}
 	switch s.Kind {
 	case Stiffness:
 		def(&s.Unit, "%")

@@ -10,9 +10,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -22,7 +22,7 @@ import (
 	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/calib/psych"
 	"github.com/haptex/haptex/devices/twin"
-	"github.com/haptex/haptex/internal/sessionlog"
+	"github.com/haptex/haptex/internal/safefile"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -91,6 +91,9 @@ type runner struct {
 	obs       []*psych.Observer
 	r         *rig.Rig
 	drive     driver
+	fab       *kes.Fabric
+	root      *safefile.Dir // the subject's folder, dir
+	fresh     bool          // this run created the folder's files
 	csv       *os.File
 	done      int
 	sha       string
@@ -105,10 +108,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if e == nil {
 		return nil, errors.New("experiment: no experiment")
 	}
-	if o.Subject == "" || strings.ContainsFunc(o.Subject, func(c rune) bool {
-		return !(c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
-	}) {
-		return nil, fmt.Errorf("experiment: subject %q: use letters, digits, '-' and '_'", o.Subject)
+	if err := safefile.CheckName("subject", o.Subject); err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
 	}
 	if len(o.Observers) == 0 && (o.In == nil || o.Out == nil) {
 		return nil, errors.New("experiment: a run without a simulated observer needs a terminal (In and Out)")
@@ -124,24 +125,34 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.In != nil {
 		run.in = bufio.NewReader(o.In)
 	}
-	run.dir = filepath.Join(o.OutDir, e.Name, o.Subject)
-	if err := os.MkdirAll(run.dir, 0o755); err != nil {
+	// Nothing is written before the fabric loads.
+	var err error
+	if run.fab, err = e.LoadFabric(o.Library); err != nil {
 		return nil, fmt.Errorf("experiment: %w", err)
 	}
-	resumed, err := run.open()
+	cleanup, err := run.openDir()
 	if err != nil {
 		return nil, err
 	}
-	defer run.csv.Close()
-	if err := run.startRig(ctx); err != nil {
+	defer run.root.Close()
+	resumed, err := run.open()
+	if err == nil {
+		defer run.csv.Close()
+		err = run.startRig(ctx)
+	}
+	if err == nil {
+		err = run.loop(ctx)
+		if _, ferr := run.drive.finish(); ferr != nil && err == nil {
+			err = ferr
+		}
+	}
+	if err != nil {
+		if run.fresh && run.done == 0 {
+			// No trial to keep: leave nothing that would stop the next run.
+			run.discard()
+			cleanup()
+		}
 		return nil, err
-	}
-	runErr := run.loop(ctx)
-	if _, err := run.drive.finish(); err != nil && runErr == nil {
-		runErr = err
-	}
-	if runErr != nil {
-		return nil, runErr
 	}
 	res, err := run.analyse()
 	if err != nil {
@@ -151,18 +162,82 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	return res, nil
 }
 
+// Limits on the files a run reads back: far above what the longest
+// experiment writes.
+const (
+	maxStateSize  = 16 << 20
+	maxTrialsSize = 64 << 20
+)
+
+// openDir opens (making them where missing) OUT/NAME/SUBJECT: OUT as
+// given, NAME and SUBJECT without following a symbolic link. cleanup
+// removes the two folders again where they are empty.
+func (run *runner) openDir() (cleanup func(), err error) {
+	e, o := run.e, run.o
+	out, err := safefile.MkdirAll(o.OutDir)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	defer out.Close()
+	exp, err := out.Sub(e.Name, true)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	defer exp.Close()
+	if run.root, err = exp.Sub(o.Subject, true); err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	run.dir = run.root.Path()
+	return func() {
+		run.root.Close()
+		if out, err := safefile.OpenDir(o.OutDir); err == nil {
+			if exp, err := out.Sub(e.Name, false); err == nil {
+				exp.Remove(o.Subject)
+				exp.Close()
+			}
+			out.Remove(e.Name)
+			out.Close()
+		}
+	}, nil
+}
+
+// discard removes the files of a run that completed no trial.
+func (run *runner) discard() {
+	if run.csv != nil {
+		run.csv.Close()
+	}
+	for _, name := range []string{"trials.csv", "state.json", "sidecar.json"} {
+		run.root.Remove(name)
+	}
+}
+
 // open starts a new run, or restores an interrupted one from state.json
 // and trials.csv, replaying a trial that reached the CSV but not the state.
+// What a run left before completing a trial (the files of a run that
+// failed or was killed before) is discarded: it holds no data.
 func (run *runner) open() (resumed bool, err error) {
 	e, o := run.e, run.o
-	statePath := filepath.Join(run.dir, "state.json")
-	csvPath := filepath.Join(run.dir, "trials.csv")
-	data, err := os.ReadFile(statePath)
+	csvPath := run.root.Join("trials.csv")
+	statePath := run.root.Join("state.json")
+	rows, csvErr := run.readRows()
+	if csvErr != nil && !errors.Is(csvErr, fs.ErrNotExist) {
+		return false, fmt.Errorf("experiment: %w", csvErr)
+	}
+	data, err := run.root.ReadFile("state.json", maxStateSize)
+	var st state
 	switch {
-	case errors.Is(err, os.ErrNotExist):
-		if _, err := os.Stat(csvPath); err == nil {
-			return false, fmt.Errorf("experiment: %s exists without state.json: move it away or restore the state", csvPath)
+	case err == nil:
+		if err := json.Unmarshal(data, &st); err != nil {
+			return false, fmt.Errorf("experiment: %s: %w", statePath, err)
 		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return false, fmt.Errorf("experiment: %w", err)
+	case len(rows) > 0:
+		return false, fmt.Errorf("experiment: %s holds %d trials without state.json: move it away or restore the state", csvPath, len(rows))
+	}
+	if len(rows) == 0 && st.Completed == 0 {
+		run.discard()
+		run.fresh = true
 		if run.proc, err = psych.New(e.Procedure); err != nil {
 			return false, fmt.Errorf("experiment: procedure: %w", err)
 		}
@@ -173,7 +248,7 @@ func (run *runner) open() (resumed bool, err error) {
 			seed = h.Sum64()
 		}
 		run.rng = rand.NewPCG(seed, 0x6861707465780001)
-		f, err := os.OpenFile(csvPath, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o644)
+		f, err := run.root.Create("trials.csv")
 		if err != nil {
 			return false, fmt.Errorf("experiment: %w", err)
 		}
@@ -188,12 +263,6 @@ func (run *runner) open() (resumed bool, err error) {
 			return false, err
 		}
 		return false, run.saveState()
-	case err != nil:
-		return false, fmt.Errorf("experiment: %w", err)
-	}
-	var st state
-	if err := json.Unmarshal(data, &st); err != nil {
-		return false, fmt.Errorf("experiment: %s: %w", statePath, err)
 	}
 	if st.Format != stateFormat || st.Experiment != run.sha || st.Subject != o.Subject {
 		return false, fmt.Errorf("experiment: %s belongs to another experiment file or subject (the file changed since the run started?)", statePath)
@@ -216,9 +285,8 @@ func (run *runner) open() (resumed bool, err error) {
 		}
 	}
 	run.done = st.Completed
-	rows, err := readRows(csvPath)
-	if err != nil {
-		return false, err
+	if csvErr != nil {
+		return false, fmt.Errorf("experiment: %w", csvErr)
 	}
 	if len(rows) < run.done || len(rows) > run.done+1 {
 		return false, fmt.Errorf("experiment: %s has %d trials, state.json %d: the files do not belong together", csvPath, len(rows), run.done)
@@ -230,7 +298,7 @@ func (run *runner) open() (resumed bool, err error) {
 			return false, fmt.Errorf("experiment: %s: last trial: %w", csvPath, err)
 		}
 	}
-	if run.csv, err = os.OpenFile(csvPath, os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+	if run.csv, err = run.root.Open("trials.csv", os.O_WRONLY|os.O_APPEND); err != nil {
 		return false, fmt.Errorf("experiment: %w", err)
 	}
 	fmt.Fprintf(run.o.Out, "resuming %s for %s after trial %d\n", run.e.Name, run.o.Subject, run.done)
@@ -239,14 +307,19 @@ func (run *runner) open() (resumed bool, err error) {
 
 // readRows returns the complete data rows of trials.csv (a line cut short
 // by an interruption is dropped and the file truncated before it).
-func readRows(path string) ([][]string, error) {
-	data, err := os.ReadFile(path)
+func (run *runner) readRows() ([][]string, error) {
+	f, err := run.root.Open("trials.csv", os.O_RDWR)
 	if err != nil {
-		return nil, fmt.Errorf("experiment: %w", err)
+		return nil, err
+	}
+	defer f.Close()
+	data, err := safefile.ReadAll(f, f.Name(), maxTrialsSize)
+	if err != nil {
+		return nil, err
 	}
 	if i := bytesLastNewline(data); i+1 < len(data) {
-		if err := os.Truncate(path, int64(i+1)); err != nil {
-			return nil, fmt.Errorf("experiment: %w", err)
+		if err := f.Truncate(int64(i + 1)); err != nil {
+			return nil, err
 		}
 		data = data[:i+1]
 	}
@@ -337,19 +410,10 @@ func (run *runner) saveState() error {
 	if err != nil {
 		return fmt.Errorf("experiment: %w", err)
 	}
-	if err := sessionlog.WriteFileAtomic(filepath.Join(run.dir, "state.json"), b); err != nil {
-		return err
-	}
-	return syncDir(run.dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
+	if err := run.root.WriteFile("state.json", b); err != nil {
 		return fmt.Errorf("experiment: %w", err)
 	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
+	if err := run.root.Sync(); err != nil {
 		return fmt.Errorf("experiment: %w", err)
 	}
 	return nil
@@ -375,13 +439,10 @@ type fabricInfo struct {
 }
 
 func (run *runner) writeSidecar() error {
-	f, err := run.fabric()
+	f := run.fab
+	src, err := run.o.Library.Source(f.Name)
 	if err != nil {
-		return err
-	}
-	src, err := fabricSource(run.o.Library, f)
-	if err != nil {
-		return err
+		return fmt.Errorf("experiment: %w", err)
 	}
 	h := sha256.Sum256(src)
 	sc := sidecar{
@@ -396,27 +457,24 @@ func (run *runner) writeSidecar() error {
 	if err != nil {
 		return fmt.Errorf("experiment: %w", err)
 	}
-	return sessionlog.WriteFileAtomic(filepath.Join(run.dir, "sidecar.json"), b)
+	if err := run.root.WriteFile("sidecar.json", b); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	return nil
 }
 
-func (run *runner) fabric() (*kes.Fabric, error) {
-	name := run.e.Stimulus.Fabric
+// LoadFabric loads the fabric the experiment handles from l (the rig's
+// default when the file names none); the error names the field.
+func (e *Experiment) LoadFabric(l kes.Library) (*kes.Fabric, error) {
+	name := e.Stimulus.Fabric
 	if name == "" {
 		name = rig.DefaultFabric
 	}
-	return run.o.Library.Load(name)
-}
-
-// fabricSource returns the bytes a fabric was loaded from.
-func fabricSource(l kes.Library, f *kes.Fabric) ([]byte, error) {
-	if b, err := kes.BuiltinSource(f.Name); err == nil {
-		return b, nil
-	}
-	b, err := os.ReadFile(f.File)
+	f, err := l.Load(name)
 	if err != nil {
-		return nil, fmt.Errorf("experiment: fabric %s: %w", f.Name, err)
+		return nil, fmt.Errorf("stimulus.fabric: %w", err)
 	}
-	return b, nil
+	return f, nil
 }
 
 func software() map[string]string {
@@ -436,12 +494,8 @@ func software() map[string]string {
 // startRig builds the rig and starts it: in virtual time with simulated
 // observers, in real time with a person.
 func (run *runner) startRig(ctx context.Context) error {
-	f, err := run.fabric()
-	if err != nil {
-		return err
-	}
 	cfg := run.o.Rig
-	cfg.Fabric = f
+	cfg.Fabric = run.fab
 	cfg.Duration = 0
 	if run.e.Side > 0 {
 		cfg.Sim.NodesU, cfg.Sim.NodesV = run.e.Side, run.e.Side

@@ -1,12 +1,13 @@
 package rig
 
 import (
+	"bytes"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/haptex/haptex/calib/device"
 	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/internal/safefile"
 	"github.com/haptex/haptex/sim"
 	"github.com/haptex/haptex/tactile"
 )
@@ -36,7 +37,7 @@ func (c CalibrationFiles) Apply(cfg *Config) error {
 		cal[f] = tactile.DefaultCalibration()
 	}
 	if c.User != "" {
-		tf, err := readCalibration(c.User, psych.ReadThresholdFile)
+		tf, err := ReadCalibrationFile(c.User, psych.ReadThresholdFile)
 		if err != nil {
 			return err
 		}
@@ -60,7 +61,7 @@ func (c CalibrationFiles) Apply(cfg *Config) error {
 	}
 	var seen [sim.NumFingers]string
 	for _, p := range c.Pins {
-		tc, err := readCalibration(p, device.ReadTactileCalibration)
+		tc, err := ReadCalibrationFile(p, device.ReadTactileCalibration)
 		if err != nil {
 			return err
 		}
@@ -81,18 +82,22 @@ func (c CalibrationFiles) Apply(cfg *Config) error {
 	return nil
 }
 
-// readCalibration opens path and decodes it with read, naming the file in
-// errors.
-func readCalibration[T any](path string, read func(io.Reader) (T, error)) (T, error) {
-	f, err := os.Open(path)
+// MaxCalibrationFile bounds a calibration file (a threshold file or a
+// per-pin calibration: a few kilobytes of JSON).
+const MaxCalibrationFile = 1 << 20
+
+// ReadCalibrationFile reads the calibration file path, a regular file of
+// at most MaxCalibrationFile bytes within safefile.DefaultJSON's structure
+// limits, and decodes it with read, naming the file in errors.
+func ReadCalibrationFile[T any](path string, read func(io.Reader) (T, error)) (T, error) {
+	var zero T
+	data, err := safefile.ReadJSON(path, MaxCalibrationFile, safefile.JSONLimits{})
 	if err != nil {
-		var zero T
 		return zero, err
 	}
-	defer f.Close()
-	v, err := read(f)
+	v, err := read(bytes.NewReader(data))
 	if err != nil {
-		return v, fmt.Errorf("%s: %w", path, err)
+		return zero, fmt.Errorf("%s: %w", path, err)
 	}
 	return v, nil
 }

@@ -432,6 +432,7 @@ func (r *Rig) closeSession() {
 	}
 	if r.session != nil {
 		r.session.Close()
+		r.session.Release()
 		os.RemoveAll(r.session.Dir)
 	}
 }
@@ -562,6 +563,9 @@ func (r *Rig) finish(sum *Summary) error {
 		Summary:  sum,
 	}
 	if e := r.session.WriteJSON("session.json", meta); e != nil && err == nil {
+		err = e
+	}
+	if e := r.session.Release(); e != nil && err == nil {
 		err = e
 	}
 	return err

@@ -13,7 +13,7 @@ import (
 
 	"github.com/haptex/haptex/calib/device"
 	"github.com/haptex/haptex/calib/psych"
-	"github.com/haptex/haptex/internal/sessionlog"
+	"github.com/haptex/haptex/internal/safefile"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -60,6 +60,11 @@ func runCalib(args []string) error {
 		if *subject == "" {
 			return fmt.Errorf("%w: -subject ID is required", errUsage)
 		}
+		// The subject names the default threshold file and the trial
+		// records' folder.
+		if err := safefile.CheckName("-subject", *subject); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
 		fingers := []string{*finger}
 		if *finger == "both" {
 			fingers = []string{"thumb", "index"}
@@ -76,16 +81,18 @@ func runCalib(args []string) error {
 	return fmt.Errorf("%w: unknown calibration %q", errUsage, what)
 }
 
-// writeCal writes a calibration file atomically, creating its folder.
+// writeCal writes a calibration file, creating its folder: whole or not
+// at all, replacing a symbolic link at path rather than writing through it
+// (safefile.WriteFile).
 func writeCal(path string, write func(io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
 	var b bytes.Buffer
 	if err := write(&b); err != nil {
 		return err
 	}
-	return sessionlog.WriteFileAtomic(path, b.Bytes())
+	if err := os.MkdirAll(filepath.Dir(path), safefile.DirMode); err != nil {
+		return err
+	}
+	return safefile.WriteFile(path, b.Bytes())
 }
 
 // calibTwin calibrates the simulated twin of one finger's device on a

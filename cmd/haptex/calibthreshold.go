@@ -28,7 +28,7 @@ type thresholdRun struct {
 // fingers already there.
 func calibThreshold(ctx context.Context, tr thresholdRun) error {
 	tf := psych.NewThresholdFile(tr.subject, time.Now().UTC())
-	if old, err := readFile(tr.path, psych.ReadThresholdFile); err == nil {
+	if old, err := rig.ReadCalibrationFile(tr.path, psych.ReadThresholdFile); err == nil {
 		tf = old
 		tf.Created = time.Now().UTC()
 	} else if !os.IsNotExist(err) {

@@ -17,6 +17,7 @@ import (
 	"github.com/haptex/haptex/devices/scan"
 	"github.com/haptex/haptex/devices/setup"
 	"github.com/haptex/haptex/devices/wire"
+	"github.com/haptex/haptex/internal/safefile"
 )
 
 func init() {
@@ -122,7 +123,7 @@ func emulate(exos, tactiles int, dir string) error {
 	for _, p := range em.Ports() {
 		fmt.Printf("  %-14s %-12s %s -> %s\n", p.Name, p.Kind, p.Path, p.TTY)
 	}
-	snippet, err := os.ReadFile(em.DevicesFile())
+	snippet, err := safefile.ReadFile(em.DevicesFile(), setup.MaxFileSize)
 	if err != nil {
 		return err
 	}

@@ -25,14 +25,23 @@ func runExperiment(args []string) error {
 		return fmt.Errorf("%w: experiment run or experiment check", errUsage)
 	}
 	if args[0] == "check" {
-		if len(args) != 2 {
-			return fmt.Errorf("%w: experiment check FILE", errUsage)
+		if len(args) < 2 || args[1] == "" || args[1][0] == '-' {
+			return fmt.Errorf("%w: experiment check FILE [-library DIR]", errUsage)
+		}
+		fs := newFlags("experiment check", "experiment check FILE [flags]")
+		library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
+		if err := parse(fs, args[2:], 0); err != nil {
+			return err
 		}
 		e, _, err := experiment.Load(args[1])
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%s: %s, %s stimulus, %s procedure: ok\n", args[1], e.Name, e.Stimulus.Kind, e.Procedure.Kind)
+		f, err := e.LoadFabric(kes.Library{Dir: *library})
+		if err != nil {
+			return fmt.Errorf("experiment: %s: %w", args[1], err)
+		}
+		fmt.Printf("%s: %s, %s stimulus on %s, %s procedure: ok\n", args[1], e.Name, e.Stimulus.Kind, f.Name, e.Procedure.Kind)
 		return nil
 	}
 	if len(args) < 2 || args[1] == "" || args[1][0] == '-' {

@@ -73,7 +73,7 @@ func runFabric(args []string) error {
 		if *raw {
 			src, err := kes.BuiltinSource(arg)
 			if errors.Is(err, kes.ErrNotFound) {
-				src, err = os.ReadFile(filepath.Join(*lib, arg+".toml"))
+				src, err = kes.Library{Dir: *lib}.Source(arg)
 			}
 			if err != nil {
 				return err

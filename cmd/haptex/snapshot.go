@@ -1,12 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/kes"
+	"github.com/haptex/haptex/internal/safefile"
 	"github.com/haptex/haptex/render"
 )
 
@@ -52,16 +53,11 @@ func runSnapshot(args []string) error {
 	cfg.Weave.Magnify = *magnify
 	var frame render.Frame
 	(&frameSource{v: v}).fill(&frame)
-	f, err := os.Create(*outPath)
-	if err != nil {
+	var png bytes.Buffer
+	if err := render.Snapshot(&png, cfg, &frame); err != nil {
 		return err
 	}
-	if err := render.Snapshot(f, cfg, &frame); err != nil {
-		f.Close()
-		os.Remove(*outPath)
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := safefile.WriteFile(*outPath, png.Bytes()); err != nil {
 		return err
 	}
 	fmt.Printf("wrote %s (%s at %v of the showcase script)\n", *outPath, fab.Name, *at)

@@ -4,21 +4,22 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/wire"
+	"github.com/haptex/haptex/internal/safefile"
 )
 
 // Config configures Run. The zero value emulates the default rig: two
 // exoskeletons and two tactile arrays, the physical twins of devices/twin.
 type Config struct {
 	// Dir receives one stable symlink per device (Dir/<name> -> /dev/pts/N)
-	// and a devices file for haptex run. Empty: a new temporary directory,
-	// removed by Close.
+	// and a devices file for haptex run, each replacing whatever had its
+	// name (a planted link is replaced, never followed). Empty: a new
+	// temporary directory, removed by Close.
 	Dir string
 	// Devices to emulate; empty means DefaultDevices().
 	Devices []DeviceConfig
@@ -54,6 +55,7 @@ type Port struct {
 // Emulator is a running set of emulated devices.
 type Emulator struct {
 	dir     string
+	root    *safefile.Dir // dir
 	tempDir bool
 	start   time.Time
 	plugs   []*Plug
@@ -67,6 +69,8 @@ type Emulator struct {
 // under test control.
 type Plug struct {
 	dev  *Device
+	dir  *safefile.Dir
+	name string // of the link in dir
 	link string
 	mu   sync.Mutex
 	conn *ptyConn
@@ -83,7 +87,10 @@ func Run(ctx context.Context, cfg Config) (*Emulator, error) {
 			return nil, fmt.Errorf("emu: %w", err)
 		}
 		e.dir, e.tempDir = d, true
-	} else if err := os.MkdirAll(e.dir, 0o755); err != nil {
+	}
+	var err error
+	if e.root, err = safefile.MkdirAll(e.dir); err != nil {
+		e.cleanup()
 		return nil, fmt.Errorf("emu: %w", err)
 	}
 	specs := cfg.Devices
@@ -103,7 +110,7 @@ func Run(ctx context.Context, cfg Config) (*Emulator, error) {
 			e.cleanup()
 			return nil, err
 		}
-		p := &Plug{dev: dev, link: filepath.Join(e.dir, dc.Name)}
+		p := &Plug{dev: dev, dir: e.root, name: dc.Name, link: e.root.Join(dc.Name)}
 		if err := p.Replug(); err != nil {
 			e.cleanup()
 			return nil, err
@@ -211,10 +218,10 @@ func (e *Emulator) writeDevicesFile() error {
 			b.WriteString("kinematics = \"builtin\"\n")
 		}
 	}
-	e.file = filepath.Join(e.dir, "devices.toml")
-	if err := os.WriteFile(e.file, []byte(b.String()), 0o644); err != nil {
+	if err := e.root.WriteFile("devices.toml", []byte(b.String())); err != nil {
 		return fmt.Errorf("emu: %w", err)
 	}
+	e.file = e.root.Join("devices.toml")
 	return nil
 }
 
@@ -236,8 +243,9 @@ func (e *Emulator) cleanup() {
 		p.Unplug()
 	}
 	if e.file != "" {
-		os.Remove(e.file)
+		e.root.Remove("devices.toml")
 	}
+	e.root.Close()
 	if e.tempDir {
 		os.RemoveAll(e.dir)
 	}
@@ -268,7 +276,7 @@ func (p *Plug) Unplug() error {
 		return nil
 	}
 	p.dev.Detach()
-	os.Remove(p.link)
+	p.dir.Remove(p.name)
 	err := p.conn.Close()
 	p.conn = nil
 	return err
@@ -286,15 +294,8 @@ func (p *Plug) Replug() error {
 	if err != nil {
 		return fmt.Errorf("emu: %s: pseudo-terminal: %w", p.dev.cfg.Name, err)
 	}
-	tmp := p.link + ".new"
-	os.Remove(tmp)
-	if err := os.Symlink(c.TTY(), tmp); err != nil {
+	if err := p.dir.Symlink(c.TTY(), p.name); err != nil {
 		c.Close()
-		return fmt.Errorf("emu: %s: %w", p.dev.cfg.Name, err)
-	}
-	if err := os.Rename(tmp, p.link); err != nil {
-		c.Close()
-		os.Remove(tmp)
 		return fmt.Errorf("emu: %s: %w", p.dev.cfg.Name, err)
 	}
 	p.conn = c

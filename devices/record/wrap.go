@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/transport"
+	"github.com/haptex/haptex/internal/safefile"
 )
 
 // Conn records every byte read from and written to a transport.Conn.
@@ -190,7 +190,7 @@ func (t *Tactile) Close() error { return t.inner.Close() }
 // Session is the devices part of a session folder: DIR/devices/NAME.hxr,
 // one recording per device.
 type Session struct {
-	dir  string
+	dir  *safefile.Dir // DIR/devices
 	opt  Options
 	mu   sync.Mutex
 	recs []*Recorder
@@ -200,12 +200,26 @@ type Session struct {
 // dir.
 func Dir(dir string) string { return filepath.Join(dir, "devices") }
 
-// NewSession prepares dir/devices for recordings made with opt.
+// NewSession prepares dir/devices for recordings made with opt. The
+// session folder dir (its last element) and devices/ are opened without
+// following a symbolic link, and each recording is a new file: nothing
+// planted there is written through.
 func NewSession(dir string, opt Options) (*Session, error) {
-	if err := os.MkdirAll(Dir(dir), 0o755); err != nil {
+	parent, name, err := safefile.OpenParent(dir)
+	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
-	return &Session{dir: Dir(dir), opt: opt}, nil
+	defer parent.Close()
+	sess, err := parent.Sub(name, false)
+	if err != nil {
+		return nil, fmt.Errorf("record: %w", err)
+	}
+	defer sess.Close()
+	devs, err := sess.Sub("devices", true)
+	if err != nil {
+		return nil, fmt.Errorf("record: %w", err)
+	}
+	return &Session{dir: devs, opt: opt}, nil
 }
 
 // Recorder creates the recording of one device; kind is "exoskeleton" or
@@ -222,7 +236,7 @@ func (s *Session) Recorder(name, kind string, spec any) (*Recorder, error) {
 	s.mu.Lock()
 	opt := s.opt
 	s.mu.Unlock()
-	r, err := Create(filepath.Join(s.dir, name+".hxr"), Meta{Name: name, Kind: kind, Spec: js}, opt)
+	r, err := create(s.dir, name+".hxr", Meta{Name: name, Kind: kind, Spec: js}, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -252,5 +266,6 @@ func (s *Session) Close() error {
 	for _, r := range s.recs {
 		errs = append(errs, r.Close())
 	}
+	errs = append(errs, s.dir.Close())
 	return errors.Join(errs...)
 }

@@ -30,15 +30,17 @@
 package setup
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/haptex/haptex/internal/safefile"
 )
 
 // Finger names and indices (the same order as sim.Thumb and sim.IndexFinger).
@@ -110,12 +112,41 @@ func Default() *File {
 	return f
 }
 
+// MaxFileSize bounds a devices file and a device description file: a
+// few hundred bytes each; past this it is not one. Both are also held to
+// safefile.DefaultTOML's structure limits before they are decoded.
+const MaxFileSize = 1 << 20
+
 // FileError is a devices file that cannot be used.
 type FileError struct {
 	File string
 	Line int    // 0 when unknown
 	Key  string // e.g. "thumb.exoskeleton.port"
 	Msg  string
+	Err  error // the cause, for errors.Is (a safefile limit); may be nil
+}
+
+// Unwrap returns the cause.
+func (e *FileError) Unwrap() error { return e.Err }
+
+// limitError turns a refusal by safefile into a FileError naming the file
+// (and the line).
+func limitError(file string, err error) error {
+	var se *safefile.Error
+	if errors.As(err, &se) {
+		return &FileError{File: file, Line: se.Line, Msg: se.Detail, Err: err}
+	}
+	return fmt.Errorf("setup: %w", err)
+}
+
+// readTOML reads and checks the TOML file path, a regular file within
+// MaxFileSize and the structure limits.
+func readTOML(path string) ([]byte, error) {
+	data, err := safefile.ReadTOML(path, MaxFileSize, safefile.TOMLLimits{})
+	if err != nil {
+		return nil, limitError(path, err)
+	}
+	return data, nil
 }
 
 func (e *FileError) Error() string {
@@ -135,12 +166,11 @@ func (e *FileError) Error() string {
 // Load reads and checks the devices file at path, and the device
 // description files it names (their paths become absolute).
 func Load(path string) (*File, error) {
-	r, err := os.Open(path)
+	data, err := safefile.ReadFile(path, MaxFileSize)
 	if err != nil {
-		return nil, fmt.Errorf("setup: %w", err)
+		return nil, limitError(path, err)
 	}
-	defer r.Close()
-	f, err := Parse(r, path)
+	f, err := Parse(bytes.NewReader(data), path)
 	if err != nil {
 		return nil, err
 	}
@@ -153,16 +183,25 @@ func Load(path string) (*File, error) {
 			d.Kinematics = filepath.Join(filepath.Dir(path), d.Kinematics)
 		}
 		if _, err := LoadKinematics(d.Kinematics); err != nil {
-			return nil, &FileError{File: path, Key: Fingers[fi] + "." + RoleExo + ".kinematics", Msg: err.Error()}
+			return nil, &FileError{File: path, Key: Fingers[fi] + "." + RoleExo + ".kinematics", Msg: err.Error(), Err: err}
 		}
 	}
 	return f, nil
 }
 
-// Parse reads and checks a devices file; name is used in messages.
+// Parse reads and checks a devices file; name is used in messages. It
+// reads at most MaxFileSize bytes and checks the TOML structure limits
+// before decoding.
 func Parse(r io.Reader, name string) (*File, error) {
+	data, err := safefile.ReadAll(r, name, MaxFileSize)
+	if err == nil {
+		err = safefile.CheckTOML(name, data, safefile.TOMLLimits{})
+	}
+	if err != nil {
+		return nil, limitError(name, err)
+	}
 	var raw map[string]map[string]Device
-	md, err := toml.NewDecoder(r).Decode(&raw)
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&raw)
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
@@ -211,11 +250,16 @@ func Parse(r io.Reader, name string) (*File, error) {
 	return f, nil
 }
 
+// more names the other unknown keys, the first five of them.
 func more(keys []string) string {
-	if len(keys) == 1 {
+	rest := keys[1:]
+	switch {
+	case len(rest) == 0:
 		return ""
+	case len(rest) > 5:
+		return fmt.Sprintf("; also %s and %d more", strings.Join(rest[:5], ", "), len(rest)-5)
 	}
-	return fmt.Sprintf("; also %s", strings.Join(keys[1:], ", "))
+	return fmt.Sprintf("; also %s", strings.Join(rest, ", "))
 }
 
 func fingerIndex(s string) int {

@@ -3,7 +3,6 @@ package setup
 import (
 	"fmt"
 	"math"
-	"os"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -26,9 +25,9 @@ var BuiltinModels = []string{twin.DefaultExoParams().Model}
 // LoadKinematics reads the [kinematics] table of a device description
 // file (the exo.toml format of devices/twin; other tables are ignored).
 func LoadKinematics(path string) (exo.Params, error) {
-	data, err := os.ReadFile(path)
+	data, err := readTOML(path)
 	if err != nil {
-		return exo.Params{}, fmt.Errorf("setup: %w", err)
+		return exo.Params{}, err
 	}
 	var desc struct {
 		Kinematics exo.Params `toml:"kinematics"`
