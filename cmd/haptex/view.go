@@ -87,7 +87,7 @@ func (s *frameSource) fill(dst *render.Frame) {
 }
 
 func runView(args []string) error {
-	fs := newFlags("view", "view [flags]")
+	fs := newFlags("view", "view [flags]", viewNotes, summaryNotes)
 	duration := fs.Duration("duration", 0, "stop after this long (0: until the window closes or Ctrl-C)")
 	out := fs.String("out", "sessions", "parent folder of the session folder (empty: record nothing)")
 	fabric := fs.String("fabric", rig.DefaultFabric, "fabric to handle (haptex fabric list)")
