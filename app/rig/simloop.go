@@ -14,6 +14,9 @@ type simRow struct {
 	Stats   sim.Stats
 	Contact [sim.NumFingers]sim.ContactPatch
 	Local   [sim.NumFingers]sim.LocalModel
+	// LatenessUs is how late the step's tick woke (0 in lockstep), StepUs
+	// the wall time of the cloth's step itself.
+	LatenessUs, StepUs float64
 }
 
 func simHeader() []string {
@@ -24,7 +27,7 @@ func simHeader() []string {
 		h = append(h, n+"contact", n+"normal_force_n", n+"area_m2", n+"u_m", n+"v_m",
 			n+"f0_x_n", n+"f0_y_n", n+"f0_z_n", n+"depth_m")
 	}
-	return h
+	return append(h, "lateness_us", "step_us")
 }
 
 func appendSimRow(dst []byte, r *simRow) []byte {
@@ -39,7 +42,7 @@ func appendSimRow(dst []byte, r *simRow) []byte {
 		dst = appendFlag(dst, c.InContact)
 		dst = sessionlog.AppendFloats(dst, c.NormalForce, c.Area, c.U, c.V, l.F0[0], l.F0[1], l.F0[2], l.Depth)
 	}
-	return dst
+	return sessionlog.AppendFloats(dst, r.LatenessUs, r.StepUs)
 }
 
 // simLoop steps the cloth with the latest fingers and publishes what the
@@ -73,9 +76,17 @@ func (l *simLoop) step(t time.Duration) {
 func (l *simLoop) begin(t time.Duration) {
 	in, _ := l.fingers.Read()
 	l.in, l.t = *in, t
+	l.row.LatenessUs = 0
+	if lr := l.r.simLoop.rt.Load(); lr != nil {
+		l.row.LatenessUs = float64(lr.Lateness()) / 1e3
+	}
 }
 
-func (l *simLoop) work() { l.cloth.Step(l.t, &l.in) }
+func (l *simLoop) work() {
+	t0 := time.Now()
+	l.cloth.Step(l.t, &l.in)
+	l.row.StepUs = float64(time.Since(t0)) / 1e3
+}
 
 func (l *simLoop) commit() {
 	out := l.r.simOut.Slot()

@@ -21,9 +21,10 @@ type TactileOut struct {
 
 // tactileRow is one tactile frame in the session record.
 type tactileRow struct {
-	Frame   tactile.Frame
-	Contact [sim.NumFingers]tactile.Contact
-	Errors  [sim.NumFingers]bool // the array refused the frame
+	Frame      tactile.Frame
+	Contact    [sim.NumFingers]tactile.Contact
+	Errors     [sim.NumFingers]bool // the array refused the frame
+	LatenessUs float64              // how late the frame's tick woke (0 in lockstep)
 }
 
 func tactileHeader() []string {
@@ -38,7 +39,7 @@ func tactileHeader() []string {
 			}
 		}
 	}
-	return h
+	return append(h, "lateness_us")
 }
 
 func appendTactileRow(dst []byte, r *tactileRow) []byte {
@@ -55,7 +56,7 @@ func appendTactileRow(dst []byte, r *tactileRow) []byte {
 			dst = sessionlog.AppendFloats(dst, a)
 		}
 	}
-	return dst
+	return sessionlog.AppendFloats(dst, r.LatenessUs)
 }
 
 func appendFlag(dst []byte, b bool) []byte {
@@ -186,6 +187,10 @@ func (l *tactileLoop) step(t time.Duration) {
 		l.iv.add(frame, &l.inner)
 	}
 	l.row.Contact = l.contacts
+	l.row.LatenessUs = 0
+	if lr := l.r.tactileLoop.rt.Load(); lr != nil {
+		l.row.LatenessUs = float64(lr.Lateness()) / 1e3
+	}
 	out := l.r.tactileOut.Slot()
 	out.T = frame.T
 	out.Frame = *frame
