@@ -219,7 +219,9 @@ func (b *browser) load(path string, timeout time.Duration) (*pageCheck, error) {
 				pc.errors = append(pc.errors, "console: "+string(e.Params))
 			}
 		case "Log.entryAdded":
-			var p struct{ Entry struct{ Level, Text, URL string } }
+			var p struct {
+				Entry struct{ Level, Text, URL string }
+			}
 			json.Unmarshal(e.Params, &p)
 			if p.Entry.Level == "error" {
 				pc.errors = append(pc.errors, fmt.Sprintf("log: %s %s", p.Entry.Text, p.Entry.URL))

@@ -2,8 +2,8 @@ package report
 
 import (
 	"encoding/json"
-	"image/color"
 	"fmt"
+	"image/color"
 	"math"
 	"path/filepath"
 	"regexp"
