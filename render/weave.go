@@ -98,3 +98,113 @@ func (w *Weave) meanEncoded() [3]float64 {
 	}
 	return m
 }
+
+// The weave texture: weaveRepeat x weaveRepeat crossing cells (a multiple
+// of every pattern's period, so it tiles), weaveTexels texels a cell at
+// its finest level, with a full mipmap chain the GPU samples trilinearly:
+// each coarser level averages, in linear light, the finest texels it
+// covers, so the yarns blend into their mean colour as they shrink below
+// a pixel and never alias into moiré, in the window and in snapshots
+// alike. Texels are gamma-2 encoded, as the shaders expect.
+const (
+	weaveRepeat  = 20
+	weaveTexels  = 16
+	weaveSamples = 4 // per texel and axis at the finest level
+)
+
+// weaveLevel is one level of the texture: side x side RGBA texels.
+type weaveLevel struct {
+	side int
+	rgba []byte
+}
+
+// textureLevels builds the texture's levels, finest first, and returns
+// the encoded mean colour (the 1 x 1 level). A coarser level is the
+// finest one low-passed with a Gaussian of 0.6 of its texel (repeating,
+// as the texture does) and sampled at its texels' centres: a box filter
+// would leave a third of the weave's crossing-cell checker in the level
+// where a texel is one cell, and that checker aliases into moiré.
+func (w *Weave) textureLevels() ([]weaveLevel, [3]float64) {
+	warp, weft := encoded(linear(w.Warp)), encoded(linear(w.Weft))
+	mean := w.meanEncoded()
+	side := weaveRepeat * weaveTexels
+	lin := make([][3]float64, side*side) // linear light of the finest level
+	for y := range side {
+		for x := range side {
+			var acc [3]float64
+			for sy := range weaveSamples {
+				for sx := range weaveSamples {
+					gx := (float64(x) + (float64(sx)+0.5)/weaveSamples) / weaveTexels
+					gy := (float64(y) + (float64(sy)+0.5)/weaveSamples) / weaveTexels
+					i, j := int(gx), int(gy)
+					c, _ := weaveCell(warpOnTop(w.Pattern, i, j), warp, weft, mean, gx-float64(i)-0.5, gy-float64(j)-0.5)
+					for k := range acc {
+						acc[k] += c[k] * c[k]
+					}
+				}
+			}
+			for k := range acc {
+				acc[k] /= weaveSamples * weaveSamples
+			}
+			lin[y*side+x] = acc
+		}
+	}
+	var levels []weaveLevel
+	var last [3]float64
+	for s := side; ; s = max(1, s/2) {
+		lv := weaveLevel{side: s, rgba: make([]byte, 4*s*s)}
+		for i, c := range prefilter(lin, side, s) {
+			for k := range c {
+				last[k] = math.Sqrt(c[k])
+				lv.rgba[4*i+k] = uint8(math.Round(255 * math.Min(1, last[k])))
+			}
+			lv.rgba[4*i+3] = 255
+		}
+		levels = append(levels, lv)
+		if s == 1 {
+			break
+		}
+	}
+	return levels, last
+}
+
+// prefilter low-passes the side x side linear-light image lin (it tiles)
+// with a Gaussian of 0.6 of an s-texel level's texel and samples it at
+// that level's texel centres, separably: rows, then columns.
+func prefilter(lin [][3]float64, side, s int) [][3]float64 {
+	if s == side {
+		return lin
+	}
+	scale := float64(side) / float64(s) // finest texels per texel
+	sigma := 1.0 * scale
+	reach := int(math.Ceil(2.5 * sigma))
+	// sample returns the filtered value at position c (in finest texels)
+	// along a line of side values read by at.
+	sample := func(c float64, at func(i int) [3]float64) [3]float64 {
+		var acc [3]float64
+		var sum float64
+		i0 := int(math.Floor(c))
+		for d := -reach; d <= reach; d++ {
+			i := i0 + d
+			x := float64(i) + 0.5 - c
+			wt := math.Exp(-x * x / (2 * sigma * sigma))
+			v := at(((i % side) + side) % side)
+			acc[0], acc[1], acc[2] = acc[0]+wt*v[0], acc[1]+wt*v[1], acc[2]+wt*v[2]
+			sum += wt
+		}
+		return [3]float64{acc[0] / sum, acc[1] / sum, acc[2] / sum}
+	}
+	rows := make([][3]float64, side*s) // every finest row, s columns
+	for y := range side {
+		for x := range s {
+			rows[y*s+x] = sample((float64(x)+0.5)*scale, func(i int) [3]float64 { return lin[y*side+i] })
+		}
+	}
+	out := make([][3]float64, s*s)
+	for y := range s {
+		for x := range s {
+			out[y*s+x] = sample((float64(y)+0.5)*scale, func(i int) [3]float64 { return rows[i*s+x] })
+		}
+	}
+	return out
+}

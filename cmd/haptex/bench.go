@@ -84,6 +84,7 @@ func benchRender(_ context.Context, o benchOpts) (any, error) {
 	rc.Width, rc.Height = 1280, 720
 	var frame render.Frame
 	(&frameSource{v: v}).fill(&frame)
+	rc.Camera = render.DefaultCamera().AimedAt(&frame) // what the view shows
 	res, err := renderbench.Bench(rc, &frame, o.frames)
 	return &res, err
 }
