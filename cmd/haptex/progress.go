@@ -20,7 +20,7 @@ type progress struct {
 	label string
 	max   int // the most trials the procedure can take; 0: not known
 	start time.Time
-	first int // trials already done when this process started (a resumed run)
+	first int // the trials done at this process's first report (-1 before it)
 	every int // without a terminal, a line every this many trials (0: 10)
 	shown bool
 	now   func() time.Time
@@ -35,8 +35,9 @@ func newProgress(w io.Writer, label string, maxTrials int) *progress {
 func (p *progress) update(completed int) {
 	now := p.now()
 	if p.first < 0 {
-		// The first report comes after this process's first trial.
-		p.first, p.start = completed-1, now
+		// Time is counted from this process's first report: the first
+		// trial also built the rig.
+		p.first, p.start = completed, now
 	}
 	line := p.line(completed, now)
 	every := p.every
@@ -58,16 +59,15 @@ func (p *progress) line(completed int, now time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: trial %d", p.label, completed)
 	if p.max > 0 {
-		fmt.Fprintf(&b, " of at most %d", p.max)
+		fmt.Fprintf(&b, " of max %d", p.max)
 	}
 	if n := completed - p.first; n > 0 && p.max > completed {
 		per := now.Sub(p.start).Seconds() / float64(n)
 		if n == 1 {
-			// One trial's time includes the setup; say only what is known.
-			fmt.Fprintf(&b, ", %.1f s a trial", per)
+			fmt.Fprintf(&b, ", %.1f s/trial", per)
 		} else {
 			left := time.Duration(math.Round(per*float64(p.max-completed))) * time.Second
-			fmt.Fprintf(&b, ", %.1f s a trial, at most %s left", per, left)
+			fmt.Fprintf(&b, ", %.1f s/trial, <= %s left", per, left)
 		}
 	}
 	r := []rune(b.String())
