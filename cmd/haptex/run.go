@@ -183,28 +183,28 @@ func startStatusLine(w io.Writer, r *rig.Rig) (stop func()) {
 const statusWidth = 79
 
 // statusText is the run's live state in at most statusWidth columns:
-// run time, the haptics loop's rate and p99 lateness, the sim's rate,
-// and each finger's force, with a * while it touches the cloth.
+// run time, each finger's force (a * while it touches the cloth), the
+// haptics loop's rate, p99 lateness and overruns, the sim's rate.
 func statusText(s rig.Status) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%6.1f s", s.RunS)
-	for _, l := range s.Loops {
-		switch l.Name {
-		case "haptics":
-			fmt.Fprintf(&b, "  haptics %4.0f Hz p99 %4.0f µs", l.RateHz, l.LatenessP99)
-		case "sim":
-			fmt.Fprintf(&b, "  sim %3.0f Hz", l.RateHz)
-		}
-		if l.Overruns > 0 && l.Name == "haptics" {
-			fmt.Fprintf(&b, " %d overruns", l.Overruns)
-		}
-	}
 	for f := range s.Contact {
 		mark := " "
 		if s.Contact[f] {
 			mark = "*"
 		}
 		fmt.Fprintf(&b, "  %s %.2f N%s", sim.FingerName(f), s.ForceN[f], mark)
+	}
+	for _, l := range s.Loops {
+		switch l.Name {
+		case "haptics":
+			fmt.Fprintf(&b, "  haptics %4.0f Hz p99 %4.0f µs", l.RateHz, l.LatenessP99)
+			if l.Overruns > 0 {
+				fmt.Fprintf(&b, " %d overruns", l.Overruns)
+			}
+		case "sim":
+			fmt.Fprintf(&b, "  sim %3.0f Hz", l.RateHz)
+		}
 	}
 	line := []rune(b.String())
 	if len(line) > statusWidth {
@@ -231,8 +231,8 @@ const summaryNotes = `The summary at the end of a run:
   host steal   the share of CPU time the hypervisor took from this machine during the run
   recorded     rows each CSV table of the session folder got, and rows dropped (always 0 unless
                the disk fell behind by a whole ring)
-The live status line (on a terminal): run time, the haptics loop's rate and p99 lateness, the
-sim's rate, each finger's force (* while it touches the cloth).`
+The live status line (on a terminal): run time, each finger's force (* while it touches the
+cloth), the haptics loop's rate, p99 lateness and overruns, the sim's rate.`
 
 const viewNotes = `Keys and mouse (with no device, the mouse is the finger pair):
   left drag          move the pinch point over the cloth
