@@ -240,9 +240,10 @@ const viewNotes = `Keys and mouse (with no device, the mouse is the finger pair)
   space, middle click
                      close or open the pinch
   right drag, arrows orbit the camera
-  ctrl+wheel, + and -
-                     zoom
-  F                  frame the whole stand / back to the hand
+  ctrl+wheel (or shift+wheel), + and -
+                     zoom (with -script the wheel zooms)
+  F                  the whole stand, and back to the hand
+  G                  hide or show the 1 cm marking grid
   R, Home            reset the camera and the pinch`
 
 func isTerminal(f *os.File) bool {
