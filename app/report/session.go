@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -427,6 +428,10 @@ func (pg *page) stepFigure(t *table, periodUs float64, out string) error {
 	ts, st := t.num["t_s"], t.num["step_us"]
 	if ts == nil || st == nil {
 		pg.note("sim.csv has no step_us column (recorded since this version): no step times")
+		return nil
+	}
+	if !slices.ContainsFunc(st, func(v float64) bool { return v > 0 }) {
+		pg.note("no step times: a lockstep run records none, so that two runs' records are the same byte for byte")
 		return nil
 	}
 	p := plot.New()
