@@ -126,7 +126,6 @@ func TestCommandsFlagsAfterArguments(t *testing.T) {
 		{"fabric", "show", "cotton-shirting", "-raw"},
 		{"fabric", "show", "-raw", "cotton-shirting"},
 		{"fabric", "-json", "show", "cotton-shirting"},
-		{"bench", "statebuf", "-json"},
 	} {
 		stdout := os.Stdout
 		devnull, _ := os.OpenFile(os.DevNull, os.O_WRONLY, 0)

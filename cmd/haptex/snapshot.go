@@ -10,6 +10,7 @@ import (
 	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/render"
+	"github.com/haptex/haptex/sim"
 )
 
 func init() {
@@ -51,7 +52,7 @@ func runSnapshot(args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, f, err := snapshotScene(fab, *at)
+	cfg, f, err := snapshotScene(fab, *at, 0)
 	if err != nil {
 		return err
 	}
@@ -91,10 +92,11 @@ func imageFormat(path string) (string, error) {
 	return "", fmt.Errorf("%w: %s: write .png or .jpg (JPEG)", errUsage, path)
 }
 
-// snapshotScene runs the showcase with fab in virtual time to at and
-// returns the view's configuration and the frame it shows then.
-func snapshotScene(fab *kes.Fabric, at time.Duration) (render.Config, *render.Frame, error) {
-	r, err := rig.New(rig.Config{Duration: at, Fabric: fab})
+// snapshotScene runs the showcase with fab in virtual time to at, on a
+// cloth of side nodes a side (0: the rig's default), and returns the
+// view's configuration and the frame it shows then.
+func snapshotScene(fab *kes.Fabric, at time.Duration, side int) (render.Config, *render.Frame, error) {
+	r, err := rig.New(rig.Config{Duration: at, Fabric: fab, Sim: sim.Config{NodesU: side, NodesV: side}})
 	if err != nil {
 		return render.Config{}, nil, err
 	}
