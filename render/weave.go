@@ -1,6 +1,9 @@
 package render
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // warpOnTop tells whether warp end i lies over weft pick j.
 func warpOnTop(p Pattern, i, j int) bool {
@@ -118,35 +121,69 @@ type weaveLevel struct {
 	rgba []byte
 }
 
-// textureLevels builds the texture's levels, finest first, and returns
-// the encoded mean colour (the 1 x 1 level). A coarser level is the
+// textureLevels returns the texture's levels, finest first, and the
+// encoded mean colour (the 1 x 1 level), built once per weave.
+func (w *Weave) textureLevels() ([]weaveLevel, [3]float64) {
+	if t, ok := weaveTextures.Load(*w); ok {
+		c := t.(weaveTexture)
+		return c.levels, c.mean
+	}
+	levels, mean := w.buildLevels()
+	weaveTextures.Store(*w, weaveTexture{levels, mean})
+	return levels, mean
+}
+
+// weaveTextures caches the texture of each weave drawn (renderers only
+// read a cached texture's levels).
+var weaveTextures sync.Map
+
+type weaveTexture struct {
+	levels []weaveLevel
+	mean   [3]float64
+}
+
+// buildLevels builds the texture's levels, finest first, and returns the
+// encoded mean colour (the 1 x 1 level). A coarser level is the
 // finest one low-passed with a Gaussian of 0.6 of its texel (repeating,
 // as the texture does) and sampled at its texels' centres: a box filter
 // would leave a third of the weave's crossing-cell checker in the level
 // where a texel is one cell, and that checker aliases into moiré.
-func (w *Weave) textureLevels() ([]weaveLevel, [3]float64) {
+func (w *Weave) buildLevels() ([]weaveLevel, [3]float64) {
 	warp, weft := encoded(linear(w.Warp)), encoded(linear(w.Weft))
 	mean := w.meanEncoded()
-	side := weaveRepeat * weaveTexels
-	lin := make([][3]float64, side*side) // linear light of the finest level
-	for y := range side {
-		for x := range side {
-			var acc [3]float64
-			for sy := range weaveSamples {
-				for sx := range weaveSamples {
-					gx := (float64(x) + (float64(sx)+0.5)/weaveSamples) / weaveTexels
-					gy := (float64(y) + (float64(sy)+0.5)/weaveSamples) / weaveTexels
-					i, j := int(gx), int(gy)
-					c, _ := weaveCell(warpOnTop(w.Pattern, i, j), warp, weft, mean, gx-float64(i)-0.5, gy-float64(j)-0.5)
-					for k := range acc {
-						acc[k] += c[k] * c[k]
+	// The two kinds of crossing cell (warp or weft on top), each
+	// weaveTexels a side, every texel the mean of weaveSamples² samples;
+	// the finest level lays them out as the pattern says.
+	var tiles [2][weaveTexels * weaveTexels][3]float64
+	for kind, top := range []bool{false, true} {
+		for ty := range weaveTexels {
+			for tx := range weaveTexels {
+				var acc [3]float64
+				for sy := range weaveSamples {
+					for sx := range weaveSamples {
+						fx := (float64(tx)+(float64(sx)+0.5)/weaveSamples)/weaveTexels - 0.5
+						fy := (float64(ty)+(float64(sy)+0.5)/weaveSamples)/weaveTexels - 0.5
+						c, _ := weaveCell(top, warp, weft, mean, fx, fy)
+						for k := range acc {
+							acc[k] += c[k] * c[k] / (weaveSamples * weaveSamples)
+						}
 					}
 				}
+				tiles[kind][ty*weaveTexels+tx] = acc
 			}
-			for k := range acc {
-				acc[k] /= weaveSamples * weaveSamples
+		}
+	}
+	side := weaveRepeat * weaveTexels
+	lin := make([][3]float64, side*side) // linear light of the finest level
+	for j := range weaveRepeat {
+		for i := range weaveRepeat {
+			tile := &tiles[0]
+			if warpOnTop(w.Pattern, i, j) {
+				tile = &tiles[1]
 			}
-			lin[y*side+x] = acc
+			for ty := range weaveTexels {
+				copy(lin[(j*weaveTexels+ty)*side+i*weaveTexels:], tile[ty*weaveTexels:(ty+1)*weaveTexels])
+			}
 		}
 	}
 	var levels []weaveLevel
@@ -169,41 +206,57 @@ func (w *Weave) textureLevels() ([]weaveLevel, [3]float64) {
 }
 
 // prefilter low-passes the side x side linear-light image lin (it tiles)
-// with a Gaussian of 0.6 of an s-texel level's texel and samples it at
-// that level's texel centres, separably: rows, then columns.
+// with a Gaussian of one texel of an s-texel level and samples it at that
+// level's texel centres, separably: rows, then columns.
 func prefilter(lin [][3]float64, side, s int) [][3]float64 {
 	if s == side {
 		return lin
 	}
 	scale := float64(side) / float64(s) // finest texels per texel
-	sigma := 1.0 * scale
+	sigma := scale
 	reach := int(math.Ceil(2.5 * sigma))
-	// sample returns the filtered value at position c (in finest texels)
-	// along a line of side values read by at.
-	sample := func(c float64, at func(i int) [3]float64) [3]float64 {
-		var acc [3]float64
-		var sum float64
-		i0 := int(math.Floor(c))
-		for d := -reach; d <= reach; d++ {
-			i := i0 + d
-			x := float64(i) + 0.5 - c
-			wt := math.Exp(-x * x / (2 * sigma * sigma))
-			v := at(((i % side) + side) % side)
-			acc[0], acc[1], acc[2] = acc[0]+wt*v[0], acc[1]+wt*v[1], acc[2]+wt*v[2]
-			sum += wt
-		}
-		return [3]float64{acc[0] / sum, acc[1] / sum, acc[2] / sum}
+	// The weights of texel k's taps: finest index first + j, weight w[j].
+	type taps struct {
+		first int
+		w     []float64
 	}
+	kernel := make([]taps, s)
+	for k := range kernel {
+		c := (float64(k) + 0.5) * scale
+		i0 := int(math.Floor(c)) - reach
+		w := make([]float64, 2*reach+1)
+		var sum float64
+		for j := range w {
+			x := float64(i0+j) + 0.5 - c
+			w[j] = math.Exp(-x * x / (2 * sigma * sigma))
+			sum += w[j]
+		}
+		for j := range w {
+			w[j] /= sum
+		}
+		kernel[k] = taps{i0, w}
+	}
+	wrap := func(i int) int { return ((i % side) + side) % side }
 	rows := make([][3]float64, side*s) // every finest row, s columns
 	for y := range side {
-		for x := range s {
-			rows[y*s+x] = sample((float64(x)+0.5)*scale, func(i int) [3]float64 { return lin[y*side+i] })
+		for x, k := range kernel {
+			var acc [3]float64
+			for j, wt := range k.w {
+				v := lin[y*side+wrap(k.first+j)]
+				acc[0], acc[1], acc[2] = acc[0]+wt*v[0], acc[1]+wt*v[1], acc[2]+wt*v[2]
+			}
+			rows[y*s+x] = acc
 		}
 	}
 	out := make([][3]float64, s*s)
-	for y := range s {
+	for y, k := range kernel {
 		for x := range s {
-			out[y*s+x] = sample((float64(y)+0.5)*scale, func(i int) [3]float64 { return rows[i*s+x] })
+			var acc [3]float64
+			for j, wt := range k.w {
+				v := rows[wrap(k.first+j)*s+x]
+				acc[0], acc[1], acc[2] = acc[0]+wt*v[0], acc[1]+wt*v[1], acc[2]+wt*v[2]
+			}
+			out[y*s+x] = acc
 		}
 	}
 	return out
