@@ -53,7 +53,7 @@ func experimentReport(dir, out string) (*page, error) {
 	scale := procedureScale(lookup(side, "experiment.procedure"))
 	pg.experimentProvenance(side, scale)
 
-	trials, err := readTable(filepath.Join(dir, "trials.csv"), func(c string) int {
+	trials, err := pg.read(dir, "trials.csv", "no staircase tracks and no delivered stimuli", func(c string) int {
 		switch {
 		case c == "unit" || strings.HasSuffix(c, "_role") || c == "wall_time":
 			return text
@@ -67,10 +67,7 @@ func experimentReport(dir, out string) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	if trials == nil {
-		pg.note("no trials.csv: no staircase tracks and no delivered stimuli")
-	} else {
-		pg.Notes = append(pg.Notes, trials.notes()...)
+	if trials != nil {
 		if unit == "" && len(trials.str["unit"]) > 0 {
 			unit = trials.str["unit"][0]
 		}

@@ -115,6 +115,22 @@ type tableData struct {
 
 func (pg *page) note(format string, a ...any) { pg.Notes = append(pg.Notes, fmt.Sprintf(format, a...)) }
 
+// read reads a table of the folder for the page: what it could not read
+// goes to the notes, and a missing file gives nil and the note "no NAME:
+// missing".
+func (pg *page) read(dir, name, missing string, want func(col string) int) (*table, error) {
+	t, err := readTable(filepath.Join(dir, name), want)
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		pg.note("no %s: %s", name, missing)
+		return nil, nil
+	}
+	pg.Notes = append(pg.Notes, t.notes()...)
+	return t, nil
+}
+
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil

@@ -35,7 +35,7 @@ func sessionReport(dir, out string) (*page, error) {
 	pg.provenance(meta)
 	pg.sessionSummary(meta)
 
-	haptics, err := readTable(filepath.Join(dir, "haptics.csv"), func(c string) int {
+	haptics, err := pg.read(dir, "haptics.csv", "no force figures", func(c string) int {
 		switch {
 		case c == "t_s" || c == "lateness_us":
 			return numeric
@@ -52,10 +52,7 @@ func sessionReport(dir, out string) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	if haptics == nil {
-		pg.note("no haptics.csv: no force figures")
-	} else {
-		pg.Notes = append(pg.Notes, haptics.notes()...)
+	if haptics != nil {
 		for _, f := range fingers {
 			if err := pg.forceFigure(haptics, f, out); err != nil {
 				return nil, err
@@ -64,7 +61,7 @@ func sessionReport(dir, out string) (*page, error) {
 		pg.safetyStates(haptics)
 	}
 
-	tactile, err := readTable(filepath.Join(dir, "tactile.csv"), func(c string) int {
+	tactile, err := pg.read(dir, "tactile.csv", "no pin figures", func(c string) int {
 		if c == "t_s" || c == "lateness_us" || pinColumn.MatchString(c) {
 			return numeric
 		}
@@ -73,16 +70,13 @@ func sessionReport(dir, out string) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	if tactile == nil {
-		pg.note("no tactile.csv: no pin figures")
-	} else {
-		pg.Notes = append(pg.Notes, tactile.notes()...)
+	if tactile != nil {
 		if err := pg.pinFigures(tactile, out); err != nil {
 			return nil, err
 		}
 	}
 
-	simT, err := readTable(filepath.Join(dir, "sim.csv"), func(c string) int {
+	simT, err := pg.read(dir, "sim.csv", "no step times", func(c string) int {
 		switch c {
 		case "t_s", "lateness_us", "step_us", "cg_iters":
 			return numeric
@@ -93,7 +87,6 @@ func sessionReport(dir, out string) (*page, error) {
 		return nil, err
 	}
 	if simT != nil {
-		pg.Notes = append(pg.Notes, simT.notes()...)
 		period := 0.0
 		if ns, ok := lookupNum(meta, "config.sim_period_ns"); ok {
 			period = ns / 1e3
@@ -101,8 +94,6 @@ func sessionReport(dir, out string) (*page, error) {
 		if err := pg.stepFigure(simT, period, out); err != nil {
 			return nil, err
 		}
-	} else {
-		pg.note("no sim.csv: no step times")
 	}
 	if err := pg.latenessFigure(map[string]*table{"haptics": haptics, "sim": simT, "tactile": tactile}, meta, out); err != nil {
 		return nil, err
