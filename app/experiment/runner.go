@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/calib/psych"
 	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/internal/buildinfo"
 	"github.com/haptex/haptex/internal/safefile"
 	"github.com/haptex/haptex/sim"
 )
@@ -477,19 +477,7 @@ func (e *Experiment) LoadFabric(l kes.Library) (*kes.Fabric, error) {
 	return f, nil
 }
 
-func software() map[string]string {
-	v := map[string]string{}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		v["go"] = bi.GoVersion
-		v["haptex"] = bi.Main.Version
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
-				v[s.Key] = s.Value
-			}
-		}
-	}
-	return v
-}
+func software() map[string]string { return buildinfo.Read().Map() }
 
 // startRig builds the rig and starts it: in virtual time with simulated
 // observers, in real time with a person.

@@ -32,6 +32,9 @@ type ThresholdCalibration struct {
 	// Measured, when set, is told each threshold once its finger's run
 	// has ended.
 	Measured func(psych.ThresholdEntry)
+	// AfterTrial, when set, is Options.AfterTrial of each finger's run,
+	// told which experiment (finger) the trial belongs to.
+	AfterTrial func(e *Experiment, completed int) error
 }
 
 // Run measures the thresholds and sets them in tf, replacing its entries of
@@ -48,6 +51,9 @@ func (c ThresholdCalibration) Run(ctx context.Context, tf *psych.ThresholdFile) 
 		}
 		opt := Options{Experiment: e, Source: src, Path: "(haptex calib threshold)", Subject: c.Subject,
 			OutDir: c.OutDir, Library: c.Library, In: c.In, Out: c.Out, Rig: c.Rig}
+		if c.AfterTrial != nil {
+			opt.AfterTrial = func(n int) error { return c.AfterTrial(e, n) }
+		}
 		if c.Observers != nil {
 			if opt.Observers, err = c.Observers(e.Task); err != nil {
 				return err

@@ -1,7 +1,6 @@
 package rig
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/haptex/haptex/devices/replay"
 	"github.com/haptex/haptex/internal/safefile"
+	"github.com/haptex/haptex/internal/snakejson"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -45,7 +45,7 @@ func LoadReplay(dir string) (*Replay, error) {
 		Config  Config  `json:"config"`
 		Summary Summary `json:"summary"`
 	}
-	if err := json.Unmarshal(js, &meta); err != nil {
+	if err := snakejson.Unmarshal(js, &meta); err != nil {
 		return nil, fmt.Errorf("rig: replay: %s: %w", filepath.Join(dir, "session.json"), err)
 	}
 	if meta.Config.Scripted {

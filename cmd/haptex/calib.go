@@ -18,7 +18,13 @@ import (
 )
 
 func init() {
-	register(&command{name: "calib", summary: "calibrate: force | kinematics | tactile (devices), threshold (a subject's 40/320 Hz thresholds)", run: runCalib})
+	register(&command{name: "calib", summary: "calibrate: force | kinematics | tactile (devices), threshold (a subject's 40/320 Hz thresholds)", run: runCalib,
+		subs: []subcommand{
+			{"force", "", "fit a fingertip force sensor's gain and bias from known loads"},
+			{"kinematics", "", "fit an exoskeleton's encoder zeros and link lengths from poses at jig points"},
+			{"tactile", "", "fit each pin's gain from vibrometer readings"},
+			{"threshold", "", "measure a subject's 40 and 320 Hz detection thresholds per finger"},
+		}})
 }
 
 const calibUsage = `usage: haptex calib force|kinematics|tactile -finger F [-o FILE]   (the simulated twin)
@@ -30,7 +36,7 @@ func runCalib(args []string) error {
 		return fmt.Errorf("%w: which calibration?", errUsage)
 	}
 	what := args[0]
-	fs := newFlags("calib "+what, "calib "+what+" [flags]")
+	fs := subFlags("calib", args)
 	finger := fs.String("finger", "index", "finger whose devices are calibrated: thumb or index (threshold: also both)")
 	outPath := fs.String("o", "", "calibration file to write (default: calibration/<subject or finger>-<kind>.json)")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -21,11 +21,16 @@ import (
 )
 
 func init() {
-	register(&command{name: "devices", summary: "devices: list | emulate [-exo N -tactile N] | check FILE", run: runDevices})
+	register(&command{name: "devices", summary: "devices: list | emulate [-exo N -tactile N] | check FILE", run: runDevices,
+		subs: []subcommand{
+			{"list", "", "find the devices on serial ports and USB HID"},
+			{"emulate", "", "run emulated devices on pseudo-terminals and print a devices file for them"},
+			{"check", "FILE", "validate a devices file"},
+		}})
 }
 
 func runDevices(args []string) error {
-	fs := newFlags("devices", "devices list | emulate | check FILE  [flags]")
+	fs := subFlags("devices", args)
 	asJSON := fs.Bool("json", false, "list, check: print JSON")
 	timeout := fs.Duration("timeout", 300*time.Millisecond, "list: how long each port may take to answer HELLO")
 	exos := fs.Int("exo", 2, "emulate: exoskeletons (0..2: thumb, index)")

@@ -16,49 +16,47 @@ import (
 )
 
 func init() {
-	register(&command{name: "experiment", summary: "run or check a psychophysics experiment file", run: runExperiment})
+	register(&command{name: "experiment", summary: "run or check a psychophysics experiment file", run: runExperiment,
+		subs: []subcommand{
+			{"run", "FILE -subject ID", "run (or resume) an experiment for a subject; -observer for a simulated one"},
+			{"check", "FILE", "validate an experiment file"},
+		}})
 }
 
 func runExperiment(args []string) error {
-	if len(args) == 0 || (args[0] != "run" && args[0] != "check") {
-		fmt.Fprintln(os.Stderr, "usage: haptex experiment run FILE -subject ID [flags]\n       haptex experiment check FILE")
-		return fmt.Errorf("%w: experiment run or experiment check", errUsage)
-	}
-	if args[0] == "check" {
-		if len(args) < 2 || args[1] == "" || args[1][0] == '-' {
-			return fmt.Errorf("%w: experiment check FILE [-library DIR]", errUsage)
-		}
-		fs := newFlags("experiment check", "experiment check FILE [flags]")
-		library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
-		if err := parse(fs, args[2:], 0); err != nil {
+	fs := subFlags("experiment", args)
+	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
+	if len(args) > 0 && args[0] == "check" {
+		if err := parse(fs, args[1:], 1); err != nil {
 			return err
 		}
-		e, _, err := experiment.Load(args[1])
+		if fs.NArg() != 1 {
+			return fmt.Errorf("%w: experiment check FILE", errUsage)
+		}
+		e, _, err := experiment.Load(fs.Arg(0))
 		if err != nil {
 			return err
 		}
 		f, err := e.LoadFabric(kes.Library{Dir: *library})
 		if err != nil {
-			return fmt.Errorf("experiment: %s: %w", args[1], err)
+			return fmt.Errorf("experiment: %s: %w", fs.Arg(0), err)
 		}
-		fmt.Printf("%s: %s, %s stimulus on %s, %s procedure: ok\n", args[1], e.Name, e.Stimulus.Kind, f.Name, e.Procedure.Kind)
+		fmt.Printf("%s: %s, %s stimulus on %s, %s procedure: ok\n", fs.Arg(0), e.Name, e.Stimulus.Kind, f.Name, e.Procedure.Kind)
 		return nil
 	}
-	if len(args) < 2 || args[1] == "" || args[1][0] == '-' {
-		return fmt.Errorf("%w: experiment run FILE -subject ID", errUsage)
-	}
-	path := args[1]
-	fs := newFlags("experiment run", "experiment run FILE -subject ID [flags]")
 	subject := fs.String("subject", "", "participant identifier (letters, digits, '-', '_'); required")
 	out := fs.String("out", "experiments", "parent folder: the run writes OUT/EXPERIMENT/SUBJECT/")
 	var observers listFlag
 	fs.Var(&observers, "observer", "a simulated observer answers instead of a person, in virtual time: sim:form=weibull,threshold=T,beta=B,lambda=L,seed=S (repeat for one per interleaved stream)")
 	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the 1 kHz thread (0: normal scheduling)")
-	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
 	var cal calFlags
 	cal.register(fs)
-	if err := parse(fs, args[2:], 0); err != nil {
+	if err := parse(fs, args[1:], 1); err != nil {
 		return err
+	}
+	path := fs.Arg(0)
+	if path == "" {
+		return fmt.Errorf("%w: experiment run FILE -subject ID", errUsage)
 	}
 	if *subject == "" {
 		return fmt.Errorf("%w: -subject ID is required", errUsage)
@@ -71,8 +69,14 @@ func runExperiment(args []string) error {
 	if err := cal.apply(&cfg); err != nil {
 		return err
 	}
+	prog := newProgress(os.Stderr, e.Name, maxTrials(e.Procedure))
+	if len(observers) == 0 {
+		prog.tty = false // a person answers on this terminal: one line per trial
+		prog.every = 1
+	}
 	opt := experiment.Options{Experiment: e, Source: src, Path: path, Subject: *subject, OutDir: *out,
-		Library: kes.Library{Dir: *library}, In: os.Stdin, Out: os.Stdout, Rig: cfg}
+		Library: kes.Library{Dir: *library}, In: os.Stdin, Out: clearing{os.Stdout, prog}, Rig: cfg,
+		AfterTrial: func(n int) error { prog.update(n); return nil }}
 	for _, spec := range observers {
 		o, err := psych.ParseObserver(spec, e.Task)
 		if err != nil {
@@ -82,7 +86,9 @@ func runExperiment(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if _, err := experiment.Run(ctx, opt); err != nil {
+	_, err = experiment.Run(ctx, opt)
+	prog.done()
+	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted; every completed trial is on disk, run the same command again to resume: %w", err)
 		}

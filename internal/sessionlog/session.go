@@ -234,6 +234,15 @@ func (s *Session) WriteJSON(name string, v any) error {
 	return nil
 }
 
+// WriteFile writes data whole into the session folder as name (a
+// temporary file renamed, no symbolic link followed).
+func (s *Session) WriteFile(name string, data []byte) error {
+	if err := s.dir.WriteFile(name, data); err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	return nil
+}
+
 // Release closes the session folder's descriptor; call it once nothing
 // more is written (after Close and the last WriteJSON).
 func (s *Session) Release() error { return s.dir.Close() }
