@@ -155,7 +155,7 @@ func TestConfigJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{`"PeriodMs":1,`, `"EnableRampMs":45,`, `"SilentMs":5,`, `"RecoverMs":100}`, `"Kf":0.342,`} {
+	for _, key := range []string{`"PeriodMs":1,`, `"EnableRampMs":45,`, `"SilentMs":5,`, `"RecoverMs":100,`, `"Kf":0.342,`, `"PlausibleMs":10,`, `"Limits":{"MaxForceCont":10,`} {
 		if !strings.Contains(string(b), key) {
 			t.Errorf("JSON lacks %s: %s", key, b)
 		}
