@@ -91,6 +91,7 @@ type SafetyConfig struct {
 	DriveCoulomb   [3]float64    // the drive's Coulomb friction per joint the torque checks allow for [N·m]
 	DriveViscous   [3]float64    // the drive's viscous friction per joint the torque checks allow for [N·m·s/rad]
 	DriveInertia   [3]float64    // the drive's inertia per joint the plausibility check allows for [kg·m²]
+	DriveSlip      float64       // joint speed from which the torque bound counts on the whole Coulomb friction [rad/s]
 }
 
 // LimitsConfig is what the host allows whatever a device declares
@@ -146,6 +147,7 @@ type safetyFile struct {
 	DriveCoulomb   [3]float64 `toml:"drive_coulomb_nm"`
 	DriveViscous   [3]float64 `toml:"drive_viscous_nms"`
 	DriveInertia   [3]float64 `toml:"drive_inertia_kgm2"`
+	DriveSlip      float64    `toml:"drive_slip_rps"`
 }
 
 // file returns c in the file's units.
@@ -162,6 +164,7 @@ func (c *Config) file() configFile {
 			PlausibleForce: s.PlausibleForce, PlausibleMs: ms(s.PlausibleTime),
 			DisableWaitMs: ms(s.DisableWait), ClockJumpMs: ms(s.ClockJump),
 			DriveCoulomb: s.DriveCoulomb, DriveViscous: s.DriveViscous, DriveInertia: s.DriveInertia,
+			DriveSlip: s.DriveSlip,
 		},
 		Limits:    c.Limits,
 		Passivity: c.Passivity,
@@ -197,6 +200,7 @@ func (f *configFile) config() (Config, error) {
 			DriveCoulomb:   s.DriveCoulomb,
 			DriveViscous:   s.DriveViscous,
 			DriveInertia:   s.DriveInertia,
+			DriveSlip:      s.DriveSlip,
 		},
 		Limits:    f.Limits,
 		Passivity: f.Passivity,
@@ -324,6 +328,7 @@ func (c *Config) Validate() error {
 		check(nonneg(s.DriveViscous[i]), "safety.drive_viscous_nms[%d] = %g, want >= 0", i, s.DriveViscous[i])
 		check(nonneg(s.DriveInertia[i]), "safety.drive_inertia_kgm2[%d] = %g, want >= 0", i, s.DriveInertia[i])
 	}
+	check(pos(s.DriveSlip), "safety.drive_slip_rps = %g, want > 0", s.DriveSlip)
 	l := &c.Limits
 	check(pos(l.MaxForceCont), "limits.max_force_cont_n = %g, want > 0", l.MaxForceCont)
 	check(pos(l.MaxForcePeak) && l.MaxForcePeak >= l.MaxForceCont, "limits.max_force_peak_n = %g, want >= limits.max_force_cont_n", l.MaxForcePeak)

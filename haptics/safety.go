@@ -21,7 +21,7 @@ import (
 // limits, or none it can be driven with, in one line naming the field.
 func (l *LimitsConfig) CheckSpec(spec *devices.ExoSpec) error {
 	bad := func(field string, v float64, want string) error {
-		return fmt.Errorf("device %s declares %s = %g, want %s", spec.Model, field, v, want)
+		return fmt.Errorf("device %q declares %s = %g, want %s", spec.Model, field, v, want)
 	}
 	fin := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	if spec.DoF != 3 {
@@ -39,7 +39,7 @@ func (l *LimitsConfig) CheckSpec(spec *devices.ExoSpec) error {
 		}
 		lo, hi := spec.JointMin[i], spec.JointMax[i]
 		if !fin(lo) || !fin(hi) || !(lo < hi) || lo < -l.JointRange || hi > l.JointRange {
-			return fmt.Errorf("device %s declares joint %d range [%g, %g] rad (JointMin, JointMax), want min < max within ±%g rad (limits.joint_range_rad)",
+			return fmt.Errorf("device %q declares joint %d range [%g, %g] rad (JointMin, JointMax), want min < max within ±%g rad (limits.joint_range_rad)",
 				spec.Model, i+1, lo, hi, l.JointRange)
 		}
 	}
@@ -141,15 +141,12 @@ func (fs *fingerServo) checkOff(t time.Duration, cfg *Config) {
 		return // samples already on their way may report the stage as it was
 	}
 	fs.flag(ReasonStaysEnabled)
-	if !g.stuckOn {
-		g.stuckOn = true
-		s.Trips++
-		s.Reason = ReasonStaysEnabled
-	}
-	if confirmed {
-		s.Confirm = ConfirmCommanded
-	}
-	if t-g.disabledAt > cfg.Safety.DisableWait {
+	if !g.stuckOn || t-g.disabledAt > cfg.Safety.DisableWait {
+		if !g.stuckOn {
+			g.stuckOn = true
+			s.Trips++
+			s.Reason = ReasonStaysEnabled
+		}
 		fs.switchOff(t)
 	}
 }
@@ -184,12 +181,20 @@ func impliedForce(j *exo.Mat3, tau [3]float64) ([3]float64, bool) {
 	return inv.MulTransVec(tau), true
 }
 
-// friction returns the drive's friction torque per joint at joint speeds
-// qd [rad/s] (safety.drive_coulomb_nm + safety.drive_viscous_nms |q̇|).
-func driveFriction(cfg *Config, qd *[3]float64) [3]float64 {
+// driveFriction returns the drive's friction torque per joint at joint
+// speeds qd [rad/s]: safety.drive_coulomb_nm + safety.drive_viscous_nms
+// |q̇|. For the torque bound (moving) the Coulomb share grows linearly to
+// its whole from zero speed to safety.drive_slip_rps: a slower joint may
+// be stuck, and its speed estimate is mostly noise.
+func driveFriction(cfg *Config, qd *[3]float64, moving bool) [3]float64 {
 	var f [3]float64
 	for i := range 3 {
-		f[i] = cfg.Safety.DriveCoulomb[i] + cfg.Safety.DriveViscous[i]*math.Abs(qd[i])
+		v := math.Abs(qd[i])
+		c := cfg.Safety.DriveCoulomb[i]
+		if moving && v < cfg.Safety.DriveSlip {
+			c *= v / cfg.Safety.DriveSlip
+		}
+		f[i] = c + cfg.Safety.DriveViscous[i]*v
 	}
 	return f
 }
@@ -230,7 +235,7 @@ func boundTorque(tau [3]float64, j *exo.Mat3, friction, qd [3]float64, fLim floa
 // check of the samples it will act on.
 func (fs *fingerServo) limitTorque(tau [3]float64, cfg *Config) [3]float64 {
 	qd := fs.ctl.qd
-	tau = boundTorque(tau, &fs.k.J, driveFriction(cfg, &qd), qd, fs.maxForce)
+	tau = boundTorque(tau, &fs.k.J, driveFriction(cfg, &qd, true), qd, fs.maxForce)
 	g := &fs.guard
 	g.torques[g.nTorques%torqueHistory] = tau
 	g.nTorques++
@@ -253,7 +258,7 @@ func (fs *fingerServo) checkPlausible(t time.Duration, cfg *Config) {
 		return
 	}
 	qd := fs.ctl.qd
-	band := driveFriction(cfg, &qd)
+	band := driveFriction(cfg, &qd, false)
 	for i := range 3 {
 		band[i] += cfg.Safety.DriveInertia[i] * math.Abs(qd[i]-g.qdPrev[i]) / fs.dt
 	}
