@@ -144,7 +144,7 @@ func TestSensorOffsetRamp(t *testing.T) {
 			var worst tipForce
 			onset, crossed, tripped, safe := r.t, time.Duration(-1), time.Duration(-1), time.Duration(-1)
 			off := 0.0
-			for r.t < onset+time.Second {
+			for r.t < onset+600*time.Millisecond {
 				off = math.Min(off+tc.step, tc.total)
 				if crossed < 0 && off > bound {
 					crossed = r.t
@@ -223,7 +223,7 @@ func TestEncoderOutOfRange(t *testing.T) {
 			r.exos[f].SetEncoderOffset(d)
 			onset := r.t
 			tripped, safe := time.Duration(-1), time.Duration(-1)
-			for r.t < onset+time.Second {
+			for r.t < onset+600*time.Millisecond {
 				now := r.t
 				r.tick()
 				fr := &r.rec.Fingers[f]
