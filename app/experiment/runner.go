@@ -136,7 +136,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := run.startRig(ctx); err != nil {
 		return nil, err
 	}
-	runErr := run.loop(ctx)
+	runErr := run.settle(ctx)
+	if runErr == nil {
+		runErr = run.loop(ctx)
+	}
 	if _, err := run.drive.finish(); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -440,9 +443,16 @@ func (run *runner) startRig(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	sc := twin.DefaultScene()
+	motion := map[string]*twin.Script{
+		"pinch": twin.PinchScript(sc), "showcase": twin.DefaultScript(sc), "rest": twin.RestScript(sc),
+	}[run.e.Timing.Motion]
 	cfg := run.o.Rig
 	cfg.Fabric = f
 	cfg.Duration = 0
+	// The devices start where the motion does, and hold there until the
+	// first interval plays it.
+	cfg.Script = motion
 	if run.e.Side > 0 {
 		cfg.Sim.NodesU, cfg.Sim.NodesV = run.e.Side, run.e.Side
 	}
@@ -464,12 +474,31 @@ func (run *runner) startRig(ctx context.Context) error {
 	} else {
 		run.drive = startRealtime(ctx, r)
 	}
-	sc := twin.DefaultScene()
-	motion := map[string]twin.Intent{
-		"pinch": twin.PinchScript(sc), "showcase": twin.DefaultScript(sc), "rest": twin.RestScript(sc),
-	}[run.e.Timing.Motion]
-	return r.SetMotion(motion)
+	return r.HoldMotion(motion)
 }
+
+// settle runs the rig, the fingers held at the start of the motion, until
+// it has settled (rig.Settled: the servo active, the fingers still, the
+// cloth at rest for settleHold), so that the first interval of a run or of
+// a resumed run starts as every other one does.
+func (run *runner) settle(ctx context.Context) error {
+	const step, limit = 50 * time.Millisecond, 10 * time.Second
+	var err error
+	for waited := time.Duration(0); waited < limit; waited += step {
+		if werr := run.drive.wait(ctx, step); werr != nil {
+			return fmt.Errorf("experiment: stopped before trial %d (resume with the same command): %w", run.done+1, werr)
+		}
+		if err = run.r.Settled(settleHold); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("experiment: the rig did not settle within %v before trial %d: %w", limit, run.done+1, err)
+}
+
+// settleHold is how long the rig must have been settled before a run's
+// first trial: the servo's slowest filter and the enable ramp are over
+// well within it.
+const settleHold = 250 * time.Millisecond
 
 // loop runs trials until the procedure is done.
 func (run *runner) loop(ctx context.Context) error {
