@@ -90,8 +90,8 @@ func since(v *atomic.Int64, t time.Duration, ok bool) {
 }
 
 // HoldMotion makes the fingers go to the start of motion m (blended from
-// where they were heading, as SetMotion does) and hold there; the next
-// BeginInterval plays m from its start. An experiment holds its motion
+// where they were heading) and hold there; the next BeginInterval plays m
+// from its start. An experiment holds its motion
 // while the rig settles, so that its first interval starts as every other
 // one does.
 func (r *Rig) HoldMotion(m twin.Intent) error {

@@ -37,7 +37,7 @@ func intervals(t *testing.T, cfg Config, hold bool, n int) []IntervalStats {
 			s.Advance(50 * time.Millisecond)
 		}
 		t.Logf("settled at %v", s.Now())
-	} else if err := r.SetMotion(motion); err != nil {
+	} else if err := r.hapticsLoop.do(func(t time.Duration) { r.intent.restart(t, motion) }); err != nil {
 		t.Fatal(err)
 	}
 	var out []IntervalStats
