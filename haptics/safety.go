@@ -66,11 +66,12 @@ type guard struct {
 	devT, hostT time.Duration
 	haveClock   bool
 
-	// disabledAt is when the host last switched the power stage off (or
-	// the servo's first tick); stuckOn: the device reports it on anyway.
-	disabledAt time.Duration
-	started    bool
-	stuckOn    bool
+	// offDevT is the device time of the newest sample the host had when
+	// it last switched the power stage off (offKnown: there was one);
+	// stuckOn: the device reports the stage on anyway.
+	offDevT  time.Duration
+	offKnown bool
+	stuckOn  bool
 }
 
 // torqueHistory is how many commanded torques the plausibility check
@@ -106,7 +107,7 @@ func (fs *fingerServo) checkSample(t time.Duration, cfg *Config) {
 		}
 		g.devT, g.hostT, g.haveClock = fs.st.DeviceTime, t, true
 	}
-	fs.checkOff(t, cfg)
+	fs.checkOff(cfg)
 }
 
 // confirmOf returns how a sample confirms that the device's power stage
@@ -118,43 +119,51 @@ func confirmOf(st *devices.ExoState) Confirm {
 	return ConfirmDevice
 }
 
-// checkOff confirms the safe state from the sample. A device that still
-// reports its power stage on safety.disable_wait_ms after the host
-// switched it off, or that switches it on again, trips stays-enabled for
-// as long as it does: it is told again every safety.disable_wait_ms, and
-// the finger is not re-enabled meanwhile.
-func (fs *fingerServo) checkOff(t time.Duration, cfg *Config) {
+// checkOff confirms the safe state from a fresh sample (a stale one
+// tells nothing new). A device whose samples still report its power stage
+// on safety.disable_wait_ms of its own time after the newest sample the
+// host had when it switched the stage off, or that switches the stage on
+// again, trips stays-enabled for as long as it does: it is told again
+// every safety.disable_wait_ms, and the finger is not re-enabled
+// meanwhile. Measuring the wait in the device's time keeps samples that
+// were taken before the command, and arrive late, from tripping it.
+func (fs *fingerServo) checkOff(cfg *Config) {
 	s, g := &fs.status, &fs.guard
-	if !g.started {
-		g.started, g.disabledAt = true, t // devices start with the stage off
-	}
 	if s.State != StateSafe {
 		s.Confirm, g.stuckOn = ConfirmNone, false
 		return
+	}
+	if !fs.fresh {
+		return
+	}
+	if !g.offKnown {
+		g.offDevT, g.offKnown = fs.st.DeviceTime, true // devices start with the stage off
 	}
 	if c := confirmOf(&fs.st); c != ConfirmNone {
 		s.Confirm, g.stuckOn = c, false
 		return
 	}
 	confirmed := s.Confirm == ConfirmDevice || s.Confirm == ConfirmWatchdog
-	if !g.stuckOn && !confirmed && t-g.disabledAt <= cfg.Safety.DisableWait {
-		return // samples already on their way may report the stage as it was
+	late := fs.st.DeviceTime-g.offDevT > cfg.Safety.DisableWait
+	if !g.stuckOn && !confirmed && !late {
+		return
 	}
 	fs.flag(ReasonStaysEnabled)
-	if !g.stuckOn || t-g.disabledAt > cfg.Safety.DisableWait {
+	if !g.stuckOn || late {
 		if !g.stuckOn {
 			g.stuckOn = true
 			s.Trips++
 			s.Reason = ReasonStaysEnabled
 		}
-		fs.switchOff(t)
+		fs.switchOff()
 	}
 }
 
 // switchOff tells the device to switch its power stage off and records
 // what is known of the result.
-func (fs *fingerServo) switchOff(t time.Duration) {
-	fs.guard.disabledAt = t
+func (fs *fingerServo) switchOff() {
+	g := &fs.guard
+	g.offDevT, g.offKnown = g.devT, g.haveClock
 	fs.status.Confirm = ConfirmCommanded
 	if err := fs.dev.Enable(false); errors.Is(err, devices.ErrDisconnected) {
 		fs.status.Confirm = ConfirmLost

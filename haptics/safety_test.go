@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/exo"
@@ -144,5 +145,60 @@ func TestSafetyNames(t *testing.T) {
 	}
 	if h := TickCSVHeader(); !strings.HasSuffix(h, "index_state,index_reason,index_safe_by") {
 		t.Errorf("header %q", h)
+	}
+}
+
+// frozen stops delivering samples while on: the last one stays, stale,
+// power stage report included, as a silent link's does.
+type frozen struct {
+	*twin.Exo
+	on   bool
+	last devices.ExoState
+}
+
+func (d *frozen) Read(st *devices.ExoState) error {
+	if d.on {
+		*st = d.last
+		st.Stale = true
+		return nil
+	}
+	err := d.Exo.Read(st)
+	d.last = *st
+	return err
+}
+
+// A device that falls silent as it is switched off, its last sample
+// reporting the stage on, is device-silent, never stays-enabled: only a
+// new sample tells whether the stage is on, and the wait is counted in the
+// device's own time.
+func TestSilenceIsNotStaysEnabled(t *testing.T) {
+	p := twin.DefaultExoParams()
+	e, err := twin.NewExo(p, twin.DefaultBase(1), holdIntent{homePad(p, 1)}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &frozen{Exo: e}
+	s, err := NewServo(DefaultConfig(), [sim.NumFingers]Finger{{}, {Device: d, Kin: e.Kinematics(), Base: e.Base()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec TickRecord
+	var in sim.Output
+	tripped := false
+	for k := time.Duration(0); k < time.Second; k += time.Millisecond {
+		e.Advance(k)
+		d.on = k >= 300*time.Millisecond && k < 400*time.Millisecond
+		s.Tick(k, &in, nil, &rec)
+		fr := &rec.Fingers[1]
+		if fr.Reason == ReasonStaysEnabled {
+			t.Fatalf("stays-enabled at %v", k)
+		}
+		tripped = tripped || fr.State == StateSafe && fr.Reason == ReasonSilent
+	}
+	if !tripped {
+		t.Fatal("the silence did not trip the finger")
+	}
+	if st := s.Status(1); st.State != StateActive {
+		t.Errorf("%+v after the silence", st)
 	}
 }
