@@ -66,9 +66,9 @@ type guard struct {
 	devT, hostT time.Duration
 	haveClock   bool
 
-	// offDevT is the device time of the newest sample the host had when
-	// it last switched the power stage off (offKnown: there was one);
-	// stuckOn: the device reports the stage on anyway.
+	// offDevT is the device's time when the host last switched the power
+	// stage off (offKnown: there was a sample to tell it); stuckOn: the
+	// device reports the stage on anyway.
 	offDevT  time.Duration
 	offKnown bool
 	stuckOn  bool
@@ -107,7 +107,7 @@ func (fs *fingerServo) checkSample(t time.Duration, cfg *Config) {
 		}
 		g.devT, g.hostT, g.haveClock = fs.st.DeviceTime, t, true
 	}
-	fs.checkOff(cfg)
+	fs.checkOff(t, cfg)
 }
 
 // confirmOf returns how a sample confirms that the device's power stage
@@ -121,13 +121,13 @@ func confirmOf(st *devices.ExoState) Confirm {
 
 // checkOff confirms the safe state from a fresh sample (a stale one
 // tells nothing new). A device whose samples still report its power stage
-// on safety.disable_wait_ms of its own time after the newest sample the
-// host had when it switched the stage off, or that switches the stage on
-// again, trips stays-enabled for as long as it does: it is told again
-// every safety.disable_wait_ms, and the finger is not re-enabled
-// meanwhile. Measuring the wait in the device's time keeps samples that
-// were taken before the command, and arrive late, from tripping it.
-func (fs *fingerServo) checkOff(cfg *Config) {
+// on safety.disable_wait_ms of its own time after the host switched the
+// stage off, or that switches the stage on again, trips stays-enabled for
+// as long as it does: it is told again every safety.disable_wait_ms, and
+// the finger is not re-enabled meanwhile. Measured in the device's time,
+// the wait does not run while the device is silent, so samples that were
+// taken before the command and arrive late do not trip it.
+func (fs *fingerServo) checkOff(t time.Duration, cfg *Config) {
 	s, g := &fs.status, &fs.guard
 	if s.State != StateSafe {
 		s.Confirm, g.stuckOn = ConfirmNone, false
@@ -155,15 +155,18 @@ func (fs *fingerServo) checkOff(cfg *Config) {
 			s.Trips++
 			s.Reason = ReasonStaysEnabled
 		}
-		fs.switchOff()
+		fs.switchOff(t)
 	}
 }
 
-// switchOff tells the device to switch its power stage off and records
-// what is known of the result.
-func (fs *fingerServo) switchOff() {
+// switchOff tells the device at t to switch its power stage off and
+// records what is known of the result.
+func (fs *fingerServo) switchOff(t time.Duration) {
 	g := &fs.guard
-	g.offDevT, g.offKnown = g.devT, g.haveClock
+	// The device's time now, from its newest sample and the host's clock
+	// since: earlier than it is if that sample came late, so that the
+	// wait is longer, never shorter.
+	g.offDevT, g.offKnown = g.devT+(t-g.hostT), g.haveClock
 	fs.status.Confirm = ConfirmCommanded
 	if err := fs.dev.Enable(false); errors.Is(err, devices.ErrDisconnected) {
 		fs.status.Confirm = ConfirmLost

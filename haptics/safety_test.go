@@ -149,14 +149,29 @@ func TestSafetyNames(t *testing.T) {
 }
 
 // frozen stops delivering samples while on: the last one stays, stale,
-// power stage report included, as a silent link's does.
+// power stage report included, as a silent link's does. Its power stage
+// goes off four reads after Enable(false), as a command in flight does.
 type frozen struct {
 	*twin.Exo
 	on   bool
 	last devices.ExoState
+	off  int // reads until a pending Enable(false) acts; 0: none pending
+}
+
+func (d *frozen) Enable(on bool) error {
+	if !on {
+		d.off = 4
+		return nil
+	}
+	return d.Exo.Enable(on)
 }
 
 func (d *frozen) Read(st *devices.ExoState) error {
+	if d.off > 0 {
+		if d.off--; d.off == 0 {
+			d.Exo.Enable(false)
+		}
+	}
 	if d.on {
 		*st = d.last
 		st.Stale = true
@@ -167,10 +182,11 @@ func (d *frozen) Read(st *devices.ExoState) error {
 	return err
 }
 
-// A device that falls silent as it is switched off, its last sample
-// reporting the stage on, is device-silent, never stays-enabled: only a
-// new sample tells whether the stage is on, and the wait is counted in the
-// device's own time.
+// A device that falls silent, trips device-silent and speaks again just
+// before the host's switch-off reaches it, its new sample still reporting
+// the stage on, is not stays-enabled: the wait is counted in the device's
+// time from when the host switched the stage off, not from the last
+// sample it had.
 func TestSilenceIsNotStaysEnabled(t *testing.T) {
 	p := twin.DefaultExoParams()
 	e, err := twin.NewExo(p, twin.DefaultBase(1), holdIntent{homePad(p, 1)}, 1)
@@ -184,19 +200,23 @@ func TestSilenceIsNotStaysEnabled(t *testing.T) {
 	}
 	var rec TickRecord
 	var in sim.Output
-	tripped := false
+	safe := time.Duration(-1)
 	for k := time.Duration(0); k < time.Second; k += time.Millisecond {
 		e.Advance(k)
-		d.on = k >= 300*time.Millisecond && k < 400*time.Millisecond
+		// Silent for 12 ms: device-silent after 5, the stop ramp's 4 and
+		// the switch-off, then a sample taken before it acted.
+		d.on = k >= 300*time.Millisecond && k < 312*time.Millisecond
 		s.Tick(k, &in, nil, &rec)
 		fr := &rec.Fingers[1]
 		if fr.Reason == ReasonStaysEnabled {
 			t.Fatalf("stays-enabled at %v", k)
 		}
-		tripped = tripped || fr.State == StateSafe && fr.Reason == ReasonSilent
+		if safe < 0 && fr.State == StateSafe && fr.Reason == ReasonSilent {
+			safe = k
+		}
 	}
-	if !tripped {
-		t.Fatal("the silence did not trip the finger")
+	if safe < 0 || safe > 312*time.Millisecond {
+		t.Fatalf("safe at %v; the test wants the switch-off within the silence", safe)
 	}
 	if st := s.Status(1); st.State != StateActive {
 		t.Errorf("%+v after the silence", st)

@@ -600,7 +600,7 @@ func (fs *fingerServo) enterSafe(t time.Duration) {
 	fs.status.State, fs.status.Since = StateSafe, t
 	fs.tauOut, fs.fDes = [3]float64{}, [3]float64{}
 	fs.healthy = false
-	fs.switchOff()
+	fs.switchOff(t)
 }
 
 // write sends the torque command while the finger is powered.
