@@ -72,7 +72,13 @@ type guard struct {
 	offDevT  time.Duration
 	offKnown bool
 	stuckOn  bool
+	onCount  int // new samples in a row reporting the stage on past the wait
 }
+
+// stuckSamples is how many new samples in a row must report the power
+// stage on, past the wait, for stays-enabled: one may have been taken
+// just before the device read the command.
+const stuckSamples = 3
 
 // torqueHistory is how many commanded torques the plausibility check
 // compares a sample with: a 2-sample round trip and one tick of slack.
@@ -122,15 +128,16 @@ func confirmOf(st *devices.ExoState) Confirm {
 // checkOff confirms the safe state from a fresh sample (a stale one
 // tells nothing new). A device whose samples still report its power stage
 // on safety.disable_wait_ms of its own time after the host switched the
-// stage off, or that switches the stage on again, trips stays-enabled for
-// as long as it does: it is told again every safety.disable_wait_ms, and
-// the finger is not re-enabled meanwhile. Measured in the device's time,
-// the wait does not run while the device is silent, so samples that were
-// taken before the command and arrive late do not trip it.
+// stage off, or that switches the stage on again, in stuckSamples new
+// samples in a row, trips stays-enabled for as long as it does: it is
+// told again every safety.disable_wait_ms, and the finger is not
+// re-enabled meanwhile. Measured in the device's time and samples, the
+// wait does not run while the device is silent, so a sample taken before
+// the command reached it, arriving late, does not trip it.
 func (fs *fingerServo) checkOff(t time.Duration, cfg *Config) {
 	s, g := &fs.status, &fs.guard
 	if s.State != StateSafe {
-		s.Confirm, g.stuckOn = ConfirmNone, false
+		s.Confirm, g.stuckOn, g.onCount = ConfirmNone, false, 0
 		return
 	}
 	if !fs.fresh {
@@ -140,12 +147,15 @@ func (fs *fingerServo) checkOff(t time.Duration, cfg *Config) {
 		g.offDevT, g.offKnown = fs.st.DeviceTime, true // devices start with the stage off
 	}
 	if c := confirmOf(&fs.st); c != ConfirmNone {
-		s.Confirm, g.stuckOn = c, false
+		s.Confirm, g.stuckOn, g.onCount = c, false, 0
 		return
 	}
 	confirmed := s.Confirm == ConfirmDevice || s.Confirm == ConfirmWatchdog
 	late := fs.st.DeviceTime-g.offDevT > cfg.Safety.DisableWait
-	if !g.stuckOn && !confirmed && !late {
+	if confirmed || late {
+		g.onCount++
+	}
+	if !g.stuckOn && g.onCount < stuckSamples {
 		return
 	}
 	fs.flag(ReasonStaysEnabled)

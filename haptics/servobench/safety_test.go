@@ -372,8 +372,10 @@ func TestStaysEnabled(t *testing.T) {
 			t.Fatal("the injected fault did not hold: the device switched off")
 		}
 		t.Logf("flagged stays-enabled %v after the host switched it off", flagged-at)
-		if flagged < 0 || flagged-at > cfg.Safety.DisableWait+2*time.Millisecond {
-			t.Errorf("flagged %v after the disable, want within %v", flagged-at, cfg.Safety.DisableWait)
+		// The wait, then three samples in a row (one may have been taken
+		// before the device read the command), a millisecond each.
+		if want := cfg.Safety.DisableWait + 4*time.Millisecond; flagged < 0 || flagged-at > want {
+			t.Errorf("flagged %v after the disable, want within %v", flagged-at, want)
 		}
 		if st := r.servo.Status(f); st.Trips != 2 || st.Confirm != haptics.ConfirmCommanded {
 			t.Errorf("status %+v, want 2 trips (the spike, the stage left on), safe_by commanded", st)
@@ -395,11 +397,11 @@ func TestStaysEnabled(t *testing.T) {
 			t.Fatal(err)
 		}
 		on := r.t
-		for r.t < on+3*time.Millisecond && r.rec.Fingers[f].Reason != haptics.ReasonStaysEnabled {
+		for r.t < on+5*time.Millisecond && r.rec.Fingers[f].Reason != haptics.ReasonStaysEnabled {
 			r.tick()
 		}
 		if fr := r.rec.Fingers[f]; fr.Reason != haptics.ReasonStaysEnabled || fr.State != haptics.StateSafe {
-			t.Fatalf("%v %v 3 ms after the device switched itself on", fr.State, fr.Reason)
+			t.Fatalf("%v %v 5 ms after the device switched itself on", fr.State, fr.Reason)
 		}
 		r.tick()
 		if r.exos[f].Truth().Enabled {
