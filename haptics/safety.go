@@ -60,7 +60,11 @@ type guard struct {
 	// safety.plausible_force_n.
 	offSince time.Duration
 	off      bool
-	qdPrev   [3]float64 // joint speed of the previous fresh sample [rad/s]
+	// jInv is the inverse of the Jacobian at the newest sample (jInvOK: J
+	// is regular there), for this tick's checks and torque bound.
+	jInv   exo.Mat3
+	jInvOK bool
+	qdPrev [3]float64 // joint speed of the previous fresh sample [rad/s]
 
 	// The previous fresh sample's device time and the host time it was read.
 	devT, hostT time.Duration
@@ -193,14 +197,9 @@ func (fs *fingerServo) lost() {
 }
 
 // impliedForce returns the fingertip force [N, base frame] that joint
-// torques tau [N·m] hold in static balance, F = J⁻ᵀ τ, and false where J
-// is singular.
-func impliedForce(j *exo.Mat3, tau [3]float64) ([3]float64, bool) {
-	inv, ok := j.Inverse()
-	if !ok {
-		return [3]float64{}, false
-	}
-	return inv.MulTransVec(tau), true
+// torques tau [N·m] hold in static balance, F = J⁻ᵀ τ, from J's inverse.
+func impliedForce(jInv *exo.Mat3, tau [3]float64) [3]float64 {
+	return jInv.MulTransVec(tau)
 }
 
 // driveFriction returns the drive's friction torque per joint at joint
@@ -230,6 +229,12 @@ func driveFriction(cfg *Config, qd *[3]float64, moving bool) [3]float64 {
 // otherwise (a joint held still, or braked). Where J is singular only
 // the friction share is left.
 func boundTorque(tau [3]float64, j *exo.Mat3, friction, qd [3]float64, fLim float64) [3]float64 {
+	jInv, ok := j.Inverse()
+	return boundTorqueInv(tau, &jInv, ok, friction, qd, fLim)
+}
+
+// boundTorqueInv is boundTorque with J's inverse (ok: J is regular).
+func boundTorqueInv(tau [3]float64, jInv *exo.Mat3, ok bool, friction, qd [3]float64, fLim float64) [3]float64 {
 	var allow [3]float64
 	for i := range 3 {
 		if tau[i]*qd[i] > 0 {
@@ -237,8 +242,7 @@ func boundTorque(tau [3]float64, j *exo.Mat3, friction, qd [3]float64, fLim floa
 		}
 	}
 	excess := beyond(tau, allow)
-	f, ok := impliedForce(j, excess)
-	n := vec3.Norm(f)
+	n := vec3.Norm(impliedForce(jInv, excess))
 	if ok && n <= fLim {
 		return tau
 	}
@@ -257,8 +261,8 @@ func boundTorque(tau [3]float64, j *exo.Mat3, friction, qd [3]float64, fLim floa
 // check of the samples it will act on.
 func (fs *fingerServo) limitTorque(tau [3]float64, cfg *Config) [3]float64 {
 	qd := fs.ctl.qd
-	tau = boundTorque(tau, &fs.k.J, driveFriction(cfg, &qd, true), qd, fs.maxForce)
 	g := &fs.guard
+	tau = boundTorqueInv(tau, &g.jInv, g.jInvOK, driveFriction(cfg, &qd, true), qd, fs.maxForce)
 	g.torques[g.nTorques%torqueHistory] = tau
 	g.nTorques++
 	return tau
@@ -279,6 +283,8 @@ func (fs *fingerServo) checkPlausible(t time.Duration, cfg *Config) {
 	if !fs.fresh {
 		return
 	}
+	// The torque bound of this tick's command uses the same inverse.
+	g.jInv, g.jInvOK = fs.k.J.Inverse()
 	qd := fs.ctl.qd
 	band := driveFriction(cfg, &qd, false)
 	for i := range 3 {
@@ -295,15 +301,14 @@ func (fs *fingerServo) checkPlausible(t time.Duration, cfg *Config) {
 		g.off = false
 		return
 	}
+	if !g.jInvOK {
+		g.off = false
+		return
+	}
 	tauF := fs.k.J.MulTransVec(fs.k.R.MulVec(fs.st.Force))
 	d := math.Inf(1)
 	for i := range acted {
-		f, ok := impliedForce(&fs.k.J, beyond(vec3.Sub(acted[i], tauF), band))
-		if !ok {
-			g.off = false
-			return
-		}
-		d = math.Min(d, vec3.Norm(f))
+		d = math.Min(d, vec3.Norm(impliedForce(&g.jInv, beyond(vec3.Sub(acted[i], tauF), band))))
 	}
 	if !(d > cfg.Safety.PlausibleForce) {
 		g.off = false
