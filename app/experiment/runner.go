@@ -477,22 +477,44 @@ func (run *runner) startRig(ctx context.Context) error {
 	return r.HoldMotion(motion)
 }
 
-// settle runs the rig, the fingers held at the start of the motion, until
-// it has settled (rig.Settled: the servo active, the fingers still, the
-// cloth at rest for settleHold), so that the first interval of a run or of
-// a resumed run starts as every other one does.
+// settle prepares the rig for the first trial of a run or of a resumed
+// run, so that its first interval starts as every other one does: it runs
+// the rig, the fingers held at the start of the motion, until it has
+// settled (rig.Settled: the servo active, the fingers still, the cloth at
+// rest for settleHold), then plays one interval of the motion that is not
+// recorded. Every later interval follows one, on a cloth that has been
+// handled; on a cloth never handled the release in the pinch motion
+// pressed the index finger by up to half as much again (a 12 x 12 cloth).
 func (run *runner) settle(ctx context.Context) error {
 	const step, limit = 50 * time.Millisecond, 10 * time.Second
+	stopped := func(err error) error {
+		return fmt.Errorf("experiment: stopped before trial %d (resume with the same command): %w", run.done+1, err)
+	}
 	var err error
-	for waited := time.Duration(0); waited < limit; waited += step {
+	for waited := time.Duration(0); ; waited += step {
+		if waited >= limit {
+			return fmt.Errorf("experiment: the rig did not settle within %v before trial %d: %w", limit, run.done+1, err)
+		}
 		if werr := run.drive.wait(ctx, step); werr != nil {
-			return fmt.Errorf("experiment: stopped before trial %d (resume with the same command): %w", run.done+1, werr)
+			return stopped(werr)
 		}
 		if err = run.r.Settled(settleHold); err == nil {
-			return nil
+			break
 		}
 	}
-	return fmt.Errorf("experiment: the rig did not settle within %v before trial %d: %w", limit, run.done+1, err)
+	if len(run.obs) == 0 {
+		fmt.Fprintf(run.o.Out, "  warm-up interval (not recorded) ...\n")
+	}
+	if err := run.r.BeginInterval(); err != nil {
+		return err
+	}
+	if err := run.drive.wait(ctx, run.e.Timing.Interval); err != nil {
+		return stopped(err)
+	}
+	if _, err := run.r.EndInterval(); err != nil {
+		return err
+	}
+	return nil
 }
 
 // settleHold is how long the rig must have been settled before a run's
