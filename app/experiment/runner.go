@@ -97,6 +97,7 @@ type runner struct {
 	ref       sim.Material
 	in        *bufio.Reader
 	intervals int
+	motion    *twin.Script // the handling motion of every interval
 }
 
 // Run runs (or resumes) an experiment to its end, then fits and plots it.
@@ -447,6 +448,9 @@ func (run *runner) startRig(ctx context.Context) error {
 	motion := map[string]*twin.Script{
 		"pinch": twin.PinchScript(sc), "showcase": twin.DefaultScript(sc), "rest": twin.RestScript(sc),
 	}[run.e.Timing.Motion]
+	if motion == nil {
+		return fmt.Errorf("experiment: timing.motion %q, want pinch, showcase or rest", run.e.Timing.Motion)
+	}
 	cfg := run.o.Rig
 	cfg.Fabric = f
 	cfg.Duration = 0
@@ -465,6 +469,7 @@ func (run *runner) startRig(ctx context.Context) error {
 	}
 	run.r = r
 	run.ref = r.Material()
+	run.motion = motion
 	if len(run.obs) > 0 {
 		s, err := r.Lockstep()
 		if err != nil {
@@ -481,9 +486,9 @@ func (run *runner) startRig(ctx context.Context) error {
 // run, so that its first interval starts as every other one does: it runs
 // the rig, the fingers held at the start of the motion, until it has
 // settled (rig.Settled: the servo active, the fingers still, the cloth at
-// rest for settleHold), then plays one interval of the motion that is not
-// recorded. Every later interval follows one, on a cloth that has been
-// handled; on a cloth never handled the release in the pinch motion
+// rest for settleHold), then plays one interval of a handling motion that
+// is not recorded. Every later interval follows one, on a cloth that has
+// been handled; on a cloth never handled the release in the pinch motion
 // pressed the index finger by up to half as much again (a 12 x 12 cloth).
 func (run *runner) settle(ctx context.Context) error {
 	const step, limit = 50 * time.Millisecond, 10 * time.Second
@@ -501,6 +506,9 @@ func (run *runner) settle(ctx context.Context) error {
 		if err = run.r.Settled(settleHold); err == nil {
 			break
 		}
+	}
+	if run.motion.Duration() == 0 {
+		return nil // a still hand handles nothing
 	}
 	if len(run.obs) == 0 {
 		fmt.Fprintf(run.o.Out, "  warm-up interval (not recorded) ...\n")
