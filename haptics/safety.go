@@ -226,15 +226,9 @@ func driveFriction(cfg *Config, qd *[3]float64, moving bool) [3]float64 {
 // harder than that. Friction takes a joint's torque before it reaches the
 // finger only while the joint moves the way the torque drives it, so a
 // joint's allowance is its friction at speed qd[i] then, and nothing
-// otherwise (a joint held still, or braked). Where J is singular only
-// the friction share is left.
-func boundTorque(tau [3]float64, j *exo.Mat3, friction, qd [3]float64, fLim float64) [3]float64 {
-	jInv, ok := j.Inverse()
-	return boundTorqueInv(tau, &jInv, ok, friction, qd, fLim)
-}
-
-// boundTorqueInv is boundTorque with J's inverse (ok: J is regular).
-func boundTorqueInv(tau [3]float64, jInv *exo.Mat3, ok bool, friction, qd [3]float64, fLim float64) [3]float64 {
+// otherwise (a joint held still, or braked). It takes J's inverse; where
+// J is singular (ok false) only the friction share is left.
+func boundTorque(tau [3]float64, jInv *exo.Mat3, ok bool, friction, qd [3]float64, fLim float64) [3]float64 {
 	var allow [3]float64
 	for i := range 3 {
 		if tau[i]*qd[i] > 0 {
@@ -262,7 +256,7 @@ func boundTorqueInv(tau [3]float64, jInv *exo.Mat3, ok bool, friction, qd [3]flo
 func (fs *fingerServo) limitTorque(tau [3]float64, cfg *Config) [3]float64 {
 	qd := fs.ctl.qd
 	g := &fs.guard
-	tau = boundTorqueInv(tau, &g.jInv, g.jInvOK, driveFriction(cfg, &qd, true), qd, fs.maxForce)
+	tau = boundTorque(tau, &g.jInv, g.jInvOK, driveFriction(cfg, &qd, true), qd, fs.maxForce)
 	g.torques[g.nTorques%torqueHistory] = tau
 	g.nTorques++
 	return tau
