@@ -224,9 +224,15 @@ func fromMs(v float64) (time.Duration, error) {
 // session.json has always used.
 func (c Config) MarshalJSON() ([]byte, error) { return json.Marshal(c.file()) }
 
-// UnmarshalJSON reads what MarshalJSON wrote.
+// UnmarshalJSON reads what MarshalJSON wrote. Into a zero Config, keys
+// the JSON lacks (a session recorded before they existed) take the
+// defaults.
 func (c *Config) UnmarshalJSON(data []byte) error {
-	f := c.file()
+	base := *c
+	if base == (Config{}) {
+		base = DefaultConfig()
+	}
+	f := base.file()
 	if err := json.Unmarshal(data, &f); err != nil {
 		return err
 	}
