@@ -137,7 +137,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := run.startRig(ctx); err != nil {
 		return nil, err
 	}
-	runErr := run.settle(ctx)
+	var runErr error
+	if !run.proc.Done() {
+		runErr = run.settle(ctx)
+	}
 	if runErr == nil {
 		runErr = run.loop(ctx)
 	}
