@@ -71,12 +71,14 @@ type guard struct {
 	haveClock   bool
 
 	// offDevT is the device's time when the host last switched the power
-	// stage off (offKnown: there was a sample to tell it); stuckOn: the
-	// device reports the stage on anyway.
-	offDevT  time.Duration
-	offKnown bool
-	stuckOn  bool
-	onCount  int // new samples in a row reporting the stage on past the wait
+	// stage off (offKnown: there was a sample to tell it); confirmed: the
+	// device has reported it off since; stuckOn: the device reports it on
+	// anyway.
+	offDevT   time.Duration
+	offKnown  bool
+	confirmed bool
+	stuckOn   bool
+	onCount   int // new samples in a row reporting the stage on past the wait
 }
 
 // stuckSamples is how many new samples in a row must report the power
@@ -120,13 +122,16 @@ func (fs *fingerServo) checkSample(t time.Duration, cfg *Config) {
 	fs.checkOff(t, cfg)
 }
 
-// confirmOf returns how a sample confirms that the device's power stage
-// is off, ConfirmNone when it reports it on.
+// confirmOf returns what a sample says of the safe state: ConfirmDevice
+// when the device reports its power stage off; otherwise
+// ConfirmCommanded, or ConfirmWatchdog once the link reports that it
+// stopped talking to the device so that the device's watchdog cuts the
+// motors (the link's account in devices.ExoState maps here).
 func confirmOf(st *devices.ExoState) Confirm {
-	if st.Enabled {
-		return ConfirmNone
+	if !st.Enabled {
+		return ConfirmDevice
 	}
-	return ConfirmDevice
+	return ConfirmCommanded
 }
 
 // checkOff confirms the safe state from a fresh sample (a stale one
@@ -150,13 +155,14 @@ func (fs *fingerServo) checkOff(t time.Duration, cfg *Config) {
 	if !g.offKnown {
 		g.offDevT, g.offKnown = fs.st.DeviceTime, true // devices start with the stage off
 	}
-	if c := confirmOf(&fs.st); c != ConfirmNone {
-		s.Confirm, g.stuckOn, g.onCount = c, false, 0
+	c := confirmOf(&fs.st)
+	if c == ConfirmDevice {
+		s.Confirm, g.stuckOn, g.onCount, g.confirmed = c, false, 0, true
 		return
 	}
-	confirmed := s.Confirm == ConfirmDevice || s.Confirm == ConfirmWatchdog
+	s.Confirm = c
 	late := fs.st.DeviceTime-g.offDevT > cfg.Safety.DisableWait
-	if confirmed || late {
+	if g.confirmed || late {
 		g.onCount++
 	}
 	if !g.stuckOn && g.onCount < stuckSamples {
@@ -181,6 +187,7 @@ func (fs *fingerServo) switchOff(t time.Duration) {
 	// since: earlier than it is if that sample came late, so that the
 	// wait is longer, never shorter.
 	g.offDevT, g.offKnown = g.devT+(t-g.hostT), g.haveClock
+	g.confirmed = false
 	fs.status.Confirm = ConfirmCommanded
 	if err := fs.dev.Enable(false); errors.Is(err, devices.ErrDisconnected) {
 		fs.status.Confirm = ConfirmLost
