@@ -25,6 +25,7 @@ type Config struct {
 	Velocity  VelocityConfig
 	Model     ModelConfig
 	Safety    SafetyConfig
+	Limits    LimitsConfig
 	Passivity PassivityConfig
 }
 
@@ -81,6 +82,27 @@ type SafetyConfig struct {
 	OverrunStreak int           // this many late ticks in a row trip both fingers
 	OverrunFactor float64       // a tick later than this many periods after the previous one is late
 	Recover       time.Duration // healthy time before a tripped finger is re-enabled
+
+	// Checks of the device against the host's model (safety.go).
+	PlausibleForce float64       // largest tolerated disagreement of the force sensor with the torque-implied force [N]
+	PlausibleTime  time.Duration // how long a larger disagreement may last before it trips
+	DisableWait    time.Duration // how long after the host switched the power stage off the device may still report it on
+	ClockJump      time.Duration // how far the device's clock may run ahead of the host's between two samples
+	DriveCoulomb   [3]float64    // the drive's Coulomb friction per joint the torque checks allow for [N·m]
+	DriveViscous   [3]float64    // the drive's viscous friction per joint the torque checks allow for [N·m·s/rad]
+	DriveInertia   [3]float64    // the drive's inertia per joint the plausibility check allows for [kg·m²]
+	DriveSlip      float64       // joint speed from which the torque bound counts on the whole Coulomb friction [rad/s]
+}
+
+// LimitsConfig is what the host allows whatever a device declares
+// (servo.toml's [limits]): a device that declares more is refused
+// (CheckSpec), and no device is driven past them.
+type LimitsConfig struct {
+	MaxForceCont float64    `toml:"max_force_cont_n"` // largest continuous fingertip force a device may declare [N]
+	MaxForcePeak float64    `toml:"max_force_peak_n"` // largest peak fingertip force a device may declare [N]
+	MaxTorque    [3]float64 `toml:"max_torque_nm"`    // largest joint torque a device may declare, per joint [N·m]
+	JointRange   float64    `toml:"joint_range_rad"`  // declared joint limits must lie within ±JointRange [rad]
+	JointMargin  float64    `toml:"joint_margin_rad"` // a reading this far outside the declared range trips [rad]
 }
 
 // PassivityConfig is the time-domain passivity observer and controller.
@@ -100,6 +122,7 @@ type configFile struct {
 	Velocity  VelocityConfig  `toml:"velocity"`
 	Model     ModelConfig     `toml:"model"`
 	Safety    safetyFile      `toml:"safety"`
+	Limits    LimitsConfig    `toml:"limits"`
 	Passivity PassivityConfig `toml:"passivity"`
 }
 
@@ -116,6 +139,15 @@ type safetyFile struct {
 	OverrunStreak int     `toml:"overrun_streak"`
 	OverrunFactor float64 `toml:"overrun_factor"`
 	RecoverMs     float64 `toml:"recover_ms"`
+
+	PlausibleForce float64    `toml:"plausible_force_n"`
+	PlausibleMs    float64    `toml:"plausible_ms"`
+	DisableWaitMs  float64    `toml:"disable_wait_ms"`
+	ClockJumpMs    float64    `toml:"clock_jump_ms"`
+	DriveCoulomb   [3]float64 `toml:"drive_coulomb_nm"`
+	DriveViscous   [3]float64 `toml:"drive_viscous_nms"`
+	DriveInertia   [3]float64 `toml:"drive_inertia_kgm2"`
+	DriveSlip      float64    `toml:"drive_slip_rps"`
 }
 
 // file returns c in the file's units.
@@ -128,8 +160,13 @@ func (c *Config) file() configFile {
 			MaxForceJump: s.MaxForceJump, MaxSpeed: s.MaxSpeed,
 			EnableRampMs: ms(s.EnableRamp), EnableWaitMs: ms(s.EnableWait), StopRampMs: ms(s.StopRamp),
 			SilentMs: ms(s.Silent), OverrunStreak: s.OverrunStreak, OverrunFactor: s.OverrunFactor,
-			RecoverMs: ms(s.Recover),
+			RecoverMs:      ms(s.Recover),
+			PlausibleForce: s.PlausibleForce, PlausibleMs: ms(s.PlausibleTime),
+			DisableWaitMs: ms(s.DisableWait), ClockJumpMs: ms(s.ClockJump),
+			DriveCoulomb: s.DriveCoulomb, DriveViscous: s.DriveViscous, DriveInertia: s.DriveInertia,
+			DriveSlip: s.DriveSlip,
 		},
+		Limits:    c.Limits,
 		Passivity: c.Passivity,
 	}
 }
@@ -155,8 +192,17 @@ func (f *configFile) config() (Config, error) {
 			StopRamp:      dur("safety.stop_ramp_ms", s.StopRampMs),
 			Silent:        dur("safety.silent_ms", s.SilentMs),
 			OverrunStreak: s.OverrunStreak, OverrunFactor: s.OverrunFactor,
-			Recover: dur("safety.recover_ms", s.RecoverMs),
+			Recover:        dur("safety.recover_ms", s.RecoverMs),
+			PlausibleForce: s.PlausibleForce,
+			PlausibleTime:  dur("safety.plausible_ms", s.PlausibleMs),
+			DisableWait:    dur("safety.disable_wait_ms", s.DisableWaitMs),
+			ClockJump:      dur("safety.clock_jump_ms", s.ClockJumpMs),
+			DriveCoulomb:   s.DriveCoulomb,
+			DriveViscous:   s.DriveViscous,
+			DriveInertia:   s.DriveInertia,
+			DriveSlip:      s.DriveSlip,
 		},
+		Limits:    f.Limits,
 		Passivity: f.Passivity,
 	}
 	return c, errors.Join(errs...)
@@ -178,9 +224,15 @@ func fromMs(v float64) (time.Duration, error) {
 // session.json has always used.
 func (c Config) MarshalJSON() ([]byte, error) { return json.Marshal(c.file()) }
 
-// UnmarshalJSON reads what MarshalJSON wrote.
+// UnmarshalJSON reads what MarshalJSON wrote. Into a zero Config, keys
+// the JSON lacks (a session recorded before they existed) take the
+// defaults.
 func (c *Config) UnmarshalJSON(data []byte) error {
-	f := c.file()
+	base := *c
+	if base == (Config{}) {
+		base = DefaultConfig()
+	}
+	f := base.file()
 	if err := json.Unmarshal(data, &f); err != nil {
 		return err
 	}
@@ -273,6 +325,25 @@ func (c *Config) Validate() error {
 	check(s.OverrunStreak >= 1, "safety.overrun_streak = %d, want >= 1", s.OverrunStreak)
 	check(s.OverrunFactor > 1 && fin(s.OverrunFactor), "safety.overrun_factor = %g, want > 1", s.OverrunFactor)
 	check(s.Recover >= 0, "safety.recover_ms = %g, want >= 0", ms(s.Recover))
+	check(pos(s.PlausibleForce), "safety.plausible_force_n = %g, want > 0", s.PlausibleForce)
+	check(s.PlausibleTime >= 0, "safety.plausible_ms = %g, want >= 0", ms(s.PlausibleTime))
+	check(s.DisableWait > 0, "safety.disable_wait_ms = %g, want > 0", ms(s.DisableWait))
+	check(s.ClockJump > 0, "safety.clock_jump_ms = %g, want > 0", ms(s.ClockJump))
+	for i := range 3 {
+		check(nonneg(s.DriveCoulomb[i]), "safety.drive_coulomb_nm[%d] = %g, want >= 0", i, s.DriveCoulomb[i])
+		check(nonneg(s.DriveViscous[i]), "safety.drive_viscous_nms[%d] = %g, want >= 0", i, s.DriveViscous[i])
+		check(nonneg(s.DriveInertia[i]), "safety.drive_inertia_kgm2[%d] = %g, want >= 0", i, s.DriveInertia[i])
+	}
+	check(pos(s.DriveSlip), "safety.drive_slip_rps = %g, want > 0", s.DriveSlip)
+	l := &c.Limits
+	check(pos(l.MaxForceCont), "limits.max_force_cont_n = %g, want > 0", l.MaxForceCont)
+	check(pos(l.MaxForcePeak) && l.MaxForcePeak >= l.MaxForceCont, "limits.max_force_peak_n = %g, want >= limits.max_force_cont_n", l.MaxForcePeak)
+	for i := range 3 {
+		check(pos(l.MaxTorque[i]), "limits.max_torque_nm[%d] = %g, want > 0", i, l.MaxTorque[i])
+	}
+	check(pos(l.JointRange), "limits.joint_range_rad = %g, want > 0", l.JointRange)
+	check(nonneg(l.JointMargin), "limits.joint_margin_rad = %g, want >= 0", l.JointMargin)
+	check(s.MaxForce <= l.MaxForceCont, "safety.max_force_n = %g, want <= limits.max_force_cont_n = %g", s.MaxForce, l.MaxForceCont)
 	check(nonneg(c.Passivity.Bound), "passivity.bound_j = %g, want >= 0", c.Passivity.Bound)
 	check(nonneg(c.Passivity.MaxDamping), "passivity.max_damping_nspm = %g, want >= 0", c.Passivity.MaxDamping)
 	return errors.Join(errs...)

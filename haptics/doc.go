@@ -49,6 +49,18 @@
 // (Hannaford & Ryu) sums the energy the device and controller add beyond
 // the cloth's force; below -passivity.bound_j it renders extra damping.
 //
+// The servo also checks the device against what it knows without it
+// (safety.go, docs/safety.md): a device that declares more than the
+// host's [limits] is refused (LimitsConfig.CheckSpec); the commanded
+// torques are bounded so that the fingertip force they imply through the
+// kinematics, beyond the drive's declared friction, stays within the
+// continuous force limit whatever the force sensor says; a force sample
+// that disagrees with the torques (sensor-implausible), a joint reading
+// outside the declared range (joint-range) or a device clock that jumps
+// (clock-jump) trips the finger. A safe finger's Confirm says whether the
+// device has confirmed its power stage off; one whose samples keep
+// reporting it on trips stays-enabled.
+//
 // # Conventions
 //
 // SI units; vectors in the world frame (metres, y up) unless a name says

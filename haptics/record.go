@@ -29,6 +29,7 @@ type FingerRecord struct {
 	Contact   bool       // the finger is inside the cloth's contact region
 	State     State
 	Reason    Reason
+	Confirm   Confirm // in StateSafe: how the safe state is known to hold (column safe_by)
 }
 
 var tickCSVHeader = func() string {
@@ -38,7 +39,7 @@ var tickCSVHeader = func() string {
 		for _, c := range []string{
 			"x_m", "y_m", "z_m", "vx_mps", "vy_mps", "vz_mps",
 			"fdes_x_n", "fdes_y_n", "fdes_z_n", "fmeas_x_n", "fmeas_y_n", "fmeas_z_n",
-			"tau1_nm", "tau2_nm", "tau3_nm", "energy_j", "damping_nspm", "contact", "state", "reason",
+			"tau1_nm", "tau2_nm", "tau3_nm", "energy_j", "damping_nspm", "contact", "state", "reason", "safe_by",
 		} {
 			h += "," + n + c
 		}
@@ -74,6 +75,8 @@ func (r *TickRecord) AppendCSV(dst []byte) []byte {
 		dst = append(dst, fr.State.String()...)
 		dst = append(dst, ',')
 		dst = append(dst, fr.Reason.String()...)
+		dst = append(dst, ',')
+		dst = append(dst, fr.Confirm.String()...)
 	}
 	return dst
 }

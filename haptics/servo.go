@@ -21,10 +21,11 @@ type Finger struct {
 
 // FingerStatus is a finger's place in the safety envelope.
 type FingerStatus struct {
-	State  State
-	Reason Reason
-	Since  time.Duration // when the state was entered
-	Trips  int           // faults since the servo started
+	State   State
+	Reason  Reason
+	Confirm Confirm       // in StateSafe: how the safe state is known to hold
+	Since   time.Duration // when the state was entered
+	Trips   int           // faults since the servo started
 }
 
 // Servo is the 1 kHz force-feedback servo of both fingers. Build it once
@@ -95,6 +96,8 @@ type fingerServo struct {
 	cmd     devices.ExoCommand
 	tauOut  [3]float64
 	tauHold [3]float64
+
+	guard guard // safety.go
 }
 
 // NewServo builds the servo. A finger with a nil Device is permanently in
@@ -108,10 +111,10 @@ func NewServo(cfg Config, fingers [sim.NumFingers]Finger) (*Servo, error) {
 	for f := range fingers {
 		fs := &s.fingers[f]
 		fs.idx, fs.cfg, fs.scale, fs.dt = f, &s.cfg, 1, cfg.Period.Seconds()
-		fs.status = FingerStatus{State: StateSafe, Reason: ReasonStartup}
+		fs.status = FingerStatus{State: StateSafe, Reason: ReasonStartup, Confirm: ConfirmCommanded}
 		in := fingers[f]
 		if in.Device == nil {
-			fs.status.Reason = ReasonNoDevice
+			fs.status.Reason, fs.status.Confirm = ReasonNoDevice, ConfirmNone
 			continue
 		}
 		if in.Kin == nil {
@@ -125,6 +128,10 @@ func NewServo(cfg Config, fingers [sim.NumFingers]Finger) (*Servo, error) {
 			return nil, err
 		}
 		spec := in.Device.Spec()
+		if err := cfg.Limits.CheckSpec(&spec); err != nil {
+			return nil, fmt.Errorf("haptics: %s: %w", sim.FingerName(f), err)
+		}
+		fs.guard.init(&spec, &s.cfg)
 		fs.dev, fs.kin, fs.base, fs.ctl = in.Device, in.Kin, in.Base, ctl
 		fs.clk, _ = in.Device.(devices.Clocked)
 		fs.maxForce = cfg.Safety.MaxForce
@@ -262,7 +269,7 @@ func (s *Servo) Tick(t time.Duration, in *sim.Output, out *sim.FingerState, rec 
 			rec.Fingers[f] = FingerRecord{
 				Pos: fs.pos, Vel: fs.vel, ForceDes: fs.fDes, ForceMeas: fs.fMeas, Torque: fs.tauOut,
 				Energy: fs.energy, Damping: fs.damping, Contact: fs.contact,
-				State: fs.status.State, Reason: fs.status.Reason,
+				State: fs.status.State, Reason: fs.status.Reason, Confirm: fs.status.Confirm,
 			}
 		}
 	}
@@ -293,6 +300,7 @@ func (fs *fingerServo) read(t time.Duration, cfg *Config) {
 	case errors.Is(err, devices.ErrDisconnected):
 		fs.readOK = false
 		fs.flag(ReasonDisconnected)
+		fs.lost()
 		return
 	default:
 		fs.readOK = false
@@ -311,6 +319,7 @@ func (fs *fingerServo) read(t time.Duration, cfg *Config) {
 		fs.flag(ReasonSensorNaN)
 		return
 	}
+	fs.checkSample(t, cfg)
 	if fs.st.Fault != 0 {
 		fs.flag(ReasonDeviceFault)
 	}
@@ -342,6 +351,7 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 	sampleOK := fs.readOK && fs.fault != ReasonSensorNaN
 	if sampleOK {
 		fs.measure(cfg)
+		fs.checkPlausible(t, cfg)
 	}
 	fModel := fs.clothForce(t, lm, cfg)
 	fs.advanceState(t, cfg)
@@ -516,6 +526,7 @@ func (fs *fingerServo) command(t time.Duration, ramp float64, cfg *Config) {
 	for i := range 3 {
 		lim[i] = ramp * fs.maxTorque[i]
 	}
+	iF, iV := fs.ctl.iF, fs.ctl.iV
 	tau := fs.ctl.step(&fs.k, fs.base.InvVec(fs.fDes), fs.base.InvVec(fs.fMeas), lim, fs.kRender*ramp)
 	if !finite3(&tau) {
 		fs.flag(ReasonControlNaN)
@@ -523,6 +534,12 @@ func (fs *fingerServo) command(t time.Duration, ramp float64, cfg *Config) {
 		fs.fDes = [3]float64{}
 		fs.tauOut = vec3.Scale(0, fs.tauOut)
 		return
+	}
+	if b := fs.limitTorque(tau, cfg); b != tau {
+		// The force bound saturates the motors: the integrators hold, as
+		// they do at the torque limits (conditional integration).
+		fs.ctl.iF, fs.ctl.iV = iF, iV
+		tau = b
 	}
 	fs.tauOut = tau
 }
@@ -564,6 +581,7 @@ func (fs *fingerServo) advanceState(t time.Duration, cfg *Config) {
 				return
 			}
 			fs.ctl.reset(fs.st.Joint)
+			fs.resetGuard(false)
 			fs.energy, fs.fDes, fs.fEnv, fs.offset = 0, [3]float64{}, [3]float64{}, [3]float64{}
 			s.State, s.Since = StateEnabling, t
 			fs.poweredOn = false
@@ -582,8 +600,7 @@ func (fs *fingerServo) enterSafe(t time.Duration) {
 	fs.status.State, fs.status.Since = StateSafe, t
 	fs.tauOut, fs.fDes = [3]float64{}, [3]float64{}
 	fs.healthy = false
-	// The device may be gone; the power stage is off either way then.
-	_ = fs.dev.Enable(false)
+	fs.switchOff(t)
 }
 
 // write sends the torque command while the finger is powered.

@@ -155,7 +155,7 @@ func TestConfigJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{`"PeriodMs":1,`, `"EnableRampMs":45,`, `"SilentMs":5,`, `"RecoverMs":100}`, `"Kf":0.342,`} {
+	for _, key := range []string{`"PeriodMs":1,`, `"EnableRampMs":45,`, `"SilentMs":5,`, `"RecoverMs":100,`, `"Kf":0.342,`, `"PlausibleMs":10,`, `"Limits":{"MaxForceCont":10,`} {
 		if !strings.Contains(string(b), key) {
 			t.Errorf("JSON lacks %s: %s", key, b)
 		}
@@ -166,6 +166,20 @@ func TestConfigJSON(t *testing.T) {
 	}
 	if back != c {
 		t.Errorf("read back %+v, want %+v", back, c)
+	}
+	// A session.json written before the safety checks and limits existed
+	// reads with their defaults.
+	var old Config
+	if err := json.Unmarshal([]byte(`{"PeriodMs":1,"Safety":{"MaxSpeed":1.2}}`), &old); err != nil {
+		t.Fatal(err)
+	}
+	want := DefaultConfig()
+	want.Safety.MaxSpeed = 1.2
+	if old != want {
+		t.Errorf("old JSON read as %+v, want the defaults with its one change", old)
+	}
+	if err := old.Validate(); err != nil {
+		t.Error(err)
 	}
 }
 

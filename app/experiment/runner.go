@@ -100,6 +100,7 @@ type runner struct {
 	ref       sim.Material
 	in        *bufio.Reader
 	intervals int
+	motion    *twin.Script // the handling motion of every interval
 }
 
 // Run runs (or resumes) an experiment to its end, then fits and plots it.
@@ -141,7 +142,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		err = run.startRig(ctx)
 	}
 	if err == nil {
-		err = run.loop(ctx)
+		if !run.proc.Done() {
+			err = run.settle(ctx)
+		}
+		if err == nil {
+			err = run.loop(ctx)
+		}
 		if _, ferr := run.drive.finish(); ferr != nil && err == nil {
 			err = ferr
 		}
@@ -482,9 +488,19 @@ func software() map[string]string { return buildinfo.Read().Map() }
 // startRig builds the rig and starts it: in virtual time with simulated
 // observers, in real time with a person.
 func (run *runner) startRig(ctx context.Context) error {
+	sc := twin.DefaultScene()
+	motion := map[string]*twin.Script{
+		"pinch": twin.PinchScript(sc), "showcase": twin.DefaultScript(sc), "rest": twin.RestScript(sc),
+	}[run.e.Timing.Motion]
+	if motion == nil {
+		return fmt.Errorf("experiment: timing.motion %q, want pinch, showcase or rest", run.e.Timing.Motion)
+	}
 	cfg := run.o.Rig
 	cfg.Fabric = run.fab
 	cfg.Duration = 0
+	// The devices start where the motion does, and hold there until the
+	// first interval plays it.
+	cfg.Script = motion
 	if run.e.Side > 0 {
 		cfg.Sim.NodesU, cfg.Sim.NodesV = run.e.Side, run.e.Side
 	}
@@ -497,6 +513,7 @@ func (run *runner) startRig(ctx context.Context) error {
 	}
 	run.r = r
 	run.ref = r.Material()
+	run.motion = motion
 	if len(run.obs) > 0 {
 		s, err := r.Lockstep()
 		if err != nil {
@@ -506,12 +523,56 @@ func (run *runner) startRig(ctx context.Context) error {
 	} else {
 		run.drive = startRealtime(ctx, r)
 	}
-	sc := twin.DefaultScene()
-	motion := map[string]twin.Intent{
-		"pinch": twin.PinchScript(sc), "showcase": twin.DefaultScript(sc), "rest": twin.RestScript(sc),
-	}[run.e.Timing.Motion]
-	return r.SetMotion(motion)
+	return r.HoldMotion(motion)
 }
+
+// settle prepares the rig for the first trial of a run or of a resumed
+// run, so that its first interval starts as every other one does: it runs
+// the rig, the fingers held at the start of the motion, until it has
+// settled (rig.Settled: the servo active, the fingers still, the cloth at
+// rest for settleHold), then plays one interval of a handling motion that
+// is not recorded. Every later interval follows one, on a cloth that has
+// been handled; on a cloth never handled the release in the pinch motion
+// pressed the index finger by up to half as much again (a 12 x 12 cloth).
+func (run *runner) settle(ctx context.Context) error {
+	const step, limit = 50 * time.Millisecond, 10 * time.Second
+	stopped := func(err error) error {
+		return fmt.Errorf("experiment: stopped before trial %d (resume with the same command): %w", run.done+1, err)
+	}
+	var err error
+	for waited := time.Duration(0); ; waited += step {
+		if waited >= limit {
+			return fmt.Errorf("experiment: the rig did not settle within %v before trial %d: %w", limit, run.done+1, err)
+		}
+		if werr := run.drive.wait(ctx, step); werr != nil {
+			return stopped(werr)
+		}
+		if err = run.r.Settled(settleHold); err == nil {
+			break
+		}
+	}
+	if run.motion.Duration() == 0 {
+		return nil // a still hand handles nothing
+	}
+	if len(run.obs) == 0 {
+		fmt.Fprintf(run.o.Out, "  warm-up interval (not recorded) ...\n")
+	}
+	if err := run.r.BeginInterval(); err != nil {
+		return err
+	}
+	if err := run.drive.wait(ctx, run.e.Timing.Interval); err != nil {
+		return stopped(err)
+	}
+	if _, err := run.r.EndInterval(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// settleHold is how long the rig must have been settled before a run's
+// first trial: the servo's slowest filter and the enable ramp are over
+// well within it.
+const settleHold = 250 * time.Millisecond
 
 // loop runs trials until the procedure is done.
 func (run *runner) loop(ctx context.Context) error {

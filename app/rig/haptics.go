@@ -94,6 +94,7 @@ func (h *hapticsLoop) step(t time.Duration) {
 		h.iv.add(t, rec, late, h.servo != nil)
 	}
 	h.r.fingers.Publish()
+	h.r.settled.hapticsTick(t, h.servo, h.r.intent)
 	if h.r.hapticsRows != nil {
 		h.r.hapticsRows.Push(&h.row)
 	}

@@ -336,6 +336,7 @@ type Rig struct {
 	tactile     *tactileLoop
 	tactileLoop *loop
 	intent      *replayIntent             // what the fingers try to do
+	settled     settle                    // what Settled reads
 	ownedExos   [sim.NumFingers]*twin.Exo // simulated exoskeletons the rig made
 
 	tactileOut   *statebuf.Buffer[TactileOut]
@@ -392,6 +393,7 @@ func New(cfg Config) (*Rig, error) {
 		inner = cfg.Script
 	}
 	r.intent = &replayIntent{inner: inner}
+	r.settled.init()
 	h, err := newHapticsLoop(r)
 	if err != nil {
 		r.closeSession()

@@ -98,6 +98,7 @@ func (l *simLoop) commit() {
 	out := l.r.simOut.Slot()
 	l.cloth.Output(out)
 	l.r.simOut.Publish()
+	l.r.settled.simStep(out.T, l.cloth.Stats().Energy.Kinetic)
 	if l.r.viewing.Load() {
 		l.cloth.SnapshotTo(l.r.snapshots.Slot())
 		l.r.snapshots.Publish()

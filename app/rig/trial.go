@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices"
-	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/internal/lockstep"
 	"github.com/haptex/haptex/internal/rt"
@@ -242,18 +241,6 @@ func (r *Rig) EndInterval() (<-chan IntervalStats, error) {
 // Material returns the cloth's material as configured (the reference a
 // stimulus varies).
 func (r *Rig) Material() sim.Material { return r.cfg.Sim.Material }
-
-// SetMotion makes the fingers follow a new intended motion (a handling
-// script, or a still pose) from the next haptics tick on, starting it
-// there and blending from where the fingers were heading (no jump).
-func (r *Rig) SetMotion(m twin.Intent) error {
-	if m == nil {
-		return errors.New("rig: nil motion")
-	}
-	return r.hapticsLoop.do(func(t time.Duration) {
-		r.intent.restart(t, m)
-	})
-}
 
 // SetForceScale makes the servo render k times the cloth's force from its
 // next tick on, and the tactile contact patch follow the force rendered.

@@ -73,9 +73,18 @@ type Exo struct {
 	disconnected bool
 	silent       bool
 	spike        [3]float64
+	faults       injected   // standing faults (SetSensorOffset and the others)
 	clamped      bool       // on a calibration stand: joints locked, no finger
 	padLoad      [3]float64 // force of a calibration load on the plate, world [N]
 	closed       atomic.Bool
+}
+
+// injected holds the standing faults a test has set.
+type injected struct {
+	sensorOffset  [3]float64    // added to every force sample, sensor frame [N]
+	encoderOffset [3]float64    // added to every joint reading [rad]
+	clockOffset   time.Duration // added to every sample's device time
+	ignoreDisable bool          // Enable(false) leaves the power stage on
 }
 
 type pendingCmd struct {
@@ -237,6 +246,9 @@ func (e *Exo) Enable(on bool) error {
 	if e.closed.Load() || e.disconnected {
 		return devices.ErrDisconnected
 	}
+	if !on && e.faults.ignoreDisable {
+		return nil
+	}
 	e.enabled = on
 	if !on {
 		e.torque = [3]float64{}
@@ -287,6 +299,24 @@ func (e *Exo) SetPadLoad(f [3]float64) { e.padLoad = f }
 // InjectSpike adds f (sensor frame [N]) to the next force sample only.
 func (e *Exo) InjectSpike(f [3]float64) { e.spike = f }
 
+// SetSensorOffset adds f (sensor frame [N]) to every force sample from
+// the next one on, until changed: a drifting or miscalibrated sensor.
+func (e *Exo) SetSensorOffset(f [3]float64) { e.faults.sensorOffset = f }
+
+// SetEncoderOffset adds d [rad] to every joint reading from the next
+// sample on, until changed: a slipped encoder or a corrupt count. The
+// joints themselves do not move.
+func (e *Exo) SetEncoderOffset(d [3]float64) { e.faults.encoderOffset = d }
+
+// SetClockOffset adds d to the device time of every sample from the next
+// one on, until changed: a device clock that jumps.
+func (e *Exo) SetClockOffset(d time.Duration) { e.faults.clockOffset = d }
+
+// IgnoreDisable makes the device ignore Enable(false) (on) or obey it
+// again (off): a power stage that stays on, applying the last command,
+// whatever the host asks.
+func (e *Exo) IgnoreDisable(on bool) { e.faults.ignoreDisable = on }
+
 // latchCommand makes the command written CommandDelay samples ago act.
 func (e *Exo) latchCommand() {
 	d := uint64(e.p.Transport.CommandDelay)
@@ -327,11 +357,11 @@ func (e *Exo) takeSample() {
 	fs := k.R.MulTransVec(e.base.InvVec(f))
 	e.newest = e.sample
 	s := &e.samples[e.sample%uint64(len(e.samples))]
-	s.DeviceTime = time.Duration(e.now)
+	s.DeviceTime = time.Duration(e.now) + e.faults.clockOffset
 	s.Seq = uint32(e.sample)
 	for i := range 3 {
-		s.Joint[i] = math.Floor(e.q[i]/e.encStep[i]) * e.encStep[i]
-		v := e.p.Sensor.Gain[i]*fs[i] + e.p.Sensor.Bias[i] + e.p.Sensor.NoiseRMS*e.rng.NormFloat64() + e.spike[i]
+		s.Joint[i] = math.Floor(e.q[i]/e.encStep[i])*e.encStep[i] + e.faults.encoderOffset[i]
+		v := e.p.Sensor.Gain[i]*fs[i] + e.p.Sensor.Bias[i] + e.p.Sensor.NoiseRMS*e.rng.NormFloat64() + e.spike[i] + e.faults.sensorOffset[i]
 		if r := e.p.Sensor.Resolution; r > 0 {
 			v = math.Round(v/r) * r
 		}
