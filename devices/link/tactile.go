@@ -26,7 +26,7 @@ var (
 // DialTactile runs the handshake over conn and returns the tactile array
 // behind it. On error conn is closed.
 func DialTactile(conn transport.Conn, opt Options) (*Tactile, error) {
-	s, err := dial(conn, opt)
+	s, err := dial(conn, opt, wire.KindTactile)
 	if err != nil {
 		return nil, err
 	}
