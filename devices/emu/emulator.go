@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/transport"
 	"github.com/haptex/haptex/devices/wire"
 )
 
@@ -30,7 +34,17 @@ type Config struct {
 	// TickPeriod is how often devices run their periodic duties (default
 	// 250 µs).
 	TickPeriod time.Duration
+	// Priority is the SCHED_FIFO priority of the devices' loop, which
+	// stands in for the devices' firmware (default 70: below haptex's
+	// 1 kHz loop at 80, above every normal thread). NormalPriority keeps
+	// normal scheduling. Without the permission (root or CAP_SYS_NICE)
+	// the loop runs at normal priority and RealTime says why.
+	Priority       int
+	NormalPriority bool
 }
+
+// DefaultPriority is the devices' loop's SCHED_FIFO priority.
+const DefaultPriority = 70
 
 // DefaultDevices is the two-finger rig: thumb and index, each with an
 // exoskeleton and a tactile array.
@@ -61,22 +75,44 @@ type Emulator struct {
 	done    chan struct{}
 	once    sync.Once
 	file    string
+
+	// lineMu is held by the devices' loop while it waits on and reads the
+	// lines, and by Unplug and Replug while they change one, so that the
+	// loop never touches a closed descriptor.
+	lineMu sync.Mutex
+	sched  chan Sched
+	got    Sched
+}
+
+// Sched is how the devices' loop is scheduled.
+type Sched struct {
+	RealTime bool   `json:"realtime"`
+	Priority int    `json:"priority,omitempty"`
+	Note     string `json:"note,omitempty"` // why not real time
+}
+
+func (s Sched) String() string {
+	if s.RealTime {
+		return fmt.Sprintf("SCHED_FIFO priority %d", s.Priority)
+	}
+	return "normal priority (" + s.Note + ")"
 }
 
 // Plug is one emulated device on its pseudo-terminal, with the cable
 // under test control.
 type Plug struct {
-	dev  *Device
-	link string
-	mu   sync.Mutex
-	conn *ptyConn
+	dev   *Device
+	link  string
+	lines *sync.Mutex // the emulator's lineMu
+	mu    sync.Mutex
+	conn  *ptyConn
 }
 
 // Run starts the emulated devices, each on its own pseudo-terminal, and
 // returns once their ports exist. It stops when ctx is done or Close is
 // called.
 func Run(ctx context.Context, cfg Config) (*Emulator, error) {
-	e := &Emulator{dir: cfg.Dir, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
+	e := &Emulator{dir: cfg.Dir, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{}), sched: make(chan Sched, 1)}
 	if e.dir == "" {
 		d, err := os.MkdirTemp("", "haptex-emu-")
 		if err != nil {
@@ -103,7 +139,7 @@ func Run(ctx context.Context, cfg Config) (*Emulator, error) {
 			e.cleanup()
 			return nil, err
 		}
-		p := &Plug{dev: dev, link: filepath.Join(e.dir, dc.Name)}
+		p := &Plug{dev: dev, link: filepath.Join(e.dir, dc.Name), lines: &e.lineMu}
 		if err := p.Replug(); err != nil {
 			e.cleanup()
 			return nil, err
@@ -118,9 +154,26 @@ func Run(ctx context.Context, cfg Config) (*Emulator, error) {
 	if tick <= 0 {
 		tick = 250 * time.Microsecond
 	}
-	go e.run(ctx, tick, clock)
+	prio := cfg.Priority
+	if prio == 0 {
+		prio = DefaultPriority
+	}
+	if cfg.NormalPriority {
+		prio = 0
+	} else if prio < 1 || prio > 99 {
+		e.cleanup()
+		return nil, fmt.Errorf("emu: SCHED_FIFO priority %d outside 1..99", prio)
+	}
+	go e.run(ctx, tick, prio, clock)
+	e.got = <-e.sched
 	return e, nil
 }
+
+// RealTime says how the devices' loop is scheduled: under SCHED_FIFO, as
+// firmware runs on its own processor, or at normal priority, where a
+// loaded machine can hold it for milliseconds (the host then sees its
+// devices fall silent).
+func (e *Emulator) RealTime() Sched { return e.got }
 
 func newDevice(dc DeviceConfig, cfg Config, clock func() time.Duration) (*Device, error) {
 	switch dc.Kind {
@@ -148,24 +201,86 @@ func newDevice(dc DeviceConfig, cfg Config, clock func() time.Duration) (*Device
 	return nil, fmt.Errorf("emu: %s: kind %v, want exoskeleton or tactile", dc.Name, dc.Kind)
 }
 
-func (e *Emulator) run(ctx context.Context, tick time.Duration, clock func() time.Duration) {
+// run is the devices' loop, the emulated firmware: on one OS thread,
+// under SCHED_FIFO where permitted, it waits for bytes on every line
+// (ppoll, woken at once by the host's frames) and runs every device's
+// periodic duties on a grid of tick.
+func (e *Emulator) run(ctx context.Context, tick time.Duration, prio int, clock func() time.Duration) {
 	defer close(e.done)
-	t := time.NewTicker(tick)
-	defer t.Stop()
+	runtime.LockOSThread()
+	// No UnlockOSThread: a thread made real-time dies with this goroutine.
+	e.sched <- setSched(prio)
+	stop := context.AfterFunc(ctx, func() { e.Close() })
+	defer stop()
+	var (
+		fds   []unix.PollFd
+		conns []*ptyConn
+		devs  []*Device
+		buf   [4096]byte
+		next  = clock() + tick
+	)
 	for {
 		select {
-		case <-ctx.Done():
-			e.Close()
-			return
 		case <-e.stop:
 			return
-		case <-t.C:
-			now := clock()
+		default:
+		}
+		e.lineMu.Lock()
+		fds, conns, devs = fds[:0], conns[:0], devs[:0]
+		for _, p := range e.plugs {
+			c := p.conn
+			if c == nil || !p.dev.attachedTo(c) {
+				continue
+			}
+			fds = append(fds, unix.PollFd{Fd: int32(c.fd), Events: unix.POLLIN})
+			conns = append(conns, c)
+			devs = append(devs, p.dev)
+		}
+		wait := max(next-clock(), 0)
+		ts := unix.NsecToTimespec(int64(wait))
+		n, err := unix.Ppoll(fds, &ts, nil)
+		if err == nil && n > 0 {
+			for i := range fds {
+				if fds[i].Revents == 0 {
+					continue
+				}
+				for {
+					k, rerr := unix.Read(conns[i].fd, buf[:])
+					if k > 0 {
+						devs[i].receive(conns[i], buf[:k], nil)
+						continue
+					}
+					if rerr != nil && rerr != unix.EAGAIN && rerr != unix.EINTR {
+						devs[i].receive(conns[i], nil, &transport.Error{Transport: "pty", Op: "read", Port: conns[i].name, Kind: transport.Gone, Err: rerr})
+					}
+					break
+				}
+			}
+		}
+		e.lineMu.Unlock()
+		if now := clock(); now >= next {
 			for _, p := range e.plugs {
 				p.dev.Tick(now)
 			}
+			next += tick
+			if next <= now { // the loop was held: no burst to catch up
+				next = now + tick
+			}
 		}
 	}
+}
+
+// setSched puts the calling thread under SCHED_FIFO at prio (0: leave it
+// at normal priority).
+func setSched(prio int) Sched {
+	if prio == 0 {
+		return Sched{Note: "asked for"}
+	}
+	err := unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: uint32(prio)}, 0)
+	if err != nil {
+		return Sched{Note: fmt.Sprintf("SCHED_FIFO priority %d not permitted: %v; it needs root or CAP_SYS_NICE", prio, err)}
+	}
+	return Sched{RealTime: true, Priority: prio}
 }
 
 // Ports lists the emulated devices' ports.
@@ -262,6 +377,8 @@ func (p *Plug) TTY() string {
 // Unplug pulls the cable: the line hangs up (the host's reads fail) and
 // the port's symlink disappears.
 func (p *Plug) Unplug() error {
+	p.lines.Lock()
+	defer p.lines.Unlock()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.conn == nil {
@@ -277,6 +394,8 @@ func (p *Plug) Unplug() error {
 // Replug plugs the device back in on a new pseudo-terminal and points the
 // symlink at it. The device starts a new session at the next HELLO.
 func (p *Plug) Replug() error {
+	p.lines.Lock()
+	defer p.lines.Unlock()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.conn != nil {
@@ -298,6 +417,6 @@ func (p *Plug) Replug() error {
 		return fmt.Errorf("emu: %s: %w", p.dev.cfg.Name, err)
 	}
 	p.conn = c
-	p.dev.Attach(c)
+	p.dev.attach(c) // the devices' loop reads the line
 	return nil
 }

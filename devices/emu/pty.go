@@ -18,6 +18,7 @@ import (
 // hanging the line up, as with a real USB-serial device.
 type ptyConn struct {
 	name   string
+	fd     int // master's descriptor, read by the devices' loop
 	master *os.File
 	slave  *os.File
 	closed atomic.Bool
@@ -37,7 +38,7 @@ func openPTY(name string) (*ptyConn, error) {
 		s.Close()
 		return nil, err
 	}
-	nb, err := nonBlocking(m)
+	nb, fd, err := nonBlocking(m)
 	m.Close()
 	if err != nil {
 		s.Close()
@@ -49,33 +50,34 @@ func openPTY(name string) (*ptyConn, error) {
 		s.Close()
 		return nil, err
 	}
-	return &ptyConn{name: name, master: nb, slave: s, try: transport.NewTryWriter(raw)}, nil
+	return &ptyConn{name: name, fd: fd, master: nb, slave: s, try: transport.NewTryWriter(raw)}, nil
 }
 
 // nonBlocking returns a non-blocking duplicate of f registered with the
-// runtime's poller. pty.Open hands the master back in blocking mode (it
-// calls Fd), and a blocking master would stall the device on a full line
-// when no host reads.
-func nonBlocking(f *os.File) (*os.File, error) {
+// runtime's poller, and its descriptor (f.Fd would make it blocking
+// again). pty.Open hands the master back in blocking mode (it calls Fd),
+// and a blocking master would stall the device on a full line when no
+// host reads.
+func nonBlocking(f *os.File) (*os.File, int, error) {
 	rc, err := f.SyscallConn()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	fd := -1
 	var derr error
 	if err := rc.Control(func(u uintptr) {
 		fd, derr = unix.Dup(int(u))
 	}); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if derr != nil {
-		return nil, derr
+		return nil, 0, derr
 	}
 	if err := unix.SetNonblock(fd, true); err != nil {
 		unix.Close(fd)
-		return nil, err
+		return nil, 0, err
 	}
-	return os.NewFile(uintptr(fd), f.Name()), nil
+	return os.NewFile(uintptr(fd), f.Name()), fd, nil
 }
 
 // makeRaw puts the line into raw mode (cfmakeraw) before any host opens
