@@ -3,11 +3,13 @@ package emu
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -82,6 +84,7 @@ type Emulator struct {
 	lineMu sync.Mutex
 	sched  chan Sched
 	got    Sched
+	late   atomic.Int64 // worst lateness of the periodic duties since Lateness [ns]
 }
 
 // Sched is how the devices' loop is scheduled.
@@ -169,6 +172,12 @@ func Run(ctx context.Context, cfg Config) (*Emulator, error) {
 	return e, nil
 }
 
+// Lateness returns how late the devices' loop ran their periodic duties
+// (the watchdog, the frames they owe) at worst since the previous call:
+// firmware is never late, so this is how far the emulation fell short of
+// it (a stop of the machine shows here).
+func (e *Emulator) Lateness() time.Duration { return time.Duration(e.late.Swap(0)) }
+
 // RealTime says how the devices' loop is scheduled: under SCHED_FIFO, as
 // firmware runs on its own processor, or at normal priority, where a
 // loaded machine can hold it for milliseconds (the host then sees its
@@ -209,7 +218,7 @@ func (e *Emulator) run(ctx context.Context, tick time.Duration, prio int, clock 
 	defer close(e.done)
 	runtime.LockOSThread()
 	// No UnlockOSThread: a thread made real-time dies with this goroutine.
-	e.sched <- setSched(prio)
+	e.sched <- Realtime(prio)
 	stop := context.AfterFunc(ctx, func() { e.Close() })
 	defer stop()
 	var (
@@ -239,6 +248,9 @@ func (e *Emulator) run(ctx context.Context, tick time.Duration, prio int, clock 
 		wait := max(next-clock(), 0)
 		ts := unix.NsecToTimespec(int64(wait))
 		n, err := unix.Ppoll(fds, &ts, nil)
+		if err != nil && err != unix.EINTR {
+			time.Sleep(wait) // never spin under SCHED_FIFO
+		}
 		if err == nil && n > 0 {
 			for i := range fds {
 				if fds[i].Revents == 0 {
@@ -250,8 +262,12 @@ func (e *Emulator) run(ctx context.Context, tick time.Duration, prio int, clock 
 						devs[i].receive(conns[i], buf[:k], nil)
 						continue
 					}
-					if rerr != nil && rerr != unix.EAGAIN && rerr != unix.EINTR {
-						devs[i].receive(conns[i], nil, &transport.Error{Transport: "pty", Op: "read", Port: conns[i].name, Kind: transport.Gone, Err: rerr})
+					if rerr != unix.EAGAIN && rerr != unix.EINTR { // hung up, or EOF: the line is gone
+						var cause error = io.EOF
+						if rerr != nil {
+							cause = rerr
+						}
+						devs[i].receive(conns[i], nil, &transport.Error{Transport: "pty", Op: "read", Port: conns[i].name, Kind: transport.Gone, Err: cause})
 					}
 					break
 				}
@@ -259,6 +275,9 @@ func (e *Emulator) run(ctx context.Context, tick time.Duration, prio int, clock 
 		}
 		e.lineMu.Unlock()
 		if now := clock(); now >= next {
+			if late := int64(now - next); late > e.late.Load() {
+				e.late.Store(late)
+			}
 			for _, p := range e.plugs {
 				p.dev.Tick(now)
 			}
@@ -270,9 +289,11 @@ func (e *Emulator) run(ctx context.Context, tick time.Duration, prio int, clock 
 	}
 }
 
-// setSched puts the calling thread under SCHED_FIFO at prio (0: leave it
-// at normal priority).
-func setSched(prio int) Sched {
+// Realtime puts the calling thread under SCHED_FIFO at prio (0: leaves
+// it at normal priority) and says what it got. Call it after
+// runtime.LockOSThread, from a goroutine that keeps its thread for good:
+// the emulator's devices' loop, or equipment that stands in the cable.
+func Realtime(prio int) Sched {
 	if prio == 0 {
 		return Sched{Note: "asked for"}
 	}

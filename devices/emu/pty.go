@@ -111,6 +111,9 @@ func makeRaw(f *os.File) error {
 // errLineFull is returned when the line cannot take a frame now.
 var errLineFull = &transport.Error{Transport: "pty", Op: "write", Kind: transport.Other, Err: errors.New("line full: the host is not reading")}
 
+// Fd returns the master's non-blocking descriptor.
+func (c *ptyConn) Fd() int { return c.fd }
+
 // TTY returns the path of the slave, the port the host opens.
 func (c *ptyConn) TTY() string { return c.slave.Name() }
 
@@ -170,3 +173,21 @@ func (c *ptyConn) Close() error {
 	c.slave.Close()
 	return c.master.Close()
 }
+
+// Line is the device end of a pseudo-terminal, as an emulated device
+// holds it: Read waits for the host's bytes, Write never waits for a host
+// that does not read (a frame the line cannot take is dropped whole), and
+// TTY is the port the host opens.
+type Line interface {
+	transport.Conn
+	TTY() string
+	// Fd is the non-blocking descriptor of the device end, for a caller
+	// that waits on it and reads it itself (as the emulator's loop does)
+	// instead of calling Read.
+	Fd() int
+}
+
+// OpenLine opens a pseudo-terminal in raw mode and returns its device
+// end, for equipment that stands where a device would (the proxy of
+// devices/fault).
+func OpenLine(name string) (Line, error) { return openPTY(name) }

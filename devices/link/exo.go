@@ -90,6 +90,7 @@ func (x *Exo) Spec() devices.ExoSpec { return x.spec }
 func (x *Exo) Read(dst *devices.ExoState) error {
 	s := x.s
 	now := s.now()
+	s.loopAt.Store(now)
 	if err := s.check(now); err != nil {
 		return err
 	}
@@ -134,6 +135,7 @@ func (x *Exo) Write(cmd *devices.ExoCommand) error {
 	if le := x.s.lost.Load(); le != nil {
 		return le
 	}
+	x.s.loopAt.Store(x.s.now())
 	if !x.enabled {
 		return devices.ErrDisabled
 	}
@@ -187,6 +189,7 @@ func (x *Exo) Enable(on bool) error {
 	if le := s.lost.Load(); le != nil {
 		return le
 	}
+	s.loopAt.Store(s.now())
 	if !on {
 		x.enabled = false
 		s.requestOff(s.now())

@@ -94,7 +94,7 @@ func capsErr(field string, value any, format string, a ...any) *CapsError {
 // period and its watchdog, against the kind's bounds.
 func (l *Limits) checkCommon(c *wire.Caps, maxPeriod, maxWatchdog time.Duration) error {
 	if c.Major != wire.Major {
-		return capsErr("major", c.Major, "in a frame of protocol %d; haptex speaks %d.%d and refuses a CAPS that disagrees with its own header", wire.Major, wire.Major, wire.Minor)
+		return capsErr("major", c.Major, "the frame's own header says protocol %d; haptex speaks %d.%d and refuses a device that contradicts itself", wire.Major, wire.Major, wire.Minor)
 	}
 	if p := time.Duration(c.PeriodUs) * time.Microsecond; p > maxPeriod {
 		return capsErr("period_us", c.PeriodUs, "above %d µs: haptex needs a frame from %s at least that often", maxPeriod.Microseconds(), articleKind(c.Kind))

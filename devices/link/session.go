@@ -183,6 +183,7 @@ type session struct {
 	offReq    atomic.Int64
 	offSent   atomic.Int64
 	enOff     wire.Enable  // never changes: ENABLE 0
+	loopAt    atomic.Int64 // session time of the control loop's newest call
 	lastOn    atomic.Bool  // the newest STATE reported the stage on
 	lastAt    atomic.Int64 // when it arrived
 	safe      safeCounters

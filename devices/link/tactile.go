@@ -80,6 +80,7 @@ func amplitudeOK(a float64) bool { return a >= 0 && !math.IsInf(a, 1) }
 func (t *Tactile) WriteFrame(f *devices.TactileFrame) error {
 	s := t.s
 	now := s.now()
+	s.loopAt.Store(now)
 	if err := s.check(now); err != nil {
 		return err
 	}
