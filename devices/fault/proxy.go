@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -63,7 +64,8 @@ type Proxy struct {
 	done   chan struct{}
 	once   sync.Once
 	sched  emu.Sched
-	wakeFd [2]int // a pipe that wakes the loop for Close
+	wakeFd [2]int       // a pipe that wakes the loop for Close
+	late   atomic.Int64 // worst lateness of the loop's wake-ups since Lateness [ns]
 }
 
 // NewProxy opens devicePort and starts passing frames: toDevice sees what
@@ -96,6 +98,11 @@ func (p *Proxy) Port() string { return p.host.TTY() }
 
 // Sched says how the proxy's loop is scheduled.
 func (p *Proxy) Sched() emu.Sched { return p.sched }
+
+// Lateness returns how late the proxy's loop woke at worst since the
+// previous call: it wakes at least every millisecond, so a stop of its
+// thread longer than that shows here (frames waited in the cable).
+func (p *Proxy) Lateness() time.Duration { return time.Duration(p.late.Swap(0)) }
 
 // Stats returns the counts so far, [ToDevice] and [ToHost].
 func (p *Proxy) Stats() [2]ProxyStats {
@@ -151,7 +158,7 @@ func (p *Proxy) run(started chan<- emu.Sched) {
 			return
 		default:
 		}
-		wait := 100 * time.Millisecond
+		wait := time.Millisecond // a bound on the wait, so that Lateness sees a stopped thread
 		now := time.Now()
 		for _, d := range dirs {
 			if len(d.queue) > 0 {
@@ -166,6 +173,9 @@ func (p *Proxy) run(started chan<- emu.Sched) {
 		ts := unix.NsecToTimespec(int64(wait))
 		if _, err := unix.Ppoll(fds, &ts, nil); err != nil && err != unix.EINTR {
 			return
+		}
+		if late := int64(time.Since(now) - wait); late > p.late.Load() {
+			p.late.Store(late)
 		}
 		for i, d := range dirs {
 			if fds[i].Revents&(unix.POLLIN|unix.POLLHUP|unix.POLLERR) == 0 {

@@ -243,14 +243,15 @@ func (s *servo) write(x *link.Exo, tau [3]float64) {
 
 func (s *servo) finish(err error) {
 	s.tr.err = err
-	s.tr.pause = max(s.tr.pause, s.b.em.Lateness())
+	s.tr.pause = max(s.tr.pause, s.b.em.Lateness(), s.b.proxy.Lateness())
 	s.b.atk.forging.Store(false)
 	s.active = false
 	s.done <- s.tr
 }
 
-// pauseLimit: a trial in which the servo's loop or the device's loop (both
-// under SCHED_FIFO) woke later than this was disturbed by the machine, not
+// pauseLimit: a trial in which the servo's loop, the device's loop or the
+// proxy's (all under SCHED_FIFO) woke later than this was disturbed by the
+// machine, not
 // by the code under test: this virtual machine stops for milliseconds at a
 // time (README, "Real-time timing"), and here the device's firmware stops
 // with it. Such a trial is run again, and counted.
@@ -301,6 +302,7 @@ func runTrials(t *testing.T, b *bench, mode int32, n int, redial bool) []trial {
 		b.atk.forged.Store(0)
 		b.atk.dropped.Store(0)
 		b.em.Lateness()
+		b.proxy.Lateness()
 		s.start <- struct{}{}
 		tr := <-s.done
 		if fresh = tr.pause > pauseLimit; fresh {
