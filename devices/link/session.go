@@ -1,6 +1,7 @@
 package link
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -452,6 +453,13 @@ func (s *session) dispatch(f *wire.Frame) {
 		s.markLost(errRestarted)
 		return
 	}
+	if (f.Type == wire.TypeCapsExo || f.Type == wire.TypeCapsTactile) && len(f.Body) >= 8 && binary.LittleEndian.Uint32(f.Body[4:]) == s.nonce {
+		// The answer to a HELLO repeated before the first CAPS arrived:
+		// the device began its numbering again with it (its seq 1).
+		s.devSeq = f.Seq
+		s.lastFrame.Store(now)
+		return
+	}
 	if !wire.SeqAfter(f.Seq, s.devSeq) {
 		s.seqDropped++
 		return
@@ -513,8 +521,8 @@ func (s *session) dispatch(f *wire.Frame) {
 		if s.erMsg.Code == wire.CodeWatchdog {
 			s.watchdogTripped(now)
 		}
-	case wire.TypeHeartbeat, wire.TypeCapsExo, wire.TypeCapsTactile:
-		// a sign of life (or a late answer to a repeated HELLO)
+	case wire.TypeHeartbeat:
+		// a sign of life
 	default:
 		s.unexpected++
 	}

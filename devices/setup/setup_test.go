@@ -360,3 +360,54 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// docBlock returns the fenced block between <!-- name --> and
+// <!-- /name --> in a Markdown file of the repository.
+func docBlock(t *testing.T, file, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i := strings.Index(s, "<!-- "+name+" -->")
+	j := strings.Index(s, "<!-- /"+name+" -->")
+	if i < 0 || j < i {
+		t.Fatalf("%s has no %s block", file, name)
+	}
+	block := s[i:j]
+	block = block[strings.Index(block, "\n```")+1:]
+	block = block[strings.Index(block, "\n")+1:]
+	return block[:strings.LastIndex(block, "```")]
+}
+
+// The devices file and the kinematics file the documents show are files
+// haptex takes: the kinematics one is haptex's own geometry.
+func TestDocumentedFiles(t *testing.T) {
+	dir := t.TempDir()
+	kin := filepath.Join(dir, "thumb-exo.toml")
+	if err := os.WriteFile(kin, []byte(docBlock(t, "docs/protocol.md", "kinematics-file")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := setup.LoadKinematics(kin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := twin.DefaultExoParams().Kinematics; p != want {
+		t.Errorf("documented kinematics %+v\nbuilt in %+v", p, want)
+	}
+	for _, file := range []string{"docs/protocol.md", "README.md"} {
+		path := filepath.Join(dir, "devices.toml")
+		if err := os.WriteFile(path, []byte(docBlock(t, file, "devices-file")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := setup.Load(path)
+		if err != nil {
+			t.Errorf("%s: %v", file, err)
+			continue
+		}
+		if f.Fingers[0].Exoskeleton.Kind != setup.KindSerial || f.Fingers[0].Exoskeleton.Kinematics == "" {
+			t.Errorf("%s: %+v", file, f.Fingers[0])
+		}
+	}
+}
