@@ -1,0 +1,250 @@
+package link_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/link"
+	"github.com/haptex/haptex/devices/serial"
+	"github.com/haptex/haptex/internal/rt"
+)
+
+// testdata/docemu.py is a device written from docs/protocol.md alone (the
+// Python standard library, no haptex code). These tests drive the host's
+// link against it over pseudo-terminals.
+
+var docemuFor = flag.Duration("docemu", 0, "run TestDocEmuSession this long (the acceptance run: 60s; default 3 s)")
+
+// docEmu is one running independent device.
+type docEmu struct {
+	Port  string `json:"port"`
+	Sched string `json:"sched"`
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bufio.Scanner
+}
+
+// docStats is what the device prints when it stops.
+type docStats struct {
+	WatchdogTrips  int            `json:"watchdog_trips"`
+	AfterOwnPause  int            `json:"trips_after_own_pause"`
+	Accepted       int            `json:"accepted"`
+	Commands       int            `json:"commands"`
+	TactileFrames  int            `json:"tactile_frames"`
+	Enables        int            `json:"enables"`
+	SeqDropped     int            `json:"seq_dropped"`
+	CRC            int            `json:"crc"`
+	Framing        int            `json:"framing"`
+	MaxHostGapMs   float64        `json:"max_host_gap_ms"`
+	ErrorsSent     map[string]int `json:"errors_sent"`
+	Sessions       int            `json:"sessions"`
+	FramesOut      int            `json:"frames_out"`
+	Sched          string         `json:"sched"`
+	ControlledStop bool           `json:"-"`
+}
+
+func startDocEmu(t *testing.T, args ...string) *docEmu {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not found")
+	}
+	cmd := exec.Command(py, append([]string{"testdata/docemu.py"}, args...)...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	e := &docEmu{cmd: cmd, stdin: stdin, out: bufio.NewScanner(stdout)}
+	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
+	if !e.out.Scan() || json.Unmarshal(e.out.Bytes(), e) != nil || e.Port == "" {
+		t.Fatalf("docemu.py %v did not start: %q %s", args, e.out.Text(), stderr.String())
+	}
+	return e
+}
+
+// stop ends the device and returns what it saw.
+func (e *docEmu) stop(t *testing.T) docStats {
+	t.Helper()
+	e.cmd.Process.Signal(syscall.SIGTERM)
+	var st docStats
+	if !e.out.Scan() || json.Unmarshal(e.out.Bytes(), &st) != nil {
+		t.Fatalf("docemu.py printed no statistics: %q", e.out.Text())
+	}
+	e.cmd.Wait()
+	return st
+}
+
+func openDoc(t *testing.T, e *docEmu) *serial.Port {
+	t.Helper()
+	p, err := serial.Open(e.Port, serial.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestDocEmuCapsRefused: the host refuses, with one line naming the
+// field, a device that declares two joints, a CAPS whose major version
+// contradicts its header, and a 5 ms sample period.
+func TestDocEmuCapsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dof", "2"}, "CAPS dof = 2: haptex drives three joints"},
+		{[]string{"--caps-major", "2"}, "CAPS major = 2: the frame's own header says protocol 1"},
+		{[]string{"--period-us", "5000"}, "CAPS period_us = 5000: above 1000 µs"},
+	} {
+		t.Run(tc.args[0], func(t *testing.T) {
+			e := startDocEmu(t, append([]string{"--kind", "exo"}, tc.args...)...)
+			_, err := link.DialExo(openDoc(t, e), link.Options{})
+			var he *link.HandshakeError
+			if !errors.As(err, &he) || he.Refused == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%v\nwant one line containing %q", err, tc.want)
+			}
+			t.Log(err)
+		})
+	}
+}
+
+// TestDocEmuSession runs an exoskeleton (watchdog 100 ms) and a tactile
+// array (60 ms) written from the document through the host's links, as
+// haptex run drives them (1 kHz COMMANDs on a real-time loop, a frame
+// every 25 ms), for 3 s (-docemu 60s: the acceptance run): not one
+// watchdog trip. Before the loop starts, and once while it pauses for
+// 300 ms, only the links' own heartbeats keep the devices' watchdogs fed.
+func TestDocEmuSession(t *testing.T) {
+	d := 3 * time.Second
+	if *docemuFor > 0 {
+		d = *docemuFor
+	}
+	ex := startDocEmu(t, "--kind", "exo", "--watchdog-ms", "100")
+	ta := startDocEmu(t, "--kind", "tactile", "--watchdog-ms", "60")
+	t.Logf("devices: exoskeleton %s, tactile array %s", ex.Sched, ta.Sched)
+	// The silence limit is far above a loaded CI host's stalls (2.4 s
+	// seen); the devices' watchdogs are what is under test.
+	opt := link.Options{SilenceTimeout: 10 * time.Second}
+	x, err := link.DialExo(openDoc(t, ex), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	a, err := link.DialTactile(openDoc(t, ta), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	time.Sleep(300 * time.Millisecond) // the rig builds its loops: nothing but the links' heartbeats
+
+	var st devices.ExoState
+	var ts devices.TactileStatus
+	cmd := devices.ExoCommand{}
+	frame := devices.TactileFrame{}
+	clock := rt.NewClock()
+	var mu sync.Mutex
+	var loopErr error
+	fail := func(err error) {
+		mu.Lock()
+		if loopErr == nil {
+			loopErr = err
+		}
+		mu.Unlock()
+	}
+	enabledAt, pauseAt := time.Duration(-1), d/2
+	step := func(now time.Duration) {
+		if now >= pauseAt && now < pauseAt+300*time.Millisecond {
+			return // the loop stalls: the links' keepers feed the watchdogs
+		}
+		if err := x.Read(&st); err != nil && !errors.Is(err, devices.ErrTimeout) {
+			fail(err)
+			return
+		}
+		switch {
+		case enabledAt < 0:
+			if err := x.Enable(true); err != nil {
+				fail(err)
+			}
+			enabledAt = now
+		case st.Enabled:
+			cmd.Seq++
+			cmd.Torque = [3]float64{0.02, -0.02, 0.01}
+			if err := x.Write(&cmd); err != nil {
+				fail(err)
+			}
+		}
+		if now%(25*time.Millisecond) == 0 {
+			frame.Seq++
+			for i := range frame.A40Um {
+				frame.A40Um[i] = float64(frame.Seq%7) * 10
+			}
+			if err := a.WriteFrame(&frame); err != nil {
+				fail(err)
+			}
+			if err := a.Status(&ts); err != nil && !errors.Is(err, devices.ErrTimeout) {
+				fail(err)
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	loop := rt.New(rt.Config{Name: "docemu session", Period: time.Millisecond, Priority: 80}, clock, step)
+	loop.Run(ctx)
+	if loopErr != nil {
+		t.Fatal(loopErr)
+	}
+	if !st.Enabled || st.AckSeq == 0 {
+		t.Errorf("the exoskeleton never ran: %+v", st)
+	}
+	// The safe state at the end is confirmed by the device.
+	if err := x.Enable(false); err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(2 * time.Second); st.Confirm != devices.ConfirmDevice && time.Now().Before(end); time.Sleep(time.Millisecond) {
+		x.Read(&st)
+	}
+	if st.Confirm != devices.ConfirmDevice || st.Enabled {
+		t.Errorf("after Enable(false): confirm %v, enabled %v", st.Confirm, st.Enabled)
+	}
+	xs, as := x.Stats(), a.Stats()
+	es, tsd := ex.stop(t), ta.stop(t)
+	for _, r := range []struct {
+		name string
+		dev  docStats
+		host link.Stats
+	}{{"exoskeleton", es, xs}, {"tactile array", tsd, as}} {
+		t.Logf("%s: %d frames accepted, longest host silence %.1f ms, %d watchdog trips (%d after the machine stopped the device itself); host sent %d heartbeats, device errors %v",
+			r.name, r.dev.Accepted, r.dev.MaxHostGapMs, r.dev.WatchdogTrips, r.dev.AfterOwnPause, r.host.Heartbeats, r.dev.ErrorsSent)
+		if n := r.dev.WatchdogTrips - r.dev.AfterOwnPause; n != 0 {
+			t.Errorf("%s: %d watchdog trips the host caused (longest silence %.1f ms)", r.name, n, r.dev.MaxHostGapMs)
+		}
+		if r.dev.SeqDropped != 0 || r.dev.CRC != 0 || r.dev.Framing != 0 || r.dev.Sessions != 1 {
+			t.Errorf("%s: %+v", r.name, r.dev)
+		}
+		if r.host.Heartbeats == 0 {
+			t.Errorf("%s: the host sent no heartbeat while its loop was not running", r.name)
+		}
+	}
+	if min := int(d/time.Millisecond) / 2; es.Commands < min || tsd.TactileFrames < int(d/(25*time.Millisecond))/2 {
+		t.Errorf("%d commands, %d frames in %v", es.Commands, tsd.TactileFrames, d)
+	}
+}
