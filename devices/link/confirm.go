@@ -261,3 +261,52 @@ func (c *safeCounters) stats() *SafeStats {
 	c.mu.Unlock()
 	return st
 }
+
+// GapNote is the longest wait between two samples that goes unremarked:
+// the servo calls a device silent after 5 ms (safety.silent_ms).
+const GapNote = 4 * time.Millisecond
+
+// GapStats counts the samples that arrived more than GapNote after the
+// previous one, by what the device's own clock says of the wait: when it
+// advanced as much, the device sent nothing (its firmware, or a machine
+// that stopped it); when it advanced much less, the device's samples were
+// held on the way (the line, or the host's reader, which runs at normal
+// priority and can wait for a core).
+type GapStats struct {
+	Device    uint64  `json:"device"`     // the device sent nothing
+	OnTheWay  uint64  `json:"on_the_way"` // sent in time, arrived late
+	LongestMs float64 `json:"longest_ms"`
+}
+
+type gapCounter struct {
+	GapStats
+	prevSeq  uint32
+	prevDev  uint64 // µs
+	prevAt   int64
+	loggedAt int64
+}
+
+// gap runs on every sample the reader accepts (under rmu).
+func (s *session) gap(seq uint32, devUs uint64, now int64) {
+	g := &s.gaps
+	prevSeq, prevDev, prevAt := g.prevSeq, g.prevDev, g.prevAt
+	g.prevSeq, g.prevDev, g.prevAt = seq, devUs, now
+	wait := time.Duration(now - prevAt)
+	if prevAt == 0 || seq != prevSeq+1 && !(seq == 1 && prevSeq == 0xFFFFFFFF) || wait <= GapNote {
+		return // the first sample, or frames between these two were lost
+	}
+	dev := time.Duration(devUs-prevDev) * time.Microsecond
+	g.LongestMs = max(g.LongestMs, float64(wait)/1e6)
+	what := "the device sent nothing"
+	if dev < wait/2 {
+		g.OnTheWay++
+		what = "the device sent its sample in time, it was held on the way (the line, or this host's reader)"
+	} else {
+		g.Device++
+	}
+	if now-g.loggedAt >= int64(time.Second) {
+		g.loggedAt = now
+		s.opt.logf("link: %s: no sample for %v (at %v into the session); the device's clock advanced %v: %s",
+			s.conn.Name(), wait.Round(10*time.Microsecond), time.Duration(now).Round(time.Millisecond), dev.Round(10*time.Microsecond), what)
+	}
+}

@@ -221,6 +221,7 @@ type session struct {
 	stMsg      wire.State
 	tsMsg      wire.TactileStatus
 	erMsg      wire.ErrorReport
+	gaps       gapCounter
 
 	lastFrame atomic.Int64
 	// The newest sample, handed from the reader goroutine to the control
@@ -493,6 +494,7 @@ func (s *session) dispatch(f *wire.Frame) {
 		s.state.Publish()
 		s.ack(m.AckSeq, now)
 		s.observe(st.Enabled, m.Status&wire.StateWatchdog != 0, now)
+		s.gap(f.Seq, f.TimeUs, now)
 	case wire.TypeTactileStatus:
 		if s.kind != wire.KindTactile || s.tsMsg.Parse(f.Body) != nil {
 			s.badFrame(f)
@@ -511,6 +513,7 @@ func (s *session) dispatch(f *wire.Frame) {
 		smp.arrival = now
 		s.status.Publish()
 		s.ack(m.AckSeq, now)
+		s.gap(f.Seq, f.TimeUs, now)
 	case wire.TypeError:
 		if s.erMsg.Parse(f.Body) != nil {
 			s.badBody++
@@ -653,6 +656,9 @@ type Stats struct {
 	// cause on purpose (its silence after an unconfirmed ENABLE 0 is on
 	// purpose): each is a failure of the host's heartbeat promise.
 	WatchdogTrips uint64 `json:"watchdog_trips"`
+	// Gaps counts the samples that came more than GapNote after the one
+	// before, by cause.
+	Gaps GapStats `json:"gaps"`
 	// Safe is the account of the safe-state requests (exoskeletons).
 	Safe *SafeStats `json:"safe_state,omitempty"`
 	Lost string     `json:"lost,omitempty"`
@@ -663,6 +669,7 @@ func (s *session) stats() Stats {
 	st := Stats{
 		Port: s.conn.Name(), Kind: s.kind.String(), BytesIn: s.bytesIn, Decode: s.dec.Stats,
 		SeqLost: s.seqLost, SeqDropped: s.seqDropped, BadBody: s.badBody, Unexpected: s.unexpected,
+		Gaps: s.gaps.GapStats,
 	}
 	for _, c := range wire.Codes {
 		if n := s.errCodes[int(c.Code)%len(s.errCodes)]; n > 0 {
