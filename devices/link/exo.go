@@ -91,6 +91,7 @@ func (x *Exo) Read(dst *devices.ExoState) error {
 	s := x.s
 	now := s.now()
 	s.loopAt.Store(now)
+	s.poll()
 	if err := s.check(now); err != nil {
 		return err
 	}

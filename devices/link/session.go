@@ -206,6 +206,7 @@ type session struct {
 	// Reader side: only the reader goroutine touches these, under rmu so
 	// that Stats can copy them.
 	rmu        sync.Mutex
+	poller     transport.Poller // nil: the reader goroutine alone reads
 	buf        [4096]byte
 	dec        wire.Decoder
 	bytesIn    uint64
@@ -275,6 +276,7 @@ func dial(conn transport.Conn, opt Options, want wire.Kind) (*session, error) {
 	if wl, ok := conn.(transport.WriteLimiter); ok && opt.WriteLimit > 0 {
 		wl.SetWriteLimit(opt.WriteLimit)
 	}
+	s.poller, _ = conn.(transport.Poller)
 	go s.readLoop()
 	hello := wire.Hello{Major: wire.Major, Minor: wire.Minor, Nonce: s.nonce}
 	deadline := time.Now().Add(opt.HandshakeTimeout)
@@ -417,8 +419,27 @@ func (s *session) closeConn() {
 	s.closeOnce.Do(func() { _ = s.conn.Close() })
 }
 
+// readLoop reads the port for the session's lifetime. On a port that can
+// be polled (transport.Poller: serial) it only waits for bytes and takes
+// them under rmu, so that the control loop can take them first (poll):
+// the reader runs at normal priority, and on a loaded machine it waited
+// tens of milliseconds for a core while the samples sat in the port.
 func (s *session) readLoop() {
 	defer close(s.done)
+	if s.poller != nil {
+		for {
+			s.rmu.Lock()
+			err := s.drain()
+			s.rmu.Unlock()
+			if err == nil {
+				err = s.poller.WaitReadable()
+			}
+			if err != nil {
+				s.markLost(err)
+				return
+			}
+		}
+	}
 	for {
 		n, err := s.conn.Read(s.buf[:])
 		if err != nil {
@@ -426,15 +447,46 @@ func (s *session) readLoop() {
 			return
 		}
 		s.rmu.Lock()
-		s.bytesIn += uint64(n)
-		for p := s.buf[:n]; len(p) > 0; {
-			k, f, _ := s.dec.Decode(p)
-			p = p[k:]
-			if f != nil {
-				s.dispatch(f)
-			}
-		}
+		s.consume(s.buf[:n])
 		s.rmu.Unlock()
+	}
+}
+
+// drain takes every byte that has arrived, without waiting (rmu held).
+func (s *session) drain() error {
+	for {
+		n, err := s.poller.TryRead(s.buf[:])
+		if n > 0 {
+			s.consume(s.buf[:n])
+		}
+		if err != nil || n == 0 {
+			return err
+		}
+	}
+}
+
+// poll lets the control loop take what has arrived itself, unless the
+// reader is at it (it never waits for the reader).
+func (s *session) poll() {
+	if s.poller == nil || !s.rmu.TryLock() {
+		return
+	}
+	err := s.drain()
+	s.rmu.Unlock()
+	if err != nil {
+		s.markLost(err)
+	}
+}
+
+// consume decodes bytes and acts on their frames (rmu held).
+func (s *session) consume(p []byte) {
+	s.bytesIn += uint64(len(p))
+	for len(p) > 0 {
+		k, f, _ := s.dec.Decode(p)
+		p = p[k:]
+		if f != nil {
+			s.dispatch(f)
+		}
 	}
 }
 

@@ -110,6 +110,7 @@ func (t *Tactile) WriteFrame(f *devices.TactileFrame) error {
 func (t *Tactile) Status(dst *devices.TactileStatus) error {
 	s := t.s
 	now := s.now()
+	s.poll()
 	if err := s.check(now); err != nil {
 		return err
 	}
