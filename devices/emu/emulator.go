@@ -17,6 +17,7 @@ import (
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/transport"
 	"github.com/haptex/haptex/devices/wire"
+	"github.com/haptex/haptex/internal/rt"
 )
 
 // Config configures Run. The zero value emulates the default rig: two
@@ -85,21 +86,35 @@ type Emulator struct {
 	sched  chan Sched
 	got    Sched
 	late   atomic.Int64 // worst lateness of the periodic duties since Lateness [ns]
+	// Under lineMu: the next tick, and the buffer work reads into.
+	next time.Duration
+	buf  [4096]byte
+	// worked is the clock time the loop (or its standby) last worked.
+	worked       atomic.Int64
+	takeovers    atomic.Uint64
+	restoreProcs func()
 }
 
 // Sched is how the devices' loop is scheduled.
 type Sched struct {
 	RealTime bool   `json:"realtime"`
 	Priority int    `json:"priority,omitempty"`
-	Note     string `json:"note,omitempty"` // why not real time
+	Standby  bool   `json:"standby,omitempty"` // a standby thread on another core
+	Note     string `json:"note,omitempty"`    // why not real time
 }
 
 func (s Sched) String() string {
-	if s.RealTime {
-		return fmt.Sprintf("SCHED_FIFO priority %d", s.Priority)
+	if !s.RealTime {
+		return "normal priority (" + s.Note + ")"
 	}
-	return "normal priority (" + s.Note + ")"
+	if s.Standby {
+		return fmt.Sprintf("SCHED_FIFO priority %d, with a standby thread on another core", s.Priority)
+	}
+	return fmt.Sprintf("SCHED_FIFO priority %d", s.Priority)
 }
+
+// Takeovers counts the times the standby thread did the loop's work.
+func (e *Emulator) Takeovers() uint64 { return e.takeovers.Load() }
 
 // Plug is one emulated device on its pseudo-terminal, with the cable
 // under test control.
@@ -167,6 +182,10 @@ func Run(ctx context.Context, cfg Config) (*Emulator, error) {
 		e.cleanup()
 		return nil, fmt.Errorf("emu: SCHED_FIFO priority %d outside 1..99", prio)
 	}
+	// A P for each of the loop's two threads, so that a thread coming
+	// back from its wait never queues behind another goroutine for one
+	// (rt.ReserveProcs).
+	e.restoreProcs = rt.ReserveProcs(2)
 	go e.run(ctx, tick, prio, clock)
 	e.got = <-e.sched
 	return e, nil
@@ -213,80 +232,152 @@ func newDevice(dc DeviceConfig, cfg Config, clock func() time.Duration) (*Device
 // run is the devices' loop, the emulated firmware: on one OS thread,
 // under SCHED_FIFO where permitted, it waits for bytes on every line
 // (ppoll, woken at once by the host's frames) and runs every device's
-// periodic duties on a grid of tick.
+// periodic duties on a grid of tick. A standby thread on another core
+// does the same work when the loop has not for standbyAfter: this virtual
+// machine stops one CPU at a time for milliseconds (README, "Real-time
+// timing"), which firmware on its own processor never sees.
 func (e *Emulator) run(ctx context.Context, tick time.Duration, prio int, clock func() time.Duration) {
 	defer close(e.done)
 	runtime.LockOSThread()
 	// No UnlockOSThread: a thread made real-time dies with this goroutine.
-	e.sched <- Realtime(prio)
+	sched := Realtime(prio)
+	e.next = clock() + tick
+	own, other, two := twoCPUs()
+	if sched.RealTime && two {
+		pin(own)
+		sched.Standby = true
+		go e.standby(tick, prio, other, clock)
+	}
+	e.sched <- sched
 	stop := context.AfterFunc(ctx, func() { e.Close() })
 	defer stop()
-	var (
-		fds   []unix.PollFd
-		conns []*ptyConn
-		devs  []*Device
-		buf   [4096]byte
-		next  = clock() + tick
-	)
+	var fds []unix.PollFd
 	for {
 		select {
 		case <-e.stop:
 			return
 		default:
 		}
+		// Wait without the lines' lock (the standby must be able to take
+		// it while this thread's CPU is stopped); a line closed meanwhile
+		// is not read (work checks under the lock).
 		e.lineMu.Lock()
-		fds, conns, devs = fds[:0], conns[:0], devs[:0]
+		fds = fds[:0]
 		for _, p := range e.plugs {
-			c := p.conn
-			if c == nil || !p.dev.attachedTo(c) {
-				continue
-			}
-			fds = append(fds, unix.PollFd{Fd: int32(c.fd), Events: unix.POLLIN})
-			conns = append(conns, c)
-			devs = append(devs, p.dev)
-		}
-		wait := max(next-clock(), 0)
-		ts := unix.NsecToTimespec(int64(wait))
-		n, err := unix.Ppoll(fds, &ts, nil)
-		if err != nil && err != unix.EINTR {
-			time.Sleep(wait) // never spin under SCHED_FIFO
-		}
-		if err == nil && n > 0 {
-			for i := range fds {
-				if fds[i].Revents == 0 {
-					continue
-				}
-				for {
-					k, rerr := unix.Read(conns[i].fd, buf[:])
-					if k > 0 {
-						devs[i].receive(conns[i], buf[:k], nil)
-						continue
-					}
-					if rerr != unix.EAGAIN && rerr != unix.EINTR { // hung up, or EOF: the line is gone
-						var cause error = io.EOF
-						if rerr != nil {
-							cause = rerr
-						}
-						devs[i].receive(conns[i], nil, &transport.Error{Transport: "pty", Op: "read", Port: conns[i].name, Kind: transport.Gone, Err: cause})
-					}
-					break
-				}
+			if c := p.conn; c != nil {
+				fds = append(fds, unix.PollFd{Fd: int32(c.fd), Events: unix.POLLIN})
 			}
 		}
 		e.lineMu.Unlock()
-		if now := clock(); now >= next {
-			if late := int64(now - next); late > e.late.Load() {
-				e.late.Store(late)
-			}
-			for _, p := range e.plugs {
-				p.dev.Tick(now)
-			}
-			next += tick
-			if next <= now { // the loop was held: no burst to catch up
-				next = now + tick
-			}
+		wait := max(e.nextTick()-clock(), 0)
+		ts := unix.NsecToTimespec(int64(wait))
+		if _, err := unix.Ppoll(fds, &ts, nil); err != nil && err != unix.EINTR {
+			time.Sleep(wait) // never spin under SCHED_FIFO
+		}
+		e.work(clock, tick, false)
+	}
+}
+
+// standbyAfter is how long the devices' loop may go without working
+// before the standby thread does its work.
+const standbyAfter = 1500 * time.Microsecond
+
+func (e *Emulator) standby(tick time.Duration, prio, cpu int, clock func() time.Duration) {
+	runtime.LockOSThread()
+	Realtime(prio)
+	pin(cpu)
+	period := unix.NsecToTimespec(int64(time.Millisecond))
+	for {
+		select {
+		case <-e.stop:
+			return
+		default:
+		}
+		_ = unix.ClockNanosleep(unix.CLOCK_MONOTONIC, 0, &period, nil)
+		if clock()-time.Duration(e.worked.Load()) > standbyAfter {
+			e.work(clock, tick, true)
 		}
 	}
+}
+
+func (e *Emulator) nextTick() time.Duration {
+	e.lineMu.Lock()
+	defer e.lineMu.Unlock()
+	return e.next
+}
+
+// work takes every byte that arrived on the lines and runs the periodic
+// duties that are due. The standby only tries: if the loop is at work,
+// there is nothing to stand in for.
+func (e *Emulator) work(clock func() time.Duration, tick time.Duration, standby bool) {
+	if standby {
+		if !e.lineMu.TryLock() {
+			return
+		}
+		e.takeovers.Add(1)
+	} else {
+		e.lineMu.Lock()
+	}
+	defer e.lineMu.Unlock()
+	for _, p := range e.plugs {
+		c := p.conn
+		if c == nil || !p.dev.attachedTo(c) {
+			continue
+		}
+		for {
+			k, rerr := unix.Read(c.fd, e.buf[:])
+			if k > 0 {
+				p.dev.receive(c, e.buf[:k], nil)
+				continue
+			}
+			if rerr != unix.EAGAIN && rerr != unix.EINTR { // hung up, or EOF: the line is gone
+				var cause error = io.EOF
+				if rerr != nil {
+					cause = rerr
+				}
+				p.dev.receive(c, nil, &transport.Error{Transport: "pty", Op: "read", Port: c.name, Kind: transport.Gone, Err: cause})
+			}
+			break
+		}
+	}
+	now := clock()
+	if now >= e.next {
+		if late := int64(now - e.next); late > e.late.Load() {
+			e.late.Store(late)
+		}
+		for _, p := range e.plugs {
+			p.dev.Tick(now)
+		}
+		e.next += tick
+		if e.next <= now { // the loop was held: no burst to catch up
+			e.next = now + tick
+		}
+	}
+	e.worked.Store(int64(clock()))
+}
+
+// twoCPUs returns two CPUs this thread may run on, or false.
+func twoCPUs() (own, other int, ok bool) {
+	var set unix.CPUSet
+	if unix.SchedGetaffinity(0, &set) != nil {
+		return 0, 0, false
+	}
+	var cpus []int
+	for c := 0; c < 1024 && len(cpus) < 2; c++ {
+		if set.IsSet(c) {
+			cpus = append(cpus, c)
+		}
+	}
+	if len(cpus) < 2 {
+		return 0, 0, false
+	}
+	return cpus[0], cpus[1], true
+}
+
+func pin(cpu int) {
+	var set unix.CPUSet
+	set.Set(cpu)
+	_ = unix.SchedSetaffinity(0, &set)
 }
 
 // Realtime puts the calling thread under SCHED_FIFO at prio (0: leaves
@@ -360,6 +451,9 @@ func (e *Emulator) Close() error {
 	e.once.Do(func() {
 		close(e.stop)
 		e.cleanup()
+		if e.restoreProcs != nil {
+			e.restoreProcs()
+		}
 	})
 	return nil
 }
