@@ -238,8 +238,6 @@ func newDevice(dc DeviceConfig, cfg Config, clock func() time.Duration) (*Device
 // timing"), which firmware on its own processor never sees.
 func (e *Emulator) run(ctx context.Context, tick time.Duration, prio int, clock func() time.Duration) {
 	defer close(e.done)
-	runtime.LockOSThread()
-	// No UnlockOSThread: a thread made real-time dies with this goroutine.
 	sched := Realtime(prio)
 	e.next = clock() + tick
 	own, other, two := twoCPUs()
@@ -283,7 +281,6 @@ func (e *Emulator) run(ctx context.Context, tick time.Duration, prio int, clock 
 const standbyAfter = 1500 * time.Microsecond
 
 func (e *Emulator) standby(tick time.Duration, prio, cpu int, clock func() time.Duration) {
-	runtime.LockOSThread()
 	Realtime(prio)
 	pin(cpu)
 	period := unix.NsecToTimespec(int64(time.Millisecond))
@@ -380,16 +377,16 @@ func pin(cpu int) {
 	_ = unix.SchedSetaffinity(0, &set)
 }
 
-// Realtime puts the calling thread under SCHED_FIFO at prio (0: leaves
-// it at normal priority) and says what it got. Call it after
-// runtime.LockOSThread, from a goroutine that keeps its thread for good:
-// the emulator's devices' loop, or equipment that stands in the cable.
+// Realtime locks the calling goroutine to its thread for good and puts
+// the thread under SCHED_FIFO at prio (0: leaves it at normal priority);
+// it says what it got. For the emulator's devices' loop, or equipment
+// that stands in the cable.
 func Realtime(prio int) Sched {
 	if prio == 0 {
+		runtime.LockOSThread()
 		return Sched{Note: "asked for"}
 	}
-	err := unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: uint32(prio)}, 0)
-	if err != nil {
+	if err := rt.LockRealtime(prio); err != nil {
 		return Sched{Note: fmt.Sprintf("SCHED_FIFO priority %d not permitted: %v; it needs root or CAP_SYS_NICE", prio, err)}
 	}
 	return Sched{RealTime: true, Priority: prio}

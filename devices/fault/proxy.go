@@ -3,7 +3,6 @@ package fault
 import (
 	"bytes"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -144,8 +143,6 @@ type direction struct {
 
 func (p *Proxy) run(started chan<- emu.Sched) {
 	defer close(p.done)
-	runtime.LockOSThread()
-	// No UnlockOSThread: a thread made real-time dies with this goroutine.
 	started <- emu.Realtime(ProxyPriority)
 	dirs := [2]*direction{
 		ToDevice: {in: p.host.Fd(), out: p.devFd},

@@ -271,6 +271,7 @@ func runTrials(t *testing.T, b *bench, mode int32, n int, redial bool) []trial {
 	// megabytes).
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	runtime.GC()
+	defer rt.ReserveProcs(2)() // the loop and its standby, as the rig runs them
 	s := &servo{b: b, start: make(chan struct{}), done: make(chan trial, 1)}
 	b.atk.mode.Store(mode)
 	x, err := b.dial(link.Options{})
@@ -279,7 +280,7 @@ func runTrials(t *testing.T, b *bench, mode int32, n int, redial bool) []trial {
 	}
 	s.x.Store(x)
 	ctx, cancel := context.WithCancel(context.Background())
-	loop := rt.New(rt.Config{Name: "servo stand-in", Period: time.Millisecond, Priority: 80}, b.clock, s.step)
+	loop := rt.New(rt.Config{Name: "servo stand-in", Period: time.Millisecond, Priority: 80, Standby: 60 * time.Microsecond}, b.clock, s.step)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); loop.Run(ctx) }()

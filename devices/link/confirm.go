@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/wire"
 	"github.com/haptex/haptex/internal/rt"
@@ -80,7 +82,6 @@ func (s *session) observe(enabled, watchdog bool, now int64) {
 		if s.cas(c, devices.ConfirmPending) {
 			s.safe.revoked.Add(1)
 			s.safe.requests.Add(1)
-			s.wake()
 		}
 	case enabled && c == devices.ConfirmWatchdog:
 		if s.cas(c, devices.ConfirmSilenced) {
@@ -103,7 +104,6 @@ func (s *session) watchdogTripped(now int64) {
 	s.opt.logf("link: %s: the device's watchdog (%v) tripped: it heard nothing from the host for %d ms", s.conn.Name(), s.watchdog, s.erMsg.Value)
 	if s.kind == wire.KindTactile {
 		s.tacResend.Store(true)
-		s.wake()
 	}
 }
 
@@ -113,13 +113,6 @@ func (s *session) confirmedByWatchdog(now int64) {
 		s.safe.latency.Record(time.Duration(now - s.offReq.Load()))
 		s.opt.logf("link: %s: the device's watchdog cut the motors %v after the request; not enabling this device again in this session",
 			s.conn.Name(), time.Duration(now-s.offReq.Load()).Round(time.Microsecond))
-	}
-}
-
-func (s *session) wake() {
-	select {
-	case s.kick <- struct{}{}:
-	default:
 	}
 }
 
@@ -156,55 +149,56 @@ func (s *session) tendOff(now int64) {
 }
 
 // keeperDefer: the keeper leaves the sending to a control loop that
-// called the link more recently than this. The 1 kHz loop runs under
-// SCHED_FIFO and sends what the keeper would (Read repeats ENABLE 0 and
-// sends HEARTBEATs); were the keeper, at normal priority, to hold the
-// writer's lock when the machine takes its core away, the real-time loop
-// would wait for it (priority inversion: 75 ms seen under load).
+// called the link more recently than this: the 1 kHz loop sends what the
+// keeper would (Read repeats ENABLE 0 and sends HEARTBEATs).
 const keeperDefer = 2 * time.Millisecond
 
-// keep is the session's keeper goroutine: from the handshake until the
-// link closes it sends the HEARTBEATs the device's watchdog needs when the
-// control loop sends nothing (before it starts, while it stalls), repeats
-// ENABLE 0 (exoskeleton) and resends the newest frame to an array whose
-// watchdog tripped.
+// KeeperPriority is the SCHED_FIFO priority of a link's keeper thread,
+// just below haptex's 1 kHz loop (80). The keeper takes the writer's lock
+// that the loop takes: at normal priority, a keeper holding it when a
+// loaded machine gave its core away held the real-time loop for up to
+// 760 ms (priority inversion). Without the permission it runs at normal
+// priority, as the loop then does.
+const KeeperPriority = 78
+
+// keep is the session's keeper: from the handshake until the link closes
+// it sends the HEARTBEATs the device's watchdog needs when the control
+// loop sends nothing (before it starts, while it stalls), repeats ENABLE 0
+// (exoskeleton) and resends the newest frame to an array whose watchdog
+// tripped. It runs on a thread of its own and sleeps in the kernel, so
+// that it neither waits for the Go scheduler to wake it nor, holding the
+// writer's lock, for a core.
 func (s *session) keep() {
-	idle := max(s.heartbeat/2, 100*time.Microsecond)
-	t := time.NewTimer(idle)
-	defer t.Stop()
+	_ = rt.LockRealtime(KeeperPriority)
+	idle := min(max(s.heartbeat/2, 100*time.Microsecond), 5*time.Millisecond)
 	for {
+		wait := idle
+		if s.kind == wire.KindExo && s.confirmState() == devices.ConfirmPending {
+			wait = min(wait, s.opt.OffRepeat)
+		}
+		ts := unix.NsecToTimespec(int64(wait))
+		_ = unix.ClockNanosleep(unix.CLOCK_MONOTONIC, 0, &ts, nil)
 		select {
 		case <-s.done:
 			return
-		case <-t.C:
-		case <-s.kick:
+		default:
 		}
 		if s.lost.Load() != nil {
 			continue
 		}
 		now := s.now()
-		wait := idle
-		if time.Duration(now-s.loopAt.Load()) >= keeperDefer {
-			if s.kind == wire.KindExo {
-				s.tendOff(now)
-			}
-			if s.tacResend.Swap(false) {
-				s.resendFrame()
-			}
-			if !s.silent() {
-				s.keepAlive(now)
-			}
+		if time.Duration(now-s.loopAt.Load()) < keeperDefer {
+			continue
 		}
-		if s.kind == wire.KindExo && s.confirmState() == devices.ConfirmPending {
-			wait = min(wait, s.opt.OffRepeat)
+		if s.kind == wire.KindExo {
+			s.tendOff(now)
 		}
-		if !t.Stop() {
-			select {
-			case <-t.C:
-			default:
-			}
+		if s.tacResend.Swap(false) {
+			s.resendFrame()
 		}
-		t.Reset(wait)
+		if !s.silent() {
+			s.keepAlive(now)
+		}
 	}
 }
 

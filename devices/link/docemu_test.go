@@ -8,6 +8,8 @@ import (
 	"flag"
 	"io"
 	"os/exec"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -141,9 +143,10 @@ func TestDocEmuSession(t *testing.T) {
 	ex := startDocEmu(t, "--kind", "exo", "--watchdog-ms", "100")
 	ta := startDocEmu(t, "--kind", "tactile", "--watchdog-ms", "60")
 	t.Logf("devices: exoskeleton %s, tactile array %s", ex.Sched, ta.Sched)
-	// The silence limit is far above a loaded CI host's stalls (2.4 s
-	// seen); the devices' watchdogs are what is under test.
-	opt := link.Options{SilenceTimeout: 10 * time.Second}
+	// The silence and write limits are far above a loaded CI host's
+	// stalls (2.4 s seen; the pseudo-terminal holds 4 kB, 0.1 s of
+	// COMMANDs); the devices' watchdogs are what is under test.
+	opt := link.Options{SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second}
 	x, err := link.DialExo(openDoc(t, ex), opt)
 	if err != nil {
 		t.Fatal(err)
@@ -205,10 +208,24 @@ func TestDocEmuSession(t *testing.T) {
 			}
 		}
 	}
+	// As the rig runs its loop: with a standby thread on the other core
+	// (this virtual machine stops one CPU at a time, for up to hundreds of
+	// milliseconds under load) and a P for each thread (rt.ReserveProcs);
+	// and, since this test's allocations are not the rig's, no collection
+	// (a collection waits for every thread of the process, and on a
+	// loaded machine one can wait for a core for tens of milliseconds,
+	// the links' keepers with it).
+	defer rt.ReserveProcs(2)()
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	runtime.GC()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	loop := rt.New(rt.Config{Name: "docemu session", Period: time.Millisecond, Priority: 80}, clock, step)
+	loop := rt.New(rt.Config{Name: "docemu session", Period: time.Millisecond, Priority: 80, Standby: 60 * time.Microsecond}, clock, step)
 	loop.Run(ctx)
+	t.Logf("the session's loop: longest tick %v, %d deadlines skipped, %d ticks run by its standby", loop.Tel.Compute.Max(), loop.Tel.Overruns.Load(), loop.Tel.Takeovers.Load())
+	if n := loop.Tel.LateOver1ms.Load(); n > 0 {
+		t.Logf("the session's loop woke more than 1 ms late %d times, the first: %+v", n, loop.Tel.LateTicks()[:min(n, 8)])
+	}
 	if loopErr != nil {
 		t.Fatal(loopErr)
 	}

@@ -188,7 +188,6 @@ type session struct {
 	lastOn    atomic.Bool  // the newest STATE reported the stage on
 	lastAt    atomic.Int64 // when it arrived
 	safe      safeCounters
-	kick      chan struct{} // wakes the keeper early
 	tacResend atomic.Bool   // resend the newest TACTILE_FRAME (the array's watchdog tripped)
 	tacLast   wire.TactileFrame
 
@@ -266,7 +265,6 @@ func dial(conn transport.Conn, opt Options, want wire.Kind) (*session, error) {
 		handshake: make(chan struct{}),
 		versionCh: make(chan int, 1),
 		refusedCh: make(chan error, 1),
-		kick:      make(chan struct{}, 1),
 		done:      make(chan struct{}),
 	}
 	s.state = statebuf.New[exoSample](1, nil)

@@ -337,3 +337,16 @@ func ReserveProcs(n int) (restore func()) {
 	runtime.GOMAXPROCS(want)
 	return func() { runtime.GOMAXPROCS(prev) }
 }
+
+// LockRealtime locks the calling goroutine to its OS thread for good and
+// puts that thread (only it) under SCHED_FIFO at priority, for a helper
+// that must not wait behind normal threads: one that takes a lock the
+// real-time loop also takes (a device link's keeper), or one that stands
+// in for hardware (the device emulator). Without the permission it
+// returns the error and the thread stays at normal priority.
+func LockRealtime(priority int) error {
+	runtime.LockOSThread()
+	// No UnlockOSThread: a thread made real-time must die with its
+	// goroutine rather than run other goroutines.
+	return setRealtime(priority)
+}
