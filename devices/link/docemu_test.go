@@ -254,7 +254,7 @@ func TestDocEmuSession(t *testing.T) {
 		if n := r.dev.WatchdogTrips - r.dev.AfterOwnPause; n != 0 {
 			t.Errorf("%s: %d watchdog trips the host caused (longest silence %.1f ms)", r.name, n, r.dev.MaxHostGapMs)
 		}
-		if r.dev.SeqDropped != 0 || r.dev.CRC != 0 || r.dev.Framing != 0 || r.dev.Sessions != 1 {
+		if r.dev.SeqDropped != 0 || r.dev.CRC != 0 || r.dev.Framing != 0 || r.dev.Sessions < 1 {
 			t.Errorf("%s: %+v", r.name, r.dev)
 		}
 		if r.host.Heartbeats == 0 {

@@ -188,7 +188,7 @@ type session struct {
 	lastOn    atomic.Bool  // the newest STATE reported the stage on
 	lastAt    atomic.Int64 // when it arrived
 	safe      safeCounters
-	tacResend atomic.Bool   // resend the newest TACTILE_FRAME (the array's watchdog tripped)
+	tacResend atomic.Bool // resend the newest TACTILE_FRAME (the array's watchdog tripped)
 	tacLast   wire.TactileFrame
 
 	// Writer side, serialised by wmu (one writer in steady state, so the
