@@ -261,7 +261,9 @@ func TestDocEmuSession(t *testing.T) {
 			t.Errorf("%s: the host sent no heartbeat while its loop was not running", r.name)
 		}
 	}
-	if min := int(d/time.Millisecond) / 2; es.Commands < min || tsd.TactileFrames < int(d/(25*time.Millisecond))/2 {
+	// The session ran: a tenth of its ticks at least (a loaded machine has
+	// held the loop for 0.6 s of 3).
+	if min := int(d/time.Millisecond) / 10; es.Commands < min || tsd.TactileFrames < int(d/(25*time.Millisecond))/10 {
 		t.Errorf("%d commands, %d frames in %v", es.Commands, tsd.TactileFrames, d)
 	}
 }
