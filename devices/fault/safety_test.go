@@ -91,13 +91,14 @@ func (a *attack) toHost(f *wire.Frame) fault.Verdict {
 
 // bench is one emulated exoskeleton behind a proxy.
 type bench struct {
-	em     *emu.Emulator
-	dev    *emu.Device
-	proxy  *fault.Proxy
-	atk    *attack
-	clock  *rt.Clock
-	offAt  atomic.Int64 // clock time the device's stage last switched off
-	offWhy atomic.Pointer[string]
+	canaries *fault.Canaries
+	em       *emu.Emulator
+	dev      *emu.Device
+	proxy    *fault.Proxy
+	atk      *attack
+	clock    *rt.Clock
+	offAt    atomic.Int64 // clock time the device's stage last switched off
+	offWhy   atomic.Pointer[string]
 }
 
 func newBench(t *testing.T) *bench {
@@ -110,6 +111,7 @@ func newBench(t *testing.T) *bench {
 	}
 	t.Cleanup(func() { em.Close() })
 	b := &bench{em: em, dev: em.Plug("exo").Device(), clock: rt.NewClock()}
+	b.canaries = fault.StartCanaries(ctx, b.clock, 79)
 	b.atk = &attack{clock: b.clock}
 	b.dev.OnPower(func(on bool, cause string) {
 		if !on {
@@ -160,6 +162,7 @@ type servo struct {
 	done  chan trial
 
 	phase  int
+	asked  bool // Enable(true) accepted in this trial
 	since  time.Duration
 	st     devices.ExoState
 	cmd    devices.ExoCommand
@@ -173,12 +176,11 @@ func (s *servo) step(t time.Duration) {
 	if !s.active {
 		select {
 		case <-s.start:
-			s.active, s.phase, s.since, s.tr = true, 0, t, trial{}
+			s.active, s.phase, s.since, s.tr, s.asked = true, 0, t, trial{}, false
 		default:
 			return
 		}
 	}
-	s.tr.pause = max(s.tr.pause, s.b.clock.Now()-t)
 	if err := x.Read(&s.st); err != nil && !errors.Is(err, devices.ErrTimeout) {
 		s.finish(fmt.Errorf("read: %w", err))
 		return
@@ -186,8 +188,17 @@ func (s *servo) step(t time.Duration) {
 	torque := [3]float64{0.05, -0.05, 0.02}
 	switch s.phase {
 	case 0: // enable and wait for the stage on
-		if t == s.since {
-			if err := x.Enable(true); err != nil {
+		if !s.asked {
+			// A new session's first STATEs may come after the 5 ms bound on
+			// a loaded machine: the link is then silent until one does, and
+			// refuses to enable meanwhile (the servo waits 100 ms anyway).
+			err := x.Enable(true)
+			var nce *link.NotConfirmedError
+			switch {
+			case err == nil:
+				s.asked = true
+			case errors.As(err, &nce) && nce.Confirm == devices.ConfirmSilenced:
+			default:
 				s.finish(fmt.Errorf("enable: %w", err))
 				return
 			}
@@ -209,6 +220,10 @@ func (s *servo) step(t time.Duration) {
 		if s.st.Fault != 0 {
 			s.tr.trip, s.hold = t, torque
 			s.phase, s.since = 3, t
+			// Only a stop of the machine from the trip on can disturb
+			// what is measured.
+			s.b.em.Lateness()
+			s.b.proxy.Lateness()
 		} else if t-s.since > 2*time.Second {
 			s.finish(errors.New("no forged fault reached the host"))
 		}
@@ -243,19 +258,22 @@ func (s *servo) write(x *link.Exo, tau [3]float64) {
 
 func (s *servo) finish(err error) {
 	s.tr.err = err
-	s.tr.pause = max(s.tr.pause, s.b.em.Lateness(), s.b.proxy.Lateness())
+	if s.tr.trip > 0 {
+		s.tr.pause = max(s.b.em.Lateness(), s.b.proxy.Lateness(), s.b.canaries.Held(s.tr.trip, s.b.clock.Now()))
+	}
 	s.b.atk.forging.Store(false)
 	s.active = false
 	s.done <- s.tr
 }
 
-// pauseLimit: a trial in which the servo's loop, the device's loop or the
-// proxy's (all under SCHED_FIFO) woke later than this was disturbed by the
-// machine, not
-// by the code under test: this virtual machine stops for milliseconds at a
-// time (README, "Real-time timing"), and here the device's firmware stops
-// with it. Such a trial is run again, and counted.
-const pauseLimit = 4 * time.Millisecond
+// pauseLimit: a trial in which, between the trip and the confirmation, a
+// CPU stopped (a canary on it woke late) or the device's loop or the
+// proxy's woke later than this, was disturbed by the machine, not by the
+// code under test: this virtual machine stops for milliseconds at a time
+// (README, "Real-time timing"), and here the device's firmware stops with
+// it. Such a trial is run again, and counted. The stand-in servo's own
+// lateness does not count: the host's code could cause it.
+const pauseLimit = fault.Hold
 
 // runTrials runs n undisturbed forged faults with the proxy in mode and
 // returns them; redial opens a new session before each trial (a device
@@ -271,7 +289,9 @@ func runTrials(t *testing.T, b *bench, mode int32, n int, redial bool) []trial {
 	// megabytes).
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	runtime.GC()
-	defer rt.ReserveProcs(2)() // the loop and its standby, as the rig runs them
+	// A P for each thread that sleeps in the kernel: the loop, the
+	// emulator's two, the proxy's, the canaries.
+	defer rt.ReserveProcs(4 + b.canaries.Threads())()
 	s := &servo{b: b, start: make(chan struct{}), done: make(chan trial, 1)}
 	b.atk.mode.Store(mode)
 	x, err := b.dial(link.Options{})
@@ -280,7 +300,7 @@ func runTrials(t *testing.T, b *bench, mode int32, n int, redial bool) []trial {
 	}
 	s.x.Store(x)
 	ctx, cancel := context.WithCancel(context.Background())
-	loop := rt.New(rt.Config{Name: "servo stand-in", Period: time.Millisecond, Priority: 80, Standby: 60 * time.Microsecond}, b.clock, s.step)
+	loop := rt.New(rt.Config{Name: "servo stand-in", Period: time.Millisecond, Priority: 80}, b.clock, s.step)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); loop.Run(ctx) }()
@@ -289,8 +309,8 @@ func runTrials(t *testing.T, b *bench, mode int32, n int, redial bool) []trial {
 	var disturbed []time.Duration
 	fresh := false
 	for attempt := 0; len(out) < n; attempt++ {
-		if attempt >= 2*n {
-			t.Fatalf("the machine stopped the real-time loops for more than %v in %d of %d trials (%v): no %d undisturbed ones", pauseLimit, len(disturbed), attempt, disturbed, n)
+		if attempt >= 3*n+40 {
+			t.Fatalf("the machine stopped a CPU or the device's loops for more than %v in %d of %d trials (%v): no %d undisturbed ones", pauseLimit, len(disturbed), attempt, disturbed, n)
 		}
 		if (redial || fresh) && attempt > 0 {
 			// Between trials the loop is idle: it does not touch x.
@@ -326,7 +346,7 @@ func runTrials(t *testing.T, b *bench, mode int32, n int, redial bool) []trial {
 		}
 	}
 	if len(disturbed) > 0 {
-		t.Logf("%d trials run again: the machine stopped the real-time loops for %v", len(disturbed), disturbed)
+		t.Logf("%d trials run again: the machine stopped a CPU or the device's loops for %v", len(disturbed), disturbed)
 	}
 	return out
 }

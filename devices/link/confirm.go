@@ -165,17 +165,18 @@ const KeeperPriority = 78
 // it sends the HEARTBEATs the device's watchdog needs when the control
 // loop sends nothing (before it starts, while it stalls), repeats ENABLE 0
 // (exoskeleton) and resends the newest frame to an array whose watchdog
-// tripped. It runs on a thread of its own and sleeps in the kernel, so
-// that it neither waits for the Go scheduler to wake it nor, holding the
-// writer's lock, for a core.
+// tripped. It runs on a thread of its own, so that holding the writer's
+// lock it never waits for a core, and sleeps in the kernel, so that its
+// wake-up does not wait for the Go scheduler (on a Go timer it woke up to
+// 150 ms late on a loaded machine); the P such a thread keeps while it
+// sleeps is added to GOMAXPROCS for its life (rt.AddProcs).
 func (s *session) keep() {
+	release := rt.AddProcs(1)
+	defer release()
 	_ = rt.LockRealtime(KeeperPriority)
 	idle := min(max(s.heartbeat/2, 100*time.Microsecond), 5*time.Millisecond)
+	wait := idle
 	for {
-		wait := idle
-		if s.kind == wire.KindExo && s.confirmState() == devices.ConfirmPending {
-			wait = min(wait, s.opt.OffRepeat)
-		}
 		ts := unix.NsecToTimespec(int64(wait))
 		_ = unix.ClockNanosleep(unix.CLOCK_MONOTONIC, 0, &ts, nil)
 		select {
@@ -183,22 +184,32 @@ func (s *session) keep() {
 			return
 		default:
 		}
-		if s.lost.Load() != nil {
-			continue
+		s.tend()
+		wait = idle
+		if s.kind == wire.KindExo && s.confirmState() == devices.ConfirmPending {
+			wait = min(wait, s.opt.OffRepeat)
 		}
-		now := s.now()
-		if time.Duration(now-s.loopAt.Load()) < keeperDefer {
-			continue
-		}
-		if s.kind == wire.KindExo {
-			s.tendOff(now)
-		}
-		if s.tacResend.Swap(false) {
-			s.resendFrame()
-		}
-		if !s.silent() {
-			s.keepAlive(now)
-		}
+	}
+}
+
+// tend is one round of the keeper's duties.
+func (s *session) tend() {
+	if s.lost.Load() != nil {
+		return
+	}
+	now := s.now()
+	if time.Duration(now-s.loopAt.Load()) < keeperDefer {
+		return
+	}
+	s.poll() // the STATEs that arrived, before it judges the request
+	if s.kind == wire.KindExo {
+		s.tendOff(now)
+	}
+	if s.tacResend.Swap(false) {
+		s.resendFrame()
+	}
+	if !s.silent() {
+		s.keepAlive(now)
 	}
 }
 

@@ -197,6 +197,9 @@ type session struct {
 	enc       wire.Encoder
 	seq       uint32
 	lastSent  atomic.Int64
+	lastWrite int64        // session time of the newest frame written (under wmu)
+	gapOut    atomic.Int64 // the longest time between two frames written [ns]
+	writeWait atomic.Int64 // the longest write [ns]
 	sentAt    [ring]atomic.Int64
 	sentSeq   [ring]atomic.Uint32
 	framesOut atomic.Uint64
@@ -371,6 +374,13 @@ func (s *session) sendIf(b wire.Body, offOnly bool) (sent bool, err error) {
 	s.sentAt[s.seq%ring].Store(now)
 	s.sentSeq[s.seq%ring].Store(s.seq)
 	_, err = s.conn.Write(s.enc.Encode(b, s.seq, uint64(now/1000)))
+	if gap := now - s.lastWrite; s.lastWrite != 0 && gap > s.gapOut.Load() {
+		s.gapOut.Store(gap)
+	}
+	if w := s.now() - now; w > s.writeWait.Load() {
+		s.writeWait.Store(w)
+	}
+	s.lastWrite = now
 	s.lastSent.Store(now)
 	s.wmu.Unlock()
 	if err != nil {
@@ -702,6 +712,12 @@ type Stats struct {
 	// Heartbeats counts the HEARTBEATs the host sent (nothing else had
 	// gone out for watchdog_ms/4).
 	Heartbeats uint64 `json:"heartbeats"`
+	// LongestSilenceMs is the longest time between two frames the host
+	// wrote, its deliberate silence included [ms].
+	LongestSilenceMs float64 `json:"longest_silence_ms"`
+	// LongestWriteMs is the longest a frame's write took [ms]: a device
+	// that stops reading makes the host wait (at most the write limit).
+	LongestWriteMs float64 `json:"longest_write_ms"`
 	// WatchdogTrips counts the device's ERROR 7 reports the host did not
 	// cause on purpose (its silence after an unconfirmed ENABLE 0 is on
 	// purpose): each is a failure of the host's heartbeat promise.
@@ -736,6 +752,8 @@ func (s *session) stats() Stats {
 	st.FramesOut = s.framesOut.Load()
 	st.CommandLatency = LatencyOf(&s.lat)
 	st.Heartbeats = s.safe.heartbeats.Load()
+	st.LongestSilenceMs = float64(s.gapOut.Load()) / 1e6
+	st.LongestWriteMs = float64(s.writeWait.Load()) / 1e6
 	st.WatchdogTrips = s.safe.watchdogTrips.Load()
 	if s.kind == wire.KindExo {
 		st.Safe = s.safe.stats()

@@ -128,7 +128,7 @@ class Device:
         self.paused_at = -1e9
         self.stats = {"kind": self.kind, "watchdog_trips": 0, "trips_after_own_pause": 0, "frames_in": 0, "accepted": 0,
                       "crc": 0, "framing": 0, "version": 0, "seq_dropped": 0, "seq_lost": 0,
-                      "sessions": 0, "errors_sent": {}, "frames_out": 0, "max_host_gap_ms": 0.0,
+                      "sessions": 0, "errors_sent": {}, "frames_out": 0, "max_host_gap_ms": 0.0, "trip_times": [],
                       "enables": 0, "commands": 0, "tactile_frames": 0}
 
     def now(self):
@@ -379,6 +379,7 @@ class Device:
                 tripped = True
             if tripped:
                 self.stats["watchdog_trips"] += 1
+                self.stats["trip_times"].append(time.monotonic())
                 if t - self.paused_at < self.a.watchdog_ms / 1e3:
                     self.stats["trips_after_own_pause"] += 1
                 self.error(E_WATCHDOG, value=int(silent * 1e3))
