@@ -138,6 +138,9 @@ func (b *bench) dial(opt link.Options) (*link.Exo, error) {
 	if opt.SilenceTimeout == 0 {
 		opt.SilenceTimeout = 10 * time.Second
 	}
+	if opt.HandshakeTimeout == 0 {
+		opt.HandshakeTimeout = 5 * time.Second
+	}
 	opt.WriteLimit = 10 * time.Second
 	return link.DialExo(p, opt)
 }
