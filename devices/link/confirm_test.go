@@ -49,7 +49,9 @@ func TestConfirm(t *testing.T) {
 	if st.Enabled {
 		t.Errorf("confirmed while the STATE says enabled")
 	}
-	if s := x.Stats().Safe; s.Requests != 2 || s.ByDevice != 2 || s.Silenced != 0 || s.ConfirmUs.Count != 2 {
+	// On a loaded host a confirmation can come after the bound: the link
+	// falls silent, and the device's late STATE ends the silence.
+	if s := x.Stats().Safe; s.Requests != 2 || s.ByDevice != 2 || s.Silenced != s.Late || s.ConfirmUs.Count != 2 {
 		t.Errorf("stats %+v", s)
 	}
 
@@ -69,7 +71,7 @@ func TestConfirm(t *testing.T) {
 	if err := x.Enable(true); !errors.As(err, &nce) || nce.Confirm != devices.ConfirmSilenced {
 		t.Errorf("Enable(true) while silent: %v", err)
 	}
-	if s := x.Stats().Safe; s.Silenced != 1 || !strings.Contains(s.Last, "no STATE reported the power stage off") {
+	if s := x.Stats().Safe; s.Silenced != s.Late+1 || !strings.Contains(s.Last, "no STATE reported the power stage off") {
 		t.Errorf("stats %+v", s)
 	}
 	// The repeats count: ENABLE 0 went out every millisecond of the bound.
