@@ -122,13 +122,16 @@ func (fs *fingerServo) checkSample(t time.Duration, cfg *Config) {
 	fs.checkOff(t, cfg)
 }
 
-// confirmOf returns what a sample says of the safe state: ConfirmDevice
-// when the device reports its power stage off; otherwise
-// ConfirmCommanded, or ConfirmWatchdog once the link reports that it
-// stopped talking to the device so that the device's watchdog cuts the
-// motors (the link's account in devices.ExoState maps here).
+// confirmOf returns what a sample says of the safe state, from the link's
+// account (devices.ExoState.Confirm) and the stage the device reports:
+// ConfirmWatchdog when the link fell silent and the device then reported
+// its stage off (its watchdog cut the motors), ConfirmDevice when the
+// device reports the stage off, else ConfirmCommanded.
 func confirmOf(st *devices.ExoState) Confirm {
-	if !st.Enabled {
+	switch {
+	case st.Confirm == devices.ConfirmWatchdog:
+		return ConfirmWatchdog
+	case !st.Enabled:
 		return ConfirmDevice
 	}
 	return ConfirmCommanded

@@ -39,6 +39,7 @@ type hapticsLoop struct {
 	tick   uint64
 	row    hapticsRow
 	stats  forceStats
+	trips  tripLog
 	iv     hapticsInterval // the experiment interval being measured
 }
 
@@ -99,6 +100,7 @@ func (h *hapticsLoop) step(t time.Duration) {
 		h.r.hapticsRows.Push(&h.row)
 	}
 	h.stats.add(rec)
+	h.trips.add(t, rec, late)
 	h.tick++
 }
 

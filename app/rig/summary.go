@@ -77,6 +77,10 @@ type Summary struct {
 	IdlePoll   bool                    `json:"idle_poll"`
 	Tables     []sessionlog.TableStats `json:"tables,omitempty"`
 	SessionDir string                  `json:"session_dir,omitempty"`
+	// Trips lists the first stops of a rendering finger, each with its
+	// cause as far as the run knows it; TripCount counts them all.
+	Trips     []Trip `json:"trips,omitempty"`
+	TripCount int    `json:"trip_count"`
 }
 
 // forceStats accumulates per-finger force figures on the haptics goroutine.
@@ -151,5 +155,6 @@ func (r *Rig) summary(mode string, run, wall time.Duration) *Summary {
 	}
 	s.PinchS = float64(fs.pinchTicks) * dt
 	s.PeakPinchN = fs.peakPinch
+	s.Trips, s.TripCount = r.haptics.trips.list()
 	return s
 }

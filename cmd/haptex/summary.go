@@ -40,6 +40,16 @@ func printSummary(w io.Writer, s *rig.Summary) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "pinch: both fingers held the cloth for %.3f s, peak pinch force %.3f N\n", s.PinchS, s.PeakPinchN)
+	if s.TripCount > 0 {
+		fmt.Fprintf(w, "trips: %d", s.TripCount)
+		if len(s.Trips) < s.TripCount {
+			fmt.Fprintf(w, " (the first %d:)", len(s.Trips))
+		}
+		fmt.Fprintln(w)
+		for _, tr := range s.Trips {
+			fmt.Fprintf(w, "  %8.3f s  %-5s %s: %s\n", tr.TS, tr.Finger, tr.Reason, tr.Cause)
+		}
+	}
 	if s.HostStealPct >= 2 {
 		fmt.Fprintf(w, "host: the hypervisor took %.0f %% of this machine's CPU time during the run (steal); late ticks above are partly its doing\n", s.HostStealPct)
 	}

@@ -21,11 +21,36 @@ type Conn struct {
 
 var _ transport.Conn = (*Conn)(nil)
 
-// WrapConn logs an OPEN event and returns inner with its traffic recorded.
-func WrapConn(inner transport.Conn, rec *Recorder) *Conn {
+// WrapConn logs an OPEN event and returns inner with its traffic
+// recorded (a *Conn, or a *PollConn when inner is a transport.Poller).
+func WrapConn(inner transport.Conn, rec *Recorder) transport.Conn {
 	rec.Text(KindOpen, inner.Name())
-	return &Conn{Conn: inner, rec: rec}
+	c := &Conn{Conn: inner, rec: rec}
+	if p, ok := inner.(transport.Poller); ok {
+		return &PollConn{Conn: c, poller: p}
+	}
+	return c
 }
+
+// PollConn is a Conn over a transport.Poller, which it remains.
+type PollConn struct {
+	*Conn
+	poller transport.Poller
+}
+
+var _ transport.Poller = (*PollConn)(nil)
+
+// TryRead reads without waiting and records what arrived.
+func (c *PollConn) TryRead(p []byte) (int, error) {
+	n, err := c.poller.TryRead(p)
+	if n > 0 {
+		c.rec.Bytes(KindRX, p[:n])
+	}
+	return n, err
+}
+
+// WaitReadable waits for bytes (it reads none).
+func (c *PollConn) WaitReadable() error { return c.poller.WaitReadable() }
 
 // Read reads and records what arrived.
 func (c *Conn) Read(p []byte) (int, error) {

@@ -14,7 +14,7 @@
 //	kind = "serial"              # sim | serial | hid
 //	port = "/dev/serial/by-id/usb-haptex_exo-if00"
 //	baud = 3000000               # optional
-//	kinematics = "thumb-exo.toml" # device description with a [kinematics] table, or "builtin"
+//	kinematics = "thumb-exo.toml" # required: a device description with a [kinematics] table, or "builtin"
 //	base_origin_m = [0.02, 0.10, -0.16] # optional base pose in the world (default: the
 //	base_x = [0.0, 0.0, 1.0]            # showcase scene's mount for the finger); x and z
 //	base_z = [0.0, 1.0, 0.0]            # are the base's axes, orthonormal
@@ -68,9 +68,9 @@ type Device struct {
 	PID    int    `toml:"pid" json:"pid,omitempty"`
 	Serial string `toml:"serial" json:"serial,omitempty"`
 	// Exoskeletons only: where the kinematic model comes from (a device
-	// description file, relative to the devices file, or KinematicsBuiltin;
-	// empty: built in for haptex's own device models, an error otherwise)
-	// and the base pose (nil: DefaultBase of the finger).
+	// description file, relative to the devices file, or
+	// KinematicsBuiltin; required for a serial or HID exoskeleton) and the
+	// base pose (nil: DefaultBase of the finger).
 	Kinematics string      `toml:"kinematics" json:"kinematics,omitempty"`
 	BaseOrigin *[3]float64 `toml:"base_origin_m" json:"base_origin_m,omitempty"`
 	BaseX      *[3]float64 `toml:"base_x" json:"base_x,omitempty"`
@@ -200,6 +200,19 @@ func Parse(r io.Reader, name string) (*File, error) {
 	if err != nil {
 		return nil, limitError(name, err)
 	}
+	// The file's shape first (fingers and devices are tables), so that a
+	// device written as a string gets a line that says how to write it.
+	var tree map[string]any
+	if _, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&tree); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &FileError{File: name, Line: pe.Position.Line, Msg: pe.Message}
+		}
+		return nil, &FileError{File: name, Msg: err.Error()}
+	}
+	if err := checkShape(tree, name); err != nil {
+		return nil, err
+	}
 	var raw map[string]map[string]Device
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&raw)
 	if err != nil {
@@ -233,6 +246,9 @@ func Parse(r io.Reader, name string) (*File, error) {
 				if err := checkPose(&d); err != "" {
 					return nil, &FileError{File: name, Key: key, Msg: err}
 				}
+				if d.Kind != KindSim && d.Kinematics == "" {
+					return nil, &FileError{File: name, Key: key + ".kinematics", Msg: `missing: the model haptex drives the exoskeleton with, "builtin" (haptex's own geometry, which the emulator uses) or a device description file with a [kinematics] table`}
+				}
 				f.Fingers[fi].Exoskeleton = d
 			case RoleTactile:
 				if d.Kinematics != "" || d.BaseOrigin != nil || d.BaseX != nil || d.BaseZ != nil {
@@ -248,6 +264,46 @@ func Parse(r io.Reader, name string) (*File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// checkShape refuses a finger or a device that is not a table.
+func checkShape(tree map[string]any, name string) error {
+	fingers := make([]string, 0, len(tree))
+	for f := range tree {
+		fingers = append(fingers, f)
+	}
+	sort.Strings(fingers)
+	for _, f := range fingers {
+		roles, ok := tree[f].(map[string]any)
+		if !ok {
+			return &FileError{File: name, Key: f, Msg: fmt.Sprintf("a finger is a table of its devices ([%s.exoskeleton] and [%s.tactile]), not %s", f, f, tomlType(tree[f]))}
+		}
+		keys := make([]string, 0, len(roles))
+		for r := range roles {
+			keys = append(keys, r)
+		}
+		sort.Strings(keys)
+		for _, r := range keys {
+			if _, ok := roles[r].(map[string]any); !ok {
+				return &FileError{File: name, Key: f + "." + r, Msg: fmt.Sprintf(`a device is a table: [%s.%s] with kind = "sim", "serial" (port = ...) or "hid" (vid = ..., pid = ...), not %s`, f, r, tomlType(roles[r]))}
+			}
+		}
+	}
+	return nil
+}
+
+func tomlType(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64, float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any, []map[string]any:
+		return "an array"
+	}
+	return fmt.Sprintf("a %T", v)
 }
 
 // more names the other unknown keys, the first five of them.

@@ -208,6 +208,10 @@ func (e *Exo) Read(dst *devices.ExoState) error {
 	*dst = e.samples[idx%uint64(len(e.samples))]
 	dst.Stale = e.hasRead && dst.Seq == e.lastSeq
 	dst.Enabled = e.enabled
+	dst.Confirm = devices.ConfirmNone
+	if !e.enabled {
+		dst.Confirm = devices.ConfirmDevice // the twin's stage follows Enable at once
+	}
 	dst.Fault = e.fault
 	e.lastSeq, e.hasRead = dst.Seq, true
 	return nil
