@@ -39,6 +39,7 @@ type hapticsLoop struct {
 	tick   uint64
 	row    hapticsRow
 	stats  forceStats
+	track  *haptics.ContactTracking // device mode only
 	iv     hapticsInterval // the experiment interval being measured
 }
 
@@ -73,6 +74,9 @@ func newHapticsLoop(r *Rig) (*hapticsLoop, error) {
 		return nil, err
 	}
 	h.servo = servo
+	if h.track, err = haptics.NewContactTracking(servo.Period()); err != nil {
+		return nil, err
+	}
 	return h, nil
 }
 
@@ -98,6 +102,9 @@ func (h *hapticsLoop) step(t time.Duration) {
 		h.r.hapticsRows.Push(&h.row)
 	}
 	h.stats.add(rec)
+	if h.track != nil {
+		h.track.Add(rec)
+	}
 	h.tick++
 }
 
