@@ -52,11 +52,11 @@ type TrackingResult struct {
 	// its first 100 ms, relative to the episode's desired peak (0 when
 	// the measured force never exceeds the desired one).
 	OnsetOvershoot [sim.NumFingers]float64 `json:"onset_overshoot"`
-	Episodes       [sim.NumFingers]int     `json:"episodes"`        // contact episodes judged for peaks
-	ContactS       [sim.NumFingers]float64 `json:"contact_s"`       // time active and in contact [s]
-	PeakDesN       [sim.NumFingers]float64 `json:"peak_des_n"`      // largest filtered |f_des| in contact [N]
-	PeakMeasN      [sim.NumFingers]float64 `json:"peak_meas_n"`     // largest filtered |f_meas| in contact [N]
-	LimitedS       [sim.NumFingers]float64 `json:"limited_s"`       // time the coupling limited the stiffness [s]
+	Episodes       [sim.NumFingers]int     `json:"episodes"`         // contact episodes judged for peaks
+	ContactS       [sim.NumFingers]float64 `json:"contact_s"`        // time active and in contact [s]
+	PeakDesN       [sim.NumFingers]float64 `json:"peak_des_n"`       // largest filtered |f_des| in contact [N]
+	PeakMeasN      [sim.NumFingers]float64 `json:"peak_meas_n"`      // largest filtered |f_meas| in contact [N]
+	LimitedS       [sim.NumFingers]float64 `json:"limited_s"`        // time the coupling limited the stiffness [s]
 	PassiveDampedS [sim.NumFingers]float64 `json:"passive_damped_s"` // time the passivity controller added damping [s]
 }
 

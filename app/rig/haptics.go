@@ -40,7 +40,7 @@ type hapticsLoop struct {
 	row    hapticsRow
 	stats  forceStats
 	track  *haptics.ContactTracking // device mode only
-	iv     hapticsInterval // the experiment interval being measured
+	iv     hapticsInterval          // the experiment interval being measured
 }
 
 func newHapticsLoop(r *Rig) (*hapticsLoop, error) {

@@ -69,7 +69,7 @@ type Summary struct {
 	// ContactTracking is how closely the fingertip sensors followed the
 	// force the servo rendered while in contact (runs with exoskeletons).
 	ContactTracking *haptics.TrackingResult `json:"contact_tracking,omitempty"`
-	GC         *GCStats        `json:"gc,omitempty"`
+	GC              *GCStats                `json:"gc,omitempty"`
 	// Clock is when the run's clock read zero (real-time runs only).
 	Clock *ClockOrigin `json:"clock,omitempty"`
 	// HostStealPct is the share of the machine's CPU time a hypervisor
