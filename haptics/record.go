@@ -27,6 +27,7 @@ type FingerRecord struct {
 	Energy    float64    // passivity observer: energy the user put into the device [J]
 	Damping   float64    // damping the passivity controller injected this tick [N·s/m]
 	Contact   bool       // the finger is inside the cloth's contact region
+	Stiffness float64    // stiffness the cloth's local model asked for while in contact, force scale applied (Frobenius norm) [N/m]
 	Limited   bool       // the coupling rendered less stiffness than the cloth's local model asked for (outside the stable region)
 	State     State
 	Reason    Reason
@@ -39,7 +40,7 @@ var tickCSVHeader = func() string {
 		for _, c := range []string{
 			"x_m", "y_m", "z_m", "vx_mps", "vy_mps", "vz_mps",
 			"fdes_x_n", "fdes_y_n", "fdes_z_n", "fmeas_x_n", "fmeas_y_n", "fmeas_z_n",
-			"tau1_nm", "tau2_nm", "tau3_nm", "energy_j", "damping_nspm", "contact", "limited", "state", "reason",
+			"tau1_nm", "tau2_nm", "tau3_nm", "energy_j", "damping_nspm", "stiffness_npm", "contact", "limited", "state", "reason",
 		} {
 			h += "," + n + c
 		}
@@ -70,6 +71,8 @@ func (r *TickRecord) AppendCSV(dst []byte) []byte {
 		dst = strconv.AppendFloat(dst, fr.Energy, 'g', 7, 64)
 		dst = append(dst, ',')
 		dst = strconv.AppendFloat(dst, fr.Damping, 'g', 5, 64)
+		dst = append(dst, ',')
+		dst = strconv.AppendFloat(dst, fr.Stiffness, 'g', 5, 64)
 		dst = appendBool(dst, fr.Contact)
 		dst = appendBool(dst, fr.Limited)
 		dst = append(dst, ',')

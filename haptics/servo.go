@@ -90,6 +90,8 @@ type fingerServo struct {
 
 	energy, damping float64
 	kRender         float64 // stiffness of the contact rendered this tick [N/m]
+	kAsked          float64 // stiffness the cloth's local model asked for this tick, scaled [N/m]
+	limited         bool    // kRender is less than kAsked: the coupling limited the stiffness
 	scale           float64 // copy of Servo.scale
 
 	cmd     devices.ExoCommand
@@ -262,6 +264,7 @@ func (s *Servo) Tick(t time.Duration, in *sim.Output, out *sim.FingerState, rec 
 			rec.Fingers[f] = FingerRecord{
 				Pos: fs.pos, Vel: fs.vel, ForceDes: fs.fDes, ForceMeas: fs.fMeas, Torque: fs.tauOut,
 				Energy: fs.energy, Damping: fs.damping, Contact: fs.contact,
+				Stiffness: fs.kAsked, Limited: fs.limited,
 				State: fs.status.State, Reason: fs.status.Reason,
 			}
 		}
@@ -389,7 +392,7 @@ func (fs *fingerServo) measure(cfg *Config) {
 // that is not finite (a fault).
 func (fs *fingerServo) clothForce(t time.Duration, lm *sim.LocalModel, cfg *Config) [3]float64 {
 	fs.contact = false
-	fs.kRender = 0
+	fs.kRender, fs.kAsked, fs.limited = 0, 0, false
 	switch {
 	case lm == nil:
 		fs.modelOK = false
@@ -405,7 +408,7 @@ func (fs *fingerServo) clothForce(t time.Duration, lm *sim.LocalModel, cfg *Conf
 	// EvalAt): evaluate it at this tick's time, on a copy whose stiffness
 	// is capped to what the device can render.
 	next := *lm
-	capStiffness(&next, fs.maxStiff)
+	asked := capStiffness(&next, fs.maxStiff/math.Max(fs.scale, 1e-9))
 	if fs.modelOK && (lm.Step != fs.modelStep || lm.Valid != fs.model.Valid) && cfg.Model.SlewNPerS > 0 {
 		fOld := fs.model.EvalAt(t, fs.pos)
 		fNew := next.EvalAt(t, fs.pos)
@@ -415,11 +418,12 @@ func (fs *fingerServo) clothForce(t time.Duration, lm *sim.LocalModel, cfg *Conf
 	f := fs.model.EvalAt(t, fs.pos)
 	fs.contact = fs.model.Touches(t, fs.pos)
 	if fs.contact {
-		fs.kRender = frobenius(&fs.model.K)
+		fs.kRender = frobenius(&fs.model.K) * fs.scale
+		fs.kAsked = asked * fs.scale
+		fs.limited = fs.kAsked > fs.kRender*(1+1e-9)
 	}
 	fs.slewOffset(cfg)
 	f = vec3.Add(f, fs.offset)
-	fs.kRender *= fs.scale
 	return vec3.Scale(fs.scale, f)
 }
 
