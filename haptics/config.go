@@ -88,6 +88,11 @@ type PassivityConfig struct {
 	Enabled    bool    `toml:"enabled"`
 	Bound      float64 `toml:"bound_j"`
 	MaxDamping float64 `toml:"max_damping_nspm"`
+	// LeakMs is the observer's memory [ms]: the energy it holds decays
+	// with this time constant, so a bounded non-passive flow (the force
+	// loop near its crossover) settles at power x leak instead of
+	// accumulating; 0 keeps every joule (the classic observer).
+	LeakMs float64 `toml:"leak_ms"`
 }
 
 // configFile is the layout of servo.toml, durations in the milliseconds
@@ -275,5 +280,6 @@ func (c *Config) Validate() error {
 	check(s.Recover >= 0, "safety.recover_ms = %g, want >= 0", ms(s.Recover))
 	check(nonneg(c.Passivity.Bound), "passivity.bound_j = %g, want >= 0", c.Passivity.Bound)
 	check(nonneg(c.Passivity.MaxDamping), "passivity.max_damping_nspm = %g, want >= 0", c.Passivity.MaxDamping)
+	check(nonneg(c.Passivity.LeakMs), "passivity.leak_ms = %g, want >= 0", c.Passivity.LeakMs)
 	return errors.Join(errs...)
 }

@@ -491,6 +491,9 @@ func (fs *fingerServo) clampForce(fd [3]float64) [3]float64 {
 func (fs *fingerServo) passivity(fEnv [3]float64, cfg *Config) [3]float64 {
 	fs.damping = 0
 	if cfg.Passivity.Enabled {
+		if l := cfg.Passivity.LeakMs; l > 0 {
+			fs.energy *= 1 - math.Min(1, fs.dt*1e3/l)
+		}
 		fs.energy -= vec3.Dot(vec3.Sub(fs.fMeas, fs.fEnv), fs.vel) * fs.dt
 		if fs.energy < -cfg.Passivity.Bound {
 			if v2 := vec3.Dot(fs.vel, fs.vel); v2 > 1e-12 {
@@ -499,7 +502,10 @@ func (fs *fingerServo) passivity(fEnv [3]float64, cfg *Config) [3]float64 {
 			}
 		}
 	}
-	fs.fEnv = fEnv
+	// The observer judges the loop against what it was asked to render:
+	// a loop-gain measurement's injected force error is part of that, so
+	// the test signal is not charged to the controller as energy it made.
+	fs.fEnv = vec3.Add(fEnv, fs.base.Vec(fs.ctl.inject))
 	return vec3.Sub(fEnv, vec3.Scale(fs.damping, fs.vel))
 }
 

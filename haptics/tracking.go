@@ -52,12 +52,13 @@ type TrackingResult struct {
 	// its first 100 ms, relative to the episode's desired peak (0 when
 	// the measured force never exceeds the desired one).
 	OnsetOvershoot [sim.NumFingers]float64 `json:"onset_overshoot"`
-	Episodes       [sim.NumFingers]int     `json:"episodes"`         // contact episodes judged for peaks
-	ContactS       [sim.NumFingers]float64 `json:"contact_s"`        // time active and in contact [s]
-	PeakDesN       [sim.NumFingers]float64 `json:"peak_des_n"`       // largest filtered |f_des| in contact [N]
-	PeakMeasN      [sim.NumFingers]float64 `json:"peak_meas_n"`      // largest filtered |f_meas| in contact [N]
-	LimitedS       [sim.NumFingers]float64 `json:"limited_s"`        // time the coupling limited the stiffness [s]
-	PassiveDampedS [sim.NumFingers]float64 `json:"passive_damped_s"` // time the passivity controller added damping [s]
+	Episodes       [sim.NumFingers]int     `json:"episodes"`          // contact episodes judged for peaks
+	ContactS       [sim.NumFingers]float64 `json:"contact_s"`         // time active and in contact [s]
+	PeakDesN       [sim.NumFingers]float64 `json:"peak_des_n"`        // largest filtered |f_des| in contact [N]
+	PeakMeasN      [sim.NumFingers]float64 `json:"peak_meas_n"`       // largest filtered |f_meas| in contact [N]
+	LimitedS       [sim.NumFingers]float64 `json:"limited_s"`         // time the coupling limited the stiffness [s]
+	MaxStiffNpm    [sim.NumFingers]float64 `json:"max_stiffness_npm"` // largest stiffness the local model asked for in contact [N/m]
+	PassiveDampedS [sim.NumFingers]float64 `json:"passive_damped_s"`  // time the passivity controller added damping [s]
 }
 
 type trackingFinger struct {
@@ -67,6 +68,7 @@ type trackingFinger struct {
 	e2, d2, e2raw, d2raw   float64
 	peakDes, peakMeas      float64
 	limited, damped        uint64
+	maxStiff               float64
 	shortfall, overshoot   float64
 	episodes               int
 	in                     bool          // inside an episode
@@ -140,6 +142,7 @@ func (tf *trackingFinger) add(t time.Duration, fr *FingerRecord, dt time.Duratio
 	if fr.Limited {
 		tf.limited++
 	}
+	tf.maxStiff = max(tf.maxStiff, fr.Stiffness)
 	if fr.Damping > 0 {
 		tf.damped++
 	}
@@ -176,6 +179,7 @@ func (c *ContactTracking) Result() TrackingResult {
 		r.ContactS[f] = float64(tf.ticks) * c.dt.Seconds()
 		r.PeakDesN[f], r.PeakMeasN[f] = tf.peakDes, tf.peakMeas
 		r.LimitedS[f] = float64(tf.limited) * c.dt.Seconds()
+		r.MaxStiffNpm[f] = tf.maxStiff
 		r.PassiveDampedS[f] = float64(tf.damped) * c.dt.Seconds()
 	}
 	return r
