@@ -45,9 +45,13 @@
 // switch the power stage off; after safety.recover_ms of health the finger
 // is re-enabled with the enable ramp. Enabling never waits for the device
 // inside the tick. The rendered force is clamped in magnitude and rate, and the
-// stiffness of a local model to Colgate's bound 2b/T. A passivity observer
-// (Hannaford & Ryu) sums the energy the device and controller add beyond
-// the cloth's force; below -passivity.bound_j it renders extra damping.
+// stiffness of a local model to model.max_stiffness_npm (default Colgate's
+// bound 2b/T); every tick records the stiffness asked and whether it was
+// limited. A passivity observer (Hannaford & Ryu) sums, with a memory of
+// passivity.leak_ms, the energy the device and controller add beyond the
+// force they were asked for; below -passivity.bound_j it renders extra
+// damping. ContactTracking measures from the TickRecords how closely the
+// fingertip force follows the rendered force in contact.
 //
 // # Conventions
 //

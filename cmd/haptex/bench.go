@@ -32,7 +32,7 @@ var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 			IdleSleep: o.idleSleep, Baseline: o.baseline, Logf: o.logf})
 	},
 	"statebuf": func(context.Context, benchOpts) (any, error) { r := statebufbench.Bench(); return &r, nil },
-	"control": benchControl,
+	"control":  benchControl,
 	"sim": func(context.Context, benchOpts) (any, error) {
 		r, err := simbench.Bench(simbench.Options{})
 		return &r, err

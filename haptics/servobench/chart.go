@@ -69,8 +69,16 @@ func ZWidthChart(z ZWidthResult, asked []AskedRange, path string) error {
 		p.Add(l)
 		p.Legend.Add(fmt.Sprintf("%s: up to %.0f N/m", a.Label, a.MaxNpm), l)
 	}
+	top := 0.0
+	for _, pt := range pts {
+		top = math.Max(top, pt.Y)
+	}
+	for _, a := range asked {
+		top = math.Max(top, a.MaxNpm)
+	}
+	p.Y.Min, p.Y.Max = 50, 4*top
+	p.X.Min = 0
 	p.Legend.Top = true
-	p.Legend.Left = true
 	ext := strings.ToLower(filepath.Ext(path))
 	base := strings.TrimSuffix(path, filepath.Ext(path))
 	if ext != ".png" && ext != ".svg" {
