@@ -26,6 +26,16 @@ type Config struct {
 	Model     ModelConfig
 	Safety    SafetyConfig
 	Passivity PassivityConfig
+	Drive     DriveConfig
+}
+
+// DriveConfig is what the servo knows of the device's drive train.
+type DriveConfig struct {
+	// TransmissionStiffness is each joint's identified cable stiffness
+	// between motor and link [N·m/rad]: the servo locates the pad from
+	// the motor encoders minus the stretch the commanded torque causes.
+	// 0: a rigid transmission.
+	TransmissionStiffness [3]float64 `toml:"transmission_stiffness_nm_per_rad"`
 }
 
 // ForceConfig is the outer force loop.
@@ -39,6 +49,10 @@ type ForceConfig struct {
 	Feedforward    float64 `toml:"feedforward"`           // share of Jᵀ F_des sent to the motors directly
 	SetpointWeight float64 `toml:"setpoint_weight"`       // β: the proportional term acts on β F_des - F_meas
 	StiffBandwidth float64 `toml:"stiff_bandwidth_rad_s"` // ω_K: gain scaling against rendered stiffness; 0 = off
+	StiffIntegral  float64 `toml:"stiff_integral_rad_s"`  // ω_I: the integral gain scales by 1/(1 + K_i k/ω_I²) while rendering stiffness k; 0 = as the proportional gain
+	OnsetStop      bool    `toml:"onset_stop"`            // at first contact, drop a share of the admittance's speed into the cloth beyond the cloth's own
+	OnsetStopNpm   float64 `toml:"onset_stop_npm"`        // k_s: the share dropped is k/(k + k_s) for a contact of normal stiffness k [N/m]; 0 = all
+	ContactTau     float64 `toml:"contact_tau_s"`         // τ_c: in contact, damp the admittance's speed into the cloth with k·τ_c [s]; 0 = off
 }
 
 // DLSConfig is the damped-least-squares inverse Jacobian.
@@ -58,6 +72,7 @@ type VelocityConfig struct {
 	SpeedHz       float64    `toml:"speed_filter_hz"`
 	Friction      [3]float64 `toml:"friction_nm"`        // Coulomb friction compensated per joint [N·m]
 	FrictionWidth float64    `toml:"friction_width_rps"` // joint speed reference of full compensation [rad/s]
+	Viscous       [3]float64 `toml:"viscous_nms"`        // viscous friction compensated per joint on the speed reference [N·m·s/rad]
 }
 
 // ModelConfig governs how the cloth's LocalModel is rendered.
@@ -106,6 +121,7 @@ type configFile struct {
 	Model     ModelConfig     `toml:"model"`
 	Safety    safetyFile      `toml:"safety"`
 	Passivity PassivityConfig `toml:"passivity"`
+	Drive     DriveConfig     `toml:"drive"`
 }
 
 type safetyFile struct {
@@ -135,7 +151,7 @@ func (c *Config) file() configFile {
 			SilentMs: ms(s.Silent), OverrunStreak: s.OverrunStreak, OverrunFactor: s.OverrunFactor,
 			RecoverMs: ms(s.Recover),
 		},
-		Passivity: c.Passivity,
+		Passivity: c.Passivity, Drive: c.Drive,
 	}
 }
 
@@ -162,7 +178,7 @@ func (f *configFile) config() (Config, error) {
 			OverrunStreak: s.OverrunStreak, OverrunFactor: s.OverrunFactor,
 			Recover: dur("safety.recover_ms", s.RecoverMs),
 		},
-		Passivity: f.Passivity,
+		Passivity: f.Passivity, Drive: f.Drive,
 	}
 	return c, errors.Join(errs...)
 }
@@ -248,6 +264,9 @@ func (c *Config) Validate() error {
 	check(pos(c.Force.VMax), "force.vmax_mps = %g, want > 0", c.Force.VMax)
 	check(c.Force.Feedforward >= 0 && c.Force.Feedforward <= 1, "force.feedforward = %g, want 0..1", c.Force.Feedforward)
 	check(nonneg(c.Force.StiffBandwidth), "force.stiff_bandwidth_rad_s = %g, want >= 0", c.Force.StiffBandwidth)
+	check(nonneg(c.Force.StiffIntegral), "force.stiff_integral_rad_s = %g, want >= 0", c.Force.StiffIntegral)
+	check(nonneg(c.Force.ContactTau), "force.contact_tau_s = %g, want >= 0", c.Force.ContactTau)
+	check(nonneg(c.Force.OnsetStopNpm), "force.onset_stop_npm = %g, want >= 0", c.Force.OnsetStopNpm)
 	check(c.Force.SetpointWeight >= 0 && c.Force.SetpointWeight <= 1, "force.setpoint_weight = %g, want 0..1", c.Force.SetpointWeight)
 	check(nonneg(c.Velocity.FrictionWidth), "velocity.friction_width_rps = %g, want >= 0", c.Velocity.FrictionWidth)
 	check(pos(c.DLS.LambdaMax), "dls.lambda_max_m = %g, want > 0", c.DLS.LambdaMax)
@@ -256,6 +275,7 @@ func (c *Config) Validate() error {
 		check(nonneg(c.Velocity.Kv[i]), "velocity.kv_nms[%d] = %g, want >= 0", i, c.Velocity.Kv[i])
 		check(nonneg(c.Velocity.Ki[i]), "velocity.ki_nm[%d] = %g, want >= 0", i, c.Velocity.Ki[i])
 		check(nonneg(c.Velocity.Friction[i]), "velocity.friction_nm[%d] = %g, want >= 0", i, c.Velocity.Friction[i])
+		check(nonneg(c.Velocity.Viscous[i]), "velocity.viscous_nms[%d] = %g, want >= 0", i, c.Velocity.Viscous[i])
 	}
 	check(c.Velocity.ChebyOrder >= 1 && c.Velocity.ChebyOrder <= 8, "velocity.cheby_order = %d, want 1..8", c.Velocity.ChebyOrder)
 	check(pos(c.Velocity.ChebyRippleDB), "velocity.cheby_ripple_db = %g, want > 0", c.Velocity.ChebyRippleDB)
@@ -281,5 +301,8 @@ func (c *Config) Validate() error {
 	check(nonneg(c.Passivity.Bound), "passivity.bound_j = %g, want >= 0", c.Passivity.Bound)
 	check(nonneg(c.Passivity.MaxDamping), "passivity.max_damping_nspm = %g, want >= 0", c.Passivity.MaxDamping)
 	check(nonneg(c.Passivity.LeakMs), "passivity.leak_ms = %g, want >= 0", c.Passivity.LeakMs)
+	for i, k := range c.Drive.TransmissionStiffness {
+		check(nonneg(k), "drive.transmission_stiffness_nm_per_rad[%d] = %g, want >= 0", i, k)
+	}
 	return errors.Join(errs...)
 }

@@ -23,9 +23,11 @@ const (
 )
 
 // ContactTracking measures, from the servo's TickRecords, how closely the
-// force at the fingertip sensor follows the force the servo renders
-// (FingerRecord.ForceDes) while a finger is active and in contact with the
-// cloth. Add takes one record per tick and allocates nothing; Result may
+// force at the fingertip sensor follows the force the cloth computes at
+// the measured pad (FingerRecord.ForceDes: the simulation's local model,
+// not what the servo made of it, so a stiffness limit, the blend between
+// sim steps and passivity damping all count as error) while a finger is
+// active and in contact with the cloth. Add takes one record per tick and allocates nothing; Result may
 // be called at any time. It is not safe for concurrent use.
 //
 // A contact episode runs from a finger's first tick in contact to its last

@@ -23,8 +23,8 @@ import (
 type IntervalStats struct {
 	DurationS float64 `json:"duration_s"`
 	// PeakForceN is the largest force the fingertip sensor measured, per
-	// finger [N]; PeakForceDesN the largest force the servo asked the
-	// device for (the cloth's force after scaling and the safety envelope).
+	// finger [N]; PeakForceDesN the largest force the cloth asked for at
+	// the measured pad (haptics.FingerRecord.ForceDes).
 	PeakForceN    [sim.NumFingers]float64 `json:"peak_force_n"`
 	PeakForceDesN [sim.NumFingers]float64 `json:"peak_force_des_n"`
 	// LimitedS is how long the coupling rendered less stiffness than the
