@@ -18,6 +18,7 @@ import (
 	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/internal/latency"
+	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -70,7 +71,7 @@ type Options struct {
 	SweepHz    []float64       // default 2..56 Hz, log-spaced
 	SweepAmpN  float64         // amplitude of the sweep reported in Sweep; default 0.1 N
 	SweepAmps  []float64       // amplitudes of the margins in Sweeps; default 0.1, 0.3 and 1 N
-	StiffnessK []float64       // springs of the rendered-stiffness bench; default 100, 300, 1000 and 3000 N/m
+	StiffnessK []float64       // springs of the rendered-stiffness bench; default 100, 300, 1000 and 3000 N/m (a cloth local model follows them)
 	ZWidthB    []float64       // wall dampings of the Z-width bench; default 0, 2, 5, 10 and 20 N·s/m
 	Config     *haptics.Config // default haptics.DefaultConfig()
 	Plant      *twin.ExoParams
@@ -155,13 +156,23 @@ func Bench(opt Options) (Result, error) {
 		}
 		res.Sweeps = append(res.Sweeps, SweepSummary{AmplitudeN: a, PhaseMarginDeg: sw.PhaseMarginDeg, GainMarginDB: sw.GainMarginDB, CrossoverHz: sw.CrossoverHz})
 	}
+	n := vec3.Scale(-1, pressDir(sim.IndexFinger))
 	for _, k := range opt.StiffnessK {
-		sp, err := runStiffness(cfg, p, k)
+		sp, err := runStiffness(cfg, p, "spring", springMatrix(k, n))
 		if err != nil {
 			return res, err
 		}
 		res.RenderedStiffness = append(res.RenderedStiffness, sp)
 	}
+	km, err := clothPinchStiffness(clothPinchSide)
+	if err != nil {
+		return res, err
+	}
+	sp, err := runStiffness(cfg, p, "cloth local model", km)
+	if err != nil {
+		return res, err
+	}
+	res.RenderedStiffness = append(res.RenderedStiffness, sp)
 	if res.ZWidth, err = runZWidth(cfg, p, opt.ZWidthB); err != nil {
 		return res, err
 	}

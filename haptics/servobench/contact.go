@@ -11,49 +11,62 @@ import (
 	"github.com/haptex/haptex/sim"
 )
 
-// wall is a virtual wall of stiffness k [N/m] and damping b [N·s/m] in
-// front of the index pad, computed at 1 kHz from the finger state the
-// servo published (as a 1 kHz simulation would) and handed to the servo
-// as a LocalModel: the force b·v is its F0 and k its stiffness along the
-// normal, so the servo renders k itself between updates.
+// wall is a virtual wall in front of the index pad: a stiffness matrix
+// k [N/m, world], the spring of stiffness K along the normal or a cloth's
+// local model, and damping b [N·s/m] along the normal. It is handed to the
+// servo as a LocalModel anchored on the wall's surface, so the servo
+// evaluates the spring at the pad wherever the pad is, as it does the
+// cloth's; the damping force, computed at 1 kHz from the finger state the
+// servo published (as a 1 kHz simulation would), is its F0.
 type wall struct {
-	x0     [3]float64 // a point on the wall's surface [m, world]
-	n      [3]float64 // the wall's outward normal: the force on the finger points along it
-	k, b   float64
-	step   uint64
-	active bool
+	x0   [3]float64    // a point on the wall's surface [m, world]
+	n    [3]float64    // the wall's outward normal: the force on the finger points along it
+	k    [3][3]float64 // dF/dx [N/m, world]
+	b    float64
+	step uint64
+}
+
+// springMatrix is the stiffness matrix of a spring of stiffness k along
+// the unit normal n.
+func springMatrix(k float64, n [3]float64) [3][3]float64 {
+	var m [3][3]float64
+	for i := range 3 {
+		for j := range 3 {
+			m[i][j] = -k * n[i] * n[j]
+		}
+	}
+	return m
+}
+
+// normalStiffness is the stiffness of k against a press along the unit
+// direction d: the force back along -d per metre pressed [N/m].
+func normalStiffness(k *[3][3]float64, d [3]float64) float64 {
+	var s float64
+	for i := range 3 {
+		for j := range 3 {
+			s -= d[i] * k[i][j] * d[j]
+		}
+	}
+	return s
 }
 
 // update writes the wall's model for finger f from the servo's last
 // published state.
 func (w *wall) update(t time.Duration, fs *sim.FingerState, m *sim.LocalModel, f int) {
 	w.step++
-	x := fs.Fingers[f].Pos
-	pen := -vec3.Dot(vec3.Sub(x, w.x0), w.n) // penetration [m]
-	*m = sim.LocalModel{T: t, Step: w.step, X0: x, Valid: true}
-	if pen <= 0 || !fs.Fingers[f].Valid {
-		return
-	}
-	vn := vec3.Dot(fs.Fingers[f].Vel, w.n)
-	fn := w.k*pen - w.b*vn
-	if fn < 0 {
-		fn = 0 // a wall pushes, it never pulls
-	}
-	m.InContact = true
+	*m = sim.LocalModel{T: t, Step: w.step, X0: w.x0, K: w.k, Valid: true, InContact: true, Depth: 1e-4}
 	m.Normal = vec3.Scale(-1, w.n)
-	m.Depth = pen + 0.02 // the whole travel inside the wall is in the region
-	m.F0 = vec3.Scale(fn, w.n)
-	for i := range 3 {
-		for j := range 3 {
-			m.K[i][j] = -w.k * w.n[i] * w.n[j]
-		}
+	x := fs.Fingers[f].Pos
+	if pen := -vec3.Dot(vec3.Sub(x, w.x0), w.n); pen > 0 && fs.Fingers[f].Valid {
+		vn := vec3.Dot(fs.Fingers[f].Vel, w.n)
+		m.F0 = vec3.Scale(-w.b*vn, w.n)
 	}
 }
 
-// wallRig is the index finger against a wall in front of its home pad,
-// the intent following press(t) along the pressing direction [m past the
-// wall's surface].
-func wallRig(cfg haptics.Config, p twin.ExoParams, k, b float64, press func(t time.Duration) float64, dur time.Duration) (*simRig, *wall, error) {
+// wallRig is the index finger against a wall of stiffness matrix k and
+// normal damping b in front of its home pad, the intent following press(t)
+// along the pressing direction [m past the wall's surface].
+func wallRig(cfg haptics.Config, p twin.ExoParams, k [3][3]float64, b float64, press func(t time.Duration) float64, dur time.Duration) (*simRig, *wall, error) {
 	f := sim.IndexFinger
 	home := homePad(p, f)
 	n := vec3.Scale(-1, pressDir(f))
@@ -63,9 +76,9 @@ func wallRig(cfg haptics.Config, p twin.ExoParams, k, b float64, press func(t ti
 		pi.s = append(pi.s, press(tt))
 		pi.v = append(pi.v, (press(tt+pi.dt/2)-press(tt-pi.dt/2))/pi.dt.Seconds())
 	}
-	// The wall is the environment here, computed every tick: there are
-	// no 5 ms steps to blend, and the bench measures what the device and
-	// controller render, not the configured cap.
+	// The wall is the environment here, evaluated by the servo every tick:
+	// there are no sim steps to blend, and the bench measures what the
+	// device and controller render, not the configured limit.
 	cfg.Model.SlewNPerS = 0
 	cfg.Model.MaxStiffness = 1e6
 	r, err := newSimRig(cfg, p, [sim.NumFingers]twin.Intent{nil, pi})
@@ -75,7 +88,8 @@ func wallRig(cfg haptics.Config, p twin.ExoParams, k, b float64, press func(t ti
 // StiffnessPoint is the stiffness felt at the fingertip against the
 // stiffness asked for.
 type StiffnessPoint struct {
-	AskedNpm float64 `json:"asked_npm"`
+	Model    string  `json:"model"`     // "spring", or "cloth local model" (the cloth's stiffness in a pinch, along the press)
+	AskedNpm float64 `json:"asked_npm"` // the model's stiffness along the press
 	FeltNpm  float64 `json:"felt_npm"`  // least-squares slope of the measured force against the pad's true displacement over the held steps
 	ErrPct   float64 `json:"error_pct"` // 100 (felt - asked) / asked
 	HFRMSUm  float64 `json:"hf_rms_um"` // the pad's true motion above 20 Hz over the deepest hold, RMS [µm]: a stable contact stays at a few µm
@@ -85,15 +99,16 @@ type StiffnessPoint struct {
 // stiffnessSteps is how many depths the rendered-stiffness bench holds.
 const stiffnessSteps = 5
 
-// runStiffness presses the index finger into a spring of stiffness k in
-// five steps, as a lab measures a device's stiffness quasi-statically:
+// runStiffness presses the index finger into a wall of stiffness matrix k
+// (model names it) in five steps, as a lab measures a device's stiffness quasi-statically:
 // the finger's intent moves to each depth and holds it for 0.5 s, and the
 // last 0.25 s of each hold gives one mean force (the force sensor, along
 // the spring's normal) and one mean displacement (the device's true pad
 // past the spring's surface). The felt stiffness is the slope of the line
 // through the five points. The intent's depths are chosen so that the
 // pad sinks about 0.4-2 mm against the finger's own stiffness.
-func runStiffness(cfg haptics.Config, p twin.ExoParams, k float64) (StiffnessPoint, error) {
+func runStiffness(cfg haptics.Config, p twin.ExoParams, model string, km [3][3]float64) (StiffnessPoint, error) {
+	k := normalStiffness(&km, pressDir(sim.IndexFinger))
 	const hold = 500 * time.Millisecond
 	const settle = 500 * time.Millisecond
 	depth := func(i int) float64 {
@@ -117,7 +132,7 @@ func runStiffness(cfg haptics.Config, p twin.ExoParams, k float64) (StiffnessPoi
 		return from + (depth(i)-from)*0.5*(1-math.Cos(math.Pi*s))
 	}
 	dur := settle + stiffnessSteps*hold
-	r, w, err := wallRig(cfg, p, k, 0, press, dur)
+	r, w, err := wallRig(cfg, p, km, 0, press, dur)
 	if err != nil {
 		return StiffnessPoint{}, err
 	}
@@ -129,7 +144,7 @@ func runStiffness(cfg haptics.Config, p twin.ExoParams, k float64) (StiffnessPoi
 		w.update(r.t, &r.out, &r.in.Local[f], f)
 		r.tick()
 		if st := r.servo.Status(f); r.t > 400*time.Millisecond && st.State != haptics.StateActive {
-			return StiffnessPoint{}, fmt.Errorf("servobench: stiffness %g N/m: finger %v (%v)", k, st.State, st.Reason)
+			return StiffnessPoint{}, fmt.Errorf("servobench: %s of %.0f N/m: finger %v (%v)", model, k, st.State, st.Reason)
 		}
 		if r.t < settle {
 			continue
@@ -156,7 +171,7 @@ func runStiffness(cfg haptics.Config, p twin.ExoParams, k float64) (StiffnessPoi
 		sxy += xs[i] * fsn[i]
 	}
 	const m = stiffnessSteps
-	res := StiffnessPoint{AskedNpm: k, PeakN: fsn[m-1], HFRMSUm: 1e6 * highPassRMS(tail, 1000, 20)}
+	res := StiffnessPoint{Model: model, AskedNpm: k, PeakN: fsn[m-1], HFRMSUm: 1e6 * highPassRMS(tail, 1000, 20)}
 	res.FeltNpm = (m*sxy - sx*sy) / (m*sxx - sx*sx)
 	res.ErrPct = 100 * (res.FeltNpm - k) / k
 	return res, nil
@@ -205,7 +220,7 @@ func wallStable(cfg haptics.Config, p twin.ExoParams, k, b float64) (bool, error
 		return 0.003
 	}
 	dur := 1800 * time.Millisecond
-	r, w, err := wallRig(cfg, p, k, b, press, dur)
+	r, w, err := wallRig(cfg, p, springMatrix(k, vec3.Scale(-1, pressDir(sim.IndexFinger))), b, press, dur)
 	if err != nil {
 		return false, err
 	}
@@ -273,4 +288,82 @@ func runZWidth(cfg haptics.Config, p twin.ExoParams, bs []float64) (ZWidthResult
 		}
 	}
 	return res, nil
+}
+
+// clothPinchSide is the cloth's mesh side in the rendered-stiffness
+// bench's cloth point: the showcase's.
+const clothPinchSide = 24
+
+// clothPinchStiffness returns the stiffness matrix of the index finger's
+// local model while the simulated pads pinch the default cloth as in the
+// showcase (sim.ShowcasePinch, 0.3 s into the hold), turned so that the
+// model's normal points along the bench's press: the cloth as the servo
+// renders it, anisotropic and with the cloth's own damping-free
+// linearisation.
+func clothPinchStiffness(side int) ([3][3]float64, error) {
+	var km [3][3]float64
+	c, err := sim.New(sim.Config{NodesU: side, NodesV: side})
+	if err != nil {
+		return km, err
+	}
+	s := sim.ShowcasePinch(c.Config().Material.Thickness)
+	var in sim.FingerState
+	var out sim.Output
+	dt := c.Config().Dt
+	for t := time.Duration(0); t < 1200*time.Millisecond; t += dt {
+		s.Sample(t, &in)
+		c.Step(t, &in)
+	}
+	c.Output(&out)
+	lm := &out.Local[sim.IndexFinger]
+	if !lm.InContact {
+		return km, fmt.Errorf("servobench: the simulated pinch has no contact at the index")
+	}
+	r := rotationBetween(lm.Normal, pressDir(sim.IndexFinger))
+	for i := range 3 {
+		for j := range 3 {
+			var v float64
+			for a := range 3 {
+				for b := range 3 {
+					v += r[i][a] * lm.K[a][b] * r[j][b]
+				}
+			}
+			km[i][j] = v
+		}
+	}
+	return km, nil
+}
+
+// rotationBetween returns the rotation that turns unit vector a into unit
+// vector b (Rodrigues' formula).
+func rotationBetween(a, b [3]float64) [3][3]float64 {
+	v := vec3.Cross(a, b)
+	c := vec3.Dot(a, b)
+	r := [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+	if c < -1+1e-12 {
+		// Opposite: a half turn about any axis perpendicular to a.
+		ax := vec3.Cross(a, [3]float64{1, 0, 0})
+		if vec3.Norm(ax) < 1e-6 {
+			ax = vec3.Cross(a, [3]float64{0, 1, 0})
+		}
+		ax = vec3.Scale(1/vec3.Norm(ax), ax)
+		for i := range 3 {
+			for j := range 3 {
+				r[i][j] = 2*ax[i]*ax[j] - r[i][j]
+			}
+		}
+		return r
+	}
+	vx := [3][3]float64{{0, -v[2], v[1]}, {v[2], 0, -v[0]}, {-v[1], v[0], 0}}
+	f := 1 / (1 + c)
+	for i := range 3 {
+		for j := range 3 {
+			var sq float64
+			for k := range 3 {
+				sq += vx[i][k] * vx[k][j]
+			}
+			r[i][j] += vx[i][j] + f*sq
+		}
+	}
+	return r
 }
