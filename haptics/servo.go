@@ -382,17 +382,18 @@ func (fs *fingerServo) measure(cfg *Config) {
 		// cable's stretch under the torque the link carries, which is
 		// the torque of the force the plate exerts on the finger (the
 		// sensor's reading; the motor torque would be wrong by the rotor's
-		// friction while it sticks), taken slowly: the quasi-static stretch.
+		// friction while it sticks), taken slowly: the quasi-static
+		// stretch. It is milliradians, so the pad moves by J times it.
 		tl := fs.k.J.MulTransVec(fs.k.R.MulVec(fs.st.Force))
 		a := math.Min(1, fs.dt/stretchTau)
-		q := fs.st.Joint
+		var dq [3]float64
 		for i := range 3 {
 			fs.tauLink[i] += a * (tl[i] - fs.tauLink[i])
 			if kt[i] > 0 {
-				q[i] -= fs.tauLink[i] / kt[i]
+				dq[i] = fs.tauLink[i] / kt[i]
 			}
 		}
-		fs.kin.Eval(&fs.k, q)
+		fs.k.Pad = vec3.Sub(fs.k.Pad, fs.k.J.MulVec(dq))
 	}
 	if fs.fresh {
 		dt := fs.dt

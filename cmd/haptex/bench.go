@@ -64,10 +64,18 @@ func benchControl(_ context.Context, o benchOpts) (any, error) {
 		return nil, err
 	}
 	res.ContactTracking = sum.ContactTracking
-	if o.chart != "" && sum.ContactTracking != nil {
-		ct := sum.ContactTracking
-		asked := []servobench.AskedRange{{Label: "the showcase asks", MaxNpm: max(ct.MaxStiffNpm[0], ct.MaxStiffNpm[1])}}
-		if err := servobench.ZWidthChart(res.ZWidth, asked, o.chart); err != nil {
+	if ct := sum.ContactTracking; ct != nil {
+		res.ZWidth.Asked = append(res.ZWidth.Asked, servobench.AskedRange{Label: "the showcase asks", MaxNpm: max(ct.MaxStiffNpm[0], ct.MaxStiffNpm[1])})
+	}
+	rp, err := servobench.RandomPinches()
+	if err != nil {
+		return nil, err
+	}
+	res.ZWidth.Asked = append(res.ZWidth.Asked,
+		servobench.AskedRange{Label: fmt.Sprintf("%d random pinch trajectories ask (99th percentile)", rp.Trajectories), MaxNpm: rp.P99Npm},
+		servobench.AskedRange{Label: fmt.Sprintf("%d random pinch trajectories ask (stiffest)", rp.Trajectories), MaxNpm: rp.LargestNpm})
+	if o.chart != "" {
+		if err := servobench.ZWidthChart(res.ZWidth, o.chart); err != nil {
 			return nil, err
 		}
 		res.ZWidth.Chart = o.chart

@@ -72,7 +72,7 @@ type Options struct {
 	SweepAmpN  float64         // amplitude of the sweep reported in Sweep; default 0.1 N
 	SweepAmps  []float64       // amplitudes of the margins in Sweeps; default 0.1, 0.3 and 1 N
 	StiffnessK []float64       // springs of the rendered-stiffness bench; default 100, 300, 1000 and 3000 N/m (a cloth local model follows them)
-	ZWidthB    []float64       // wall dampings of the Z-width bench; default 0, 2, 5, 10 and 20 N·s/m
+	ZWidthB    []float64       // wall dampings of the Z-width bench; default 0, 2, 5, 10, 15 and 20 N·s/m
 	Config     *haptics.Config // default haptics.DefaultConfig()
 	Plant      *twin.ExoParams
 }
@@ -117,7 +117,7 @@ func Bench(opt Options) (Result, error) {
 		opt.StiffnessK = []float64{100, 300, 1000, 3000}
 	}
 	if len(opt.ZWidthB) == 0 {
-		opt.ZWidthB = []float64{0, 2, 5, 10, 20}
+		opt.ZWidthB = []float64{0, 2, 5, 10, 15, 20}
 	}
 	res := Result{Bench: "control", Go: runtime.Version(), CPUs: runtime.NumCPU(), PassivityBoundJ: cfg.Passivity.Bound}
 	if err := benchTick(&res, cfg, p, opt.Ticks); err != nil {

@@ -1,6 +1,8 @@
 package servobench
 
 import (
+	_ "embed"
+	"encoding/json"
 	"fmt"
 	"image/color"
 	"math"
@@ -12,18 +14,51 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// AskedRange is a stiffness range something asks the device to render,
-// drawn over the Z-width chart.
+// AskedRange is the stiffness something asks the device to render, drawn
+// over the Z-width chart.
 type AskedRange struct {
-	Label  string
-	MaxNpm float64
+	Label  string  `json:"label"`
+	MaxNpm float64 `json:"max_npm"` // the stiffest asked for [N/m]
+}
+
+//go:embed random_pinch_stiffness.json
+var randomPinchJSON []byte
+
+// RandomPinchStiffness is the stiffest local model each of the 1,000
+// randomised pinch-and-pull trajectories of package sim's tests asks for
+// (the pads moved kinematically, pressing up to 5 mm past the fabric at
+// up to 1 m/s), as `go test ./sim -run RandomTrajectories
+// -sim.trajectories=1000 -sim.stiffness=FILE` writes it.
+type RandomPinchStiffness struct {
+	Trajectories int       `json:"trajectories"`
+	Side         int       `json:"side"`
+	DtMs         float64   `json:"dt_ms"`
+	MaxNpm       []float64 `json:"max_npm"`
+	P50Npm       float64   `json:"p50_npm"`
+	P99Npm       float64   `json:"p99_npm"`
+	LargestNpm   float64   `json:"largest_npm"`
+}
+
+// RandomPinches returns the stiffness the random pinch trajectories ask
+// for (random_pinch_stiffness.json, embedded).
+func RandomPinches() (RandomPinchStiffness, error) {
+	var r RandomPinchStiffness
+	if err := json.Unmarshal(randomPinchJSON, &r); err != nil {
+		return r, fmt.Errorf("servobench: random_pinch_stiffness.json: %w", err)
+	}
+	if r.Trajectories == 0 || len(r.MaxNpm) != r.Trajectories {
+		return r, fmt.Errorf("servobench: random_pinch_stiffness.json: %d trajectories, %d values", r.Trajectories, len(r.MaxNpm))
+	}
+	return r, nil
 }
 
 // ZWidthChart draws the Z-width (wall damping B across, stiffness K up, on
-// a log scale): the largest stable K per B as the boundary, and the
-// stiffest K each of asked asks for as a horizontal line. It writes path
-// with its extension (.png or .svg) and the other format beside it.
-func ZWidthChart(z ZWidthResult, asked []AskedRange, path string) error {
+// a log scale): the largest stable K per B as the boundary, the servo's
+// stiffness limit, and the stiffest K each of z.Asked asks for as a
+// horizontal line. It writes path with its extension (.png or .svg) and
+// the other format beside it.
+func ZWidthChart(z ZWidthResult, path string) error {
+	asked := z.Asked
 	p := plot.New()
 	p.Title.Text = "Z-width: stable walls of the device and controller at 1 kHz"
 	p.X.Label.Text = "wall damping B [N·s/m]"
@@ -55,6 +90,16 @@ func ZWidthChart(z ZWidthResult, asked []AskedRange, path string) error {
 	sc.Color = line.Color
 	p.Add(line, sc)
 	p.Legend.Add("stable boundary (largest stable K)", line)
+	if z.LimitNpm > 0 {
+		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: z.LimitNpm}, {X: bMax, Y: z.LimitNpm}})
+		if err != nil {
+			return err
+		}
+		l.Width = vg.Points(1.5)
+		l.Color = color.RGBA{R: 90, G: 90, B: 90, A: 255}
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("rendering limit (model.max_stiffness_npm): %.0f N/m", z.LimitNpm), l)
+	}
 	colors := []color.RGBA{{R: 200, A: 255}, {G: 140, A: 255}, {R: 160, G: 100, A: 255}}
 	for i, a := range asked {
 		if !(a.MaxNpm > 0) {

@@ -197,6 +197,13 @@ type ZWidthResult struct {
 	HFLimitM float64 `json:"hf_limit_m"`
 	BoundJ   float64 `json:"bound_j"`
 	Chart    string  `json:"chart,omitempty"` // where the chart was written, if it was
+	// LimitNpm is the servo's limit on a local model's stiffness
+	// (model.max_stiffness_npm): what is asked beyond it is rendered at
+	// it, and the record says so.
+	LimitNpm float64 `json:"limit_npm"`
+	// Asked is the stiffness what the device renders asks for, against
+	// which the boundary is judged (filled in by the caller that ran it).
+	Asked []AskedRange `json:"asked,omitempty"`
 }
 
 // wallStable runs the Z-width test at one (k, b): the finger's intent
@@ -255,7 +262,7 @@ const zwidthHFLimit = 10e-6 // [m] RMS above 5 Hz
 // unstable wall bounds the region), then bisects between the last stable
 // and the first unstable one to 3 %.
 func runZWidth(cfg haptics.Config, p twin.ExoParams, bs []float64) (ZWidthResult, error) {
-	res := ZWidthResult{HFLimitM: zwidthHFLimit, BoundJ: cfg.Passivity.Bound}
+	res := ZWidthResult{HFLimitM: zwidthHFLimit, BoundJ: cfg.Passivity.Bound, LimitNpm: cfg.Model.MaxStiffness}
 	const kLo, kHi = 50.0, 100000.0
 	for _, b := range bs {
 		lo, hi := 0.0, 0.0
