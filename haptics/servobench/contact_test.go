@@ -121,3 +121,36 @@ func TestContactOnset(t *testing.T) {
 		t.Errorf("onset stop and contact damping: RMS error %.3f N, carrying the approach speed %.3f N", stopped, carried)
 	}
 }
+
+// TestStiffnessLimitInsideZWidth: the servo's default limit on a local
+// model's stiffness leaves the 2x margin to the stable boundary: a wall
+// twice as stiff is still stable.
+func TestStiffnessLimitInsideZWidth(t *testing.T) {
+	cfg, p := haptics.DefaultConfig(), twin.DefaultExoParams()
+	ok, err := wallStable(cfg, p, 2*cfg.Model.MaxStiffness, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		t.Errorf("a wall of twice the limit, %.0f N/m, is not stable", 2*cfg.Model.MaxStiffness)
+	}
+}
+
+// TestRandomPinchSurvey: the embedded survey holds one stiffness per
+// trajectory, and its summary figures agree with them.
+func TestRandomPinchSurvey(t *testing.T) {
+	r, err := RandomPinches()
+	if err != nil {
+		t.Fatal(err)
+	}
+	largest := 0.0
+	for _, k := range r.MaxNpm {
+		if !(k > 0) {
+			t.Fatalf("a trajectory asks for %g N/m", k)
+		}
+		largest = max(largest, k)
+	}
+	if r.Trajectories != 1000 || largest != r.LargestNpm || !(r.P50Npm <= r.P99Npm && r.P99Npm <= r.LargestNpm) {
+		t.Errorf("%d trajectories, largest %g (listed %g), median %g, 99th percentile %g", r.Trajectories, largest, r.LargestNpm, r.P50Npm, r.P99Npm)
+	}
+}
