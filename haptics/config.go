@@ -33,8 +33,8 @@ type Config struct {
 type DriveConfig struct {
 	// TransmissionStiffness is each joint's identified cable stiffness
 	// between motor and link [N·m/rad]: the servo locates the pad from
-	// the motor encoders minus the stretch the commanded torque causes.
-	// 0: a rigid transmission.
+	// the motor encoders minus the stretch under the load the link
+	// carries. 0: a rigid transmission.
 	TransmissionStiffness [3]float64 `toml:"transmission_stiffness_nm_per_rad"`
 }
 
@@ -47,7 +47,7 @@ type ForceConfig struct {
 	ReferenceHz    float64 `toml:"reference_hz"`          // corner of the desired-force filter; 0 = butter_hz
 	VMax           float64 `toml:"vmax_mps"`              // velocity reference limit [m/s]
 	Feedforward    float64 `toml:"feedforward"`           // share of Jᵀ F_des sent to the motors directly
-	SetpointWeight float64 `toml:"setpoint_weight"`       // β: the proportional term acts on β F_des - F_meas
+	SetpointWeight float64 `toml:"setpoint_weight"`       // β: the proportional term acts on β (F_des - F_stiff) + F_stiff - F_meas
 	StiffBandwidth float64 `toml:"stiff_bandwidth_rad_s"` // ω_K: gain scaling against rendered stiffness; 0 = off
 	StiffIntegral  float64 `toml:"stiff_integral_rad_s"`  // ω_I: the integral gain scales by 1/(1 + K_i k/ω_I²) while rendering stiffness k; 0 = as the proportional gain
 	OnsetStop      bool    `toml:"onset_stop"`            // at first contact, drop a share of the admittance's speed into the cloth beyond the cloth's own

@@ -216,7 +216,7 @@ func (run *runner) open() (resumed bool, err error) {
 		}
 	}
 	run.done = st.Completed
-	rows, err := readRows(csvPath)
+	rows, err := readRows(csvPath, csvHeader(run.intervals))
 	if err != nil {
 		return false, err
 	}
@@ -238,8 +238,9 @@ func (run *runner) open() (resumed bool, err error) {
 }
 
 // readRows returns the complete data rows of trials.csv (a line cut short
-// by an interruption is dropped and the file truncated before it).
-func readRows(path string) ([][]string, error) {
+// by an interruption is dropped and the file truncated before it). Its
+// header must be header: rows of another layout are not appended to it.
+func readRows(path string, header []string) ([][]string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("experiment: %w", err)
@@ -251,6 +252,9 @@ func readRows(path string) ([][]string, error) {
 		data = data[:i+1]
 	}
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if want := strings.Join(header, ","); lines[0] != want {
+		return nil, fmt.Errorf("experiment: %s has other columns than this version of haptex writes: finish the run with the version that began it, or start it afresh in another folder", path)
+	}
 	var rows [][]string
 	for _, l := range lines[1:] {
 		rows = append(rows, strings.Split(l, ","))
