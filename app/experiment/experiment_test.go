@@ -171,6 +171,36 @@ func TestResumeAfterCSVBeforeState(t *testing.T) {
 	}
 }
 
+// A run begun by a version of haptex that wrote other columns is not
+// resumed into the same trials.csv: its rows would not line up.
+func TestResumeRefusesOtherColumns(t *testing.T) {
+	dir := t.TempDir()
+	stop := errors.New("killed")
+	if _, err := run(t, dir, func(n int) error {
+		if n == 2 {
+			return stop
+		}
+		return nil
+	}); !errors.Is(err, stop) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	path := filepath.Join(dir, "level-test", "sim01", "trials.csv")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(string(data), ",i1_thumb_limited_s,i1_index_limited_s", "", 1)
+	if old == string(data) {
+		t.Fatal("trials.csv has no limited_s columns")
+	}
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, dir, nil); err == nil || !strings.Contains(err.Error(), "other columns") {
+		t.Fatalf("resumed a trials.csv of another layout: %v", err)
+	}
+}
+
 // The record holds the nominal and the delivered stimulus: in the test
 // interval the fabric is stiffer, both fingers pinched the cloth and felt
 // a force.

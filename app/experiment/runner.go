@@ -225,7 +225,7 @@ func (run *runner) open() (resumed bool, err error) {
 	e, o := run.e, run.o
 	csvPath := run.root.Join("trials.csv")
 	statePath := run.root.Join("state.json")
-	rows, csvErr := run.readRows()
+	rows, csvErr := run.readRows(csvHeader(run.intervals))
 	if csvErr != nil && !errors.Is(csvErr, fs.ErrNotExist) {
 		return false, fmt.Errorf("experiment: %w", csvErr)
 	}
@@ -312,8 +312,9 @@ func (run *runner) open() (resumed bool, err error) {
 }
 
 // readRows returns the complete data rows of trials.csv (a line cut short
-// by an interruption is dropped and the file truncated before it).
-func (run *runner) readRows() ([][]string, error) {
+// by an interruption is dropped and the file truncated before it). Its
+// header must be header: rows of another layout are not appended to it.
+func (run *runner) readRows(header []string) ([][]string, error) {
 	f, err := run.root.Open("trials.csv", os.O_RDWR)
 	if err != nil {
 		return nil, err
@@ -330,6 +331,9 @@ func (run *runner) readRows() ([][]string, error) {
 		data = data[:i+1]
 	}
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if want := strings.Join(header, ","); lines[0] != want {
+		return nil, fmt.Errorf("%s has other columns than this version of haptex writes: finish the run with the version that began it, or start it afresh in another folder", f.Name())
+	}
 	var rows [][]string
 	for _, l := range lines[1:] {
 		rows = append(rows, strings.Split(l, ","))

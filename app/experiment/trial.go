@@ -30,7 +30,8 @@ func csvHeader(intervals int) []string {
 			p+"thumb_contact_s", p+"index_contact_s", p+"pinch_s", p+"min_pad_gap_m",
 			p+"thumb_a40_sent_um", p+"index_a40_sent_um", p+"thumb_a320_sent_um", p+"index_a320_sent_um",
 			p+"thumb_a40_delivered_um", p+"index_a40_delivered_um", p+"thumb_a320_delivered_um", p+"index_a320_delivered_um",
-			p+"haptics_lateness_p99_us", p+"haptics_late_over_1ms", p+"haptics_overruns", p+"safe_ticks")
+			p+"haptics_lateness_p99_us", p+"haptics_late_over_1ms", p+"haptics_overruns", p+"safe_ticks",
+			p+"thumb_limited_s", p+"index_limited_s")
 	}
 	return append(h, "estimate", "estimate_sd", "run_time_s", "wall_time")
 }
@@ -109,7 +110,8 @@ func (run *runner) trial(ctx context.Context, t psych.Trial) error {
 			fmtFloat(s.DeliveredA40Um[sim.Thumb]), fmtFloat(s.DeliveredA40Um[sim.IndexFinger]),
 			fmtFloat(s.DeliveredA320Um[sim.Thumb]), fmtFloat(s.DeliveredA320Um[sim.IndexFinger]),
 			fmtFloat(s.HapticsLatenessP99Us), strconv.FormatUint(s.HapticsLateOver1ms, 10),
-			strconv.FormatUint(s.HapticsOverruns, 10), strconv.FormatUint(s.SafeTicks, 10))
+			strconv.FormatUint(s.HapticsOverruns, 10), strconv.FormatUint(s.SafeTicks, 10),
+			fmtFloat(s.LimitedS[sim.Thumb]), fmtFloat(s.LimitedS[sim.IndexFinger]))
 	}
 	row = append(row, fmtFloat(est.Threshold), fmtFloat(est.SD), fmtFloat(run.drive.now().Seconds()), time.Now().UTC().Format(time.RFC3339Nano))
 	// The row reaches the disk, then the state: a run stopped between the

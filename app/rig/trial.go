@@ -22,10 +22,14 @@ import (
 type IntervalStats struct {
 	DurationS float64 `json:"duration_s"`
 	// PeakForceN is the largest force the fingertip sensor measured, per
-	// finger [N]; PeakForceDesN the largest force the servo asked the
-	// device for (the cloth's force after scaling and the safety envelope).
+	// finger [N]; PeakForceDesN the largest force the cloth asked for at
+	// the measured pad (haptics.FingerRecord.ForceDes).
 	PeakForceN    [sim.NumFingers]float64 `json:"peak_force_n"`
 	PeakForceDesN [sim.NumFingers]float64 `json:"peak_force_des_n"`
+	// LimitedS is how long the coupling rendered less stiffness than the
+	// cloth's local model asked for, per finger [s]: the interval's
+	// stiffness cue was cut where it lay outside the stable region.
+	LimitedS [sim.NumFingers]float64 `json:"limited_s"`
 	// ContactS is each finger's time in contact with the cloth, PinchS the
 	// time both were [s].
 	ContactS [sim.NumFingers]float64 `json:"contact_s"`
@@ -81,6 +85,9 @@ func (a *hapticsInterval) add(t time.Duration, rec *haptics.TickRecord, lateness
 		fr := &rec.Fingers[f]
 		s.PeakForceN[f] = max(s.PeakForceN[f], vec3.Norm(fr.ForceMeas))
 		s.PeakForceDesN[f] = max(s.PeakForceDesN[f], vec3.Norm(fr.ForceDes))
+		if fr.Limited {
+			s.LimitedS[f] += a.dt
+		}
 		if fr.Contact {
 			s.ContactS[f] += a.dt
 		} else {
