@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -21,29 +24,26 @@ func init() {
 
 func runExperiment(args []string) error {
 	if len(args) == 0 || (args[0] != "run" && args[0] != "check") {
-		fmt.Fprintln(os.Stderr, "usage: haptex experiment run FILE -subject ID [flags]\n       haptex experiment check FILE")
+		fmt.Fprintln(os.Stderr, "usage: haptex experiment run FILE -subject ID [flags]\n       haptex experiment check FILE [-stimulus] [-json]")
 		return fmt.Errorf("%w: experiment run or experiment check", errUsage)
 	}
-	if args[0] == "check" {
-		if len(args) != 2 {
-			return fmt.Errorf("%w: experiment check FILE", errUsage)
-		}
-		e, _, err := experiment.Load(args[1])
-		if err != nil {
-			return err
-		}
-		fmt.Printf("%s: %s, %s stimulus, %s procedure: ok\n", args[1], e.Name, e.Stimulus.Kind, e.Procedure.Kind)
-		return nil
-	}
 	if len(args) < 2 || args[1] == "" || args[1][0] == '-' {
-		return fmt.Errorf("%w: experiment run FILE -subject ID", errUsage)
+		return fmt.Errorf("%w: experiment %s FILE", errUsage, args[0])
+	}
+	if args[0] == "check" {
+		return checkExperiment(args[1], args[2:])
 	}
 	path := args[1]
 	fs := newFlags("experiment run", "experiment run FILE -subject ID [flags]")
 	subject := fs.String("subject", "", "participant identifier (letters, digits, '-', '_'); required")
 	out := fs.String("out", "experiments", "parent folder: the run writes OUT/EXPERIMENT/SUBJECT/")
 	var observers listFlag
-	fs.Var(&observers, "observer", "a simulated observer answers instead of a person, in virtual time: sim:form=weibull,threshold=T,beta=B,lambda=L,seed=S (repeat for one per interleaved stream)")
+	fs.Var(&observers, "observer", "a simulated observer answers instead of a person, in virtual time: "+
+		"cue:weber=W,lambda=L,seed=S perceives the cue the devices delivered in each interval; "+
+		"nominal:form=weibull,threshold=T,beta=B,lambda=L,seed=S answers from the nominal level (repeat for one per interleaved stream)")
+	force := fs.Bool("force", false, "run an experiment the stimulus check finds invalid")
+	switchObs := fs.Bool("switch-observer", false, "let a resumed run continue with another observer (or a person) than the one that answered so far")
+	traces := fs.Bool("traces", true, "keep each interval's tick-level record under the subject's traces/ folder (gzipped CSV)")
 	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the 1 kHz thread (0: normal scheduling)")
 	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
 	var cal calFlags
@@ -63,8 +63,17 @@ func runExperiment(args []string) error {
 		return err
 	}
 	opt := experiment.Options{Experiment: e, Source: src, Path: path, Subject: *subject, OutDir: *out,
-		Library: kes.Library{Dir: *library}, In: os.Stdin, Out: os.Stdout, Rig: cfg}
+		Library: kes.Library{Dir: *library}, In: os.Stdin, Out: os.Stdout, Rig: cfg,
+		Force: *force, SwitchObserver: *switchObs, NoTraces: !*traces}
 	for _, spec := range observers {
+		if strings.HasPrefix(spec, "cue:") {
+			o, err := psych.ParseCueObserver(spec, e.Task)
+			if err != nil {
+				return fmt.Errorf("%w: -observer: %v", errUsage, err)
+			}
+			opt.CueObservers = append(opt.CueObservers, o)
+			continue
+		}
 		o, err := psych.ParseObserver(spec, e.Task)
 		if err != nil {
 			return fmt.Errorf("%w: -observer: %v", errUsage, err)
@@ -80,6 +89,68 @@ func runExperiment(args []string) error {
 		return err
 	}
 	return nil
+}
+
+// checkExperiment is haptex experiment check: the file, then (unless
+// -no-stimulus) the stimulus check in virtual time.
+func checkExperiment(path string, args []string) error {
+	fs := newFlags("experiment check", "experiment check FILE [-stimulus] [-json]")
+	table := fs.Bool("stimulus", false, "print the stimulus check's delivered cue at every level")
+	asJSON := fs.Bool("json", false, "print the stimulus check as JSON")
+	noStim := fs.Bool("no-stimulus", false, "check the file only, without running the stimulus check")
+	weber := fs.Float64("weber", 0, "judge the delivered contrast against this Weber fraction (0: the cue's own, from the literature)")
+	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
+	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	e, _, err := experiment.Load(path)
+	if err != nil {
+		return err
+	}
+	if *noStim {
+		fmt.Printf("%s: %s, %s stimulus, %s procedure: ok\n", path, e.Name, e.Stimulus.Kind, e.Procedure.Kind)
+		return nil
+	}
+	rep, err := experiment.Check(context.Background(), experiment.CheckOptions{Experiment: e, Library: kes.Library{Dir: *library}, Weber: *weber})
+	if err != nil {
+		return err
+	}
+	switch {
+	case *asJSON:
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Println(string(b))
+	case *table:
+		printStimulusReport(rep)
+	}
+	if !rep.Valid {
+		return errors.New(rep.Reason)
+	}
+	if !*asJSON {
+		from := "no checked level"
+		if d := rep.DetectableFromX; d != nil {
+			from = fmt.Sprintf("%.3g %s", *d, rep.XUnit)
+		}
+		fmt.Printf("%s: %s, %s stimulus (cue %s), %s procedure, motion %s: ok; the delivered contrast reaches the Weber fraction %.3g from %s\n",
+			path, e.Name, e.Stimulus.Kind, rep.Cue, e.Procedure.Kind, rep.Motion, rep.Weber, from)
+	}
+	return nil
+}
+
+func printStimulusReport(rep *experiment.StimulusReport) {
+	for _, r := range append([]*experiment.StimulusReport{rep}, rep.Streams...) {
+		fmt.Printf("stream %d: %s [%s], Weber fraction %.3g\n", r.Stream, r.Cue, r.Unit, r.Weber)
+		fmt.Printf("  %10s %14s %14s %8s %9s\n", "x ["+r.XUnit+"]", "reference", "test", "ratio", "contrast")
+		for _, l := range r.Levels {
+			ratio := "-"
+			if l.Ratio != nil {
+				ratio = fmt.Sprintf("%.3f", *l.Ratio)
+			}
+			fmt.Printf("  %10.4g %14.4g %14.4g %8s %8.1f%%\n", l.X, l.CueReference, l.CueTest, ratio, 100*l.Contrast)
+		}
+	}
 }
 
 // standbyFlag defines the -standby flag of the commands that run the

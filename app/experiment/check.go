@@ -1,0 +1,358 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/haptex/haptex/app/rig"
+	"github.com/haptex/haptex/calib/kes"
+	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/internal/sessionlog"
+	"github.com/haptex/haptex/sim"
+)
+
+// StimulusReport is what the stimulus check found: per level, the cue the
+// reference and the test interval delivered (see Cue), and whether the
+// experiment's largest level delivers a contrast a person can discriminate.
+type StimulusReport struct {
+	Experiment string     `json:"experiment"`
+	Dimension  Kind       `json:"dimension"`
+	Motion     string     `json:"motion"`
+	Cue        string     `json:"cue"`
+	Unit       string     `json:"unit"`
+	XUnit      string     `json:"x_unit"`
+	Stream     int        `json:"stream"`
+	Levels     []LevelCue `json:"levels"`
+	// Weber is the cue's discrimination threshold used for the verdict.
+	Weber float64 `json:"weber"`
+	// DetectableFromX is the smallest level whose delivered contrast
+	// reaches Weber (interpolated between the checked levels on the
+	// procedure's scale); null when none does.
+	DetectableFromX *float64 `json:"detectable_from_x"`
+	Valid           bool     `json:"valid"`
+	Reason          string   `json:"reason,omitempty"`
+	// Streams holds the reports of an interleaved experiment's other
+	// streams (its first stream's is this one).
+	Streams []*StimulusReport `json:"streams,omitempty"`
+
+	cue   *Cue
+	scale psych.Scale
+}
+
+// LevelCue is one checked level. Ratio is CueTest / CueReference (null
+// when the reference delivered nothing); Contrast is the cue's contrast
+// (Cue.Contrast) at Weber.
+type LevelCue struct {
+	X            float64  `json:"x"`
+	CueReference float64  `json:"cue_reference"`
+	CueTest      float64  `json:"cue_test"`
+	Ratio        *float64 `json:"ratio"`
+	Contrast     float64  `json:"contrast"`
+}
+
+// CheckOptions configure Check.
+type CheckOptions struct {
+	Experiment *Experiment
+	Library    kes.Library
+	// Rig is the base configuration; the check runs on its simulated
+	// twins in virtual time whatever devices it names.
+	Rig rig.Config
+	// Weber replaces the cue's discrimination threshold (0: the cue's).
+	Weber float64
+	// Levels is how many levels spread over each stream's range (0: 6),
+	// besides a staircase's start.
+	Levels int
+}
+
+// Check runs the stimulus check: the experiment's motion, in virtual time
+// on the simulated devices, at the reference and at a spread of levels
+// over each stream's range (and a staircase's start): per level two trials
+// with the experiment's timing, the test interval second and then first,
+// and the cues of each role averaged. It measures the cue each interval delivered and judges the
+// experiment: valid when its largest level delivers a contrast of at least
+// twice the cue's Weber fraction (the contrasts made non-decreasing over
+// the levels first, see Predict). An error means the check could not run;
+// an invalid experiment is a report with Valid false and a Reason.
+func Check(ctx context.Context, o CheckOptions) (*StimulusReport, error) {
+	e := o.Experiment
+	if e == nil {
+		return nil, fmt.Errorf("experiment: check: no experiment")
+	}
+	n := o.Levels
+	if n == 0 {
+		n = 6
+	}
+	spans := psych.SpanOf(e.Procedure)
+	if len(spans) == 0 {
+		return nil, fmt.Errorf("experiment: check: procedure %q has no stimulus range", e.Procedure.Kind)
+	}
+	base := o.Rig
+	base.Exos, base.Tactile, base.OpenDevices = [sim.NumFingers]devices.Exoskeleton{}, [sim.NumFingers]devices.TactileArray{}, nil
+	base.OutDir, base.RecordDevices, base.Logf = "", false, nil
+	cfg, err := rigConfig(e, base, o.Library)
+	if err != nil {
+		return nil, err
+	}
+	var reports []*StimulusReport
+	for stream, sp := range spans {
+		if stream > 0 && e.Stimulus.Kind != TactileTone {
+			// The other tracks present the same stimulus: one check holds
+			// for all.
+			break
+		}
+		rep, err := checkStream(ctx, e, cfg, stream, sp, n, o.Weber)
+		if err != nil {
+			return nil, err
+		}
+		reports = append(reports, rep)
+	}
+	top := reports[0]
+	if len(reports) > 1 {
+		top.Streams = reports[1:]
+		for _, r := range reports[1:] {
+			if !r.Valid && top.Valid {
+				top.Valid, top.Reason = false, r.Reason
+			}
+		}
+	}
+	return top, nil
+}
+
+// checkLevels spreads n levels over a span on its scale, adds the start,
+// and for constant stimuli takes the design's own levels (at most n+2).
+func checkLevels(sp psych.Span, n int) []float64 {
+	var xs []float64
+	if len(sp.Levels) > 0 && len(sp.Levels) <= n+2 {
+		return slices.Clone(sp.Levels)
+	}
+	lo, hi := sp.Scale.Level(sp.Min), sp.Scale.Level(sp.Max)
+	if sp.Scale != psych.Linear && sp.Min <= 0 {
+		lo = sp.Scale.Level(sp.Max / 100)
+	}
+	for i := range n {
+		x := sp.Scale.Stimulus(lo + (hi-lo)*float64(i)/float64(n-1))
+		switch i {
+		case 0:
+			x = math.Max(sp.Min, x)
+		case n - 1:
+			x = sp.Max
+		}
+		xs = append(xs, roundLevel(x))
+	}
+	if !math.IsNaN(sp.Start) {
+		xs = append(xs, sp.Start)
+	}
+	slices.Sort(xs)
+	return slices.Compact(xs)
+}
+
+// roundLevel rounds a checked level to 4 significant digits.
+func roundLevel(x float64) float64 {
+	if x == 0 {
+		return 0
+	}
+	p := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(x))))
+	return math.Round(x*p) / p
+}
+
+func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int, sp psych.Span, n int, weber float64) (*StimulusReport, error) {
+	dim := dimensions[e.Stimulus.Kind]
+	cue := dim.cue
+	if weber == 0 {
+		weber = cue.Weber
+	}
+	rep := &StimulusReport{Experiment: e.Name, Dimension: e.Stimulus.Kind, Motion: e.Timing.Motion, Cue: cue.Name, Unit: cue.Unit,
+		XUnit: e.Stimulus.Unit, Stream: stream, Weber: weber, cue: cue, scale: sp.Scale}
+	r, err := rig.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s, err := r.Lockstep()
+	if err != nil {
+		return nil, err
+	}
+	defer s.Finish()
+	script := motions[e.Timing.Motion].script(r.Config().Scene)
+	if err := r.SetMotion(script); err != nil {
+		return nil, err
+	}
+	ref := r.Material()
+	tr := r.NewIntervalTrace(e.Timing.Interval)
+	interval := func(x float64) (float64, error) {
+		if err := setStimulus(r, e, ref, x, stream); err != nil {
+			return 0, err
+		}
+		s.Advance(e.Timing.Gap)
+		if err := r.BeginTracedInterval(tr); err != nil {
+			return 0, err
+		}
+		s.Advance(e.Timing.Interval)
+		ch, err := r.EndInterval()
+		if err != nil {
+			return 0, err
+		}
+		s.Advance(50 * time.Millisecond)
+		<-ch
+		return measureCue(cue, tr, script)
+	}
+	s.Advance(e.Timing.ITI)
+	for _, x := range checkLevels(sp, n) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		// Two trials per level, the test second and then first, so that
+		// what comes first in a trial weighs on both; the cues averaged.
+		var cr, ct float64
+		for pair := range checkPairs {
+			for k := range 2 {
+				isTest := k == pair%2
+				lx := 0.0
+				if isTest {
+					lx = x
+				}
+				c, err := interval(lx)
+				if err != nil {
+					rep.Reason = fmt.Sprintf("stimulus check: %s cannot be measured at %g %s with motion %q: %v (use motion = %q)", cue.Name, lx, e.Stimulus.Unit, e.Timing.Motion, err, dim.motion)
+					return rep, nil
+				}
+				if isTest {
+					ct += c / checkPairs
+				} else {
+					cr += c / checkPairs
+				}
+				s.Advance(e.Timing.Gap)
+			}
+			s.Advance(e.Timing.ITI)
+		}
+		lc := LevelCue{X: x, CueReference: cr, CueTest: ct, Contrast: cue.Contrast(ct, cr, weber)}
+		if cr > 0 {
+			ratio := ct / cr
+			lc.Ratio = &ratio
+		}
+		rep.Levels = append(rep.Levels, lc)
+	}
+	if d := rep.Predict(weber); !math.IsNaN(d) {
+		rep.DetectableFromX = &d
+	}
+	last := rep.Levels[len(rep.Levels)-1]
+	sm := rep.smoothed(weber)
+	if top := sm[len(sm)-1]; top >= 2*weber {
+		rep.Valid = true
+		return rep, nil
+	}
+	rep.Reason = fmt.Sprintf("stimulus check: at the largest level (%g %s) the delivered %s is %.3g %s against %.3g %s, a contrast of %.1f %%, below twice its Weber fraction of %.0f %%: %s",
+		last.X, e.Stimulus.Unit, cue.Name, last.CueTest, cue.Unit, last.CueReference, cue.Unit, 100*sm[len(sm)-1], 100*weber, remedy(e, dim))
+	return rep, nil
+}
+
+// checkPairs is how many trials the check runs per level.
+const checkPairs = 2
+
+// remedy says what would make the stimulus reach the finger.
+func remedy(e *Experiment, dim dimension) string {
+	var s []string
+	if e.Timing.Motion != dim.motion {
+		s = append(s, fmt.Sprintf("use motion = %q, which delivers %s", dim.motion, e.Stimulus.Kind))
+	}
+	s = append(s, "raise the procedure's maximum")
+	if e.Stimulus.Kind == Stiffness || e.Stimulus.Kind == TactileLevel {
+		s = append(s, "or choose a fabric whose difference the motion conveys")
+	}
+	return strings.Join(s, ", ")
+}
+
+// Predict returns the smallest level whose delivered contrast reaches the
+// Weber fraction w: the threshold (at F = 0.5, 75 % correct in 2AFC) a
+// cue observer with that Weber fraction should show. The contrasts are
+// taken as growing with the level (isotonic regression: a level that
+// delivered less than a smaller one is pooled with it, so that one noisy
+// reading does not decide) and interpolated between checked levels on the
+// procedure's scale; NaN when no checked level reaches w.
+func (r *StimulusReport) Predict(w float64) float64 {
+	c := r.smoothed(w)
+	for i, l := range r.Levels {
+		if c[i] < w {
+			continue
+		}
+		if i == 0 || c[i-1] >= c[i] {
+			return l.X
+		}
+		a, b := r.scale.Level(r.Levels[i-1].X), r.scale.Level(l.X)
+		if math.IsNaN(a) || math.IsNaN(b) {
+			return l.X
+		}
+		return r.scale.Stimulus(a + (b-a)*(w-c[i-1])/(c[i]-c[i-1]))
+	}
+	return math.NaN()
+}
+
+// smoothed returns the levels' contrasts at the Weber fraction w made
+// non-decreasing by pooling adjacent violators (each pool's mean).
+func (r *StimulusReport) smoothed(w float64) []float64 {
+	type block struct {
+		sum float64
+		n   int
+	}
+	var bs []block
+	for _, l := range r.Levels {
+		bs = append(bs, block{r.cue.Contrast(l.CueTest, l.CueReference, w), 1})
+		for len(bs) > 1 {
+			a, b := bs[len(bs)-2], bs[len(bs)-1]
+			if a.sum/float64(a.n) <= b.sum/float64(b.n) {
+				break
+			}
+			bs = append(bs[:len(bs)-2], block{a.sum + b.sum, a.n + b.n})
+		}
+	}
+	out := make([]float64, 0, len(r.Levels))
+	for _, b := range bs {
+		for range b.n {
+			out = append(out, b.sum/float64(b.n))
+		}
+	}
+	return out
+}
+
+// stimulusCheck runs the check before a run's first trial (and on a resume
+// that has no record of it), writes stimulus-check.json and refuses an
+// invalid experiment unless Options.Force.
+func (run *runner) stimulusCheck(ctx context.Context) error {
+	o := run.o
+	if o.SkipStimulusCheck {
+		return nil
+	}
+	path := filepath.Join(run.dir, "stimulus-check.json")
+	if b, err := os.ReadFile(path); err == nil {
+		var rep StimulusReport
+		if json.Unmarshal(b, &rep) == nil && (rep.Valid || o.Force) {
+			return nil
+		}
+	}
+	rep, err := Check(ctx, CheckOptions{Experiment: run.e, Library: o.Library, Rig: o.Rig})
+	if err != nil {
+		return err
+	}
+	run.check = rep
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	if err := sessionlog.WriteFileAtomic(path, b); err != nil {
+		return err
+	}
+	if !rep.Valid {
+		if !o.Force {
+			return fmt.Errorf("experiment: %s (-force runs it anyway)", rep.Reason)
+		}
+		fmt.Fprintf(o.Out, "warning: %s; running anyway (-force)\n", rep.Reason)
+	}
+	return nil
+}
