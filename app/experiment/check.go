@@ -336,9 +336,17 @@ func (run *runner) stimulusCheck(ctx context.Context) error {
 			return nil
 		}
 	}
+	fmt.Fprintf(o.Out, "stimulus check: %s over the procedure's range, in virtual time ...\n", run.cue.Name)
 	rep, err := Check(ctx, CheckOptions{Experiment: run.e, Library: o.Library, Rig: o.Rig})
 	if err != nil {
 		return err
+	}
+	if rep.Valid {
+		from := "no checked level"
+		if d := rep.DetectableFromX; d != nil {
+			from = fmt.Sprintf("%.3g %s", *d, run.e.Stimulus.Unit)
+		}
+		fmt.Fprintf(o.Out, "stimulus check: ok; the delivered contrast reaches the Weber fraction %.3g from %s\n", rep.Weber, from)
 	}
 	run.check = rep
 	b, err := json.MarshalIndent(rep, "", "  ")

@@ -137,11 +137,11 @@ func cueOf(k Kind) *Cue {
 // interval's handling motion.
 func measureCue(c *Cue, tr *rig.IntervalTrace, script *twin.Script) (float64, error) {
 	if len(tr.Haptics) == 0 {
-		return math.NaN(), fmt.Errorf("%s: the interval has no haptics ticks", c.Name)
+		return math.NaN(), errors.New("the interval has no haptics ticks")
 	}
 	v, err := c.compute(tr, script)
 	if err != nil {
-		return math.NaN(), fmt.Errorf("%s: %w", c.Name, err)
+		return math.NaN(), err
 	}
 	return v, nil
 }

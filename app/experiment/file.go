@@ -5,6 +5,15 @@
 // each interval, takes the response, and records one CSV row per trial with
 // the nominal stimulus beside the one the devices delivered.
 //
+// What was delivered is judged by each dimension's Cue, computed from the
+// interval's tick-level trace (force sensors, pad positions, the pin
+// amplitudes the arrays delivered), never from commands. Check measures
+// the cue at a spread of levels in virtual time and says whether the
+// stimulus reaches the finger; a run refuses one that does not. A cue
+// observer (psych.CueObserver) answers from the recorded cues, a nominal
+// observer (psych.Observer) from the nominal level. docs/experiments.md
+// documents the file format, the cues and the outputs.
+//
 // Every trial is written and synced, with the procedure's state, before the
 // next one starts, so an interrupted run resumes where it stopped with the
 // same procedure state and loses no completed trial. With a simulated

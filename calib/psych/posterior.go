@@ -23,10 +23,10 @@ type PosteriorOptions struct {
 	// the threshold is also reported, such as a staircase's 0.707.
 	Targets []float64 `json:"targets,omitempty" toml:"-"`
 	// StimulusRange is the range of stimuli the procedure could present;
-	// the threshold and width priors span it (psignifit's stimulusRange).
-	// Zero: the tested stimuli's range, psignifit's default, which suits
-	// the method of constant stimuli but not an adaptive procedure that
-	// concentrates its trials on one side of the threshold.
+	// the threshold prior's flanks reach towards it (see Posterior).
+	// Zero: the tested stimuli's range, which suits the method of constant
+	// stimuli but not an adaptive procedure that concentrates its trials
+	// on one side of the threshold.
 	StimulusRange [2]float64 `json:"stimulus_range,omitempty" toml:"-"`
 	// Binomial fixes the overdispersion η at 0: every trial independent
 	// with the same probability. By default η is a parameter (beta-
@@ -64,14 +64,23 @@ type TargetThreshold struct {
 // C = G⁻¹(0.95) − G⁻¹(0.05). Each level's correct count is beta-binomial
 // with the mean ψ and a variance inflated by η² (η = 0 is binomial).
 //
-// The priors (psignifit 4's defaults, on the s axis): t flat over the
-// tested range with cosine flanks falling to 0 at half the range beyond
-// each end; w flat between twice the smallest distance between two
-// levels and the range, with cosine flanks to 0 at the smallest distance
-// and at three times the range; λ and γ Beta(1, 10); η Beta(1, 10). They
-// keep a step-like data set from giving an infinitely steep function with
-// a falsely narrow interval: the width's posterior then spreads over the
-// steep end the prior allows, and the threshold's interval with it.
+// The priors, on the s axis, are psignifit 4's with three changes that
+// the interval coverage on adaptive data needs (TestIntervalCoverage;
+// docs/experiments.md gives the figures of each variant):
+//
+//   - t: flat over the tested stimuli, with cosine flanks falling to 0 at
+//     half the tested range beyond each end (psignifit) or, where
+//     StimulusRange reaches further, as far as it does, up to a whole
+//     tested range;
+//   - w: psignifit's shape (flat between twice the smallest distance
+//     between two levels and the tested range, cosine flanks to 0 at the
+//     smallest distance and at three times the range) but flat in ln w,
+//     not in w;
+//   - λ and η: Beta(1, 20) (psignifit: Beta(1, 10)); γ Beta(1, 10).
+//
+// They keep a step-like data set from giving an infinitely steep function
+// with a falsely narrow interval: the width's posterior then spreads over
+// the steep end the prior allows, and the threshold's interval with it.
 type Posterior struct {
 	Options PosteriorOptions `json:"options"` // with defaults resolved
 	Data    []Point          `json:"data"`
