@@ -33,9 +33,21 @@ type StimulusReport struct {
 	Levels     []LevelCue `json:"levels"`
 	// Weber is the cue's discrimination threshold used for the verdict.
 	Weber float64 `json:"weber"`
-	// DetectableFromX is the smallest level whose delivered contrast
-	// reaches Weber (interpolated between the checked levels on the
-	// procedure's scale); null when none does.
+	// Efficiency is how much of the stimulus reaches the cue: the
+	// exponent a of the power law the contrasts are fitted with,
+	// (c_test + f)/(c_reference + f) = gain(x)^a, where gain(x) is the
+	// factor the stimulus scales its physical quantity by (1 + x/100 for
+	// stiffness and force, 10^(x/20) for a level in dB); 1 is all of it.
+	// For a detection cue it is the slope of the test cue against x
+	// (the cue unit per x unit).
+	Efficiency float64 `json:"efficiency"`
+	// CueSD is the standard deviation of ln(cue + f) over the check's
+	// reference intervals: how much the delivered cue varies from one
+	// interval to the next when nothing changes.
+	CueSD float64 `json:"cue_sd"`
+	// DetectableFromX is the smallest level whose delivered contrast a
+	// person of Weber fraction Weber discriminates (see Predict); null
+	// when it lies beyond the largest level.
 	DetectableFromX *float64 `json:"detectable_from_x"`
 	Valid           bool     `json:"valid"`
 	Reason          string   `json:"reason,omitempty"`
@@ -45,6 +57,7 @@ type StimulusReport struct {
 
 	cue   *Cue
 	scale psych.Scale
+	gain  gainFunc
 }
 
 // LevelCue is one checked level. Ratio is CueTest / CueReference (null
@@ -74,12 +87,12 @@ type CheckOptions struct {
 
 // Check runs the stimulus check: the experiment's motion, in virtual time
 // on the simulated devices, at the reference and at a spread of levels
-// over each stream's range (and a staircase's start): per level two trials
-// with the experiment's timing, the test interval second and then first,
-// and the cues of each role averaged. It measures the cue each interval delivered and judges the
+// over each stream's range (and a staircase's start): per level
+// checkPairs trials with the experiment's timing, the test interval
+// second and first in turn, and the cues of each role averaged. It measures the cue each interval delivered and judges the
 // experiment: valid when its largest level delivers a contrast of at least
-// twice the cue's Weber fraction (the contrasts made non-decreasing over
-// the levels first, see Predict). An error means the check could not run;
+// twice the cue's Weber fraction (the contrast at the largest level from a
+// power law fitted over every checked level, see Efficiency). An error means the check could not run;
 // an invalid experiment is a report with Valid false and a Reason.
 func Check(ctx context.Context, o CheckOptions) (*StimulusReport, error) {
 	e := o.Experiment
@@ -170,7 +183,7 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 		weber = cue.Weber
 	}
 	rep := &StimulusReport{Experiment: e.Name, Dimension: e.Stimulus.Kind, Motion: e.Timing.Motion, Cue: cue.Name, Unit: cue.Unit,
-		XUnit: e.Stimulus.Unit, Stream: stream, Weber: weber, cue: cue, scale: sp.Scale}
+		XUnit: e.Stimulus.Unit, Stream: stream, Weber: weber, cue: cue, scale: sp.Scale, gain: dim.gain}
 	r, err := rig.New(cfg)
 	if err != nil {
 		return nil, err
@@ -203,14 +216,17 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 		<-ch
 		return measureCue(cue, tr, script)
 	}
+	var refs []float64
+	var trials []checkTrial
 	s.Advance(e.Timing.ITI)
 	for _, x := range checkLevels(sp, n) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		// Two trials per level, the test second and then first, so that
+		// Trials per level alternate the test second and first, so that
 		// what comes first in a trial weighs on both; the cues averaged.
 		var cr, ct float64
+		var pairs [checkPairs][2]float64
 		for pair := range checkPairs {
 			for k := range 2 {
 				isTest := k == pair%2
@@ -225,12 +241,18 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 				}
 				if isTest {
 					ct += c / checkPairs
+					pairs[pair][1] = c
 				} else {
 					cr += c / checkPairs
+					pairs[pair][0] = c
+					refs = append(refs, c)
 				}
 				s.Advance(e.Timing.Gap)
 			}
 			s.Advance(e.Timing.ITI)
+		}
+		for _, p := range pairs {
+			trials = append(trials, checkTrial{x: x, ref: p[0], test: p[1]})
 		}
 		lc := LevelCue{X: x, CueReference: cr, CueTest: ct, Contrast: cue.Contrast(ct, cr, weber)}
 		if cr > 0 {
@@ -239,22 +261,23 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 		}
 		rep.Levels = append(rep.Levels, lc)
 	}
+	rep.fit(trials, refs, weber)
 	if d := rep.Predict(weber); !math.IsNaN(d) {
 		rep.DetectableFromX = &d
 	}
 	last := rep.Levels[len(rep.Levels)-1]
-	sm := rep.smoothed(weber)
-	if top := sm[len(sm)-1]; top >= 2*weber {
+	top := rep.modelContrast(last.X, weber)
+	if top >= 2*weber {
 		rep.Valid = true
 		return rep, nil
 	}
-	rep.Reason = fmt.Sprintf("stimulus check: at the largest level (%g %s) the delivered %s is %.3g %s against %.3g %s, a contrast of %.1f %%, below twice its Weber fraction of %.0f %%: %s",
-		last.X, e.Stimulus.Unit, cue.Name, last.CueTest, cue.Unit, last.CueReference, cue.Unit, 100*sm[len(sm)-1], 100*weber, remedy(e, dim))
+	rep.Reason = fmt.Sprintf("stimulus check: at the largest level (%g %s) the delivered %s is %.3g %s against %.3g %s, a contrast of %.1f %% (fitted over all levels), below twice its Weber fraction of %.0f %%: %s",
+		last.X, e.Stimulus.Unit, cue.Name, last.CueTest, cue.Unit, last.CueReference, cue.Unit, 100*top, 100*weber, remedy(e, dim))
 	return rep, nil
 }
 
 // checkPairs is how many trials the check runs per level.
-const checkPairs = 2
+const checkPairs = 4
 
 // remedy says what would make the stimulus reach the finger.
 func remedy(e *Experiment, dim dimension) string {
@@ -269,56 +292,79 @@ func remedy(e *Experiment, dim dimension) string {
 	return strings.Join(s, ", ")
 }
 
-// Predict returns the smallest level whose delivered contrast reaches the
-// Weber fraction w: the threshold (at F = 0.5, 75 % correct in 2AFC) a
-// cue observer with that Weber fraction should show. The contrasts are
-// taken as growing with the level (isotonic regression: a level that
-// delivered less than a smaller one is pooled with it, so that one noisy
-// reading does not decide) and interpolated between checked levels on the
-// procedure's scale; NaN when no checked level reaches w.
-func (r *StimulusReport) Predict(w float64) float64 {
-	c := r.smoothed(w)
-	for i, l := range r.Levels {
-		if c[i] < w {
+// checkTrial is one of the check's trials: its level and the cues of its
+// reference and test intervals.
+type checkTrial struct{ x, ref, test float64 }
+
+// fit sets Efficiency and CueSD from the check's trials (see their docs):
+// the power law by least squares through the origin on the logarithms,
+// pooling every trial of every level.
+func (r *StimulusReport) fit(trials []checkTrial, refs []float64, w float64) {
+	f := r.cue.Floor(w)
+	var sxx, sxy float64
+	for _, t := range trials {
+		if r.cue.Absolute > 0 {
+			sxx, sxy = sxx+t.x*t.x, sxy+t.x*t.test
 			continue
 		}
-		if i == 0 || c[i-1] >= c[i] {
-			return l.X
+		g := math.Log(r.gain(t.x))
+		if !(t.ref+f > 0) || !(t.test+f > 0) {
+			continue
 		}
-		a, b := r.scale.Level(r.Levels[i-1].X), r.scale.Level(l.X)
-		if math.IsNaN(a) || math.IsNaN(b) {
-			return l.X
-		}
-		return r.scale.Stimulus(a + (b-a)*(w-c[i-1])/(c[i]-c[i-1]))
+		sxx, sxy = sxx+g*g, sxy+g*math.Log((t.test+f)/(t.ref+f))
 	}
-	return math.NaN()
+	if sxx > 0 {
+		r.Efficiency = sxy / sxx
+	}
+	var ls []float64
+	for _, c := range refs {
+		if c+f > 0 {
+			ls = append(ls, math.Log(c+f))
+		}
+	}
+	if len(ls) > 1 {
+		var m, ss float64
+		for _, v := range ls {
+			m += v / float64(len(ls))
+		}
+		for _, v := range ls {
+			ss += (v - m) * (v - m)
+		}
+		r.CueSD = math.Sqrt(ss / float64(len(ls)-1))
+	}
 }
 
-// smoothed returns the levels' contrasts at the Weber fraction w made
-// non-decreasing by pooling adjacent violators (each pool's mean).
-func (r *StimulusReport) smoothed(w float64) []float64 {
-	type block struct {
-		sum float64
-		n   int
+// modelContrast is the fitted contrast at level x, for Weber fraction w.
+func (r *StimulusReport) modelContrast(x, w float64) float64 {
+	if r.cue.Absolute > 0 {
+		return r.Efficiency * x / r.cue.Floor(w)
 	}
-	var bs []block
-	for _, l := range r.Levels {
-		bs = append(bs, block{r.cue.Contrast(l.CueTest, l.CueReference, w), 1})
-		for len(bs) > 1 {
-			a, b := bs[len(bs)-2], bs[len(bs)-1]
-			if a.sum/float64(a.n) <= b.sum/float64(b.n) {
-				break
-			}
-			bs = append(bs[:len(bs)-2], block{a.sum + b.sum, a.n + b.n})
-		}
+	return math.Pow(r.gain(x), r.Efficiency) - 1
+}
+
+// Predict returns the level a cue observer of Weber fraction w should
+// find as its threshold (75 % correct in 2AFC, F = 0.5): the level whose
+// fitted delivered contrast it discriminates. Its own noise σ_w (see
+// psych.CueObserver) adds to the delivered cue's variation from interval
+// to interval (CueSD), so the contrast it needs is
+// ln(1 + c) = ln(1 + w)·√(1 + (CueSD/σ_w)²). NaN when the stimulus does
+// not grow the cue or the level lies beyond the procedure's maximum.
+func (r *StimulusReport) Predict(w float64) float64 {
+	sigmaW := math.Log1p(w) / (math.Sqrt2 * 0.6744897501960817)
+	need := math.Log1p(w) * math.Sqrt(1+(r.CueSD/sigmaW)*(r.CueSD/sigmaW))
+	if !(r.Efficiency > 0) || len(r.Levels) == 0 {
+		return math.NaN()
 	}
-	out := make([]float64, 0, len(r.Levels))
-	for _, b := range bs {
-		for range b.n {
-			out = append(out, b.sum/float64(b.n))
-		}
+	var x float64
+	if r.cue.Absolute > 0 {
+		x = math.Expm1(need) * r.cue.Floor(w) / r.Efficiency
+	} else {
+		x = r.gain.inverse(math.Exp(need / r.Efficiency))
 	}
-	return out
+	if !(x <= r.Levels[len(r.Levels)-1].X) {
+		return math.NaN()
+	}
+	return x
 }
 
 // stimulusCheck runs the check before a run's first trial (and on a resume

@@ -59,13 +59,41 @@ type Kind string
 type dimension struct {
 	unit, question, motion string
 	cue                    *Cue
+	// gain is the factor level X scales the dimension's physical quantity
+	// by (the stimulus check's model, StimulusReport.Efficiency).
+	gain gainFunc
 }
 
 var dimensions = map[Kind]dimension{
-	Stiffness:    {"%", "Which interval felt stiffer?", "stretch", cueLoadingStiffness},
-	ForceScale:   {"%", "Which interval pulled harder?", "pinch", cueContactForce},
-	TactileLevel: {"dB", "Which interval felt rougher?", "stroke", cueVibration},
-	TactileTone:  {"µm", "Which interval held the vibration?", "rest", cueVibrationDetection},
+	Stiffness:    {"%", "Which interval felt stiffer?", "stretch", cueLoadingStiffness, percentGain},
+	ForceScale:   {"%", "Which interval pulled harder?", "pinch", cueContactForce, percentGain},
+	TactileLevel: {"dB", "Which interval felt rougher?", "stroke", cueVibration, decibelGain},
+	TactileTone:  {"µm", "Which interval held the vibration?", "rest", cueVibrationDetection, nil},
+}
+
+// gainFunc is a dimension's gain: the factor its level scales its
+// physical quantity by.
+type gainFunc func(x float64) float64
+
+func percentGain(x float64) float64 { return 1 + x/100 }
+func decibelGain(x float64) float64 { return math.Pow(10, x/20) }
+
+// inverse returns the level of gain g.
+func (f gainFunc) inverse(g float64) float64 {
+	// Both gains are monotone: bisect over a wide bracket.
+	lo, hi := -1e3, 1e4
+	if f(lo) > g || f(hi) < g {
+		return math.NaN()
+	}
+	for range 200 {
+		m := (lo + hi) / 2
+		if f(m) < g {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return (lo + hi) / 2
 }
 
 func kindList() string {
