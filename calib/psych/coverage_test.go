@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 	"testing"
 )
 
@@ -42,31 +44,60 @@ func coverageObserver(seed uint64) *Observer {
 }
 
 // runCoverage runs n observers through design d and counts the 95 %
-// threshold intervals that contain the true threshold (12).
+// threshold intervals that contain the true threshold (12), and the fits
+// that carried a warning. Observers run in parallel; each is seeded by
+// its index, so the counts do not depend on the scheduling.
 func runCoverage(t *testing.T, d coverageDesign, n int) (covered int, warned int) {
 	t.Helper()
-	for i := range n {
-		cfg := withSeed(d.cfg, uint64(1000+i))
-		p, err := New(cfg)
+	type result struct {
+		covered, warned bool
+		err             error
+	}
+	res := make([]result, n)
+	one := func(i int) result {
+		p, err := New(withSeed(d.cfg, uint64(1000+i)))
 		if err != nil {
-			t.Fatal(err)
+			return result{err: err}
 		}
 		o := coverageObserver(uint64(i + 1))
 		for !p.Done() {
 			tr, err := p.Next()
 			if err != nil {
-				t.Fatal(err)
+				return result{err: err}
 			}
 			if err := p.Update(tr, o.Respond(tr.X)); err != nil {
-				t.Fatal(err)
+				return result{err: err}
 			}
 		}
 		post, err := FitPosterior(Tally(p.Records()), PosteriorOptions{Form: Weibull, Gamma: 0.5, StimulusRange: d.rng})
 		if err != nil {
-			t.Fatalf("%s observer %d: %v", d.name, i, err)
+			return result{err: fmt.Errorf("%s observer %d: %w", d.name, i, err)}
 		}
-		if post.Threshold.Lo <= 12 && 12 <= post.Threshold.Hi {
+		return result{covered: post.Threshold.Lo <= 12 && 12 <= post.Threshold.Hi, warned: len(post.Warnings) > 0}
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := range next {
+				res[i] = one(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, r := range res {
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if r.covered {
 			covered++
+		}
+		if r.warned {
+			warned++
 		}
 	}
 	return covered, warned
