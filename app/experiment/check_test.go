@@ -34,6 +34,7 @@ func TestStimulusCheckRefusesMotion(t *testing.T) {
 	e := loadExample(t, "stiffness-2afc.toml")
 	e.Timing.Motion = "stroke"
 	e.Timing.Interval = motions["stroke"].length()
+	e.Side = 8 // the refusal does not depend on the mesh
 	rep, err := Check(context.Background(), CheckOptions{Experiment: e, Levels: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -200,12 +201,16 @@ func TestDryRunMatchesCheck(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := loadExample(t, name)
 			base := rig.Config{}
+			levels := 0
 			if !*long {
 				// At rest nothing is handled: scripted fingertips deliver
-				// the same tone, faster.
+				// the same tone, faster; 40 trials and four checked
+				// levels keep the test short.
 				base.Scripted = true
+				e.Procedure.Staircase.MaxTrials = 40
+				levels = 4
 			}
-			rep, err := Check(context.Background(), CheckOptions{Experiment: e, Rig: base, Weber: w})
+			rep, err := Check(context.Background(), CheckOptions{Experiment: e, Rig: base, Weber: w, Levels: levels})
 			if err != nil {
 				t.Fatal(err)
 			}
