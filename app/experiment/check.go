@@ -41,9 +41,9 @@ type StimulusReport struct {
 	// For a detection cue it is the slope of the test cue against x
 	// (the cue unit per x unit).
 	Efficiency float64 `json:"efficiency"`
-	// CueSD is the standard deviation of ln(cue + f) over the check's
-	// reference intervals: how much the delivered cue varies from one
-	// interval to the next when nothing changes.
+	// CueSD is the standard deviation of ln(cue + f) from one interval to
+	// the next at the same level, from the check's trials about the
+	// fitted power law: how much what is delivered varies by itself.
 	CueSD float64 `json:"cue_sd"`
 	// DetectableFromX is the smallest level whose delivered contrast a
 	// person of Weber fraction Weber discriminates (see Predict); null
@@ -216,7 +216,6 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 		<-ch
 		return measureCue(cue, tr, script)
 	}
-	var refs []float64
 	var trials []checkTrial
 	s.Advance(e.Timing.ITI)
 	for _, x := range checkLevels(sp, n) {
@@ -245,9 +244,7 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 				} else {
 					cr += c / checkPairs
 					pairs[pair][0] = c
-					refs = append(refs, c)
 				}
-				s.Advance(e.Timing.Gap)
 			}
 			s.Advance(e.Timing.ITI)
 		}
@@ -261,7 +258,7 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 		}
 		rep.Levels = append(rep.Levels, lc)
 	}
-	rep.fit(trials, refs, weber)
+	rep.fit(trials, weber)
 	if d := rep.Predict(weber); !math.IsNaN(d) {
 		rep.DetectableFromX = &d
 	}
@@ -298,8 +295,8 @@ type checkTrial struct{ x, ref, test float64 }
 
 // fit sets Efficiency and CueSD from the check's trials (see their docs):
 // the power law by least squares through the origin on the logarithms,
-// pooling every trial of every level.
-func (r *StimulusReport) fit(trials []checkTrial, refs []float64, w float64) {
+// pooling every trial of every level, and the spread about it.
+func (r *StimulusReport) fit(trials []checkTrial, w float64) {
 	f := r.cue.Floor(w)
 	var sxx, sxy float64
 	for _, t := range trials {
@@ -316,21 +313,30 @@ func (r *StimulusReport) fit(trials []checkTrial, refs []float64, w float64) {
 	if sxx > 0 {
 		r.Efficiency = sxy / sxx
 	}
-	var ls []float64
-	for _, c := range refs {
-		if c+f > 0 {
-			ls = append(ls, math.Log(c+f))
+	// The spread: from the pairs' residuals about the fit (both roles
+	// vary, and a pair's log ratio holds two intervals' variation), or for
+	// a detection cue, whose reference delivers nothing, from the test
+	// cues about the line.
+	var ss float64
+	n := 0
+	for _, t := range trials {
+		var e float64
+		if r.cue.Absolute > 0 {
+			if !(t.test > 0) || !(t.x > 0) {
+				continue
+			}
+			e = math.Log(t.test / (r.Efficiency * t.x))
+		} else {
+			if !(t.ref+f > 0) || !(t.test+f > 0) {
+				continue
+			}
+			e = (math.Log((t.test+f)/(t.ref+f)) - r.Efficiency*math.Log(r.gain(t.x))) / math.Sqrt2
 		}
+		ss += e * e
+		n++
 	}
-	if len(ls) > 1 {
-		var m, ss float64
-		for _, v := range ls {
-			m += v / float64(len(ls))
-		}
-		for _, v := range ls {
-			ss += (v - m) * (v - m)
-		}
-		r.CueSD = math.Sqrt(ss / float64(len(ls)-1))
+	if n > 1 {
+		r.CueSD = math.Sqrt(ss / float64(n-1))
 	}
 }
 
