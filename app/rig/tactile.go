@@ -25,11 +25,12 @@ type TactileOut struct {
 // rendered and sent, and what the pins delivered over the frame, measured
 // when the next frame began.
 type tactileRow struct {
-	Frame     tactile.Frame
-	Contact   [sim.NumFingers]tactile.Contact
-	Errors    [sim.NumFingers]bool // the array refused the frame
-	Delivered [sim.NumFingers]devices.TactileFrame
-	Measured  [sim.NumFingers]bool // Delivered holds a measurement (else NaN is recorded)
+	Frame      tactile.Frame
+	Contact    [sim.NumFingers]tactile.Contact
+	Errors     [sim.NumFingers]bool // the array refused the frame
+	Delivered  [sim.NumFingers]devices.TactileFrame
+	Measured   [sim.NumFingers]bool // Delivered holds a measurement (else NaN is recorded)
+	LatenessUs float64              // how late the frame's tick woke (0 in lockstep)
 }
 
 // tactileFingerColumns are the per-finger columns of tactile.csv before
@@ -57,7 +58,7 @@ func tactileHeader() []string {
 			}
 		}
 	}
-	return h
+	return append(h, "lateness_us")
 }
 
 func appendTactileRow(dst []byte, r *tactileRow) []byte {
@@ -84,7 +85,7 @@ func appendTactileRow(dst []byte, r *tactileRow) []byte {
 		dst = sessionlog.AppendFloats(dst, d.A40Um[:]...)
 		dst = sessionlog.AppendFloats(dst, d.A320Um[:]...)
 	}
-	return dst
+	return sessionlog.AppendFloats(dst, r.LatenessUs)
 }
 
 func appendFlag(dst []byte, b bool) []byte {
@@ -264,6 +265,10 @@ func (l *tactileLoop) step(t time.Duration) {
 		l.iv.add(frame, &l.inner)
 	}
 	l.row.Contact = l.contacts
+	l.row.LatenessUs = 0
+	if lr := l.r.tactileLoop.rt.Load(); lr != nil {
+		l.row.LatenessUs = float64(lr.Lateness()) / 1e3
+	}
 	l.pending = true
 	out := l.r.tactileOut.Slot()
 	out.T = frame.T
