@@ -131,7 +131,11 @@ func (s *bcsr) merge(cpl []scalarCoupling) {
 	}
 	n := len(s.diag)
 	if len(s.mRow) != n+1 {
+		// Room for as many couplings as the self-contact's list holds, so
+		// that a fold does not grow these in its steps.
 		s.mRow = make([]int32, n+1)
+		s.mCol = make([]int32, 0, len(s.exCol)+cap(cpl))
+		s.mVal = make([]float64, 0, len(s.exCol)+cap(cpl))
 	}
 	s.mCol, s.mVal = s.mCol[:0], s.mVal[:0]
 	q := 0

@@ -154,7 +154,7 @@ func newBVH(m *mesh) *bvh {
 	b.plo, b.phi = make([][dopK]float64, n), make([][dopK]float64, n)
 	nt := len(m.tris)
 	b.n0, b.nm, b.n1 = make([]vec, nt), make([]vec, nt), make([]vec, nt)
-	b.pairs = make([][2]int32, 0, 256)
+	b.pairs = make([][2]int32, 0, max(1024, n))
 	return b
 }
 

@@ -209,11 +209,14 @@ func (pc *preconditioner) mixIn() {
 		return
 	}
 	n := pc.c.n
+	cpl := pc.c.self.cpl
 	if len(pc.xmRow) != n+1 {
+		// Room as in bcsr.merge.
 		pc.xmRow, pc.xmMid = make([]int32, n+1), make([]int32, n)
+		pc.xmCol = make([]int32, 0, len(pc.smCol)+cap(cpl))
+		pc.xmVal = make([]float64, 0, len(pc.smCol)+cap(cpl))
 	}
 	pc.xmCol, pc.xmVal = pc.xmCol[:0], pc.xmVal[:0]
-	cpl := pc.c.self.cpl
 	q := 0
 	for k := range n {
 		// Lower couplings first, then the upper ones: the forward sweep

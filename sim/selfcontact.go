@@ -181,11 +181,15 @@ func (s *selfContact) init(c *Cloth) {
 	s.zone = make([]int32, n)
 	s.disp = make([]float64, 3*n)
 	s.zsum = make([][5]float64, n)
-	s.prox = make([]featPair, 0, 256)
-	s.stack = make([]stackPair, 0, 64)
-	s.prev = make([]stackPair, 0, 64)
-	s.cpl = make([]scalarCoupling, 0, 256)
-	s.cand = make([][2]int32, 0, 256)
+	// Room for what a fold of the whole cloth finds (the fold scene: up to
+	// 272 pairs at 16², 269 at 64²), so that a handling does not grow the
+	// lists in its steps; they still grow if it must.
+	room := max(1024, n)
+	s.prox = make([]featPair, 0, room)
+	s.stack = make([]stackPair, 0, room/2)
+	s.prev = make([]stackPair, 0, room/2)
+	s.cpl = make([]scalarCoupling, 0, 4*room)
+	s.cand = make([][2]int32, 0, room)
 	s.layers = [NumFingers]int{1, 1}
 }
 

@@ -76,6 +76,9 @@ type Config struct {
 	// its default handling script.
 	Scene  twin.Scene   `json:"scene"`
 	Script *twin.Script `json:"-"`
+	// Handling names the handling script a nil Script takes (Handlings;
+	// empty: "showcase").
+	Handling string `json:"handling,omitempty"`
 	// Intent, when set, replaces Script as the motion the fingers follow
 	// (the mouse finger pair of the view, for one).
 	Intent twin.Intent `json:"-"`
@@ -144,8 +147,9 @@ func (c *Config) setDefaults() error {
 	if c.Scene == (twin.Scene{}) {
 		c.Scene = twin.DefaultScene()
 	}
-	if c.Script == nil {
-		c.Script = twin.DefaultScript(c.Scene)
+	if !knownHandling(c.Handling) {
+		_, err := HandlingScript(c.Handling, c.Scene, c.Sim)
+		return err
 	}
 	if c.ExoParams == (twin.ExoParams{}) {
 		c.ExoParams = twin.DefaultExoParams()
@@ -167,6 +171,11 @@ func (c *Config) setDefaults() error {
 		return fmt.Errorf("rig: fabric %s: %w", c.Fabric.Name, err)
 	}
 	c.Sim = c.simConfig(m)
+	if c.Script == nil {
+		if c.Script, err = HandlingScript(c.Handling, c.Scene, c.Sim); err != nil {
+			return err
+		}
+	}
 	if c.TactileParams == (twin.TactileParams{}) {
 		c.TactileParams = twin.DefaultTactileParams()
 	}

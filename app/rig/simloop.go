@@ -28,7 +28,9 @@ func simHeader() []string {
 		h = append(h, n+"contact", n+"normal_force_n", n+"area_m2", n+"u_m", n+"v_m",
 			n+"f0_x_n", n+"f0_y_n", n+"f0_z_n", n+"depth_m")
 	}
-	return append(h, "lateness_us", "step_us")
+	// self_contacts: the cloth's self-contact pairs; self_collisions: the
+	// collisions its fail-safe caught in the step (sim.Stats).
+	return append(h, "self_contacts", "self_collisions", "lateness_us", "step_us")
 }
 
 func appendSimRow(dst []byte, r *simRow) []byte {
@@ -43,6 +45,7 @@ func appendSimRow(dst []byte, r *simRow) []byte {
 		dst = appendFlag(dst, c.InContact)
 		dst = sessionlog.AppendFloats(dst, c.NormalForce, c.Area, c.U, c.V, l.F0[0], l.F0[1], l.F0[2], l.Depth)
 	}
+	dst = fmt.Appendf(dst, ",%d,%d", s.SelfContacts, s.Collisions)
 	return sessionlog.AppendFloats(dst, r.LatenessUs, r.StepUs)
 }
 

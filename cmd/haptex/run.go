@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -38,12 +39,25 @@ func runRun(args []string) error {
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
 	fabric := fs.String("fabric", rig.DefaultFabric, "fabric to handle (haptex fabric list)")
 	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
+	script := fs.String("script", "showcase", "handling script the simulated hand plays: "+strings.Join(rig.Handlings, ", ")+" (fold and crumple need -kinematic)")
+	kinematic := fs.Bool("kinematic", false, "drive the fingertips straight from the script: no exoskeletons, no force rendering")
 	var cal calFlags
 	cal.register(fs)
 	devFile := fs.String("devices", "", "devices file (TOML; haptex devices check FILE): each finger's exoskeleton and tactile array, simulated, serial or HID")
 	recDevices := fs.Bool("record-devices", false, "record every device call, and the bytes of real devices, into the session folder for haptex replay (default: on with -devices)")
 	if err := parse(fs, args, 0); err != nil {
 		return err
+	}
+	if !slices.Contains(rig.Handlings, *script) {
+		return fmt.Errorf("%w: -script %q: want %s", errUsage, *script, strings.Join(rig.Handlings, ", "))
+	}
+	if *script != "showcase" && !*kinematic {
+		// Both start a finger on the side of the cloth the showcase does
+		// not, and the simulated exoskeletons' fingers cannot get there.
+		return fmt.Errorf("%w: -script %s needs -kinematic", errUsage, *script)
+	}
+	if *kinematic && *devFile != "" {
+		return fmt.Errorf("%w: -kinematic drives no devices: drop -devices", errUsage)
 	}
 	if *lock && *duration <= 0 {
 		return fmt.Errorf("%w: -lockstep needs -duration", errUsage)
@@ -68,6 +82,8 @@ func runRun(args []string) error {
 		TactilePeriod: *tactile, SimPeriod: *simPeriod,
 		Logf:          stderrf,
 		RecordDevices: *recDevices,
+		Handling:      *script,
+		Scripted:      *kinematic,
 	}
 	if err := refine(&cfg); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,7 +22,8 @@ func init() {
 func runSnapshot(args []string) error {
 	fs := newFlags("snapshot", "snapshot -o FILE.png|FILE.jpg [flags]")
 	outPath := fs.String("o", "", "image file to write: .png, or .jpg/.jpeg for JPEG (required)")
-	at := fs.Duration("at", defaultSnapshotAt, "time into the showcase handling script to render (default: the stretch, held)")
+	script := fs.String("script", "showcase", "handling script to play: "+strings.Join(rig.Handlings, ", ")+" (fold and crumple with the fingertips on the script's path, no exoskeletons)")
+	at := fs.Duration("at", 0, "time into the handling script to render (default: the showcase's stretch, held, 8.2 s; the fold pressed flat, 3.7 s; the crumple's bunch pressed, 3.8 s)")
 	fabric := fs.String("fabric", rig.DefaultFabric, "fabric to handle (haptex fabric list)")
 	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
 	width := fs.Int("width", 1280, "image width [px]")
@@ -38,8 +40,14 @@ func runSnapshot(args []string) error {
 	if err != nil {
 		return err
 	}
+	if *at == 0 {
+		*at = snapshotAt[*script]
+	}
 	if *at <= 0 {
 		return fmt.Errorf("%w: -at must be positive", errUsage)
+	}
+	if !slices.Contains(rig.Handlings, *script) {
+		return fmt.Errorf("%w: -script %q: want %s", errUsage, *script, strings.Join(rig.Handlings, ", "))
 	}
 	if *frame != "hand" && *frame != "stand" {
 		return fmt.Errorf("%w: -frame %q: want hand or stand", errUsage, *frame)
@@ -53,7 +61,7 @@ func runSnapshot(args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, f, err := snapshotScene(fab, *at, 0)
+	cfg, f, err := snapshotScene(fab, *script, *at, 0)
 	if err != nil {
 		return err
 	}
@@ -69,13 +77,23 @@ func runSnapshot(args []string) error {
 	if err := safefile.WriteFile(*outPath, img.Bytes()); err != nil {
 		return err
 	}
-	fmt.Printf("wrote %s (%s, %s at %v of the showcase script)\n", *outPath, strings.ToUpper(format), fab.Name, *at)
+	fmt.Printf("wrote %s (%s, %s at %v of the %s script)\n", *outPath, strings.ToUpper(format), fab.Name, *at, *script)
 	return nil
 }
 
 // defaultSnapshotAt is when the showcase script holds its stretch: the
 // pads pinch the cloth and have pulled it 3 cm out of its plane.
 const defaultSnapshotAt = 8200 * time.Millisecond
+
+// snapshotAt is each handling's default moment: the showcase's stretch,
+// the fold pressed flat between the pads (sim.FoldScript: 0.7 s lift,
+// 2 s turn, pinch by 3.2 s, held to 3.7 s), the crumple's bunch held
+// between the pads (sim.CrumpleScript).
+var snapshotAt = map[string]time.Duration{
+	"showcase": defaultSnapshotAt,
+	"fold":     3700 * time.Millisecond,
+	"crumple":  3800 * time.Millisecond,
+}
 
 // imageFormat is the image format a file name asks for.
 func imageFormat(path string) (string, error) {
@@ -88,11 +106,15 @@ func imageFormat(path string) (string, error) {
 	return "", fmt.Errorf("%w: %s: write .png or .jpg (JPEG)", errUsage, path)
 }
 
-// snapshotScene runs the showcase with fab in virtual time to at, on a
-// cloth of side nodes a side (0: the rig's default), and returns the
+// snapshotScene runs the handling script with fab in virtual time to at,
+// on a cloth of side nodes a side (0: the rig's default), and returns the
 // view's configuration and the frame it shows then.
-func snapshotScene(fab *kes.Fabric, at time.Duration, side int) (render.Config, *render.Frame, error) {
-	r, err := rig.New(rig.Config{Duration: at, Fabric: fab, Sim: sim.Config{NodesU: side, NodesV: side}})
+func snapshotScene(fab *kes.Fabric, script string, at time.Duration, side int) (render.Config, *render.Frame, error) {
+	// The sim scenes start a finger on the side of the cloth the
+	// exoskeletons' fingers cannot reach: their fingertips follow the
+	// script exactly.
+	r, err := rig.New(rig.Config{Duration: at, Fabric: fab, Handling: script, Scripted: script != "showcase",
+		Sim: sim.Config{NodesU: side, NodesV: side}})
 	if err != nil {
 		return render.Config{}, nil, err
 	}

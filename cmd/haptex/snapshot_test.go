@@ -64,7 +64,7 @@ func TestSnapshotShowsThePinch(t *testing.T) {
 	}
 	// A 16-node cloth keeps the test's run short (under -race most of
 	// all); the pull is the same, and so is what the camera frames.
-	cfg, f, err := snapshotScene(fab, defaultSnapshotAt, 16)
+	cfg, f, err := snapshotScene(fab, "showcase", defaultSnapshotAt, 16)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,14 @@
-// Package simbench measures the cloth simulation on the showcase scene: a
-// 30 cm × 30 cm cotton square hanging from its top edge, pinched between
-// two 8 mm pads and pulled 3 cm away and 2 cm down on a scripted path
-// (sim.ShowcasePinch), at several mesh resolutions and step lengths.
+// Package simbench measures the cloth simulation on two scenes of a
+// 30 cm × 30 cm cotton square hanging from its top edge: the showcase,
+// pinched between two 8 mm pads and pulled 3 cm away and 2 cm down on a
+// scripted path (sim.ShowcasePinch), and the fold, a corner carried
+// across onto the cloth and the two layers pinched (sim.FoldScript), with
+// self-collision on and off, at several mesh resolutions and step lengths.
 //
 // It owns the timing loop and its statistics: per-step wall time
-// percentiles, CG iterations and heap allocations per step, on one locked
-// OS thread. It never changes the simulation; everything it measures is
+// percentiles, CG iterations, self-contact pairs and heap allocations per
+// step, on one locked OS thread, and an untimed pass of the exact
+// triangle-triangle oracle (sim/tritri) over the same steps. It never changes the simulation; everything it measures is
 // package sim's Step. It reads the wall clock, which package sim never does.
 package simbench
 
@@ -18,12 +21,18 @@ import (
 
 	"github.com/haptex/haptex/internal/latency"
 	"github.com/haptex/haptex/sim"
+	"github.com/haptex/haptex/sim/tritri"
 )
 
 // Scene is one measured configuration.
 type Scene struct {
-	Side int     // nodes per side
-	DtMs float64 // simulation step [ms]
+	// Script is the handling: "showcase" (the default) or "fold".
+	Script string
+	Side   int     // nodes per side
+	DtMs   float64 // simulation step [ms]
+	// SelfCollisionOff turns the cloth's contact with itself off
+	// (sim.Config.NoSelfCollision).
+	SelfCollisionOff bool
 	// GoalMs is the step-time goal the README sets for the scene [ms] and
 	// GoalPercentile the percentile it applies to ("p99", "p999"); both are
 	// reported, not enforced.
@@ -31,29 +40,47 @@ type Scene struct {
 	GoalPercentile string
 }
 
-// DefaultScenes are the README's three: 24² at 1 ms (p99.9 ≤ 1 ms), 32² at
-// 5 ms (p99 ≤ 2 ms), 64² at 10 ms (p99 ≤ 10 ms).
+// DefaultScenes are the README's: the showcase with self-collision off at
+// 24² and 1 ms (p99.9 ≤ 1 ms), 32² at 5 ms (p99 ≤ 2 ms) and 64² at 10 ms
+// (p99 ≤ 10 ms) and with it on (as a session runs it), then the fold at
+// the same sizes with self-collision on (p99.9 ≤ 1.2 ms, p99 ≤ 2.5 ms,
+// p99 ≤ 12 ms) and off beside it.
 func DefaultScenes() []Scene {
-	return []Scene{
-		{Side: 24, DtMs: 1, GoalMs: 1, GoalPercentile: "p999"},
-		{Side: 32, DtMs: 5, GoalMs: 2, GoalPercentile: "p99"},
-		{Side: 64, DtMs: 10, GoalMs: 10, GoalPercentile: "p99"},
+	var sc []Scene
+	for _, g := range []struct {
+		script string
+		off    bool
+		goals  [3]float64
+	}{
+		{"showcase", true, [3]float64{1, 2, 10}},
+		{"showcase", false, [3]float64{}},
+		{"fold", false, [3]float64{1.2, 2.5, 12}},
+		{"fold", true, [3]float64{}},
+	} {
+		sc = append(sc,
+			Scene{Script: g.script, SelfCollisionOff: g.off, Side: 24, DtMs: 1, GoalMs: g.goals[0], GoalPercentile: "p999"},
+			Scene{Script: g.script, SelfCollisionOff: g.off, Side: 32, DtMs: 5, GoalMs: g.goals[1], GoalPercentile: "p99"},
+			Scene{Script: g.script, SelfCollisionOff: g.off, Side: 64, DtMs: 10, GoalMs: g.goals[2], GoalPercentile: "p99"},
+		)
 	}
+	return sc
 }
 
 // Options configure Bench. Zero values select the defaults.
 type Options struct {
 	Scenes []Scene // default DefaultScenes()
 	// MinSteps is the least number of measured steps per scene; the script
-	// (3.6 s of simulated time) is repeated until it is reached. Default
-	// 2000.
+	// (3.6 s of simulated time for the showcase, on the same cloth; 5.7 s
+	// for the fold, each time on a new cloth) is repeated until it is
+	// reached. Default 2000.
 	MinSteps int
 	// Edit, when set, changes each scene's sim.Config before the cloth is
 	// built (to compare solver settings on the same scenes).
 	Edit func(*sim.Config) `json:"-"`
 }
 
-// Iterations summarises CG iteration counts per step.
+// Iterations summarises counts per step (CG iterations, self-contact
+// pairs).
 type Iterations struct {
 	P50 int `json:"p50"`
 	Max int `json:"max"`
@@ -61,6 +88,8 @@ type Iterations struct {
 
 // SceneResult is one scene's measurement.
 type SceneResult struct {
+	Script        string              `json:"script"`
+	SelfCollision bool                `json:"self_collision"`
 	Side          int                 `json:"side"` // nodes per side
 	Triangles     int                 `json:"triangles"`
 	DtMs          float64             `json:"dt_ms"`
@@ -71,6 +100,18 @@ type SceneResult struct {
 	MaxIterSteps  int                 `json:"max_iter_steps"`  // steps whose CG hit its cap
 	Recoveries    uint64              `json:"recoveries"`
 	StepMsQuiet   latency.Percentiles `json:"step_ms_quiet_estimate"` // StepMs / Calibration.LoadFactor
+	// SelfContacts counts the self-contact pairs (sim.Stats.SelfContacts)
+	// per measured step; Collisions the collisions the fail-safe caught
+	// over them all.
+	SelfContacts Iterations `json:"self_contacts"`
+	Collisions   int        `json:"collisions"`
+	// Penetrations is how many pairs of triangles that share no node
+	// intersect, summed over every step of one run of the script (the
+	// exact test of sim/tritri, untimed, on its own cloth: the step is
+	// deterministic, so every timed run goes through the same states);
+	// PenetrationSteps how many steps had any.
+	Penetrations     int `json:"penetrations"`
+	PenetrationSteps int `json:"penetration_steps"`
 	// Calibration is the kernel timed between this scene's steps.
 	Calibration Calibration `json:"calibration"`
 	// StepCPUMs is the CPU time of the stepping thread per step [ms] (Linux;
@@ -232,10 +273,46 @@ func calibration(us []float64) Calibration {
 	return c
 }
 
+// sceneScript returns the scene's handling script and whether each run of
+// it starts on a new cloth: the fold lays the cloth on itself and lets go,
+// so a second run on the same cloth would start from a crumpled cloth.
+func sceneScript(name string, cfg sim.Config) (*sim.Script, bool, error) {
+	switch name {
+	case "", "showcase":
+		return sim.ShowcasePinch(cfg.Material.Thickness), false, nil
+	case "fold":
+		return sim.FoldScript(cfg), true, nil
+	}
+	return nil, false, fmt.Errorf("simbench: unknown script %q (showcase, fold)", name)
+}
+
+// penetrations runs the script once on a new cloth and counts, after every
+// step, the pairs of triangles that share no node and intersect (exact).
+func penetrations(cfg sim.Config, script *sim.Script) (pairs, steps int, err error) {
+	c, err := sim.New(cfg)
+	if err != nil {
+		return 0, 0, err
+	}
+	chk := tritri.NewChecker(c.Topology().Triangles)
+	var in sim.FingerState
+	n := int(math.Round(float64(script.Duration()) / float64(cfg.Dt)))
+	for i := range n {
+		t := time.Duration(i) * cfg.Dt
+		script.Sample(t, &in)
+		c.Step(t, &in)
+		if k, _ := chk.Intersections(c.Positions()); k > 0 {
+			pairs += k
+			steps++
+		}
+	}
+	return pairs, steps, nil
+}
+
 func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) {
 	cfg := sim.DefaultConfig()
 	cfg.NodesU, cfg.NodesV = sc.Side, sc.Side
 	cfg.Dt = time.Duration(math.Round(sc.DtMs * float64(time.Millisecond)))
+	cfg.NoSelfCollision = sc.SelfCollisionOff
 	if opt.Edit != nil {
 		opt.Edit(&cfg)
 	}
@@ -243,30 +320,54 @@ func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) 
 	if err != nil {
 		return SceneResult{}, nil, fmt.Errorf("simbench: scene %d² at %g ms: %w", sc.Side, sc.DtMs, err)
 	}
-	script := sim.ShowcasePinch(cfg.Material.Thickness)
+	script, fresh, err := sceneScript(sc.Script, cfg)
+	if err != nil {
+		return SceneResult{}, nil, err
+	}
+	name := sc.Script
+	if name == "" {
+		name = "showcase"
+	}
+	r := SceneResult{Script: name, SelfCollision: !cfg.NoSelfCollision, Side: sc.Side,
+		Triangles: len(c.Topology().Triangles) / 3, DtMs: sc.DtMs,
+		GoalMs: sc.GoalMs, GoalPercentile: sc.GoalPercentile}
+	if r.Penetrations, r.PenetrationSteps, err = penetrations(cfg, script); err != nil {
+		return SceneResult{}, nil, fmt.Errorf("simbench: scene %d² at %g ms: %w", sc.Side, sc.DtMs, err)
+	}
 	perRun := int(math.Round(float64(script.Duration()) / float64(cfg.Dt)))
-	// One step in calibEvery is not timed.
+	// One step in calibEvery is not timed, nor the first of a new cloth.
 	want := (opt.MinSteps*calibEvery+calibEvery-2)/(calibEvery-1) + 1
 	runs := (want + perRun - 1) / perRun
 	steps := runs * perRun
 	durs := make([]float64, 0, steps)
 	cpus := make([]float64, 0, steps)
 	iters := make([]int, 0, steps)
+	selfs := make([]int, 0, steps)
 	us := make([]float64, 0, calibReps*(steps/calibEvery+1))
 	var in sim.FingerState
 	var out sim.Output
-	r := SceneResult{Side: sc.Side, Triangles: len(c.Topology().Triangles) / 3, DtMs: sc.DtMs,
-		GoalMs: sc.GoalMs, GoalPercentile: sc.GoalPercentile}
-	// One unmeasured step builds every lazily sized buffer.
-	script.Sample(0, &in)
-	c.Step(0, &in)
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	t := c.Time()
+	var mallocs, stepped uint64
 	var n int
-	for range runs {
-		for i := range perRun {
+	for run := range runs {
+		if run > 0 && fresh {
+			if c, err = sim.New(cfg); err != nil {
+				return SceneResult{}, nil, err
+			}
+		}
+		first := 0
+		t := c.Time()
+		if run == 0 || fresh {
+			// One unmeasured step builds every lazily sized buffer.
+			script.Sample(0, &in)
+			in.T = t
+			c.Step(t, &in)
+			t += cfg.Dt
+			first = 1
+		}
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for i := first; i < perRun; i++ {
 			script.Sample(time.Duration(i)*cfg.Dt, &in)
 			in.T = t // the sample is for the step's start on the cloth's clock
 			cpu0, cpuOK := latency.ThreadCPU()
@@ -288,16 +389,24 @@ func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) 
 			}
 			durs = append(durs, d.Seconds()*1000)
 			iters = append(iters, st.CGIters)
+			selfs = append(selfs, st.SelfContacts)
+			r.Collisions += st.Collisions
 			if n%calibEvery == 0 {
 				us = calibrateWarm(k, us)
 			}
 		}
+		runtime.ReadMemStats(&after)
+		mallocs += after.Mallocs - before.Mallocs
+		stepped += uint64(perRun - first)
+		if fresh || run == runs-1 {
+			r.Recoveries += c.Stats().Recoveries
+		}
 	}
-	runtime.ReadMemStats(&after)
 	r.Steps = len(durs)
-	r.AllocsPerStep = float64(after.Mallocs-before.Mallocs) / float64(steps)
-	r.Recoveries = c.Stats().Recoveries
+	r.AllocsPerStep = float64(mallocs) / float64(stepped)
 	slices.Sort(iters)
+	slices.Sort(selfs)
+	r.SelfContacts = Iterations{P50: selfs[len(selfs)/2], Max: selfs[len(selfs)-1]}
 	if len(cpus) == len(durs) {
 		r.StepCPUMs = latency.Of(cpus)
 	}

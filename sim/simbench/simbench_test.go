@@ -61,12 +61,43 @@ func TestBenchSmall(t *testing.T) {
 	}
 }
 
+// TestBenchFold: the fold scene lays the cloth on itself (self-contact
+// pairs counted), its oracle pass finds no intersection, each run's new
+// cloth allocates nothing once stepped, and the JSON carries the fields.
+func TestBenchFold(t *testing.T) {
+	res, err := Bench(Options{Scenes: []Scene{{Script: "fold", Side: 16, DtMs: 5}}, MinSteps: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Scenes[0]
+	t.Logf("fold 16² at 5 ms: %d steps, self-contact pairs p50 %d max %d, %d collisions caught, %d penetrations, %.4f allocations per step",
+		s.Steps, s.SelfContacts.P50, s.SelfContacts.Max, s.Collisions, s.Penetrations, s.AllocsPerStep)
+	if s.Script != "fold" || !s.SelfCollision || s.SelfContacts.Max < 20 || s.Penetrations != 0 || s.PenetrationSteps != 0 {
+		t.Errorf("scene %+v", s)
+	}
+	if total := s.AllocsPerStep * float64(s.Steps); total > 20 {
+		t.Errorf("%v allocations per step, %.0f in all", s.AllocsPerStep, total)
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{`"script":"fold"`, `"self_collision":true`, `"self_contacts":{`, `"penetrations":0`} {
+		if !strings.Contains(string(raw), k) {
+			t.Errorf("JSON scene lacks %s: %s", k, raw)
+		}
+	}
+}
+
 func TestBenchErrors(t *testing.T) {
 	if _, err := Bench(Options{MinSteps: -1}); err == nil {
 		t.Error("negative step count accepted")
 	}
 	if _, err := Bench(Options{Scenes: []Scene{{Side: 1, DtMs: 5}}}); err == nil || !strings.HasPrefix(err.Error(), "simbench: ") {
 		t.Errorf("bad scene: %v", err)
+	}
+	if _, err := Bench(Options{Scenes: []Scene{{Script: "unfold", Side: 12, DtMs: 5}}}); err == nil || !strings.Contains(err.Error(), `unknown script "unfold"`) {
+		t.Errorf("unknown script: %v", err)
 	}
 }
 
