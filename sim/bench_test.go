@@ -172,3 +172,29 @@ func BenchmarkSelfCollision(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFoldScript runs the whole fold scene, a new cloth each time,
+// with self-collision and without. Under callgrind it gives the
+// instructions per step and the self-collision's share of them
+// (docs/cloth-contact.md has the command).
+func BenchmarkFoldScript(b *testing.B) {
+	for _, sc := range []struct {
+		n  int
+		dt float64
+	}{{24, 0.001}, {32, 0.005}, {64, 0.010}} {
+		for _, off := range []bool{false, true} {
+			b.Run(fmt.Sprintf("side=%d/dt=%gms/off=%v", sc.n, 1000*sc.dt, off), func(b *testing.B) {
+				for b.Loop() {
+					b.StopTimer()
+					c := newTestCloth(b, func(cfg *Config) {
+						cfg.NodesU, cfg.NodesV, cfg.Dt = sc.n, sc.n, sec(sc.dt)
+						cfg.NoSelfCollision = off
+					})
+					s := FoldScript(c.cfg)
+					b.StartTimer()
+					runScript(c, s, s.Duration(), nil)
+				}
+			})
+		}
+	}
+}
