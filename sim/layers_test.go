@@ -63,4 +63,3 @@ func TestTwoLayerPinch(t *testing.T) {
 			two.Contact[f].NormalForce, single.Contact[f].NormalForce, 1e3*two.Local[f].Depth, 1e3*single.Local[f].Depth)
 	}
 }
-
