@@ -71,15 +71,23 @@ func evalGoals(bench string, obj map[string]any) []goalResult {
 		scenes, _ := obj["scenes"].([]any)
 		for i, sc := range scenes {
 			m, _ := sc.(map[string]any)
+			side, _ := m["side"].(float64)
+			dt, _ := m["dt_ms"].(float64)
+			script, _ := m["script"].(string)
+			self, _ := m["self_collision"].(bool)
+			onOff := "off"
+			if self {
+				onOff = "on"
+				goals = append(goals, benchGoal{fmt.Sprintf("scenes.%d.penetrations", i), "<=", 0, "pairs",
+					fmt.Sprintf("%s %g² @ %g ms: intersecting triangle pairs", script, side, dt)})
+			}
 			pct, _ := m["goal_percentile"].(string)
 			goal, _ := m["goal_ms"].(float64)
 			if pct == "" || goal == 0 {
 				continue
 			}
-			side, _ := m["side"].(float64)
-			dt, _ := m["dt_ms"].(float64)
 			goals = append(goals, benchGoal{fmt.Sprintf("scenes.%d.step_ms.%s", i, pct), "<=", goal, "ms",
-				fmt.Sprintf("cloth step %g² @ %g ms, %s", side, dt, pct)})
+				fmt.Sprintf("cloth step, %s, self-collision %s, %g² @ %g ms, %s", script, onOff, side, dt, pct)})
 		}
 	}
 	out := make([]goalResult, 0, len(goals))

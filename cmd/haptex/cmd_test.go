@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -141,5 +142,19 @@ func TestPrintSummaryLateTicks(t *testing.T) {
 	}
 	if strings.Contains(out, "sim: 3 ticks") || strings.Contains(out, "tactile: 0 ticks") {
 		t.Errorf("a line for a loop at normal priority or without late ticks:\n%s", out)
+	}
+}
+
+// run's -script: an unknown handling, or a sim scene without -kinematic
+// (the exoskeleton twins cannot play it), is a usage error.
+func TestRunScriptFlag(t *testing.T) {
+	for _, args := range [][]string{
+		{"-script", "unfold", "-kinematic"},
+		{"-script", "fold"},
+		{"-script", "crumple", "-kinematic", "-devices", "x.toml"},
+	} {
+		if err := runRun(args); !errors.Is(err, errUsage) {
+			t.Errorf("run %v: %v, want a usage error", args, err)
+		}
 	}
 }
