@@ -12,7 +12,7 @@ import (
 	"github.com/haptex/haptex/sim/tritri"
 )
 
-var folds = flag.Int("sim.folds", 20, "number of randomised fold-and-pinch trajectories TestRandomFoldAndPinch runs (200 for the full set)")
+var folds = flag.Int("sim.folds", 20, "number of randomised fold-and-pinch trajectories TestRandomFoldAndPinch runs (200 for the full set; at most 4 under the race detector)")
 
 // layerCheck is what the oracle found over a run: intersecting pairs of
 // triangles that share no node (exact test, every step) and the closest
@@ -55,7 +55,7 @@ func checkLayers(c *Cloth, s *Script, tail time.Duration) layerCheck {
 }
 
 // TestSelfCollisionScenes runs the fold and crumple scenes at 24², 32² and
-// 64² at 5 ms (24² alone under the race detector) with the exact oracle
+// 64² at 5 ms (the fold at 16² alone under the race detector) with the exact oracle
 // after every step: no two triangles that share no node ever intersect, no
 // two layers come closer than 0.45 of the fabric's thickness, the
 // fail-safe never freezes the cloth, and the fold does lay the cloth on
@@ -69,10 +69,11 @@ func TestSelfCollisionScenes(t *testing.T) {
 		dt   time.Duration
 	}
 	sizes := []size{{24, 5 * time.Millisecond}, {32, 5 * time.Millisecond}, {64, 5 * time.Millisecond}}
+	scenes := []string{"fold", "crumple"}
 	if raceEnabled {
-		sizes = sizes[:1]
+		sizes, scenes = []size{{16, 5 * time.Millisecond}}, scenes[:1]
 	}
-	for _, scene := range []string{"fold", "crumple"} {
+	for _, scene := range scenes {
 		for _, sz := range sizes {
 			t.Run(scene+"/"+strconv.Itoa(sz.side), func(t *testing.T) {
 				t.Parallel()
@@ -88,7 +89,7 @@ func TestSelfCollisionScenes(t *testing.T) {
 					t.Errorf("%d intersections (first after step %d), closest layers %.3f mm against %.3f, %d frozen steps",
 						l.intersections, l.firstBad, 1e3*l.closest, 1e3*0.45*l.thick, l.frozen)
 				}
-				if (scene == "fold" || sz.side == 24) && l.contacts < 50 {
+				if (scene == "fold" || sz.side == 24) && l.contacts < 20 {
 					t.Errorf("at most %d self-contact pairs: the scene does not lay the cloth on itself", l.contacts)
 				}
 			})
@@ -131,24 +132,28 @@ func randomFold(rng *rand.Rand, corner [3]float64, width, surf, thickness float6
 }
 
 // TestRandomFoldAndPinch runs randomised fold-and-pinch trajectories
-// (-sim.folds, default 20; the full set is 200) on the showcase cloth at
-// 24² and 10 ms (16² under the race detector) with the exact oracle after
-// every step, as TestSelfCollisionScenes.
+// (-sim.folds, default 20; the full set is 200; at most 4 under the race
+// detector) on the showcase cloth at 24² and 5 ms (16² under the race
+// detector) with the exact oracle after every step, as
+// TestSelfCollisionScenes, and checks that most of them do lay the cloth
+// on itself. (At 10 ms the lifting pad often loses the flap: see
+// docs/cloth-contact.md.)
 func TestRandomFoldAndPinch(t *testing.T) {
-	n := pick(24, 16)
+	n, count := pick(24, 16), pick(*folds, min(*folds, 4))
 	var (
 		mu                sync.Mutex
 		closest           = math.Inf(1)
 		bad, contacts     int
+		folded            int
 		collisions, steps int
 	)
 	t.Run("group", func(t *testing.T) {
-		for i := range *folds {
+		for i := range count {
 			t.Run(strconv.Itoa(i), func(t *testing.T) {
 				t.Parallel()
 				rng := rand.New(rand.NewPCG(uint64(i), 0xf01d))
 				c := newTestCloth(t, func(cfg *Config) {
-					cfg.NodesU, cfg.NodesV, cfg.Dt = n, n, 10*time.Millisecond
+					cfg.NodesU, cfg.NodesV, cfg.Dt = n, n, 5*time.Millisecond
 				})
 				surf := c.cfg.PadRadius[Thumb] + c.fab.thick/2
 				l := checkLayers(c, randomFold(rng, c.corner, c.cfg.Width, surf, c.fab.thick), 200*time.Millisecond)
@@ -164,12 +169,18 @@ func TestRandomFoldAndPinch(t *testing.T) {
 				if !l.ok() {
 					bad++
 				}
+				if l.contacts >= 20 {
+					folded++
+				}
 				mu.Unlock()
 			})
 		}
 	})
-	t.Logf("%d trajectories on %d² at 10 ms, %d steps: %d failed; closest layers %.3f mm; most self-contact pairs %d; collisions the fail-safe caught %d",
-		*folds, n, steps, bad, 1e3*closest, contacts, collisions)
+	t.Logf("%d trajectories on %d² at 5 ms, %d steps: %d failed, %d laid the cloth on itself; closest layers %.3f mm; most self-contact pairs %d; collisions the fail-safe caught %d",
+		count, n, steps, bad, folded, 1e3*closest, contacts, collisions)
+	if 2*folded < count {
+		t.Errorf("only %d of %d trajectories laid the cloth on itself (20 or more self-contact pairs)", folded, count)
+	}
 }
 
 // TestSelfCollisionOffIsIdentical: where the cloth never comes near

@@ -230,7 +230,8 @@ func (c *Checker) Layers(pos, uv []float64, apart, limit float64) (minDist float
 		}
 		c.load(pos, i, &c.tp[0])
 		c.load(pos, j, &c.tp[1])
-		if apartBy(&c.tp[0], &c.tp[1], limit) || apartBy(&c.tp[1], &c.tp[0], limit) {
+		if apartBy(&c.tp[0], &c.tp[1], limit) || apartBy(&c.tp[1], &c.tp[0], limit) ||
+			besideBy(&c.tp[0], &c.tp[1], limit) || besideBy(&c.tp[1], &c.tp[0], limit) {
 			return true // not measured: at least limit apart
 		}
 		d := triDist(&c.tp[0], &c.tp[1])
@@ -282,6 +283,34 @@ func apartBy(p, q *[3][3]float64, d float64) bool {
 		lo, hi = min(lo, h), max(hi, h)
 	}
 	return lo >= d || hi <= -d
+}
+
+// besideBy reports whether every vertex of q lies at least d beyond one
+// of p's edges, measured in p's plane across the edge (along the edge's
+// outward normal in that plane, a direction that sees all of p on the
+// edge's line or behind it): then the triangles are at least d apart.
+// It separates the neighbours of a flat sheet, which apartBy cannot.
+func besideBy(p, q *[3][3]float64, d float64) bool {
+	n := cross(sub(p[1], p[0]), sub(p[2], p[0]))
+	for k := range 3 {
+		a, b := p[k], p[(k+1)%3]
+		m := cross(sub(b, a), n) // outward for a counter-clockwise p about n
+		l := math.Sqrt(dot(m, m))
+		if !(l > 0) {
+			return false
+		}
+		if dot(m, sub(p[(k+2)%3], a)) > 0 {
+			m = [3]float64{-m[0], -m[1], -m[2]}
+		}
+		lo := math.Inf(1)
+		for _, v := range q {
+			lo = min(lo, dot(m, sub(v, a))/l)
+		}
+		if lo >= d {
+			return true
+		}
+	}
+	return false
 }
 
 func cross(a, b [3]float64) [3]float64 {
