@@ -218,3 +218,25 @@ func TestSelfCollisionOffIsIdentical(t *testing.T) {
 		t.Errorf("outputs differ: %+v against %+v", a.Local, b.Local)
 	}
 }
+
+// TestFoldStepAllocs: a step of the pinched fold, with self-contact pairs,
+// a pinched stack in the solve and the fail-safe's traversal, allocates
+// nothing once the cloth has folded.
+func TestFoldStepAllocs(t *testing.T) {
+	c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = 16, 16, 5*time.Millisecond })
+	s := FoldScript(c.cfg)
+	tm := s.Keys[16].T // pinched, pressed flat
+	runScript(c, s, tm, nil)
+	var in FingerState
+	allocs := testing.AllocsPerRun(20, func() {
+		s.Sample(tm, &in)
+		c.Step(tm, &in)
+		tm += c.cfg.Dt
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per step", allocs)
+	}
+	if st := c.Stats(); st.SelfContacts == 0 || st.Stacked == 0 {
+		t.Errorf("no self-contact during the allocation test: %+v", st)
+	}
+}
