@@ -58,6 +58,26 @@ func (r *rod) linearize(x, f []float64) float64 {
 	return e
 }
 
+// energyAt returns the rod contacts' energy at x, as linearize counts it.
+func (r *rod) energyAt(x []float64) float64 {
+	if !r.enabled {
+		return 0
+	}
+	c := r.c
+	reff := r.radius + c.fab.thick/2
+	var e float64
+	for k := range c.n {
+		if !c.cons.free[k] {
+			continue
+		}
+		d := math.Hypot(x[3*k+1]-r.y, x[3*k+2]-r.z)
+		if pen := reff - d; pen > 0 && d >= 1e-9 {
+			e += 0.5 * c.fab.compression * c.m.area[k] * pen * pen
+		}
+	}
+	return e
+}
+
 func (r *rod) assemble(a *bcsr, cK float64) {
 	for _, rc := range r.list {
 		nn := outer(rc.n, rc.n)
