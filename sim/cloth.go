@@ -149,7 +149,7 @@ func newCloth(cfg Config, bias float64) (*Cloth, error) {
 	mg *= math.Max(norm3(cfg.Gravity), 1)
 	// The CG residual floor: a thousandth of the cloth's weight impulse per
 	// step, so a cloth at rest does not chase round-off.
-	c.it = newIntegrator(n3, cfg.Scheme, cfg.Alpha, c.dt, cfg.Tolerance, 1e-3*mg*c.dt, cfg.MaxIterations, cfg.NewtonTolerance, cfg.MaxNewton)
+	c.it = newIntegrator(c.fab.mass, 3, cfg.Scheme, cfg.Alpha, c.dt, cfg.Tolerance, 1e-3*mg*c.dt, cfg.MaxIterations, cfg.NewtonTolerance, cfg.MaxNewton)
 	c.it.contactNewton = cfg.ContactNewton
 	// Φ's floor: the energy of the CG's residual floor as a velocity change
 	// of the whole cloth.
@@ -278,8 +278,14 @@ func (c *Cloth) Step(t time.Duration, in *FingerState) {
 	c.fab.advance(c.dt)
 	res := c.it.step(&c.dyn, c.x, c.v)
 	ok := !res.broke && allFinite(c.x) && allFinite(c.v)
-	if ok && c.cfg.StrainLimit > 0 && c.dyn.strainAbove(c.x, c.v, c.cfg.StrainLimit) {
-		c.stats.Limited = c.limitStrain()
+	// At the last trial point (the usual end of a step), its pass
+	// measured every triangle's strain and bounded the rows for the
+	// contact search.
+	atTrial := ok && c.dyn.atTrial(c.x, c.v)
+	if ok && c.cfg.StrainLimit > 0 && !(atTrial && c.dyn.tStrain <= c.cfg.StrainLimit) {
+		if c.stats.Limited = c.limitStrain(); c.stats.Limited > 0 {
+			atTrial = false
+		}
 	}
 	if ok {
 		c.it.commit(c.x, c.v)
@@ -305,16 +311,18 @@ func (c *Cloth) Step(t time.Duration, in *FingerState) {
 	default:
 		c.stats.Status = StatusMaxIter
 	}
-	c.publish(ok)
+	c.publish(ok, atTrial)
 }
 
 // publish evaluates the contacts at the new state, updating their
 // friction state, and fills the output. After a failed step (ok false)
-// the fingers publish no contact.
-func (c *Cloth) publish(ok bool) {
+// the fingers publish no contact. atTrial says the state is the last
+// trial point's.
+func (c *Cloth) publish(ok, atTrial bool) {
 	c.out.T, c.out.Step = c.t, c.steps
-	if ok && c.pads.anyPresent() {
+	if ok && c.pads.anyPresent() && !(atTrial && c.pads.boundsOf == boundsTrial) {
 		c.pads.search.bound(c.x)
+		c.pads.boundsOf = boundsState
 	}
 	c.coupling.iters = 0
 	for k := range NumFingers {

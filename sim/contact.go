@@ -77,6 +77,9 @@ type padContact struct {
 	capac    int // room in each contact list
 	overflow int // probes left out because a list was full
 	bad      int // finger samples of this step that were not finite
+	// boundsOf says whose bounds the search holds: the last trial
+	// point's, the cloth's state's (which may be the same), or neither.
+	boundsOf int
 	// start is the positions at the start of the step: within a step, a
 	// probe that touches a pad for the first time is anchored where it
 	// was then, wherever the Newton iteration evaluates it, so that its
@@ -85,6 +88,13 @@ type padContact struct {
 }
 
 const stickSpeed = 0.001 // [m/s]
+
+// The bounds the contact search holds (padContact.boundsOf).
+const (
+	boundsNone = iota
+	boundsTrial
+	boundsState
+)
 
 func (s *padContact) init(c *Cloth) {
 	s.c = c
@@ -277,13 +287,21 @@ func (s *padContact) collect(k int, x, anchor []float64, dst []contactPt) []cont
 // Every probe keeps the friction anchor the last step left it, so within a
 // step the contacts are springs with an energy. It returns that energy:
 // the normal springs' ½·k·pen² and the friction springs' ½·k·|t|².
-func (s *padContact) linearize(x, f []float64, trial bool) float64 {
+//
+// fresh says the search's bounds are already those of x: x is the state
+// the last trial point left, bounded then or after the last step
+// (boundsOf).
+func (s *padContact) linearize(x, f []float64, trial, fresh bool) float64 {
 	var e float64
 	if !trial {
 		s.start = x
 	}
-	if s.anyPresent() {
+	if s.anyPresent() && !(fresh && s.boundsOf != boundsNone) {
 		s.search.bound(x)
+		s.boundsOf = boundsState
+		if trial {
+			s.boundsOf = boundsTrial
+		}
 	}
 	for k := range s.f {
 		fc := &s.f[k]
@@ -331,6 +349,7 @@ func (s *padContact) potential(y []float64) float64 {
 		return 0
 	}
 	s.search.bound(y)
+	s.boundsOf = boundsNone
 	for k := range s.f {
 		fc := &s.f[k]
 		if !fc.in.present {

@@ -299,5 +299,5 @@ func TestPeirceCantilever(t *testing.T) {
 // eval sets f to the forces at (x, v), without assembling.
 func (fo *forces) eval(x, v, f []float64) {
 	fo.elastic(x, v, f, nil)
-	fo.contacts(x, f, false)
+	fo.contacts(x, f, false, false)
 }

@@ -107,10 +107,11 @@ func (fo *forces) elastic(x, v, f []float64, asm *bcsr) (e Energy, strain, diss 
 
 // contacts adds the contacts' forces at x to f (the pads' with the step's
 // friction anchors) and returns their energy. trial keeps the pads'
-// linearisation apart from the step's (padContact.linearize).
-func (fo *forces) contacts(x, f []float64, trial bool) float64 {
+// linearisation apart from the step's, fresh says the pads' search holds
+// x's bounds (padContact.linearize).
+func (fo *forces) contacts(x, f []float64, trial, fresh bool) float64 {
 	c := fo.c
-	return c.pads.linearize(x, f, trial) + c.rod.linearize(x, f)
+	return c.pads.linearize(x, f, trial, fresh) + c.rod.linearize(x, f)
 }
 
 // part runs the forces pass over the triangles of one part and, with the

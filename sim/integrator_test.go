@@ -71,7 +71,7 @@ var thirdOrder = scheme{"bdf2 α=1/3", BDF2, 1.0 / 3, 3}
 // (the default start is one Euler step).
 func run(o *oscillator, sc scheme, x0, v0, tEnd float64, n int, exact func(t float64) (x, v float64)) (x, v float64) {
 	h := tEnd / float64(n)
-	it := newIntegrator(1, sc.s, sc.alpha, h, 1e-14, 0, 10, 1e-12, 10)
+	it := newIntegrator([]float64{o.m}, 1, sc.s, sc.alpha, h, 1e-14, 0, 10, 1e-12, 10)
 	xs, vs := []float64{x0}, []float64{v0}
 	if exact != nil && sc.s == BDF2 {
 		xm, vm := exact(-h)
