@@ -11,7 +11,7 @@ type Status int
 
 const (
 	StatusOK        Status = iota // the CG converged to the tolerance
-	StatusMaxIter                 // a CG or the Newton iteration hit its cap; the step used its last iterate (see Stats.Residual)
+	StatusMaxIter                 // a CG hit its cap, or a free step's Newton iteration MaxNewton; the step used its last iterate (see Stats.Residual)
 	StatusRecovered               // the step failed (non-finite state or a broken solve); the cloth was restored to its previous shape at rest
 )
 
@@ -306,7 +306,9 @@ func (c *Cloth) Step(t time.Duration, in *FingerState) {
 	switch {
 	case !ok:
 		c.stats.Status = StatusRecovered
-	case res.ok && c.it.converged:
+	case res.ok && (c.it.converged || c.it.inContact):
+		// A step in contact stops at ContactNewton by design (Stats.Newton
+		// says how many it made); only MaxNewton is a cap hit.
 		c.stats.Status = StatusOK
 	default:
 		c.stats.Status = StatusMaxIter

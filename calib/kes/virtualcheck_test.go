@@ -217,7 +217,7 @@ func TestCheckResolution(t *testing.T) {
 // 1.88 % high (testdata/elastica_ref.json).
 func TestBendingResolution(t *testing.T) {
 	sizes := []float64{0.002, 0.004, 0.0065, 0.0097, SceneElementSize, 0.015}
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		sizes = []float64{0.004, SceneElementSize, 0.015}
 	}
 	for _, name := range List() {
