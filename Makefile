@@ -8,12 +8,33 @@ DURATION ?= 12s
 # reference-value scripts under testdata/.
 DEB_PKGS := gcc pkg-config libgl1-mesa-dev libgl1-mesa-dri libglx-mesa0 \
             libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev \
-            libxxf86vm-dev xvfb xauth python3-scipy
+            libxxf86vm-dev xvfb xauth python3-scipy chromium
+# Chromium (headless) checks the pages haptex report writes.
 
-.PHONY: demo test deps vet build bench
+# The program, stamped with the commit it is built from (haptex version,
+# session.json, sidecar.json and every bench JSON record it): the Go
+# toolchain's own stamp is missing in a git worktree and wherever
+# GOFLAGS has -buildvcs=false.
+BIN          := bin/haptex
+GIT_COMMIT   := $(shell git rev-parse HEAD 2>/dev/null)
+GIT_MODIFIED := $(shell test -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" && echo true || echo false)
+LDFLAGS      := -X github.com/haptex/haptex/internal/buildinfo.commit=$(GIT_COMMIT) \
+                -X github.com/haptex/haptex/internal/buildinfo.modified=$(GIT_MODIFIED)
 
-demo: deps
-	$(GO) run ./cmd/haptex run -duration $(DURATION) -out sessions
+.PHONY: demo test deps vet build bench ldflags FORCE
+
+demo: deps $(BIN)
+	./$(BIN) run -duration $(DURATION) -out sessions
+
+# go build decides what to rebuild; the line says when it will take a while.
+$(BIN): FORCE
+	@if [ ! -x $(BIN) ] || [ -n "$$(find . -name '*.go' -newer $(BIN) -print -quit)" ]; then \
+		echo "building $(BIN) (a first build compiles GLFW's C code: a minute or two)..."; fi
+	@$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/haptex
+
+# The linker flags above, for tests that build the program as make does.
+ldflags:
+	@echo '$(LDFLAGS)'
 
 test: deps vet
 	./scripts/with-display $(GO) test -race -timeout 30m ./...
@@ -21,7 +42,7 @@ test: deps vet
 vet:
 	$(GO) vet ./...
 
-build:
+build: $(BIN)
 	$(GO) build ./...
 
 # Installs the Debian packages that are missing, when run as root; otherwise
@@ -29,5 +50,6 @@ build:
 deps:
 	@./scripts/deps $(DEB_PKGS)
 
-bench:
-	$(GO) run ./cmd/haptex bench all -json
+# Headless too: the render bench starts its own Xvfb, or says why it skipped.
+bench: $(BIN)
+	./$(BIN) bench all -json

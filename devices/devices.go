@@ -2,6 +2,7 @@ package devices
 
 import (
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/haptex/haptex/devices/exo"
@@ -59,6 +60,61 @@ type ExoState struct {
 	Fault      uint32        // device fault bits, 0 when healthy
 	Stale      bool          // no new sample since the previous Read
 	AckSeq     uint32        // Seq of the newest ExoCommand the device has applied (0: none yet)
+	// Confirm says who, if anyone, has confirmed the safe state the host
+	// asked for: ConfirmNone while the host wants the power stage on.
+	Confirm Confirm
+}
+
+// Confirm is how far the safe state the host asked for (the power stage
+// off: Enable(false), or a new session, which starts off) has been
+// confirmed. The host's recorded state "safe, commanded" is
+// ConfirmPending or ConfirmSilenced; "safe, confirmed by the device" is
+// ConfirmDevice or ConfirmWatchdog.
+//
+// A protocol link (devices/link) repeats ENABLE 0 until a STATE reports
+// the stage off; if none does within its confirmation bound (at most
+// 10 ms) it stops sending anything, so that the device's own watchdog
+// cuts the motors within the device's watchdog_ms. A simulated device
+// confirms at once. A STATE that reports the stage on while the host
+// wants it off takes a confirmed state back to ConfirmPending.
+type Confirm uint8
+
+const (
+	// ConfirmNone: the host wants the power stage on; nothing to confirm.
+	ConfirmNone Confirm = iota
+	// ConfirmPending: asked off, not yet confirmed, within the bound; the
+	// host is repeating the request.
+	ConfirmPending
+	// ConfirmDevice: a sample taken after the request reports the stage
+	// off.
+	ConfirmDevice
+	// ConfirmSilenced: the device did not confirm within the bound; the
+	// host has fallen silent so that the device's watchdog cuts the
+	// motors. The device is not trusted again in this session.
+	ConfirmSilenced
+	// ConfirmWatchdog: after ConfirmSilenced the device reported the stage
+	// off (its watchdog tripped): confirmed by the watchdog.
+	ConfirmWatchdog
+)
+
+// Confirmed reports whether the device (or its watchdog) has confirmed
+// the stage off.
+func (c Confirm) Confirmed() bool { return c == ConfirmDevice || c == ConfirmWatchdog }
+
+func (c Confirm) String() string {
+	switch c {
+	case ConfirmNone:
+		return "none"
+	case ConfirmPending:
+		return "pending"
+	case ConfirmDevice:
+		return "device"
+	case ConfirmSilenced:
+		return "silenced"
+	case ConfirmWatchdog:
+		return "watchdog"
+	}
+	return "confirm(" + strconv.Itoa(int(c)) + ")"
 }
 
 // ExoCommand is one command to a fingertip exoskeleton.

@@ -25,7 +25,25 @@ type Config struct {
 	Velocity  VelocityConfig
 	Model     ModelConfig
 	Safety    SafetyConfig
+	Limits    LimitsConfig
 	Passivity PassivityConfig
+	Drive     DriveConfig
+}
+
+// DriveConfig is what the servo knows of the device's drive train.
+type DriveConfig struct {
+	// TransmissionStiffness is each joint's identified cable stiffness
+	// between motor and link [N·m/rad]: the servo locates the pad from
+	// the motor encoders minus the stretch under the load the link
+	// carries. 0: a rigid transmission.
+	TransmissionStiffness [3]float64 `toml:"transmission_stiffness_nm_per_rad"`
+	// The drive's friction and inertia at the joint output, as identified:
+	// the torque bound allows for the friction (safety.go), the
+	// plausibility check for friction and inertia.
+	Coulomb [3]float64 `toml:"coulomb_nm"`   // Coulomb friction per joint [N·m]
+	Viscous [3]float64 `toml:"viscous_nms"`  // viscous friction per joint [N·m·s/rad]
+	Inertia [3]float64 `toml:"inertia_kgm2"` // reflected rotor inertia per joint [kg·m²]
+	Slip    float64    `toml:"slip_rps"`     // joint speed from which the torque bound counts on the whole Coulomb friction [rad/s]
 }
 
 // ForceConfig is the outer force loop.
@@ -37,8 +55,12 @@ type ForceConfig struct {
 	ReferenceHz    float64 `toml:"reference_hz"`          // corner of the desired-force filter; 0 = butter_hz
 	VMax           float64 `toml:"vmax_mps"`              // velocity reference limit [m/s]
 	Feedforward    float64 `toml:"feedforward"`           // share of Jᵀ F_des sent to the motors directly
-	SetpointWeight float64 `toml:"setpoint_weight"`       // β: the proportional term acts on β F_des - F_meas
+	SetpointWeight float64 `toml:"setpoint_weight"`       // β: the proportional term acts on β (F_des - F_stiff) + F_stiff - F_meas
 	StiffBandwidth float64 `toml:"stiff_bandwidth_rad_s"` // ω_K: gain scaling against rendered stiffness; 0 = off
+	StiffIntegral  float64 `toml:"stiff_integral_rad_s"`  // ω_I: the integral gain scales by 1/(1 + K_i k/ω_I²) while rendering stiffness k; 0 = as the proportional gain
+	OnsetStop      bool    `toml:"onset_stop"`            // at first contact, drop a share of the admittance's speed into the cloth beyond the cloth's own
+	OnsetStopNpm   float64 `toml:"onset_stop_npm"`        // k_s: the share dropped is k/(k + k_s) for a contact of normal stiffness k [N/m]; 0 = all
+	ContactTau     float64 `toml:"contact_tau_s"`         // τ_c: in contact, damp the admittance's speed into the cloth with k·τ_c [s]; 0 = off
 }
 
 // DLSConfig is the damped-least-squares inverse Jacobian.
@@ -58,6 +80,7 @@ type VelocityConfig struct {
 	SpeedHz       float64    `toml:"speed_filter_hz"`
 	Friction      [3]float64 `toml:"friction_nm"`        // Coulomb friction compensated per joint [N·m]
 	FrictionWidth float64    `toml:"friction_width_rps"` // joint speed reference of full compensation [rad/s]
+	Viscous       [3]float64 `toml:"viscous_nms"`        // viscous friction compensated per joint on the speed reference [N·m·s/rad]
 }
 
 // ModelConfig governs how the cloth's LocalModel is rendered.
@@ -81,6 +104,23 @@ type SafetyConfig struct {
 	OverrunStreak int           // this many late ticks in a row trip both fingers
 	OverrunFactor float64       // a tick later than this many periods after the previous one is late
 	Recover       time.Duration // healthy time before a tripped finger is re-enabled
+
+	// Checks of the device against the host's model (safety.go).
+	PlausibleForce float64       // largest tolerated disagreement of the force sensor with the torque-implied force [N]
+	PlausibleTime  time.Duration // how long a larger disagreement may last before it trips
+	DisableWait    time.Duration // how long after the host switched the power stage off the device may still report it on
+	ClockJump      time.Duration // how far the device's clock may run ahead of the host's between two samples
+}
+
+// LimitsConfig is what the host allows whatever a device declares
+// (servo.toml's [limits]): a device that declares more is refused
+// (CheckSpec), and no device is driven past them.
+type LimitsConfig struct {
+	MaxForceCont float64    `toml:"max_force_cont_n"` // largest continuous fingertip force a device may declare [N]
+	MaxForcePeak float64    `toml:"max_force_peak_n"` // largest peak fingertip force a device may declare [N]
+	MaxTorque    [3]float64 `toml:"max_torque_nm"`    // largest joint torque a device may declare, per joint [N·m]
+	JointRange   float64    `toml:"joint_range_rad"`  // declared joint limits must lie within ±JointRange [rad]
+	JointMargin  float64    `toml:"joint_margin_rad"` // a reading this far outside the declared range trips [rad]
 }
 
 // PassivityConfig is the time-domain passivity observer and controller.
@@ -88,6 +128,11 @@ type PassivityConfig struct {
 	Enabled    bool    `toml:"enabled"`
 	Bound      float64 `toml:"bound_j"`
 	MaxDamping float64 `toml:"max_damping_nspm"`
+	// LeakMs is the observer's memory [ms]: the energy it holds decays
+	// with this time constant, so a bounded non-passive flow (the force
+	// loop near its crossover) settles at power x leak instead of
+	// accumulating; 0 keeps every joule (the classic observer).
+	LeakMs float64 `toml:"leak_ms"`
 }
 
 // configFile is the layout of servo.toml, durations in the milliseconds
@@ -100,7 +145,9 @@ type configFile struct {
 	Velocity  VelocityConfig  `toml:"velocity"`
 	Model     ModelConfig     `toml:"model"`
 	Safety    safetyFile      `toml:"safety"`
+	Limits    LimitsConfig    `toml:"limits"`
 	Passivity PassivityConfig `toml:"passivity"`
+	Drive     DriveConfig     `toml:"drive"`
 }
 
 type safetyFile struct {
@@ -116,6 +163,11 @@ type safetyFile struct {
 	OverrunStreak int     `toml:"overrun_streak"`
 	OverrunFactor float64 `toml:"overrun_factor"`
 	RecoverMs     float64 `toml:"recover_ms"`
+
+	PlausibleForce float64 `toml:"plausible_force_n"`
+	PlausibleMs    float64 `toml:"plausible_ms"`
+	DisableWaitMs  float64 `toml:"disable_wait_ms"`
+	ClockJumpMs    float64 `toml:"clock_jump_ms"`
 }
 
 // file returns c in the file's units.
@@ -128,9 +180,12 @@ func (c *Config) file() configFile {
 			MaxForceJump: s.MaxForceJump, MaxSpeed: s.MaxSpeed,
 			EnableRampMs: ms(s.EnableRamp), EnableWaitMs: ms(s.EnableWait), StopRampMs: ms(s.StopRamp),
 			SilentMs: ms(s.Silent), OverrunStreak: s.OverrunStreak, OverrunFactor: s.OverrunFactor,
-			RecoverMs: ms(s.Recover),
+			RecoverMs:      ms(s.Recover),
+			PlausibleForce: s.PlausibleForce, PlausibleMs: ms(s.PlausibleTime),
+			DisableWaitMs: ms(s.DisableWait), ClockJumpMs: ms(s.ClockJump),
 		},
-		Passivity: c.Passivity,
+		Limits:    c.Limits,
+		Passivity: c.Passivity, Drive: c.Drive,
 	}
 }
 
@@ -155,9 +210,14 @@ func (f *configFile) config() (Config, error) {
 			StopRamp:      dur("safety.stop_ramp_ms", s.StopRampMs),
 			Silent:        dur("safety.silent_ms", s.SilentMs),
 			OverrunStreak: s.OverrunStreak, OverrunFactor: s.OverrunFactor,
-			Recover: dur("safety.recover_ms", s.RecoverMs),
+			Recover:        dur("safety.recover_ms", s.RecoverMs),
+			PlausibleForce: s.PlausibleForce,
+			PlausibleTime:  dur("safety.plausible_ms", s.PlausibleMs),
+			DisableWait:    dur("safety.disable_wait_ms", s.DisableWaitMs),
+			ClockJump:      dur("safety.clock_jump_ms", s.ClockJumpMs),
 		},
-		Passivity: f.Passivity,
+		Limits:    f.Limits,
+		Passivity: f.Passivity, Drive: f.Drive,
 	}
 	return c, errors.Join(errs...)
 }
@@ -178,9 +238,15 @@ func fromMs(v float64) (time.Duration, error) {
 // session.json has always used.
 func (c Config) MarshalJSON() ([]byte, error) { return json.Marshal(c.file()) }
 
-// UnmarshalJSON reads what MarshalJSON wrote.
+// UnmarshalJSON reads what MarshalJSON wrote. Into a zero Config, keys
+// the JSON lacks (a session recorded before they existed) take the
+// defaults.
 func (c *Config) UnmarshalJSON(data []byte) error {
-	f := c.file()
+	base := *c
+	if base == (Config{}) {
+		base = DefaultConfig()
+	}
+	f := base.file()
 	if err := json.Unmarshal(data, &f); err != nil {
 		return err
 	}
@@ -243,6 +309,9 @@ func (c *Config) Validate() error {
 	check(pos(c.Force.VMax), "force.vmax_mps = %g, want > 0", c.Force.VMax)
 	check(c.Force.Feedforward >= 0 && c.Force.Feedforward <= 1, "force.feedforward = %g, want 0..1", c.Force.Feedforward)
 	check(nonneg(c.Force.StiffBandwidth), "force.stiff_bandwidth_rad_s = %g, want >= 0", c.Force.StiffBandwidth)
+	check(nonneg(c.Force.StiffIntegral), "force.stiff_integral_rad_s = %g, want >= 0", c.Force.StiffIntegral)
+	check(nonneg(c.Force.ContactTau), "force.contact_tau_s = %g, want >= 0", c.Force.ContactTau)
+	check(nonneg(c.Force.OnsetStopNpm), "force.onset_stop_npm = %g, want >= 0", c.Force.OnsetStopNpm)
 	check(c.Force.SetpointWeight >= 0 && c.Force.SetpointWeight <= 1, "force.setpoint_weight = %g, want 0..1", c.Force.SetpointWeight)
 	check(nonneg(c.Velocity.FrictionWidth), "velocity.friction_width_rps = %g, want >= 0", c.Velocity.FrictionWidth)
 	check(pos(c.DLS.LambdaMax), "dls.lambda_max_m = %g, want > 0", c.DLS.LambdaMax)
@@ -251,6 +320,7 @@ func (c *Config) Validate() error {
 		check(nonneg(c.Velocity.Kv[i]), "velocity.kv_nms[%d] = %g, want >= 0", i, c.Velocity.Kv[i])
 		check(nonneg(c.Velocity.Ki[i]), "velocity.ki_nm[%d] = %g, want >= 0", i, c.Velocity.Ki[i])
 		check(nonneg(c.Velocity.Friction[i]), "velocity.friction_nm[%d] = %g, want >= 0", i, c.Velocity.Friction[i])
+		check(nonneg(c.Velocity.Viscous[i]), "velocity.viscous_nms[%d] = %g, want >= 0", i, c.Velocity.Viscous[i])
 	}
 	check(c.Velocity.ChebyOrder >= 1 && c.Velocity.ChebyOrder <= 8, "velocity.cheby_order = %d, want 1..8", c.Velocity.ChebyOrder)
 	check(pos(c.Velocity.ChebyRippleDB), "velocity.cheby_ripple_db = %g, want > 0", c.Velocity.ChebyRippleDB)
@@ -273,7 +343,30 @@ func (c *Config) Validate() error {
 	check(s.OverrunStreak >= 1, "safety.overrun_streak = %d, want >= 1", s.OverrunStreak)
 	check(s.OverrunFactor > 1 && fin(s.OverrunFactor), "safety.overrun_factor = %g, want > 1", s.OverrunFactor)
 	check(s.Recover >= 0, "safety.recover_ms = %g, want >= 0", ms(s.Recover))
+	check(pos(s.PlausibleForce), "safety.plausible_force_n = %g, want > 0", s.PlausibleForce)
+	check(s.PlausibleTime >= 0, "safety.plausible_ms = %g, want >= 0", ms(s.PlausibleTime))
+	check(s.DisableWait > 0, "safety.disable_wait_ms = %g, want > 0", ms(s.DisableWait))
+	check(s.ClockJump > 0, "safety.clock_jump_ms = %g, want > 0", ms(s.ClockJump))
+	for i := range 3 {
+		check(nonneg(c.Drive.Coulomb[i]), "drive.coulomb_nm[%d] = %g, want >= 0", i, c.Drive.Coulomb[i])
+		check(nonneg(c.Drive.Viscous[i]), "drive.viscous_nms[%d] = %g, want >= 0", i, c.Drive.Viscous[i])
+		check(nonneg(c.Drive.Inertia[i]), "drive.inertia_kgm2[%d] = %g, want >= 0", i, c.Drive.Inertia[i])
+	}
+	check(pos(c.Drive.Slip), "drive.slip_rps = %g, want > 0", c.Drive.Slip)
+	l := &c.Limits
+	check(pos(l.MaxForceCont), "limits.max_force_cont_n = %g, want > 0", l.MaxForceCont)
+	check(pos(l.MaxForcePeak) && l.MaxForcePeak >= l.MaxForceCont, "limits.max_force_peak_n = %g, want >= limits.max_force_cont_n", l.MaxForcePeak)
+	for i := range 3 {
+		check(pos(l.MaxTorque[i]), "limits.max_torque_nm[%d] = %g, want > 0", i, l.MaxTorque[i])
+	}
+	check(pos(l.JointRange), "limits.joint_range_rad = %g, want > 0", l.JointRange)
+	check(nonneg(l.JointMargin), "limits.joint_margin_rad = %g, want >= 0", l.JointMargin)
+	check(s.MaxForce <= l.MaxForceCont, "safety.max_force_n = %g, want <= limits.max_force_cont_n = %g", s.MaxForce, l.MaxForceCont)
 	check(nonneg(c.Passivity.Bound), "passivity.bound_j = %g, want >= 0", c.Passivity.Bound)
 	check(nonneg(c.Passivity.MaxDamping), "passivity.max_damping_nspm = %g, want >= 0", c.Passivity.MaxDamping)
+	check(nonneg(c.Passivity.LeakMs), "passivity.leak_ms = %g, want >= 0", c.Passivity.LeakMs)
+	for i, k := range c.Drive.TransmissionStiffness {
+		check(nonneg(k), "drive.transmission_stiffness_nm_per_rad[%d] = %g, want >= 0", i, k)
+	}
 	return errors.Join(errs...)
 }

@@ -49,6 +49,12 @@ const (
 	ReasonDeviceFault           // the device reported fault bits
 	ReasonDeviceDisabled        // the device's power stage went off by itself
 	ReasonEnableTimeout         // the device did not report its power stage on within safety.enable_wait_ms
+
+	// Checks of the device against the host's own model and limits.
+	ReasonSensorImplausible // force sensor and torque-implied force disagree (safety.plausible_force_n, safety.plausible_ms)
+	ReasonJointRange        // a joint reading outside the declared range by more than limits.joint_margin_rad
+	ReasonClockJump         // the device's clock ran backwards, or ahead of the host's by more than safety.clock_jump_ms
+	ReasonStaysEnabled      // the power stage reported on while the host wants it off, past safety.disable_wait_ms
 )
 
 var reasonNames = [...]string{
@@ -68,6 +74,11 @@ var reasonNames = [...]string{
 	ReasonDeviceFault:    "device-fault",
 	ReasonDeviceDisabled: "device-disabled",
 	ReasonEnableTimeout:  "enable-timeout",
+
+	ReasonSensorImplausible: "sensor-implausible",
+	ReasonJointRange:        "joint-range",
+	ReasonClockJump:         "clock-jump",
+	ReasonStaysEnabled:      "stays-enabled",
 }
 
 func (r Reason) String() string {
@@ -75,4 +86,40 @@ func (r Reason) String() string {
 		return reasonNames[r]
 	}
 	return "reason?"
+}
+
+// Confirm says how a finger's safe state is known to hold: whether the
+// host only commanded it, or the device confirmed it.
+type Confirm uint8
+
+const (
+	// ConfirmNone: the finger is not in StateSafe.
+	ConfirmNone Confirm = iota
+	// ConfirmCommanded: the host switched the power stage off and no
+	// sample has reported it off since.
+	ConfirmCommanded
+	// ConfirmDevice: a sample from the device reported its power stage
+	// off while the host wanted it off.
+	ConfirmDevice
+	// ConfirmWatchdog: the device did not confirm, and the link stopped
+	// talking to it so that the device's own watchdog cuts the motors.
+	ConfirmWatchdog
+	// ConfirmLost: the device is gone (disconnected): nothing can
+	// confirm its state.
+	ConfirmLost
+)
+
+var confirmNames = [...]string{
+	ConfirmNone:      "",
+	ConfirmCommanded: "commanded",
+	ConfirmDevice:    "device",
+	ConfirmWatchdog:  "watchdog",
+	ConfirmLost:      "lost",
+}
+
+func (c Confirm) String() string {
+	if int(c) < len(confirmNames) {
+		return confirmNames[c]
+	}
+	return "confirm?"
 }

@@ -27,7 +27,7 @@ func BenchmarkShowcase(b *testing.B) {
 			b.Run(fmt.Sprintf("n=%d/samples=%d", n, samples), func(b *testing.B) {
 				o := newTestOffscreen(b, Config{Width: 1280, Height: 720, Samples: samples, NormalPriority: true})
 				f := showcaseFrame(n)
-				cam := DefaultCamera()
+				cam := StandCamera()
 				req := newRequest(func() { o.drawOnly(f, cam) })
 				o.th.call(req) // the first frame uploads the topology
 				b.ReportAllocs()

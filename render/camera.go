@@ -13,10 +13,30 @@ type Camera struct {
 	FovY     float64    // vertical field of view [rad]; 0 → 40°
 }
 
-// DefaultCamera frames the showcase scene: the whole 30 cm cloth on its
-// rod, seen from the index finger's side (+z), a little from the right and
-// above, so both fingers and the cloth's shading read.
-func DefaultCamera() Camera {
+// DefaultCamera frames the hand: the finger pair at the mouse pair's
+// starting point (HandCamera). Windows and snapshots aim it at the pads
+// wherever they are (Camera.AimedAt) unless Config.NoFollow.
+func DefaultCamera() Camera { return HandCamera(DefaultPinch().Point) }
+
+// HandCamera frames the finger pair around the point p [m]: both 16 mm
+// pads and the cloth pinched between them fill about a fifth of a
+// 1280-pixel-wide picture each (220 px across), seen from the index
+// finger's side, from the right and a little above, so the fold and the
+// stretch of the pinched cloth read in depth.
+func HandCamera(p [3]float64) Camera {
+	return Camera{
+		Target:   p,
+		Yaw:      50 * math.Pi / 180,
+		Pitch:    14 * math.Pi / 180,
+		Distance: 0.075,
+		FovY:     40 * math.Pi / 180,
+	}
+}
+
+// StandCamera frames the whole showcase scene: the 30 cm cloth on its
+// rod and the stand, from the index finger's side (+z), a little from the
+// right and above.
+func StandCamera() Camera {
 	return Camera{
 		Target:   [3]float64{0, 0.15, 0},
 		Yaw:      30 * math.Pi / 180,
@@ -24,6 +44,32 @@ func DefaultCamera() Camera {
 		Distance: 0.62,
 		FovY:     40 * math.Pi / 180,
 	}
+}
+
+// AimedAt returns c turned to look at the finger pair of f: the midpoint
+// of the valid pads (one pad when only one is valid); c itself when none
+// is.
+func (c Camera) AimedAt(f *Frame) Camera {
+	if p, ok := fingerMidpoint(f); ok {
+		c.Target = p
+	}
+	return c
+}
+
+func fingerMidpoint(f *Frame) (vec3, bool) {
+	var sum vec3
+	n := 0
+	for i := range f.Fingers.Fingers {
+		fi := &f.Fingers.Fingers[i]
+		if fi.Valid && finite3(fi.Pos) {
+			sum = add(sum, fi.Pos)
+			n++
+		}
+	}
+	if n == 0 {
+		return vec3{}, false
+	}
+	return scale(sum, 1/float64(n)), true
 }
 
 const maxPitch = 89 * math.Pi / 180

@@ -23,6 +23,7 @@ type clothGPU struct {
 	}
 	vao, patchVAO                  uint32 // the patch VAO shares the vertex buffers
 	pos, normal, uv, ebo, patchEBO uint32
+	weave                          uint32   // the weave texture (Weave.textureLevels)
 	patchTris                      []uint32 // indices of the triangles near one patch, reused
 
 	mean [3]float64 // encoded far-field colour of the weave
@@ -39,8 +40,8 @@ type clothGPU struct {
 }
 
 type clothProgram struct {
-	prog                                                uint32
-	uView, uProj, uWarp, uWeft, uMean, uPitch, uPattern int32
+	prog                                                    uint32
+	uView, uProj, uMean, uWeave, uRepeat, uGrid, uWeaveSize int32
 }
 
 func (c *clothGPU) init(r *renderer) error {
@@ -59,12 +60,27 @@ func (c *clothGPU) init(r *renderer) error {
 			loc  *int32
 			name string
 		}{
-			{&p.cp.uView, "uView"}, {&p.cp.uProj, "uProj"}, {&p.cp.uWarp, "uWarp"}, {&p.cp.uWeft, "uWeft"},
-			{&p.cp.uMean, "uMean"}, {&p.cp.uPitch, "uPitch"}, {&p.cp.uPattern, "uPattern"},
+			{&p.cp.uView, "uView"}, {&p.cp.uProj, "uProj"}, {&p.cp.uMean, "uMean"},
+			{&p.cp.uWeave, "uWeave"}, {&p.cp.uRepeat, "uRepeat"}, {&p.cp.uGrid, "uGrid"},
+			{&p.cp.uWeaveSize, "uWeaveSize"},
 		} {
 			*u.loc = g.GetUniformLocation(prog, u.name)
 		}
 	}
+	levels, mean := r.cfg.Weave.textureLevels()
+	c.mean = mean
+	c.weave = g.GenTexture()
+	g.BindTexture(gl.TEXTURE_2D, c.weave)
+	g.PixelStorei(gl.UNPACK_ALIGNMENT, 1)
+	for i, lv := range levels {
+		g.TexImage2D(gl.TEXTURE_2D, int32(i), gl.RGBA8, int32(lv.side), int32(lv.side), gl.RGBA, gl.UNSIGNED_BYTE, lv.rgba)
+	}
+	g.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAX_LEVEL, int32(len(levels)-1))
+	g.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR_MIPMAP_LINEAR)
+	g.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.LINEAR)
+	g.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.REPEAT)
+	g.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.REPEAT)
+	g.BindTexture(gl.TEXTURE_2D, 0)
 	var err error
 	if c.patch.prog, err = r.program("contact patch", clothVS, patchFS); err != nil {
 		return err
@@ -111,6 +127,9 @@ func (c *clothGPU) release() {
 		if a != 0 {
 			g.DeleteVertexArray(a)
 		}
+	}
+	if c.weave != 0 {
+		g.DeleteTexture(c.weave)
 	}
 }
 
@@ -199,11 +218,11 @@ func (c *clothGPU) draw(r *renderer, cam *Camera, height int) {
 	g := c.gl
 	w := &r.cfg.Weave
 	pitchU, pitchV := w.WarpSpacing*w.Magnify, w.WeftSpacing*w.Magnify
-	// The weave fades out at 0.9 yarn cells per pixel; no point of the
-	// cloth has a smaller footprint than one facing the camera at the
-	// nearest corner of its bounding box.
+	// Beyond 8 yarn cells per pixel the texture's mipmaps show only its
+	// mean; no point of the cloth has a smaller footprint than one facing
+	// the camera at the nearest corner of its bounding box.
 	p := &c.far
-	if pixelSize(cam, boxDistance(cam.Eye(), c.lo, c.hi), height)/math.Min(pitchU, pitchV) < 0.9 {
+	if pixelSize(cam, boxDistance(cam.Eye(), c.lo, c.hi), height)/math.Min(pitchU, pitchV) < 8 {
 		p = &c.near
 	}
 	g.UseProgram(p.prog)
@@ -211,12 +230,19 @@ func (c *clothGPU) draw(r *renderer, cam *Camera, height int) {
 	g.UniformMatrix4fv(p.uView, r.m16)
 	r.proj.to32(r.m16)
 	g.UniformMatrix4fv(p.uProj, r.m16)
-	warp, weft := encoded(linear(w.Warp)), encoded(linear(w.Weft))
-	g.Uniform3f(p.uWarp, float32(warp[0]), float32(warp[1]), float32(warp[2]))
-	g.Uniform3f(p.uWeft, float32(weft[0]), float32(weft[1]), float32(weft[2]))
 	g.Uniform3f(p.uMean, float32(c.mean[0]), float32(c.mean[1]), float32(c.mean[2]))
-	g.Uniform2f(p.uPitch, float32(pitchU), float32(pitchV))
-	g.Uniform1i(p.uPattern, int32(w.Pattern))
+	grid := float32(r.cfg.Grid)
+	if r.noGrid {
+		grid = 0
+	}
+	g.Uniform1f(p.uGrid, grid)
+	if p == &c.near {
+		g.ActiveTexture(gl.TEXTURE0)
+		g.BindTexture(gl.TEXTURE_2D, c.weave)
+		g.Uniform1i(p.uWeave, 0)
+		g.Uniform2f(p.uRepeat, float32(weaveRepeat*pitchU), float32(weaveRepeat*pitchV))
+		g.Uniform1f(p.uWeaveSize, weaveRepeat*weaveTexels)
+	}
 	g.BindVertexArray(c.vao)
 	g.DrawElements(gl.TRIANGLES, int32(3*c.tris), gl.UNSIGNED_INT, 0)
 	g.BindVertexArray(0)

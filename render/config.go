@@ -14,12 +14,28 @@ type Config struct {
 	Title         string  // window title; "" → "haptex"
 	Samples       int     // multisample anti-aliasing samples per pixel; 1 → off; 0 → 4 on a GPU, 1 on a software rasteriser (there 4x costs ~3x the frame time)
 	MaxFPS        float64 // the window's frame-rate cap [1/s], whether or not vsync paces it; 0 → 60
-	Camera        Camera  // the initial camera; zero → DefaultCamera()
+	Camera        Camera  // the initial camera; zero → DefaultCamera(), the finger pair
 	Weave         Weave   // the woven look of the cloth
 	PadRadius     float64 // fingertip pad sphere radius [m]; 0 → 0.008 (the showcase scene, sim.DefaultConfig)
 	RodRadius     float64 // stand rod radius [m]; 0 → 0.005 (sim.DefaultConfig)
 	RodY          float64 // height of the rod axis [m]; 0 → 0.30 (sim.DefaultConfig)
 	ForceScale    float64 // force arrow length per newton [m/N]; 0 → 0.03
+
+	// NoFollow keeps the camera where it is put. By default windows and
+	// snapshots aim it at the finger pair wherever the pads are (the view
+	// sets NoFollow when the mouse moves them: a camera that followed the
+	// dragged pair would drag it further).
+	NoFollow bool
+	// Grid is the spacing of the marking grid drawn on the cloth's rest
+	// coordinates [m] (0 → 10 mm): its lines bend and spread with the
+	// cloth, so a fold or a stretch shows. NoGrid hides it (G toggles it
+	// in the window).
+	Grid   float64
+	NoGrid bool
+	// NoMouse says that the mouse does not move the fingers (a script or
+	// devices do): the HUD then shows no mouse pair, and dragging does
+	// nothing to it.
+	NoMouse bool
 
 	// NormalPriority renders at the process's normal CPU priority. By
 	// default the render thread runs at nice +10 on Linux, and so do the
@@ -28,10 +44,11 @@ type Config struct {
 	// and tactile loops.
 	NormalPriority bool
 
-	// The tactile insets colour each pin on a logarithmic scale: full
-	// colour at the full-scale amplitude, dark at InsetRangeDB below it.
-	A40FullScaleUm  float64 // [µm peak]; 0 → 200
-	A320FullScaleUm float64 // [µm peak]; 0 → 50
+	// The tactile insets colour each pin on a logarithmic scale, drawn
+	// with its colour bar: full colour at the full-scale amplitude (the
+	// arrays' maximum: devices.TactileSpec), dark at InsetRangeDB below it.
+	A40FullScaleUm  float64 // [µm peak]; 0 → 200, the simulated array's
+	A320FullScaleUm float64 // [µm peak]; 0 → 30, the simulated array's
 	InsetRangeDB    float64 // [dB]; 0 → 40
 }
 
@@ -45,9 +62,9 @@ type Weave struct {
 	WarpSpacing float64     // distance between neighbouring warp yarns, along u [m]; 0 → 0.5 mm
 	WeftSpacing float64     // distance between neighbouring weft yarns, along v [m]; 0 → 0.5 mm
 	Pattern     Pattern
-	// Magnify draws the yarns Magnify times coarser than they are, so the
-	// weave reads at overview distances; 0 or 1 draws them true to scale
-	// (then they blend into their mean colour when smaller than a pixel).
+	// Magnify draws the yarns Magnify times coarser than they are; 0 or 1
+	// draws them true to scale (they blend into their mean colour as they
+	// shrink below a pixel, without moiré).
 	Magnify float64
 }
 
@@ -116,8 +133,9 @@ func (c Config) withDefaults() Config {
 	c.RodRadius = pos(c.RodRadius, 0.005)
 	c.RodY = pos(c.RodY, 0.30)
 	c.ForceScale = pos(c.ForceScale, 0.03)
+	c.Grid = pos(c.Grid, 0.01)
 	c.A40FullScaleUm = pos(c.A40FullScaleUm, 200)
-	c.A320FullScaleUm = pos(c.A320FullScaleUm, 50)
+	c.A320FullScaleUm = pos(c.A320FullScaleUm, 30)
 	c.InsetRangeDB = pos(c.InsetRangeDB, 40)
 	return c
 }

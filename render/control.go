@@ -11,11 +11,17 @@ import "math"
 //	space, middle click   close or open the pinch
 //	right drag, arrows orbit the camera
 //	ctrl/shift+wheel, + and -   zoom
+//	F                  the whole stand, and back to the hand
 //	R, Home            reset the camera and the pinch
 type controller struct {
 	cam, cam0     Camera
 	pinch, pinch0 Pinch
 	width, height int // framebuffer size [px]; cursor positions are in its pixels
+	// follow turns the camera towards the finger pair each frame (aim);
+	// stand is set while F shows the whole stand, hand is the camera to
+	// return to.
+	follow, stand bool
+	hand          Camera
 
 	dragging, orbiting bool
 	lastX, lastY       float64
@@ -43,6 +49,8 @@ const (
 	actOrbitRight
 	actOrbitUp
 	actOrbitDown
+	actFrame
+	actGrid // the window's: show or hide the marking grid
 	actReset
 )
 
@@ -164,6 +172,21 @@ func (c *controller) setDepth(z float64) bool {
 	return true
 }
 
+// aimRate is the share of the way to the finger pair a following camera
+// turns each frame: quick enough to keep the pads in view, slow enough
+// not to shake with them.
+const aimRate = 0.25
+
+// aim turns a following camera towards f's finger pair.
+func (c *controller) aim(f *Frame) {
+	if !c.follow || c.stand || c.dragging {
+		return
+	}
+	if p, ok := fingerMidpoint(f); ok {
+		c.cam.Target = add(c.cam.Target, scale(sub(p, c.cam.Target), aimRate))
+	}
+}
+
 // do runs a key action and reports whether the pinch changed.
 func (c *controller) do(a action) bool {
 	switch a {
@@ -186,8 +209,14 @@ func (c *controller) do(a action) bool {
 		c.cam.Pitch += orbitStep
 	case actOrbitDown:
 		c.cam.Pitch -= orbitStep
+	case actFrame:
+		if c.stand {
+			c.cam, c.stand = c.hand, false
+		} else {
+			c.hand, c.cam, c.stand = c.cam, StandCamera(), true
+		}
 	case actReset:
-		c.cam = c.cam0
+		c.cam, c.stand = c.cam0, false
 		c.dragging, c.orbiting = false, false
 		changed := c.pinch != c.pinch0
 		c.pinch = c.pinch0

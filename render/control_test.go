@@ -2,6 +2,8 @@ package render
 
 import (
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -125,5 +127,69 @@ func TestControllerWheelAndKeys(t *testing.T) {
 	}
 	if !c.press(buttonMiddle, 0, 0) || !c.pinch.Closed {
 		t.Error("middle click did not close the pinch")
+	}
+}
+
+// F shows the whole stand and F again returns to the hand as it was; a
+// following camera turns towards the finger pair, but not while the
+// stand is shown, while the pinch is dragged, or when it does not follow.
+func TestControllerFrameAndAim(t *testing.T) {
+	c := newController(DefaultCamera(), ctlW, ctlH)
+	c.follow = true
+	c.do(actOrbitLeft)
+	hand := c.cam
+	c.do(actFrame)
+	if c.cam != StandCamera() || !c.stand {
+		t.Fatalf("F: camera %+v, want the stand", c.cam)
+	}
+	f := showcaseFrame(8)
+	mid, _ := fingerMidpoint(f)
+	c.aim(f)
+	if c.cam != StandCamera() {
+		t.Error("the stand view followed the fingers")
+	}
+	c.do(actFrame)
+	if c.cam != hand || c.stand {
+		t.Fatalf("F again: camera %+v, want %+v", c.cam, hand)
+	}
+	before := norm(sub(mid, c.cam.Target))
+	for range 20 {
+		c.aim(f)
+	}
+	if after := norm(sub(mid, c.cam.Target)); !(after < 0.01*before) {
+		t.Errorf("after 20 frames the target is %.4f m from the pads' midpoint (%.4f before)", after, before)
+	}
+	c.follow = false
+	c.cam.Target = hand.Target
+	c.aim(f)
+	if c.cam.Target != hand.Target {
+		t.Error("a camera that does not follow moved")
+	}
+}
+
+// The HUD's pinch line reads the frame: held with the weaker finger's
+// squeeze when both touch, open otherwise, and the gap between the pads'
+// surfaces.
+func TestPinchLine(t *testing.T) {
+	r := &renderer{cfg: Config{}.withDefaults()}
+	f := showcaseFrame(8)
+	var l line
+	r.pinchLine(&l, f)
+	gap := norm(sub(f.Fingers.Fingers[0].Pos, f.Fingers.Fingers[1].Pos)) - 2*r.cfg.PadRadius
+	if s := string(l); !strings.HasPrefix(s, "pinch held") || !strings.Contains(s, "squeeze  0.80 N") ||
+		!strings.Contains(s, strconv.FormatFloat(1000*gap, 'f', 1, 64)+" mm") {
+		t.Errorf("both in contact: %q", s)
+	}
+	f.Sim.Contact[0].InContact = false
+	l = l[:0]
+	r.pinchLine(&l, f)
+	if s := string(l); !strings.HasPrefix(s, "pinch open") {
+		t.Errorf("one finger off the cloth: %q", s)
+	}
+	f.Fingers.Fingers[1].Valid = false
+	l = l[:0]
+	r.pinchLine(&l, f)
+	if s := string(l); s != "pinch --" {
+		t.Errorf("no index finger: %q", s)
 	}
 }

@@ -47,7 +47,7 @@ func ExampleSnapshot() {
 		log.Fatal(err)
 	}
 	defer out.Close()
-	if err := render.Snapshot(out, render.Config{Width: 1280, Height: 720}, &f); err != nil {
+	if err := render.Snapshot(out, render.Config{Width: 1280, Height: 720}, &f, "png"); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -103,7 +103,7 @@ func TestShowcaseClothRegion(t *testing.T) {
 	o := newTestOffscreen(t, Config{})
 	const n = 64
 	f := showcaseFrame(n)
-	cam := DefaultCamera()
+	cam := StandCamera()
 	with := render(t, o, f, cam)
 	bare := *f
 	bare.Topology, bare.Snapshot = nil, nil
@@ -160,7 +160,7 @@ func fingerOnly(f *Frame, i int) *Frame {
 func TestShowcasePads(t *testing.T) {
 	o := newTestOffscreen(t, Config{})
 	f := showcaseFrame(64)
-	cam := DefaultCamera()
+	cam := StandCamera()
 	none := render(t, o, fingerOnly(f, -1), cam)
 	for _, i := range []int{sim.Thumb, sim.IndexFinger} {
 		img := render(t, o, fingerOnly(f, i), cam)
@@ -213,7 +213,7 @@ func TestShowcasePads(t *testing.T) {
 // change of one amplitude changes that cell alone.
 func TestInsets(t *testing.T) {
 	o := newTestOffscreen(t, Config{})
-	cam := DefaultCamera()
+	cam := StandCamera()
 	f := showcaseFrame(16)
 	full := [numBands]float64{o.cfg.A40FullScaleUm, o.cfg.A320FullScaleUm}
 	amp := func(b, fi, pin int) float64 {

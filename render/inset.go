@@ -9,7 +9,8 @@ import (
 
 // The tactile insets: per finger, two 6 x 4 grids (A40 left, A320 right)
 // in the bottom-right corner, pin row 0 (distal) at the top, column 0 on
-// the left, as if looking at the pulp of the finger through the array.
+// the left, as if looking at the pulp of the finger through the array;
+// above them a title and one colour bar per band, with its amplitudes.
 
 const numBands = 2 // A40, A320
 
@@ -24,6 +25,9 @@ type insetLayout struct {
 	ui, cell int
 	grids    [sim.NumFingers][numBands]image.Rectangle
 	panel    image.Rectangle // background behind all grids and labels
+	title    image.Point     // top-left of the title line
+	scales   [numBands]image.Point
+	barW     int // width of a colour bar [px]
 }
 
 func layoutInsets(width, height int) insetLayout {
@@ -45,7 +49,12 @@ func layoutInsets(width, height int) insetLayout {
 		}
 	}
 	pad := 6 * ui
-	l.panel = image.Rect(x0-pad, gridTop-2*lineH-pad, x0+totalW+pad, height-margin+pad)
+	l.title = image.Pt(x0, gridTop-4*lineH)
+	for b := range numBands {
+		l.scales[b] = image.Pt(x0, gridTop-(3-b)*lineH)
+	}
+	l.barW = gw + gw/2
+	l.panel = image.Rect(x0-pad, gridTop-4*lineH-pad, x0+totalW+pad, height-margin+pad)
 	return l
 }
 

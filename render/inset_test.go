@@ -84,3 +84,24 @@ func TestUIScale(t *testing.T) {
 		}
 	}
 }
+
+// The title and the two colour bars with their labels sit inside the
+// panel, above the grids, one line each.
+func TestInsetScales(t *testing.T) {
+	for _, sz := range []image.Point{{1280, 720}, {640, 360}, {1920, 1080}} {
+		l := layoutInsets(sz.X, sz.Y)
+		lineH := 15 * l.ui
+		top := l.grids[0][0].Min.Y
+		for i, p := range []image.Point{l.title, l.scales[0], l.scales[1]} {
+			// Label, bar, and the widest amplitude text.
+			right := p.X + textWidth(7, l.ui) + l.barW + textWidth(len(" 0.30 to 200 um"), l.ui)
+			row := image.Rect(p.X, p.Y, right, p.Y+lineH)
+			if !row.In(l.panel) {
+				t.Errorf("%v: row %d %v outside the panel %v", sz, i, row, l.panel)
+			}
+			if row.Max.Y > top-lineH {
+				t.Errorf("%v: row %d reaches the finger names above the grids", sz, i)
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/jpeg"
 	"image/png"
 	"io"
 	"time"
@@ -166,10 +167,15 @@ func (o *Offscreen) Close() error {
 	return nil
 }
 
-// Snapshot renders f once, seen by cfg.Camera, without a visible window,
-// and writes it to w as PNG. It runs on the Thread of the process's open
-// Windows and Offscreens, or on one of its own when there are none.
-func Snapshot(w io.Writer, cfg Config, f *Frame) error {
+// Snapshot renders f once, seen by cfg.Camera (aimed at the finger pair
+// unless cfg.NoFollow), without a visible window, and writes it to w as
+// format: "png", or "jpeg" (quality 92). It runs on the Thread of the
+// process's open Windows and Offscreens, or on one of its own when there
+// are none.
+func Snapshot(w io.Writer, cfg Config, f *Frame, format string) error {
+	if format != "png" && format != "jpeg" {
+		return fmt.Errorf("render: snapshot format %q: want png or jpeg", format)
+	}
 	th, release, err := acquireGLFWShared()
 	if err != nil {
 		return err
@@ -179,15 +185,24 @@ func Snapshot(w io.Writer, cfg Config, f *Frame) error {
 	if err != nil {
 		return err
 	}
-	img, err := o.Render(f, o.cfg.Camera)
+	cam := o.cfg.Camera
+	if !o.cfg.NoFollow {
+		cam = cam.AimedAt(f)
+	}
+	img, err := o.Render(f, cam)
 	if cerr := o.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return err
 	}
-	if err := png.Encode(w, img); err != nil {
-		return fmt.Errorf("render: encoding PNG: %w", err)
+	if format == "jpeg" {
+		err = jpeg.Encode(w, img, &jpeg.Options{Quality: 92})
+	} else {
+		err = png.Encode(w, img)
+	}
+	if err != nil {
+		return fmt.Errorf("render: encoding %s: %w", format, err)
 	}
 	return nil
 }

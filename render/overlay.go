@@ -2,6 +2,7 @@ package render
 
 import (
 	"image"
+	"math"
 
 	"github.com/haptex/haptex/sim"
 )
@@ -60,9 +61,10 @@ func (r *renderer) overlay(f *Frame, width, height int) {
 			*l = l.str("  contact ").num(c.NormalForce, 2, 5).str(" N")
 		}
 	}
+	r.pinchLine(next(), f)
 	if p := r.pinch; p != nil {
 		l := next()
-		*l = l.str("pinch ")
+		*l = l.str("mouse pair ")
 		if p.Closed {
 			*l = l.str("closed")
 		} else {
@@ -91,13 +93,47 @@ func (r *renderer) overlay(f *Frame, width, height int) {
 		r.batch.text(margin, margin+i*lineH, ui, r.lines[i], c)
 	}
 	if r.help {
-		const help = "left-drag: move pinch   wheel or [ ]: depth   space: close/open   right-drag or arrows: orbit   ctrl+wheel or + -: zoom   R: reset"
+		help := "left-drag: move pinch   wheel or [ ]: depth   space: close/open   right-drag or arrows: orbit   ctrl+wheel or + -: zoom   F: stand/hand   G: grid   R: reset"
+		if r.pinch == nil {
+			help = "right-drag or arrows: orbit   wheel or + -: zoom   F: stand/hand   G: grid   R: reset"
+		}
 		l := &r.lines[lineHelp]
 		*l = (*l)[:0].str(help)
 		y := height - margin - lineH
 		r.batch.rect(image.Rect(margin-4*ui, y-4*ui, margin+textWidth(len(help), ui)+4*ui, y+lineH), panelColour)
 		r.batch.text(margin, y, ui, *l, textColour)
 	}
+}
+
+// scaleDecimals is how many decimals a colour-bar label needs.
+func scaleDecimals(v float64) int {
+	switch {
+	case v >= 10:
+		return 0
+	case v >= 1:
+		return 1
+	}
+	return 2
+}
+
+// pinchLine says what the drawn fingers do: whether both hold the cloth
+// (both in contact), with how much force the weaker squeezes it, and
+// how far apart the pad surfaces are. It reads the frame, so it is true
+// whatever moves the fingers: the mouse, a script or devices.
+func (r *renderer) pinchLine(l *line, f *Frame) {
+	*l = l.str("pinch ")
+	t, i := &f.Fingers.Fingers[sim.Thumb], &f.Fingers.Fingers[sim.IndexFinger]
+	if !t.Valid || !i.Valid || !finite3(t.Pos) || !finite3(i.Pos) {
+		*l = l.str("--")
+		return
+	}
+	ct, ci := &f.Sim.Contact[sim.Thumb], &f.Sim.Contact[sim.IndexFinger]
+	if ct.InContact && ci.InContact {
+		*l = l.str("held    squeeze ").num(math.Min(ct.NormalForce, ci.NormalForce), 2, 5).str(" N")
+	} else {
+		*l = l.str("open  ")
+	}
+	*l = l.str("  pad gap ").num(1000*(norm(sub(t.Pos, i.Pos))-2*r.cfg.PadRadius), 1, 5).str(" mm")
 }
 
 // insets draws the two fingers' pin arrays: A40 and A320 of every pin as
@@ -108,10 +144,30 @@ func (r *renderer) insets(f *Frame, width, height int) {
 	lineH := 15 * ui
 	r.batch.rect(lay.panel, panelColour)
 	hdr := &r.lines[lineHeader]
-	*hdr = (*hdr)[:0].str("pins  A40 ").num(r.cfg.A40FullScaleUm, 0, 0).str(" um  A320 ").
-		num(r.cfg.A320FullScaleUm, 0, 0).str(" um  ").num(r.cfg.InsetRangeDB, 0, 0).str(" dB")
-	g0 := lay.grids[0][0]
-	r.batch.text(g0.Min.X, g0.Min.Y-2*lineH, ui, *hdr, textColour)
+	*hdr = (*hdr)[:0].str("pins: amplitude, um peak, log scale")
+	r.batch.text(lay.title.X, lay.title.Y, ui, *hdr, textColour)
+	// One colour bar per band, from InsetRangeDB below full scale (the
+	// arrays' maximum) to full scale; zero is the darker grey.
+	for b := 0; b < numBands; b++ {
+		full := r.cfg.A40FullScaleUm
+		if b == 1 {
+			full = r.cfg.A320FullScaleUm
+		}
+		low := full * math.Pow(10, -r.cfg.InsetRangeDB/20)
+		at := lay.scales[b]
+		l := &r.lines[lineHeader]
+		*l = (*l)[:0].str(bandNames[b]).fill(7)
+		x := r.batch.text(at.X, at.Y, ui, *l, textColour)
+		const steps = 24
+		h := 11 * ui
+		for s := 0; s < steps; s++ {
+			c := ramp(float64(s) / (steps - 1))
+			x0 := x + s*lay.barW/steps
+			r.batch.rect(image.Rect(x0, at.Y+ui, x+(s+1)*lay.barW/steps, at.Y+ui+h), [4]float32{c[0], c[1], c[2], 1})
+		}
+		*l = (*l)[:0].str(" ").num(low, scaleDecimals(low), 0).str(" to ").num(full, scaleDecimals(full), 0).str(" um")
+		r.batch.text(x+lay.barW, at.Y, ui, *l, textColour)
+	}
 	for fi := 0; fi < sim.NumFingers; fi++ {
 		name := &r.lines[lineLabel]
 		*name = (*name)[:0].str(sim.FingerName(fi))

@@ -37,9 +37,10 @@ type renderer struct {
 
 	// Set by the window between frames: its frame rate, the mouse pair,
 	// and whether to print the controls.
-	fps   float64
-	pinch *Pinch
-	help  bool
+	fps    float64
+	pinch  *Pinch
+	help   bool
+	noGrid bool // the marking grid is hidden (Config.NoGrid, or G in the window)
 }
 
 type gpuMesh struct {
@@ -72,7 +73,7 @@ const (
 func newRenderer(c glw.Context, cfg Config) (*renderer, error) {
 	r := &renderer{
 		gl: c, cfg: cfg,
-		cloth: clothGPU{gl: c, mean: cfg.Weave.meanEncoded()},
+		cloth: clothGPU{gl: c},
 		batch: newBatch2D(),
 		m16:   make([]float32, 16),
 		m9:    make([]float32, 9),
@@ -80,6 +81,7 @@ func newRenderer(c glw.Context, cfg Config) (*renderer, error) {
 	for i := range r.lines {
 		r.lines[i] = make(line, 0, 160)
 	}
+	r.noGrid = cfg.NoGrid
 	if err := r.init(); err != nil {
 		r.release()
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"image"
+	"image/jpeg"
 	"image/png"
 	"math"
 	"testing"
@@ -18,7 +19,7 @@ func TestContactPatch(t *testing.T) {
 	o := newTestOffscreen(t, Config{})
 	base := showcaseFrame(64)
 	centre := clothPoint(pinchU, pinchV)
-	cam := Camera{Target: centre, Distance: 0.12, FovY: DefaultCamera().FovY} // frontal, from +z
+	cam := Camera{Target: centre, Distance: 0.12, FovY: StandCamera().FovY} // frontal, from +z
 	// Pads out of the way, on their own sides of the cloth.
 	base.Fingers.Fingers[sim.Thumb].Pos = add(centre, vec3{0.03, 0, -0.02})
 	base.Fingers.Fingers[sim.IndexFinger].Pos = add(centre, vec3{-0.03, 0, 0.02})
@@ -85,7 +86,7 @@ func TestRegradedUV(t *testing.T) {
 	o := newTestOffscreen(t, Config{})
 	base := showcaseFrame(64)
 	centre := clothPoint(pinchU, pinchV)
-	cam := Camera{Target: centre, Distance: 0.12, FovY: DefaultCamera().FovY}
+	cam := Camera{Target: centre, Distance: 0.12, FovY: StandCamera().FovY}
 	base.Fingers.Fingers[sim.Thumb].Pos = add(centre, vec3{0.03, 0, -0.02})
 	base.Fingers.Fingers[sim.IndexFinger].Pos = add(centre, vec3{-0.03, 0, 0.02})
 	none := *base
@@ -129,7 +130,7 @@ func TestRegradedUV(t *testing.T) {
 // and a bad camera falls back to the default.
 func TestBadInput(t *testing.T) {
 	o := newTestOffscreen(t, Config{})
-	cam := DefaultCamera()
+	cam := StandCamera()
 	good := showcaseFrame(32)
 	nan := float32(math.NaN())
 	redText := func(img *image.RGBA) int {
@@ -234,7 +235,7 @@ func TestBadInput(t *testing.T) {
 	t.Run("NaN camera", func(t *testing.T) {
 		bad := cam
 		bad.Target[0] = math.NaN()
-		if img := render(t, o, good, bad); !bytes.Equal(img.Pix, goodImg.Pix) {
+		if img := render(t, o, good, bad); !bytes.Equal(img.Pix, render(t, o, good, DefaultCamera()).Pix) {
 			t.Error("a NaN camera does not fall back to the default view")
 		}
 	})
@@ -245,11 +246,11 @@ func TestBadInput(t *testing.T) {
 func TestOverlayText(t *testing.T) {
 	o := newTestOffscreen(t, Config{})
 	f := showcaseFrame(16)
-	a := render(t, o, f, DefaultCamera())
+	a := render(t, o, f, StandCamera())
 	g := *f
 	g.Overlay.Fabric = "denim 14 oz twill"
 	g.Overlay.Loops[0].LatenessP99 = 2e6
-	b := render(t, o, &g, DefaultCamera())
+	b := render(t, o, &g, StandCamera())
 	var inside, outside int
 	for y := 0; y < imgH; y++ {
 		for x := 0; x < imgW; x++ {
@@ -267,10 +268,25 @@ func TestOverlayText(t *testing.T) {
 	}
 }
 
+// A snapshot asked for as JPEG is JPEG; an unknown format is refused.
+func TestSnapshotJPEG(t *testing.T) {
+	needDisplay(t)
+	var buf bytes.Buffer
+	if err := Snapshot(&buf, Config{Width: 320, Height: 200}, showcaseFrame(16), "jpeg"); err != nil {
+		t.Fatal(err)
+	}
+	if img, err := jpeg.Decode(&buf); err != nil || img.Bounds() != image.Rect(0, 0, 320, 200) {
+		t.Fatalf("not a 320 x 200 JPEG: %v", err)
+	}
+	if err := Snapshot(&buf, Config{}, showcaseFrame(16), "gif"); err == nil {
+		t.Error("a GIF snapshot was not refused")
+	}
+}
+
 func TestSnapshotPNG(t *testing.T) {
 	needDisplay(t)
 	var buf bytes.Buffer
-	if err := Snapshot(&buf, Config{Width: 320, Height: 200}, showcaseFrame(16)); err != nil {
+	if err := Snapshot(&buf, Config{Width: 320, Height: 200}, showcaseFrame(16), "png"); err != nil {
 		t.Fatal(err)
 	}
 	img, err := png.Decode(&buf)
@@ -297,7 +313,7 @@ func TestSnapshotPNG(t *testing.T) {
 func TestDrawAllocs(t *testing.T) {
 	o := newTestOffscreen(t, Config{Width: 320, Height: 200})
 	f := showcaseFrame(32)
-	cam := DefaultCamera()
+	cam := StandCamera()
 	req := newRequest(func() { o.drawOnly(f, cam) })
 	o.th.call(req)
 	if n := testing.AllocsPerRun(10, func() { o.th.call(req) }); n != 0 {
@@ -309,7 +325,7 @@ func TestDrawAllocs(t *testing.T) {
 // it and how.
 func TestOffscreenDraw(t *testing.T) {
 	o := newTestOffscreen(t, Config{Width: 96, Height: 64})
-	d, err := o.Draw(showcaseFrame(8), DefaultCamera())
+	d, err := o.Draw(showcaseFrame(8), StandCamera())
 	if err != nil || d <= 0 {
 		t.Fatalf("Draw: %v, %v", d, err)
 	}
@@ -324,7 +340,7 @@ func TestOffscreenErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := o.RenderTo(image.NewRGBA(image.Rect(0, 0, 32, 32)), showcaseFrame(8), DefaultCamera()); err == nil {
+	if err := o.RenderTo(image.NewRGBA(image.Rect(0, 0, 32, 32)), showcaseFrame(8), StandCamera()); err == nil {
 		t.Error("RenderTo into a wrongly sized image succeeded")
 	}
 	if err := o.Close(); err != nil {
@@ -333,10 +349,10 @@ func TestOffscreenErrors(t *testing.T) {
 	if err := o.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if _, err := o.Render(showcaseFrame(8), DefaultCamera()); !errors.Is(err, ErrClosed) {
+	if _, err := o.Render(showcaseFrame(8), StandCamera()); !errors.Is(err, ErrClosed) {
 		t.Errorf("Render after Close: %v, want ErrClosed", err)
 	}
-	if _, err := o.Draw(showcaseFrame(8), DefaultCamera()); !errors.Is(err, ErrClosed) {
+	if _, err := o.Draw(showcaseFrame(8), StandCamera()); !errors.Is(err, ErrClosed) {
 		t.Errorf("Draw after Close: %v, want ErrClosed", err)
 	}
 	other := StartThread()

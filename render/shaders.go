@@ -54,16 +54,16 @@ void main() {
 `
 
 // clothFS textures the cloth: far away with the weave's mean colour, and,
-// compiled with WEAVE defined (the program used when some part of the cloth
-// is near enough to resolve its yarns), with a procedural weave in fabric
-// coordinates (u, v) [m]: warp yarns run along v and are spaced uPitch.x
-// along u, weft yarns run along u and are spaced uPitch.y along v. In each
-// crossing cell the pattern decides which yarn lies on top; the visible
-// yarn is shaded by its height: a round cross-section and an arch over the
-// crossing. Where a cell is smaller than about a pixel the weave fades to
-// its mean colour instead of aliasing into moiré. Colours are gamma-2
-// encoded. Two programs instead of a uniform branch: llvmpipe pays for a
-// branch it does not take.
+// compiled with WEAVE defined (the program used when some part of the
+// cloth is near enough to resolve its yarns), with the weave texture in
+// fabric coordinates (u, v) [m]: uRepeat is the size of the texture's 20
+// x 20 crossing cells, warp yarns spaced along u, weft yarns along v
+// (weave.go builds it, yarns shaded by their height). Its mipmaps filter
+// the yarns to their mean colour as they shrink, so the weave shows at its
+// true scale without moiré (sampled one level coarser than the pixel's
+// footprint). Both programs draw the marking grid (Config.Grid). Colours are gamma-2 encoded. Two programs
+// instead of a uniform branch: llvmpipe pays for a branch it does not
+// take.
 const clothFS = `
 in vec3 vPos;
 in vec3 vNormal;
@@ -71,47 +71,38 @@ in vec2 vUV;
 in vec3 vLightFront;
 in vec3 vLightBack;
 out vec4 fragColor;
-uniform vec3 uWarp;  // encoded
-uniform vec3 uWeft;  // encoded
 uniform vec3 uMean;  // encoded mean albedo of the weave
-uniform vec2 uPitch;
-uniform int uPattern;
-
+uniform float uGrid; // spacing of the marking grid [m]; 0: none
 #ifdef WEAVE
-bool warpOnTop(ivec2 c) {
-	if (uPattern == 1) return ((c.x + c.y) & 3) < 2;
-	if (uPattern == 2) return (c.y + 2 * c.x) % 5 != 0;
-	return ((c.x + c.y) & 1) == 0;
-}
-
-vec3 weave(vec2 g) {
-	const float PI = 3.14159265;
-	const float W = 0.42; // yarn half width, in yarn spacings
-	ivec2 cell = ivec2(floor(g)) + 1000; // keep indices positive: 1000 is a multiple of 4 and 5
-	vec2 f = fract(g) - 0.5;
-	float aw = f.x / W; // across the warp yarn
-	float af = f.y / W; // across the weft yarn
-	bool top = warpOnTop(cell);
-	if (abs(aw) < 1.0 && (top || abs(af) >= 1.0)) {
-		float h = sqrt(1.0 - aw * aw) * (top ? 0.55 + 0.45 * cos(f.y * PI) : 0.7);
-		return uWarp * sqrt(0.3 + 0.7 * h);
-	}
-	if (abs(af) < 1.0) {
-		float h = sqrt(1.0 - af * af) * (!top ? 0.55 + 0.45 * cos(f.x * PI) : 0.7);
-		return uWeft * sqrt(0.3 + 0.7 * h);
-	}
-	return 0.45 * uMean; // the gap between yarns
-}
+uniform sampler2D uWeave;
+uniform vec2 uRepeat;      // [m]
+uniform float uWeaveSize;  // texels a side at level 0
 #endif
 
 void main() {
-	vec3 albedo = uMean;
 #ifdef WEAVE
-	vec2 g = vUV / uPitch;
-	vec2 fw = fwidth(g);
-	float k = smoothstep(0.3, 0.9, max(fw.x, fw.y));
-	if (k < 1.0) albedo = mix(weave(g), uMean, k);
+	// The level from the footprint's longer side (the GL's own choice on
+	// llvmpipe undershoots at grazing angles), one level coarser than it
+	// asks for: the pattern's finest frequency (warp against weft, one
+	// crossing cell) is then filtered before it can alias.
+	vec2 t = vUV / uRepeat;
+	vec2 tx = dFdx(t) * uWeaveSize, ty = dFdy(t) * uWeaveSize;
+	float lod = 0.5 * log2(max(max(dot(tx, tx), dot(ty, ty)), 1e-12)) + 1.0;
+	vec3 albedo = textureLod(uWeave, t, lod).rgb;
+#else
+	vec3 albedo = uMean;
 #endif
+	if (uGrid > 0.0) {
+		// Lines about a pixel wide along u and v every uGrid of the rest
+		// shape, like a tailor's chalk grid: they bend and spread with the
+		// cloth, so folds and stretch show. They fade out before they get
+		// closer than 4 px, where they would alias.
+		vec2 g = vUV / uGrid;
+		vec2 w = max(fwidth(g), vec2(1e-6));
+		vec2 d = abs(fract(g - 0.5) - 0.5) / w;
+		float line = (1.0 - min(min(d.x, d.y), 1.0)) * (1.0 - smoothstep(0.12, 0.25, max(w.x, w.y)));
+		albedo *= 1.0 - 0.45 * line;
+	}
 	fragColor = vec4((gl_FrontFacing ? vLightFront : vLightBack) * albedo, 1.0);
 }
 `

@@ -65,7 +65,7 @@ func TestRenderThreadsNiced(t *testing.T) {
 
 func checkNiced(t *testing.T) {
 	o := newTestOffscreen(t, Config{Width: 64, Height: 32})
-	render(t, o, showcaseFrame(8), DefaultCamera())
+	render(t, o, showcaseFrame(8), StandCamera())
 	var tid int
 	testThread.Call(func() { tid = syscall.Gettid() })
 	threads := threadNice(t)

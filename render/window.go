@@ -78,7 +78,10 @@ func (w *Window) open() error {
 	w.r.help = true
 	w.fbw, w.fbh = fw, fh
 	w.ctl = newController(w.cfg.Camera, fw, fh)
-	w.r.pinch = &w.ctl.pinch
+	w.ctl.follow = !w.cfg.NoFollow
+	if !w.cfg.NoMouse {
+		w.r.pinch = &w.ctl.pinch
+	}
 	w.callbacks()
 	return nil
 }
@@ -168,6 +171,7 @@ func (w *Window) step() {
 	if w.src != nil {
 		w.src(&w.frame)
 	}
+	w.ctl.aim(&w.frame)
 	now := time.Now()
 	if !w.lastFrame.IsZero() {
 		dt := now.Sub(w.lastFrame).Seconds()
@@ -220,6 +224,9 @@ func (w *Window) callbacks() {
 		default:
 			return
 		}
+		if w.cfg.NoMouse && mb != buttonRight {
+			return // the mouse does not move these fingers
+		}
 		if a == glfw.Press {
 			x, y := toFB(w.win.GetCursorPos())
 			publish(w.ctl.press(mb, x, y))
@@ -231,7 +238,8 @@ func (w *Window) callbacks() {
 		publish(w.ctl.move(toFB(x, y)))
 	})
 	w.win.SetScrollCallback(func(_ *glfw.Window, _, yoff float64) {
-		zoom := w.win.GetKey(glfw.KeyLeftControl) == glfw.Press || w.win.GetKey(glfw.KeyRightControl) == glfw.Press ||
+		// Without a mouse pair the wheel zooms on its own.
+		zoom := w.cfg.NoMouse || w.win.GetKey(glfw.KeyLeftControl) == glfw.Press || w.win.GetKey(glfw.KeyRightControl) == glfw.Press ||
 			w.win.GetKey(glfw.KeyLeftShift) == glfw.Press || w.win.GetKey(glfw.KeyRightShift) == glfw.Press
 		publish(w.ctl.scroll(yoff, zoom))
 	})
@@ -244,7 +252,14 @@ func (w *Window) callbacks() {
 			return
 		}
 		act, ok := keyActions[k]
-		if !ok || (a == glfw.Repeat && (act == actTogglePinch || act == actReset)) {
+		if !ok || (a == glfw.Repeat && (act == actTogglePinch || act == actReset || act == actFrame || act == actGrid)) {
+			return
+		}
+		if w.cfg.NoMouse && (act == actTogglePinch || act == actDepthIn || act == actDepthOut) {
+			return
+		}
+		if act == actGrid {
+			w.r.noGrid = !w.r.noGrid
 			return
 		}
 		publish(w.ctl.do(act))
@@ -263,6 +278,8 @@ var keyActions = map[glfw.Key]action{
 	glfw.KeyRight:        actOrbitRight,
 	glfw.KeyUp:           actOrbitUp,
 	glfw.KeyDown:         actOrbitDown,
+	glfw.KeyF:            actFrame,
+	glfw.KeyG:            actGrid,
 	glfw.KeyR:            actReset,
 	glfw.KeyHome:         actReset,
 }

@@ -395,6 +395,7 @@ type padSummary struct {
 	area   float64    // of the probes in contact [m²]
 	maxPen float64    // deepest penetration [m]
 	best   int32      // triangle of the probe with the largest normal force; -1 for none
+	curv   curvatureSums
 }
 
 // settle evaluates finger k's contacts at the new state (x, v), updates
@@ -410,11 +411,30 @@ func (s *padContact) settle(k int) padSummary {
 	var uv [2]float64
 	var fnSum, area, maxFn, maxPen float64
 	var velSum [3]float64
+	var curv curvatureSums
 	best := int32(-1)
+	lastTri := int32(-1)
+	var nodeN [3][3]float64 // smooth normals of lastTri's nodes
 	for i := range fc.next {
 		p := &fc.next[i]
 		pos := s.probes.pos(p, x)
 		fn := p.k * p.pen
+		if p.tri != lastTri {
+			lastTri = p.tri
+			for a, n := range c.m.tris[p.tri].n {
+				nodeN[a] = c.nodeNormal(n, x)
+			}
+		}
+		var m [3]float64
+		for a := range 3 {
+			m = add3(m, scale3(p.w[a], nodeN[a]))
+		}
+		if dot3(m, p.n) < 0 { // oriented away from the pad
+			m = scale3(-1, m)
+		}
+		if u, l := unit(m); l > 0 {
+			curv.add(fn, sub3(pos, fc.in.c), u)
+		}
 		rel := tangent(sub3(fc.in.vel, s.probes.pos(p, v)), p.n)
 		anchor := add3(fc.in.c, p.offset)
 		if p.slipping {
@@ -457,5 +477,78 @@ func (s *padContact) settle(k int) padSummary {
 	for i, p := range fc.state {
 		fc.slot[p.probe] = int32(i)
 	}
-	return padSummary{force: force, nsum: nsum, uv: uv, velSum: velSum, fnSum: fnSum, area: area, maxPen: maxPen, best: best}
+	return padSummary{force: force, nsum: nsum, uv: uv, velSum: velSum, fnSum: fnSum, area: area, maxPen: maxPen, best: best, curv: curv}
+}
+
+// nodeNormal returns node n's smooth normal in x: the unit sum of its
+// triangles' normals weighted by their areas (zero for a node whose
+// triangles have none).
+func (c *Cloth) nodeNormal(n int32, x []float64) [3]float64 {
+	var s [3]float64
+	for _, ti := range c.m.nodeTris[n] {
+		t := &c.m.tris[ti]
+		a, b, d := at3(x, t.n[0]), at3(x, t.n[1]), at3(x, t.n[2])
+		s = add3(s, cross3(sub3(b, a), sub3(d, a)))
+	}
+	u, _ := unit(s)
+	return u
+}
+
+// curvatureSums accumulates the weighted regression of the cloth's normal
+// on position over one pad's contacts, from which the cloth's mean
+// curvature under the pad follows: for a surface with unit normals m at
+// points x, Σ w (m - m̄)·(x - x̄) / Σ w |x - x̄|⊥² is its mean curvature
+// (1/ρ on a sphere of radius ρ, 1/(2ρ) on a cylinder, 0 on a plane), |·|⊥
+// measured in the plane across m̄. Positions are relative to the pad's
+// centre, so the sums of squares do not cancel.
+type curvatureSums struct {
+	w    float64
+	x, m [3]float64    // Σ w x, Σ w m
+	mx   float64       // Σ w m·x
+	xx   [3][3]float64 // Σ w x xᵀ
+}
+
+// curvatureSpread is added to the contacts' spread in the regression's
+// denominator [m]: a contact smaller than it has no curvature to speak of,
+// and its estimate shrinks towards a flat cloth.
+const curvatureSpread = 0.5e-3
+
+func (s *curvatureSums) add(w float64, x, m [3]float64) {
+	s.w += w
+	s.x = add3(s.x, scale3(w, x))
+	s.m = add3(s.m, scale3(w, m))
+	s.mx += w * dot3(m, x)
+	for a := range 3 {
+		for b := range 3 {
+			s.xx[a][b] += w * x[a] * x[b]
+		}
+	}
+}
+
+// curvature returns the mean curvature [1/m], positive where the normals
+// (oriented away from the pad) spread apart: the cloth curves round the
+// pad.
+func (s *curvatureSums) curvature() float64 {
+	if !(s.w > 0) {
+		return 0
+	}
+	xb := scale3(1/s.w, s.x)
+	mb, l := unit(s.m)
+	if l == 0 {
+		return 0
+	}
+	num := s.mx - dot3(s.m, xb)
+	// Σ w |x - x̄|² - Σ w ((x - x̄)·m̄)²: the trace and the m̄ m̄ᵀ part of
+	// the scatter matrix Σ w x xᵀ - W x̄ x̄ᵀ.
+	var tr, nn float64
+	for a := range 3 {
+		for b := range 3 {
+			c := s.xx[a][b] - s.w*xb[a]*xb[b]
+			if a == b {
+				tr += c
+			}
+			nn += mb[a] * c * mb[b]
+		}
+	}
+	return num / (tr - nn + s.w*curvatureSpread*curvatureSpread)
 }

@@ -162,6 +162,11 @@ type ContactPatch struct {
 	SlipV       float64 // slip velocity along v [m/s]
 	NormalForce float64 // force pressing pad and fabric together [N], >= 0
 	Area        float64 // contact area [m^2]
+	// Curvature is the cloth's mean curvature under the pad [1/m],
+	// positive where it curves round the pad (it wraps the fingertip),
+	// negative where it bulges towards it; its normals' spread over the
+	// contact, weighted by the normal force.
+	Curvature float64
 }
 
 // Output is what one simulation step publishes for the other loops.

@@ -246,16 +246,23 @@ const (
 	weightFreqMax = 16384.0
 )
 
-// weights is a ChannelModel compiled for the frame: dense W² tables and the
-// metamer matrix.
+// weights is a ChannelModel compiled for the frame: dense W² tables, the
+// same weighted by a finger pad's tangential compliance, and the metamer
+// matrix.
 type weights struct {
-	w2 [NumChannels][weightEntries]float64 // W_c(f)² [µm⁻²]
-	m  [NumChannels][2]float64
+	w2  [NumChannels][weightEntries]float64 // W_c(f)² [µm⁻²]
+	w2f [NumChannels][weightEntries]float64 // W_c(f)² / (1 + (f/f_c)²) [µm⁻²]
+	m   [NumChannels][2]float64
 }
 
-func compileWeights(m ChannelModel) (*weights, error) {
+// compileWeights compiles m for a finger pad whose tangential impedance
+// turns from elastic to viscous at cornerHz (Fingertip.ShearCornerHz).
+func compileWeights(m ChannelModel, cornerHz float64) (*weights, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
+	}
+	if !(cornerHz > 0) || math.IsInf(cornerHz, 0) {
+		return nil, fmt.Errorf("tactile: pad corner frequency %g Hz must be positive", cornerHz)
 	}
 	w := &weights{m: m.Drive.matrix()}
 	curves := [NumChannels]ThresholdCurve{NonPacinian: m.NonPacinian, Pacinian: m.Pacinian}
@@ -263,25 +270,35 @@ func compileWeights(m ChannelModel) (*weights, error) {
 		for i := range weightEntries {
 			f := math.Exp2(weightLog2Min + float64(i)/weightPerOct)
 			w.w2[c][i] = math.Pow(10, -curves[c].At(f)/10)
+			w.w2f[c][i] = w.w2[c][i] / (1 + sq(f/cornerHz))
 		}
 	}
 	return w, nil
 }
 
-// w2At returns W_c(f)² for f = 2^log2f, given f as well for the rare
-// out-of-table cases (below 1/64 Hz and above 16 kHz the weight falls
-// 6 dB/octave, which only matters for continuity at v → 0).
-func (w *weights) w2At(c int, log2f, f float64) float64 {
+// at returns where frequency f = 2^log2f falls in the tables: entry i and
+// the fraction a of the way to entry i+1. Outside the tables ok is false
+// and i is the nearer end; there W² continues from the end value falling
+// 6 dB/octave (outside), which only matters for continuity at v → 0. The
+// comparison is on floats: int(+Inf) is not an index.
+func (w *weights) at(log2f float64) (i int, a float64, ok bool) {
 	x := (log2f - weightLog2Min) * weightPerOct
 	if x < 0 {
-		r := f / weightFreqMin
-		return w.w2[c][0] * r * r
+		return 0, 0, false
 	}
-	if !(x < weightEntries-1) { // compared as a float: int(+Inf) is not an index
-		r := weightFreqMax / f
-		return w.w2[c][weightEntries-1] * r * r
+	if !(x < weightEntries-1) {
+		return weightEntries - 1, 0, false
 	}
-	i := int(x)
-	t := x - float64(i)
-	return w.w2[c][i] + t*(w.w2[c][i+1]-w.w2[c][i])
+	i = int(x)
+	return i, x - float64(i), true
+}
+
+// outside returns the factor that carries the end value of the tables to
+// f outside them (below 1/64 Hz or above 16 kHz).
+func (w *weights) outside(f float64) float64 {
+	r := f / weightFreqMin
+	if f > weightFreqMin {
+		r = weightFreqMax / f
+	}
+	return r * r
 }

@@ -72,11 +72,27 @@ func TestThresholdCurveAt(t *testing.T) {
 	}
 }
 
-// The dense table the frame interpolates agrees with the curves it was
-// built from, and the weight falls to 0 continuously at 0 Hz.
+// w2At is the weight the frame uses for channel c at frequency f =
+// 2^log2f, as Surface.excite interpolates it: filtered (f/f_c) or not.
+func (w *weights) w2At(c int, log2f, f float64, filtered bool) float64 {
+	tab := &w.w2[c]
+	if filtered {
+		tab = &w.w2f[c]
+	}
+	i, a, ok := w.at(log2f)
+	if !ok {
+		return tab[i] * w.outside(f)
+	}
+	return tab[i] + a*(tab[i+1]-tab[i])
+}
+
+// The dense tables the frame interpolates agree with the curves they were
+// built from, the friction table with the curves through the pad's
+// tangential compliance, and the weights fall to 0 continuously at 0 Hz.
 func TestWeightTable(t *testing.T) {
 	m := ReferenceChannels()
-	w, err := compileWeights(m)
+	const corner = 85.0
+	w, err := compileWeights(m, corner)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,24 +100,29 @@ func TestWeightTable(t *testing.T) {
 	var worst float64
 	for f := 0.02; f < 16000; f *= 1.0137 {
 		for c := range 2 {
-			got := w.w2At(c, math.Log2(f), f)
 			want := math.Pow(10, -curves[c].At(f)/10)
+			got := w.w2At(c, math.Log2(f), f, false)
 			worst = math.Max(worst, math.Abs(got/want-1))
+			got = w.w2At(c, math.Log2(f), f, true)
+			worst = math.Max(worst, math.Abs(got*(1+f*f/(corner*corner))/want-1))
 		}
 	}
 	if worst > 0.012 {
 		t.Errorf("dense weights differ from the curves by up to %.2g, want <= 1.2 %% (0.05 dB)", worst)
 	}
+	if _, err := compileWeights(m, 0); err == nil {
+		t.Error("compileWeights accepted a corner frequency of 0")
+	}
 	for c := range 2 {
-		lo, hi := w.w2At(c, math.Log2(weightFreqMin*0.999999), weightFreqMin*0.999999), w.w2At(c, math.Log2(weightFreqMin), weightFreqMin)
+		lo, hi := w.w2At(c, math.Log2(weightFreqMin*0.999999), weightFreqMin*0.999999, false), w.w2At(c, math.Log2(weightFreqMin), weightFreqMin, false)
 		if math.Abs(lo/hi-1) > 1e-5 {
 			t.Errorf("channel %d: weight jumps at the table's low end: %g vs %g", c, lo, hi)
 		}
-		if v := w.w2At(c, math.Log2(1e-9), 1e-9); v > 1e-20 {
+		if v := w.w2At(c, math.Log2(1e-9), 1e-9, false); v > 1e-20 {
 			t.Errorf("channel %d: weight at 1 nHz is %g, want ~0", c, v)
 		}
-		top := w.w2At(c, math.Log2(weightFreqMax), weightFreqMax)
-		above := w.w2At(c, math.Log2(weightFreqMax*1.000001), weightFreqMax*1.000001)
+		top := w.w2At(c, math.Log2(weightFreqMax), weightFreqMax, true)
+		above := w.w2At(c, math.Log2(weightFreqMax*1.000001), weightFreqMax*1.000001, true)
 		if math.Abs(above/top-1) > 1e-4 {
 			t.Errorf("channel %d: weight jumps at the table's top: %g vs %g", c, top, above)
 		}

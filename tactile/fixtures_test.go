@@ -1,7 +1,11 @@
 package tactile
 
 import (
+	"encoding/csv"
+	"fmt"
 	"math"
+	"os"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -77,39 +81,84 @@ const (
 	fIndex = 1
 )
 
-// stroke renders one frame with the given finger stroking at speed [m/s]
-// in direction dir [rad] and returns that finger's output.
-func stroke(r *Renderer, finger int, dir, speed float64) FingerFrame {
-	var in [NumFingers]Contact
-	in[finger] = Contact{
-		InContact: true, U: 0.1, V: 0.1,
-		SlipU: speed * math.Cos(dir), SlipV: speed * math.Sin(dir),
-		NormalForce: 0.5, Area: 80e-6,
+// recorded is one finger's contact in one frame of a lockstep run of the
+// showcase handling script (testdata/showcase_contacts.csv, made by
+// testdata/showcase_contacts.py from the run's tactile.csv): the contact
+// points, forces, curvatures and places on the pad the simulation produced.
+type recorded struct {
+	T      float64
+	Finger int
+	C      Contact
+}
+
+var (
+	showcaseOnce sync.Once
+	showcaseRecs []recorded
+	showcaseErr  error
+)
+
+// showcase returns the recorded contacts, in the order of the run.
+func showcase(t testing.TB) []recorded {
+	t.Helper()
+	showcaseOnce.Do(func() {
+		f, err := os.Open("testdata/showcase_contacts.csv")
+		if err != nil {
+			showcaseErr = err
+			return
+		}
+		defer f.Close()
+		rows, err := csv.NewReader(f).ReadAll()
+		if err != nil {
+			showcaseErr = err
+			return
+		}
+		for i, row := range rows[1:] {
+			var v [11]float64
+			for k := range v {
+				if v[k], err = strconv.ParseFloat(row[k], 64); err != nil {
+					showcaseErr = fmt.Errorf("showcase_contacts.csv row %d: %w", i+2, err)
+					return
+				}
+			}
+			showcaseRecs = append(showcaseRecs, recorded{T: v[0], Finger: int(v[1]), C: Contact{
+				InContact: true, U: v[2], V: v[3], Orientation: v[4], SlipU: v[5], SlipV: v[6],
+				NormalForce: v[7], Curvature: v[8], PadD: v[9], PadL: v[10]}})
+		}
+	})
+	if showcaseErr != nil {
+		t.Fatal(showcaseErr)
 	}
+	if len(showcaseRecs) < 100 {
+		t.Fatalf("%d recorded contacts, want the showcase's hundreds", len(showcaseRecs))
+	}
+	return showcaseRecs
+}
+
+// pressing returns a recorded contact of the index finger stroking the
+// cloth: the first one of the stroke phase with a normal force of at least
+// force [N].
+func pressing(t testing.TB, force float64) Contact {
+	t.Helper()
+	for _, r := range showcase(t) {
+		if r.Finger == fIndex && r.T > 1.5 && r.C.NormalForce >= force {
+			return r.C
+		}
+	}
+	t.Fatalf("no recorded index contact of %g N or more", force)
+	return Contact{}
+}
+
+// stroke renders one frame with the given finger on a recorded contact
+// (0.1 N or more) stroking at speed [m/s] in direction dir [rad], and
+// returns that finger's output.
+func stroke(t testing.TB, r *Renderer, finger int, dir, speed float64) FingerFrame {
+	t.Helper()
+	var in [NumFingers]Contact
+	in[finger] = pressing(t, 0.1)
+	in[finger].SlipU, in[finger].SlipV = speed*math.Cos(dir), speed*math.Sin(dir)
 	var out Frame
 	r.Step(0, &in, &out)
 	return out.Fingers[finger]
 }
 
 func ampDB(a float64) float64 { return 20 * math.Log10(a) }
-
-// strokeBoth fills in the contacts of a two-finger stroke at time t, as
-// tactile/tactilebench strokes: speeds sweep 0-300 mm/s, directions turn,
-// the second finger (the rig's index) lifts off now and then.
-func strokeBoth(in *[NumFingers]Contact, t float64) {
-	for f := range NumFingers {
-		ph := t + float64(f)*0.37
-		speed := 0.15 * (1 + math.Sin(2*math.Pi*0.3*ph))
-		dir := 2 * math.Pi * 0.05 * ph
-		in[f] = Contact{
-			InContact:   f == 0 || math.Mod(t, 7) < 6,
-			U:           0.15 + 0.05*math.Sin(0.2*ph),
-			V:           0.15 + 0.05*math.Cos(0.17*ph),
-			Orientation: 0.3*math.Sin(0.1*ph) + float64(f)*math.Pi,
-			SlipU:       speed * math.Cos(dir),
-			SlipV:       speed * math.Sin(dir),
-			NormalForce: 0.5 + 0.3*math.Sin(ph),
-			Area:        (50 + 20*math.Sin(0.7*ph)) * 1e-6,
-		}
-	}
-}

@@ -191,8 +191,8 @@ func (sp *Spectrum) validate() error {
 }
 
 // NewSurfaceFromSpectrum builds a surface from an explicit height spectrum
-// (its variance replaces SMD). Of p only the friction (MIU, MMD, FingerMu,
-// SkinShearStiffness) and large-scale map fields are used. The spectrum
+// (its variance replaces SMD). Of p only the friction (MIU, MMD, FingerMu)
+// and large-scale map fields are used. The spectrum
 // should resolve 25 µm or finer to reach 400 Hz at 20 mm/s; a coarser one is
 // accepted and simply holds nothing above its Nyquist frequency.
 func NewSurfaceFromSpectrum(sp Spectrum, p SurfaceParams, seed uint64) (*Surface, error) {
@@ -262,7 +262,7 @@ func TestWelchSpectrum(t *testing.T) {
 	}
 	// The band limit to the inscribed circle keeps π/4 of a white
 	// spectrum (both axes have the same Nyquist frequency).
-	if got, want := s.HeightStd(0), 4e-6*math.Sqrt(math.Pi/4); math.Abs(got/want-1) > 0.05 {
+	if got, want := s.HeightStd(), 4e-6*math.Sqrt(math.Pi/4); math.Abs(got/want-1) > 0.05 {
 		t.Errorf("surface σ %.4g m, want %.4g m", got, want)
 	}
 	bad := hm

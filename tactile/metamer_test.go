@@ -3,6 +3,7 @@ package tactile
 import (
 	"math"
 	"math/cmplx"
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/dsp/fourier"
@@ -76,12 +77,12 @@ func TestMetamerReproducesBroadband(t *testing.T) {
 		for _, speed := range []float64{0.003, 0.01, 0.03, 0.1, 0.3} {
 			for _, deg := range []float64{0, 60, 90} {
 				for _, f := range []int{fThumb, fIndex} {
-					fr := stroke(r, f, deg*math.Pi/180, speed)
+					fr := stroke(t, r, f, deg*math.Pi/180, speed)
 					d := ref.Drive
 					if f == fThumb {
 						d = user.Drive
 					}
-					inputs = append(inputs, input{name, fr.Excitation, d, Metamer{fr.A40, fr.A320, fr.Exact}})
+					inputs = append(inputs, input{name, fr.Excitation, d, Metamer{fr.MetamerA40Um, fr.MetamerA320Um, fr.Exact}})
 				}
 			}
 		}
@@ -96,10 +97,12 @@ func TestMetamerReproducesBroadband(t *testing.T) {
 		got := deliveredExcitation(t, in.d, in.m.A40, in.m.A320)
 		if !exists {
 			constrained++
-			// NNLS: the 40 Hz sine alone already over-drives P; the
-			// compromise splits the error between the channels.
-			if !(got[NonPacinian] <= in.e[NonPacinian]*1.0001 && got[Pacinian] >= in.e[Pacinian]*0.9999) {
-				t.Errorf("%s e=%v: constrained metamer delivers %v; want NP I at most and P at least the target", in.name, in.e, got)
+			// The 40 Hz sine alone already over-drives P: the solve
+			// leaves the larger error in felt level at the bound.
+			bound := metamerBoundDB(in.d, in.e)
+			dn, dp := feltErrDB(got[NonPacinian], in.e[NonPacinian]), feltErrDB(got[Pacinian], in.e[Pacinian])
+			if larger := math.Max(math.Abs(dn), math.Abs(dp)); math.Abs(larger-bound) > 0.01 {
+				t.Errorf("%s e=%v: constrained metamer delivers NP I %+.3f dB, P %+.3f dB in felt level; want the bound %.3f dB", in.name, in.e, dn, dp, bound)
 			}
 			continue
 		}
@@ -143,18 +146,189 @@ type Metamer struct {
 	Exact bool
 }
 
-// SolveMetamer returns, for the tests, the non-negative amplitudes whose two-sine stimulus,
-// through the drive thresholds d, best reproduces the channel excitations e
-// (power re threshold, see ChannelModel).
-//
-// The system is M [A40², A320²]ᵀ = e with M[c] = (W_c(40)², W_c(320)²). When
-// its solution is non-negative it is returned exactly. Otherwise (a fabric
-// so rich in low frequencies that the 40 Hz sine needed for NP I already
-// over-drives P through the cross term M[P][0]) the problem is solved as
-// non-negative least squares in relative error, each channel's residual
-// divided by its target, so that the compromise splits the error in dB
-// rather than favouring the numerically larger channel.
+// SolveMetamer returns, for the tests, the non-negative amplitudes whose
+// two-sine stimulus, through the drive thresholds d, reproduces the channel
+// excitations e (power re threshold, see ChannelModel) or, where none
+// does, comes closest in the larger of the two channels' errors in dB
+// (solveMetamer).
 func SolveMetamer(d DriveThresholds, e [NumChannels]float64) Metamer {
 	x, y, exact := solveMetamer(d.matrix(), e)
 	return Metamer{A40: math.Sqrt(x), A320: math.Sqrt(y), Exact: exact}
+}
+
+// metamerBoundDB is the error bound solveMetamer documents, computed here
+// from the drive thresholds alone: 0 where a non-negative pair of
+// amplitudes reproduces e; else max(0, min(T_o, (T_o - g - T_q)/2)) with T
+// the targets' levels floored at 0 dB SL, o the channel of the sine on e's
+// side (NP I for 40 Hz, P for 320 Hz), q the other, and g how many dB more
+// that sine excites o than q.
+func metamerBoundDB(d DriveThresholds, e [NumChannels]float64) float64 {
+	level := func(x float64) float64 { return 10 * math.Log10(x) }
+	felt := func(x float64) float64 { return math.Max(level(x), 0) }
+	n, p := felt(e[NonPacinian]), felt(e[Pacinian])
+	r := level(e[Pacinian]) - level(e[NonPacinian])
+	lo, hi := d.NP40-d.P40, d.NP320-d.P320 // P over NP I of each sine alone [dB]
+	bound := func(to, g, tq float64) float64 { return math.Max(0, math.Min(to, (to-g-tq)/2)) }
+	switch {
+	case r < lo:
+		return bound(n, -lo, p)
+	case r > hi:
+		return bound(p, hi, n)
+	}
+	return 0
+}
+
+// feltErrDB is the error in felt sensation level: levels below 0 dB SL
+// count as 0.
+func feltErrDB(achieved, target float64) float64 {
+	felt := func(x float64) float64 { return math.Max(10*math.Log10(x), 0) }
+	return felt(achieved) - felt(target)
+}
+
+// gratingSurface is a sinusoidal grating of wavelength lambda [m] along u
+// and height standard deviation sigma [m]: one spectral line pair on a
+// 128² grid of 31.25 µm (4 mm across, a whole number of periods of every
+// wavelength tested).
+func gratingSurface(t *testing.T, lambda, sigma float64) *Surface {
+	t.Helper()
+	const n, dx = 128, 31.25e-6
+	dk := 1 / (n * dx)
+	sp := Spectrum{Nu: n, Nv: n, Dku: dk, Dkv: dk, P: make([]float64, n*n)}
+	i := int(math.Round(1 / lambda / dk))
+	sp.P[n/2*n+n/2+i] = sigma * sigma / 2
+	sp.P[n/2*n+n/2-i] = sigma * sigma / 2
+	s, err := NewSurfaceFromSpectrum(sp, SurfaceParams{UniformMap: true, MIU: 0.2, MMD: 0.01}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// The channel solve over gratings of 0.25-2 mm (5 µm standard deviation,
+// and two coarse ones of 20 and 40 µm) stroked at 3-200 mm/s, on a
+// recorded contact: wherever a non-negative pair of amplitudes reproduces
+// the excitations, the two sines, synthesised and measured, deliver both
+// channels within 0.1 dB; elsewhere the larger channel error in felt level
+// is the documented bound (metamerBoundDB) and no pair of amplitudes does
+// better. The frame records the residual the sines deliver.
+func TestChannelSolveGratings(t *testing.T) {
+	d := ReferenceChannels().Drive
+	m := d.matrix()
+	c := pressing(t, 0.1)
+	var exact, within3, beyond3 int
+	var worstExact, worstBound float64
+	for _, g := range [...][2]float64{{0.25e-3, 5e-6}, {0.5e-3, 5e-6}, {1e-3, 5e-6}, {2e-3, 5e-6}, {1e-3, 20e-6}, {2e-3, 40e-6}} {
+		lambda := g[0]
+		r := renderer(t, gratingSurface(t, lambda, g[1]))
+		for _, speed := range []float64{0.003, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2} {
+			in := [NumFingers]Contact{fIndex: c}
+			in[fIndex].SlipU, in[fIndex].SlipV = speed, 0
+			var out Frame
+			r.Step(0, &in, &out)
+			f := out.Fingers[fIndex]
+			got := deliveredExcitation(t, d, f.MetamerA40Um, f.MetamerA320Um)
+			var errDB, felt [NumChannels]float64
+			for ch := range NumChannels {
+				errDB[ch] = dB(got[ch], f.Excitation[ch])
+				felt[ch] = feltErrDB(got[ch], f.Excitation[ch])
+				if math.Abs(errDB[ch]-f.ResidualDB[ch]) > 0.05 {
+					t.Errorf("λ %g mm, %g mm/s: channel %d delivers %+.3f dB, the frame records %+.3f dB", lambda*1e3, speed*1e3, ch, errDB[ch], f.ResidualDB[ch])
+				}
+			}
+			bound := metamerBoundDB(d, f.Excitation)
+			if f.Exact {
+				exact++
+				larger := math.Max(math.Abs(errDB[0]), math.Abs(errDB[1]))
+				worstExact = math.Max(worstExact, larger)
+				if larger > 0.1 {
+					t.Errorf("λ %g mm, %g mm/s: exact metamer off by %+.3f, %+.3f dB", lambda*1e3, speed*1e3, errDB[0], errDB[1])
+				}
+				continue
+			}
+			larger := math.Max(math.Abs(felt[0]), math.Abs(felt[1]))
+			if bound <= 3 {
+				within3++
+			} else {
+				beyond3++
+			}
+			worstBound = math.Max(worstBound, bound)
+			if math.Abs(larger-bound) > 0.02 {
+				t.Errorf("λ %g mm, %g mm/s: felt errors %+.3f, %+.3f dB; want the bound %.3f dB", lambda*1e3, speed*1e3, felt[0], felt[1], bound)
+			}
+			// No pair of amplitudes does better: a search over squared
+			// amplitudes from 1/1000 to 1000 times the solution's scale,
+			// 1/100 decade apart, and either one alone.
+			best := math.Inf(1)
+			scale := math.Max(f.MetamerA40Um*f.MetamerA40Um+f.MetamerA320Um*f.MetamerA320Um, 1e-6)
+			worst := func(x, y float64) float64 {
+				return math.Max(math.Abs(feltErrDB(m[0][0]*x+m[0][1]*y, f.Excitation[0])), math.Abs(feltErrDB(m[1][0]*x+m[1][1]*y, f.Excitation[1])))
+			}
+			for i := -300; i <= 300; i++ {
+				x := scale * math.Pow(10, float64(i)/100)
+				best = math.Min(best, math.Min(worst(x, 0), worst(0, x)))
+				for j := -300; j <= 300; j += 5 {
+					best = math.Min(best, worst(x, scale*math.Pow(10, float64(j)/100)))
+				}
+			}
+			if best < larger-0.01 {
+				t.Errorf("λ %g mm, %g mm/s: the solve leaves %.3f dB, a search found %.3f dB", lambda*1e3, speed*1e3, larger, best)
+			}
+			t.Logf("λ %4.2f mm σ %2.0f µm, %3.0f mm/s (%5.1f Hz), levels NP I %5.1f, P %5.1f dB SL: no exact pair; NP I %+6.2f dB (felt %+6.2f), P %+6.2f (felt %+6.2f); bound %.2f dB",
+				lambda*1e3, g[1]*1e6, speed*1e3, speed/lambda, f.Level(NonPacinian), f.Level(Pacinian), errDB[0], felt[0], errDB[1], felt[1], bound)
+		}
+	}
+	t.Logf("%d gratings exact (worst %.3f dB); %d inexact with a bound of 3 dB or less, %d beyond (largest %.2f dB)", exact, worstExact, within3, beyond3, worstBound)
+}
+
+// For any excitations and any user's thresholds, the solve leaves the
+// documented bound in felt level, a search over amplitudes does no better,
+// and a small change of the excitations changes the amplitudes little
+// (no jump where the exact region ends or a channel crosses its
+// threshold).
+func TestSolveMetamerProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 1))
+	ref := ReferenceChannels()
+	for trial := range 3000 {
+		d := ref.Drive
+		if trial%2 == 1 {
+			ch, err := ref.WithUserThresholds(ref.Drive.NP40+12*(rng.Float64()-0.5), ref.Drive.P320+12*(rng.Float64()-0.5))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d = ch.Drive
+		}
+		m := d.matrix()
+		e := [NumChannels]float64{math.Pow(10, 6*rng.Float64()-3), math.Pow(10, 6*rng.Float64()-3)}
+		x, y, exact := solveMetamer(m, e)
+		worst := func(x, y float64) float64 {
+			return math.Max(math.Abs(feltErrDB(m[0][0]*x+m[0][1]*y, e[0])), math.Abs(feltErrDB(m[1][0]*x+m[1][1]*y, e[1])))
+		}
+		got, bound := worst(x, y), metamerBoundDB(d, e)
+		if exact {
+			bound = 0
+		}
+		if math.Abs(got-bound) > 1e-9 {
+			t.Fatalf("drive %+v e=%v: felt error %.6f dB, bound %.6f dB", d, e, got, bound)
+		}
+		if trial%10 == 0 {
+			best := math.Inf(1)
+			for i := -600; i <= 600; i++ {
+				v := math.Pow(10, float64(i)/100)
+				best = math.Min(best, math.Min(worst(v, 0), worst(0, v)))
+			}
+			if best < got-0.01 {
+				t.Fatalf("drive %+v e=%v: the solve leaves %.4f dB, one sine alone %.4f dB", d, e, got, best)
+			}
+		}
+		// Continuity: 0.01 dB on one channel moves each amplitude by
+		// little more than 0.01 dB's worth.
+		e2 := e
+		e2[trial%2] *= math.Pow(10, 0.001)
+		x2, y2, _ := solveMetamer(m, e2)
+		for k, pair := range [2][2]float64{{x, x2}, {y, y2}} {
+			if d := math.Abs(pair[1] - pair[0]); d > 0.02*math.Max(math.Max(x, y), 1e-12)+1e-15 {
+				t.Fatalf("drive %+v e=%v: component %d moves from %g to %g for a 0.01 dB change", ref.Drive, e, k, pair[0], pair[1])
+			}
+		}
+	}
 }

@@ -22,10 +22,7 @@ const (
 	// DefaultIrregularity: yarn positions scatter by 3 % of their spacing
 	// (model default).
 	DefaultIrregularity = 0.03
-	// DefaultSkinShearStiffness is the fingertip pad's tangential
-	// stiffness, of the order of 1 N/mm (recalled).
-	DefaultSkinShearStiffness = 1000.0 // [N/m]
-	DefaultFabricSize         = 0.3    // [m]
+	DefaultFabricSize   = 0.3 // [m]
 	// DefaultNonUniformity is of the order of the mass irregularity (CVm)
 	// of ring-spun yarns, 10-15 % (recalled).
 	DefaultNonUniformity       = 0.12
@@ -60,9 +57,9 @@ type SurfaceParams struct {
 	Hurst         float64 // Hurst exponent H of the random part, (0, 1) (0: DefaultHurst); 2D spectrum ∝ k^-2(1+H)
 	Irregularity  float64 // relative irregularity of yarn positions, broadens the weave peaks, [0, 0.3] (0: DefaultIrregularity)
 
-	// Finger on fabric.
-	FingerMu           float64 // skin-on-fabric mean friction coefficient (0: MIU)
-	SkinShearStiffness float64 // tangential stiffness of the finger pad [N/m] (0: DefaultSkinShearStiffness)
+	// Finger on fabric. The pad's own mechanics (its tangential
+	// stiffness) are the renderer's Fingertip.
+	FingerMu float64 // skin-on-fabric mean friction coefficient (0: MIU)
 
 	// Large-scale non-uniformity map over the whole fabric.
 	WidthU, HeightV     float64 // fabric size [m] (0: DefaultFabricSize)
@@ -108,7 +105,6 @@ func (p SurfaceParams) withDefaults() SurfaceParams {
 	def(&p.Hurst, DefaultHurst)
 	def(&p.Irregularity, DefaultIrregularity)
 	def(&p.FingerMu, p.MIU)
-	def(&p.SkinShearStiffness, DefaultSkinShearStiffness)
 	def(&p.WidthU, DefaultFabricSize)
 	def(&p.HeightV, DefaultFabricSize)
 	def(&p.NonUniformity, DefaultNonUniformity)
@@ -189,9 +185,6 @@ func (p *SurfaceParams) validateCommon() error {
 	if p.MMD > 0 && !(p.MIU > 0) {
 		return fmt.Errorf("tactile: MMD %g needs MIU > 0 to scale it to the finger", p.MMD)
 	}
-	if !inRange(p.SkinShearStiffness, 10, 1e6) {
-		return fmt.Errorf("tactile: SkinShearStiffness %g N/m must be in [10, 1e6]", p.SkinShearStiffness)
-	}
 	if !inRange(p.MapSpacing, 1e-4, 1e-2) {
 		return fmt.Errorf("tactile: MapSpacing %g m must be in [0.1, 10] mm", p.MapSpacing)
 	}
@@ -237,9 +230,9 @@ type Surface struct {
 
 	shape  Spectrum // normalised: sums to 1, symmetric, no DC
 	sigmaH float64  // geometric height σ [m]
-	// fricDisp is σ of the friction-induced pad displacement per newton of
-	// normal force [m/N]: 1.2533 MMD (FingerMu/MIU) / SkinShearStiffness.
-	fricDisp float64
+	// fricSigma is σ_μ, the standard deviation of the finger's friction
+	// coefficient along a stroke: 1.2533 MMD (FingerMu/MIU).
+	fricSigma float64
 
 	// Projected shape: proj[d*nk+j] is the share of the variance at
 	// |k∥| = bink[j] for stroke direction d π/projDirs.
@@ -272,11 +265,13 @@ type Surface struct {
 //   - Friction: MMD is the mean deviation of the steel-wire friction MIU;
 //     its relative size MMD/MIU is taken to carry over to the finger, whose
 //     friction fluctuates by σ_μ = 1.2533 MMD FingerMu/MIU. Under normal
-//     force F the fluctuating tangential force F σ_μ displaces the pad by
-//     F σ_μ / SkinShearStiffness, which adds to the height variance with the
-//     same spectral shape (the yarns cause both). The array moves its pins
-//     normally; the direction of contactor movement matters little (HAPTEX
-//     tutorial §4.2).
+//     force F the fluctuating tangential force F σ_μ, with the same
+//     spectral shape as the height (the yarns cause both), displaces the
+//     pad through its tangential impedance (the renderer's Fingertip:
+//     F σ_μ / k_t below the impedance's corner frequency, falling 6
+//     dB/octave above it), and adds to the height variance. The array
+//     moves its pins normally; the direction of contactor movement
+//     matters little (HAPTEX tutorial §4.2).
 //   - Large scale: a lognormal random map of mean 1, coefficient of
 //     variation NonUniformity and correlation length NonUniformityLength,
 //     at MapSpacing over WidthU x HeightV. KES has no measure of it; the
@@ -329,7 +324,7 @@ func normalise(sp *Spectrum) float64 {
 func newSurface(shape Spectrum, sigmaH float64, p SurfaceParams, seed uint64) (*Surface, error) {
 	s := &Surface{params: p, shape: shape, sigmaH: sigmaH}
 	if p.MIU > 0 {
-		s.fricDisp = sigmaPerMD * p.MMD * (p.FingerMu / p.MIU) / p.SkinShearStiffness
+		s.fricSigma = sigmaPerMD * p.MMD * (p.FingerMu / p.MIU)
 	}
 	s.project()
 	var m *Map
@@ -632,16 +627,13 @@ func (s *Surface) Spectrum() Spectrum {
 	return sp
 }
 
-// HeightStd returns the standard deviation of the pseudo-topology under
-// normal force F [N]: √(σ_h² + (F σ_μ / k_t)²) [m].
-func (s *Surface) HeightStd(normalForce float64) float64 {
-	return math.Sqrt(s.variance(normalForce))
-}
+// HeightStd returns the standard deviation of the surface's height, σ_h =
+// 1.2533 SMD for a KES surface [m].
+func (s *Surface) HeightStd() float64 { return s.sigmaH }
 
-func (s *Surface) variance(normalForce float64) float64 {
-	f := normalForce * s.fricDisp
-	return s.sigmaH*s.sigmaH + f*f
-}
+// FrictionStd returns σ_μ, the standard deviation of the finger's friction
+// coefficient along a stroke [-].
+func (s *Surface) FrictionStd() float64 { return s.fricSigma }
 
 // Map40 and Map320 return the large-scale maps that weight the 40 Hz and
 // 320 Hz amplitudes of each pin.
@@ -660,15 +652,15 @@ func (s *Surface) WithMaps(m40, m320 *Map) (*Surface, error) {
 	return &c, nil
 }
 
-// TemporalSpectrum fills freq and power with the spectrum a point of the
-// finger feels when it slides over the surface at speed [m/s] in direction
-// dir [rad, from the u axis] under normal force [N]: power[j] is the
-// displacement variance [m²] at temporal frequency freq[j] [Hz]. The bins
-// are not evenly spaced (finer near 0). It fills min(len(freq),
-// len(power), Bins()) bins and returns that number.
-func (s *Surface) TemporalSpectrum(freq, power []float64, dir, speed, normalForce float64) int {
+// TemporalSpectrum fills freq and power with the height spectrum a point
+// of the finger meets when it slides over the surface at speed [m/s] in
+// direction dir [rad, from the u axis]: power[j] is the height variance
+// [m²] at temporal frequency freq[j] [Hz]. The bins are not evenly spaced
+// (finer near 0). It fills min(len(freq), len(power), Bins()) bins and
+// returns that number.
+func (s *Surface) TemporalSpectrum(freq, power []float64, dir, speed float64) int {
 	d0, d1, t := s.dirIndex(dir)
-	v := s.variance(normalForce)
+	v := s.sigmaH * s.sigmaH
 	r0, r1 := s.proj[d0*s.nk:(d0+1)*s.nk], s.proj[d1*s.nk:(d1+1)*s.nk]
 	n := min(len(freq), len(power), s.nk)
 	for j := range n {
@@ -696,25 +688,40 @@ func (s *Surface) dirIndex(dir float64) (d0, d1 int, t float64) {
 	return d0, (d0 + 1) % projDirs, t
 }
 
-// excite returns the channel excitations of a stroke: E_c = Σ_j 2 P_j
-// W_c(f_j)², with P_j the variance at f_j = speed bink[j] [µm²]. speed must be
-// > 0 and finite.
-func (s *Surface) excite(w *weights, dir, speed, normalForce float64) (e [NumChannels]float64) {
+// excite returns the channel excitations of a stroke: E_c = Σ_j 2 r_j
+// (σ_h² W_c(f_j)² + σ_f² W_c(f_j)² / (1 + (f_j/f_c)²)), r_j being the share
+// of the variance at f_j = speed bink[j], σ_h the height's standard
+// deviation and σ_f = F σ_μ / k_t that of the friction's displacement of
+// the pad below its corner frequency f_c (fricVar = σ_f² [m²]; the filtered
+// weights are w's). speed must be > 0 and finite.
+func (s *Surface) excite(w *weights, dir, speed, fricVar float64) (e [NumChannels]float64) {
 	d0, d1, t := s.dirIndex(dir)
 	r0, r1 := s.proj[d0*s.nk:(d0+1)*s.nk], s.proj[d1*s.nk:(d1+1)*s.nk]
 	log2v := math.Log2(speed)
-	var e0, e1 float64
+	var h0, h1, f0, f1 float64
 	for j := 1; j < s.nk; j++ {
 		r := (1-t)*r0[j] + t*r1[j]
 		if r == 0 {
 			continue
 		}
 		lf, f := log2v+s.log2k[j], speed*s.bink[j]
-		e0 += r * w.w2At(NonPacinian, lf, f)
-		e1 += r * w.w2At(Pacinian, lf, f)
+		i, a, ok := w.at(lf)
+		if !ok {
+			g := w.outside(f)
+			h0 += r * g * w.w2[NonPacinian][i]
+			h1 += r * g * w.w2[Pacinian][i]
+			f0 += r * g * w.w2f[NonPacinian][i]
+			f1 += r * g * w.w2f[Pacinian][i]
+			continue
+		}
+		h0 += r * (w.w2[NonPacinian][i] + a*(w.w2[NonPacinian][i+1]-w.w2[NonPacinian][i]))
+		h1 += r * (w.w2[Pacinian][i] + a*(w.w2[Pacinian][i+1]-w.w2[Pacinian][i]))
+		f0 += r * (w.w2f[NonPacinian][i] + a*(w.w2f[NonPacinian][i+1]-w.w2f[NonPacinian][i]))
+		f1 += r * (w.w2f[Pacinian][i] + a*(w.w2f[Pacinian][i+1]-w.w2f[Pacinian][i]))
 	}
-	vUm2 := 2 * s.variance(normalForce) * 1e12
-	e[NonPacinian] = vUm2 * e0
-	e[Pacinian] = vUm2 * e1
+	hUm2 := 2 * s.sigmaH * s.sigmaH * 1e12
+	fUm2 := 2 * fricVar * 1e12
+	e[NonPacinian] = hUm2*h0 + fUm2*f0
+	e[Pacinian] = hUm2*h1 + fUm2*f1
 	return e
 }

@@ -38,7 +38,7 @@ func TestGratingEnergyAtStrokeFrequency(t *testing.T) {
 				t.Fatal(err)
 			}
 			freq, power := make([]float64, s.Bins()), make([]float64, s.Bins())
-			n := s.TemporalSpectrum(freq, power, tc.angle, 0.08, 0)
+			n := s.TemporalSpectrum(freq, power, tc.angle, 0.08)
 			var total, moment, near float64
 			for j := range n {
 				total += power[j]
@@ -69,15 +69,16 @@ func TestFineFabricSlowStrokeHasA320(t *testing.T) {
 	s := surface(t, "silk")
 	r := renderer(t, s)
 	for _, deg := range []float64{0, 37, 90, 200} {
-		for _, force := range []float64{0, 0.5} {
+		for _, force := range []float64{0.02, 0.5} {
 			var in [NumFingers]Contact
 			dir := deg * math.Pi / 180
-			in[fIndex] = Contact{InContact: true, U: 0.1, V: 0.1, SlipU: 0.02 * math.Cos(dir), SlipV: 0.02 * math.Sin(dir), NormalForce: force, Area: 80e-6}
+			in[fIndex] = pressing(t, force)
+			in[fIndex].SlipU, in[fIndex].SlipV = 0.02*math.Cos(dir), 0.02*math.Sin(dir)
 			var out Frame
 			r.Step(0, &in, &out)
 			f := out.Fingers[fIndex]
-			if !(f.A320 > 0) {
-				t.Errorf("silk at 20 mm/s, %g°, %g N: A320 = %g, want > 0", deg, force, f.A320)
+			if !(f.MetamerA320Um > 0) {
+				t.Errorf("silk at 20 mm/s, %g°, %g N: A320 = %g, want > 0", deg, force, f.MetamerA320Um)
 			}
 			pins := 0
 			for p := range Pins {
@@ -89,7 +90,7 @@ func TestFineFabricSlowStrokeHasA320(t *testing.T) {
 				t.Errorf("silk at 20 mm/s: %d pins with A320 > 0, %d active", pins, f.Active)
 			}
 			if deg == 0 {
-				t.Logf("silk 20 mm/s %g N: A40 %.2f µm, A320 %.2f µm, levels NP I %.1f dB, P %.1f dB", force, f.A40, f.A320, f.Level(NonPacinian), f.Level(Pacinian))
+				t.Logf("silk 20 mm/s %g N: A40 %.2f µm, A320 %.2f µm, levels NP I %.1f dB, P %.1f dB", force, f.MetamerA40Um, f.MetamerA320Um, f.Level(NonPacinian), f.Level(Pacinian))
 			}
 		}
 	}
@@ -99,8 +100,11 @@ func TestFineFabricSlowStrokeHasA320(t *testing.T) {
 // (alongU) or v straight from the 2D spectrum, as a density that is
 // uniform over each bin's cell: the projection on an axis is the sum over
 // the other axis, spread evenly over the cell's width, integrated here with
-// 64 points per cell; weights come from the threshold curves directly.
-func axisPrediction(sp Spectrum, m ChannelModel, alongU bool, speed, variance float64) [NumChannels]float64 {
+// 64 points per cell; weights come from the threshold curves directly. The
+// spectrum's shape carries the height variance hVar and the friction's
+// displacement fVar, the latter through the pad's compliance with corner
+// frequency corner [Hz].
+func axisPrediction(sp Spectrum, m ChannelModel, alongU bool, speed, hVar, fVar, corner float64) [NumChannels]float64 {
 	n, dk := sp.Nu, sp.Dku
 	if !alongU {
 		n, dk = sp.Nv, sp.Dkv
@@ -124,7 +128,7 @@ func axisPrediction(sp Spectrum, m ChannelModel, alongU bool, speed, variance fl
 		for s := range sub {
 			k := (float64(idx-n/2) + (float64(s)+0.5)/sub - 0.5) * dk
 			f := speed * math.Abs(k)
-			a := 2 * p / sum / sub * variance * 1e12
+			a := 2 * p / sum / sub * (hVar + fVar/(1+f*f/(corner*corner))) * 1e12
 			e[NonPacinian] += a * math.Pow(10, -m.NonPacinian.At(f)/10)
 			e[Pacinian] += a * math.Pow(10, -m.Pacinian.At(f)/10)
 		}
@@ -139,7 +143,12 @@ func TestTwillRotationFollowsSpectrum(t *testing.T) {
 	r := renderer(t, s)
 	m := ReferenceChannels()
 	sp := s.Spectrum()
-	variance := s.variance(0.5)
+	// The friction's displacement of the pad on stroke's contact
+	// (Fingertip): F σ_μ / k_t, k_t scaling with the patch's size.
+	c := pressing(t, 0.1)
+	var tip Fingertip
+	kt := DefaultShearStiffness * math.Sqrt(tip.Patch(c.NormalForce, c.Curvature).Area/tip.Patch(1, 0).Area)
+	fr := c.NormalForce * s.FrictionStd() / kt
 	var biggest float64
 	for _, speed := range []float64{0.02, 0.05, 0.1, 0.2} {
 		var got, want [2][2]float64 // [direction][A40, A320]
@@ -148,9 +157,9 @@ func TestTwillRotationFollowsSpectrum(t *testing.T) {
 			if !alongU {
 				dir = math.Pi / 2
 			}
-			f := stroke(r, fIndex, dir, speed)
-			got[k] = [2]float64{f.A40, f.A320}
-			mm := SolveMetamer(m.Drive, axisPrediction(sp, m, alongU, speed, variance))
+			f := stroke(t, r, fIndex, dir, speed)
+			got[k] = [2]float64{f.MetamerA40Um, f.MetamerA320Um}
+			mm := SolveMetamer(m.Drive, axisPrediction(sp, m, alongU, speed, sq(s.HeightStd()), fr*fr, DefaultShearCornerHz))
 			want[k] = [2]float64{mm.A40, mm.A320}
 		}
 		for c, name := range []string{"A40", "A320"} {
@@ -182,8 +191,8 @@ func TestIsotropicSurfaceSameInEveryDirection(t *testing.T) {
 	for _, speed := range []float64{0.005, 0.02, 0.05, 0.1, 0.2, 0.5} {
 		lo, hi := [2]float64{math.Inf(1), math.Inf(1)}, [2]float64{math.Inf(-1), math.Inf(-1)}
 		for deg := 0.0; deg < 360; deg += 2.5 {
-			f := stroke(r, fThumb, deg*math.Pi/180, speed)
-			for c, a := range [2]float64{f.A40, f.A320} {
+			f := stroke(t, r, fThumb, deg*math.Pi/180, speed)
+			for c, a := range [2]float64{f.MetamerA40Um, f.MetamerA320Um} {
 				if !(a > 0) {
 					t.Fatalf("%g mm/s %g°: amplitude %d = %g", speed*1e3, deg, c, a)
 				}
@@ -208,25 +217,22 @@ func TestKESMapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// σ_h = √(π/2) SMD; friction σ_μ = √(π/2) MMD FingerMu/MIU; pad
-	// displacement F σ_μ / k_t.
+	// σ_h = √(π/2) SMD; friction σ_μ = √(π/2) MMD FingerMu/MIU.
 	wantH := math.Sqrt(math.Pi/2) * p.SMD
-	if got := s.HeightStd(0); math.Abs(got/wantH-1) > 1e-6 {
-		t.Errorf("HeightStd(0) = %g m, want 1.2533 SMD = %g m", got, wantH)
+	if got := s.HeightStd(); math.Abs(got/wantH-1) > 1e-6 {
+		t.Errorf("HeightStd() = %g m, want 1.2533 SMD = %g m", got, wantH)
 	}
-	fr := math.Sqrt(math.Pi/2) * p.MMD * 0.4 / DefaultSkinShearStiffness
-	want := math.Hypot(wantH, fr)
-	if got := s.HeightStd(0.4); math.Abs(got/want-1) > 1e-6 {
-		t.Errorf("HeightStd(0.4 N) = %g m, want %g m", got, want)
+	wantF := math.Sqrt(math.Pi/2) * p.MMD
+	if got := s.FrictionStd(); math.Abs(got/wantF-1) > 1e-6 {
+		t.Errorf("FrictionStd() = %g, want 1.2533 MMD = %g", got, wantF)
 	}
 	p.FingerMu = 2 * p.MIU
 	s2, err := NewSurface(p, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = math.Hypot(wantH, 2*fr)
-	if got := s2.HeightStd(0.4); math.Abs(got/want-1) > 1e-6 {
-		t.Errorf("with FingerMu = 2 MIU: HeightStd(0.4 N) = %g m, want %g m", got, want)
+	if got := s2.FrictionStd(); math.Abs(got/(2*wantF)-1) > 1e-6 {
+		t.Errorf("with FingerMu = 2 MIU: FrictionStd() = %g, want %g", got, 2*wantF)
 	}
 	var sum float64
 	for _, v := range s.Spectrum().P {

@@ -1,19 +1,20 @@
 package experiment
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
-	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,7 +23,9 @@ import (
 	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/calib/psych"
 	"github.com/haptex/haptex/devices/twin"
-	"github.com/haptex/haptex/internal/sessionlog"
+	"github.com/haptex/haptex/haptics"
+	"github.com/haptex/haptex/internal/buildinfo"
+	"github.com/haptex/haptex/internal/safefile"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -37,13 +40,26 @@ type Options struct {
 	Subject string
 	// OutDir is the parent folder; the run writes OutDir/NAME/SUBJECT/.
 	OutDir string
-	// Observers answer instead of a person, one per stream (or one for
-	// all): the rig then runs in virtual time. Empty: a person answers on
-	// In and reads prompts on Out, and the rig runs in real time.
-	Observers []*psych.Observer
-	Library   kes.Library
-	In        io.Reader
-	Out       io.Writer
+	// Observers answer instead of a person from the nominal stimulus, one
+	// per stream (or one for all); CueObservers from the cues the devices
+	// delivered (see Cue). Give one kind or the other: the rig then runs
+	// in virtual time. Neither: a person answers on In and reads prompts
+	// on Out, and the rig runs in real time.
+	Observers    []*psych.Observer
+	CueObservers []*psych.CueObserver
+	// SwitchObserver lets a resumed run continue with other observers (or
+	// a person) than those that answered so far; without it such a resume
+	// is refused. The sidecar lists who answered from which trial.
+	SwitchObserver bool
+	// NoTraces keeps no tick-level record of the intervals (by default
+	// each interval's is written under traces/, compressed).
+	NoTraces bool
+	// Force runs an experiment the stimulus check finds invalid (the
+	// check is still run and recorded); SkipStimulusCheck does not run it.
+	Force, SkipStimulusCheck bool
+	Library                  kes.Library
+	In                       io.Reader
+	Out                      io.Writer
 	// Rig is the base rig configuration (devices, priority, logging); the
 	// runner sets the fabric and the cloth resolution.
 	Rig rig.Config
@@ -55,13 +71,16 @@ type Options struct {
 
 // Result is what a run produced.
 type Result struct {
-	Dir       string           `json:"dir"`
-	Trials    int              `json:"trials"`
-	Resumed   bool             `json:"resumed"`
-	Estimates []psych.Estimate `json:"estimates"` // per stream
-	Fits      []*psych.Fit     `json:"fits"`      // per stream, nil where the data cannot be fitted
-	FitErrors []string         `json:"fit_errors,omitempty"`
-	Plots     []string         `json:"plots,omitempty"`
+	Dir        string             `json:"dir"`
+	Trials     int                `json:"trials"`
+	Resumed    bool               `json:"resumed"`
+	Estimates  []psych.Estimate   `json:"estimates"`  // per stream
+	Posteriors []*psych.Posterior `json:"posteriors"` // per stream, nil where the data cannot be fitted
+	Fits       []*psych.Fit       `json:"fits"`       // per stream: the maximum-likelihood fits
+	FitErrors  []string           `json:"fit_errors,omitempty"`
+	// Warnings are the fits' warnings, every one printed and drawn.
+	Warnings []string `json:"warnings,omitempty"`
+	Plots    []string `json:"plots,omitempty"`
 	// Procedure is the finished procedure (for callers that read its
 	// tracks, such as the tactile threshold calibration).
 	Procedure psych.Procedure `json:"-"`
@@ -69,15 +88,22 @@ type Result struct {
 
 // state is what state.json holds after each completed trial.
 type state struct {
-	Format     string            `json:"format"`
-	Version    int               `json:"version"`
-	Experiment string            `json:"experiment_sha256"`
-	Subject    string            `json:"subject"`
-	Completed  int               `json:"completed"`
-	Procedure  json.RawMessage   `json:"procedure"`
-	Observers  []json.RawMessage `json:"observers,omitempty"`
-	RNG        []byte            `json:"rng"`
+	Format       string            `json:"format"`
+	Version      int               `json:"version"`
+	Experiment   string            `json:"experiment_sha256"`
+	Subject      string            `json:"subject"`
+	Completed    int               `json:"completed"`
+	Procedure    json.RawMessage   `json:"procedure"`
+	Observers    []json.RawMessage `json:"observers,omitempty"`
+	CueObservers []json.RawMessage `json:"cue_observers,omitempty"`
+	// Answering names who answers: the observers' specifications, or
+	// "person".
+	Answering []string `json:"answering"`
+	RNG       []byte   `json:"rng"`
 }
+
+// person is the observer column's value for a person's answer.
+const person = "person"
 
 const stateFormat = "haptex-experiment-state"
 
@@ -89,14 +115,24 @@ type runner struct {
 	proc      psych.Procedure
 	rng       *rand.PCG
 	obs       []*psych.Observer
+	cueObs    []*psych.CueObserver
 	r         *rig.Rig
+	motion    *twin.Script // the handling motion of every interval
+	cue       *Cue
+	traces    [2]*rig.IntervalTrace
 	drive     driver
+	fab       *kes.Fabric
+	root      *safefile.Dir // the subject's folder, dir
+	fresh     bool          // this run created the folder's files
 	csv       *os.File
+	header    []string
+	col       map[string]int
 	done      int
 	sha       string
 	ref       sim.Material
-	in        *bufio.Reader
+	term      *terminal
 	intervals int
+	check     *StimulusReport
 }
 
 // Run runs (or resumes) an experiment to its end, then fits and plots it.
@@ -105,43 +141,73 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if e == nil {
 		return nil, errors.New("experiment: no experiment")
 	}
-	if o.Subject == "" || strings.ContainsFunc(o.Subject, func(c rune) bool {
-		return !(c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
-	}) {
-		return nil, fmt.Errorf("experiment: subject %q: use letters, digits, '-' and '_'", o.Subject)
+	if err := safefile.CheckName("subject", o.Subject); err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
 	}
-	if len(o.Observers) == 0 && (o.In == nil || o.Out == nil) {
+	simulated := len(o.Observers) > 0 || len(o.CueObservers) > 0
+	if len(o.Observers) > 0 && len(o.CueObservers) > 0 {
+		return nil, errors.New("experiment: give nominal observers or cue observers, not both")
+	}
+	if !simulated && (o.In == nil || o.Out == nil) {
 		return nil, errors.New("experiment: a run without a simulated observer needs a terminal (In and Out)")
 	}
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
 	sum := sha256.Sum256(o.Source)
-	run := &runner{o: o, e: e, sha: hex.EncodeToString(sum[:]), obs: o.Observers, intervals: 2}
+	run := &runner{o: o, e: e, sha: hex.EncodeToString(sum[:]), obs: o.Observers, cueObs: o.CueObservers, intervals: 2,
+		cue: dimensions[e.Stimulus.Kind].cue}
 	if e.Task.Kind == psych.YesNo {
 		run.intervals = 1
 	}
-	if o.In != nil {
-		run.in = bufio.NewReader(o.In)
+	if len(run.cueObs) > 0 && run.intervals != 2 {
+		return nil, errors.New("experiment: a cue observer compares the two intervals of a 2AFC trial; this task has one")
 	}
-	run.dir = filepath.Join(o.OutDir, e.Name, o.Subject)
-	if err := os.MkdirAll(run.dir, 0o755); err != nil {
+	for _, c := range run.cueObs {
+		if err := c.SetDefaultWeber(run.cue.Weber); err != nil {
+			return nil, fmt.Errorf("experiment: %w", err)
+		}
+		c.SetDefaultFloor(run.cue.Floor(c.Weber))
+	}
+	if o.In != nil {
+		run.term = newTerminal(o.In, o.Out)
+	}
+	// Nothing is written before the fabric loads.
+	var err error
+	if run.fab, err = e.LoadFabric(o.Library); err != nil {
 		return nil, fmt.Errorf("experiment: %w", err)
 	}
-	resumed, err := run.open()
+	cleanup, err := run.openDir()
 	if err != nil {
 		return nil, err
 	}
-	defer run.csv.Close()
-	if err := run.startRig(ctx); err != nil {
+	defer run.root.Close()
+	resumed, err := run.open()
+	if err == nil {
+		defer run.csv.Close()
+		err = run.stimulusCheck(ctx)
+	}
+	if err == nil {
+		err = run.startRig(ctx)
+	}
+	if err == nil {
+		if !run.proc.Done() {
+			err = run.settle(ctx)
+		}
+		if err == nil {
+			err = run.loop(ctx)
+		}
+		if _, ferr := run.drive.finish(); ferr != nil && err == nil {
+			err = ferr
+		}
+	}
+	if err != nil {
+		if run.fresh && run.done == 0 {
+			// No trial to keep: leave nothing that would stop the next run.
+			run.discard()
+			cleanup()
+		}
 		return nil, err
-	}
-	runErr := run.loop(ctx)
-	if _, err := run.drive.finish(); err != nil && runErr == nil {
-		runErr = err
-	}
-	if runErr != nil {
-		return nil, runErr
 	}
 	res, err := run.analyse()
 	if err != nil {
@@ -151,18 +217,82 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	return res, nil
 }
 
+// Limits on the files a run reads back: far above what the longest
+// experiment writes.
+const (
+	maxStateSize  = 16 << 20
+	maxTrialsSize = 64 << 20
+)
+
+// openDir opens (making them where missing) OUT/NAME/SUBJECT: OUT as
+// given, NAME and SUBJECT without following a symbolic link. cleanup
+// removes the two folders again where they are empty.
+func (run *runner) openDir() (cleanup func(), err error) {
+	e, o := run.e, run.o
+	out, err := safefile.MkdirAll(o.OutDir)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	defer out.Close()
+	exp, err := out.Sub(e.Name, true)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	defer exp.Close()
+	if run.root, err = exp.Sub(o.Subject, true); err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	run.dir = run.root.Path()
+	return func() {
+		run.root.Close()
+		if out, err := safefile.OpenDir(o.OutDir); err == nil {
+			if exp, err := out.Sub(e.Name, false); err == nil {
+				exp.Remove(o.Subject)
+				exp.Close()
+			}
+			out.Remove(e.Name)
+			out.Close()
+		}
+	}, nil
+}
+
+// discard removes the files of a run that completed no trial.
+func (run *runner) discard() {
+	if run.csv != nil {
+		run.csv.Close()
+	}
+	for _, name := range []string{"trials.csv", "state.json", "sidecar.json"} {
+		run.root.Remove(name)
+	}
+}
+
 // open starts a new run, or restores an interrupted one from state.json
 // and trials.csv, replaying a trial that reached the CSV but not the state.
+// What a run left before completing a trial (the files of a run that
+// failed or was killed before) is discarded: it holds no data.
 func (run *runner) open() (resumed bool, err error) {
 	e, o := run.e, run.o
-	statePath := filepath.Join(run.dir, "state.json")
-	csvPath := filepath.Join(run.dir, "trials.csv")
-	data, err := os.ReadFile(statePath)
+	csvPath := run.root.Join("trials.csv")
+	statePath := run.root.Join("state.json")
+	header, rows, csvErr := run.readRows()
+	if csvErr != nil && !errors.Is(csvErr, fs.ErrNotExist) {
+		return false, fmt.Errorf("experiment: %w", csvErr)
+	}
+	data, err := run.root.ReadFile("state.json", maxStateSize)
+	var st state
 	switch {
-	case errors.Is(err, os.ErrNotExist):
-		if _, err := os.Stat(csvPath); err == nil {
-			return false, fmt.Errorf("experiment: %s exists without state.json: move it away or restore the state", csvPath)
+	case err == nil:
+		if err := json.Unmarshal(data, &st); err != nil {
+			return false, fmt.Errorf("experiment: %s: %w", statePath, err)
 		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return false, fmt.Errorf("experiment: %w", err)
+	case len(rows) > 0:
+		return false, fmt.Errorf("experiment: %s holds %d trials without state.json: move it away or restore the state", csvPath, len(rows))
+	}
+	if len(rows) == 0 && st.Completed == 0 {
+		run.discard()
+		run.fresh = true
 		if run.proc, err = psych.New(e.Procedure); err != nil {
 			return false, fmt.Errorf("experiment: procedure: %w", err)
 		}
@@ -173,27 +303,19 @@ func (run *runner) open() (resumed bool, err error) {
 			seed = h.Sum64()
 		}
 		run.rng = rand.NewPCG(seed, 0x6861707465780001)
-		f, err := os.OpenFile(csvPath, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o644)
+		f, err := run.root.Create("trials.csv")
 		if err != nil {
 			return false, fmt.Errorf("experiment: %w", err)
 		}
 		run.csv = f
-		if _, err := f.WriteString(strings.Join(csvHeader(run.intervals), ",") + "\n"); err != nil {
-			return false, fmt.Errorf("experiment: %w", err)
+		run.setHeader(csvHeader(run.intervals))
+		if err := run.writeRow(run.header); err != nil {
+			return false, err
 		}
-		if err := f.Sync(); err != nil {
-			return false, fmt.Errorf("experiment: %w", err)
-		}
-		if err := run.writeSidecar(); err != nil {
+		if err := run.writeSidecar(nil); err != nil {
 			return false, err
 		}
 		return false, run.saveState()
-	case err != nil:
-		return false, fmt.Errorf("experiment: %w", err)
-	}
-	var st state
-	if err := json.Unmarshal(data, &st); err != nil {
-		return false, fmt.Errorf("experiment: %s: %w", statePath, err)
 	}
 	if st.Format != stateFormat || st.Experiment != run.sha || st.Subject != o.Subject {
 		return false, fmt.Errorf("experiment: %s belongs to another experiment file or subject (the file changed since the run started?)", statePath)
@@ -205,21 +327,18 @@ func (run *runner) open() (resumed bool, err error) {
 	if err := run.rng.UnmarshalBinary(st.RNG); err != nil {
 		return false, fmt.Errorf("experiment: %s: rng: %w", statePath, err)
 	}
-	if len(run.obs) > 0 {
-		if len(st.Observers) != len(run.obs) {
-			return false, fmt.Errorf("experiment: %s holds %d observers, the run has %d", statePath, len(st.Observers), len(run.obs))
-		}
-		for i, b := range st.Observers {
-			if run.obs[i], err = psych.RestoreObserver(b); err != nil {
-				return false, fmt.Errorf("experiment: %s: observer %d: %w", statePath, i, err)
-			}
-		}
-	}
-	run.done = st.Completed
-	rows, err := readRows(csvPath)
+	switched, err := run.restoreObservers(&st, statePath)
 	if err != nil {
 		return false, err
 	}
+	if csvErr != nil {
+		return false, fmt.Errorf("experiment: %w", csvErr)
+	}
+	run.done = st.Completed
+	if want := csvHeader(run.intervals); !slices.Equal(header, want) {
+		return false, fmt.Errorf("experiment: %s has other columns than this version writes: it cannot be resumed by it", csvPath)
+	}
+	run.setHeader(header)
 	if len(rows) < run.done || len(rows) > run.done+1 {
 		return false, fmt.Errorf("experiment: %s has %d trials, state.json %d: the files do not belong together", csvPath, len(rows), run.done)
 	}
@@ -230,32 +349,128 @@ func (run *runner) open() (resumed bool, err error) {
 			return false, fmt.Errorf("experiment: %s: last trial: %w", csvPath, err)
 		}
 	}
-	if run.csv, err = os.OpenFile(csvPath, os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+	if run.csv, err = run.root.Open("trials.csv", os.O_WRONLY|os.O_APPEND); err != nil {
 		return false, fmt.Errorf("experiment: %w", err)
+	}
+	if switched {
+		if err := run.writeSidecar(st.Answering); err != nil {
+			return false, err
+		}
 	}
 	fmt.Fprintf(run.o.Out, "resuming %s for %s after trial %d\n", run.e.Name, run.o.Subject, run.done)
 	return true, run.saveState()
 }
 
-// readRows returns the complete data rows of trials.csv (a line cut short
-// by an interruption is dropped and the file truncated before it).
-func readRows(path string) ([][]string, error) {
-	data, err := os.ReadFile(path)
+// answering returns who answers this run: the observers' specifications,
+// or "person".
+func (run *runner) answering() []string {
+	var a []string
+	for _, o := range run.obs {
+		a = append(a, o.Spec)
+	}
+	for _, o := range run.cueObs {
+		a = append(a, o.Spec)
+	}
+	if len(a) == 0 {
+		a = []string{person}
+	}
+	return a
+}
+
+// restoreObservers takes the observers of an interrupted run back: the
+// same ones continue from their saved random states. Other observers (or
+// a person instead of observers, or the reverse) are refused unless
+// Options.SwitchObserver; then the new ones start afresh and switched is
+// true.
+func (run *runner) restoreObservers(st *state, statePath string) (switched bool, err error) {
+	was := st.Answering
+	if len(was) == 0 {
+		// A state from before the observer was recorded.
+		for _, b := range st.Observers {
+			o, err := psych.RestoreObserver(b)
+			if err != nil {
+				return false, fmt.Errorf("experiment: %s: %w", statePath, err)
+			}
+			was = append(was, o.Spec)
+		}
+		if len(was) == 0 {
+			was = []string{person}
+		}
+	}
+	now := run.answering()
+	if !slices.Equal(was, now) {
+		if !run.o.SwitchObserver {
+			return false, fmt.Errorf("experiment: %s was answered by %s, this run by %s: resume with the same observer, or allow the change (-switch-observer)",
+				statePath, strings.Join(was, " + "), strings.Join(now, " + "))
+		}
+		return true, nil
+	}
+	for i, b := range st.Observers {
+		if run.obs[i], err = psych.RestoreObserver(b); err != nil {
+			return false, fmt.Errorf("experiment: %s: observer %d: %w", statePath, i, err)
+		}
+	}
+	for i, b := range st.CueObservers {
+		if run.cueObs[i], err = psych.RestoreCueObserver(b); err != nil {
+			return false, fmt.Errorf("experiment: %s: cue observer %d: %w", statePath, i, err)
+		}
+	}
+	return false, nil
+}
+
+// readRows returns the header and the complete data rows of trials.csv (a
+// line cut short by an interruption is dropped and the file truncated
+// before it).
+func (run *runner) readRows() ([]string, [][]string, error) {
+	f, err := run.root.Open("trials.csv", os.O_RDWR)
 	if err != nil {
-		return nil, fmt.Errorf("experiment: %w", err)
+		return nil, nil, err
+	}
+	defer f.Close()
+	data, err := safefile.ReadAll(f, f.Name(), maxTrialsSize)
+	if err != nil {
+		return nil, nil, err
 	}
 	if i := bytesLastNewline(data); i+1 < len(data) {
-		if err := os.Truncate(path, int64(i+1)); err != nil {
-			return nil, fmt.Errorf("experiment: %w", err)
+		if err := f.Truncate(int64(i + 1)); err != nil {
+			return nil, nil, err
 		}
 		data = data[:i+1]
 	}
-	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	var rows [][]string
-	for _, l := range lines[1:] {
-		rows = append(rows, strings.Split(l, ","))
+	if len(data) == 0 {
+		return nil, nil, nil // killed before its header was written
 	}
-	return rows, nil
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil || len(recs) == 0 {
+		return nil, nil, fmt.Errorf("%s: not a trials table (%v)", f.Name(), err)
+	}
+	return recs[0], recs[1:], nil
+}
+
+// setHeader sets the columns rows are written and read with.
+func (run *runner) setHeader(h []string) {
+	run.header = h
+	run.col = make(map[string]int, len(h))
+	for i, c := range h {
+		run.col[c] = i
+	}
+}
+
+// writeRow appends one CSV record to trials.csv and syncs it.
+func (run *runner) writeRow(rec []string) error {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	if err := w.Write(rec); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	w.Flush()
+	if _, err := run.csv.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	if err := run.csv.Sync(); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	return nil
 }
 
 func bytesLastNewline(b []byte) int {
@@ -272,23 +487,40 @@ func bytesLastNewline(b []byte) int {
 // observer draw come from the same random states, and the recorded
 // response must agree with them.
 func (run *runner) replay(row []string) error {
+	if len(row) != len(run.header) {
+		return fmt.Errorf("%d fields, the header %d", len(row), len(run.header))
+	}
+	get := func(c string) string { return row[run.col[c]] }
 	t, err := run.proc.Next()
 	if err != nil {
 		return err
 	}
-	if got := row[colX]; got != fmtFloat(t.X) {
+	if got := get("x"); got != fmtFloat(t.X) {
 		return fmt.Errorf("recorded stimulus %s, the procedure's pending trial is %s", got, fmtFloat(t.X))
 	}
-	if got, want := row[colTest], strconv.Itoa(run.testInterval()+1); got != want {
+	test := run.testInterval()
+	if got, want := get("test_interval"), strconv.Itoa(test+1); got != want {
 		return fmt.Errorf("recorded test interval %s, the replayed draw %s", got, want)
 	}
 	var resp psych.Response
-	if _, err := fmt.Sscan(row[colResponse], &resp); err != nil {
-		return fmt.Errorf("response %q: %w", row[colResponse], err)
+	if _, err := fmt.Sscan(get("response"), &resp); err != nil {
+		return fmt.Errorf("response %q: %w", get("response"), err)
 	}
 	if o := run.observer(t.Stream); o != nil {
 		if r := o.Respond(t.X); r != resp {
 			return fmt.Errorf("recorded response %d, the observer's replayed draw %d", resp, r)
+		}
+	}
+	if o := run.cueObserver(t.Stream); o != nil {
+		var cues [2]float64
+		for i := range cues {
+			if cues[i], err = strconv.ParseFloat(get(fmt.Sprintf("i%d_cue", i+1)), 64); err != nil {
+				return fmt.Errorf("interval %d cue: %w", i+1, err)
+			}
+		}
+		r, _ := cueResponse(o, cues[:], test)
+		if r != resp {
+			return fmt.Errorf("recorded response %d, the cue observer's replayed draw %d", resp, r)
 		}
 	}
 	if err := run.proc.Update(t, resp); err != nil {
@@ -308,6 +540,30 @@ func (run *runner) observer(stream int) *psych.Observer {
 	return run.obs[0]
 }
 
+func (run *runner) cueObserver(stream int) *psych.CueObserver {
+	switch {
+	case len(run.cueObs) == 0:
+		return nil
+	case stream < len(run.cueObs):
+		return run.cueObs[stream]
+	}
+	return run.cueObs[0]
+}
+
+// simulated reports whether simulated observers answer.
+func (run *runner) simulated() bool { return len(run.obs) > 0 || len(run.cueObs) > 0 }
+
+// observerSpec is the observer column of a trial of the stream.
+func (run *runner) observerSpec(stream int) string {
+	if o := run.observer(stream); o != nil {
+		return o.Spec
+	}
+	if o := run.cueObserver(stream); o != nil {
+		return o.Spec
+	}
+	return person
+}
+
 // testInterval draws which interval holds the test stimulus.
 func (run *runner) testInterval() int {
 	if run.intervals == 1 {
@@ -318,7 +574,7 @@ func (run *runner) testInterval() int {
 
 // saveState writes state.json atomically after a completed trial.
 func (run *runner) saveState() error {
-	st := state{Format: stateFormat, Version: 1, Experiment: run.sha, Subject: run.o.Subject, Completed: run.done}
+	st := state{Format: stateFormat, Version: 1, Experiment: run.sha, Subject: run.o.Subject, Completed: run.done, Answering: run.answering()}
 	var err error
 	if st.Procedure, err = run.proc.State(); err != nil {
 		return fmt.Errorf("experiment: %w", err)
@@ -330,6 +586,13 @@ func (run *runner) saveState() error {
 		}
 		st.Observers = append(st.Observers, b)
 	}
+	for _, o := range run.cueObs {
+		b, err := o.State()
+		if err != nil {
+			return fmt.Errorf("experiment: %w", err)
+		}
+		st.CueObservers = append(st.CueObservers, b)
+	}
 	if st.RNG, err = run.rng.MarshalBinary(); err != nil {
 		return fmt.Errorf("experiment: %w", err)
 	}
@@ -337,19 +600,10 @@ func (run *runner) saveState() error {
 	if err != nil {
 		return fmt.Errorf("experiment: %w", err)
 	}
-	if err := sessionlog.WriteFileAtomic(filepath.Join(run.dir, "state.json"), b); err != nil {
-		return err
-	}
-	return syncDir(run.dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
+	if err := run.root.WriteFile("state.json", b); err != nil {
 		return fmt.Errorf("experiment: %w", err)
 	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
+	if err := run.root.Sync(); err != nil {
 		return fmt.Errorf("experiment: %w", err)
 	}
 	return nil
@@ -357,15 +611,34 @@ func syncDir(dir string) error {
 
 // sidecar is sidecar.json: what a reader needs to know about the run.
 type sidecar struct {
-	Format     string            `json:"format"`
-	Experiment *Experiment       `json:"experiment"`
-	File       string            `json:"file"`
-	FileSHA256 string            `json:"file_sha256"`
-	Fabric     fabricInfo        `json:"fabric"`
-	Subject    string            `json:"subject"`
-	Observers  []string          `json:"observers,omitempty"`
-	Created    time.Time         `json:"created"`
-	Software   map[string]string `json:"software"`
+	Format     string      `json:"format"`
+	Experiment *Experiment `json:"experiment"`
+	File       string      `json:"file"`
+	FileSHA256 string      `json:"file_sha256"`
+	Fabric     fabricInfo  `json:"fabric"`
+	Subject    string      `json:"subject"`
+	// Observers lists who answered (observer specifications or
+	// "person"), each from the trial it answered first.
+	Observers []answerer `json:"observers"`
+	// Cue is the cue of the dimension in trials.csv's i1_cue and i2_cue,
+	// with its name, unit and Weber fraction.
+	Cue *Cue `json:"cue"`
+	// Traces names the folder of the intervals' tick-level records (""
+	// when not kept) and its files' columns.
+	Traces   *traceInfo        `json:"traces,omitempty"`
+	Created  time.Time         `json:"created"`
+	Software map[string]string `json:"software"`
+}
+
+type answerer struct {
+	Spec      string `json:"spec"`
+	FromTrial int    `json:"from_trial"`
+}
+
+type traceInfo struct {
+	Folder  string `json:"folder"`
+	Haptics string `json:"haptics"`
+	Tactile string `json:"tactile"`
 }
 
 type fabricInfo struct {
@@ -374,88 +647,101 @@ type fabricInfo struct {
 	SHA256 string `json:"sha256"`
 }
 
-func (run *runner) writeSidecar() error {
-	f, err := run.fabric()
+// writeSidecar writes sidecar.json; on a resume with other observers it
+// is rewritten with the observers so far (before, from the old sidecar)
+// and the new ones from the next trial.
+func (run *runner) writeSidecar(before []string) error {
+	f := run.fab
+	src, err := run.o.Library.Source(f.Name)
 	if err != nil {
-		return err
-	}
-	src, err := fabricSource(run.o.Library, f)
-	if err != nil {
-		return err
+		return fmt.Errorf("experiment: %w", err)
 	}
 	h := sha256.Sum256(src)
 	sc := sidecar{
 		Format: "haptex-experiment-sidecar", Experiment: run.e, File: run.o.Path, FileSHA256: run.sha,
 		Fabric:  fabricInfo{Name: f.Name, File: f.File, SHA256: hex.EncodeToString(h[:])},
-		Subject: run.o.Subject, Created: time.Now().UTC(), Software: software(),
+		Subject: run.o.Subject, Created: time.Now().UTC(), Software: software(), Cue: run.cue,
 	}
-	for _, o := range run.obs {
-		sc.Observers = append(sc.Observers, fmt.Sprintf("%+v", o.PF))
+	if !run.o.NoTraces {
+		sc.Traces = &traceInfo{Folder: "traces", Haptics: "NNNN-iK-haptics.csv.gz: " + haptics.TickCSVHeader(),
+			Tactile: "NNNN-iK-tactile.csv.gz: per frame, per finger, 24 pins sent and delivered at 40 and 320 Hz [µm]"}
+	}
+	if before != nil {
+		var old sidecar
+		if b, err := run.root.ReadFile("sidecar.json", maxStateSize); err == nil && json.Unmarshal(b, &old) == nil {
+			sc.Observers, sc.Created = old.Observers, old.Created
+		}
+	}
+	for _, a := range run.answering() {
+		sc.Observers = append(sc.Observers, answerer{Spec: a, FromTrial: run.done + 1})
 	}
 	b, err := json.MarshalIndent(sc, "", "  ")
 	if err != nil {
 		return fmt.Errorf("experiment: %w", err)
 	}
-	return sessionlog.WriteFileAtomic(filepath.Join(run.dir, "sidecar.json"), b)
+	if err := run.root.WriteFile("sidecar.json", b); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	return nil
 }
 
-func (run *runner) fabric() (*kes.Fabric, error) {
-	name := run.e.Stimulus.Fabric
+// LoadFabric loads the fabric the experiment handles from l (the rig's
+// default when the file names none); the error names the field.
+func (e *Experiment) LoadFabric(l kes.Library) (*kes.Fabric, error) {
+	name := e.Stimulus.Fabric
 	if name == "" {
 		name = rig.DefaultFabric
 	}
-	return run.o.Library.Load(name)
-}
-
-// fabricSource returns the bytes a fabric was loaded from.
-func fabricSource(l kes.Library, f *kes.Fabric) ([]byte, error) {
-	if b, err := kes.BuiltinSource(f.Name); err == nil {
-		return b, nil
-	}
-	b, err := os.ReadFile(f.File)
+	f, err := l.Load(name)
 	if err != nil {
-		return nil, fmt.Errorf("experiment: fabric %s: %w", f.Name, err)
+		return nil, fmt.Errorf("stimulus.fabric: %w", err)
 	}
-	return b, nil
+	return f, nil
 }
 
-func software() map[string]string {
-	v := map[string]string{}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		v["go"] = bi.GoVersion
-		v["haptex"] = bi.Main.Version
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
-				v[s.Key] = s.Value
-			}
-		}
+func software() map[string]string { return buildinfo.Read().Map() }
+
+// rigConfig is the rig configuration of an experiment: base with the
+// experiment's fabric f, cloth resolution and grading, and the scene's
+// defaults filled in (the motions are built on it).
+func rigConfig(e *Experiment, base rig.Config, f *kes.Fabric) (rig.Config, error) {
+	cfg := base
+	cfg.Fabric = f
+	cfg.Duration = 0
+	if cfg.Scene == (twin.Scene{}) {
+		cfg.Scene = twin.DefaultScene()
 	}
-	return v
+	if e.Side > 0 {
+		cfg.Sim.NodesU, cfg.Sim.NodesV = e.Side, e.Side
+	}
+	if e.Refine {
+		cfg.Sim.Refine = rig.PinchRefinement(cfg.Scene, &cfg.Sim)
+	}
+	return cfg, nil
 }
 
 // startRig builds the rig and starts it: in virtual time with simulated
 // observers, in real time with a person.
 func (run *runner) startRig(ctx context.Context) error {
-	f, err := run.fabric()
+	cfg, err := rigConfig(run.e, run.o.Rig, run.fab)
 	if err != nil {
 		return err
 	}
-	cfg := run.o.Rig
-	cfg.Fabric = f
-	cfg.Duration = 0
-	if run.e.Side > 0 {
-		cfg.Sim.NodesU, cfg.Sim.NodesV = run.e.Side, run.e.Side
-	}
-	if run.e.Refine {
-		cfg.Sim.Refine = rig.PinchRefinement(twin.DefaultScene(), &cfg.Sim)
-	}
+	// The devices start where the motion does, and hold there until the
+	// first interval plays it.
+	motion := motions[run.e.Timing.Motion].script(cfg.Scene)
+	cfg.Script = motion
 	r, err := rig.New(cfg)
 	if err != nil {
 		return err
 	}
 	run.r = r
 	run.ref = r.Material()
-	if len(run.obs) > 0 {
+	run.motion = motion
+	for i := range run.intervals {
+		run.traces[i] = r.NewIntervalTrace(run.e.Timing.Interval)
+	}
+	if run.simulated() {
 		s, err := r.Lockstep()
 		if err != nil {
 			return err
@@ -464,18 +750,77 @@ func (run *runner) startRig(ctx context.Context) error {
 	} else {
 		run.drive = startRealtime(ctx, r)
 	}
-	sc := twin.DefaultScene()
-	motion := map[string]twin.Intent{
-		"pinch": twin.PinchScript(sc), "showcase": twin.DefaultScript(sc), "rest": twin.RestScript(sc),
-	}[run.e.Timing.Motion]
-	return r.SetMotion(motion)
+	return r.HoldMotion(motion)
 }
+
+// settle prepares the rig for the first trial of a run or of a resumed
+// run, so that its first interval starts as every other one does: it runs
+// the rig, the fingers held at the start of the motion, until it has
+// settled (rig.Settled: the servo active, the fingers still, the cloth at
+// rest for settleHold), then plays one interval of a handling motion that
+// is not recorded. Every later interval follows one, on a cloth that has
+// been handled; on a cloth never handled the release in the pinch motion
+// pressed the index finger by up to half as much again (a 12 x 12 cloth).
+func (run *runner) settle(ctx context.Context) error {
+	announce := func() {}
+	if !run.simulated() {
+		announce = func() { fmt.Fprintf(run.o.Out, "  warm-up interval (not recorded) ...\n") }
+	}
+	err := settleRig(ctx, run.r, run.drive, run.motion, run.e.Timing.Interval, announce)
+	if err != nil {
+		return fmt.Errorf("experiment: before trial %d: %w", run.done+1, err)
+	}
+	return nil
+}
+
+// settleRig runs r through drive, the fingers held at the start of
+// motion, until it has settled (rig.Settled: the servo active, the
+// fingers still, the cloth at rest for settleHold), then plays one
+// interval of motion that is not recorded (announce says so first). A
+// stopped context stops it; the run can be resumed.
+func settleRig(ctx context.Context, r *rig.Rig, drive driver, motion *twin.Script, interval time.Duration, announce func()) error {
+	const step, limit = 50 * time.Millisecond, 10 * time.Second
+	var err error
+	for waited := time.Duration(0); ; waited += step {
+		if waited >= limit {
+			return fmt.Errorf("the rig did not settle within %v: %w", limit, err)
+		}
+		if werr := drive.wait(ctx, step); werr != nil {
+			return fmt.Errorf("stopped (resume with the same command): %w", werr)
+		}
+		if err = r.Settled(settleHold); err == nil {
+			break
+		}
+	}
+	if motion.Duration() == 0 {
+		return nil // a still hand handles nothing
+	}
+	announce()
+	if err := r.BeginInterval(); err != nil {
+		return err
+	}
+	if err := drive.wait(ctx, interval); err != nil {
+		return fmt.Errorf("stopped (resume with the same command): %w", err)
+	}
+	_, err = r.EndInterval()
+	return err
+}
+
+// settleHold is how long the rig must have been settled before a run's
+// first trial: the servo's slowest filter and the enable ramp are over
+// well within it.
+const settleHold = 250 * time.Millisecond
 
 // loop runs trials until the procedure is done.
 func (run *runner) loop(ctx context.Context) error {
 	e := run.e
-	if run.done == 0 && len(run.obs) == 0 && e.Instructions != "" {
-		fmt.Fprintf(run.o.Out, "%s\n\n%s\n\n", e.Title, e.Instructions)
+	if !run.simulated() {
+		if run.done == 0 && e.Instructions != "" {
+			fmt.Fprintf(run.o.Out, "%s\n\n%s\n\n", e.Title, e.Instructions)
+		}
+		if err := run.term.start(ctx); err != nil {
+			return run.stopped(err)
+		}
 	}
 	for !run.proc.Done() {
 		if err := ctx.Err(); err != nil {

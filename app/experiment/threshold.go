@@ -32,6 +32,9 @@ type ThresholdCalibration struct {
 	// Measured, when set, is told each threshold once its finger's run
 	// has ended.
 	Measured func(psych.ThresholdEntry)
+	// AfterTrial, when set, is Options.AfterTrial of each finger's run,
+	// told which experiment (finger) the trial belongs to.
+	AfterTrial func(e *Experiment, completed int) error
 }
 
 // Run measures the thresholds and sets them in tf, replacing its entries of
@@ -46,8 +49,13 @@ func (c ThresholdCalibration) Run(ctx context.Context, tf *psych.ThresholdFile) 
 		if err != nil {
 			return err
 		}
+		// The tone's delivery is the arrays' calibration's business
+		// (haptex calib tactile); no stimulus check.
 		opt := Options{Experiment: e, Source: src, Path: "(haptex calib threshold)", Subject: c.Subject,
-			OutDir: c.OutDir, Library: c.Library, In: c.In, Out: c.Out, Rig: c.Rig}
+			OutDir: c.OutDir, Library: c.Library, In: c.In, Out: c.Out, Rig: c.Rig, SkipStimulusCheck: true}
+		if c.AfterTrial != nil {
+			opt.AfterTrial = func(n int) error { return c.AfterTrial(e, n) }
+		}
 		if c.Observers != nil {
 			if opt.Observers, err = c.Observers(e.Task); err != nil {
 				return err

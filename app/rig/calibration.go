@@ -1,15 +1,28 @@
 package rig
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/haptex/haptex/calib/device"
 	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/internal/safefile"
 	"github.com/haptex/haptex/sim"
 	"github.com/haptex/haptex/tactile"
 )
+
+// CalibrationFile is a calibration file a session applied, as its record
+// names it: the path given, what kind of file it is, and the SHA-256 of
+// the bytes read, so that a later reader can tell whether the file at
+// that path is still the one used.
+type CalibrationFile struct {
+	Path   string `json:"path"`
+	Kind   string `json:"kind"` // "thresholds" (a subject's) or "tactile" (an array's pins)
+	SHA256 string `json:"sha256"`
+}
 
 // CalibrationFiles are the calibration files a session applies to the
 // tactile rendering: a subject's detection thresholds (psych.ThresholdFile,
@@ -36,7 +49,7 @@ func (c CalibrationFiles) Apply(cfg *Config) error {
 		cal[f] = tactile.DefaultCalibration()
 	}
 	if c.User != "" {
-		tf, err := readCalibration(c.User, psych.ReadThresholdFile)
+		tf, rec, err := readCalibration(c.User, "thresholds", psych.ReadThresholdFile)
 		if err != nil {
 			return err
 		}
@@ -56,11 +69,11 @@ func (c CalibrationFiles) Apply(cfg *Config) error {
 			}
 			cal[f].Channels = ch
 		}
-		cfg.Calibrations = append(cfg.Calibrations, c.User)
+		cfg.Calibrations = append(cfg.Calibrations, rec)
 	}
 	var seen [sim.NumFingers]string
 	for _, p := range c.Pins {
-		tc, err := readCalibration(p, device.ReadTactileCalibration)
+		tc, rec, err := readCalibration(p, "tactile", device.ReadTactileCalibration)
 		if err != nil {
 			return err
 		}
@@ -73,7 +86,7 @@ func (c CalibrationFiles) Apply(cfg *Config) error {
 		}
 		seen[f] = p
 		cal[f].Pin40DB, cal[f].Pin320DB = tc.Pin40DB, tc.Pin320DB
-		cfg.Calibrations = append(cfg.Calibrations, p)
+		cfg.Calibrations = append(cfg.Calibrations, rec)
 	}
 	for f := range cal {
 		cfg.TactileCal[f] = &cal[f]
@@ -81,18 +94,30 @@ func (c CalibrationFiles) Apply(cfg *Config) error {
 	return nil
 }
 
-// readCalibration opens path and decodes it with read, naming the file in
-// errors.
-func readCalibration[T any](path string, read func(io.Reader) (T, error)) (T, error) {
-	f, err := os.Open(path)
+// MaxCalibrationFile bounds a calibration file (a threshold file or a
+// per-pin calibration: a few kilobytes of JSON).
+const MaxCalibrationFile = 1 << 20
+
+// ReadCalibrationFile reads the calibration file path, a regular file of
+// at most MaxCalibrationFile bytes within safefile.DefaultJSON's structure
+// limits, and decodes it with read, naming the file in errors.
+func ReadCalibrationFile[T any](path string, read func(io.Reader) (T, error)) (T, error) {
+	v, _, err := readCalibration(path, "", read)
+	return v, err
+}
+
+// readCalibration reads path as ReadCalibrationFile does and returns its
+// record with the hash of the bytes decoded.
+func readCalibration[T any](path, kind string, read func(io.Reader) (T, error)) (T, CalibrationFile, error) {
+	var zero T
+	b, err := safefile.ReadJSON(path, MaxCalibrationFile, safefile.JSONLimits{})
 	if err != nil {
-		var zero T
-		return zero, err
+		return zero, CalibrationFile{}, err
 	}
-	defer f.Close()
-	v, err := read(f)
+	v, err := read(bytes.NewReader(b))
 	if err != nil {
-		return v, fmt.Errorf("%s: %w", path, err)
+		return zero, CalibrationFile{}, fmt.Errorf("%s: %w", path, err)
 	}
-	return v, nil
+	sum := sha256.Sum256(b)
+	return v, CalibrationFile{Path: path, Kind: kind, SHA256: hex.EncodeToString(sum[:])}, nil
 }

@@ -59,7 +59,8 @@ func TestCalibrationFilesApply(t *testing.T) {
 	if err := c.Apply(&cfg); err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.Calibrations) != 2 || cfg.Calibrations[0] != user || cfg.Calibrations[1] != pins {
+	if len(cfg.Calibrations) != 2 || cfg.Calibrations[0].Path != user || cfg.Calibrations[1].Path != pins ||
+		cfg.Calibrations[0].Kind != "thresholds" || cfg.Calibrations[1].Kind != "tactile" || !sameHash(t, pins, cfg.Calibrations[1].SHA256) {
 		t.Errorf("calibrations named: %v", cfg.Calibrations)
 	}
 	ref := tactile.ReferenceChannels()

@@ -72,12 +72,23 @@ type replayIntent struct {
 	inner twin.Intent
 	t0    time.Duration
 	off   [sim.NumFingers][3]float64 // pose difference still being blended out
+	held  bool                       // hold inner's start instead of playing it (hold)
 }
 
 const restartBlend = 300 * time.Millisecond
 
 // restart makes motion next (the current one when nil) start at t.
 func (r *replayIntent) restart(t time.Duration, next twin.Intent) {
+	r.move(t, next, false)
+}
+
+// hold makes the fingers go to the start of motion next and stay there
+// until the next restart plays it.
+func (r *replayIntent) hold(t time.Duration, next twin.Intent) {
+	r.move(t, next, true)
+}
+
+func (r *replayIntent) move(t time.Duration, next twin.Intent, held bool) {
 	if next == nil {
 		next = r.inner
 	}
@@ -88,11 +99,15 @@ func (r *replayIntent) restart(t time.Duration, next twin.Intent) {
 			r.off[f][k] = was[k] - start[k]
 		}
 	}
-	r.inner, r.t0 = next, t
+	r.inner, r.t0, r.held = next, t, held
 }
 
 func (r *replayIntent) At(t time.Duration, f int) (pos, vel [3]float64) {
-	pos, vel = r.inner.At(t-r.t0, f)
+	if r.held {
+		pos, vel = r.inner.At(0, f)
+	} else {
+		pos, vel = r.inner.At(t-r.t0, f)
+	}
 	if d := t - r.t0; d < restartBlend && d >= 0 {
 		tau := d.Seconds() / restartBlend.Seconds()
 		// 1 − s(τ) of the minimum-jerk profile and its time derivative.

@@ -5,7 +5,9 @@ import (
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/exo"
+	"github.com/haptex/haptex/devices/link"
 	devrecord "github.com/haptex/haptex/devices/record"
+	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -63,4 +65,16 @@ func (r *Rig) recordTactile(f int, a devices.TactileArray) (devices.TactileArray
 		return nil, fmt.Errorf("rig: %w", err)
 	}
 	return devrecord.WrapTactile(a, rec), nil
+}
+
+// LinkLimits are the host's own limits on a device (the servo's [limits]
+// in haptics/servo.toml) in the form the device links check at every
+// handshake, so that a device is refused by the same numbers whether its
+// capability record is checked by the link or by the servo.
+func LinkLimits(lc haptics.LimitsConfig) link.Limits {
+	return link.Limits{
+		MaxForceCont: lc.MaxForceCont,
+		MaxForcePeak: lc.MaxForcePeak,
+		MaxTorque:    max(lc.MaxTorque[0], lc.MaxTorque[1], lc.MaxTorque[2]),
+	}
 }

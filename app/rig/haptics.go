@@ -39,7 +39,9 @@ type hapticsLoop struct {
 	tick   uint64
 	row    hapticsRow
 	stats  forceStats
-	iv     hapticsInterval // the experiment interval being measured
+	trips  tripLog
+	track  *haptics.ContactTracking // device mode only
+	iv     hapticsInterval          // the experiment interval being measured
 }
 
 func newHapticsLoop(r *Rig) (*hapticsLoop, error) {
@@ -73,6 +75,9 @@ func newHapticsLoop(r *Rig) (*hapticsLoop, error) {
 		return nil, err
 	}
 	h.servo = servo
+	if h.track, err = haptics.NewContactTracking(servo.Period()); err != nil {
+		return nil, err
+	}
 	return h, nil
 }
 
@@ -94,10 +99,15 @@ func (h *hapticsLoop) step(t time.Duration) {
 		h.iv.add(t, rec, late, h.servo != nil)
 	}
 	h.r.fingers.Publish()
+	h.r.settled.hapticsTick(t, h.servo, h.r.intent)
 	if h.r.hapticsRows != nil {
 		h.r.hapticsRows.Push(&h.row)
 	}
 	h.stats.add(rec)
+	h.trips.add(t, rec, late)
+	if h.track != nil {
+		h.track.Add(rec)
+	}
 	h.tick++
 }
 

@@ -1,15 +1,15 @@
 package rig
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"time"
 
 	"github.com/haptex/haptex/devices/replay"
+	"github.com/haptex/haptex/internal/safefile"
+	"github.com/haptex/haptex/internal/snakejson"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -29,11 +29,15 @@ type Replay struct {
 	Devices *replay.Session
 }
 
+// maxSessionJSON bounds a session.json read back for a replay (tens of
+// kilobytes when written).
+const maxSessionJSON = 16 << 20
+
 // LoadReplay reads the session folder dir (session.json and the device
 // recordings under devices/). Every device of both fingers must have been
 // recorded.
 func LoadReplay(dir string) (*Replay, error) {
-	js, err := os.ReadFile(filepath.Join(dir, "session.json"))
+	js, err := safefile.ReadJSON(filepath.Join(dir, "session.json"), maxSessionJSON, safefile.JSONLimits{})
 	if err != nil {
 		return nil, fmt.Errorf("rig: replay: %w", err)
 	}
@@ -41,7 +45,7 @@ func LoadReplay(dir string) (*Replay, error) {
 		Config  Config  `json:"config"`
 		Summary Summary `json:"summary"`
 	}
-	if err := json.Unmarshal(js, &meta); err != nil {
+	if err := snakejson.Unmarshal(js, &meta); err != nil {
 		return nil, fmt.Errorf("rig: replay: %s: %w", filepath.Join(dir, "session.json"), err)
 	}
 	if meta.Config.Scripted {

@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,8 +28,10 @@ import (
 	"github.com/haptex/haptex/devices/setup"
 	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/haptics"
+	"github.com/haptex/haptex/internal/buildinfo"
 	"github.com/haptex/haptex/internal/rt"
 	"github.com/haptex/haptex/internal/sessionlog"
+	"github.com/haptex/haptex/internal/snakejson"
 	"github.com/haptex/haptex/internal/statebuf"
 	"github.com/haptex/haptex/sim"
 	"github.com/haptex/haptex/tactile"
@@ -80,7 +81,7 @@ type Config struct {
 	Intent twin.Intent `json:"-"`
 	// Scripted drives the fingertips straight from the script with no
 	// device and no force rendering (a kinematic motion source).
-	Scripted bool `json:"scripted"`
+	Scripted bool `json:"kinematic"`
 	// Exos are the thumb and index exoskeletons; a nil entry gets the
 	// simulated exoskeleton-and-finger twin (ExoParams) following Script.
 	Exos      [sim.NumFingers]devices.Exoskeleton `json:"-"`
@@ -95,9 +96,9 @@ type Config struct {
 	// TactileCal is each finger's tactile calibration (the user's
 	// channel thresholds, per-pin corrections); nil takes
 	// tactile.DefaultCalibration(). Calibrations names the files they
-	// came from, for the session record.
+	// came from, with their hashes, for the session record.
 	TactileCal   [sim.NumFingers]*tactile.Calibration `json:"-"`
-	Calibrations []string                             `json:"calibrations,omitempty"`
+	Calibrations []CalibrationFile                    `json:"calibrations,omitempty"`
 	// OpenDevices, when set, opens the run's devices once the session
 	// folder exists (devices/setup.Open); rec is where they record
 	// themselves, nil when not recording devices. The devices it returns
@@ -335,6 +336,7 @@ type Rig struct {
 	tactile     *tactileLoop
 	tactileLoop *loop
 	intent      *replayIntent             // what the fingers try to do
+	settled     settle                    // what Settled reads
 	ownedExos   [sim.NumFingers]*twin.Exo // simulated exoskeletons the rig made
 
 	tactileOut   *statebuf.Buffer[TactileOut]
@@ -353,8 +355,9 @@ func New(cfg Config) (*Rig, error) {
 		return nil, err
 	}
 	r := &Rig{cfg: cfg}
-	// Readers of FingerState: the simulation loop, the status line, the view.
-	r.fingers = statebuf.New[sim.FingerState](3, nil)
+	// Readers of FingerState: the simulation loop, the tactile loop, the
+	// status line, the view.
+	r.fingers = statebuf.New[sim.FingerState](4, nil)
 	// Readers of the simulation's output: haptics, tactile, status, view.
 	r.simOut = statebuf.New[sim.Output](4, nil)
 	r.status = r.fingers.NewReader()
@@ -390,6 +393,7 @@ func New(cfg Config) (*Rig, error) {
 		inner = cfg.Script
 	}
 	r.intent = &replayIntent{inner: inner}
+	r.settled.init()
 	h, err := newHapticsLoop(r)
 	if err != nil {
 		r.closeSession()
@@ -431,6 +435,7 @@ func (r *Rig) closeSession() {
 	}
 	if r.session != nil {
 		r.session.Close()
+		r.session.Release()
 		os.RemoveAll(r.session.Dir)
 	}
 }
@@ -549,39 +554,62 @@ func (r *Rig) finish(sum *Summary) error {
 	if r.session == nil {
 		return nil
 	}
+	r.tactile.flush()
 	err := r.session.Close()
 	if r.devRec != nil {
 		err = errors.Join(err, r.devRec.Close())
 	}
 	sum.Tables = r.session.Stats()
 	meta := sessionMeta{
-		Software: versions(),
+		Software: buildinfo.Read().Map(),
+		Scripted: r.followsScript(),
 		Config:   r.cfg,
 		Summary:  sum,
+		Units:    sessionUnits,
 	}
-	if e := r.session.WriteJSON("session.json", meta); e != nil && err == nil {
+	b, e := snakejson.MarshalIndent(meta, "", "  ")
+	if e == nil {
+		e = r.session.WriteFile("session.json", append(b, '\n'))
+	}
+	if e != nil && err == nil {
+		err = e
+	}
+	if e := r.session.Release(); e != nil && err == nil {
 		err = e
 	}
 	return err
 }
 
-type sessionMeta struct {
-	Software map[string]string `json:"software"`
-	Config   Config            `json:"config"`
-	Summary  *Summary          `json:"summary"`
-}
-
-func versions() map[string]string {
-	v := map[string]string{"go": runtime.Version(), "os": runtime.GOOS, "arch": runtime.GOARCH}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		v["haptex"] = bi.Main.Version
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
-				v[s.Key] = s.Value
-			}
+// followsScript reports whether the fingers' intended motion came from
+// a handling script: no live intent, and every exoskeleton a simulated
+// twin following the script (or no device at all).
+func (r *Rig) followsScript() bool {
+	if r.cfg.Intent != nil {
+		return false
+	}
+	if r.cfg.Scripted {
+		return true
+	}
+	for _, e := range r.ownedExos {
+		if e == nil {
+			return false
 		}
 	}
-	return v
+	return true
+}
+
+// sessionMeta is session.json. Every key is snake_case (internal/snakejson);
+// a key without its unit in its name has it in docs/session.md.
+type sessionMeta struct {
+	Software map[string]string `json:"software"`
+	// Scripted is true when the fingers' intended motion was a handling
+	// script (Config.Script), false when something live led them (the
+	// view's mouse pair, a person in the exoskeletons).
+	Scripted bool     `json:"scripted"`
+	Config   Config   `json:"config"`
+	Summary  *Summary `json:"summary"`
+	// Units gives the unit of every number whose key does not end in it.
+	Units map[string]string `json:"units"`
 }
 
 // fabricSize is the size of the piece of fabric on the stand [m].

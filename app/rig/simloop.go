@@ -14,6 +14,10 @@ type simRow struct {
 	Stats   sim.Stats
 	Contact [sim.NumFingers]sim.ContactPatch
 	Local   [sim.NumFingers]sim.LocalModel
+	// LatenessUs is how late the step's tick woke, StepUs the wall time of
+	// the cloth's step itself; both 0 in lockstep, whose records two runs
+	// reproduce byte for byte.
+	LatenessUs, StepUs float64
 }
 
 func simHeader() []string {
@@ -24,7 +28,7 @@ func simHeader() []string {
 		h = append(h, n+"contact", n+"normal_force_n", n+"area_m2", n+"u_m", n+"v_m",
 			n+"f0_x_n", n+"f0_y_n", n+"f0_z_n", n+"depth_m")
 	}
-	return h
+	return append(h, "lateness_us", "step_us")
 }
 
 func appendSimRow(dst []byte, r *simRow) []byte {
@@ -39,7 +43,7 @@ func appendSimRow(dst []byte, r *simRow) []byte {
 		dst = appendFlag(dst, c.InContact)
 		dst = sessionlog.AppendFloats(dst, c.NormalForce, c.Area, c.U, c.V, l.F0[0], l.F0[1], l.F0[2], l.Depth)
 	}
-	return dst
+	return sessionlog.AppendFloats(dst, r.LatenessUs, r.StepUs)
 }
 
 // simLoop steps the cloth with the latest fingers and publishes what the
@@ -54,6 +58,7 @@ type simLoop struct {
 	in      sim.FingerState
 	t       time.Duration
 	row     simRow
+	timed   bool // a real-time step: its wall time is recorded
 }
 
 func newSimLoop(r *Rig) (*simLoop, error) {
@@ -73,14 +78,27 @@ func (l *simLoop) step(t time.Duration) {
 func (l *simLoop) begin(t time.Duration) {
 	in, _ := l.fingers.Read()
 	l.in, l.t = *in, t
+	l.row.LatenessUs, l.timed = 0, false
+	if lr := l.r.simLoop.rt.Load(); lr != nil {
+		l.row.LatenessUs, l.timed = float64(lr.Lateness())/1e3, true
+	}
 }
 
-func (l *simLoop) work() { l.cloth.Step(l.t, &l.in) }
+func (l *simLoop) work() {
+	if !l.timed {
+		l.cloth.Step(l.t, &l.in)
+		return
+	}
+	t0 := time.Now()
+	l.cloth.Step(l.t, &l.in)
+	l.row.StepUs = float64(time.Since(t0)) / 1e3
+}
 
 func (l *simLoop) commit() {
 	out := l.r.simOut.Slot()
 	l.cloth.Output(out)
 	l.r.simOut.Publish()
+	l.r.settled.simStep(out.T, l.cloth.Stats().Energy.Kinetic)
 	if l.r.viewing.Load() {
 		l.cloth.SnapshotTo(l.r.snapshots.Slot())
 		l.r.snapshots.Publish()

@@ -2,12 +2,14 @@ package rig
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/internal/sessionlog"
 	"github.com/haptex/haptex/internal/statebuf"
+	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 	"github.com/haptex/haptex/tactile"
 )
@@ -19,26 +21,44 @@ type TactileOut struct {
 	Frame tactile.Frame
 }
 
-// tactileRow is one tactile frame in the session record.
+// tactileRow is one tactile frame in the session record: what the loop
+// rendered and sent, and what the pins delivered over the frame, measured
+// when the next frame began.
 type tactileRow struct {
-	Frame   tactile.Frame
-	Contact [sim.NumFingers]tactile.Contact
-	Errors  [sim.NumFingers]bool // the array refused the frame
+	Frame      tactile.Frame
+	Contact    [sim.NumFingers]tactile.Contact
+	Errors     [sim.NumFingers]bool // the array refused the frame
+	Delivered  [sim.NumFingers]devices.TactileFrame
+	Measured   [sim.NumFingers]bool // Delivered holds a measurement (else NaN is recorded)
+	LatenessUs float64              // how late the frame's tick woke (0 in lockstep)
+}
+
+// tactileFingerColumns are the per-finger columns of tactile.csv before
+// the pins'.
+var tactileFingerColumns = []string{
+	"contact", "u_m", "v_m", "orientation_rad", "slip_u_mps", "slip_v_mps", "normal_force_n",
+	"curvature_1pm", "pad_d_m", "pad_l_m", "patch_a_m", "patch_b_m", "patch_area_m2",
+	"np_level_db", "p_level_db", "np_residual_db", "p_residual_db", "exact",
+	"metamer_a40_um", "metamer_a320_um", "a40_rms_um", "a320_rms_um", "peak_sl40_db", "peak_sl320_db",
+	"active_pins", "driven_pins", "compressed", "clamped_pins", "write_error",
 }
 
 func tactileHeader() []string {
 	h := []string{"t_s"}
 	for f := range sim.NumFingers {
 		n := sim.FingerName(f) + "_"
-		h = append(h, n+"contact", n+"u_m", n+"v_m", n+"slip_u_mps", n+"slip_v_mps", n+"normal_force_n",
-			n+"a40_um", n+"a320_um", n+"active_pins", n+"clamped_pins", n+"write_error")
-		for _, band := range []string{"a40", "a320"} {
-			for p := range tactile.Pins {
-				h = append(h, fmt.Sprintf("%s%s_pin%02d_um", n, band, p))
+		for _, c := range tactileFingerColumns {
+			h = append(h, n+c)
+		}
+		for _, kind := range []string{"", "_delivered"} {
+			for _, band := range []string{"a40", "a320"} {
+				for p := range tactile.Pins {
+					h = append(h, fmt.Sprintf("%s%s_pin%02d%s_um", n, band, p, kind))
+				}
 			}
 		}
 	}
-	return h
+	return append(h, "lateness_us")
 }
 
 func appendTactileRow(dst []byte, r *tactileRow) []byte {
@@ -46,16 +66,26 @@ func appendTactileRow(dst []byte, r *tactileRow) []byte {
 	for f := range sim.NumFingers {
 		c, ff := &r.Contact[f], &r.Frame.Fingers[f]
 		dst = appendFlag(dst, c.InContact)
-		dst = sessionlog.AppendFloats(dst, c.U, c.V, c.SlipU, c.SlipV, c.NormalForce, ff.A40, ff.A320, float64(ff.Active), float64(ff.Clamped))
+		dst = sessionlog.AppendFloats(dst, c.U, c.V, c.Orientation, c.SlipU, c.SlipV, c.NormalForce,
+			c.Curvature, c.PadD, c.PadL, ff.Patch.A, ff.Patch.B, ff.Patch.Area,
+			ff.Level(tactile.NonPacinian), ff.Level(tactile.Pacinian), ff.ResidualDB[tactile.NonPacinian], ff.ResidualDB[tactile.Pacinian])
+		dst = appendFlag(dst, ff.Exact)
+		dst = sessionlog.AppendFloats(dst, ff.MetamerA40Um, ff.MetamerA320Um, ff.RMSA40Um, ff.RMSA320Um, ff.PeakSL40DB, ff.PeakSL320DB,
+			float64(ff.Active), float64(ff.Driven), float64(ff.Compressed), float64(ff.Clamped))
 		dst = appendFlag(dst, r.Errors[f])
-		for _, a := range ff.A40Um {
-			dst = sessionlog.AppendFloats(dst, a)
+		dst = sessionlog.AppendFloats(dst, ff.A40Um[:]...)
+		dst = sessionlog.AppendFloats(dst, ff.A320Um[:]...)
+		d := &r.Delivered[f]
+		if !r.Measured[f] {
+			for range 2 * tactile.Pins {
+				dst = sessionlog.AppendFloats(dst, math.NaN())
+			}
+			continue
 		}
-		for _, a := range ff.A320Um {
-			dst = sessionlog.AppendFloats(dst, a)
-		}
+		dst = sessionlog.AppendFloats(dst, d.A40Um[:]...)
+		dst = sessionlog.AppendFloats(dst, d.A320Um[:]...)
 	}
-	return dst
+	return sessionlog.AppendFloats(dst, r.LatenessUs)
 }
 
 func appendFlag(dst []byte, b bool) []byte {
@@ -68,25 +98,31 @@ func appendFlag(dst []byte, b bool) []byte {
 // tactileLoop renders the fabric's surface for both fingers each frame and
 // writes the amplitudes to the two arrays.
 type tactileLoop struct {
-	r        *Rig
-	renderer *tactile.Renderer
-	simIn    *statebuf.Reader[sim.Output]
-	arrays   [sim.NumFingers]devices.TactileArray // as written to, recorded when the rig records devices
-	inner    [sim.NumFingers]devices.TactileArray // the arrays themselves (for what they report delivering)
-	clocked  [sim.NumFingers]devices.Clocked
-	contacts [sim.NumFingers]tactile.Contact
-	devFrame [sim.NumFingers]devices.TactileFrame
-	row      tactileRow
-	seq      uint32
-	errs     [sim.NumFingers]uint64
-	cal      [sim.NumFingers]tactile.Calibration
-	tone     Tone // sent instead of the fabric while toneOn
-	toneOn   bool
-	iv       tactileInterval
+	r          *Rig
+	renderer   *tactile.Renderer
+	simIn      *statebuf.Reader[sim.Output]
+	fingerIn   *statebuf.Reader[sim.FingerState]
+	arrays     [sim.NumFingers]devices.TactileArray // as written to, recorded when the rig records devices
+	inner      [sim.NumFingers]devices.TactileArray // the arrays themselves (for what they report delivering)
+	clocked    [sim.NumFingers]devices.Clocked
+	distal     [sim.NumFingers][3]float64 // each finger's distal axis, world frame
+	padR       float64                    // the pads' radius [m]
+	forceScale float64                    // rendered force per cloth force (Rig.SetForceScale)
+	contacts   [sim.NumFingers]tactile.Contact
+	devFrame   [sim.NumFingers]devices.TactileFrame
+	row        tactileRow
+	pending    bool // row holds a frame whose delivery is not yet measured
+	seq        uint32
+	errs       [sim.NumFingers]uint64
+	cal        [sim.NumFingers]tactile.Calibration
+	tone       Tone // sent instead of the fabric while toneOn
+	toneOn     bool
+	iv         tactileInterval
 }
 
 func newTactileLoop(r *Rig) (*tactileLoop, error) {
-	l := &tactileLoop{r: r, simIn: r.simOut.NewReader()}
+	l := &tactileLoop{r: r, simIn: r.simOut.NewReader(), fingerIn: r.fingers.NewReader(),
+		distal: r.sim.cloth.Config().Distal, padR: r.cfg.Scene.PadRadius, forceScale: 1}
 	cfg := tactile.Config{}
 	for f := range sim.NumFingers {
 		a := r.cfg.Tactile[f]
@@ -146,12 +182,54 @@ func newTactileLoop(r *Rig) (*tactileLoop, error) {
 	return l, nil
 }
 
+// contact returns finger f's contact at time t for the renderer: where on
+// the fabric and on the pad from the simulation's contact patch, and the
+// normal force the force rendering renders now, the cloth's local model
+// evaluated at the measured fingertip (times the force scale). So the
+// tactile patch and the force on the finger describe the same contact:
+// when the finger has left the model's contact region there is none,
+// whatever the last step saw.
+func (l *tactileLoop) contact(t time.Duration, out *sim.Output, fs *sim.FingerState, f int) tactile.Contact {
+	p := &out.Contact[f]
+	c := tactile.Contact{InContact: p.InContact, U: p.U, V: p.V, Orientation: p.Orientation,
+		SlipU: p.SlipU, SlipV: p.SlipV, NormalForce: p.NormalForce, Curvature: p.Curvature}
+	lm, fg := &out.Local[f], &fs.Fingers[f]
+	if !p.InContact || !lm.Valid || !fg.Valid {
+		return c
+	}
+	c.InContact = lm.Touches(t, fg.Pos)
+	c.NormalForce = 0
+	if c.InContact {
+		c.NormalForce = max(0, -vec3.Dot(lm.EvalAt(t, fg.Pos), lm.Normal)) * l.forceScale
+	}
+	// The contact point on the pad: where the contact normal leaves the
+	// pad's sphere, measured from the pad's centre line (the array's
+	// centre) along the finger's distal axis and along distal × pad
+	// normal, the direction the array's columns count in on both fingers
+	// as the rig mounts them (the thumb's mirrored).
+	d := l.distal[f]
+	lat := vec3.Cross(d, fg.Normal)
+	c.PadD = l.padR * vec3.Dot(lm.Normal, d)
+	c.PadL = l.padR * vec3.Dot(lm.Normal, lat)
+	return c
+}
+
 func (l *tactileLoop) step(t time.Duration) {
-	in, _ := l.simIn.Read()
+	// The arrays' pins have now played the previous frame: advance them to
+	// t, and record that frame with what they delivered.
 	for f := range sim.NumFingers {
-		p := &in.Contact[f]
-		l.contacts[f] = tactile.Contact{InContact: p.InContact, U: p.U, V: p.V, Orientation: p.Orientation,
-			SlipU: p.SlipU, SlipV: p.SlipV, NormalForce: p.NormalForce, Area: p.Area}
+		if c := l.clocked[f]; c != nil {
+			c.Advance(t)
+		}
+	}
+	if l.pending {
+		l.measure()
+		l.push()
+	}
+	in, _ := l.simIn.Read()
+	fs, _ := l.fingerIn.Read()
+	for f := range sim.NumFingers {
+		l.contacts[f] = l.contact(t, in, fs, f)
 	}
 	frame := &l.row.Frame
 	l.renderer.Step(t, &l.contacts, frame)
@@ -162,8 +240,12 @@ func (l *tactileLoop) step(t time.Duration) {
 				a40, a320 = 0, 0
 			}
 			ff := &frame.Fingers[f]
+			*ff = tactile.FingerFrame{PeakSL40DB: tactile.MinLevelDB, PeakSL320DB: tactile.MinLevelDB}
 			for p := range ff.A40Um {
 				ff.A40Um[p], ff.A320Um[p] = a40, a320
+			}
+			if a40 > 0 || a320 > 0 {
+				ff.Active, ff.Driven, ff.RMSA40Um, ff.RMSA320Um = tactile.Pins, tactile.Pins, a40, a320
 			}
 		}
 	}
@@ -173,9 +255,6 @@ func (l *tactileLoop) step(t time.Duration) {
 		d.Seq = l.seq
 		d.A40Um = frame.Fingers[f].A40Um
 		d.A320Um = frame.Fingers[f].A320Um
-		if c := l.clocked[f]; c != nil {
-			c.Advance(t)
-		}
 		err := l.arrays[f].WriteFrame(d)
 		l.row.Errors[f] = err != nil
 		if err != nil {
@@ -186,11 +265,44 @@ func (l *tactileLoop) step(t time.Duration) {
 		l.iv.add(frame, &l.inner)
 	}
 	l.row.Contact = l.contacts
+	l.row.LatenessUs = 0
+	if lr := l.r.tactileLoop.rt.Load(); lr != nil {
+		l.row.LatenessUs = float64(lr.Lateness()) / 1e3
+	}
+	l.pending = true
 	out := l.r.tactileOut.Slot()
 	out.T = frame.T
 	out.Frame = *frame
 	l.r.tactileOut.Publish()
+}
+
+// measure reads what each array's pins delivered over the pending frame,
+// from arrays that can tell (the simulated ones); the others' delivery is
+// recorded as NaN: the device protocol's status report does not carry
+// per-pin amplitudes.
+func (l *tactileLoop) measure() {
+	for f := range sim.NumFingers {
+		d, ok := l.inner[f].(deliverer)
+		l.row.Measured[f] = ok
+		if ok {
+			d.Delivered(&l.row.Delivered[f])
+		}
+	}
+}
+
+// push records the pending frame.
+func (l *tactileLoop) push() {
+	l.pending = false
 	if l.r.tactileRows != nil {
 		l.r.tactileRows.Push(&l.row)
+	}
+}
+
+// flush records the last frame, whose delivery no later frame measured
+// (NaN in the record), when the run ends. It runs after the loops stop.
+func (l *tactileLoop) flush() {
+	if l.pending {
+		l.row.Measured = [sim.NumFingers]bool{}
+		l.push()
 	}
 }

@@ -73,3 +73,19 @@ func (v *View) PadRadius() float64 { return v.r.cfg.Scene.PadRadius }
 func (v *View) Rod() (radius, y float64) {
 	return v.r.topology.RodRadius, v.r.topology.RodCenter[1]
 }
+
+// PinLimits returns the largest amplitudes the tactile arrays render at
+// 40 and 320 Hz [µm peak]: the tighter of the two arrays' (the renderer
+// clamps to it).
+func (v *View) PinLimits() (a40, a320 float64) {
+	for _, a := range v.r.tactile.arrays {
+		s := a.Spec()
+		if a40 == 0 || s.MaxA40Um < a40 {
+			a40 = s.MaxA40Um
+		}
+		if a320 == 0 || s.MaxA320Um < a320 {
+			a320 = s.MaxA320Um
+		}
+	}
+	return a40, a320
+}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/haptex/haptex/internal/safefile"
 )
 
 // The built-in library: one TOML file per fabric, embedded in the binary.
@@ -41,7 +43,7 @@ func List() []string {
 // Builtin loads and validates the built-in fabric name. Each call returns a
 // fresh Fabric the caller may change.
 func Builtin(name string) (*Fabric, error) {
-	if !nameRE.MatchString(name) {
+	if !safefile.ValidName(name) {
 		return nil, fmt.Errorf("kes: built-in fabric %q: %w (built-in: %s)", name, ErrNotFound, strings.Join(List(), ", "))
 	}
 	data, err := builtinFS.ReadFile("fabrics/" + name + ".toml")
@@ -53,7 +55,7 @@ func Builtin(name string) (*Fabric, error) {
 
 // BuiltinSource returns the TOML text of a built-in fabric, as shipped.
 func BuiltinSource(name string) ([]byte, error) {
-	if !nameRE.MatchString(name) {
+	if !safefile.ValidName(name) {
 		return nil, fmt.Errorf("kes: built-in fabric %q: %w", name, ErrNotFound)
 	}
 	data, err := builtinFS.ReadFile("fabrics/" + name + ".toml")
@@ -150,7 +152,7 @@ func (l Library) Load(name string) (*Fabric, error) {
 	if slices.Contains(List(), name) {
 		return Builtin(name)
 	}
-	if l.Dir == "" || !nameRE.MatchString(name) {
+	if l.Dir == "" || !safefile.ValidName(name) {
 		return nil, fmt.Errorf("kes: fabric %q: %w (built-in: %s)", name, ErrNotFound, strings.Join(List(), ", "))
 	}
 	path := filepath.Join(l.Dir, name+".toml")
@@ -158,6 +160,18 @@ func (l Library) Load(name string) (*Fabric, error) {
 		return nil, fmt.Errorf("kes: fabric %q: %w in the built-in library or %s", name, ErrNotFound, l.Dir)
 	}
 	return l.loadUser(name, path)
+}
+
+// Source returns the bytes of the fabric name: the built-in file, or the
+// user directory's NAME.toml as it is (read as LoadFile reads it).
+func (l Library) Source(name string) ([]byte, error) {
+	if b, err := BuiltinSource(name); err == nil {
+		return b, nil
+	}
+	if l.Dir == "" || !safefile.ValidName(name) {
+		return nil, fmt.Errorf("kes: fabric %q: %w (built-in: %s)", name, ErrNotFound, strings.Join(List(), ", "))
+	}
+	return readLimited(filepath.Join(l.Dir, name+".toml"))
 }
 
 func (l Library) loadUser(name, path string) (*Fabric, error) {
@@ -188,29 +202,16 @@ func Import(path, dir string) (*Fabric, string, error) {
 	if slices.Contains(List(), f.Name) {
 		return nil, "", &FieldError{File: path, Field: "name", Msg: fmt.Sprintf("%q is a built-in fabric: %v; choose another name", f.Name, ErrExists), Err: ErrExists}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, "", fmt.Errorf("kes: import %s: %w", path, err)
-	}
-	dst := filepath.Join(dir, f.Name+".toml")
-	tmp, err := os.CreateTemp(dir, "."+f.Name+"-*.toml")
+	d, err := safefile.MkdirAll(dir)
 	if err != nil {
 		return nil, "", fmt.Errorf("kes: import %s: %w", path, err)
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return nil, "", fmt.Errorf("kes: import %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return nil, "", fmt.Errorf("kes: import %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return nil, "", fmt.Errorf("kes: import %s: %w", path, err)
-	}
-	// A hard link fails if dst exists, so two imports cannot overwrite each
-	// other.
-	if err := os.Link(tmp.Name(), dst); err != nil {
+	defer d.Close()
+	dst := d.Join(f.Name + ".toml")
+	// The copy appears whole under its name or not at all, and fails if
+	// anything (a link included) has the name, so two imports cannot
+	// overwrite each other.
+	if err := d.WriteNew(f.Name+".toml", data); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, "", &FieldError{File: path, Field: "name", Msg: fmt.Sprintf("%q: %v in %s; remove it first", f.Name, ErrExists, dir), Err: ErrExists}
 		}
@@ -220,19 +221,15 @@ func Import(path, dir string) (*Fabric, string, error) {
 	return f, dst, nil
 }
 
+// readLimited reads a fabric file: a regular file of at most MaxFileSize
+// bytes.
 func readLimited(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("kes: %w", err)
-	}
-	if st.IsDir() {
-		return nil, &FieldError{File: path, Msg: "is a directory, not a fabric file"}
-	}
-	if st.Size() > MaxFileSize {
-		return nil, &FieldError{File: path, Msg: fmt.Sprintf("%d bytes; a fabric file has at most %d", st.Size(), MaxFileSize)}
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
+	data, err := safefile.ReadFile(path, MaxFileSize)
+	var se *safefile.Error
+	switch {
+	case errors.As(err, &se):
+		return nil, fileError(path, err)
+	case err != nil:
 		return nil, fmt.Errorf("kes: %w", err)
 	}
 	return data, nil

@@ -3,15 +3,18 @@ package kes
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/haptex/haptex/internal/safefile"
 )
 
 // MaxFileSize bounds what Parse and LoadFile read: a fabric file with raw
 // curves is tens of kilobytes; anything past this is not a fabric file.
+// Parse also holds every file to safefile.DefaultTOML's structure limits
+// before decoding it.
 const MaxFileSize = 4 << 20
 
 // FieldError is one problem in one fabric file: which file, which field
@@ -104,7 +107,10 @@ func LoadFile(path string) (*Fabric, error) {
 // a file that is not TOML, else an *Error listing every problem found.
 func Parse(data []byte, file string) (*Fabric, error) {
 	if len(data) > MaxFileSize {
-		return nil, &FieldError{File: file, Msg: fmt.Sprintf("%d bytes; a fabric file has at most %d", len(data), MaxFileSize)}
+		return nil, &FieldError{File: file, Msg: fmt.Sprintf("%d bytes, over the limit of %d bytes for a fabric file", len(data), MaxFileSize), Err: safefile.ErrTooLarge}
+	}
+	if err := safefile.CheckTOML(file, data, safefile.TOMLLimits{}); err != nil {
+		return nil, fileError(file, err)
 	}
 	f := new(Fabric)
 	md, err := toml.Decode(string(data), f)
@@ -112,14 +118,21 @@ func Parse(data []byte, file string) (*Fabric, error) {
 		return nil, tomlError(file, err)
 	}
 	c := &checker{file: file, f: f, md: md, bad: map[*Value]bool{}}
-	var unknown []string
+	// Report a misspelt table once, not every key inside it: a key is
+	// skipped when a shorter prefix of it was reported. Undecoded lists a
+	// table before its keys; the prefixes of a key are at most
+	// safefile.DefaultTOML.Depth, so the check is linear in the keys.
+	unknown := map[string]bool{}
 	for _, k := range md.Undecoded() {
-		key := k.String()
-		// Report a misspelt table once, not every key inside it.
-		if slices.ContainsFunc(unknown, func(u string) bool { return strings.HasPrefix(key, u+".") }) {
+		reported := false
+		for i := 1; i < len(k) && !reported; i++ {
+			reported = unknown[k[:i].String()]
+		}
+		if reported {
 			continue
 		}
-		unknown = append(unknown, key)
+		key := k.String()
+		unknown[key] = true
 		c.add(key, "unknown field (misspelt key?)")
 	}
 	c.fabric()
@@ -128,6 +141,16 @@ func Parse(data []byte, file string) (*Fabric, error) {
 	}
 	f.File = file
 	return f, nil
+}
+
+// fileError turns a refusal by safefile into a FieldError naming the file
+// (and the line) the way the others do.
+func fileError(file string, err error) error {
+	var se *safefile.Error
+	if errors.As(err, &se) {
+		return &FieldError{File: file, Line: se.Line, Msg: se.Detail, Err: err}
+	}
+	return &FieldError{File: file, Msg: err.Error(), Err: err}
 }
 
 // tomlError turns a decoding error into a one-line FieldError that names the

@@ -142,7 +142,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad class", replace(t, ex, `class = "other"`, `class = "tweed"`),
 			"class", `"tweed" is not a class`},
 		{"bad name", replace(t, ex, `name = "example-twill"`, `name = "Example Twill"`),
-			"name", "lower-case"},
+			"name", "letters, digits, '-' and '_'"},
 		{"wrong format", replace(t, ex, "format = 1", "format = 2"),
 			"format", "format 2 is not supported"},
 		{"bad curve unit", replace(t, ex, `y_unit = "gf/cm²"`, `y_unit = "gf/cm"`),
@@ -206,7 +206,7 @@ func TestLoadFileErrors(t *testing.T) {
 	if _, err := LoadFile("testdata/no-such-file.toml"); err == nil || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
-	if _, err := LoadFile("testdata"); err == nil || !strings.Contains(err.Error(), "is a directory") {
+	if _, err := LoadFile("testdata"); err == nil || !strings.Contains(err.Error(), "a directory, not a regular file") {
 		t.Errorf("directory: %v", err)
 	}
 	big := make([]byte, MaxFileSize+1)

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/haptex/haptex/internal/safefile"
 )
 
 // IdentityTolerance is the largest relative mismatch validation accepts in
@@ -87,7 +89,6 @@ func Classes() []Class {
 var weaveTypes = []string{"plain", "twill", "satin", "crepe", "jersey", "rib", "interlock", "fleece", "pile", "other"}
 
 var (
-	nameRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 	colourRE = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 )
 
@@ -116,8 +117,8 @@ func (c *checker) fabric() {
 	case f.Format != FormatVersion:
 		c.add("format", "format %d is not supported (this package reads format = %d)", f.Format, FormatVersion)
 	}
-	if !nameRE.MatchString(f.Name) {
-		c.add("name", "%q: use 1-64 lower-case letters, digits and '-', starting with a letter or digit", f.Name)
+	if !safefile.ValidName(f.Name) {
+		c.add("name", "%q: use %s (the name of experiments, subjects and fabrics)", f.Name, safefile.NameRule)
 	}
 	if strings.TrimSpace(f.Title) == "" {
 		c.add("title", "missing")

@@ -13,12 +13,18 @@ import (
 
 	"github.com/haptex/haptex/calib/device"
 	"github.com/haptex/haptex/calib/psych"
-	"github.com/haptex/haptex/internal/sessionlog"
+	"github.com/haptex/haptex/internal/safefile"
 	"github.com/haptex/haptex/sim"
 )
 
 func init() {
-	register(&command{name: "calib", summary: "calibrate: force | kinematics | tactile (devices), threshold (a subject's 40/320 Hz thresholds)", run: runCalib})
+	register(&command{name: "calib", summary: "calibrate: force | kinematics | tactile (devices), threshold (a subject's 40/320 Hz thresholds)", run: runCalib,
+		subs: []subcommand{
+			{"force", "", "fit a fingertip force sensor's gain and bias from known loads"},
+			{"kinematics", "", "fit an exoskeleton's encoder zeros and link lengths from poses at jig points"},
+			{"tactile", "", "fit each pin's gain from vibrometer readings"},
+			{"threshold", "", "measure a subject's 40 and 320 Hz detection thresholds per finger"},
+		}})
 }
 
 const calibUsage = `usage: haptex calib force|kinematics|tactile -finger F [-o FILE]   (the simulated twin)
@@ -30,7 +36,7 @@ func runCalib(args []string) error {
 		return fmt.Errorf("%w: which calibration?", errUsage)
 	}
 	what := args[0]
-	fs := newFlags("calib "+what, "calib "+what+" [flags]")
+	fs := subFlags("calib", args)
 	finger := fs.String("finger", "index", "finger whose devices are calibrated: thumb or index (threshold: also both)")
 	outPath := fs.String("o", "", "calibration file to write (default: calibration/<subject or finger>-<kind>.json)")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -60,6 +66,11 @@ func runCalib(args []string) error {
 		if *subject == "" {
 			return fmt.Errorf("%w: -subject ID is required", errUsage)
 		}
+		// The subject names the default threshold file and the trial
+		// records' folder.
+		if err := safefile.CheckName("-subject", *subject); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
 		fingers := []string{*finger}
 		if *finger == "both" {
 			fingers = []string{"thumb", "index"}
@@ -76,16 +87,18 @@ func runCalib(args []string) error {
 	return fmt.Errorf("%w: unknown calibration %q", errUsage, what)
 }
 
-// writeCal writes a calibration file atomically, creating its folder.
+// writeCal writes a calibration file, creating its folder: whole or not
+// at all, replacing a symbolic link at path rather than writing through it
+// (safefile.WriteFile).
 func writeCal(path string, write func(io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
 	var b bytes.Buffer
 	if err := write(&b); err != nil {
 		return err
 	}
-	return sessionlog.WriteFileAtomic(path, b.Bytes())
+	if err := os.MkdirAll(filepath.Dir(path), safefile.DirMode); err != nil {
+		return err
+	}
+	return safefile.WriteFile(path, b.Bytes())
 }
 
 // calibTwin calibrates the simulated twin of one finger's device on a

@@ -28,19 +28,41 @@ type thresholdRun struct {
 // fingers already there.
 func calibThreshold(ctx context.Context, tr thresholdRun) error {
 	tf := psych.NewThresholdFile(tr.subject, time.Now().UTC())
-	if old, err := readFile(tr.path, psych.ReadThresholdFile); err == nil {
+	if old, err := rig.ReadCalibrationFile(tr.path, psych.ReadThresholdFile); err == nil {
 		tf = old
 		tf.Created = time.Now().UTC()
 	} else if !os.IsNotExist(err) {
 		return err
 	}
+	var prog *progress
 	c := experiment.ThresholdCalibration{Subject: tr.subject, Fingers: tr.fingers, Method: tr.method,
-		OutDir: tr.outDir, Library: kes.Library{}, In: os.Stdin, Out: os.Stdout,
+		OutDir: tr.outDir, Library: kes.Library{}, In: os.Stdin,
 		Rig: rig.Config{Priority: tr.priority, NormalPriority: tr.priority <= 0, Logf: stderrf},
 		Measured: func(en psych.ThresholdEntry) {
-			fmt.Printf("%s %3.0f Hz: threshold %.3g µm (%.1f dB re 1 µm, SD %.1f dB, %d trials)\n",
-				en.Finger, en.FrequencyHz, en.ThresholdUm, en.ThresholdDB, en.SDDB, en.Trials)
+			fmt.Printf("%s %3.0f Hz: written to the file: %.3g µm (%.1f dB re 1 µm; the %s's estimate, SD %.1f dB, %d trials)\n",
+				en.Finger, en.FrequencyHz, en.ThresholdUm, en.ThresholdDB, en.Method, en.SDDB, en.Trials)
+		},
+		AfterTrial: func(e *experiment.Experiment, n int) error {
+			if prog == nil || prog.label != e.Name {
+				if prog != nil {
+					prog.done()
+				}
+				prog = newProgress(os.Stderr, e.Name, maxTrials(e.Procedure))
+				if len(tr.observers) == 0 {
+					prog.tty, prog.every = false, 1
+				}
+			}
+			prog.update(n)
+			return nil
 		}}
+	c.Out = writerFunc(func(b []byte) (int, error) {
+		if prog != nil {
+			prog.done()
+		}
+		return os.Stdout.Write(b)
+	})
+	fmt.Println("Each finger's run ends with its psychometric fit (for comparison) and the")
+	fmt.Println("procedure's own estimate, which is what the threshold file gets.")
 	if len(tr.observers) > 0 {
 		c.Observers = func(task psych.Task) ([]*psych.Observer, error) {
 			var obs []*psych.Observer
@@ -54,7 +76,11 @@ func calibThreshold(ctx context.Context, tr thresholdRun) error {
 			return obs, nil
 		}
 	}
-	if err := c.Run(ctx, tf); err != nil {
+	err := c.Run(ctx, tf)
+	if prog != nil {
+		prog.done()
+	}
+	if err != nil {
 		return err
 	}
 	if err := writeCal(tr.path, tf.Write); err != nil {

@@ -24,7 +24,7 @@ func TestCalibForceTwin(t *testing.T) {
 	if err := calibTwin(context.Background(), "force", "index", path); err != nil {
 		t.Fatal(err)
 	}
-	c, err := readFile(path, device.ReadForceCalibration)
+	c, err := rig.ReadCalibrationFile(path, device.ReadForceCalibration)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestCalFlagsApply(t *testing.T) {
 	if th.Channels.Drive != ref.Drive {
 		t.Errorf("thumb has no thresholds in the file but its drive changed: %+v", th.Channels.Drive)
 	}
-	cal, err := readFile(pins, device.ReadTactileCalibration)
+	cal, err := rig.ReadCalibrationFile(pins, device.ReadTactileCalibration)
 	if err != nil {
 		t.Fatal(err)
 	}

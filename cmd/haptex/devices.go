@@ -12,25 +12,33 @@ import (
 
 	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/reconnect"
 	devrecord "github.com/haptex/haptex/devices/record"
 	"github.com/haptex/haptex/devices/scan"
 	"github.com/haptex/haptex/devices/setup"
 	"github.com/haptex/haptex/devices/wire"
+	"github.com/haptex/haptex/haptics"
+	"github.com/haptex/haptex/internal/safefile"
 )
 
 func init() {
-	register(&command{name: "devices", summary: "devices: list | emulate [-exo N -tactile N] | check FILE", run: runDevices})
+	register(&command{name: "devices", summary: "devices: list | emulate [-exo N -tactile N] | check FILE", run: runDevices,
+		subs: []subcommand{
+			{"list", "", "find the devices on serial ports and USB HID"},
+			{"emulate", "", "run emulated devices on pseudo-terminals and print a devices file for them"},
+			{"check", "FILE", "validate a devices file"},
+		}})
 }
 
 func runDevices(args []string) error {
-	fs := newFlags("devices", "devices list | emulate | check FILE  [flags]")
+	fs := subFlags("devices", args)
 	asJSON := fs.Bool("json", false, "list, check: print JSON")
-	timeout := fs.Duration("timeout", 300*time.Millisecond, "list: how long each port may take to answer HELLO")
+	timeout := fs.Duration("timeout", 300*time.Millisecond, "list: how long each port may take to answer HELLO (check: at least 1 s, as a run)")
 	exos := fs.Int("exo", 2, "emulate: exoskeletons (0..2: thumb, index)")
 	tactiles := fs.Int("tactile", 2, "emulate: tactile arrays (0..2: thumb, index)")
 	ports := fs.String("ports", "", "list: further serial ports to probe, comma-separated (e.g. the emulator's)")
-	noProbe := fs.Bool("no-probe", false, "list: list the ports without talking to them")
+	noProbe := fs.Bool("no-probe", false, "list: list the ports without talking to them; check: check the file only")
 	dir := fs.String("dir", "", "emulate: folder for the port links and the devices file (default: a new temporary folder)")
 	if len(args) == 0 {
 		fs.Usage()
@@ -59,22 +67,59 @@ func runDevices(args []string) error {
 		if fs.NArg() != 1 {
 			return fmt.Errorf("%w: devices check FILE", errUsage)
 		}
-		f, err := setup.Load(fs.Arg(0))
-		if err != nil {
-			return err
+		return checkDevices(fs.Arg(0), *asJSON, *noProbe, *timeout)
+	}
+	return fmt.Errorf("%w: unknown devices command %q (list, emulate, check)", errUsage, sub)
+}
+
+// checkDevices validates a devices file and, unless noProbe, talks to
+// each of its serial and HID devices as a run would (handshake, kind,
+// limits, kinematics), so that it finds everything a run would refuse.
+func checkDevices(path string, asJSON, noProbe bool, timeout time.Duration) error {
+	f, err := setup.Load(path)
+	if err != nil {
+		return err
+	}
+	var checks []setup.DeviceCheck
+	if !noProbe {
+		// As long as a run waits for a device: the link's handshake limit.
+		checks = setup.Probe(f, link.Options{HandshakeTimeout: max(timeout, time.Second), Limits: rig.LinkLimits(haptics.DefaultConfig().Limits)})
+	}
+	bad := 0
+	for _, c := range checks {
+		if c.Err != "" {
+			bad++
 		}
-		if *asJSON {
-			printJSON(f)
-			return nil
-		}
-		fmt.Printf("%s: valid\n", fs.Arg(0))
+	}
+	if asJSON {
+		printJSON(struct {
+			File    *setup.File         `json:"file"`
+			Devices []setup.DeviceCheck `json:"devices,omitempty"`
+		}{f, checks})
+	} else {
+		fmt.Printf("%s: valid\n", path)
 		for i, fg := range f.Fingers {
 			fmt.Printf("  %-5s exoskeleton: %s%s\n", setup.Fingers[i], fg.Exoskeleton, kinematicsNote(fg.Exoskeleton))
 			fmt.Printf("  %-5s tactile:     %s\n", setup.Fingers[i], fg.Tactile)
 		}
-		return nil
+		for _, c := range checks {
+			switch {
+			case c.Err != "":
+				fmt.Printf("  %s %s (%s): %s\n", c.Finger, c.Role, c.Device, c.Err)
+			case c.Info.Exo != nil:
+				fmt.Printf("  %s %s (%s): %q serial %q, protocol %s: ok\n", c.Finger, c.Role, c.Device, c.Info.Exo.Model, c.Info.Exo.Serial, c.Info.Protocol)
+			case c.Info.Tactile != nil:
+				fmt.Printf("  %s %s (%s): %q serial %q, protocol %s: ok\n", c.Finger, c.Role, c.Device, c.Info.Tactile.Model, c.Info.Tactile.Serial, c.Info.Protocol)
+			}
+		}
+		if noProbe {
+			fmt.Println("  (devices not probed: -no-probe)")
+		}
 	}
-	return fmt.Errorf("%w: unknown devices command %q (list, emulate, check)", errUsage, sub)
+	if bad > 0 {
+		return fmt.Errorf("devices check: %s: a run would refuse %d of its %d serial and HID devices", path, bad, len(checks))
+	}
+	return nil
 }
 
 func kinematicsNote(d setup.Device) string {
@@ -82,9 +127,6 @@ func kinematicsNote(d setup.Device) string {
 		return ""
 	}
 	k := d.Kinematics
-	if k == "" {
-		k = "built in for haptex models (" + strings.Join(setup.BuiltinModels, ", ") + ")"
-	}
 	base := "default mount"
 	if d.BaseOrigin != nil {
 		base = fmt.Sprintf("base at %v m", *d.BaseOrigin)
@@ -118,11 +160,15 @@ func emulate(exos, tactiles int, dir string) error {
 		return err
 	}
 	defer em.Close()
-	fmt.Println("emulated devices (the physical twins of devices/twin behind the haptex protocol):")
+	sched := em.RealTime()
+	fmt.Printf("emulated devices (the physical twins of devices/twin behind the haptex protocol), their loop at %s:\n", sched)
+	if !sched.RealTime {
+		fmt.Fprintln(os.Stderr, "haptex devices emulate: the devices' loop runs at normal priority: on a loaded machine it can fall silent for milliseconds, and haptex run then trips its fingers device-silent")
+	}
 	for _, p := range em.Ports() {
 		fmt.Printf("  %-14s %-12s %s -> %s\n", p.Name, p.Kind, p.Path, p.TTY)
 	}
-	snippet, err := os.ReadFile(em.DevicesFile())
+	snippet, err := safefile.ReadFile(em.DevicesFile(), setup.MaxFileSize)
 	if err != nil {
 		return err
 	}
@@ -131,6 +177,9 @@ func emulate(exos, tactiles int, dir string) error {
 	select {
 	case <-ctx.Done():
 	case <-em.Done():
+	}
+	if sched.Standby {
+		fmt.Printf("the devices' loop: its standby thread did the loop's work %d times; the duties ran at worst %v late\n", em.Takeovers(), em.Lateness().Round(time.Microsecond))
 	}
 	return nil
 }
@@ -163,8 +212,13 @@ func openDevices(cfg *rig.Config, path string, lockstep bool) (*openedDevices, e
 	}
 	o := &openedDevices{}
 	logf := cfg.Logf
+	servo := cfg.Servo
+	if servo == (haptics.Config{}) {
+		servo = haptics.DefaultConfig()
+	}
+	limits := rig.LinkLimits(servo.Limits)
 	cfg.OpenDevices = func(rec *devrecord.Session) (*setup.Set, error) {
-		s, err := setup.Open(f, setup.Options{Record: rec, SkipSim: true, Reconnect: reconnect.Options{Logf: logf}})
+		s, err := setup.Open(f, setup.Options{Record: rec, SkipSim: true, Reconnect: reconnect.Options{Logf: logf}, Link: link.Options{Logf: logf, Limits: limits}})
 		o.set = s
 		return s, err
 	}

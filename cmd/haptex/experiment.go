@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -16,40 +19,37 @@ import (
 )
 
 func init() {
-	register(&command{name: "experiment", summary: "run or check a psychophysics experiment file", run: runExperiment})
+	register(&command{name: "experiment", summary: "run or check a psychophysics experiment file", run: runExperiment,
+		subs: []subcommand{
+			{"run", "FILE -subject ID", "run (or resume) an experiment for a subject; -observer for a simulated one"},
+			{"check", "FILE", "validate an experiment file, its fabric and (unless -no-stimulus) the stimulus it delivers"},
+		}})
 }
 
 func runExperiment(args []string) error {
-	if len(args) == 0 || (args[0] != "run" && args[0] != "check") {
-		fmt.Fprintln(os.Stderr, "usage: haptex experiment run FILE -subject ID [flags]\n       haptex experiment check FILE")
-		return fmt.Errorf("%w: experiment run or experiment check", errUsage)
+	if len(args) > 0 && args[0] == "check" {
+		return checkExperiment(args)
 	}
-	if args[0] == "check" {
-		if len(args) != 2 {
-			return fmt.Errorf("%w: experiment check FILE", errUsage)
-		}
-		e, _, err := experiment.Load(args[1])
-		if err != nil {
-			return err
-		}
-		fmt.Printf("%s: %s, %s stimulus, %s procedure: ok\n", args[1], e.Name, e.Stimulus.Kind, e.Procedure.Kind)
-		return nil
-	}
-	if len(args) < 2 || args[1] == "" || args[1][0] == '-' {
-		return fmt.Errorf("%w: experiment run FILE -subject ID", errUsage)
-	}
-	path := args[1]
-	fs := newFlags("experiment run", "experiment run FILE -subject ID [flags]")
+	fs := subFlags("experiment", args)
+	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
 	subject := fs.String("subject", "", "participant identifier (letters, digits, '-', '_'); required")
 	out := fs.String("out", "experiments", "parent folder: the run writes OUT/EXPERIMENT/SUBJECT/")
 	var observers listFlag
-	fs.Var(&observers, "observer", "a simulated observer answers instead of a person, in virtual time: sim:form=weibull,threshold=T,beta=B,lambda=L,seed=S (repeat for one per interleaved stream)")
+	fs.Var(&observers, "observer", "a simulated observer answers instead of a person, in virtual time: "+
+		"cue:weber=W,lambda=L,seed=S perceives the cue the devices delivered in each interval; "+
+		"nominal:form=weibull,threshold=T,beta=B,lambda=L,seed=S answers from the nominal level (repeat for one per interleaved stream)")
+	force := fs.Bool("force", false, "run an experiment the stimulus check finds invalid")
+	switchObs := fs.Bool("switch-observer", false, "let a resumed run continue with another observer (or a person) than the one that answered so far")
+	traces := fs.Bool("traces", true, "keep each interval's tick-level record under the subject's traces/ folder (gzipped CSV)")
 	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the 1 kHz thread (0: normal scheduling)")
-	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
 	var cal calFlags
 	cal.register(fs)
-	if err := parse(fs, args[2:], 0); err != nil {
+	if err := parse(fs, args[1:], 1); err != nil {
 		return err
+	}
+	path := fs.Arg(0)
+	if path == "" {
+		return fmt.Errorf("%w: experiment run FILE -subject ID", errUsage)
 	}
 	if *subject == "" {
 		return fmt.Errorf("%w: -subject ID is required", errUsage)
@@ -62,9 +62,24 @@ func runExperiment(args []string) error {
 	if err := cal.apply(&cfg); err != nil {
 		return err
 	}
+	prog := newProgress(os.Stderr, e.Name, maxTrials(e.Procedure))
+	if len(observers) == 0 {
+		prog.tty = false // a person answers on this terminal: one line per trial
+		prog.every = 1
+	}
 	opt := experiment.Options{Experiment: e, Source: src, Path: path, Subject: *subject, OutDir: *out,
-		Library: kes.Library{Dir: *library}, In: os.Stdin, Out: os.Stdout, Rig: cfg}
+		Library: kes.Library{Dir: *library}, In: os.Stdin, Out: clearing{os.Stdout, prog}, Rig: cfg,
+		AfterTrial: func(n int) error { prog.update(n); return nil },
+		Force:      *force, SwitchObserver: *switchObs, NoTraces: !*traces}
 	for _, spec := range observers {
+		if strings.HasPrefix(spec, "cue:") {
+			o, err := psych.ParseCueObserver(spec, e.Task)
+			if err != nil {
+				return fmt.Errorf("%w: -observer: %v", errUsage, err)
+			}
+			opt.CueObservers = append(opt.CueObservers, o)
+			continue
+		}
 		o, err := psych.ParseObserver(spec, e.Task)
 		if err != nil {
 			return fmt.Errorf("%w: -observer: %v", errUsage, err)
@@ -73,13 +88,85 @@ func runExperiment(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if _, err := experiment.Run(ctx, opt); err != nil {
+	_, err = experiment.Run(ctx, opt)
+	prog.done()
+	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted; every completed trial is on disk, run the same command again to resume: %w", err)
 		}
 		return err
 	}
 	return nil
+}
+
+// checkExperiment is haptex experiment check: the file, then (unless
+// -no-stimulus) the stimulus check in virtual time.
+func checkExperiment(args []string) error {
+	fs := subFlags("experiment", args)
+	table := fs.Bool("stimulus", false, "print the stimulus check's delivered cue at every level")
+	asJSON := fs.Bool("json", false, "print the stimulus check as JSON")
+	noStim := fs.Bool("no-stimulus", false, "check the file only, without running the stimulus check")
+	weber := fs.Float64("weber", 0, "judge the delivered contrast against this Weber fraction (0: the cue's own, from the literature)")
+	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
+	if err := parse(fs, args[1:], 1); err != nil {
+		return err
+	}
+	path := fs.Arg(0)
+	if path == "" {
+		return fmt.Errorf("%w: experiment check FILE", errUsage)
+	}
+	e, _, err := experiment.Load(path)
+	if err != nil {
+		return err
+	}
+	f, err := e.LoadFabric(kes.Library{Dir: *library})
+	if err != nil {
+		return fmt.Errorf("experiment: %s: %w", path, err)
+	}
+	if *noStim {
+		fmt.Printf("%s: %s, %s stimulus on %s, %s procedure: ok\n", path, e.Name, e.Stimulus.Kind, f.Name, e.Procedure.Kind)
+		return nil
+	}
+	rep, err := experiment.Check(context.Background(), experiment.CheckOptions{Experiment: e, Library: kes.Library{Dir: *library}, Weber: *weber})
+	if err != nil {
+		return err
+	}
+	switch {
+	case *asJSON:
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Println(string(b))
+	case *table:
+		printStimulusReport(rep)
+	}
+	if !rep.Valid {
+		return errors.New(rep.Reason)
+	}
+	if !*asJSON {
+		from := "no checked level"
+		if d := rep.DetectableFromX; d != nil {
+			from = fmt.Sprintf("%.3g %s", *d, rep.XUnit)
+		}
+		fmt.Printf("%s: %s, %s stimulus (cue %s), %s procedure, motion %s: ok; the delivered contrast reaches the Weber fraction %.3g from %s\n",
+			path, e.Name, e.Stimulus.Kind, rep.Cue, e.Procedure.Kind, rep.Motion, rep.Weber, from)
+	}
+	return nil
+}
+
+func printStimulusReport(rep *experiment.StimulusReport) {
+	for _, r := range append([]*experiment.StimulusReport{rep}, rep.Streams...) {
+		fmt.Printf("stream %d: %s [%s], Weber fraction %.3g\n", r.Stream, r.Cue, r.Unit, r.Weber)
+		fmt.Printf("  %10s %14s %14s %8s %9s\n", "x ["+r.XUnit+"]", "reference", "test", "ratio", "contrast")
+		for _, l := range r.Levels {
+			ratio := "-"
+			if l.Ratio != nil {
+				ratio = fmt.Sprintf("%.3f", *l.Ratio)
+			}
+			fmt.Printf("  %10.4g %14.4g %14.4g %8s %8.1f%%\n", l.X, l.CueReference, l.CueTest, ratio, 100*l.Contrast)
+		}
+	}
 }
 
 // standbyFlag defines the -standby flag of the commands that run the

@@ -13,7 +13,13 @@ import (
 )
 
 func init() {
-	register(&command{name: "fabric", summary: "fabrics from Kawabata data: list | show NAME | import FILE | check NAME|FILE", run: runFabric})
+	register(&command{name: "fabric", summary: "fabrics from Kawabata data: list | show NAME | import FILE | check NAME|FILE", run: runFabric,
+		subs: []subcommand{
+			{"list", "", "list the built-in and imported fabrics"},
+			{"show", "NAME", "print a fabric's Kawabata values, units and sources (-raw: its file)"},
+			{"import", "FILE", "validate a Kawabata file and add it to the user library"},
+			{"check", "NAME|FILE", "load a fabric into the simulation and run the virtual Kawabata tests"},
+		}})
 }
 
 // defaultLibraryDir is where imported fabrics go: $XDG_DATA_HOME/haptex/fabrics,
@@ -29,7 +35,7 @@ func defaultLibraryDir() string {
 }
 
 func runFabric(args []string) error {
-	fs := newFlags("fabric", "fabric list | show NAME | import FILE | check NAME|FILE  [flags]")
+	fs := subFlags("fabric", args)
 	lib := fs.String("library", defaultLibraryDir(), "user fabric library folder (imported fabrics)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	raw := fs.Bool("raw", false, "show: print the fabric file as it is")
@@ -87,7 +93,7 @@ func runFabric(args []string) error {
 		if *raw {
 			src, err := kes.BuiltinSource(arg)
 			if errors.Is(err, kes.ErrNotFound) {
-				src, err = os.ReadFile(filepath.Join(*lib, arg+".toml"))
+				src, err = kes.Library{Dir: *lib}.Source(arg)
 			}
 			if err != nil {
 				return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/signal"
@@ -23,7 +24,7 @@ func init() {
 }
 
 func runRun(args []string) error {
-	fs := newFlags("run", "run [flags]")
+	fs := newFlags("run", "run [flags]", summaryNotes)
 	duration := fs.Duration("duration", 0, "stop after this long (0: until Ctrl-C)")
 	out := fs.String("out", "sessions", "parent folder of the session folder (empty: record nothing)")
 	lock := fs.Bool("lockstep", false, "run in virtual time, as fast as possible (needs -duration)")
@@ -91,12 +92,12 @@ func runRun(args []string) error {
 	} else {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		done := make(chan struct{})
+		stopStatus := func() {}
 		if isTerminal(os.Stdout) && !*jsonOut {
-			go statusLine(r, done)
+			stopStatus = startStatusLine(os.Stdout, r)
 		}
 		sum, err = r.Run(ctx)
-		close(done)
+		stopStatus() // the line is cleared before the summary
 	}
 	if sum != nil {
 		if *jsonOut {
@@ -153,20 +154,97 @@ func parseRefine(s string) (sim.Refinement, error) {
 	return sim.Refinement{Centre: uv, Radius: sim.RefineRadius, Ratio: sim.RefineRatio}, nil
 }
 
-// statusLine rewrites one terminal line at most 4 times a second.
-func statusLine(r *rig.Rig, done <-chan struct{}) {
-	t := time.NewTicker(250 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-done:
-			fmt.Print("\r\033[K")
-			return
-		case <-t.C:
-			fmt.Print("\r\033[K" + r.Status().String())
+// startStatusLine rewrites one terminal line on w at most 4 times a
+// second with the run's state (statusText); the function it returns
+// clears the line and returns once it is cleared.
+func startStatusLine(w io.Writer, r *rig.Rig) (stop func()) {
+	done, cleared := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(cleared)
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				fmt.Fprint(w, "\r\033[K")
+				return
+			case <-t.C:
+				fmt.Fprint(w, "\r\033[K"+statusText(r.Status()))
+			}
 		}
+	}()
+	return func() {
+		close(done)
+		<-cleared
 	}
 }
+
+// statusWidth is the most columns the status line takes.
+const statusWidth = 79
+
+// statusText is the run's live state in at most statusWidth columns:
+// run time, each finger's force (a * while it touches the cloth), the
+// haptics loop's rate, p99 lateness and overruns, the sim's rate.
+func statusText(s rig.Status) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%6.1f s", s.RunS)
+	for f := range s.Contact {
+		mark := " "
+		if s.Contact[f] {
+			mark = "*"
+		}
+		fmt.Fprintf(&b, "  %s %.2f N%s", sim.FingerName(f), s.ForceN[f], mark)
+	}
+	for _, l := range s.Loops {
+		switch l.Name {
+		case "haptics":
+			fmt.Fprintf(&b, "  haptics %4.0f Hz p99 %4.0f µs", l.RateHz, l.LatenessP99)
+			if l.Overruns > 0 {
+				fmt.Fprintf(&b, " %d overruns", l.Overruns)
+			}
+		case "sim":
+			fmt.Fprintf(&b, "  sim %3.0f Hz", l.RateHz)
+		}
+	}
+	line := []rune(b.String())
+	if len(line) > statusWidth {
+		line = line[:statusWidth]
+	}
+	return string(line)
+}
+
+// summaryNotes explains every label of the run summary once.
+const summaryNotes = `The summary at the end of a run:
+  loop         haptics (the 1 kHz force servo), sim (the cloth's step), tactile (the pin frames)
+  period ms    the loop's nominal period; ticks: how many it ran; rate Hz: ticks per second of run time
+  rt           true when the loop's thread ran under SCHED_FIFO (real-time priority)
+  late p50 µs, p99, p99.9, max
+               how long after its deadline each tick woke: median, 99th and 99.9th percentile, worst
+  compute p99 µs
+               the 99th percentile of one tick's own work
+  overruns     ticks that began later than the safety limit (haptics: safety.overrun_factor periods)
+  >1 ms        ticks that woke more than 1 ms late (session.json lists the first 64, late_ticks)
+  standby      the ticks the haptics loop's standby thread on the other core ran (see -standby)
+  contact s    time the finger touched the cloth; peak and mean force N: the force the cloth asked
+               the device to render (mean while in contact)
+  pinch        time both fingers held the cloth, and the largest force on either meanwhile
+  host steal   the share of CPU time the hypervisor took from this machine during the run
+  recorded     rows each CSV table of the session folder got, and rows dropped (always 0 unless
+               the disk fell behind by a whole ring)
+The live status line (on a terminal): run time, each finger's force (* while it touches the
+cloth), the haptics loop's rate, p99 lateness and overruns, the sim's rate.`
+
+const viewNotes = `Keys and mouse (with no device, the mouse is the finger pair):
+  left drag          move the pinch point over the cloth
+  wheel, [ and ]     move the pinch point in depth
+  space, middle click
+                     close or open the pinch
+  right drag, arrows orbit the camera
+  ctrl+wheel (or shift+wheel), + and -
+                     zoom (with -script the wheel zooms)
+  F                  the whole stand, and back to the hand
+  G                  hide or show the 1 cm marking grid
+  R, Home            reset the camera and the pinch`
 
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()

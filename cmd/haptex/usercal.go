@@ -2,9 +2,6 @@ package main
 
 import (
 	"flag"
-	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/haptex/haptex/app/rig"
@@ -33,19 +30,4 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 // the session record.
 func (c *calFlags) apply(cfg *rig.Config) error {
 	return rig.CalibrationFiles{User: c.user, Pins: c.pins}.Apply(cfg)
-}
-
-// readFile opens path and decodes it with read, naming the file in errors.
-func readFile[T any](path string, read func(io.Reader) (T, error)) (T, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	defer f.Close()
-	v, err := read(f)
-	if err != nil {
-		return v, fmt.Errorf("%s: %w", path, err)
-	}
-	return v, nil
 }

@@ -55,6 +55,8 @@ func renderConfig(v *rig.View) (render.Config, error) {
 	cfg := render.Config{PadRadius: v.PadRadius(), Weave: render.Weave{
 		Warp: a.Warp, Weft: a.Weft, WarpSpacing: a.WarpSpacing, WeftSpacing: a.WeftSpacing, Pattern: p}}
 	cfg.RodRadius, cfg.RodY = v.Rod()
+	// The insets' colour bars end at what the arrays can render.
+	cfg.A40FullScaleUm, cfg.A320FullScaleUm = v.PinLimits()
 	return cfg, nil
 }
 
@@ -87,7 +89,7 @@ func (s *frameSource) fill(dst *render.Frame) {
 }
 
 func runView(args []string) error {
-	fs := newFlags("view", "view [flags]")
+	fs := newFlags("view", "view [flags]", viewNotes, summaryNotes)
 	duration := fs.Duration("duration", 0, "stop after this long (0: until the window closes or Ctrl-C)")
 	out := fs.String("out", "sessions", "parent folder of the session folder (empty: record nothing)")
 	fabric := fs.String("fabric", rig.DefaultFabric, "fabric to handle (haptex fabric list)")
@@ -131,6 +133,9 @@ func runView(args []string) error {
 	if err != nil {
 		return err
 	}
+	// A camera that followed the mouse pair would drag it along; with the
+	// script the view follows the pads and the mouse moves no finger.
+	rc.NoFollow, rc.NoMouse = pi != nil, pi == nil
 	w, err := render.NewWindow(th, rc)
 	if err != nil {
 		return err

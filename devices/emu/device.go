@@ -56,7 +56,8 @@ type Device struct {
 	lastSent  time.Duration
 	enabled   bool
 	watchdog  bool
-	fault     uint32
+	fault     uint32 // latched fault bits
+	condition uint32 // fault conditions present now (SetCondition)
 	ackSeq    uint32
 	ackTag    uint32
 	applied   [3]float64
@@ -79,6 +80,37 @@ type Device struct {
 	onCommand func(seq uint32, c *wire.Command)
 	onFrame   func(seq uint32, f *wire.TactileFrame)
 	onSend    func(seq uint32, b wire.Body)
+	onPower   func(on bool, cause string)
+}
+
+// OnPower sets a function called, under the device's lock, whenever the
+// exoskeleton's power stage switches, with what switched it ("enable",
+// "disable", "hello", "watchdog", "fault"); tests time the safe state at
+// the device with it.
+func (d *Device) OnPower(fn func(on bool, cause string)) {
+	d.mu.Lock()
+	d.onPower = fn
+	d.mu.Unlock()
+}
+
+// SetCondition sets the fault conditions present now (wire.Fault* bits,
+// 0 when healthy), as a pressed emergency stop or a hot driver would. A
+// condition latches its fault bit and cuts the power stage at once; the
+// bit stays set until the next HELLO after the condition has gone.
+func (d *Device) SetCondition(bits uint32) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.condition = bits
+	d.latch()
+}
+
+// latch adds the present conditions to the fault bits and cuts the stage
+// on any fault.
+func (d *Device) latch() {
+	d.fault |= d.condition
+	if d.fault != 0 && d.enabled && d.exo != nil {
+		d.setEnabled(false, "fault")
+	}
 }
 
 // OnSend sets a function called, under the device's lock, with every frame
@@ -144,14 +176,28 @@ func (d *Device) defaults(period, watchdog uint32, model, serial string) {
 }
 
 // Attach serves the protocol over conn until conn fails or the device is
-// attached elsewhere or detached. It returns at once.
+// attached elsewhere or detached, reading it in a goroutine of its own.
+// It returns at once.
 func (d *Device) Attach(conn transport.Conn) {
+	d.attach(conn)
+	go d.readLoop(conn)
+}
+
+// attach makes conn the device's line; the caller feeds it what arrives
+// (receive).
+func (d *Device) attach(conn transport.Conn) {
 	d.mu.Lock()
 	d.conn = conn
 	d.ready = false
 	d.dec.Reset()
 	d.mu.Unlock()
-	go d.readLoop(conn)
+}
+
+// attachedTo reports whether conn is the device's line.
+func (d *Device) attachedTo(conn transport.Conn) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.conn == conn
 }
 
 // Detach stops serving the current connection (it does not close it).
@@ -183,31 +229,38 @@ func (d *Device) readLoop(conn transport.Conn) {
 	var buf [4096]byte
 	for {
 		n, err := conn.Read(buf[:])
-		d.mu.Lock()
-		if d.conn != conn {
-			d.mu.Unlock()
+		if !d.receive(conn, buf[:n], err) {
 			return
 		}
-		if err != nil {
-			d.conn, d.ready = nil, false
-			d.mu.Unlock()
-			return
-		}
-		now := d.clock()
-		for p := buf[:n]; len(p) > 0; {
-			k, f, ferr := d.dec.Decode(p)
-			p = p[k:]
-			switch {
-			case f != nil:
-				d.handle(f, now)
-			case ferr == wire.ErrCRC:
-				d.sendError(wire.CodeCRC, 0, 0, int32(d.dec.Stats.CRC), now)
-			case ferr != nil:
-				d.sendError(wire.CodeFraming, 0, 0, int32(d.dec.Stats.Corrupt()-d.dec.Stats.CRC), now)
-			}
-		}
-		d.mu.Unlock()
 	}
+}
+
+// receive acts on bytes read from conn (or on the read's error) and
+// reports whether conn is still the device's line.
+func (d *Device) receive(conn transport.Conn, p []byte, err error) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.conn != conn {
+		return false
+	}
+	if err != nil {
+		d.conn, d.ready = nil, false
+		return false
+	}
+	now := d.clock()
+	for len(p) > 0 {
+		k, f, ferr := d.dec.Decode(p)
+		p = p[k:]
+		switch {
+		case f != nil:
+			d.handle(f, now)
+		case ferr == wire.ErrCRC:
+			d.sendError(wire.CodeCRC, 0, 0, int32(d.dec.Stats.CRC), now)
+		case ferr != nil:
+			d.sendError(wire.CodeFraming, 0, 0, int32(d.dec.Stats.Corrupt()-d.dec.Stats.CRC), now)
+		}
+	}
+	return true
 }
 
 // Tick runs the device's periodic duties at time now: the watchdog and
@@ -221,7 +274,7 @@ func (d *Device) Tick(now time.Duration) {
 	silent := now - d.lastHost
 	if silent > time.Duration(d.cfg.WatchdogMs)*time.Millisecond {
 		if d.exo != nil && d.enabled {
-			d.setEnabled(false)
+			d.setEnabled(false, "watchdog")
 			d.watchdog = true
 			d.sendError(wire.CodeWatchdog, 0, 0, int32(silent/time.Millisecond), now)
 		}
@@ -242,18 +295,20 @@ func (d *Device) handle(f *wire.Frame, now time.Duration) {
 			return
 		}
 		if d.hello.Major != wire.Major {
-			d.ready = true // lets the error out; the host hangs up
-			d.sendError(wire.CodeVersion, f.Type, f.Seq, wire.Major, now)
+			// Outside a session: the error goes out with seq 0, and the
+			// device stays out of session (the host hangs up).
 			d.ready = false
+			if d.exo != nil && d.enabled {
+				d.setEnabled(false, "hello")
+			}
+			d.sendSessionless(wire.CodeVersion, f.Type, f.Seq, wire.Major, now)
 			return
 		}
 		d.startSession(f.Seq, now)
 		return
 	}
 	if !d.ready {
-		d.ready = true
-		d.sendError(wire.CodeNotReady, f.Type, f.Seq, 0, now)
-		d.ready = false
+		d.sendSessionless(wire.CodeNotReady, f.Type, f.Seq, 0, now)
 		return
 	}
 	if !wire.SeqAfter(f.Seq, d.hostSeq) {
@@ -311,8 +366,9 @@ func (d *Device) startSession(seq uint32, now time.Duration) {
 	d.ackSeq, d.ackTag = 0, 0
 	d.errAt = [16]time.Duration{}
 	d.watchdog = false
+	d.fault = d.condition // a HELLO clears the latched bits whose condition has gone
 	if d.exo != nil {
-		d.setEnabled(false)
+		d.setEnabled(false, "hello")
 		c := wire.CapsExo{Caps: d.caps(wire.KindExo), DoF: uint8(d.exoSpec.DoF)}
 		sp := &d.exoSpec
 		for i := range 3 {
@@ -358,11 +414,19 @@ func (d *Device) advance(now time.Duration) {
 	}
 }
 
-func (d *Device) setEnabled(on bool) {
+// setEnabled switches the power stage. Off means no motor current at
+// all: the joints free-wheel against the drive's friction, and the held
+// command is forgotten, so that ENABLE 1 starts from zero torque until
+// the next COMMAND.
+func (d *Device) setEnabled(on bool, cause string) {
+	changed := d.enabled != on
 	d.enabled = on
 	_ = d.exo.Enable(on)
 	if !on {
 		d.applied = [3]float64{}
+	}
+	if changed && d.onPower != nil {
+		d.onPower(on, cause)
 	}
 }
 
@@ -396,11 +460,11 @@ func (d *Device) enable(f *wire.Frame, now time.Duration) {
 		if d.fault != 0 {
 			d.sendError(wire.CodeEnableRefused, f.Type, f.Seq, int32(d.fault), now)
 		} else {
-			d.setEnabled(true)
+			d.setEnabled(true, "enable")
 			d.watchdog = false
 		}
 	} else {
-		d.setEnabled(false)
+		d.setEnabled(false, "disable")
 	}
 	d.sendSample(now)
 }
@@ -438,6 +502,7 @@ func (d *Device) sendSample(now time.Duration) {
 	if d.exo != nil {
 		if err := d.exo.Read(&d.exoState); err != nil {
 			d.fault |= wire.FaultEncoder
+			d.latch()
 		}
 		s := &d.st
 		for i := range 3 {
@@ -477,6 +542,28 @@ func (d *Device) sendSample(now time.Duration) {
 	}
 	s.Fault, s.AckSeq, s.AckTag = d.fault, d.ackSeq, d.ackTag
 	d.send(s, now)
+}
+
+// sendSessionless sends ERROR 5 or 8 outside a session: with seq 0 (no
+// session numbers it), rate-limited like every ERROR.
+func (d *Device) sendSessionless(code wire.ErrorCode, ref wire.Type, refSeq uint32, value int32, now time.Duration) {
+	d.errCount[int(code)%16]++
+	if d.conn == nil {
+		return
+	}
+	if at := d.errAt[int(code)%16]; at != 0 && now-at < 10*time.Millisecond {
+		return
+	}
+	d.errAt[int(code)%16] = now
+	d.er = wire.ErrorReport{Code: code, RefType: ref, RefSeq: refSeq, Value: value}
+	if d.onSend != nil {
+		d.onSend(0, &d.er)
+	}
+	if _, err := d.conn.Write(d.enc.Encode(&d.er, 0, uint64(now/time.Microsecond))); err != nil {
+		d.stats.SendDropped++
+		return
+	}
+	d.stats.Sent++
 }
 
 // sendError sends ERROR, at most once per code per 10 ms.

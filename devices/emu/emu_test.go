@@ -34,7 +34,7 @@ func dialExo(t *testing.T, path string) *link.Exo {
 	// The silence and write limits are far above a loaded CI host's stalls
 	// (2.4 s seen); the silence detector has its own test (devices/fault),
 	// the write limit TestExoThatStopsReading.
-	x, err := link.DialExo(p, link.Options{Transport: devices.TransportSerial, SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second})
+	x, err := link.DialExo(p, link.Options{Transport: devices.TransportSerial, SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second, Limits: link.Limits{MaxExoWatchdog: 10 * time.Second, MaxTactileWatchdog: 10 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestExoThatStopsReading(t *testing.T) {
 		t.Fatal(err)
 	}
 	const limit = 20 * time.Millisecond
-	x, err := link.DialExo(p, link.Options{Transport: devices.TransportSerial, SilenceTimeout: time.Minute, WriteLimit: limit})
+	x, err := link.DialExo(p, link.Options{Transport: devices.TransportSerial, SilenceTimeout: time.Minute, WriteLimit: limit, Limits: link.Limits{MaxExoWatchdog: 10 * time.Second, MaxTactileWatchdog: 10 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}

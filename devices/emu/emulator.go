@@ -3,22 +3,30 @@ package emu
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/transport"
 	"github.com/haptex/haptex/devices/wire"
+	"github.com/haptex/haptex/internal/rt"
+	"github.com/haptex/haptex/internal/safefile"
 )
 
 // Config configures Run. The zero value emulates the default rig: two
 // exoskeletons and two tactile arrays, the physical twins of devices/twin.
 type Config struct {
 	// Dir receives one stable symlink per device (Dir/<name> -> /dev/pts/N)
-	// and a devices file for haptex run. Empty: a new temporary directory,
-	// removed by Close.
+	// and a devices file for haptex run, each replacing whatever had its
+	// name (a planted link is replaced, never followed). Empty: a new
+	// temporary directory, removed by Close.
 	Dir string
 	// Devices to emulate; empty means DefaultDevices().
 	Devices []DeviceConfig
@@ -30,7 +38,17 @@ type Config struct {
 	// TickPeriod is how often devices run their periodic duties (default
 	// 250 µs).
 	TickPeriod time.Duration
+	// Priority is the SCHED_FIFO priority of the devices' loop, which
+	// stands in for the devices' firmware (default 70: below haptex's
+	// 1 kHz loop at 80, above every normal thread). NormalPriority keeps
+	// normal scheduling. Without the permission (root or CAP_SYS_NICE)
+	// the loop runs at normal priority and RealTime says why.
+	Priority       int
+	NormalPriority bool
 }
+
+// DefaultPriority is the devices' loop's SCHED_FIFO priority.
+const DefaultPriority = 70
 
 // DefaultDevices is the two-finger rig: thumb and index, each with an
 // exoskeleton and a tactile array.
@@ -54,6 +72,7 @@ type Port struct {
 // Emulator is a running set of emulated devices.
 type Emulator struct {
 	dir     string
+	root    *safefile.Dir // dir
 	tempDir bool
 	start   time.Time
 	plugs   []*Plug
@@ -61,29 +80,71 @@ type Emulator struct {
 	done    chan struct{}
 	once    sync.Once
 	file    string
+
+	// lineMu is held by the devices' loop while it waits on and reads the
+	// lines, and by Unplug and Replug while they change one, so that the
+	// loop never touches a closed descriptor.
+	lineMu sync.Mutex
+	sched  chan Sched
+	got    Sched
+	late   atomic.Int64 // worst lateness of the periodic duties since Lateness [ns]
+	// Under lineMu: the next tick, and the buffer work reads into.
+	next time.Duration
+	buf  [4096]byte
+	// worked is the clock time the loop (or its standby) last worked.
+	worked       atomic.Int64
+	takeovers    atomic.Uint64
+	restoreProcs func()
 }
+
+// Sched is how the devices' loop is scheduled.
+type Sched struct {
+	RealTime bool   `json:"realtime"`
+	Priority int    `json:"priority,omitempty"`
+	Standby  bool   `json:"standby,omitempty"` // a standby thread on another core
+	Note     string `json:"note,omitempty"`    // why not real time
+}
+
+func (s Sched) String() string {
+	if !s.RealTime {
+		return "normal priority (" + s.Note + ")"
+	}
+	if s.Standby {
+		return fmt.Sprintf("SCHED_FIFO priority %d, with a standby thread on another core", s.Priority)
+	}
+	return fmt.Sprintf("SCHED_FIFO priority %d", s.Priority)
+}
+
+// Takeovers counts the times the standby thread did the loop's work.
+func (e *Emulator) Takeovers() uint64 { return e.takeovers.Load() }
 
 // Plug is one emulated device on its pseudo-terminal, with the cable
 // under test control.
 type Plug struct {
-	dev  *Device
-	link string
-	mu   sync.Mutex
-	conn *ptyConn
+	dev   *Device
+	dir   *safefile.Dir
+	name  string // of the link in dir
+	link  string
+	lines *sync.Mutex // the emulator's lineMu
+	mu    sync.Mutex
+	conn  *ptyConn
 }
 
 // Run starts the emulated devices, each on its own pseudo-terminal, and
 // returns once their ports exist. It stops when ctx is done or Close is
 // called.
 func Run(ctx context.Context, cfg Config) (*Emulator, error) {
-	e := &Emulator{dir: cfg.Dir, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
+	e := &Emulator{dir: cfg.Dir, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{}), sched: make(chan Sched, 1)}
 	if e.dir == "" {
 		d, err := os.MkdirTemp("", "haptex-emu-")
 		if err != nil {
 			return nil, fmt.Errorf("emu: %w", err)
 		}
 		e.dir, e.tempDir = d, true
-	} else if err := os.MkdirAll(e.dir, 0o755); err != nil {
+	}
+	var err error
+	if e.root, err = safefile.MkdirAll(e.dir); err != nil {
+		e.cleanup()
 		return nil, fmt.Errorf("emu: %w", err)
 	}
 	specs := cfg.Devices
@@ -103,7 +164,7 @@ func Run(ctx context.Context, cfg Config) (*Emulator, error) {
 			e.cleanup()
 			return nil, err
 		}
-		p := &Plug{dev: dev, link: filepath.Join(e.dir, dc.Name)}
+		p := &Plug{dev: dev, dir: e.root, name: dc.Name, link: e.root.Join(dc.Name), lines: &e.lineMu}
 		if err := p.Replug(); err != nil {
 			e.cleanup()
 			return nil, err
@@ -118,9 +179,36 @@ func Run(ctx context.Context, cfg Config) (*Emulator, error) {
 	if tick <= 0 {
 		tick = 250 * time.Microsecond
 	}
-	go e.run(ctx, tick, clock)
+	prio := cfg.Priority
+	if prio == 0 {
+		prio = DefaultPriority
+	}
+	if cfg.NormalPriority {
+		prio = 0
+	} else if prio < 1 || prio > 99 {
+		e.cleanup()
+		return nil, fmt.Errorf("emu: SCHED_FIFO priority %d outside 1..99", prio)
+	}
+	// A P for each of the loop's two threads, so that a thread coming
+	// back from its wait never queues behind another goroutine for one
+	// (rt.ReserveProcs).
+	e.restoreProcs = rt.ReserveProcs(2)
+	go e.run(ctx, tick, prio, clock)
+	e.got = <-e.sched
 	return e, nil
 }
+
+// Lateness returns how late the devices' loop ran their periodic duties
+// (the watchdog, the frames they owe) at worst since the previous call:
+// firmware is never late, so this is how far the emulation fell short of
+// it (a stop of the machine shows here).
+func (e *Emulator) Lateness() time.Duration { return time.Duration(e.late.Swap(0)) }
+
+// RealTime says how the devices' loop is scheduled: under SCHED_FIFO, as
+// firmware runs on its own processor, or at normal priority, where a
+// loaded machine can hold it for milliseconds (the host then sees its
+// devices fall silent).
+func (e *Emulator) RealTime() Sched { return e.got }
 
 func newDevice(dc DeviceConfig, cfg Config, clock func() time.Duration) (*Device, error) {
 	switch dc.Kind {
@@ -148,24 +236,167 @@ func newDevice(dc DeviceConfig, cfg Config, clock func() time.Duration) (*Device
 	return nil, fmt.Errorf("emu: %s: kind %v, want exoskeleton or tactile", dc.Name, dc.Kind)
 }
 
-func (e *Emulator) run(ctx context.Context, tick time.Duration, clock func() time.Duration) {
+// run is the devices' loop, the emulated firmware: on one OS thread,
+// under SCHED_FIFO where permitted, it waits for bytes on every line
+// (ppoll, woken at once by the host's frames) and runs every device's
+// periodic duties on a grid of tick. A standby thread on another core
+// does the same work when the loop has not for standbyAfter: this virtual
+// machine stops one CPU at a time for milliseconds (README, "Real-time
+// timing"), which firmware on its own processor never sees.
+func (e *Emulator) run(ctx context.Context, tick time.Duration, prio int, clock func() time.Duration) {
 	defer close(e.done)
-	t := time.NewTicker(tick)
-	defer t.Stop()
+	sched := Realtime(prio)
+	e.next = clock() + tick
+	own, other, two := twoCPUs()
+	if sched.RealTime && two {
+		pin(own)
+		sched.Standby = true
+		go e.standby(tick, prio, other, clock)
+	}
+	e.sched <- sched
+	stop := context.AfterFunc(ctx, func() { e.Close() })
+	defer stop()
+	var fds []unix.PollFd
 	for {
 		select {
-		case <-ctx.Done():
-			e.Close()
-			return
 		case <-e.stop:
 			return
-		case <-t.C:
-			now := clock()
-			for _, p := range e.plugs {
-				p.dev.Tick(now)
+		default:
+		}
+		// Wait without the lines' lock (the standby must be able to take
+		// it while this thread's CPU is stopped); a line closed meanwhile
+		// is not read (work checks under the lock).
+		e.lineMu.Lock()
+		fds = fds[:0]
+		for _, p := range e.plugs {
+			if c := p.conn; c != nil {
+				fds = append(fds, unix.PollFd{Fd: int32(c.fd), Events: unix.POLLIN})
 			}
 		}
+		e.lineMu.Unlock()
+		wait := max(e.nextTick()-clock(), 0)
+		ts := unix.NsecToTimespec(int64(wait))
+		if _, err := unix.Ppoll(fds, &ts, nil); err != nil && err != unix.EINTR {
+			time.Sleep(wait) // never spin under SCHED_FIFO
+		}
+		e.work(clock, tick, false)
 	}
+}
+
+// standbyAfter is how long the devices' loop may go without working
+// before the standby thread does its work.
+const standbyAfter = 1500 * time.Microsecond
+
+func (e *Emulator) standby(tick time.Duration, prio, cpu int, clock func() time.Duration) {
+	Realtime(prio)
+	pin(cpu)
+	period := unix.NsecToTimespec(int64(time.Millisecond))
+	for {
+		select {
+		case <-e.stop:
+			return
+		default:
+		}
+		_ = unix.ClockNanosleep(unix.CLOCK_MONOTONIC, 0, &period, nil)
+		if clock()-time.Duration(e.worked.Load()) > standbyAfter {
+			e.work(clock, tick, true)
+		}
+	}
+}
+
+func (e *Emulator) nextTick() time.Duration {
+	e.lineMu.Lock()
+	defer e.lineMu.Unlock()
+	return e.next
+}
+
+// work takes every byte that arrived on the lines and runs the periodic
+// duties that are due. The standby only tries: if the loop is at work,
+// there is nothing to stand in for.
+func (e *Emulator) work(clock func() time.Duration, tick time.Duration, standby bool) {
+	if standby {
+		if !e.lineMu.TryLock() {
+			return
+		}
+		e.takeovers.Add(1)
+	} else {
+		e.lineMu.Lock()
+	}
+	defer e.lineMu.Unlock()
+	for _, p := range e.plugs {
+		c := p.conn
+		if c == nil || !p.dev.attachedTo(c) {
+			continue
+		}
+		for {
+			k, rerr := unix.Read(c.fd, e.buf[:])
+			if k > 0 {
+				p.dev.receive(c, e.buf[:k], nil)
+				continue
+			}
+			if rerr != unix.EAGAIN && rerr != unix.EINTR { // hung up, or EOF: the line is gone
+				var cause error = io.EOF
+				if rerr != nil {
+					cause = rerr
+				}
+				p.dev.receive(c, nil, &transport.Error{Transport: "pty", Op: "read", Port: c.name, Kind: transport.Gone, Err: cause})
+			}
+			break
+		}
+	}
+	now := clock()
+	if now >= e.next {
+		if late := int64(now - e.next); late > e.late.Load() {
+			e.late.Store(late)
+		}
+		for _, p := range e.plugs {
+			p.dev.Tick(now)
+		}
+		e.next += tick
+		if e.next <= now { // the loop was held: no burst to catch up
+			e.next = now + tick
+		}
+	}
+	e.worked.Store(int64(clock()))
+}
+
+// twoCPUs returns two CPUs this thread may run on, or false.
+func twoCPUs() (own, other int, ok bool) {
+	var set unix.CPUSet
+	if unix.SchedGetaffinity(0, &set) != nil {
+		return 0, 0, false
+	}
+	var cpus []int
+	for c := 0; c < 1024 && len(cpus) < 2; c++ {
+		if set.IsSet(c) {
+			cpus = append(cpus, c)
+		}
+	}
+	if len(cpus) < 2 {
+		return 0, 0, false
+	}
+	return cpus[0], cpus[1], true
+}
+
+func pin(cpu int) {
+	var set unix.CPUSet
+	set.Set(cpu)
+	_ = unix.SchedSetaffinity(0, &set)
+}
+
+// Realtime locks the calling goroutine to its thread for good and puts
+// the thread under SCHED_FIFO at prio (0: leaves it at normal priority);
+// it says what it got. For the emulator's devices' loop, or equipment
+// that stands in the cable.
+func Realtime(prio int) Sched {
+	if prio == 0 {
+		runtime.LockOSThread()
+		return Sched{Note: "asked for"}
+	}
+	if err := rt.LockRealtime(prio); err != nil {
+		return Sched{Note: fmt.Sprintf("SCHED_FIFO priority %d not permitted: %v; it needs root or CAP_SYS_NICE", prio, err)}
+	}
+	return Sched{RealTime: true, Priority: prio}
 }
 
 // Ports lists the emulated devices' ports.
@@ -211,10 +442,10 @@ func (e *Emulator) writeDevicesFile() error {
 			b.WriteString("kinematics = \"builtin\"\n")
 		}
 	}
-	e.file = filepath.Join(e.dir, "devices.toml")
-	if err := os.WriteFile(e.file, []byte(b.String()), 0o644); err != nil {
+	if err := e.root.WriteFile("devices.toml", []byte(b.String())); err != nil {
 		return fmt.Errorf("emu: %w", err)
 	}
+	e.file = e.root.Join("devices.toml")
 	return nil
 }
 
@@ -224,6 +455,9 @@ func (e *Emulator) Close() error {
 	e.once.Do(func() {
 		close(e.stop)
 		e.cleanup()
+		if e.restoreProcs != nil {
+			e.restoreProcs()
+		}
 	})
 	return nil
 }
@@ -236,8 +470,9 @@ func (e *Emulator) cleanup() {
 		p.Unplug()
 	}
 	if e.file != "" {
-		os.Remove(e.file)
+		e.root.Remove("devices.toml")
 	}
+	e.root.Close()
 	if e.tempDir {
 		os.RemoveAll(e.dir)
 	}
@@ -262,13 +497,15 @@ func (p *Plug) TTY() string {
 // Unplug pulls the cable: the line hangs up (the host's reads fail) and
 // the port's symlink disappears.
 func (p *Plug) Unplug() error {
+	p.lines.Lock()
+	defer p.lines.Unlock()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.conn == nil {
 		return nil
 	}
 	p.dev.Detach()
-	os.Remove(p.link)
+	p.dir.Remove(p.name)
 	err := p.conn.Close()
 	p.conn = nil
 	return err
@@ -277,6 +514,8 @@ func (p *Plug) Unplug() error {
 // Replug plugs the device back in on a new pseudo-terminal and points the
 // symlink at it. The device starts a new session at the next HELLO.
 func (p *Plug) Replug() error {
+	p.lines.Lock()
+	defer p.lines.Unlock()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.conn != nil {
@@ -286,18 +525,11 @@ func (p *Plug) Replug() error {
 	if err != nil {
 		return fmt.Errorf("emu: %s: pseudo-terminal: %w", p.dev.cfg.Name, err)
 	}
-	tmp := p.link + ".new"
-	os.Remove(tmp)
-	if err := os.Symlink(c.TTY(), tmp); err != nil {
+	if err := p.dir.Symlink(c.TTY(), p.name); err != nil {
 		c.Close()
-		return fmt.Errorf("emu: %s: %w", p.dev.cfg.Name, err)
-	}
-	if err := os.Rename(tmp, p.link); err != nil {
-		c.Close()
-		os.Remove(tmp)
 		return fmt.Errorf("emu: %s: %w", p.dev.cfg.Name, err)
 	}
 	p.conn = c
-	p.dev.Attach(c)
+	p.dev.attach(c) // the devices' loop reads the line
 	return nil
 }

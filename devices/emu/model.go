@@ -95,6 +95,9 @@ func quantise(v, res float64) float64 { return math.Round(v/res) * res }
 func (m *MassDamperExo) Read(dst *devices.ExoState) error {
 	m.seq++
 	*dst = devices.ExoState{DeviceTime: m.t, Seq: m.seq, Enabled: m.enabled, AckSeq: m.ackSeq}
+	if !m.enabled {
+		dst.Confirm = devices.ConfirmDevice // the stand-in's stage follows Enable at once
+	}
 	for i := range 3 {
 		dst.Joint[i] = quantise(m.q[i], m.spec.EncoderRes)
 		dst.Force[i] = quantise((m.Kf*(m.q[i]-m.Rest[i])+m.Bf*m.qd[i])/m.L, m.spec.ForceRes)

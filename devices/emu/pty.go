@@ -18,6 +18,7 @@ import (
 // hanging the line up, as with a real USB-serial device.
 type ptyConn struct {
 	name   string
+	fd     int // master's descriptor, read by the devices' loop
 	master *os.File
 	slave  *os.File
 	closed atomic.Bool
@@ -37,7 +38,7 @@ func openPTY(name string) (*ptyConn, error) {
 		s.Close()
 		return nil, err
 	}
-	nb, err := nonBlocking(m)
+	nb, fd, err := nonBlocking(m)
 	m.Close()
 	if err != nil {
 		s.Close()
@@ -49,33 +50,34 @@ func openPTY(name string) (*ptyConn, error) {
 		s.Close()
 		return nil, err
 	}
-	return &ptyConn{name: name, master: nb, slave: s, try: transport.NewTryWriter(raw)}, nil
+	return &ptyConn{name: name, fd: fd, master: nb, slave: s, try: transport.NewTryWriter(raw)}, nil
 }
 
 // nonBlocking returns a non-blocking duplicate of f registered with the
-// runtime's poller. pty.Open hands the master back in blocking mode (it
-// calls Fd), and a blocking master would stall the device on a full line
-// when no host reads.
-func nonBlocking(f *os.File) (*os.File, error) {
+// runtime's poller, and its descriptor (f.Fd would make it blocking
+// again). pty.Open hands the master back in blocking mode (it calls Fd),
+// and a blocking master would stall the device on a full line when no
+// host reads.
+func nonBlocking(f *os.File) (*os.File, int, error) {
 	rc, err := f.SyscallConn()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	fd := -1
 	var derr error
 	if err := rc.Control(func(u uintptr) {
 		fd, derr = unix.Dup(int(u))
 	}); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if derr != nil {
-		return nil, derr
+		return nil, 0, derr
 	}
 	if err := unix.SetNonblock(fd, true); err != nil {
 		unix.Close(fd)
-		return nil, err
+		return nil, 0, err
 	}
-	return os.NewFile(uintptr(fd), f.Name()), nil
+	return os.NewFile(uintptr(fd), f.Name()), fd, nil
 }
 
 // makeRaw puts the line into raw mode (cfmakeraw) before any host opens
@@ -108,6 +110,9 @@ func makeRaw(f *os.File) error {
 
 // errLineFull is returned when the line cannot take a frame now.
 var errLineFull = &transport.Error{Transport: "pty", Op: "write", Kind: transport.Other, Err: errors.New("line full: the host is not reading")}
+
+// Fd returns the master's non-blocking descriptor.
+func (c *ptyConn) Fd() int { return c.fd }
 
 // TTY returns the path of the slave, the port the host opens.
 func (c *ptyConn) TTY() string { return c.slave.Name() }
@@ -168,3 +173,21 @@ func (c *ptyConn) Close() error {
 	c.slave.Close()
 	return c.master.Close()
 }
+
+// Line is the device end of a pseudo-terminal, as an emulated device
+// holds it: Read waits for the host's bytes, Write never waits for a host
+// that does not read (a frame the line cannot take is dropped whole), and
+// TTY is the port the host opens.
+type Line interface {
+	transport.Conn
+	TTY() string
+	// Fd is the non-blocking descriptor of the device end, for a caller
+	// that waits on it and reads it itself (as the emulator's loop does)
+	// instead of calling Read.
+	Fd() int
+}
+
+// OpenLine opens a pseudo-terminal in raw mode and returns its device
+// end, for equipment that stands where a device would (the proxy of
+// devices/fault).
+func OpenLine(name string) (Line, error) { return openPTY(name) }

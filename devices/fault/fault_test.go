@@ -89,7 +89,7 @@ func setup(t *testing.T, out, in fault.Config, silence time.Duration) (*link.Exo
 		t.Fatal(err)
 	}
 	fc := fault.Wrap(port, out, in, l.event)
-	x, err := link.DialExo(fc, link.Options{SilenceTimeout: silence, HandshakeTimeout: 5 * time.Second})
+	x, err := link.DialExo(fc, link.Options{SilenceTimeout: silence, HandshakeTimeout: 5 * time.Second, Limits: link.Limits{MaxExoWatchdog: 10 * time.Second, MaxTactileWatchdog: 10 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}

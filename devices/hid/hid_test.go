@@ -134,7 +134,7 @@ func TestExoOverHID(t *testing.T) {
 	dev := exoDevice()
 	f := newFake(t, dev)
 	conn := hid.New(f, "hid 1209:4858 HID-1")
-	x, err := link.DialExo(conn, link.Options{Transport: devices.TransportHID, SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second})
+	x, err := link.DialExo(conn, link.Options{Transport: devices.TransportHID, SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second, Limits: link.Limits{MaxExoWatchdog: 10 * time.Second, MaxTactileWatchdog: 10 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestOpenMissing(t *testing.T) {
 
 func TestConformance(t *testing.T) {
 	f := newFake(t, exoDevice())
-	x, err := link.DialExo(hid.New(f, "fake"), link.Options{Transport: devices.TransportHID, SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second})
+	x, err := link.DialExo(hid.New(f, "fake"), link.Options{Transport: devices.TransportHID, SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second, Limits: link.Limits{MaxExoWatchdog: 10 * time.Second, MaxTactileWatchdog: 10 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}

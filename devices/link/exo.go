@@ -46,7 +46,7 @@ func article(k wire.Kind) string {
 // DialExo runs the handshake over conn and returns the exoskeleton behind
 // it. The device starts disabled. On error conn is closed.
 func DialExo(conn transport.Conn, opt Options) (*Exo, error) {
-	s, err := dial(conn, opt)
+	s, err := dial(conn, opt, wire.KindExo)
 	if err != nil {
 		return nil, err
 	}
@@ -90,15 +90,21 @@ func (x *Exo) Spec() devices.ExoSpec { return x.spec }
 func (x *Exo) Read(dst *devices.ExoState) error {
 	s := x.s
 	now := s.now()
+	s.loopAt.Store(now)
+	s.poll()
 	if err := s.check(now); err != nil {
 		return err
 	}
+	s.tendOff(now)
 	smp, seq := s.stateRead.Read()
 	fresh := seq != s.lastState
 	s.lastState = seq
 	*dst = smp.st
 	dst.Stale = !fresh
-	s.keepAlive(now)
+	dst.Confirm = s.confirmState()
+	if !s.silent() {
+		s.keepAlive(now)
+	}
 	if !fresh && time.Duration(now-smp.arrival) > s.stale {
 		return devices.ErrTimeout
 	}
@@ -130,6 +136,7 @@ func (x *Exo) Write(cmd *devices.ExoCommand) error {
 	if le := x.s.lost.Load(); le != nil {
 		return le
 	}
+	x.s.loopAt.Store(x.s.now())
 	if !x.enabled {
 		return devices.ErrDisabled
 	}
@@ -153,19 +160,60 @@ func (x *Exo) Write(cmd *devices.ExoCommand) error {
 	return bad
 }
 
+// NotConfirmedError is Enable(true) refused: the device did not confirm
+// the stage off the host asked for.
+type NotConfirmedError struct {
+	Port    string
+	Confirm devices.Confirm // ConfirmSilenced or ConfirmWatchdog
+}
+
+func (e *NotConfirmedError) Error() string {
+	if e.Confirm == devices.ConfirmWatchdog {
+		return fmt.Sprintf("link: %s: not enabling a device whose watchdog had to cut its motors after an ENABLE 0 it did not confirm (until it is opened again)", e.Port)
+	}
+	return fmt.Sprintf("link: %s: not enabling a device that has not confirmed its power stage off", e.Port)
+}
+
 // Enable sends ENABLE and returns without waiting for the device: it is
 // called from the 1 kHz loop. The device switches the stage within one
 // period, but STATEs already on their way still report it off; the servo
 // waits for one that reports it on (safety.enable_wait_ms).
+//
+// Enable(false) is a request the link sees through: it repeats ENABLE 0
+// until a STATE reports the stage off, and falls silent if none does
+// within Options.ConfirmBound (ExoState.Confirm says how far it got).
+// Enable(true) is refused with a *NotConfirmedError while the host is
+// silent on purpose, and for the rest of the session once the device's
+// watchdog had to cut the motors.
 func (x *Exo) Enable(on bool) error {
-	x.en.On = 0
-	if on {
-		x.en.On = 1
+	s := x.s
+	if le := s.lost.Load(); le != nil {
+		return le
 	}
-	if err := x.s.send(&x.en); err != nil {
+	s.loopAt.Store(s.now())
+	if !on {
+		x.enabled = false
+		s.requestOff(s.now())
+		x.en.On = 0
+		if err := s.send(&x.en); err != nil && err != errSilent {
+			return err
+		}
+		return nil
+	}
+	for {
+		c := s.confirmState()
+		if c == devices.ConfirmSilenced || c == devices.ConfirmWatchdog {
+			return &NotConfirmedError{Port: s.conn.Name(), Confirm: c}
+		}
+		if s.cas(c, devices.ConfirmNone) {
+			break
+		}
+	}
+	x.en.On = 1
+	if err := s.send(&x.en); err != nil {
 		return err
 	}
-	x.enabled = on
+	x.enabled = true
 	return nil
 }
 

@@ -47,7 +47,7 @@ func newExoDevice() *emu.Device {
 func dial(t *testing.T) (*link.Exo, *emu.Device) {
 	t.Helper()
 	dev := newExoDevice()
-	x, err := link.DialExo(pipeDevice(t, dev), link.Options{SilenceTimeout: 2 * time.Second})
+	x, err := link.DialExo(pipeDevice(t, dev), link.Options{SilenceTimeout: 2 * time.Second, Limits: link.Limits{MaxExoWatchdog: 10 * time.Second, MaxTactileWatchdog: 10 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestHandshakeErrors(t *testing.T) {
 }
 
 func TestProbe(t *testing.T) {
-	info, err := link.Probe(pipeDevice(t, newExoDevice()), link.Options{})
+	info, err := link.Probe(pipeDevice(t, newExoDevice()), link.Options{Limits: link.Limits{MaxExoWatchdog: 10 * time.Second, MaxTactileWatchdog: 10 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}

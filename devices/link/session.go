@@ -1,6 +1,7 @@
 package link
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/transport"
 	"github.com/haptex/haptex/devices/wire"
 	"github.com/haptex/haptex/internal/rt"
@@ -38,14 +40,55 @@ type Options struct {
 	// most this once, never a blocked loop. 0 keeps the transport's
 	// setting (serial and HID: 2 ms).
 	WriteLimit time.Duration
+	// ConfirmBound is how long an exoskeleton has to report its power
+	// stage off after the host asked (Exo.Enable(false), or a new
+	// session) before the host falls silent so that the device's watchdog
+	// cuts the motors (default 5 ms, at most 10 ms). OffRepeat is the
+	// interval between ENABLE 0 frames until then (default 1 ms).
+	ConfirmBound time.Duration
+	OffRepeat    time.Duration
+	// Limits are the host's bounds on a device's CAPS; a CAPS outside
+	// them is refused at the handshake (HandshakeError.Refused).
+	Limits Limits
+	// Kinematics is the model the host will drive an exoskeleton with;
+	// when set, its CAPS joint limits and torques are checked against it
+	// too (Limits.CheckExo).
+	Kinematics *exo.Model
+	// Logf, if set, receives one line for each event a lab engineer
+	// should hear of: a device that did not confirm its safe state, a
+	// device watchdog trip the host did not cause on purpose.
+	Logf func(format string, args ...any)
+
+	// probe: report a refused CAPS (session.refusal) instead of ending
+	// the handshake with it.
+	probe bool
 }
 
-func (o *Options) defaults() {
+// MaxConfirmBound is the longest Options.ConfirmBound.
+const MaxConfirmBound = 10 * time.Millisecond
+
+func (o *Options) defaults() error {
 	if o.HandshakeTimeout <= 0 {
 		o.HandshakeTimeout = time.Second
 	}
 	if o.HelloInterval <= 0 {
 		o.HelloInterval = 50 * time.Millisecond
+	}
+	if o.ConfirmBound <= 0 {
+		o.ConfirmBound = 5 * time.Millisecond
+	}
+	if o.ConfirmBound > MaxConfirmBound {
+		return fmt.Errorf("link: confirmation bound %v above %v", o.ConfirmBound, MaxConfirmBound)
+	}
+	if o.OffRepeat <= 0 {
+		o.OffRepeat = time.Millisecond
+	}
+	return nil
+}
+
+func (o *Options) logf(format string, args ...any) {
+	if o.Logf != nil {
+		o.Logf(format, args...)
 	}
 }
 
@@ -79,11 +122,16 @@ type HandshakeError struct {
 	Decode    wire.DecodeStats
 	PeerMajor int   // major version the peer speaks, 0 if unknown
 	BadCaps   error // why the newest CAPS was rejected, if one was
-	Cause     error
+	// Refused is the *CapsError of a well-formed CAPS outside the host's
+	// limits or the kinematics it will drive.
+	Refused error
+	Cause   error
 }
 
 func (e *HandshakeError) Error() string {
 	switch {
+	case e.Refused != nil:
+		return fmt.Sprintf("link: %s refused: %v", e.Port, e.Refused)
 	case e.PeerMajor != 0:
 		return fmt.Sprintf("link: %s speaks protocol %d.x, haptex speaks %d.%d", e.Port, e.PeerMajor, wire.Major, wire.Minor)
 	case e.Cause != nil:
@@ -115,6 +163,7 @@ type tactileSample struct {
 type session struct {
 	conn  transport.Conn
 	opt   Options
+	want  wire.Kind
 	base  time.Time
 	nonce uint32
 
@@ -124,6 +173,23 @@ type session struct {
 	silence     time.Duration
 	stale       time.Duration
 	heartbeat   time.Duration // send a HEARTBEAT when nothing was sent for this long
+	watchdog    time.Duration // the device's watchdog_ms
+
+	// The safe state (exoskeletons): confirm holds a devices.Confirm,
+	// offReq the session time of the request it confirms, offSent that of
+	// the newest ENABLE 0. Only the control loop (Enable) moves confirm
+	// out of or into ConfirmNone; the reader and the keeper move it
+	// between the other states, with compare-and-swap.
+	confirm   atomic.Uint32
+	offReq    atomic.Int64
+	offSent   atomic.Int64
+	enOff     wire.Enable  // never changes: ENABLE 0
+	loopAt    atomic.Int64 // session time of the control loop's newest call
+	lastOn    atomic.Bool  // the newest STATE reported the stage on
+	lastAt    atomic.Int64 // when it arrived
+	safe      safeCounters
+	tacResend atomic.Bool // resend the newest TACTILE_FRAME (the array's watchdog tripped)
+	tacLast   wire.TactileFrame
 
 	// Writer side, serialised by wmu (one writer in steady state, so the
 	// mutex is never contended there; Close may write too).
@@ -131,6 +197,9 @@ type session struct {
 	enc       wire.Encoder
 	seq       uint32
 	lastSent  atomic.Int64
+	lastWrite int64        // session time of the newest frame written (under wmu)
+	gapOut    atomic.Int64 // the longest time between two frames written [ns]
+	writeWait atomic.Int64 // the longest write [ns]
 	sentAt    [ring]atomic.Int64
 	sentSeq   [ring]atomic.Uint32
 	framesOut atomic.Uint64
@@ -139,6 +208,7 @@ type session struct {
 	// Reader side: only the reader goroutine touches these, under rmu so
 	// that Stats can copy them.
 	rmu        sync.Mutex
+	poller     transport.Poller // nil: the reader goroutine alone reads
 	buf        [4096]byte
 	dec        wire.Decoder
 	bytesIn    uint64
@@ -154,6 +224,7 @@ type session struct {
 	stMsg      wire.State
 	tsMsg      wire.TactileStatus
 	erMsg      wire.ErrorReport
+	gaps       gapCounter
 
 	lastFrame atomic.Int64
 	// The newest sample, handed from the reader goroutine to the control
@@ -168,6 +239,8 @@ type session struct {
 
 	handshake chan struct{}
 	versionCh chan int
+	refusedCh chan error
+	refusal   error // a probe's refused CAPS; set before the handshake completes
 	badCaps   error // under rmu
 	lost      atomic.Pointer[LostError]
 	done      chan struct{}
@@ -178,15 +251,23 @@ var nonceCounter atomic.Uint32
 
 // dial runs the handshake over conn and starts the reader goroutine. On
 // error conn is closed.
-func dial(conn transport.Conn, opt Options) (*session, error) {
-	opt.defaults()
+// want is the kind the caller expects (0: either); a CAPS of another kind
+// is not checked against the limits, so that the caller can say it is the
+// wrong kind of device.
+func dial(conn transport.Conn, opt Options, want wire.Kind) (*session, error) {
+	if err := opt.defaults(); err != nil {
+		conn.Close()
+		return nil, err
+	}
 	s := &session{
 		conn:      conn,
 		opt:       opt,
+		want:      want,
 		base:      time.Now(),
 		nonce:     uint32(time.Now().UnixNano()) ^ nonceCounter.Add(0x9E3779B9),
 		handshake: make(chan struct{}),
 		versionCh: make(chan int, 1),
+		refusedCh: make(chan error, 1),
 		done:      make(chan struct{}),
 	}
 	s.state = statebuf.New[exoSample](1, nil)
@@ -196,6 +277,7 @@ func dial(conn transport.Conn, opt Options) (*session, error) {
 	if wl, ok := conn.(transport.WriteLimiter); ok && opt.WriteLimit > 0 {
 		wl.SetWriteLimit(opt.WriteLimit)
 	}
+	s.poller, _ = conn.(transport.Poller)
 	go s.readLoop()
 	hello := wire.Hello{Major: wire.Major, Minor: wire.Minor, Nonce: s.nonce}
 	deadline := time.Now().Add(opt.HandshakeTimeout)
@@ -210,10 +292,15 @@ func dial(conn transport.Conn, opt Options) (*session, error) {
 		timer.Reset(max(wait, 0))
 		select {
 		case <-s.handshake:
+			go s.keep()
 			return s, nil
 		case major := <-s.versionCh:
 			s.closeConn()
 			return nil, &HandshakeError{Port: conn.Name(), PeerMajor: major}
+		case err := <-s.refusedCh:
+			s.closeConn()
+			<-s.done
+			return nil, &HandshakeError{Port: conn.Name(), Refused: err}
 		case <-s.done:
 			return nil, &HandshakeError{Port: conn.Name(), Cause: s.lost.Load()}
 		case <-timer.C:
@@ -250,26 +337,58 @@ func (s *session) sendHello(h *wire.Hello) error {
 	return nil
 }
 
+// errSilent is returned by send while the host keeps silent on purpose
+// (the device did not confirm its safe state).
+var errSilent = errors.New("link: silent until the device confirms its safe state")
+
 // send writes one frame; it records the send time under the frame's seq
-// before writing, so that the reader can time the acknowledgement.
+// before writing, so that the reader can time the acknowledgement. It
+// sends nothing while the host keeps silent on purpose (checked under the
+// writer's lock, which the change to silence takes too).
 func (s *session) send(b wire.Body) error {
+	_, err := s.sendIf(b, false)
+	return err
+}
+
+// sendIf is send; with offOnly it sends only while a request for the
+// stage off is pending, so that a repeated ENABLE 0 never follows an
+// ENABLE 1 the control loop sent meanwhile.
+func (s *session) sendIf(b wire.Body, offOnly bool) (sent bool, err error) {
 	if le := s.lost.Load(); le != nil {
-		return le
+		return false, le
 	}
 	s.wmu.Lock()
+	if s.silent() {
+		s.wmu.Unlock()
+		return false, errSilent
+	}
+	if offOnly && s.confirmState() != devices.ConfirmPending {
+		s.wmu.Unlock()
+		return false, nil
+	}
+	if tf, ok := b.(*wire.TactileFrame); ok {
+		s.tacLast = *tf
+	}
 	s.seq = wire.NextSeq(s.seq)
 	now := s.now()
 	s.sentAt[s.seq%ring].Store(now)
 	s.sentSeq[s.seq%ring].Store(s.seq)
-	_, err := s.conn.Write(s.enc.Encode(b, s.seq, uint64(now/1000)))
+	_, err = s.conn.Write(s.enc.Encode(b, s.seq, uint64(now/1000)))
+	if gap := now - s.lastWrite; s.lastWrite != 0 && gap > s.gapOut.Load() {
+		s.gapOut.Store(gap)
+	}
+	if w := s.now() - now; w > s.writeWait.Load() {
+		s.writeWait.Store(w)
+	}
+	s.lastWrite = now
 	s.lastSent.Store(now)
 	s.wmu.Unlock()
 	if err != nil {
 		s.markLost(err)
-		return s.lost.Load()
+		return false, s.lost.Load()
 	}
 	s.framesOut.Add(1)
-	return nil
+	return true, nil
 }
 
 // check returns the loss error, detecting silence first.
@@ -285,10 +404,14 @@ func (s *session) check(now int64) error {
 }
 
 // keepAlive sends a HEARTBEAT when the host has been quiet long enough for
-// the device watchdog to start worrying.
+// the device watchdog to start worrying. The reader sets lastFrame only
+// after the handshake, and the keeper runs from then on, so the host
+// keeps its promise from CAPS on, whether the control loop runs or not.
 func (s *session) keepAlive(now int64) {
-	if time.Duration(now-s.lastSent.Load()) > s.heartbeat {
-		_ = s.send(&s.hb)
+	if last := s.lastSent.Load(); time.Duration(now-last) > s.heartbeat && s.lastSent.CompareAndSwap(last, now) {
+		if s.send(&s.hb) == nil {
+			s.safe.heartbeats.Add(1)
+		}
 	}
 }
 
@@ -304,8 +427,27 @@ func (s *session) closeConn() {
 	s.closeOnce.Do(func() { _ = s.conn.Close() })
 }
 
+// readLoop reads the port for the session's lifetime. On a port that can
+// be polled (transport.Poller: serial) it only waits for bytes and takes
+// them under rmu, so that the control loop can take them first (poll):
+// the reader runs at normal priority, and on a loaded machine it waited
+// tens of milliseconds for a core while the samples sat in the port.
 func (s *session) readLoop() {
 	defer close(s.done)
+	if s.poller != nil {
+		for {
+			s.rmu.Lock()
+			err := s.drain()
+			s.rmu.Unlock()
+			if err == nil {
+				err = s.poller.WaitReadable()
+			}
+			if err != nil {
+				s.markLost(err)
+				return
+			}
+		}
+	}
 	for {
 		n, err := s.conn.Read(s.buf[:])
 		if err != nil {
@@ -313,15 +455,46 @@ func (s *session) readLoop() {
 			return
 		}
 		s.rmu.Lock()
-		s.bytesIn += uint64(n)
-		for p := s.buf[:n]; len(p) > 0; {
-			k, f, _ := s.dec.Decode(p)
-			p = p[k:]
-			if f != nil {
-				s.dispatch(f)
-			}
-		}
+		s.consume(s.buf[:n])
 		s.rmu.Unlock()
+	}
+}
+
+// drain takes every byte that has arrived, without waiting (rmu held).
+func (s *session) drain() error {
+	for {
+		n, err := s.poller.TryRead(s.buf[:])
+		if n > 0 {
+			s.consume(s.buf[:n])
+		}
+		if err != nil || n == 0 {
+			return err
+		}
+	}
+}
+
+// poll lets the control loop take what has arrived itself, unless the
+// reader is at it (it never waits for the reader).
+func (s *session) poll() {
+	if s.poller == nil || !s.rmu.TryLock() {
+		return
+	}
+	err := s.drain()
+	s.rmu.Unlock()
+	if err != nil {
+		s.markLost(err)
+	}
+}
+
+// consume decodes bytes and acts on their frames (rmu held).
+func (s *session) consume(p []byte) {
+	s.bytesIn += uint64(len(p))
+	for len(p) > 0 {
+		k, f, _ := s.dec.Decode(p)
+		p = p[k:]
+		if f != nil {
+			s.dispatch(f)
+		}
 	}
 }
 
@@ -339,6 +512,13 @@ func (s *session) dispatch(f *wire.Frame) {
 	}
 	if f.Type == wire.TypeError && s.erMsg.Parse(f.Body) == nil && s.erMsg.Code == wire.CodeNotReady {
 		s.markLost(errRestarted)
+		return
+	}
+	if (f.Type == wire.TypeCapsExo || f.Type == wire.TypeCapsTactile) && len(f.Body) >= 8 && binary.LittleEndian.Uint32(f.Body[4:]) == s.nonce {
+		// The answer to a HELLO repeated before the first CAPS arrived:
+		// the device began its numbering again with it (its seq 1).
+		s.devSeq = f.Seq
+		s.lastFrame.Store(now)
 		return
 	}
 	if !wire.SeqAfter(f.Seq, s.devSeq) {
@@ -373,6 +553,8 @@ func (s *session) dispatch(f *wire.Frame) {
 		smp.arrival = now
 		s.state.Publish()
 		s.ack(m.AckSeq, now)
+		s.observe(st.Enabled, m.Status&wire.StateWatchdog != 0, now)
+		s.gap(f.Seq, f.TimeUs, now)
 	case wire.TypeTactileStatus:
 		if s.kind != wire.KindTactile || s.tsMsg.Parse(f.Body) != nil {
 			s.badFrame(f)
@@ -391,6 +573,7 @@ func (s *session) dispatch(f *wire.Frame) {
 		smp.arrival = now
 		s.status.Publish()
 		s.ack(m.AckSeq, now)
+		s.gap(f.Seq, f.TimeUs, now)
 	case wire.TypeError:
 		if s.erMsg.Parse(f.Body) != nil {
 			s.badBody++
@@ -398,8 +581,11 @@ func (s *session) dispatch(f *wire.Frame) {
 		}
 		s.errCodes[int(s.erMsg.Code)%len(s.errCodes)]++
 		s.lastErr = s.erMsg
-	case wire.TypeHeartbeat, wire.TypeCapsExo, wire.TypeCapsTactile:
-		// a sign of life (or a late answer to a repeated HELLO)
+		if s.erMsg.Code == wire.CodeWatchdog {
+			s.watchdogTripped(now)
+		}
+	case wire.TypeHeartbeat:
+		// a sign of life
 	default:
 		s.unexpected++
 	}
@@ -434,6 +620,9 @@ func (s *session) handshakeFrame(f *wire.Frame, now int64) {
 		if c.Nonce != s.nonce {
 			return
 		}
+		if err := s.opt.Limits.CheckExo(&c, s.opt.Kinematics); err != nil && s.want != wire.KindTactile && s.refuse(err) {
+			return
+		}
 		s.kind, s.capsExo = wire.KindExo, c
 		s.start(&c.Caps, f.Seq, now)
 	case wire.TypeCapsTactile:
@@ -443,6 +632,9 @@ func (s *session) handshakeFrame(f *wire.Frame, now int64) {
 			return
 		}
 		if c.Nonce != s.nonce {
+			return
+		}
+		if err := s.opt.Limits.CheckTactile(&c); err != nil && s.want != wire.KindExo && s.refuse(err) {
 			return
 		}
 		s.kind, s.capsTactile = wire.KindTactile, c
@@ -458,6 +650,20 @@ func (s *session) handshakeFrame(f *wire.Frame, now int64) {
 	}
 }
 
+// refuse ends a handshake whose CAPS the host will not drive; a probe
+// notes why and goes on.
+func (s *session) refuse(err error) bool {
+	if s.opt.probe {
+		s.refusal = err
+		return false
+	}
+	select {
+	case s.refusedCh <- err:
+	default:
+	}
+	return true
+}
+
 func (s *session) start(c *wire.Caps, seq uint32, now int64) {
 	period := time.Duration(c.PeriodUs) * time.Microsecond
 	s.silence = s.opt.SilenceTimeout
@@ -468,9 +674,20 @@ func (s *session) start(c *wire.Caps, seq uint32, now int64) {
 	if s.stale <= 0 {
 		s.stale = max(3*time.Millisecond, 3*period)
 	}
-	s.heartbeat = time.Duration(c.WatchdogMs) * time.Millisecond / 4
+	s.watchdog = time.Duration(c.WatchdogMs) * time.Millisecond
+	s.heartbeat = s.watchdog / 4
 	s.devSeq = seq
 	s.lastFrame.Store(now)
+	if s.kind == wire.KindExo {
+		// A session starts with the stage off (HELLO switched it off): a
+		// request the first STATE confirms. Nothing has been sent since
+		// HELLO, so the first ENABLE 0 goes out after OffRepeat unless a
+		// STATE has confirmed it by then.
+		s.offReq.Store(now)
+		s.offSent.Store(now)
+		s.confirm.Store(uint32(devices.ConfirmPending))
+		s.safe.requests.Add(1)
+	}
 	s.ready = true
 	close(s.handshake)
 }
@@ -492,7 +709,25 @@ type Stats struct {
 	// CommandLatency is the time from writing a COMMAND (or TACTILE_FRAME)
 	// to decoding the STATE (or TACTILE_STATUS) that acknowledges it [µs].
 	CommandLatency Latency `json:"command_to_state_us"`
-	Lost           string  `json:"lost,omitempty"`
+	// Heartbeats counts the HEARTBEATs the host sent (nothing else had
+	// gone out for watchdog_ms/4).
+	Heartbeats uint64 `json:"heartbeats"`
+	// LongestSilenceMs is the longest time between two frames the host
+	// wrote, its deliberate silence included [ms].
+	LongestSilenceMs float64 `json:"longest_silence_ms"`
+	// LongestWriteMs is the longest a frame's write took [ms]: a device
+	// that stops reading makes the host wait (at most the write limit).
+	LongestWriteMs float64 `json:"longest_write_ms"`
+	// WatchdogTrips counts the device's ERROR 7 reports the host did not
+	// cause on purpose (its silence after an unconfirmed ENABLE 0 is on
+	// purpose): each is a failure of the host's heartbeat promise.
+	WatchdogTrips uint64 `json:"watchdog_trips"`
+	// Gaps counts the samples that came more than GapNote after the one
+	// before, by cause.
+	Gaps GapStats `json:"gaps"`
+	// Safe is the account of the safe-state requests (exoskeletons).
+	Safe *SafeStats `json:"safe_state,omitempty"`
+	Lost string     `json:"lost,omitempty"`
 }
 
 func (s *session) stats() Stats {
@@ -500,6 +735,7 @@ func (s *session) stats() Stats {
 	st := Stats{
 		Port: s.conn.Name(), Kind: s.kind.String(), BytesIn: s.bytesIn, Decode: s.dec.Stats,
 		SeqLost: s.seqLost, SeqDropped: s.seqDropped, BadBody: s.badBody, Unexpected: s.unexpected,
+		Gaps: s.gaps.GapStats,
 	}
 	for _, c := range wire.Codes {
 		if n := s.errCodes[int(c.Code)%len(s.errCodes)]; n > 0 {
@@ -515,6 +751,13 @@ func (s *session) stats() Stats {
 	s.rmu.Unlock()
 	st.FramesOut = s.framesOut.Load()
 	st.CommandLatency = LatencyOf(&s.lat)
+	st.Heartbeats = s.safe.heartbeats.Load()
+	st.LongestSilenceMs = float64(s.gapOut.Load()) / 1e6
+	st.LongestWriteMs = float64(s.writeWait.Load()) / 1e6
+	st.WatchdogTrips = s.safe.watchdogTrips.Load()
+	if s.kind == wire.KindExo {
+		st.Safe = s.safe.stats()
+	}
 	if le := s.lost.Load(); le != nil {
 		st.Lost = le.Error()
 	}
@@ -546,18 +789,25 @@ type Info struct {
 	Protocol string               `json:"protocol"`
 	Exo      *devices.ExoSpec     `json:"exoskeleton,omitempty"`
 	Tactile  *devices.TactileSpec `json:"tactile,omitempty"`
+	// Refused says why the host would refuse this device's CAPS (opt's
+	// limits and kinematics), one line; empty when it would drive it.
+	Refused string `json:"refused,omitempty"`
 }
 
 // Probe runs the handshake over conn, returns what the device announced
-// and closes conn. The device's output is off afterwards (HELLO switches it
-// off).
+// (also a CAPS the host would refuse: Info.Refused) and closes conn. The
+// device's output is off afterwards (HELLO switches it off).
 func Probe(conn transport.Conn, opt Options) (Info, error) {
-	s, err := dial(conn, opt)
+	opt.probe = true
+	s, err := dial(conn, opt, 0)
 	if err != nil {
 		return Info{Port: conn.Name()}, err
 	}
 	defer s.close()
 	info := Info{Port: conn.Name(), Kind: s.kind.String()}
+	if s.refusal != nil {
+		info.Refused = s.refusal.Error()
+	}
 	switch s.kind {
 	case wire.KindExo:
 		sp := ExoSpec(&s.capsExo, opt.Transport)

@@ -26,7 +26,7 @@ var (
 // DialTactile runs the handshake over conn and returns the tactile array
 // behind it. On error conn is closed.
 func DialTactile(conn transport.Conn, opt Options) (*Tactile, error) {
-	s, err := dial(conn, opt)
+	s, err := dial(conn, opt, wire.KindTactile)
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +80,7 @@ func amplitudeOK(a float64) bool { return a >= 0 && !math.IsInf(a, 1) }
 func (t *Tactile) WriteFrame(f *devices.TactileFrame) error {
 	s := t.s
 	now := s.now()
+	s.loopAt.Store(now)
 	if err := s.check(now); err != nil {
 		return err
 	}
@@ -109,6 +110,7 @@ func (t *Tactile) WriteFrame(f *devices.TactileFrame) error {
 func (t *Tactile) Status(dst *devices.TactileStatus) error {
 	s := t.s
 	now := s.now()
+	s.poll()
 	if err := s.check(now); err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func openExo(path string) func() (devices.Exoskeleton, error) {
 		if err != nil {
 			return nil, err
 		}
-		return link.DialExo(p, link.Options{Transport: devices.TransportSerial, HandshakeTimeout: 300 * time.Millisecond, SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second})
+		return link.DialExo(p, link.Options{Transport: devices.TransportSerial, HandshakeTimeout: 300 * time.Millisecond, SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second, Limits: link.Limits{MaxExoWatchdog: 10 * time.Second, MaxTactileWatchdog: 10 * time.Second}})
 	}
 }
 
@@ -131,7 +131,7 @@ func TestTactileUnplug(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return link.DialTactile(p, link.Options{HandshakeTimeout: 300 * time.Millisecond, SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second})
+		return link.DialTactile(p, link.Options{HandshakeTimeout: 300 * time.Millisecond, SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second, Limits: link.Limits{MaxExoWatchdog: 10 * time.Second, MaxTactileWatchdog: 10 * time.Second}})
 	}
 	a, err := reconnect.NewTactile("thumb tactile", open, reconnect.Options{Interval: 10 * time.Millisecond})
 	if err != nil {

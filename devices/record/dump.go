@@ -3,16 +3,16 @@ package record
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/haptex/haptex/devices/wire"
+	"github.com/haptex/haptex/internal/safefile"
 )
 
 // Dump prints the recording at path, one line per event, with the frames
 // of the transport bytes decoded (and the damaged ones named), so that a
 // session can be debugged without the hardware.
 func Dump(w io.Writer, path string) error {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path, MaxFileSize)
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}

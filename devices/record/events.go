@@ -129,7 +129,7 @@ func (e *ReadEvent) put(b []byte) int {
 	putF64s(b[24:48], s.Joint[:])
 	putF64s(b[48:72], s.Force[:])
 	le.PutUint32(b[72:], s.Fault)
-	b[76], b[77], b[78], b[79] = b2u(s.Enabled), b2u(s.Stale), byte(e.Err), 0
+	b[76], b[77], b[78], b[79] = b2u(s.Enabled), b2u(s.Stale), byte(e.Err), byte(s.Confirm)
 	le.PutUint64(b[80:], 0)
 	return readSize + copy(b[readSize:], e.Msg)
 }
@@ -147,7 +147,7 @@ func (e *ReadEvent) Parse(b []byte) error {
 	getF64s(s.Joint[:], b[24:48])
 	getF64s(s.Force[:], b[48:72])
 	s.Fault = le.Uint32(b[72:])
-	s.Enabled, s.Stale, e.Err = b[76] != 0, b[77] != 0, Err(b[78])
+	s.Enabled, s.Stale, e.Err, s.Confirm = b[76] != 0, b[77] != 0, Err(b[78]), devices.Confirm(b[79])
 	e.Msg = string(b[readSize:])
 	return nil
 }

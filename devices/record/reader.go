@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
+
+	"github.com/haptex/haptex/internal/safefile"
 )
 
 // Event is one recorded event. Payload aliases the Reader's buffer and is
@@ -78,11 +79,16 @@ func (r *Reader) Next() (Event, error) {
 	return Event{T: time.Duration(le.Uint64(r.hdr[0:])), Kind: Kind(r.hdr[8]), Payload: p}, nil
 }
 
+// MaxFileSize bounds a recording read back: an hour of an exoskeleton at
+// 1 kHz (its calls and its bytes, a few hundred bytes a tick) is of the
+// order of a gigabyte. The readers stream it through a fixed buffer.
+const MaxFileSize = 4 << 30
+
 // ReadFile calls fn for every event of the recording at path and returns
 // its metadata. A truncated file is read up to its last complete event and
 // reported with a *TruncatedError.
 func ReadFile(path string, fn func(Event) error) (Meta, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path, MaxFileSize)
 	if err != nil {
 		return Meta{}, fmt.Errorf("record: %w", err)
 	}

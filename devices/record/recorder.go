@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices/exo"
+	"github.com/haptex/haptex/internal/safefile"
 )
 
 // Magic starts every recording.
@@ -72,8 +73,23 @@ type Options struct {
 	Lossless bool
 }
 
-// Create creates the file path (its directory too) and starts its writer.
+// Create creates the new file path (its directory too, as given) and
+// starts its writer. The file must not exist: a symbolic link at path is
+// refused, not followed (safefile.Dir.Create).
 func Create(path string, meta Meta, opt Options) (*Recorder, error) {
+	if err := os.MkdirAll(filepath.Dir(path), safefile.DirMode); err != nil {
+		return nil, fmt.Errorf("record: %w", err)
+	}
+	d, name, err := safefile.OpenParent(path)
+	if err != nil {
+		return nil, fmt.Errorf("record: %w", err)
+	}
+	defer d.Close()
+	return create(d, name, meta, opt)
+}
+
+// create creates the new recording name in d and starts its writer.
+func create(d *safefile.Dir, name string, meta Meta, opt Options) (*Recorder, error) {
 	if meta.Created.IsZero() {
 		meta.Created = time.Now()
 	}
@@ -84,13 +100,11 @@ func Create(path string, meta Meta, opt Options) (*Recorder, error) {
 	if len(js) > maxMeta {
 		return nil, fmt.Errorf("record: metadata of %d bytes", len(js))
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("record: %w", err)
-	}
-	f, err := os.Create(path)
+	f, err := d.Create(name)
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
+	path := d.Join(name)
 	r := &Recorder{path: path, start: time.Now(), f: f, w: bufio.NewWriterSize(f, 1<<16),
 		free: make(chan *chunk, poolSize), queue: make(chan *chunk, poolSize), done: make(chan struct{})}
 	r.lossless.Store(opt.Lossless)

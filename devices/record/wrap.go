@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/transport"
+	"github.com/haptex/haptex/internal/safefile"
 )
 
 // Conn records every byte read from and written to a transport.Conn.
@@ -21,11 +21,36 @@ type Conn struct {
 
 var _ transport.Conn = (*Conn)(nil)
 
-// WrapConn logs an OPEN event and returns inner with its traffic recorded.
-func WrapConn(inner transport.Conn, rec *Recorder) *Conn {
+// WrapConn logs an OPEN event and returns inner with its traffic
+// recorded (a *Conn, or a *PollConn when inner is a transport.Poller).
+func WrapConn(inner transport.Conn, rec *Recorder) transport.Conn {
 	rec.Text(KindOpen, inner.Name())
-	return &Conn{Conn: inner, rec: rec}
+	c := &Conn{Conn: inner, rec: rec}
+	if p, ok := inner.(transport.Poller); ok {
+		return &PollConn{Conn: c, poller: p}
+	}
+	return c
 }
+
+// PollConn is a Conn over a transport.Poller, which it remains.
+type PollConn struct {
+	*Conn
+	poller transport.Poller
+}
+
+var _ transport.Poller = (*PollConn)(nil)
+
+// TryRead reads without waiting and records what arrived.
+func (c *PollConn) TryRead(p []byte) (int, error) {
+	n, err := c.poller.TryRead(p)
+	if n > 0 {
+		c.rec.Bytes(KindRX, p[:n])
+	}
+	return n, err
+}
+
+// WaitReadable waits for bytes (it reads none).
+func (c *PollConn) WaitReadable() error { return c.poller.WaitReadable() }
 
 // Read reads and records what arrived.
 func (c *Conn) Read(p []byte) (int, error) {
@@ -190,7 +215,7 @@ func (t *Tactile) Close() error { return t.inner.Close() }
 // Session is the devices part of a session folder: DIR/devices/NAME.hxr,
 // one recording per device.
 type Session struct {
-	dir  string
+	dir  *safefile.Dir // DIR/devices
 	opt  Options
 	mu   sync.Mutex
 	recs []*Recorder
@@ -200,12 +225,26 @@ type Session struct {
 // dir.
 func Dir(dir string) string { return filepath.Join(dir, "devices") }
 
-// NewSession prepares dir/devices for recordings made with opt.
+// NewSession prepares dir/devices for recordings made with opt. The
+// session folder dir (its last element) and devices/ are opened without
+// following a symbolic link, and each recording is a new file: nothing
+// planted there is written through.
 func NewSession(dir string, opt Options) (*Session, error) {
-	if err := os.MkdirAll(Dir(dir), 0o755); err != nil {
+	parent, name, err := safefile.OpenParent(dir)
+	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
-	return &Session{dir: Dir(dir), opt: opt}, nil
+	defer parent.Close()
+	sess, err := parent.Sub(name, false)
+	if err != nil {
+		return nil, fmt.Errorf("record: %w", err)
+	}
+	defer sess.Close()
+	devs, err := sess.Sub("devices", true)
+	if err != nil {
+		return nil, fmt.Errorf("record: %w", err)
+	}
+	return &Session{dir: devs, opt: opt}, nil
 }
 
 // Recorder creates the recording of one device; kind is "exoskeleton" or
@@ -222,7 +261,7 @@ func (s *Session) Recorder(name, kind string, spec any) (*Recorder, error) {
 	s.mu.Lock()
 	opt := s.opt
 	s.mu.Unlock()
-	r, err := Create(filepath.Join(s.dir, name+".hxr"), Meta{Name: name, Kind: kind, Spec: js}, opt)
+	r, err := create(s.dir, name+".hxr", Meta{Name: name, Kind: kind, Spec: js}, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -252,5 +291,6 @@ func (s *Session) Close() error {
 	for _, r := range s.recs {
 		errs = append(errs, r.Close())
 	}
+	errs = append(errs, s.dir.Close())
 	return errors.Join(errs...)
 }

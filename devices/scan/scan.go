@@ -171,6 +171,9 @@ func describe(w io.Writer, p Probe) {
 	default:
 		fmt.Fprintf(w, "    not probed\n")
 	}
+	if p.Speaks && p.Device.Refused != "" {
+		fmt.Fprintf(w, "    haptex would refuse it: %s\n", p.Device.Refused)
+	}
 }
 
 // WriteText prints the report for people.

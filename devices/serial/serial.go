@@ -81,11 +81,13 @@ type Port struct {
 	wmu   sync.Mutex
 	limit atomic.Int64         // write limit [ns]
 	try   *transport.TryWriter // writes without waiting
+	tryR  *transport.TryReader // reads without waiting
 }
 
 var (
 	_ transport.Conn         = (*Port)(nil)
 	_ transport.WriteLimiter = (*Port)(nil)
+	_ transport.Poller       = (*Port)(nil)
 )
 
 func portErr(op, name string, k transport.Kind, cause error) error {
@@ -166,7 +168,7 @@ func Open(name string, opt Options) (*Port, error) {
 		data.Close()
 		return nil, portErr("open", name, transport.Other, err)
 	}
-	port := &Port{name: name, port: p, io: data, latency: lowerLatencyTimer(root, name), try: transport.NewTryWriter(raw)}
+	port := &Port{name: name, port: p, io: data, latency: lowerLatencyTimer(root, name), try: transport.NewTryWriter(raw), tryR: transport.NewTryReader(raw)}
 	port.SetWriteLimit(opt.WriteLimit)
 	_ = p.ResetInputBuffer() // stale bytes are resynchronised away anyway
 	return port, nil
@@ -211,6 +213,40 @@ func (p *Port) Read(b []byte) (int, error) {
 		// A zero-length read without error is a hang-up.
 		return 0, portErr("read", p.name, transport.Gone, io.EOF)
 	}
+}
+
+// TryRead reads what has arrived without waiting: n > 0, or 0 and nil
+// when nothing has; the errors are Read's.
+func (p *Port) TryRead(b []byte) (int, error) {
+	n, err := p.tryR.Try(b)
+	if p.closed.Load() {
+		return 0, portErr("read", p.name, transport.Closed, nil)
+	}
+	switch {
+	case n > 0:
+		return n, nil
+	case errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EINTR):
+		return 0, nil
+	case err == nil: // a zero-length read without error is a hang-up
+		return 0, portErr("read", p.name, transport.Gone, io.EOF)
+	}
+	k := classify(err)
+	if k == transport.Other {
+		k = transport.Gone
+	}
+	return 0, portErr("read", p.name, k, err)
+}
+
+// WaitReadable blocks until bytes may have arrived, or the port is closed.
+func (p *Port) WaitReadable() error {
+	err := p.tryR.Wait()
+	if p.closed.Load() {
+		return portErr("read", p.name, transport.Closed, nil)
+	}
+	if err != nil {
+		return portErr("read", p.name, transport.Gone, err)
+	}
+	return nil
 }
 
 // Write writes all of b. It first writes without waiting, which is all

@@ -14,7 +14,7 @@
 //	kind = "serial"              # sim | serial | hid
 //	port = "/dev/serial/by-id/usb-haptex_exo-if00"
 //	baud = 3000000               # optional
-//	kinematics = "thumb-exo.toml" # device description with a [kinematics] table, or "builtin"
+//	kinematics = "thumb-exo.toml" # required: a device description with a [kinematics] table, or "builtin"
 //	base_origin_m = [0.02, 0.10, -0.16] # optional base pose in the world (default: the
 //	base_x = [0.0, 0.0, 1.0]            # showcase scene's mount for the finger); x and z
 //	base_z = [0.0, 1.0, 0.0]            # are the base's axes, orthonormal
@@ -30,15 +30,17 @@
 package setup
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/haptex/haptex/internal/safefile"
 )
 
 // Finger names and indices (the same order as sim.Thumb and sim.IndexFinger).
@@ -66,9 +68,9 @@ type Device struct {
 	PID    int    `toml:"pid" json:"pid,omitempty"`
 	Serial string `toml:"serial" json:"serial,omitempty"`
 	// Exoskeletons only: where the kinematic model comes from (a device
-	// description file, relative to the devices file, or KinematicsBuiltin;
-	// empty: built in for haptex's own device models, an error otherwise)
-	// and the base pose (nil: DefaultBase of the finger).
+	// description file, relative to the devices file, or
+	// KinematicsBuiltin; required for a serial or HID exoskeleton) and the
+	// base pose (nil: DefaultBase of the finger).
 	Kinematics string      `toml:"kinematics" json:"kinematics,omitempty"`
 	BaseOrigin *[3]float64 `toml:"base_origin_m" json:"base_origin_m,omitempty"`
 	BaseX      *[3]float64 `toml:"base_x" json:"base_x,omitempty"`
@@ -110,12 +112,41 @@ func Default() *File {
 	return f
 }
 
+// MaxFileSize bounds a devices file and a device description file: a
+// few hundred bytes each; past this it is not one. Both are also held to
+// safefile.DefaultTOML's structure limits before they are decoded.
+const MaxFileSize = 1 << 20
+
 // FileError is a devices file that cannot be used.
 type FileError struct {
 	File string
 	Line int    // 0 when unknown
 	Key  string // e.g. "thumb.exoskeleton.port"
 	Msg  string
+	Err  error // the cause, for errors.Is (a safefile limit); may be nil
+}
+
+// Unwrap returns the cause.
+func (e *FileError) Unwrap() error { return e.Err }
+
+// limitError turns a refusal by safefile into a FileError naming the file
+// (and the line).
+func limitError(file string, err error) error {
+	var se *safefile.Error
+	if errors.As(err, &se) {
+		return &FileError{File: file, Line: se.Line, Msg: se.Detail, Err: err}
+	}
+	return fmt.Errorf("setup: %w", err)
+}
+
+// readTOML reads and checks the TOML file path, a regular file within
+// MaxFileSize and the structure limits.
+func readTOML(path string) ([]byte, error) {
+	data, err := safefile.ReadTOML(path, MaxFileSize, safefile.TOMLLimits{})
+	if err != nil {
+		return nil, limitError(path, err)
+	}
+	return data, nil
 }
 
 func (e *FileError) Error() string {
@@ -135,12 +166,11 @@ func (e *FileError) Error() string {
 // Load reads and checks the devices file at path, and the device
 // description files it names (their paths become absolute).
 func Load(path string) (*File, error) {
-	r, err := os.Open(path)
+	data, err := safefile.ReadFile(path, MaxFileSize)
 	if err != nil {
-		return nil, fmt.Errorf("setup: %w", err)
+		return nil, limitError(path, err)
 	}
-	defer r.Close()
-	f, err := Parse(r, path)
+	f, err := Parse(bytes.NewReader(data), path)
 	if err != nil {
 		return nil, err
 	}
@@ -153,16 +183,38 @@ func Load(path string) (*File, error) {
 			d.Kinematics = filepath.Join(filepath.Dir(path), d.Kinematics)
 		}
 		if _, err := LoadKinematics(d.Kinematics); err != nil {
-			return nil, &FileError{File: path, Key: Fingers[fi] + "." + RoleExo + ".kinematics", Msg: err.Error()}
+			return nil, &FileError{File: path, Key: Fingers[fi] + "." + RoleExo + ".kinematics", Msg: err.Error(), Err: err}
 		}
 	}
 	return f, nil
 }
 
-// Parse reads and checks a devices file; name is used in messages.
+// Parse reads and checks a devices file; name is used in messages. It
+// reads at most MaxFileSize bytes and checks the TOML structure limits
+// before decoding.
 func Parse(r io.Reader, name string) (*File, error) {
+	data, err := safefile.ReadAll(r, name, MaxFileSize)
+	if err == nil {
+		err = safefile.CheckTOML(name, data, safefile.TOMLLimits{})
+	}
+	if err != nil {
+		return nil, limitError(name, err)
+	}
+	// The file's shape first (fingers and devices are tables), so that a
+	// device written as a string gets a line that says how to write it.
+	var tree map[string]any
+	if _, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&tree); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &FileError{File: name, Line: pe.Position.Line, Msg: pe.Message}
+		}
+		return nil, &FileError{File: name, Msg: err.Error()}
+	}
+	if err := checkShape(tree, name); err != nil {
+		return nil, err
+	}
 	var raw map[string]map[string]Device
-	md, err := toml.NewDecoder(r).Decode(&raw)
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&raw)
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
@@ -194,6 +246,9 @@ func Parse(r io.Reader, name string) (*File, error) {
 				if err := checkPose(&d); err != "" {
 					return nil, &FileError{File: name, Key: key, Msg: err}
 				}
+				if d.Kind != KindSim && d.Kinematics == "" {
+					return nil, &FileError{File: name, Key: key + ".kinematics", Msg: `missing: the model haptex drives the exoskeleton with, "builtin" (haptex's own geometry, which the emulator uses) or a device description file with a [kinematics] table`}
+				}
 				f.Fingers[fi].Exoskeleton = d
 			case RoleTactile:
 				if d.Kinematics != "" || d.BaseOrigin != nil || d.BaseX != nil || d.BaseZ != nil {
@@ -211,11 +266,56 @@ func Parse(r io.Reader, name string) (*File, error) {
 	return f, nil
 }
 
-func more(keys []string) string {
-	if len(keys) == 1 {
-		return ""
+// checkShape refuses a finger or a device that is not a table.
+func checkShape(tree map[string]any, name string) error {
+	fingers := make([]string, 0, len(tree))
+	for f := range tree {
+		fingers = append(fingers, f)
 	}
-	return fmt.Sprintf("; also %s", strings.Join(keys[1:], ", "))
+	sort.Strings(fingers)
+	for _, f := range fingers {
+		roles, ok := tree[f].(map[string]any)
+		if !ok {
+			return &FileError{File: name, Key: f, Msg: fmt.Sprintf("a finger is a table of its devices ([%s.exoskeleton] and [%s.tactile]), not %s", f, f, tomlType(tree[f]))}
+		}
+		keys := make([]string, 0, len(roles))
+		for r := range roles {
+			keys = append(keys, r)
+		}
+		sort.Strings(keys)
+		for _, r := range keys {
+			if _, ok := roles[r].(map[string]any); !ok {
+				return &FileError{File: name, Key: f + "." + r, Msg: fmt.Sprintf(`a device is a table: [%s.%s] with kind = "sim", "serial" (port = ...) or "hid" (vid = ..., pid = ...), not %s`, f, r, tomlType(roles[r]))}
+			}
+		}
+	}
+	return nil
+}
+
+func tomlType(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64, float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any, []map[string]any:
+		return "an array"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+// more names the other unknown keys, the first five of them.
+func more(keys []string) string {
+	rest := keys[1:]
+	switch {
+	case len(rest) == 0:
+		return ""
+	case len(rest) > 5:
+		return fmt.Sprintf("; also %s and %d more", strings.Join(rest[:5], ", "), len(rest)-5)
+	}
+	return fmt.Sprintf("; also %s", strings.Join(rest, ", "))
 }
 
 func fingerIndex(s string) int {

@@ -3,7 +3,6 @@ package setup
 import (
 	"fmt"
 	"math"
-	"os"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -19,16 +18,12 @@ import (
 // of its own exoskeleton (devices/twin, the emulator).
 const KinematicsBuiltin = "builtin"
 
-// BuiltinModels are the exoskeleton models whose kinematics haptex knows
-// without a description file.
-var BuiltinModels = []string{twin.DefaultExoParams().Model}
-
 // LoadKinematics reads the [kinematics] table of a device description
 // file (the exo.toml format of devices/twin; other tables are ignored).
 func LoadKinematics(path string) (exo.Params, error) {
-	data, err := os.ReadFile(path)
+	data, err := readTOML(path)
 	if err != nil {
-		return exo.Params{}, fmt.Errorf("setup: %w", err)
+		return exo.Params{}, err
 	}
 	var desc struct {
 		Kinematics exo.Params `toml:"kinematics"`
@@ -78,20 +73,13 @@ func checkPose(d *Device) string {
 }
 
 // kinematics resolves finger fi's exoskeleton model and base pose.
-func (d *Device) kinematics(fi int, spec devices.ExoSpec) (record.Kinematics, error) {
+func (d *Device) kinematics(fi int) (record.Kinematics, error) {
 	var k record.Kinematics
 	switch d.Kinematics {
 	case KinematicsBuiltin:
 		k.Params = twin.DefaultExoParams().Kinematics
 	case "":
-		known := false
-		for _, m := range BuiltinModels {
-			known = known || spec.Model == m
-		}
-		if !known {
-			return k, fmt.Errorf("setup: exoskeleton model %q has no built-in kinematic model: set kinematics = \"device.toml\" (a description with a [kinematics] table) in the devices file", spec.Model)
-		}
-		k.Params = twin.DefaultExoParams().Kinematics
+		return k, fmt.Errorf(`setup: no kinematics: set kinematics = "builtin" (haptex's own geometry) or a device description file`)
 	default:
 		p, err := LoadKinematics(d.Kinematics)
 		if err != nil {

@@ -121,6 +121,7 @@ func openExo(fi int, d Device, name string, opt Options) (devices.Exoskeleton, e
 		}
 	}
 	var x devices.Exoskeleton
+	var k record.Kinematics
 	var err error
 	if d.Kind == KindSim {
 		if opt.SimExo != nil {
@@ -129,8 +130,17 @@ func openExo(fi int, d Device, name string, opt Options) (devices.Exoskeleton, e
 			x, err = emu.PhysicalExo(emu.DeviceConfig{Name: name})
 		}
 	} else {
+		// The model the servo will drive the device with, known before
+		// the handshake so that the link checks the device's CAPS against
+		// it (joint limits, torques) on every (re)connection.
+		if k, err = d.kinematics(fi); err != nil {
+			return nil, err
+		}
 		lo := opt.Link
 		lo.Transport = devices.Transport(d.Kind)
+		if lo.Kinematics, err = exo.New(k.Params); err != nil {
+			return nil, fmt.Errorf("setup: %w", err)
+		}
 		open := func() (devices.Exoskeleton, error) {
 			c, err := openConn(d)
 			if err != nil {
@@ -150,12 +160,8 @@ func openExo(fi int, d Device, name string, opt Options) (devices.Exoskeleton, e
 	if err != nil {
 		return nil, err
 	}
-	var k record.Kinematics
 	if own, ok := x.(kinematic); ok {
 		k = record.Kinematics{Params: own.Kinematics().Params(), Base: own.Base()}
-	} else if k, err = d.kinematics(fi, x.Spec()); err != nil {
-		x.Close()
-		return nil, err
 	}
 	if rec != nil {
 		err := rec.Spec(x.Spec())

@@ -3,6 +3,7 @@ package setup_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,7 @@ func TestParse(t *testing.T) {
 kind = "serial"
 port = "/dev/ttyACM0"
 baud = 2000000
+kinematics = "builtin"
 
 [thumb.tactile]
 kind = "hid"
@@ -41,7 +43,7 @@ kind = "sim"
 		t.Fatal(err)
 	}
 	want := setup.File{Fingers: [2]setup.Finger{
-		{Exoskeleton: setup.Device{Kind: "serial", Port: "/dev/ttyACM0", Baud: 2000000}, Tactile: setup.Device{Kind: "hid", VID: 0x1209, PID: 0x4858, Serial: "TAC-7"}},
+		{Exoskeleton: setup.Device{Kind: "serial", Port: "/dev/ttyACM0", Baud: 2000000, Kinematics: "builtin"}, Tactile: setup.Device{Kind: "hid", VID: 0x1209, PID: 0x4858, Serial: "TAC-7"}},
 		{Exoskeleton: setup.Device{Kind: "sim"}, Tactile: setup.Device{Kind: "sim"}},
 	}}
 	if *f != want {
@@ -56,11 +58,14 @@ kind = "sim"
 		{"unknown kind", "[thumb.tactile]\nkind = \"usb\"", `thumb.tactile: unknown kind "usb"`},
 		{"missing kind", "[thumb.tactile]\nport = \"/dev/x\"", "thumb.tactile: missing kind"},
 		{"serial without port", "[index.exoskeleton]\nkind = \"serial\"", "index.exoskeleton: serial device without port"},
+		{"exoskeleton without kinematics", "[index.exoskeleton]\nkind = \"serial\"\nport = \"/dev/a\"", "index.exoskeleton.kinematics: missing"},
+		{"device as a string", "[thumb]\nexoskeleton = \"serial:/dev/ttyACM0\"", `thumb.exoskeleton: a device is a table: [thumb.exoskeleton] with kind = "sim"`},
+		{"finger as a string", "thumb = \"sim\"", "thumb: a finger is a table of its devices"},
 		{"hid without pid", "[index.tactile]\nkind = \"hid\"\nvid = 0x1209", "index.tactile: hid device needs vid and pid"},
 		{"vid too large", "[index.tactile]\nkind = \"hid\"\nvid = 0x10000\npid = 1", "vid 0x10000"},
 		{"typo", "[index.tactile]\nkind = \"hid\"\nvid = 1\npid = 1\nserail = \"x\"", "index.tactile.serail: unknown key"},
 		{"sim with port", "[index.tactile]\nkind = \"sim\"\nport = \"/dev/x\"", "a simulated device takes no port"},
-		{"shared port", "[thumb.exoskeleton]\nkind = \"serial\"\nport = \"/dev/a\"\n[index.exoskeleton]\nkind = \"serial\"\nport = \"/dev/a\"", "serial /dev/a is already used by"},
+		{"shared port", "[thumb.exoskeleton]\nkind = \"serial\"\nport = \"/dev/a\"\nkinematics = \"builtin\"\n[index.exoskeleton]\nkind = \"serial\"\nport = \"/dev/a\"\nkinematics = \"builtin\"", "serial /dev/a is already used by"},
 		{"wrong type", "[thumb.exoskeleton]\nkind = 3", "rig.toml"},
 		{"partial base", "[thumb.exoskeleton]\nkind = \"serial\"\nport = \"/dev/a\"\nbase_x = [1.0, 0, 0]", "give all of base_origin_m, base_x and base_z"},
 		{"skewed base", "[thumb.exoskeleton]\nkind = \"serial\"\nport = \"/dev/a\"\nbase_origin_m = [0, 0, 0]\nbase_x = [1.0, 0, 0]\nbase_z = [0.6, 0.8, 0]", "must be orthonormal"},
@@ -164,7 +169,7 @@ func TestOpenEmulatedRig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := setup.Open(f, setup.Options{Record: sess, Link: link.Options{SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second}})
+	s, err := setup.Open(f, setup.Options{Record: sess, Link: link.Options{SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second, Limits: link.Limits{MaxExoWatchdog: 10 * time.Second, MaxTactileWatchdog: 10 * time.Second}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,28 +241,86 @@ func TestOpenErrors(t *testing.T) {
 		}
 		return f
 	}
-	_, err := setup.Open(file("[thumb.exoskeleton]\nkind = \"serial\"\nport = \""+missing+"\""), setup.Options{})
+	_, err := setup.Open(file("[thumb.exoskeleton]\nkind = \"serial\"\nport = \""+missing+"\"\nkinematics = \"builtin\""), setup.Options{})
 	var oe *setup.OpenError
 	if !errors.As(err, &oe) || oe.Finger != "thumb" || oe.Role != "exoskeleton" || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("missing port: %v", err)
 	}
 	tac := e.Plug("index-tactile").Path()
-	_, err = setup.Open(file("[index.exoskeleton]\nkind = \"serial\"\nport = \""+tac+"\""), setup.Options{})
+	_, err = setup.Open(file("[index.exoskeleton]\nkind = \"serial\"\nport = \""+tac+"\"\nkinematics = \"builtin\""), setup.Options{Link: relaxed})
 	var ke *link.KindError
 	if !errors.As(err, &ke) || !strings.Contains(err.Error(), "is a tactile array (\"haptex-emu-tactile\"), not an exoskeleton") {
 		t.Errorf("tactile array configured as exoskeleton: %v", err)
 	}
 	t.Log(err)
+	// A kinematic model whose joint 2 ends before the device's does not
+	// hold where the device can go: refused at the handshake, one line
+	// naming the CAPS field.
+	narrow := filepath.Join(t.TempDir(), "narrow.toml")
+	p := twin.DefaultExoParams().Kinematics
+	p.JointMax[1] = 0.5
+	writeKinematics(t, narrow, p)
 	thumb := e.Plug("thumb-exo").Path()
-	_, err = setup.Open(file("[thumb.exoskeleton]\nkind = \"serial\"\nport = \""+thumb+"\""), setup.Options{})
-	if err == nil || !strings.Contains(err.Error(), `model "haptex-emu-exo" has no built-in kinematic model`) {
-		t.Errorf("exoskeleton of unknown geometry: %v", err)
+	_, err = setup.Open(file("[thumb.exoskeleton]\nkind = \"serial\"\nport = \""+thumb+"\"\nkinematics = \""+narrow+"\""), setup.Options{Link: relaxed})
+	var he *link.HandshakeError
+	if !errors.As(err, &he) || !strings.Contains(err.Error(), "CAPS joint_max_urad[1] = 800000: above the kinematic model's joint 2 limit") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("exoskeleton beyond its kinematics: %v", err)
 	}
 	notDevice := filepath.Join(t.TempDir(), "plain")
 	os.WriteFile(notDevice, nil, 0o644)
 	_, err = setup.Open(file("[index.tactile]\nkind = \"serial\"\nport = \""+notDevice+"\""), setup.Options{})
 	if err == nil {
 		t.Error("a plain file opened as a device")
+	}
+}
+
+// relaxed are link options for the emulator's 10 s watchdogs (a loaded
+// CI host has frozen it for 2.4 s): above the host's default limit.
+var relaxed = link.Options{SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second,
+	Limits: link.Limits{MaxExoWatchdog: 10 * time.Second, MaxTactileWatchdog: 10 * time.Second}}
+
+func writeKinematics(t *testing.T, path string, p exo.Params) {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "[kinematics]\ntool_m = %s\npad_normal = %s\njoint_min_rad = %s\njoint_max_rad = %s\nhome_rad = %s\n",
+		arr(p.Tool), arr(p.PadNormal), arr(p.JointMin), arr(p.JointMax), arr(p.Home))
+	for _, l := range p.Links {
+		fmt.Fprintf(&b, "[[kinematics.link]]\na_m = %v\nalpha_rad = %v\nd_m = %v\noffset_rad = %v\n", l.A, l.Alpha, l.D, l.Offset)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func arr(v [3]float64) string { return fmt.Sprintf("[%v, %v, %v]", v[0], v[1], v[2]) }
+
+// Probe finds what Open would refuse, device by device: the emulator's
+// own file passes; the same devices with their roles swapped, or with
+// the default limits (the emulator's watchdogs are 10 s here), do not.
+func TestProbe(t *testing.T) {
+	e := emulator(t)
+	f, err := setup.Load(e.DevicesFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := setup.Probe(f, relaxed)
+	if len(checks) != 4 {
+		t.Fatalf("%d devices probed, want 4: %+v", len(checks), checks)
+	}
+	for _, c := range checks {
+		if c.Err != "" || c.Info == nil {
+			t.Errorf("%s %s: %s", c.Finger, c.Role, c.Err)
+		}
+	}
+	for _, c := range setup.Probe(f, link.Options{}) {
+		if !strings.Contains(c.Err, "refused: CAPS watchdog_ms = 10000") {
+			t.Errorf("%s %s with the default limits: %q", c.Finger, c.Role, c.Err)
+		}
+	}
+	f.Fingers[0].Exoskeleton.Port, f.Fingers[0].Tactile.Port = f.Fingers[0].Tactile.Port, f.Fingers[0].Exoskeleton.Port
+	checks = setup.Probe(f, relaxed)
+	if !strings.Contains(checks[0].Err, "is a tactile array, not an exoskeleton") {
+		t.Errorf("swapped: %+v", checks[0])
 	}
 }
 
@@ -296,4 +359,55 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// docBlock returns the fenced block between <!-- name --> and
+// <!-- /name --> in a Markdown file of the repository.
+func docBlock(t *testing.T, file, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i := strings.Index(s, "<!-- "+name+" -->")
+	j := strings.Index(s, "<!-- /"+name+" -->")
+	if i < 0 || j < i {
+		t.Fatalf("%s has no %s block", file, name)
+	}
+	block := s[i:j]
+	block = block[strings.Index(block, "\n```")+1:]
+	block = block[strings.Index(block, "\n")+1:]
+	return block[:strings.LastIndex(block, "```")]
+}
+
+// The devices file and the kinematics file the documents show are files
+// haptex takes: the kinematics one is haptex's own geometry.
+func TestDocumentedFiles(t *testing.T) {
+	dir := t.TempDir()
+	kin := filepath.Join(dir, "thumb-exo.toml")
+	if err := os.WriteFile(kin, []byte(docBlock(t, "docs/protocol.md", "kinematics-file")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := setup.LoadKinematics(kin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := twin.DefaultExoParams().Kinematics; p != want {
+		t.Errorf("documented kinematics %+v\nbuilt in %+v", p, want)
+	}
+	for _, file := range []string{"docs/protocol.md", "README.md"} {
+		path := filepath.Join(dir, "devices.toml")
+		if err := os.WriteFile(path, []byte(docBlock(t, file, "devices-file")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := setup.Load(path)
+		if err != nil {
+			t.Errorf("%s: %v", file, err)
+			continue
+		}
+		if f.Fingers[0].Exoskeleton.Kind != setup.KindSerial || f.Fingers[0].Exoskeleton.Kinematics == "" {
+			t.Errorf("%s: %+v", file, f.Fingers[0])
+		}
+	}
 }

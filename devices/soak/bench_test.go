@@ -28,7 +28,7 @@ func BenchmarkCommandToState(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	x, err := link.DialExo(port, link.Options{SilenceTimeout: time.Minute, StaleTimeout: time.Minute})
+	x, err := link.DialExo(port, link.Options{SilenceTimeout: time.Minute, StaleTimeout: time.Minute, Limits: link.Limits{MaxExoWatchdog: 10 * time.Second, MaxTactileWatchdog: 10 * time.Second}})
 	if err != nil {
 		b.Fatal(err)
 	}

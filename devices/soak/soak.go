@@ -152,6 +152,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			cfg.Emulator.Devices[i].WatchdogMs = 1000
 		}
 	}
+	for _, d := range cfg.Emulator.Devices {
+		// The host refuses a watchdog longer than its limit; a soak that
+		// lengthens the emulated devices' watchdogs lengthens the limit.
+		w := time.Duration(d.WatchdogMs) * time.Millisecond
+		cfg.Link.Limits.MaxExoWatchdog = max(cfg.Link.Limits.MaxExoWatchdog, w)
+		cfg.Link.Limits.MaxTactileWatchdog = max(cfg.Link.Limits.MaxTactileWatchdog, w)
+	}
 	res := Result{Bench: "devices", Go: runtime.Version(), CPUs: runtime.NumCPU()}
 	ectx, cancel := context.WithCancel(ctx)
 	defer cancel()

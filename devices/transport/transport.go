@@ -39,6 +39,18 @@ type WriteLimiter interface {
 	SetWriteLimit(d time.Duration)
 }
 
+// Poller is implemented by a Conn that can be read without waiting and
+// waited on without reading, so that a real-time loop can take the bytes
+// that arrived itself instead of waiting for a reader goroutine to be
+// scheduled. TryRead returns at once: n > 0, or 0 and nil when nothing has
+// arrived, or Read's errors. WaitReadable blocks until bytes may have
+// arrived (it may return early; it never consumes them) or the Conn is
+// closed. Reads must not overlap: the caller serialises TryRead and Read.
+type Poller interface {
+	TryRead(p []byte) (int, error)
+	WaitReadable() error
+}
+
 // Kind classifies a transport error.
 type Kind int
 

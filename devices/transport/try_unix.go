@@ -42,3 +42,60 @@ func (w *TryWriter) Try(b []byte) (int, error) {
 	w.buf = nil
 	return max(w.n, 0), w.err
 }
+
+// TryReader makes single read(2) calls on a non-blocking descriptor that
+// is registered with the runtime's poller, and waits for it to become
+// readable without reading: what a Poller needs. Its closures live in the
+// TryReader, so a call allocates nothing. One goroutine at a time may call
+// Try, one at a time Wait.
+type TryReader struct {
+	raw   syscall.RawConn
+	buf   []byte
+	n     int
+	err   error
+	ctl   func(fd uintptr)
+	calls int
+	ready bool
+	wait  func(fd uintptr) bool
+}
+
+// NewTryReader returns a TryReader for raw (from os.File.SyscallConn).
+func NewTryReader(raw syscall.RawConn) *TryReader {
+	r := &TryReader{raw: raw}
+	r.ctl = func(fd uintptr) {
+		r.n, r.err = unix.Read(int(fd), r.buf)
+	}
+	// The first call looks (a zero-timeout poll): the runtime's poller
+	// forgets a readiness it saw before the wait began. The second call
+	// comes after the poller saw the descriptor readable.
+	r.wait = func(fd uintptr) bool {
+		r.calls++
+		if r.calls > 1 {
+			return true
+		}
+		p := [1]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, _ := unix.Poll(p[:], 0)
+		return n > 0
+	}
+	return r
+}
+
+// Try makes one read(2) into b. It returns what it read (never negative)
+// and the call's error: unix.EAGAIN when nothing had arrived, nil with
+// n == 0 at end of file. It goes through Control, not Read: the runtime
+// lets one Read at a time hold a descriptor, and Wait holds it while it
+// waits.
+func (r *TryReader) Try(b []byte) (int, error) {
+	r.buf, r.n, r.err = b, 0, nil
+	if err := r.raw.Control(r.ctl); err != nil {
+		r.err = err
+	}
+	r.buf = nil
+	return max(r.n, 0), r.err
+}
+
+// Wait blocks until the descriptor is readable or closed.
+func (r *TryReader) Wait() error {
+	r.calls = 0
+	return r.raw.Read(r.wait)
+}

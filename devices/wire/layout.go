@@ -56,7 +56,7 @@ var HeaderLayout = Layout{Name: "header", From: "both", Doc: "Starts every frame
 	{0, "type", "u8", 1, "", "message type", "Type"},
 	{1, "version", "u8", 1, "", "protocol major version of the sender (1)", "Version"},
 	{2, "body_len", "u16", 1, "byte", "length of the body that follows the header", "BodyLen"},
-	{4, "seq", "u32", 1, "", "sender's frame counter: 1 for the first frame after HELLO/CAPS, +1 per frame of any type, 0 skipped on wrap", "Seq"},
+	{4, "seq", "u32", 1, "", "sender's frame counter, +1 per frame of any type, 0 skipped on wrap; CAPS is the device's 1, 0 marks a device frame sent outside a session (section 4.2)", "Seq"},
 	{8, "time_us", "u64", 1, "µs", "sender's monotonic clock when the frame was built; on STATE the sample time", "TimeUs"},
 }}
 
@@ -202,10 +202,10 @@ var Codes = []Code{
 	{CodeFraming, "FRAMING", "framing errors since HELLO", "malformed COBS, oversize or short frame, dropped"},
 	{CodeLength, "LENGTH", "body_len received", "body shorter than the layout of ref_type; dropped"},
 	{CodeUnknownType, "UNKNOWN_TYPE", "0", "ref_type is not a message this device takes; dropped"},
-	{CodeVersion, "VERSION", "the device's major version", "HELLO asked for a major version the device does not speak"},
+	{CodeVersion, "VERSION", "the device's major version", "HELLO asked for a major version the device does not speak; sent outside a session (seq 0)"},
 	{CodeSequence, "SEQUENCE", "newest accepted seq", "a duplicate or out-of-order frame was dropped"},
 	{CodeWatchdog, "WATCHDOG", "ms since the last host frame", "the host was silent longer than watchdog_ms; output disabled"},
-	{CodeNotReady, "NOT_READY", "0", "a frame other than HELLO before the handshake; dropped"},
+	{CodeNotReady, "NOT_READY", "0", "a frame other than HELLO before the handshake; dropped; sent outside a session (seq 0)"},
 	{CodeEnableRefused, "ENABLE_REFUSED", "fault bits", "ENABLE 1 refused because of a fault"},
 	{CodeRange, "RANGE", "the offending value", "a field out of range; frame dropped"},
 }

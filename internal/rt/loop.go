@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -336,4 +337,40 @@ func ReserveProcs(n int) (restore func()) {
 	}
 	runtime.GOMAXPROCS(want)
 	return func() { runtime.GOMAXPROCS(prev) }
+}
+
+// LockRealtime locks the calling goroutine to its OS thread for good and
+// puts that thread (only it) under SCHED_FIFO at priority, for a helper
+// that must not wait behind normal threads: one that takes a lock the
+// real-time loop also takes (a device link's keeper), or one that stands
+// in for hardware (the device emulator). Without the permission it
+// returns the error and the thread stays at normal priority.
+func LockRealtime(priority int) error {
+	runtime.LockOSThread()
+	// No UnlockOSThread: a thread made real-time must die with its
+	// goroutine rather than run other goroutines.
+	return setRealtime(priority)
+}
+
+var procsMu sync.Mutex
+
+// AddProcs raises GOMAXPROCS by n for threads that will sleep in the
+// kernel for the life of something (a device link's keeper thread), and
+// returns a function that takes them back. Such a thread keeps its P
+// while it sleeps until the runtime's monitor takes it back, and then
+// needs an idle one to go on: with more of them than spare Ps, one coming
+// back from its sleep waited up to 210 ms. Unlike ReserveProcs it adds to
+// whatever the setting is.
+func AddProcs(n int) (release func()) {
+	procsMu.Lock()
+	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + n)
+	procsMu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			procsMu.Lock()
+			runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0)-n, 1))
+			procsMu.Unlock()
+		})
+	}
 }

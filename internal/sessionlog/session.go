@@ -3,6 +3,10 @@
 // as they are) and a session.json with the configuration, versions and
 // summary statistics.
 //
+// The folder is new, made by Create with a name no one had; every file in
+// it is created new (a table) or replaced whole (a JSON file) through the
+// folder's descriptor, without following a symbolic link (safefile).
+//
 // Loops hand rows over through a lock-free ring per table (Table.Push, no
 // lock, no allocation, never blocks); one writer goroutine formats and
 // writes them. When the writer falls a whole ring behind, rows are dropped
@@ -15,17 +19,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/haptex/haptex/internal/safefile"
 )
 
 // Session is one session folder being written.
 type Session struct {
 	Dir string
+
+	dir *safefile.Dir
 
 	mu      sync.Mutex // guards tables and started against setup calls
 	tables  []drainer
@@ -50,23 +58,27 @@ type TableStats struct {
 
 // Create makes a new session folder under parent, named prefix followed by
 // the local start time, with a numeric suffix if that name exists.
+// parent, the user's, is resolved as given; the new folder is opened
+// without following a symbolic link.
 func Create(parent, prefix string) (*Session, error) {
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+	root, err := safefile.MkdirAll(parent)
+	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
+	defer root.Close()
 	base := prefix + time.Now().Format("20060102-150405")
-	dir := filepath.Join(parent, base)
+	name := base
+	var d *safefile.Dir
 	for i := 2; ; i++ {
-		err := os.Mkdir(dir, 0o755)
-		if err == nil {
+		if d, err = root.Mkdir(name); err == nil {
 			break
 		}
-		if !errors.Is(err, os.ErrExist) || i > 1000 {
+		if !errors.Is(err, fs.ErrExist) || i > 1000 {
 			return nil, fmt.Errorf("record: %w", err)
 		}
-		dir = filepath.Join(parent, fmt.Sprintf("%s-%d", base, i))
+		name = fmt.Sprintf("%s-%d", base, i)
 	}
-	return &Session{Dir: dir, stop: make(chan struct{}), done: make(chan error, 1), period: 20 * time.Millisecond}, nil
+	return &Session{Dir: d.Path(), dir: d, stop: make(chan struct{}), done: make(chan error, 1), period: 20 * time.Millisecond}, nil
 }
 
 // Table is one CSV file of rows of type T.
@@ -92,7 +104,7 @@ func NewTable[T any](s *Session, file string, header []string, capacity int, for
 	if s.started {
 		return nil, fmt.Errorf("record: table %s added after the session started", file)
 	}
-	f, err := os.Create(filepath.Join(s.Dir, file))
+	f, err := s.dir.Create(file)
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
@@ -180,7 +192,8 @@ func (s *Session) run() {
 }
 
 // Close stops the writer after draining every table, and flushes, syncs and
-// closes the files. Producers must have stopped pushing.
+// closes the files. Producers must have stopped pushing. WriteJSON still
+// works after Close.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	started := s.started
@@ -215,32 +228,24 @@ func (s *Session) WriteJSON(name string, v any) error {
 	if err != nil {
 		return fmt.Errorf("record: %s: %w", name, err)
 	}
-	return WriteFileAtomic(filepath.Join(s.Dir, name), append(b, '\n'))
-}
-
-// WriteFileAtomic writes data to path through a synced temporary file in
-// the same folder and a rename.
-func WriteFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("record: %w", err)
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if e := tmp.Close(); err == nil {
-		err = e
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := s.dir.WriteFile(name, append(b, '\n')); err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
 	return nil
 }
+
+// WriteFile writes data whole into the session folder as name (a
+// temporary file renamed, no symbolic link followed).
+func (s *Session) WriteFile(name string, data []byte) error {
+	if err := s.dir.WriteFile(name, data); err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	return nil
+}
+
+// Release closes the session folder's descriptor; call it once nothing
+// more is written (after Close and the last WriteJSON).
+func (s *Session) Release() error { return s.dir.Close() }
 
 // AppendFloat appends v in the shortest form that reads back to the same
 // float64, so a recorded value replays bit for bit.

@@ -162,8 +162,9 @@ func Twill() tactile.SurfaceParams {
 }
 
 // stroke fills in the contacts of a two-finger stroke at time t: speeds
-// sweep 0-300 mm/s, directions turn, the second finger (the
-// rig's index) lifts off now and then.
+// sweep 0-300 mm/s, directions turn, forces sweep 0.05-0.95 N (patches of
+// 4-24 pins), the cloth's curvature and the contact point on the pad
+// move, the second finger (the rig's index) lifts off now and then.
 func stroke(in *[tactile.NumFingers]tactile.Contact, t float64) {
 	for f := range tactile.NumFingers {
 		ph := t + float64(f)*0.37
@@ -176,8 +177,10 @@ func stroke(in *[tactile.NumFingers]tactile.Contact, t float64) {
 			Orientation: 0.3*math.Sin(0.1*ph) + float64(f)*math.Pi,
 			SlipU:       speed * math.Cos(dir),
 			SlipV:       speed * math.Sin(dir),
-			NormalForce: 0.5 + 0.3*math.Sin(ph),
-			Area:        (50 + 20*math.Sin(0.7*ph)) * 1e-6,
+			NormalForce: 0.5 + 0.45*math.Sin(ph),
+			Curvature:   30 * math.Sin(0.7*ph),
+			PadD:        1e-3 * math.Sin(0.9*ph),
+			PadL:        0.5e-3 * math.Cos(1.1*ph),
 		}
 	}
 }

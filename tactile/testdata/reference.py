@@ -4,9 +4,13 @@ the Go code with NumPy and SciPy. Run with Debian's python3-scipy:
 
     /usr/bin/python3 tactile/testdata/reference.py > tactile/testdata/reference.json
 
-1. "nnls": the two-sine metamer as non-negative least squares in relative
-   error, solved with scipy.optimize.nnls on the row-scaled system
-   (row c divided by its target e_c).
+1. "metamer": the two-sine metamer that minimises the larger of the two
+   channels' errors in felt sensation level (dB above threshold, levels
+   below threshold counting as 0 dB) over non-negative squared amplitudes:
+   the exact solution where it is non-negative (numpy.linalg.solve), else
+   the best of the two edges (one sine alone), each found numerically with
+   scipy.optimize.minimize_scalar over the sine's level, started from a
+   fine scan of it. "worst_db" is the larger error it leaves.
 2. "excitation": channel excitations of strokes over an analytic 2D height
    spectrum (test_spectrum below, mirrored in surface_test.go), by brute-force
    integration: every k-space cell is a cell of uniform spectral density,
@@ -17,11 +21,15 @@ the Go code with NumPy and SciPy. Run with Debian's python3-scipy:
    defines the surface: P(k) = P(-k), nothing outside |k| <= k_Nyquist, and
    the DC cell replaced by a round hole of the same area whose surroundings
    take the mean density of its four neighbours. The metamer amplitudes
-   for each stroke come from the same NNLS as in 1.
+   for each stroke come from the same solve as in 1.
+3. "friction": the same strokes with a friction displacement of the pad
+   added to the height: variance SIGMA_F^2 with the spectrum's shape,
+   weighted by 1 / (1 + (f / CORNER)^2), the pad's tangential compliance
+   past its corner frequency (tactile.Fingertip).
 """
 import json
 import numpy as np
-from scipy.optimize import nnls
+from scipy.optimize import minimize_scalar
 
 # Threshold tables, dB re 1 um peak (channels.go: PacinianReference,
 # NonPacinianReference).
@@ -56,10 +64,36 @@ def drive_matrix():
                      [10 ** (-p40 / 10), 10 ** (-p320 / 10)]])
 
 
+def felt(p):
+    return np.maximum(10 * np.log10(np.maximum(p, 1e-300)), 0)
+
+
+def worst_db(m, e, x):
+    return float(np.max(np.abs(felt(m @ x) - felt(e))))
+
+
 def metamer(m, e):
-    a = m / e[:, None]
-    x, _ = nnls(a, np.ones(2))
-    return x
+    x = np.linalg.solve(m, e)
+    if np.all(x >= 0):
+        return x
+    best, best_err = None, np.inf
+    for k in (0, 1):  # one sine alone
+        def err(lx, k=k):
+            x = np.zeros(2)
+            x[k] = 10.0 ** lx
+            return worst_db(m, e, x)
+        lo = np.log10(min(e) / m[:, k].max()) - 3
+        hi = np.log10(max(e) / m[:, k].min()) + 3
+        scan = np.linspace(lo, hi, 4001)
+        i = int(np.argmin([err(v) for v in scan]))
+        step = scan[1] - scan[0]
+        r = minimize_scalar(err, bounds=(scan[i] - step, scan[i] + step), method="bounded",
+                            options={"xatol": 1e-12})
+        if r.fun < best_err:
+            best_err = r.fun
+            best = np.zeros(2)
+            best[k] = 10.0 ** r.x
+    return best
 
 
 # Analytic test spectrum: an anisotropic self-affine part plus four pairs
@@ -95,7 +129,11 @@ def prepared():
     return p, dk, ku, kv
 
 
-def excitation(dir_rad, speed):
+SIGMA_F = 4e-6   # friction displacement of the pad below its corner [m]
+CORNER = 100.0   # [Hz]
+
+
+def excitation(dir_rad, speed, sigma_f=0.0):
     p, dk, ku, kv = prepared()
     S = 16
     off = ((np.arange(S) + 0.5) / S - 0.5) * dk
@@ -110,22 +148,22 @@ def excitation(dir_rad, speed):
     wgt /= wgt.sum()  # the Go code scales each direction to unit sum
     f = speed * np.abs(su * np.cos(dir_rad) + sv * np.sin(dir_rad))
     f = np.maximum(f, 1e-9)
-    var_um2 = (SIGMA * 1e6) ** 2
-    e_np = 2 * var_um2 * float((wgt * w2(NP_F, NP_DB, f)).sum())
-    e_p = 2 * var_um2 * float((wgt * w2(P_F, P_DB, f)).sum())
+    var_um2 = (SIGMA * 1e6) ** 2 + (sigma_f * 1e6) ** 2 / (1 + (f / CORNER) ** 2)
+    e_np = 2 * float((wgt * var_um2 * w2(NP_F, NP_DB, f)).sum())
+    e_p = 2 * float((wgt * var_um2 * w2(P_F, P_DB, f)).sum())
     return e_np, e_p
 
 
 def main():
     rng = np.random.default_rng(6)
     m = drive_matrix()
-    out = {"generator": "tactile/testdata/reference.py", "scipy_nnls": True}
+    out = {"generator": "tactile/testdata/reference.py"}
     cases = []
     for _ in range(40):
         e = 10 ** rng.uniform(-2, 5, size=2)
         x = metamer(m, e)
-        cases.append({"e": e.tolist(), "x": x.tolist()})
-    out["nnls"] = {"m": m.tolist(), "cases": cases}
+        cases.append({"e": e.tolist(), "x": x.tolist(), "worst_db": worst_db(m, e, x)})
+    out["metamer"] = {"m": m.tolist(), "cases": cases}
     ex = []
     for d in (0, 17, 45, 90, 133):
         for v in (0.01, 0.02, 0.05, 0.08, 0.2, 0.5):
@@ -134,6 +172,12 @@ def main():
             ex.append({"dir_deg": d, "speed": v, "e": e.tolist(),
                        "a40": float(np.sqrt(x[0])), "a320": float(np.sqrt(x[1]))})
     out["excitation"] = {"n": N, "dx": DX, "sigma": SIGMA, "strokes": ex}
+    fr = []
+    for d in (0, 45, 90):
+        for v in (0.005, 0.02, 0.08, 0.3):
+            e = np.array(excitation(np.radians(d), v, SIGMA_F))
+            fr.append({"dir_deg": d, "speed": v, "e": e.tolist()})
+    out["friction"] = {"sigma_f": SIGMA_F, "corner_hz": CORNER, "strokes": fr}
     print(json.dumps(out, indent=1))
 
 

@@ -1,0 +1,576 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/haptex/haptex/calib/psych"
+)
+
+// experimentReport builds the page of an experiment's subject folder.
+func experimentReport(dir, out string) (*page, error) {
+	pg := &page{Kind: "experiment", Dir: dir}
+	var side, fit map[string]any
+	if b, err := readFile(filepath.Join(dir, "sidecar.json")); err == nil {
+		if err := json.Unmarshal(b, &side); err != nil {
+			pg.note("sidecar.json is not valid JSON (%v)", err)
+		}
+	} else {
+		pg.note("no sidecar.json (%v): the procedure's scale is taken as linear", err)
+	}
+	fitPath := filepath.Join(dir, "fit.json")
+	var fitRaw []byte
+	if b, err := readFile(fitPath); err == nil {
+		fitRaw = b
+		if err := json.Unmarshal(b, &fit); err != nil {
+			pg.note("fit.json is not valid JSON (%v): no fit", err)
+		}
+	} else {
+		pg.note("no fit.json (%v): the run has not finished, so there is no fit yet", err)
+	}
+	name := str(lookup(side, "experiment.name"))
+	if name == "" {
+		name = str(fit["experiment"])
+	}
+	subject := str(side["subject"])
+	if subject == "" {
+		subject = str(fit["subject"])
+	}
+	pg.Title = fmt.Sprintf("Experiment %s, subject %s", name, subject)
+	unit := str(lookup(side, "experiment.stimulus.unit"))
+	scale := procedureScale(lookup(side, "experiment.procedure"))
+	pg.experimentProvenance(side, scale)
+
+	trials, err := pg.read(dir, "trials.csv", "no staircase tracks and no delivered stimuli", func(c string) int {
+		switch {
+		case c == "unit" || strings.HasSuffix(c, "_role") || c == "wall_time":
+			return text
+		case c == "trial" || c == "stream" || c == "x" || c == "positive" || c == "test_interval" || c == "response":
+			return numeric
+		case deliveredColumn.MatchString(c) || strings.HasSuffix(c, "_value"):
+			return numeric
+		}
+		return skip
+	})
+	if err != nil {
+		return nil, err
+	}
+	if trials != nil {
+		if unit == "" && len(trials.str["unit"]) > 0 {
+			unit = trials.str["unit"][0]
+		}
+		if err := pg.trackFigure(trials, scale, unit, out); err != nil {
+			return nil, err
+		}
+	}
+	if fit != nil {
+		if err := pg.fitFigures(fitRaw, side, scale, unit, out); err != nil {
+			return nil, err
+		}
+	}
+	if trials != nil {
+		if err := pg.deliveredFigures(trials, unit, out); err != nil {
+			return nil, err
+		}
+		pg.trialsTable(filepath.Join(dir, "trials.csv"))
+	}
+	if side != nil {
+		if e, ok := side["experiment"]; ok {
+			b, _ := json.MarshalIndent(e, "", "  ")
+			pg.Config = string(b)
+		}
+	}
+	return pg, nil
+}
+
+// procedureScale finds the scale the procedure steps on (the first
+// "scale" in its configuration, the tracks of an interleaved one
+// included); "linear" when it names none.
+func procedureScale(v any) string {
+	switch x := v.(type) {
+	case map[string]any:
+		if s, ok := x["scale"].(string); ok {
+			return s
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if s := procedureScale(x[k]); s != "linear" {
+				return s
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if s := procedureScale(e); s != "linear" {
+				return s
+			}
+		}
+	}
+	return "linear"
+}
+
+func (pg *page) experimentProvenance(side map[string]any, scale string) {
+	add := func(k, v string) {
+		if v != "" {
+			pg.Provenance = append(pg.Provenance, [2]string{k, v})
+		}
+	}
+	add("title", str(lookup(side, "experiment.title")))
+	add("file", fmt.Sprintf("%s (sha256 %s)", str(side["file"]), str(side["file_sha256"])))
+	add("stimulus", str(lookup(side, "experiment.stimulus.kind")))
+	add("procedure", fmt.Sprintf("%s, stepping on a %s scale", str(lookup(side, "experiment.procedure.kind")), scale))
+	add("fabric", fmt.Sprintf("%s (sha256 %s)", str(lookup(side, "fabric.name")), str(lookup(side, "fabric.sha256"))))
+	if obs, ok := side["observers"].([]any); ok {
+		for _, o := range obs {
+			add("simulated observer", str(o))
+		}
+	}
+	add("started", str(side["created"]))
+	if sw, ok := side["software"].(map[string]any); ok {
+		add("haptex", fmt.Sprintf("%v, commit %v, %v", sw["haptex"], sw["commit"], sw["go"]))
+	}
+}
+
+// logAxis puts a logarithmic scale on an axis when the procedure stepped
+// on one and every value is positive.
+func logAxis(a *plot.Axis, scale string, values []float64) bool {
+	if scale != "log10" && scale != "db" {
+		return false
+	}
+	for _, v := range values {
+		if finite(v) && v <= 0 {
+			return false
+		}
+	}
+	a.Scale = plot.LogScale{}
+	a.Tick.Marker = logTicks{}
+	return true
+}
+
+// trackFigure draws each stream's stimulus over its trials: filled marks
+// for positive responses, open for negative.
+func (pg *page) trackFigure(t *table, scale, unit, out string) error {
+	trial, x, pos := t.num["trial"], t.num["x"], t.num["positive"]
+	if x == nil || pos == nil {
+		pg.note("trials.csv lacks x or positive: no staircase tracks")
+		return nil
+	}
+	stream := t.num["stream"]
+	p := plot.New()
+	p.Title.Text = "Staircase tracks"
+	p.X.Label.Text = "trial"
+	p.Y.Label.Text = "stimulus [" + unit + "]"
+	onLog := logAxis(&p.Y, scale, x)
+	streams := map[int]plotter.XYs{}
+	var ids []int
+	for i := range x {
+		s := 0
+		if stream != nil && finite(stream[i]) {
+			s = int(stream[i])
+		}
+		n := float64(i)
+		if trial != nil && finite(trial[i]) {
+			n = trial[i]
+		}
+		if !finite(x[i]) || onLog && x[i] <= 0 {
+			continue
+		}
+		if _, ok := streams[s]; !ok {
+			ids = append(ids, s)
+		}
+		streams[s] = append(streams[s], plotter.XY{X: n + 1, Y: x[i]})
+	}
+	if len(ids) == 0 {
+		pg.note("trials.csv has no trial with a stimulus")
+		return nil
+	}
+	sort.Ints(ids)
+	colours := []color.RGBA{blue, orange, green, red}
+	posGlyph := func(c color.RGBA) draw.GlyphStyle {
+		return draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
+	}
+	negGlyph := func(c color.RGBA) draw.GlyphStyle {
+		return draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: draw.RingGlyph{}}
+	}
+	for k, s := range ids {
+		c := colours[k%len(colours)]
+		pts := streams[s]
+		line, err := plotter.NewLine(pts)
+		if err != nil {
+			continue
+		}
+		line.Color = c
+		line.Width = vg.Points(0.8)
+		p.Add(line)
+		var yes, no plotter.XYs
+		j := 0
+		for i := range x {
+			si := 0
+			if stream != nil && finite(stream[i]) {
+				si = int(stream[i])
+			}
+			if si != s || !finite(x[i]) || onLog && x[i] <= 0 {
+				continue
+			}
+			if pos[i] == 1 {
+				yes = append(yes, pts[j])
+			} else {
+				no = append(no, pts[j])
+			}
+			j++
+		}
+		label := "track"
+		if len(ids) > 1 {
+			label = fmt.Sprintf("stream %d", s)
+		}
+		if len(yes) > 0 {
+			sc, _ := plotter.NewScatter(yes)
+			sc.GlyphStyle = posGlyph(c)
+			p.Add(sc)
+			p.Legend.Add(label+": positive response", sc)
+		}
+		if len(no) > 0 {
+			sc, _ := plotter.NewScatter(no)
+			sc.GlyphStyle = negGlyph(c)
+			p.Add(sc)
+			p.Legend.Add(label+": negative response", sc)
+		}
+	}
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	fig, err := render(p, wideW, wideH, out, "tracks", "Staircase tracks",
+		fmt.Sprintf("The stimulus of each trial in the order presented, on the %s axis the procedure stepped on; filled: positive response (correct, or yes), open: negative.", scale))
+	if err != nil {
+		return err
+	}
+	pg.Figures = append(pg.Figures, fig)
+	return nil
+}
+
+// fitStream is one stream of fit.json, as far as the report reads it.
+type fitStream struct {
+	Stream   int            `json:"stream"`
+	Estimate map[string]any `json:"estimate"`
+	Fit      *struct {
+		PF        json.RawMessage `json:"pf"`
+		Threshold float64         `json:"threshold"`
+		Criterion float64         `json:"criterion"`
+		Warnings  []string        `json:"warnings"`
+		AtBound   []string        `json:"at_bound"`
+		Data      []struct {
+			X float64 `json:"x"`
+			K int     `json:"k"`
+			N int     `json:"n"`
+		} `json:"data"`
+	} `json:"fit"`
+	Bootstrap *struct {
+		Level     float64 `json:"level"`
+		Threshold struct {
+			Lo float64 `json:"lo"`
+			Hi float64 `json:"hi"`
+		} `json:"threshold"`
+		DevianceP *float64 `json:"deviance_p"`
+	} `json:"bootstrap"`
+	FitError string   `json:"fit_error"`
+	Warnings []string `json:"warnings"`
+}
+
+// fitFigures draws each stream's psychometric fit: the data (marker area
+// by trial count), the fitted function, the threshold and its bootstrap
+// interval, on the procedure's axis; warnings go to the page.
+func (pg *page) fitFigures(raw []byte, side map[string]any, scale, unit, out string) error {
+	var an struct {
+		Streams  []fitStream `json:"streams"`
+		Warnings []string    `json:"warnings"`
+	}
+	if err := json.Unmarshal(raw, &an); err != nil {
+		pg.note("fit.json: %v: no fit", err)
+		return nil
+	}
+	pg.Warnings = append(pg.Warnings, an.Warnings...)
+	freqs, _ := lookup(side, "experiment.stimulus.frequency_hz").([]any)
+	for _, s := range an.Streams {
+		label := fmt.Sprintf("stream %d", s.Stream)
+		if s.Stream < len(freqs) {
+			label = fmt.Sprintf("%g Hz", num(freqs[s.Stream]))
+		}
+		for _, w := range s.Warnings {
+			pg.Warnings = append(pg.Warnings, label+": "+w)
+		}
+		if s.FitError != "" {
+			pg.Warnings = append(pg.Warnings, fmt.Sprintf("%s: no fit: %s", label, s.FitError))
+			continue
+		}
+		if s.Fit == nil {
+			continue
+		}
+		for _, w := range s.Fit.Warnings {
+			pg.Warnings = append(pg.Warnings, label+": "+w)
+		}
+		if len(s.Fit.AtBound) > 0 {
+			pg.Warnings = append(pg.Warnings, fmt.Sprintf("%s: the fit's %s ended on a search bound: the data do not pin it down", label, strings.Join(s.Fit.AtBound, ", ")))
+		}
+		var pf psych.PF
+		if err := json.Unmarshal(s.Fit.PF, &pf); err != nil || pf.Validate() != nil {
+			pg.note("%s: fit.json's psychometric function does not read (%v): no curve", label, err)
+			continue
+		}
+		p := plot.New()
+		p.Title.Text = "Psychometric fit, " + label
+		p.X.Label.Text = "stimulus [" + unit + "]"
+		p.Y.Label.Text = "proportion positive"
+		p.Y.Min, p.Y.Max = 0, 1
+		xs := []float64{s.Fit.Threshold}
+		for _, d := range s.Fit.Data {
+			xs = append(xs, d.X)
+		}
+		if b := s.Bootstrap; b != nil {
+			xs = append(xs, b.Threshold.Lo, b.Threshold.Hi)
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, v := range xs {
+			if finite(v) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+		if math.IsInf(lo, 0) {
+			continue
+		}
+		onLog := logAxis(&p.X, scale, xs)
+		if onLog {
+			r := math.Pow(hi/lo, 0.06)
+			if r <= 1 {
+				r = 1.2
+			}
+			p.X.Min, p.X.Max = lo/r, hi*r
+		} else {
+			pad := 0.06 * (hi - lo)
+			if pad == 0 {
+				pad = 1
+			}
+			p.X.Min, p.X.Max = lo-pad, hi+pad
+		}
+		if b := s.Bootstrap; b != nil && finite(b.Threshold.Lo) && finite(b.Threshold.Hi) {
+			if err := shade(p, [][2]float64{{b.Threshold.Lo, b.Threshold.Hi}}, 0, 1, rgba(214, 39, 40, 40),
+				fmt.Sprintf("%.0f %% interval of the threshold [%.4g, %.4g]", 100*b.Level, b.Threshold.Lo, b.Threshold.Hi)); err != nil {
+				return err
+			}
+		}
+		curve := make(plotter.XYs, 400)
+		for i := range curve {
+			f := float64(i) / 399
+			x := p.X.Min + f*(p.X.Max-p.X.Min)
+			if onLog {
+				x = p.X.Min * math.Pow(p.X.Max/p.X.Min, f)
+			}
+			curve[i] = plotter.XY{X: x, Y: pf.Prob(x)}
+		}
+		line, err := plotter.NewLine(curve)
+		if err == nil {
+			line.Color, line.Width = blue, vg.Points(1.5)
+			p.Add(line)
+			p.Legend.Add(pf.Form.String()+" fit", line)
+		}
+		maxN := 1
+		for _, d := range s.Fit.Data {
+			maxN = max(maxN, d.N)
+		}
+		var pts plotter.XYs
+		var ns []int
+		for _, d := range s.Fit.Data {
+			if d.N > 0 && finite(d.X) && (!onLog || d.X > 0) {
+				pts = append(pts, plotter.XY{X: d.X, Y: float64(d.K) / float64(d.N)})
+				ns = append(ns, d.N)
+			}
+		}
+		if len(pts) > 0 {
+			sc, _ := plotter.NewScatter(pts)
+			sc.GlyphStyleFunc = func(i int) draw.GlyphStyle {
+				return draw.GlyphStyle{Color: grey, Radius: vg.Points(1.5 + 3.5*math.Sqrt(float64(ns[i])/float64(maxN))), Shape: draw.CircleGlyph{}}
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
+			p.Add(sc)
+			p.Legend.Add(fmt.Sprintf("data (area: trials, up to %d)", maxN), sc)
+		}
+		if finite(s.Fit.Threshold) && (!onLog || s.Fit.Threshold > 0) {
+			mark, err := plotter.NewLine(plotter.XYs{{X: s.Fit.Threshold, Y: 0}, {X: s.Fit.Threshold, Y: pf.Prob(s.Fit.Threshold)}})
+			if err == nil {
+				mark.Color = red
+				mark.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+				p.Add(mark)
+				p.Legend.Add(fmt.Sprintf("threshold %.4g %s", s.Fit.Threshold, unit), mark)
+			}
+		}
+		p.Legend.Top = false
+		p.Legend.Left = !(s.Fit.Threshold < (p.X.Min+p.X.Max)/2)
+		p.Add(plotter.NewGrid())
+		caption := fmt.Sprintf("Proportion of positive responses per stimulus, the maximum-likelihood fit, its threshold and its bootstrap interval, on the %s axis the procedure stepped on.", scale)
+		if est, ok := s.Estimate["threshold"].(float64); ok {
+			caption += fmt.Sprintf(" The procedure's own estimate: %.4g %s.", est, unit)
+		}
+		fig, err := render(p, panelW*1.5, panelH*1.2, out, fmt.Sprintf("fit-%d", s.Stream), "Psychometric fit, "+label, caption)
+		if err != nil {
+			return err
+		}
+		pg.Figures = append(pg.Figures, fig)
+	}
+	return nil
+}
+
+// deliveredColumn matches an interval's measure of what reached the
+// finger: peak forces, delivered amplitudes, and any column named
+// "delivered".
+var deliveredColumn = regexp.MustCompile(`^i(\d+)_(.*(delivered|peak_force).*)$`)
+
+// deliveredFigures draws, for every measure of what reached the finger
+// that trials.csv records per interval, its value in the test interval
+// (filled) and the reference (open) against the trial's nominal stimulus.
+func (pg *page) deliveredFigures(t *table, unit, out string) error {
+	x, test := t.num["x"], t.num["test_interval"]
+	if x == nil || test == nil {
+		pg.note("trials.csv lacks x or test_interval: no delivered-against-nominal figures")
+		return nil
+	}
+	var measures []string
+	seen := map[string]bool{}
+	for _, h := range t.header {
+		if m := deliveredColumn.FindStringSubmatch(h); m != nil && !seen[m[2]] {
+			seen[m[2]] = true
+			measures = append(measures, m[2])
+		}
+	}
+	var panels []*plot.Plot
+	for _, m := range measures {
+		var tst, ref plotter.XYs
+		for i := range x {
+			k := int(test[i])
+			for iv := 1; iv <= 4; iv++ {
+				col := t.num[fmt.Sprintf("i%d_%s", iv, m)]
+				if col == nil || !finite(col[i]) || !finite(x[i]) {
+					continue
+				}
+				if iv == k {
+					tst = append(tst, plotter.XY{X: x[i], Y: col[i]})
+				} else {
+					ref = append(ref, plotter.XY{X: x[i], Y: col[i]})
+				}
+			}
+		}
+		if len(tst) == 0 {
+			continue
+		}
+		p := plot.New()
+		p.Title.Text = measureTitle(m)
+		p.X.Label.Text = "nominal stimulus [" + unit + "]"
+		p.Y.Label.Text = measureUnit(m)
+		sc, _ := plotter.NewScatter(tst)
+		sc.GlyphStyle = draw.GlyphStyle{Color: blue, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+		p.Add(sc)
+		p.Legend.Add("test interval", sc)
+		if len(ref) > 0 {
+			rs, _ := plotter.NewScatter(ref)
+			rs.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(2.5), Shape: draw.RingGlyph{}}
+			p.Add(rs)
+			p.Legend.Add("reference", rs)
+		}
+		p.Legend.Top = true
+		p.Add(plotter.NewGrid())
+		panels = append(panels, p)
+	}
+	if len(panels) == 0 {
+		pg.note("trials.csv records no delivered measure per interval")
+		return nil
+	}
+	const perRow = 3
+	var rows [][]*plot.Plot
+	for i := 0; i < len(panels); i += perRow {
+		row := panels[i:min(len(panels), i+perRow)]
+		for len(row) < perRow {
+			row = append(row, emptyPlot())
+		}
+		rows = append(rows, row)
+	}
+	fig, err := renderTiles(rows, []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}, wideW, vg.Length(len(rows))*7*vg.Centimeter, out, "delivered",
+		"Delivered against nominal",
+		"Each trial's nominal stimulus against what reached the fingers in its intervals, as recorded: filled, the test interval; open, the reference.")
+	if err != nil {
+		return err
+	}
+	pg.Figures = append(pg.Figures, fig)
+	return nil
+}
+
+func emptyPlot() *plot.Plot {
+	p := plot.New()
+	p.HideAxes()
+	return p
+}
+
+// measureTitle is a measure's column name as words, without its unit.
+func measureTitle(m string) string {
+	for _, suf := range []string{"_um", "_n", "_s", "_m", "_db", "_pct"} {
+		if strings.HasSuffix(m, suf) {
+			m = strings.TrimSuffix(m, suf)
+			break
+		}
+	}
+	return strings.ReplaceAll(m, "_", " ")
+}
+
+// measureUnit reads a measure's unit from its column name's suffix.
+func measureUnit(m string) string {
+	for suf, u := range map[string]string{"_um": "µm", "_n": "N", "_s": "s", "_m": "m", "_db": "dB", "_pct": "%"} {
+		if strings.HasSuffix(m, suf) {
+			return u
+		}
+	}
+	return "value"
+}
+
+// trialsTable puts every trial's first columns on the page, as recorded.
+func (pg *page) trialsTable(path string) {
+	t, err := readTable(path, func(c string) int {
+		switch c {
+		case "trial", "stream", "x", "unit", "test_interval", "response", "positive", "rt_s", "estimate":
+			return text
+		}
+		return skip
+	})
+	if err != nil || t == nil {
+		return
+	}
+	td := &tableData{Title: "Trials"}
+	var cols []string
+	for _, h := range t.header {
+		if t.str[h] != nil {
+			cols = append(cols, h)
+		}
+	}
+	td.Head = cols
+	for i := range t.rows {
+		row := make([]string, len(cols))
+		for j, c := range cols {
+			row[j] = t.str[c][i]
+			if v, err := strconv.ParseFloat(row[j], 64); err == nil && c != "trial" && c != "stream" {
+				row[j] = strconv.FormatFloat(v, 'g', 5, 64)
+			}
+		}
+		td.Rows = append(td.Rows, row)
+	}
+	pg.TrialsTable = td
+}

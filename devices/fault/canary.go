@@ -1,0 +1,82 @@
+package fault
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/haptex/haptex/internal/rt"
+)
+
+// Canaries tell a stop of the machine from a fault of the code under
+// test: one thread pinned to each CPU, under SCHED_FIFO at the priority
+// given (where permitted), wakes every millisecond and records when it
+// woke more than Hold late. This virtual machine stops one CPU at a time
+// for milliseconds (README, "Real-time timing"), and then every thread on
+// that CPU stops with it, whatever its code; a canary on that CPU sees
+// it. A thread of the code under test that is late while every canary ran
+// on time was held by the code (or the Go runtime), not by the machine.
+type Canaries struct {
+	clock *rt.Clock
+	mu    sync.Mutex
+	spans [][2]time.Duration // [from, to] on clock
+	n     int                // threads started
+}
+
+// Hold is the lateness a canary records as a stop of its CPU.
+const Hold = 4 * time.Millisecond
+
+// StartCanaries starts a canary on every CPU this process may use; they
+// run until ctx is done. Each keeps a thread asleep in the kernel, so give
+// the process a P for each (rt.ReserveProcs(c.Threads())).
+func StartCanaries(ctx context.Context, clock *rt.Clock, priority int) *Canaries {
+	c := &Canaries{clock: clock}
+	var set unix.CPUSet
+	if unix.SchedGetaffinity(0, &set) != nil {
+		return c
+	}
+	for cpu := range 1024 {
+		if !set.IsSet(cpu) {
+			continue
+		}
+		c.n++
+		go c.run(ctx, cpu, priority)
+	}
+	return c
+}
+
+// Threads is the number of canary threads.
+func (c *Canaries) Threads() int { return c.n }
+
+func (c *Canaries) run(ctx context.Context, cpu, priority int) {
+	_ = rt.LockRealtime(priority)
+	var one unix.CPUSet
+	one.Set(cpu)
+	_ = unix.SchedSetaffinity(0, &one)
+	ts := unix.NsecToTimespec(int64(time.Millisecond))
+	for ctx.Err() == nil {
+		t0 := c.clock.Now()
+		_ = unix.ClockNanosleep(unix.CLOCK_MONOTONIC, 0, &ts, nil)
+		if t1 := c.clock.Now(); t1-t0 > time.Millisecond+Hold {
+			c.mu.Lock()
+			c.spans = append(c.spans, [2]time.Duration{t0, t1})
+			c.mu.Unlock()
+		}
+	}
+}
+
+// Held reports the longest stop of a CPU that overlaps [from, to] on the
+// clock, 0 if none.
+func (c *Canaries) Held(from, to time.Duration) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var worst time.Duration
+	for _, sp := range c.spans {
+		if sp[0] < to && sp[1] > from {
+			worst = max(worst, sp[1]-sp[0]-time.Millisecond)
+		}
+	}
+	return worst
+}
