@@ -118,21 +118,6 @@ var (
 	}
 )
 
-// cueOf returns the cue of a stimulus dimension.
-func cueOf(k Kind) *Cue {
-	switch k {
-	case Stiffness:
-		return cueLoadingStiffness
-	case ForceScale:
-		return cueContactForce
-	case TactileLevel:
-		return cueVibration
-	case TactileTone:
-		return cueVibrationDetection
-	}
-	return nil
-}
-
 // measureCue computes the cue of one interval's trace; script is the
 // interval's handling motion.
 func measureCue(c *Cue, tr *rig.IntervalTrace, script *twin.Script) (float64, error) {

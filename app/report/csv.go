@@ -107,16 +107,6 @@ func readTable(path string, want func(col string) int) (*table, error) {
 	return t, nil
 }
 
-// has reports whether the file has the column.
-func (t *table) has(name string) bool {
-	for _, h := range t.header {
-		if h == name {
-			return true
-		}
-	}
-	return false
-}
-
 // notes says what the report could not read in the table.
 func (t *table) notes() []string {
 	var n []string

@@ -140,8 +140,6 @@ func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 
 func baseName(p string) string { return filepath.Base(filepath.Clean(p)) }
 
-func dirOf(p string) string { return filepath.Dir(p) }
-
 // subjectFolders lists the folders under dir that hold a trials.csv.
 func subjectFolders(dir string) []string {
 	ents, err := os.ReadDir(dir)
