@@ -74,8 +74,8 @@ var (
 // normal force it had when the pull began, on the 64² mesh (to 12 mm of
 // the 36 mm pull). The goal is < 5 % of the curve's peak.
 //
-// Why graded. On uniform meshes the same comparison gives 10.0 % (24²) and
-// 7.6 % (32²), the coarse meshes stiffer: a grip of about 6 mm radius
+// Why graded. On uniform meshes the same comparison gives 13.1 % (24²) and
+// 11.5 % (32²), the coarse meshes stiffer: a grip of about 6 mm radius
 // pulled on a membrane has a stiffness ∝ 1/ln(R/a), and 13 mm (24²) or
 // 9.7 mm (32²) elements enlarge the grip. Scratch runs of this curve
 // ruled out the other suspects: removing the in-plane
