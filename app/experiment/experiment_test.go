@@ -6,7 +6,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -239,12 +238,7 @@ func TestTrialRecord(t *testing.T) {
 			if r[col[i+"value"]] != want {
 				t.Fatalf("interval %s %s: value %s", i, r[col[i+"role"]], r[col[i+"value"]])
 			}
-			// Measured, not its sign: on this 8-node mesh the pads travel
-			// 0.2-2 mm of the stretch while the cloth holds them, and the
-			// secant stiffness over so short a travel takes either sign
-			// (-166 to 290 N/m over these four intervals, 0.08 to 770
-			// N/m with the cloth before its Newton integrator).
-			if c, err := strconv.ParseFloat(r[col[i+"cue"]], 64); err != nil || math.IsNaN(c) || math.IsInf(c, 0) || c == 0 {
+			if c, err := strconv.ParseFloat(r[col[i+"cue"]], 64); err != nil || !(c > 0) {
 				t.Fatalf("interval %s: cue %q", i, r[col[i+"cue"]])
 			}
 		}
