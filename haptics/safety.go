@@ -65,6 +65,7 @@ type guard struct {
 	jInv   exo.Mat3
 	jInvOK bool
 	qdPrev [3]float64 // joint speed of the previous fresh sample [rad/s]
+	qdd    [3]float64 // joint acceleration between the last two fresh samples [rad/s²]
 
 	// The previous fresh sample's device time and the host time it was read.
 	devT, hostT time.Duration
@@ -260,16 +261,44 @@ func boundTorque(tau [3]float64, jInv *exo.Mat3, ok bool, friction, qd [3]float6
 	return tau
 }
 
+// pushesAtLimit reports whether torques tau [N·m] push the finger harder
+// than fLim [N] once the drive has taken its share: its friction while a
+// joint moves the way its torque drives it (as in boundTorque), and the
+// torque that accelerates its rotors, inertia[i] |q̈ᵢ|, while a joint
+// also speeds up that way (qd, qdd: joint speed [rad/s] and acceleration
+// [rad/s²]). It takes J's inverse.
+func pushesAtLimit(tau [3]float64, jInv *exo.Mat3, friction, inertia, qd, qdd [3]float64, fLim float64) bool {
+	var allow [3]float64
+	for i := range 3 {
+		if tau[i]*qd[i] > 0 {
+			allow[i] = friction[i]
+			if tau[i]*qdd[i] > 0 {
+				allow[i] += inertia[i] * math.Abs(qdd[i])
+			}
+		}
+	}
+	return vec3.Norm(impliedForce(jInv, beyond(tau, allow))) > fLim
+}
+
 // limitTorque applies boundTorque to a commanded torque at the finger's
 // continuous force limit and records the torque for the plausibility
-// check of the samples it will act on.
-func (fs *fingerServo) limitTorque(tau [3]float64, cfg *Config) [3]float64 {
+// check of the samples it will act on. It also reports whether the bound
+// saturates the force loop: it clipped the torque, and the torque would
+// have pushed the finger past the limit even after what the rotors'
+// acceleration takes (pushesAtLimit). The bound itself allows for no
+// inertia (a rotor it let spin up would bring its momentum to the
+// finger), so it also clips while the motors accelerate the drive at the
+// start of a force step; the torque it removes there would not have
+// reached the finger, and the loop's integrator runs on.
+func (fs *fingerServo) limitTorque(tau [3]float64, cfg *Config) (bounded [3]float64, saturated bool) {
 	qd := fs.ctl.qd
 	g := &fs.guard
-	tau = boundTorque(tau, &g.jInv, g.jInvOK, driveFriction(cfg, &qd, true), qd, fs.maxForce)
-	g.torques[g.nTorques%torqueHistory] = tau
+	friction := driveFriction(cfg, &qd, true)
+	bounded = boundTorque(tau, &g.jInv, g.jInvOK, friction, qd, fs.maxForce)
+	saturated = bounded != tau && (!g.jInvOK || pushesAtLimit(tau, &g.jInv, friction, cfg.Drive.Inertia, qd, g.qdd, fs.maxForce))
+	g.torques[g.nTorques%torqueHistory] = bounded
 	g.nTorques++
-	return tau
+	return bounded, saturated
 }
 
 // checkPlausible compares a fresh force sample with the torques that
@@ -287,12 +316,14 @@ func (fs *fingerServo) checkPlausible(t time.Duration, cfg *Config) {
 	if !fs.fresh {
 		return
 	}
-	// The torque bound of this tick's command uses the same inverse.
+	// The torque bound of this tick's command uses the same inverse and
+	// acceleration.
 	g.jInv, g.jInvOK = fs.k.J.Inverse()
 	qd := fs.ctl.qd
 	band := driveFriction(cfg, &qd, false)
 	for i := range 3 {
-		band[i] += cfg.Drive.Inertia[i] * math.Abs(qd[i]-g.qdPrev[i]) / fs.dt
+		g.qdd[i] = (qd[i] - g.qdPrev[i]) / fs.dt
+		band[i] += cfg.Drive.Inertia[i] * math.Abs(g.qdd[i])
 	}
 	g.qdPrev = qd
 	var acted [][3]float64

@@ -142,6 +142,74 @@ func TestBoundTorque(t *testing.T) {
 	}
 }
 
+// The bound saturates the force loop only while the torque pushes the
+// finger past the limit once the drive has taken its share: a torque the
+// bound clips is not saturating while the rotors' acceleration the way
+// it drives them takes the excess, and is saturating while they stand,
+// slow down or move against it.
+func TestPushesAtLimit(t *testing.T) {
+	kin, err := exo.New(exo.DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := kin.Jacobian(kin.Params().Home)
+	jInv, ok := j.Inverse()
+	if !ok {
+		t.Fatal("the home posture is singular")
+	}
+	cfg := DefaultConfig()
+	fric, inertia := cfg.Drive.Coulomb, cfg.Drive.Inertia
+	const lim = 5.0
+	// A torque whose share beyond the friction implies 6 N, by gonum's LU.
+	a := mat.NewDense(3, 3, nil)
+	for r := range 3 {
+		for c := range 3 {
+			a.Set(r, c, j[c][r])
+		}
+	}
+	var x mat.VecDense
+	ex0 := [3]float64{0.4, -0.3, 0.2}
+	if err := x.SolveVec(a, mat.NewVecDense(3, ex0[:])); err != nil {
+		t.Fatal(err)
+	}
+	var tau, excess, qd [3]float64
+	for i := range 3 {
+		excess[i] = ex0[i] * 6 / mat.Norm(&x, 2)
+		tau[i] = excess[i] + math.Copysign(fric[i], excess[i])
+		qd[i] = math.Copysign(1, tau[i]) // moving the way the torque drives
+	}
+	if got := boundTorque(tau, &jInv, true, fric, qd, lim); got == tau {
+		t.Fatalf("the bound left %v implying 6 N beyond the friction", tau)
+	}
+	// qdd whose inertia torque takes share s of each joint's excess,
+	// along (sign 1) or against (-1) the torque.
+	accel := func(s, sign float64) (qdd [3]float64) {
+		for i := range 3 {
+			qdd[i] = sign * s * excess[i] / inertia[i]
+		}
+		return qdd
+	}
+	neg := func(v [3]float64) [3]float64 { return vec3.Scale(-1, v) }
+	cases := []struct {
+		name    string
+		qd, qdd [3]float64
+		want    bool
+	}{
+		{"rotors at constant speed", qd, [3]float64{}, true},
+		{"rotors speeding up, taking the whole excess", qd, accel(1, 1), false},
+		{"rotors speeding up, leaving 4.9 N", qd, accel(1-4.9/6, 1), false},
+		{"rotors speeding up, leaving 5.1 N", qd, accel(1-5.1/6, 1), true},
+		{"rotors slowing down", qd, accel(1, -1), true},
+		{"rotors moving against the torque", neg(qd), accel(1, 1), true},
+		{"rotors still", [3]float64{}, accel(1, 1), true},
+	}
+	for _, tc := range cases {
+		if got := pushesAtLimit(tau, &jInv, fric, inertia, tc.qd, tc.qdd, lim); got != tc.want {
+			t.Errorf("%s: pushes at the limit %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestSafetyNames(t *testing.T) {
 	for x := ReasonSensorImplausible; x <= ReasonStaysEnabled; x++ {
 		if strings.Contains(x.String(), "?") || x.String() == "" {

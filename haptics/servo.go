@@ -600,11 +600,12 @@ func (fs *fingerServo) command(t time.Duration, ramp float64, cfg *Config) {
 		fs.tauOut = vec3.Scale(0, fs.tauOut)
 		return
 	}
-	if b := fs.limitTorque(tau, cfg); b != tau {
-		// The force bound saturates the motors: the integrators hold, as
-		// they do at the torque limits (conditional integration).
+	tau, saturated := fs.limitTorque(tau, cfg)
+	if saturated {
+		// The force bound saturates the motors against the finger: the
+		// integrators hold, as they do at the torque limits (conditional
+		// integration).
 		fs.ctl.iF, fs.ctl.iV = iF, iV
-		tau = b
 	}
 	fs.tauOut = tau
 }
