@@ -365,6 +365,10 @@ func (e *Experiment) Validate() error {
 			return fmt.Errorf("%s: %g s, want %g..600 s (the gap must cover the 0.25 s material ramp and a tactile frame)", v.name, v.v.Seconds(), v.min.Seconds())
 		}
 	}
+	if d, ok := dim.cue.Needs(m.script(twin.DefaultScene())); ok && t.Interval < d {
+		return fmt.Errorf("timing.interval_s: %g s ends before motion %q's %s and the hold after it are over, which the %s cue needs: want at least %.3g s (the motion lasts %.3g s)",
+			t.Interval.Seconds(), t.Motion, dim.cue.Phase, dim.cue.Name, d.Seconds(), m.length().Seconds())
+	}
 	if e.Side != 0 && (e.Side < 8 || e.Side > 128) {
 		return fmt.Errorf("side: %d, want 8..128", e.Side)
 	}
