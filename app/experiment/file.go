@@ -119,7 +119,7 @@ func (m motion) length() time.Duration {
 }
 
 var motions = map[string]motion{
-	"stretch":  {twin.StretchScript, "pinch firmly and pull the pinched point 2 mm down, loading the fabric in tension (3.3 s)"},
+	"stretch":  {twin.StretchScript, "pinch firmly and pull the pinched point 1 mm down, loading the fabric in tension (3.3 s)"},
 	"bend":     {twin.BendScript, "pinch firmly and lift the pinched point 25 mm up and 15 mm out, folding the fabric (3.3 s)"},
 	"stroke":   {twin.StrokeScript, "touch the fabric with the index finger and stroke it ±3 cm (3 s)"},
 	"pinch":    {twin.PinchScript, "pinch lightly and pull 36 mm out of the plane and down (3 s)"},
