@@ -31,7 +31,7 @@ func realtimeSession(t *testing.T) string {
 }
 
 // exampleExperiment runs the README's example experiment with a
-// simulated observer, cut to 6 trials with short pauses on a coarse cloth
+// simulated observer, cut to 4 trials with short pauses on a coarse cloth
 // (the test's time), and returns the subject's folder. Its intervals keep
 // the motion's length, so each interval's cue is measured and recorded as
 // in a real run; the stimulus check, which runs the motion at seven levels
@@ -43,7 +43,7 @@ func exampleExperiment(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Procedure.Staircase.MaxTrials = 6
+	e.Procedure.Staircase.MaxTrials = 4
 	e.Side = 6
 	e.Timing.Gap, e.Timing.ITI = 50*time.Millisecond, 50*time.Millisecond
 	obs, err := psych.ParseObserver("sim:form=weibull,threshold=12,beta=3,lambda=0.01,seed=7", e.Task)
