@@ -486,7 +486,8 @@ func (e *Experiment) LoadFabric(l kes.Library) (*kes.Fabric, error) {
 func software() map[string]string { return buildinfo.Read().Map() }
 
 // startRig builds the rig and starts it: in virtual time with simulated
-// observers, in real time with a person.
+// observers, in real time with a person or with devices (which keep
+// their own time).
 func (run *runner) startRig(ctx context.Context) error {
 	sc := twin.DefaultScene()
 	motion := map[string]*twin.Script{
@@ -514,7 +515,7 @@ func (run *runner) startRig(ctx context.Context) error {
 	run.r = r
 	run.ref = r.Material()
 	run.motion = motion
-	if len(run.obs) > 0 {
+	if len(run.obs) > 0 && cfg.OpenDevices == nil {
 		s, err := r.Lockstep()
 		if err != nil {
 			return err

@@ -227,12 +227,16 @@ type openedDevices struct{ set *setup.Set }
 func (o *openedDevices) close() {
 	if o.set != nil {
 		o.set.Close()
+		o.set = nil
 	}
 }
 
 // openDevices loads the devices file and lets the rig open its devices
 // (with reconnection, recorded when the rig records devices) once the
-// session folder exists.
+// session folder exists; a later rig built from the same cfg (the next
+// finger of a threshold calibration) opens them again, once the one
+// before has closed them. The devices file and the calibration files it
+// names go into the session record with their hashes.
 func openDevices(cfg *rig.Config, path string, lockstep bool) (*openedDevices, error) {
 	f, err := setup.Load(path)
 	if err != nil {
@@ -247,14 +251,22 @@ func openDevices(cfg *rig.Config, path string, lockstep bool) (*openedDevices, e
 			}
 		}
 	}
+	cfg.DevicesFile = &rig.CalibrationFile{Path: f.Path, Kind: "devices", SHA256: f.SHA256}
+	for _, c := range f.Calibrations() {
+		cfg.Calibrations = append(cfg.Calibrations, rig.CalibrationFile{Path: c.Path, Kind: c.Kind, SHA256: c.SHA256, Finger: c.Finger, Device: c.Device})
+	}
 	o := &openedDevices{}
 	logf := cfg.Logf
+	if logf == nil {
+		logf = stderrf
+	}
 	servo := cfg.Servo
 	if servo == (haptics.Config{}) {
 		servo = haptics.DefaultConfig()
 	}
 	limits := rig.LinkLimits(servo.Limits)
 	cfg.OpenDevices = func(rec *devrecord.Session) (*setup.Set, error) {
+		o.close()
 		s, err := setup.Open(f, setup.Options{Record: rec, SkipSim: true, Reconnect: reconnect.Options{Logf: logf}, Link: link.Options{Logf: logf, Limits: limits}})
 		o.set = s
 		return s, err

@@ -47,7 +47,8 @@ func runExperiment(args []string) error {
 	subject := fs.String("subject", "", "participant identifier (letters, digits, '-', '_'); required")
 	out := fs.String("out", "experiments", "parent folder: the run writes OUT/EXPERIMENT/SUBJECT/")
 	var observers listFlag
-	fs.Var(&observers, "observer", "a simulated observer answers instead of a person, in virtual time: sim:form=weibull,threshold=T,beta=B,lambda=L,seed=S (repeat for one per interleaved stream)")
+	fs.Var(&observers, "observer", "a simulated observer answers instead of a person, in virtual time (in real time with -devices): sim:form=weibull,threshold=T,beta=B,lambda=L,seed=S (repeat for one per interleaved stream)")
+	devFile := fs.String("devices", "", "devices file (TOML; haptex devices check FILE): each finger's exoskeleton and tactile array, simulated, serial or HID; the rig then runs in real time")
 	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the 1 kHz thread (0: normal scheduling)")
 	var cal calFlags
 	cal.register(fs)
@@ -66,6 +67,13 @@ func runExperiment(args []string) error {
 		return err
 	}
 	cfg := rig.Config{Priority: *prio, NormalPriority: *prio <= 0, Logf: stderrf}
+	if *devFile != "" {
+		set, err := openDevices(&cfg, *devFile, false)
+		if err != nil {
+			return err
+		}
+		defer set.close()
+	}
 	if err := cal.apply(&cfg); err != nil {
 		return err
 	}

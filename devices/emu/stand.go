@@ -36,6 +36,7 @@ var ErrNoStand = errors.New("emu: the emulated exoskeleton is on the hand, not o
 // jig travel, and the jig's locating cone, as calib/device's twin stand.
 const (
 	standTravel = 200 * time.Millisecond
+	standSettle = 40 * time.Millisecond
 	standFinger = 2e6 // N/m, finger and pulp stiffness of the locating cone
 )
 

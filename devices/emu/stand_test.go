@@ -105,8 +105,11 @@ func TestStandOverSocket(t *testing.T) {
 	if err := a.WriteFrame(&f); err != nil {
 		t.Fatal(err)
 	}
-	var on float64
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && on < 20; time.Sleep(5 * time.Millisecond) {
+	// Wait for the pin to play the frame, then for its envelope to settle
+	// (the reading stops changing).
+	var on, prev float64
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && !(on > 0 && math.Abs(on-prev) < 1e-3*on); time.Sleep(50 * time.Millisecond) {
+		prev = on
 		if on, err = st.Vibrometer("index-tactile", 5, 40); err != nil {
 			t.Fatal(err)
 		}

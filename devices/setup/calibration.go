@@ -184,3 +184,10 @@ func (s *sensorCalibrated) Advance(t time.Duration) {
 		s.clock.Advance(t)
 	}
 }
+
+// Uncalibrated returns d without its calibration files: the device as it
+// reports itself, which is what a new calibration must measure.
+func (d Device) Uncalibrated() Device {
+	d.ForceCalibration, d.KinematicsCalibration, d.cal = "", "", nil
+	return d
+}

@@ -33,6 +33,8 @@ package setup
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -107,8 +109,11 @@ type Finger struct {
 }
 
 // File is a devices file: Fingers[0] is the thumb, Fingers[1] the index.
+// Load sets Path and SHA256 (of the bytes read).
 type File struct {
 	Fingers [2]Finger `json:"fingers"`
+	Path    string    `json:"path,omitempty"`
+	SHA256  string    `json:"sha256,omitempty"`
 }
 
 // Default is the file with every device simulated.
@@ -183,6 +188,8 @@ func Load(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	sum := sha256.Sum256(data)
+	f.Path, f.SHA256 = path, hex.EncodeToString(sum[:])
 	for fi := range f.Fingers {
 		d := &f.Fingers[fi].Exoskeleton
 		if d.Kinematics == "" || d.Kinematics == KinematicsBuiltin {
