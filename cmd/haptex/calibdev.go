@@ -123,7 +123,7 @@ func openOne(d setup.Device, fi int, role string) (*setup.Set, error) {
 		f.Fingers[fi].Tactile = d
 	}
 	lim := rig.LinkLimits(haptics.DefaultConfig().Limits)
-	return setup.Open(f, setup.Options{SkipSim: true, NoReconnect: true, Link: link.Options{Limits: lim, Logf: stderrf}})
+	return setup.Open(f, setup.Options{SkipSim: true, NoReconnect: true, Link: slackLink(link.Options{Limits: lim, Logf: stderrf})})
 }
 
 // run calibrates the device of c.finger that c.what needs.

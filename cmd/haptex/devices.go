@@ -149,6 +149,22 @@ type emulateOptions struct {
 	ready func(*emu.Emulator)
 }
 
+// devicesSlack, when set, is the devices' watchdog in devices emulate and
+// the links' silence and write limits in the commands that open devices:
+// the tests that run them on a loaded machine set it far above its stalls
+// (README, "The two commands"); the limits themselves are tested in
+// devices/fault, devices/emu and devices/serial.
+var devicesSlack time.Duration
+
+// slackLink applies devicesSlack to link options.
+func slackLink(o link.Options) link.Options {
+	if devicesSlack > 0 {
+		o.SilenceTimeout, o.WriteLimit = devicesSlack, devicesSlack
+		o.Limits.MaxExoWatchdog, o.Limits.MaxTactileWatchdog = devicesSlack, devicesSlack
+	}
+	return o
+}
+
 // emulatedScripts are the hand's motions of devices emulate -script.
 var emulatedScripts = map[string]func(twin.Scene) *twin.Script{
 	"showcase": twin.DefaultScript, "pinch": twin.PinchScript, "rest": twin.RestScript,
@@ -176,6 +192,9 @@ func emulate(ctx context.Context, o emulateOptions) error {
 			finger = 1
 		}
 		if finger < *n {
+			if devicesSlack > 0 {
+				d.WatchdogMs = uint32(devicesSlack / time.Millisecond)
+			}
 			devs = append(devs, d)
 		}
 	}
@@ -267,7 +286,7 @@ func openDevices(cfg *rig.Config, path string, lockstep bool) (*openedDevices, e
 	limits := rig.LinkLimits(servo.Limits)
 	cfg.OpenDevices = func(rec *devrecord.Session) (*setup.Set, error) {
 		o.close()
-		s, err := setup.Open(f, setup.Options{Record: rec, SkipSim: true, Reconnect: reconnect.Options{Logf: logf}, Link: link.Options{Logf: logf, Limits: limits}})
+		s, err := setup.Open(f, setup.Options{Record: rec, SkipSim: true, Reconnect: reconnect.Options{Logf: logf}, Link: slackLink(link.Options{Logf: logf, Limits: limits})})
 		o.set = s
 		return s, err
 	}
