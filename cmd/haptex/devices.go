@@ -89,7 +89,7 @@ func checkDevices(path string, asJSON, noProbe bool, timeout time.Duration) erro
 	var checks []setup.DeviceCheck
 	if !noProbe {
 		// As long as a run waits for a device: the link's handshake limit.
-		checks = setup.Probe(f, link.Options{HandshakeTimeout: max(timeout, time.Second), Limits: rig.LinkLimits(haptics.DefaultConfig().Limits)})
+		checks = setup.Probe(f, slackLink(link.Options{HandshakeTimeout: max(timeout, time.Second), Limits: rig.LinkLimits(haptics.DefaultConfig().Limits)}))
 	}
 	bad := 0
 	for _, c := range checks {
@@ -149,8 +149,8 @@ type emulateOptions struct {
 	ready func(*emu.Emulator)
 }
 
-// devicesSlack, when set, is the devices' watchdog in devices emulate and
-// the links' silence and write limits in the commands that open devices:
+// devicesSlack, when set, is the links' silence and write limits in the
+// commands that open devices (and devices emulate's watchdogs are 1 s):
 // the tests that run them on a loaded machine set it far above its stalls
 // (README, "The two commands"); the limits themselves are tested in
 // devices/fault, devices/emu and devices/serial.
@@ -193,7 +193,10 @@ func emulate(ctx context.Context, o emulateOptions) error {
 		}
 		if finger < *n {
 			if devicesSlack > 0 {
-				d.WatchdogMs = uint32(devicesSlack / time.Millisecond)
+				// Long enough for a stalled machine, short enough for
+				// the host's heartbeats (a quarter of it) to tell one
+				// run from the next (emu.Emulator.HandIdle).
+				d.WatchdogMs = 1000
 			}
 			devs = append(devs, d)
 		}
@@ -209,7 +212,7 @@ func emulate(ctx context.Context, o emulateOptions) error {
 	case o.stand:
 		fmt.Println("the exoskeletons are on their calibration stands: haptex calib force|kinematics -devices operates them")
 	default:
-		fmt.Printf("the emulated hand plays the %s script from the start of each run (a HELLO after %v without host traffic)\n", o.script, emu.HandIdle)
+		fmt.Printf("the emulated hand plays the %s script from the start of each run (a HELLO after %v without host traffic)\n", o.script, em.HandIdle())
 	}
 	if o.errors {
 		fmt.Println("the exoskeletons carry known errors: force sensor gain and bias, encoder zeros, link lengths (calibrate them)")

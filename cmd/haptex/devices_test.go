@@ -3,8 +3,12 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/haptex/haptex/app/rig"
+	"github.com/haptex/haptex/calib/device"
 	"github.com/haptex/haptex/devices/emu"
 )
 
@@ -45,7 +51,7 @@ func capture(t *testing.T, fn func() error) (string, error) {
 // startEmulator runs haptex devices emulate (in this process, with the
 // command's own code) until the test ends, announced in a run folder of
 // the test's own, and returns it with its devices file. The devices'
-// watchdogs and the links' silence limits are 10 s: this machine is
+// watchdogs are 1 s and the links' silence limits 10 s: this machine is
 // shared, and the limits have tests of their own.
 func startEmulator(t *testing.T, o emulateOptions, dir string) (*emu.Emulator, string) {
 	t.Helper()
@@ -194,7 +200,7 @@ func TestREADMEDevicesWorkflow(t *testing.T) {
 	}
 	t.Logf("%s", out)
 
-	time.Sleep(emu.HandIdle + 100*time.Millisecond)
+	time.Sleep(e.HandIdle() + 100*time.Millisecond)
 	session2, _ := runCmd()
 	if e.Runs() != 2 {
 		t.Errorf("the emulated hand started %d runs, want 2", e.Runs())
@@ -226,4 +232,115 @@ func TestREADMEDevicesWorkflow(t *testing.T) {
 	if c1 == 0 || c2 == 0 {
 		t.Errorf("index contact %.2f s and %.2f s: each run should touch the cloth", c1, c2)
 	}
+}
+
+// The device calibrations run with -devices against an emulator whose
+// exoskeletons sit on their stands with the calibration twin's known
+// errors: the stand carries out every step over the emulator's socket,
+// and each calibration recovers the errors through the serial link. Named
+// in a devices file, the files pass devices check (made on the devices at
+// the ports), and a run applies them and records them with their hashes.
+func TestCalibrateEmulatedDevices(t *testing.T) {
+	_, file := startEmulator(t, emulateOptions{exos: 2, tactiles: 2, stand: true, errors: true}, "")
+	dir := t.TempDir()
+	calib := func(args ...string) string {
+		t.Helper()
+		out, err := capture(t, func() error { _, err := execute(append([]string{"calib"}, args...)); return err })
+		if err != nil {
+			t.Fatalf("haptex calib %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		if !strings.Contains(out, "(the emulated stand does it)") {
+			t.Errorf("calib %s: the emulated stand did not carry out the steps:\n%s", args[0], out)
+		}
+		return out
+	}
+	force := filepath.Join(dir, "index-force.json")
+	out := calib("force", "-devices", file, "-finger", "index", "-settle", "50ms", "-samples", "50", "-o", force)
+	fc, err := rig.ReadCalibrationFile(force, device.ReadForceCalibration)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gain, bias := device.TwinSensorError()
+	for i := range 3 {
+		if math.Abs(fc.Gain[i][i]/gain[i]-1) > 0.01 || math.Abs(fc.Bias[i]-bias[i]) > 0.005 {
+			t.Errorf("axis %d: gain %.4f bias %+.4f N, the emulated sensor's %.4f %+.4f N", i, fc.Gain[i][i], fc.Bias[i], gain[i], bias[i])
+		}
+	}
+	if fc.Device != "haptex-emu-exo EMU-INDEX-EXO" || !strings.Contains(out, `force_calibration = "`+force+`"`) {
+		t.Errorf("device %q; output:\n%s", fc.Device, out)
+	}
+	kin := filepath.Join(dir, "index-kinematics.json")
+	calib("kinematics", "-devices", file, "-finger", "index", "-o", kin)
+	kc, err := rig.ReadCalibrationFile(kin, device.ReadKinematicCalibration)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := kc.Report; r.ResidualRMSUm > 10 || r.NominalRMSUm < 1000 {
+		t.Errorf("pad error at the jig points: nominal %.0f µm, calibrated %.2f µm", r.NominalRMSUm, r.ResidualRMSUm)
+	}
+	t.Logf("force gains %.4f %.4f %.4f; kinematics: %.0f µm -> %.2f µm RMS", fc.Gain[0][0], fc.Gain[1][1], fc.Gain[2][2], kc.Report.NominalRMSUm, kc.Report.ResidualRMSUm)
+	tac := filepath.Join(dir, "index-tactile.json")
+	calib("tactile", "-devices", file, "-finger", "index", "-settle", "30ms", "-o", tac)
+	tc, err := rig.ReadCalibrationFile(tac, device.ReadTactileCalibration)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tc.Report.VerifyMaxDB > 0.5 {
+		t.Errorf("pins after correction within %.2f dB", tc.Report.VerifyMaxDB)
+	}
+
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withCal := strings.Replace(string(src), "[index.exoskeleton]\n", fmt.Sprintf("[index.exoskeleton]\nforce_calibration = %q\nkinematics_calibration = %q\n", force, kin), 1)
+	calFile := filepath.Join(filepath.Dir(file), "calibrated.toml")
+	if err := os.WriteFile(calFile, []byte(withCal), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := capture(t, func() error { _, err := execute([]string{"devices", "check", calFile}); return err }); err != nil {
+		t.Fatalf("devices check: %v\n%s", err, out)
+	}
+	sessions := t.TempDir()
+	out, err = capture(t, func() error {
+		_, err := execute([]string{"run", "-devices", calFile, "-duration", "1s", "-out", sessions, "-priority", "0", "-tactile-cal", tac})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	m := sessionLine.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no session:\n%s", out)
+	}
+	var meta struct {
+		Config struct {
+			Calibrations []rig.CalibrationFile `json:"calibrations"`
+		} `json:"config"`
+	}
+	b, err := os.ReadFile(filepath.Join(m[1], "session.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &meta)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{force: "force", kin: "kinematics", tac: "tactile"}
+	for _, c := range meta.Config.Calibrations {
+		if want[c.Path] == c.Kind && c.SHA256 == sha256File(t, c.Path) {
+			delete(want, c.Path)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("session.json lacks %v with their hashes: %+v", want, meta.Config.Calibrations)
+	}
+}
+
+func sha256File(t *testing.T, path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
 }

@@ -267,10 +267,7 @@ func serveStand(e *Emulator, c net.Conn) {
 		case "load":
 			err = e.StandLoad(req.Device, req.LoadN)
 		case "jig":
-			// The operator's step ends once the pad is in the jig.
-			if err = e.StandJig(req.Device, req.PointM); err == nil {
-				time.Sleep(standTravel + standSettle)
-			}
+			err = e.StandJig(req.Device, req.PointM)
 		case "vibrometer":
 			rep.AmplitudeUm, err = e.Vibrometer(req.Device, req.Pin, req.FreqHz)
 		default:
@@ -333,8 +330,8 @@ func (s *Stand) Load(device string, loadN [3]float64) error {
 	return err
 }
 
-// Jig carries the named exoskeleton's pad to a jig point
-// (Emulator.StandJig) and returns once it is there.
+// Jig has the jig hold the named exoskeleton's pad at a point
+// (Emulator.StandJig).
 func (s *Stand) Jig(device string, pointM [3]float64) error {
 	_, err := s.do(standRequest{Op: "jig", Device: device, PointM: pointM})
 	return err

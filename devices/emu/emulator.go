@@ -113,6 +113,7 @@ type Emulator struct {
 	restoreProcs func()
 
 	hand     *hand
+	handIdle time.Duration
 	lastHost atomic.Int64 // clock time of the newest host frame to any device, +1 [ns]; 0 before any
 	announce *announcement
 }
@@ -190,6 +191,7 @@ func Run(ctx context.Context, cfg Config) (*Emulator, error) {
 			return nil, err
 		}
 		dev.onHost = e.hostFrame
+		e.handIdle = max(e.handIdle, HandIdle, time.Duration(dev.cfg.WatchdogMs)*time.Millisecond/2)
 		p := &Plug{dev: dev, dir: e.root, name: dc.Name, link: e.root.Join(dc.Name), lines: &e.lineMu}
 		if err := p.Replug(); err != nil {
 			e.cleanup()
@@ -243,17 +245,22 @@ func (e *Emulator) Lateness() time.Duration { return time.Duration(e.late.Swap(0
 func (e *Emulator) RealTime() Sched { return e.got }
 
 // hostFrame is told of every frame the host sends any device. A HELLO
-// after HandIdle of silence to every device begins a new run: the hand
+// after HandIdle() of silence to every device begins a new run: the hand
 // plays its script from the start.
 func (e *Emulator) hostFrame(now time.Duration, hello bool) {
 	prev := e.lastHost.Swap(int64(now) + 1)
-	if hello && (prev == 0 || now-time.Duration(prev-1) >= HandIdle) {
+	if hello && (prev == 0 || now-time.Duration(prev-1) >= e.handIdle) {
 		e.hand.restart(now)
 	}
 }
 
+// HandIdle is how long the host must have sent nothing to any device for
+// the next HELLO to begin a new run: HandIdle, or half the longest
+// watchdog of the emulator's devices.
+func (e *Emulator) HandIdle() time.Duration { return e.handIdle }
+
 // Runs counts the runs the emulated hand has started: the HELLOs that
-// came after HandIdle of silence.
+// came after HandIdle() of silence.
 func (e *Emulator) Runs() int { return e.hand.runs() }
 
 func (e *Emulator) newDevice(dc DeviceConfig, cfg Config, clock func() time.Duration) (*Device, error) {

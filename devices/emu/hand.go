@@ -7,10 +7,13 @@ import (
 	"github.com/haptex/haptex/devices/twin"
 )
 
-// HandIdle is how long the host must have sent nothing to any of an
-// emulator's devices for the next HELLO to begin a new run: the emulated
-// hand then plays its script from the start. A device reconnected within
-// a run (a cable pulled for less than this) leaves the hand where it is.
+// HandIdle is how long the host must at least have sent nothing to any of
+// an emulator's devices for the next HELLO to begin a new run: the
+// emulated hand then plays its script from the start. A host keeping a
+// session sends something at least every quarter of the device's
+// watchdog, so the emulator waits for half its longest watchdog if that
+// is longer (Emulator.HandIdle). A device reconnected within a run (a
+// cable pulled for less than this) leaves the hand where it is.
 const HandIdle = 200 * time.Millisecond
 
 // handBlend is how long a restarted hand takes to blend from where it

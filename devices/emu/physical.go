@@ -46,7 +46,7 @@ func handExo(dc DeviceConfig, intent twin.Intent, errs bool) (devices.Exoskeleto
 	if err != nil {
 		return nil, err
 	}
-	return twin.NewExo(exoParams(dc, errs, false), twin.DefaultBase(f), intent, f)
+	return twin.NewExo(exoParams(dc, errs), twin.DefaultBase(f), intent, f)
 }
 
 // PhysicalTactile builds the simulated piezo pin array of devices/twin.

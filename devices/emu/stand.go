@@ -22,28 +22,21 @@ import (
 // kinematics stay nominal, as a real device differs from its drawing.
 //
 // With Config.Stand each exoskeleton sits on its calibration stand instead
-// of on a hand: a jig (device.Jig) whose locating cone holds the pad, and
-// a clamp that locks the joints so that a load hung from the pad is all
-// the force sensor carries. StandLoad and StandJig operate them, as the
-// operator of a real stand would; every tactile array has a laser
-// vibrometer (Vibrometer), stand or not. haptex calib ... -devices finds
-// an announced emulator's stand socket and lets it carry out each step.
+// of on a hand: its joints clamped, no finger in it. A jig holds the pad
+// at a point (the joints where the device's true kinematics put the pad
+// there) and a load hung from the pad is all the force sensor carries.
+// StandJig and StandLoad operate them, as the operator of a real stand
+// would; every tactile array has a laser vibrometer (Vibrometer), stand
+// or not. haptex calib ... -devices finds an announced emulator's stand
+// socket and lets it carry out each step.
 
 // ErrNoStand is returned for a stand operation on a device that is not on
 // one.
 var ErrNoStand = errors.New("emu: the emulated exoskeleton is on the hand, not on a calibration stand (haptex devices emulate -stand)")
 
-// jig travel, and the jig's locating cone, as calib/device's twin stand.
-const (
-	standTravel = 200 * time.Millisecond
-	standSettle = 40 * time.Millisecond
-	standFinger = 2e6 // N/m, finger and pulp stiffness of the locating cone
-)
-
 // exoParams returns the emulated exoskeleton's description: the physical
-// twin's, with the calibration twin's errors when errors is set, and with
-// the jig's locating cone for the finger on a stand.
-func exoParams(dc DeviceConfig, errs, stand bool) twin.ExoParams {
+// twin's, with the calibration twin's errors when errs is set.
+func exoParams(dc DeviceConfig, errs bool) twin.ExoParams {
 	p := twin.DefaultExoParams()
 	p.Transport = twin.TransportParams{}
 	if dc.Serial != "" {
@@ -53,22 +46,14 @@ func exoParams(dc DeviceConfig, errs, stand bool) twin.ExoParams {
 		p.Sensor.Gain, p.Sensor.Bias = device.TwinSensorError()
 		p.Kinematics = device.TwinKinematics()
 	}
-	if stand {
-		p.Finger = twin.FingerParams{Mass: 0.1, Stiffness: standFinger, Damping: 800}
-		p.Pulp = twin.PulpParams{Stiffness: standFinger, Damping: 500}
-		p.Substeps = 50
-	}
 	return p
 }
 
 // standExo is an exoskeleton on its calibration stand.
-type standExo struct {
-	*twin.Exo
-	jig *device.Jig
-}
+type standExo struct{ *twin.Exo }
 
-// newStandExo builds the device on its stand, the jig holding the pad
-// where the nominal kinematics put it at the home posture.
+// newStandExo builds the device on its stand, the pad where the nominal
+// kinematics put it at the home posture.
 func newStandExo(dc DeviceConfig, errs bool) (*standExo, error) {
 	f, err := fingerOf(dc.Name)
 	if err != nil {
@@ -80,32 +65,38 @@ func newStandExo(dc DeviceConfig, errs bool) (*standExo, error) {
 		return nil, err
 	}
 	base := twin.DefaultBase(f)
-	jig := device.NewJig(base, nom.Forward(nominal.Home))
-	x, err := twin.NewExo(exoParams(dc, errs, true), base, jig, f)
+	x, err := twin.NewExo(exoParams(dc, errs), base, fixedIntent(base.Point(nom.Forward(nominal.Home))), f)
 	if err != nil {
 		return nil, err
 	}
-	return &standExo{Exo: x, jig: jig}, nil
+	x.Clamp(true)
+	return &standExo{x}, nil
 }
 
-// load clamps the joints where they are and hangs a load that puts loadN
-// (sensor frame [N], the force devices.ExoState.Force reports) on the
-// sensor.
+// fixedIntent holds a finger still at a point (world [m]).
+type fixedIntent [3]float64
+
+func (p fixedIntent) At(time.Duration, int) (pos, vel [3]float64) { return p, [3]float64{} }
+
+// load hangs a load that puts loadN (sensor frame [N], the force
+// devices.ExoState.Force reports) on the sensor.
 func (s *standExo) load(loadN [3]float64) {
 	var k exo.Kin
 	s.Kinematics().Eval(&k, s.Truth().Q)
-	s.Clamp(true)
 	// The plate holds the load with −load (see calib/device's twin stand).
 	base := s.Base()
 	s.SetPadLoad(vec3.Scale(-1, base.Vec(k.R.MulVec(loadN))))
 }
 
-// moveJig unclamps the joints, takes any load off and carries the pad to
-// point (device base frame [m]) from now on.
-func (s *standExo) moveJig(now time.Duration, point [3]float64) {
-	s.Clamp(false)
+// moveJig takes any load off and has the jig hold the pad at point
+// (device base frame [m]).
+func (s *standExo) moveJig(point [3]float64) error {
+	q, err := s.Kinematics().Inverse(point, s.Truth().Q, 1e-10)
+	if err != nil {
+		return fmt.Errorf("emu: jig point %v m out of the device's reach: %w", point, err)
+	}
 	s.SetPadLoad([3]float64{})
-	s.jig.MoveTo(now, point, standTravel)
+	return s.PlaceJoints(q)
 }
 
 // StandLoad hangs a calibration load on the named exoskeleton's pad: its
@@ -115,25 +106,24 @@ func (e *Emulator) StandLoad(name string, loadN [3]float64) error {
 	if !finite3(loadN) || vec3.Norm(loadN) > 50 {
 		return fmt.Errorf("emu: stand load %v N: want a finite load of at most 50 N", loadN)
 	}
-	return e.onStand(name, func(_ time.Duration, s *standExo) { s.load(loadN) })
+	return e.onStand(name, func(s *standExo) error { s.load(loadN); return nil })
 }
 
-// StandJig has the named exoskeleton's jig carry its pad to point (device
-// base frame [m]), which takes 200 ms; the clamp is released and any load
-// taken off first.
+// StandJig has the named exoskeleton's jig hold its pad at point (device
+// base frame [m]); any load is taken off first.
 func (e *Emulator) StandJig(name string, point [3]float64) error {
 	if !finite3(point) || vec3.Norm(point) > 0.5 {
 		return fmt.Errorf("emu: jig point %v m: want a finite point within 0.5 m of the base", point)
 	}
-	return e.onStand(name, func(now time.Duration, s *standExo) { s.moveJig(now, point) })
+	return e.onStand(name, func(s *standExo) error { return s.moveJig(point) })
 }
 
-func (e *Emulator) onStand(name string, fn func(now time.Duration, s *standExo)) error {
+func (e *Emulator) onStand(name string, fn func(s *standExo) error) error {
 	p := e.Plug(name)
 	if p == nil {
 		return fmt.Errorf("emu: no device %q", name)
 	}
-	return p.dev.withBackend(func(now time.Duration) error {
+	return p.dev.withBackend(func(time.Duration) error {
 		s, ok := p.dev.exo.(*standExo)
 		if !ok {
 			if p.dev.exo == nil {
@@ -141,8 +131,7 @@ func (e *Emulator) onStand(name string, fn func(now time.Duration, s *standExo))
 			}
 			return ErrNoStand
 		}
-		fn(now, s)
-		return nil
+		return fn(s)
 	})
 }
 

@@ -143,9 +143,11 @@ func TestStandOverSocket(t *testing.T) {
 // hand starts its script again; a device that reconnects within a run, or
 // the second device of the same run, does not restart it.
 func TestHandRestartsEachRun(t *testing.T) {
+	// A watchdog of 1 s: the host's heartbeats come every 250 ms, so the
+	// emulator waits 500 ms of silence for a new run.
 	devs := []emu.DeviceConfig{
-		{Name: "thumb-exo", Kind: wire.KindExo, WatchdogMs: 10_000},
-		{Name: "index-exo", Kind: wire.KindExo, WatchdogMs: 10_000},
+		{Name: "thumb-exo", Kind: wire.KindExo, WatchdogMs: 1000},
+		{Name: "index-exo", Kind: wire.KindExo, WatchdogMs: 1000},
 	}
 	e := startEmu(t, emu.Config{Devices: devs})
 	if e.Runs() != 0 {
@@ -159,12 +161,16 @@ func TestHandRestartsEachRun(t *testing.T) {
 		t.Errorf("%d runs after the first run opened both devices, want 1", e.Runs())
 	}
 	b.Close()
-	dialExo(t, e.Plug("index-exo").Path()) // reconnected while the thumb's session goes on
+	b = dialExo(t, e.Plug("index-exo").Path()) // reconnected while the thumb's session goes on
 	if e.Runs() != 1 {
 		t.Errorf("%d runs after a reconnection within the run, want 1", e.Runs())
 	}
 	a.Close()
-	time.Sleep(emu.HandIdle + 100*time.Millisecond)
+	b.Close()
+	if e.HandIdle() != 500*time.Millisecond {
+		t.Errorf("HandIdle %v with 1 s watchdogs, want 500 ms", e.HandIdle())
+	}
+	time.Sleep(e.HandIdle() + 100*time.Millisecond)
 	open()
 	if e.Runs() != 2 {
 		t.Errorf("%d runs after a second run, want 2", e.Runs())
