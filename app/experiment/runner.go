@@ -436,6 +436,10 @@ type sidecar struct {
 	Observers  []string          `json:"observers,omitempty"`
 	Created    time.Time         `json:"created"`
 	Software   map[string]string `json:"software"`
+	// DevicesFile and Calibrations are the rig's (rig.Config), with their
+	// hashes: the devices file and the calibration files applied.
+	DevicesFile  *rig.CalibrationFile  `json:"devices_file,omitempty"`
+	Calibrations []rig.CalibrationFile `json:"calibrations,omitempty"`
 }
 
 type fabricInfo struct {
@@ -455,6 +459,7 @@ func (run *runner) writeSidecar() error {
 		Format: "haptex-experiment-sidecar", Experiment: run.e, File: run.o.Path, FileSHA256: run.sha,
 		Fabric:  fabricInfo{Name: f.Name, File: f.File, SHA256: hex.EncodeToString(h[:])},
 		Subject: run.o.Subject, Created: time.Now().UTC(), Software: software(),
+		DevicesFile: run.o.Rig.DevicesFile, Calibrations: run.o.Rig.Calibrations,
 	}
 	for _, o := range run.obs {
 		sc.Observers = append(sc.Observers, fmt.Sprintf("%+v", o.PF))

@@ -14,12 +14,16 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/device"
 	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/wire"
+	"github.com/haptex/haptex/render"
 )
 
 // capture runs fn with os.Stdout going to a pipe and returns what fn
@@ -343,4 +347,142 @@ func sha256File(t *testing.T, path string) string {
 	}
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// experimentOnDevices is a two-trial detection experiment on the index
+// finger's array, with the hand at rest: short enough to run in real time
+// in a test.
+const experimentOnDevices = `
+format = 1
+name = "tone-on-devices"
+side = 8
+[stimulus]
+kind = "tactile-tone"
+frequency_hz = [40]
+finger = "index"
+[timing]
+motion = "rest"
+interval_s = 0.3
+gap_s = 0.3
+iti_s = 0.3
+[procedure]
+kind = "constant"
+[procedure.constant]
+task = { kind = "afc", alternatives = 2 }
+levels = [5, 20]
+repeats = 1
+seed = 1
+`
+
+// experiment run -devices runs, in real time, against the emulator: the
+// tones reach the emulated index array over its serial line, and the
+// trials and the sidecar name the devices.
+func TestExperimentOnEmulatedDevices(t *testing.T) {
+	e, file := startEmulator(t, emulateOptions{exos: 2, tactiles: 2, script: "rest"}, "")
+	var loud atomic.Int64
+	e.Plug("index-tactile").Device().OnFrame(func(_ uint32, f *wire.TactileFrame) {
+		for _, a := range f.A40Nm {
+			if a >= 4000 { // 4 µm: the 5 µm tone, after the pins' calibration
+				loud.Add(1)
+				return
+			}
+		}
+	})
+	dir := t.TempDir()
+	exp := filepath.Join(dir, "tone.toml")
+	if err := os.WriteFile(exp, []byte(experimentOnDevices), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := capture(t, func() error {
+		_, err := execute([]string{"experiment", "run", exp, "-subject", "emu01", "-devices", file, "-out", dir, "-priority", "0",
+			"-observer", "sim:form=weibull,threshold=8,beta=3,lambda=0.01,seed=3"})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("experiment run -devices: %v\n%s", err, out)
+	}
+	rows, err := os.ReadFile(filepath.Join(dir, "tone-on-devices", "emu01", "trials.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(rows), "\n"); n != 3 {
+		t.Errorf("trials.csv has %d lines, want a header and 2 trials:\n%s", n, rows)
+	}
+	if loud.Load() == 0 {
+		t.Error("no tone reached the emulated index array")
+	}
+	side, err := os.ReadFile(filepath.Join(dir, "tone-on-devices", "emu01", "sidecar.json"))
+	if err != nil || !strings.Contains(string(side), file) {
+		t.Errorf("sidecar.json does not name the devices file %s: %v", file, err)
+	}
+	t.Logf("%d frames with the tone on the index array", loud.Load())
+}
+
+// calib threshold -devices runs its trials in real time on the emulated
+// arrays; interrupted (Ctrl-C) after its first trial, it keeps that trial
+// on disk for the next run to resume.
+func TestThresholdOnEmulatedDevices(t *testing.T) {
+	e, file := startEmulator(t, emulateOptions{exos: 2, tactiles: 2, script: "rest"}, "")
+	var frames atomic.Int64
+	e.Plug("thumb-tactile").Device().OnFrame(func(uint32, *wire.TactileFrame) { frames.Add(1) })
+	dir := t.TempDir()
+	trials := filepath.Join(dir, "tactile-threshold-thumb", "emu02", "trials.csv")
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			if b, err := os.ReadFile(trials); err == nil && strings.Count(string(b), "\n") >= 2 {
+				syscall.Kill(os.Getpid(), syscall.SIGINT) // runCalib's signal context takes it
+				return
+			}
+		}
+	}()
+	out, err := capture(t, func() error {
+		_, err := execute([]string{"calib", "threshold", "-subject", "emu02", "-finger", "thumb", "-devices", file, "-out", dir, "-priority", "0",
+			"-o", filepath.Join(dir, "emu02-thresholds.json"),
+			"-observer", "sim:form=weibull,threshold=5,beta=3,lambda=0.01,seed=3",
+			"-observer", "sim:form=weibull,threshold=0.5,beta=3,lambda=0.01,seed=4"})
+		return err
+	})
+	close(stop)
+	if err == nil || !strings.Contains(err.Error(), "resume") {
+		t.Fatalf("an interrupted threshold calibration: %v\n%s", err, out)
+	}
+	b, rerr := os.ReadFile(trials)
+	if rerr != nil || strings.Count(string(b), "\n") < 2 {
+		t.Fatalf("trials.csv after the interruption: %v\n%s", rerr, b)
+	}
+	if frames.Load() == 0 {
+		t.Error("no frame reached the emulated thumb array")
+	}
+	t.Logf("%d trials on disk, %d frames sent to the thumb array: %v", strings.Count(string(b), "\n")-1, frames.Load(), err)
+}
+
+// view -devices runs against the emulator: the devices drive the fingers
+// in the window, and the session records them for replay.
+func TestViewOnEmulatedDevices(t *testing.T) {
+	if err := render.Probe(); err != nil {
+		t.Skipf("no display: %v", err)
+	}
+	e, file := startEmulator(t, emulateOptions{exos: 2, tactiles: 2}, "")
+	var cmds atomic.Int64
+	e.Plug("index-exo").Device().OnCommand(func(uint32, *wire.Command) { cmds.Add(1) })
+	sessions := t.TempDir()
+	out, err := capture(t, func() error {
+		return runView([]string{"-devices", file, "-duration", "1s", "-out", sessions, "-priority", "0"})
+	})
+	if err != nil {
+		t.Fatalf("view -devices: %v\n%s", err, out)
+	}
+	if cmds.Load() == 0 {
+		t.Error("the view's rig sent the emulated index exoskeleton no command")
+	}
+	recs, _ := filepath.Glob(filepath.Join(sessions, "session-*", "devices", "*.hxr"))
+	if len(recs) != 4 {
+		t.Errorf("the view's session recorded %d devices, want 4: %v", len(recs), recs)
+	}
 }
