@@ -204,6 +204,12 @@ func TestREADMEDevicesWorkflow(t *testing.T) {
 	}
 	t.Logf("%s", out)
 
+	if raceEnabled {
+		// The race detector slows the rig below 1 kHz: the fingers trip
+		// for overruns, whatever the hand does; that the hand restarts
+		// with each run is devices/emu's TestHandRestartsEachRun.
+		return
+	}
 	time.Sleep(e.HandIdle() + 100*time.Millisecond)
 	session2, _ := runCmd()
 	if e.Runs() != 2 {
@@ -228,11 +234,6 @@ func TestREADMEDevicesWorkflow(t *testing.T) {
 	}
 	c1, c2 := contact(session), contact(session2)
 	t.Logf("index finger in contact %.2f s in the first run, %.2f s in the second", c1, c2)
-	if raceEnabled {
-		// The race detector slows the rig below 1 kHz: the fingers trip
-		// for overruns, whatever the hand does.
-		return
-	}
 	if c1 == 0 || c2 == 0 {
 		t.Errorf("index contact %.2f s and %.2f s: each run should touch the cloth", c1, c2)
 	}
@@ -398,6 +399,10 @@ func TestExperimentOnEmulatedDevices(t *testing.T) {
 			"-observer", "sim:form=weibull,threshold=8,beta=3,lambda=0.01,seed=3"})
 		return err
 	})
+	if raceEnabled && err != nil && strings.Contains(err.Error(), "did not settle") {
+		// See TestThresholdOnEmulatedDevices.
+		t.Skipf("under the race detector: %v", err)
+	}
 	if err != nil {
 		t.Fatalf("experiment run -devices: %v\n%s", err, out)
 	}
@@ -442,13 +447,18 @@ func TestThresholdOnEmulatedDevices(t *testing.T) {
 		}
 	}()
 	out, err := capture(t, func() error {
-		_, err := execute([]string{"calib", "threshold", "-subject", "emu02", "-finger", "thumb", "-devices", file, "-out", dir, "-priority", "0",
+		_, err := execute([]string{"calib", "threshold", "-subject", "emu02", "-finger", "thumb", "-devices", file, "-out", dir,
 			"-o", filepath.Join(dir, "emu02-thresholds.json"),
 			"-observer", "sim:form=weibull,threshold=5,beta=3,lambda=0.01,seed=3",
 			"-observer", "sim:form=weibull,threshold=0.5,beta=3,lambda=0.01,seed=4"})
 		return err
 	})
 	close(stop)
+	if raceEnabled && err != nil && strings.Contains(err.Error(), "did not settle") {
+		// The race detector can slow the rig below 1 kHz at normal
+		// priority: the fingers trip for overruns and never settle.
+		t.Skipf("under the race detector: %v", err)
+	}
 	if err == nil || !strings.Contains(err.Error(), "resume") {
 		t.Fatalf("an interrupted threshold calibration: %v\n%s", err, out)
 	}
