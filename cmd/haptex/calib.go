@@ -40,7 +40,7 @@ func runCalib(args []string) error {
 	what := args[0]
 	fs := subFlags("calib", args)
 	finger := fs.String("finger", "index", "finger whose devices are calibrated: thumb, index or both")
-	outPath := fs.String("o", "", "calibration file to write (default: calibration/<subject or finger>-<kind>.json; with -finger both, the default)")
+	outPath := fs.String("o", "", "calibration file to write (default: calibration/<subject or finger>-<kind>.json, which -finger both always uses)")
 	devFile := fs.String("devices", "", "devices file (haptex devices check FILE): calibrate its devices instead of the simulated twin; an emulated device's stand (haptex devices emulate) carries out the steps, at a real one the operator does")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

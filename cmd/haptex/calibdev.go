@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -114,7 +115,9 @@ func (o *operator) Measure(pin, freqHz int) (float64, error) {
 
 // openOne opens one device of a devices file bare (no reconnection, no
 // calibration files applied: a calibration measures the device as it
-// reports itself).
+// reports itself). A calibration drives no motor, so the link waits up to
+// calibSilence for a device that falls silent (a run's link gives up
+// after 250 ms, for the 1 kHz loop's sake).
 func openOne(d setup.Device, fi int, role string) (*setup.Set, error) {
 	f := setup.Default()
 	if role == setup.RoleExo {
@@ -123,8 +126,11 @@ func openOne(d setup.Device, fi int, role string) (*setup.Set, error) {
 		f.Fingers[fi].Tactile = d
 	}
 	lim := rig.LinkLimits(haptics.DefaultConfig().Limits)
-	return setup.Open(f, setup.Options{SkipSim: true, NoReconnect: true, Link: slackLink(link.Options{Limits: lim, Logf: stderrf})})
+	return setup.Open(f, setup.Options{SkipSim: true, NoReconnect: true, Link: slackLink(link.Options{Limits: lim, Logf: stderrf, SilenceTimeout: calibSilence})})
 }
+
+// calibSilence is how long a calibration's link waits for a silent device.
+const calibSilence = 2 * time.Second
 
 // run calibrates the device of c.finger that c.what needs.
 func (c calibDevice) run(ctx context.Context) error {
@@ -149,7 +155,10 @@ func (c calibDevice) run(ctx context.Context) error {
 	defer set.Close()
 	sess := device.Session{Finger: c.finger, Prompt: op.confirm, Samples: c.samples, Settle: c.settle}
 	where := "the device at " + d.String()
-	if op.stand != nil {
+	switch {
+	case op.stand != nil && role == setup.RoleTactile:
+		where = fmt.Sprintf("the emulated %s with the emulator's vibrometer", op.name)
+	case op.stand != nil:
 		where = fmt.Sprintf("the emulated %s on its stand", op.name)
 	}
 	fmt.Fprintf(c.out, "calibrating %s\n", where)
@@ -228,7 +237,12 @@ func (c calibDevice) run(ctx context.Context) error {
 	}
 	fmt.Fprintf(c.out, "wrote %s\n", c.path)
 	if key != "" {
-		fmt.Fprintf(c.out, "apply it: under [%s.exoskeleton] in the devices file, %s = %q\n", c.finger, key, c.path)
+		// A devices file's paths are relative to it: name this one whole.
+		abs, err := filepath.Abs(c.path)
+		if err != nil {
+			abs = c.path
+		}
+		fmt.Fprintf(c.out, "apply it: under [%s.exoskeleton] in the devices file, %s = %q\n", c.finger, key, abs)
 	} else {
 		fmt.Fprintf(c.out, "apply it: haptex run -tactile-cal %s\n", c.path)
 	}

@@ -108,6 +108,9 @@ func checkDevices(path string, asJSON, noProbe bool, timeout time.Duration) erro
 			fmt.Printf("  %-5s exoskeleton: %s%s\n", setup.Fingers[i], fg.Exoskeleton, kinematicsNote(fg.Exoskeleton))
 			fmt.Printf("  %-5s tactile:     %s\n", setup.Fingers[i], fg.Tactile)
 		}
+		for _, c := range f.Calibrations() {
+			fmt.Printf("  %-5s %s calibration: %s (made on %s; sha256 %.12s)\n", c.Finger, c.Kind, c.Path, c.Device, c.SHA256)
+		}
 		for _, c := range checks {
 			switch {
 			case c.Err != "":

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -168,7 +169,14 @@ func Run(ctx context.Context, cfg Config) (*Emulator, error) {
 		}
 		e.dir, e.tempDir = d, true
 	}
-	var err error
+	// Absolute, so that the devices file and the announcement name the
+	// ports for a process in any folder.
+	abs, err := filepath.Abs(e.dir)
+	if err != nil {
+		e.cleanup()
+		return nil, fmt.Errorf("emu: %w", err)
+	}
+	e.dir = abs
 	if e.root, err = safefile.MkdirAll(e.dir); err != nil {
 		e.cleanup()
 		return nil, fmt.Errorf("emu: %w", err)
