@@ -274,3 +274,25 @@ func TestCalibrationRefusals(t *testing.T) {
 }
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+// The devices file with calibrations that docs/protocol.md shows loads,
+// with both files, their hashes and the device they were made on.
+func TestDocumentedCalibratedFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "calibration"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	force, kin := twinCalibrations(t, filepath.Join(dir, "calibration"))
+	path := filepath.Join(dir, "devices.toml")
+	if err := os.WriteFile(path, []byte(docBlock(t, "docs/protocol.md", "calibrated-devices-file")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := setup.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cals := f.Calibrations()
+	if len(cals) != 2 || cals[0].Path != force || cals[1].Path != kin || cals[0].Device != "haptex-emu-exo EMU-INDEX-EXO" || cals[1].SHA256 != sha(t, kin) {
+		t.Errorf("%+v", cals)
+	}
+}
