@@ -27,6 +27,23 @@ type Config struct {
 	Safety    SafetyConfig
 	Limits    LimitsConfig
 	Passivity PassivityConfig
+	Drive     DriveConfig
+}
+
+// DriveConfig is what the servo knows of the device's drive train.
+type DriveConfig struct {
+	// TransmissionStiffness is each joint's identified cable stiffness
+	// between motor and link [N·m/rad]: the servo locates the pad from
+	// the motor encoders minus the stretch under the load the link
+	// carries. 0: a rigid transmission.
+	TransmissionStiffness [3]float64 `toml:"transmission_stiffness_nm_per_rad"`
+	// The drive's friction and inertia at the joint output, as identified:
+	// the torque bound allows for the friction (safety.go), the
+	// plausibility check for friction and inertia.
+	Coulomb [3]float64 `toml:"coulomb_nm"`   // Coulomb friction per joint [N·m]
+	Viscous [3]float64 `toml:"viscous_nms"`  // viscous friction per joint [N·m·s/rad]
+	Inertia [3]float64 `toml:"inertia_kgm2"` // reflected rotor inertia per joint [kg·m²]
+	Slip    float64    `toml:"slip_rps"`     // joint speed from which the torque bound counts on the whole Coulomb friction [rad/s]
 }
 
 // ForceConfig is the outer force loop.
@@ -38,8 +55,12 @@ type ForceConfig struct {
 	ReferenceHz    float64 `toml:"reference_hz"`          // corner of the desired-force filter; 0 = butter_hz
 	VMax           float64 `toml:"vmax_mps"`              // velocity reference limit [m/s]
 	Feedforward    float64 `toml:"feedforward"`           // share of Jᵀ F_des sent to the motors directly
-	SetpointWeight float64 `toml:"setpoint_weight"`       // β: the proportional term acts on β F_des - F_meas
+	SetpointWeight float64 `toml:"setpoint_weight"`       // β: the proportional term acts on β (F_des - F_stiff) + F_stiff - F_meas
 	StiffBandwidth float64 `toml:"stiff_bandwidth_rad_s"` // ω_K: gain scaling against rendered stiffness; 0 = off
+	StiffIntegral  float64 `toml:"stiff_integral_rad_s"`  // ω_I: the integral gain scales by 1/(1 + K_i k/ω_I²) while rendering stiffness k; 0 = as the proportional gain
+	OnsetStop      bool    `toml:"onset_stop"`            // at first contact, drop a share of the admittance's speed into the cloth beyond the cloth's own
+	OnsetStopNpm   float64 `toml:"onset_stop_npm"`        // k_s: the share dropped is k/(k + k_s) for a contact of normal stiffness k [N/m]; 0 = all
+	ContactTau     float64 `toml:"contact_tau_s"`         // τ_c: in contact, damp the admittance's speed into the cloth with k·τ_c [s]; 0 = off
 }
 
 // DLSConfig is the damped-least-squares inverse Jacobian.
@@ -59,6 +80,7 @@ type VelocityConfig struct {
 	SpeedHz       float64    `toml:"speed_filter_hz"`
 	Friction      [3]float64 `toml:"friction_nm"`        // Coulomb friction compensated per joint [N·m]
 	FrictionWidth float64    `toml:"friction_width_rps"` // joint speed reference of full compensation [rad/s]
+	Viscous       [3]float64 `toml:"viscous_nms"`        // viscous friction compensated per joint on the speed reference [N·m·s/rad]
 }
 
 // ModelConfig governs how the cloth's LocalModel is rendered.
@@ -88,10 +110,6 @@ type SafetyConfig struct {
 	PlausibleTime  time.Duration // how long a larger disagreement may last before it trips
 	DisableWait    time.Duration // how long after the host switched the power stage off the device may still report it on
 	ClockJump      time.Duration // how far the device's clock may run ahead of the host's between two samples
-	DriveCoulomb   [3]float64    // the drive's Coulomb friction per joint the torque checks allow for [N·m]
-	DriveViscous   [3]float64    // the drive's viscous friction per joint the torque checks allow for [N·m·s/rad]
-	DriveInertia   [3]float64    // the drive's inertia per joint the plausibility check allows for [kg·m²]
-	DriveSlip      float64       // joint speed from which the torque bound counts on the whole Coulomb friction [rad/s]
 }
 
 // LimitsConfig is what the host allows whatever a device declares
@@ -110,6 +128,11 @@ type PassivityConfig struct {
 	Enabled    bool    `toml:"enabled"`
 	Bound      float64 `toml:"bound_j"`
 	MaxDamping float64 `toml:"max_damping_nspm"`
+	// LeakMs is the observer's memory [ms]: the energy it holds decays
+	// with this time constant, so a bounded non-passive flow (the force
+	// loop near its crossover) settles at power x leak instead of
+	// accumulating; 0 keeps every joule (the classic observer).
+	LeakMs float64 `toml:"leak_ms"`
 }
 
 // configFile is the layout of servo.toml, durations in the milliseconds
@@ -124,6 +147,7 @@ type configFile struct {
 	Safety    safetyFile      `toml:"safety"`
 	Limits    LimitsConfig    `toml:"limits"`
 	Passivity PassivityConfig `toml:"passivity"`
+	Drive     DriveConfig     `toml:"drive"`
 }
 
 type safetyFile struct {
@@ -140,14 +164,10 @@ type safetyFile struct {
 	OverrunFactor float64 `toml:"overrun_factor"`
 	RecoverMs     float64 `toml:"recover_ms"`
 
-	PlausibleForce float64    `toml:"plausible_force_n"`
-	PlausibleMs    float64    `toml:"plausible_ms"`
-	DisableWaitMs  float64    `toml:"disable_wait_ms"`
-	ClockJumpMs    float64    `toml:"clock_jump_ms"`
-	DriveCoulomb   [3]float64 `toml:"drive_coulomb_nm"`
-	DriveViscous   [3]float64 `toml:"drive_viscous_nms"`
-	DriveInertia   [3]float64 `toml:"drive_inertia_kgm2"`
-	DriveSlip      float64    `toml:"drive_slip_rps"`
+	PlausibleForce float64 `toml:"plausible_force_n"`
+	PlausibleMs    float64 `toml:"plausible_ms"`
+	DisableWaitMs  float64 `toml:"disable_wait_ms"`
+	ClockJumpMs    float64 `toml:"clock_jump_ms"`
 }
 
 // file returns c in the file's units.
@@ -163,11 +183,9 @@ func (c *Config) file() configFile {
 			RecoverMs:      ms(s.Recover),
 			PlausibleForce: s.PlausibleForce, PlausibleMs: ms(s.PlausibleTime),
 			DisableWaitMs: ms(s.DisableWait), ClockJumpMs: ms(s.ClockJump),
-			DriveCoulomb: s.DriveCoulomb, DriveViscous: s.DriveViscous, DriveInertia: s.DriveInertia,
-			DriveSlip: s.DriveSlip,
 		},
 		Limits:    c.Limits,
-		Passivity: c.Passivity,
+		Passivity: c.Passivity, Drive: c.Drive,
 	}
 }
 
@@ -197,13 +215,9 @@ func (f *configFile) config() (Config, error) {
 			PlausibleTime:  dur("safety.plausible_ms", s.PlausibleMs),
 			DisableWait:    dur("safety.disable_wait_ms", s.DisableWaitMs),
 			ClockJump:      dur("safety.clock_jump_ms", s.ClockJumpMs),
-			DriveCoulomb:   s.DriveCoulomb,
-			DriveViscous:   s.DriveViscous,
-			DriveInertia:   s.DriveInertia,
-			DriveSlip:      s.DriveSlip,
 		},
 		Limits:    f.Limits,
-		Passivity: f.Passivity,
+		Passivity: f.Passivity, Drive: f.Drive,
 	}
 	return c, errors.Join(errs...)
 }
@@ -295,6 +309,9 @@ func (c *Config) Validate() error {
 	check(pos(c.Force.VMax), "force.vmax_mps = %g, want > 0", c.Force.VMax)
 	check(c.Force.Feedforward >= 0 && c.Force.Feedforward <= 1, "force.feedforward = %g, want 0..1", c.Force.Feedforward)
 	check(nonneg(c.Force.StiffBandwidth), "force.stiff_bandwidth_rad_s = %g, want >= 0", c.Force.StiffBandwidth)
+	check(nonneg(c.Force.StiffIntegral), "force.stiff_integral_rad_s = %g, want >= 0", c.Force.StiffIntegral)
+	check(nonneg(c.Force.ContactTau), "force.contact_tau_s = %g, want >= 0", c.Force.ContactTau)
+	check(nonneg(c.Force.OnsetStopNpm), "force.onset_stop_npm = %g, want >= 0", c.Force.OnsetStopNpm)
 	check(c.Force.SetpointWeight >= 0 && c.Force.SetpointWeight <= 1, "force.setpoint_weight = %g, want 0..1", c.Force.SetpointWeight)
 	check(nonneg(c.Velocity.FrictionWidth), "velocity.friction_width_rps = %g, want >= 0", c.Velocity.FrictionWidth)
 	check(pos(c.DLS.LambdaMax), "dls.lambda_max_m = %g, want > 0", c.DLS.LambdaMax)
@@ -303,6 +320,7 @@ func (c *Config) Validate() error {
 		check(nonneg(c.Velocity.Kv[i]), "velocity.kv_nms[%d] = %g, want >= 0", i, c.Velocity.Kv[i])
 		check(nonneg(c.Velocity.Ki[i]), "velocity.ki_nm[%d] = %g, want >= 0", i, c.Velocity.Ki[i])
 		check(nonneg(c.Velocity.Friction[i]), "velocity.friction_nm[%d] = %g, want >= 0", i, c.Velocity.Friction[i])
+		check(nonneg(c.Velocity.Viscous[i]), "velocity.viscous_nms[%d] = %g, want >= 0", i, c.Velocity.Viscous[i])
 	}
 	check(c.Velocity.ChebyOrder >= 1 && c.Velocity.ChebyOrder <= 8, "velocity.cheby_order = %d, want 1..8", c.Velocity.ChebyOrder)
 	check(pos(c.Velocity.ChebyRippleDB), "velocity.cheby_ripple_db = %g, want > 0", c.Velocity.ChebyRippleDB)
@@ -330,11 +348,11 @@ func (c *Config) Validate() error {
 	check(s.DisableWait > 0, "safety.disable_wait_ms = %g, want > 0", ms(s.DisableWait))
 	check(s.ClockJump > 0, "safety.clock_jump_ms = %g, want > 0", ms(s.ClockJump))
 	for i := range 3 {
-		check(nonneg(s.DriveCoulomb[i]), "safety.drive_coulomb_nm[%d] = %g, want >= 0", i, s.DriveCoulomb[i])
-		check(nonneg(s.DriveViscous[i]), "safety.drive_viscous_nms[%d] = %g, want >= 0", i, s.DriveViscous[i])
-		check(nonneg(s.DriveInertia[i]), "safety.drive_inertia_kgm2[%d] = %g, want >= 0", i, s.DriveInertia[i])
+		check(nonneg(c.Drive.Coulomb[i]), "drive.coulomb_nm[%d] = %g, want >= 0", i, c.Drive.Coulomb[i])
+		check(nonneg(c.Drive.Viscous[i]), "drive.viscous_nms[%d] = %g, want >= 0", i, c.Drive.Viscous[i])
+		check(nonneg(c.Drive.Inertia[i]), "drive.inertia_kgm2[%d] = %g, want >= 0", i, c.Drive.Inertia[i])
 	}
-	check(pos(s.DriveSlip), "safety.drive_slip_rps = %g, want > 0", s.DriveSlip)
+	check(pos(c.Drive.Slip), "drive.slip_rps = %g, want > 0", c.Drive.Slip)
 	l := &c.Limits
 	check(pos(l.MaxForceCont), "limits.max_force_cont_n = %g, want > 0", l.MaxForceCont)
 	check(pos(l.MaxForcePeak) && l.MaxForcePeak >= l.MaxForceCont, "limits.max_force_peak_n = %g, want >= limits.max_force_cont_n", l.MaxForcePeak)
@@ -346,5 +364,9 @@ func (c *Config) Validate() error {
 	check(s.MaxForce <= l.MaxForceCont, "safety.max_force_n = %g, want <= limits.max_force_cont_n = %g", s.MaxForce, l.MaxForceCont)
 	check(nonneg(c.Passivity.Bound), "passivity.bound_j = %g, want >= 0", c.Passivity.Bound)
 	check(nonneg(c.Passivity.MaxDamping), "passivity.max_damping_nspm = %g, want >= 0", c.Passivity.MaxDamping)
+	check(nonneg(c.Passivity.LeakMs), "passivity.leak_ms = %g, want >= 0", c.Passivity.LeakMs)
+	for i, k := range c.Drive.TransmissionStiffness {
+		check(nonneg(k), "drive.transmission_stiffness_nm_per_rad[%d] = %g, want >= 0", i, k)
+	}
 	return errors.Join(errs...)
 }

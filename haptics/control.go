@@ -22,6 +22,7 @@ type controller struct {
 
 	fDes  [3]*filter.Filter // Butterworth on the desired force, per axis
 	fMeas [3]*filter.Filter // Butterworth on the measured force, per axis
+	fStf  [3]*filter.Filter // Butterworth on the stiffness part of the desired force
 	speed [3]*filter.Filter // Butterworth on the encoder-derived joint speed
 	cheb  [3]*filter.Filter // Chebyshev I on the joint-speed error
 
@@ -68,6 +69,7 @@ func newController(cfg *Config) (*controller, error) {
 	for i := range 3 {
 		c.fDes[i] = filter.New(fd)
 		c.fMeas[i] = filter.New(fe)
+		c.fStf[i] = filter.New(fd)
 		c.speed[i] = filter.New(sp)
 		c.cheb[i] = filter.New(ch)
 	}
@@ -79,6 +81,7 @@ func (c *controller) reset(q [3]float64) {
 	for i := range 3 {
 		c.fDes[i].Reset()
 		c.fMeas[i].Reset()
+		c.fStf[i].Reset()
 		c.speed[i].Reset()
 		c.cheb[i].Reset()
 		c.iF[i], c.iV[i], c.qd[i] = 0, 0, 0
@@ -103,30 +106,51 @@ func (c *controller) observe(q [3]float64, dt float64) {
 // measured force of the device on the finger (base frame [N]); tauLim the
 // joint torque limits now. It returns the joint torques.
 //
-// kRender is the stiffness [N/m] of the rendered contact. The rendered
-// force then depends on the device's own position, which closes a position
-// loop of gain K_f·kRender around the velocity loop; the force-loop gains
-// are scaled by s = 1/(1 + K_f·kRender/ω_K) to keep that loop within the
-// bandwidth ω_K the velocity loop can follow (force.stiff_bandwidth_rad_s),
-// which is the admittance-control rule of a virtual damping growing with
-// the rendered stiffness.
-func (c *controller) step(k *exo.Kin, fDes, fMeas [3]float64, tauLim [3]float64, kRender float64) [3]float64 {
+// In contact, fStiff is the part of fDes the pad's own displacement makes
+// (K (x - X0), base frame [N]), kRender the rendered stiffness [N/m], n
+// the contact normal into the cloth (base frame, unit) and vs the cloth's
+// speed along it [m/s]; all zero out of contact. The rendered force then
+// depends on the device's own position, which closes a position loop of
+// gain K_f·kRender around the velocity loop: that part is the
+// environment's reaction, not a set point, so the proportional term takes
+// it whole (the set-point weight applies to the rest), and the force-loop
+// gains are scaled by s = 1/(1 + K_f·kRender/ω_K) (and the integral's by
+// 1/(1 + K_i·kRender/ω_I²)) to keep that loop within the bandwidth the
+// velocity loop can follow (force.stiff_bandwidth_rad_s,
+// stiff_integral_rad_s): the admittance-control rule of a virtual damping
+// growing with the rendered stiffness. The integrator holds the
+// admittance's speed; in contact its part into the cloth beyond the
+// cloth's own is damped with kRender·τ_c (force.contact_tau_s), so the
+// virtual mass does not carry its approach speed into a stiff surface.
+func (c *controller) step(k *exo.Kin, fDes, fMeas, fStiff [3]float64, tauLim [3]float64, kRender float64, n [3]float64, vs float64) [3]float64 {
 	cfg := c.cfg
 	gs := 1.0
 	if wk := cfg.Force.StiffBandwidth; wk > 0 {
 		gs = 1 / (1 + cfg.Force.Kf*kRender/wk)
 	}
 	c.gainScale = gs
-	// The error is filtered as its two parts, so that the proportional
-	// term can weight the set point (2-DOF PI, setpoint weight β): the
-	// integral sees the whole error, the proportional term β F_des - F_meas.
+	gi := gs
+	if wi := cfg.Force.StiffIntegral; wi > 0 {
+		gi = 1 / (1 + cfg.Force.Ki*kRender/(wi*wi))
+	}
+	if tc := cfg.Force.ContactTau; tc > 0 && kRender > 0 {
+		if d := vec3.Dot(c.iF, n) - vs; d > 0 {
+			a := math.Min(1, cfg.Force.Ki*gi*kRender*tc*c.t)
+			c.iF = vec3.Sub(c.iF, vec3.Scale(a*d, n))
+		}
+	}
+	// The error is filtered as its parts, so that the proportional term
+	// can weight the set point (2-DOF PI, set-point weight β): the
+	// integral sees the whole error, the proportional term
+	// β (F_des - F_stiff) + F_stiff - F_meas.
 	var ef, vp [3]float64
 	for i := range 3 {
 		c.lastErr[i] = fDes[i] - fMeas[i]
 		d := c.fDes[i].Step(fDes[i])
 		m := c.fMeas[i].Step(fMeas[i] - c.inject[i])
+		st := c.fStf[i].Step(fStiff[i])
 		ef[i] = d - m
-		vp[i] = cfg.Force.SetpointWeight*d - m
+		vp[i] = cfg.Force.SetpointWeight*(d-st) + st - m
 	}
 	var v [3]float64
 	for i := range 3 {
@@ -138,19 +162,34 @@ func (c *controller) step(k *exo.Kin, fDes, fMeas [3]float64, tauLim [3]float64,
 		vClamped = true
 	}
 	c.vRef = v
+	tau, tauSat := c.velocityLoop(k, v, fDes, tauLim)
+	// Conditional integration (anti-windup): the force integrator holds
+	// while the velocity reference or any motor is saturated.
+	if !vClamped && !tauSat {
+		for i := range 3 {
+			c.iF[i] += gi * cfg.Force.Ki * ef[i] * c.t
+		}
+	}
+	return tau
+}
+
+// velocityLoop turns the Cartesian velocity reference v into joint torques
+// through the damped least-squares inverse and the joint velocity loops,
+// with fFF fed forward (share force.feedforward). It reports whether a
+// motor saturated.
+func (c *controller) velocityLoop(k *exo.Kin, v, fFF [3]float64, tauLim [3]float64) (tau [3]float64, tauSat bool) {
+	cfg := c.cfg
 	c.lambda = exo.Damping(&k.J, cfg.DLS.LambdaMax, cfg.DLS.SigmaMin)
 	qdRef, ok := exo.DLS(&k.J, v, math.Max(c.lambda, 1e-9))
 	if !ok {
 		qdRef = [3]float64{}
 	}
 	c.qdRef = qdRef
-	ff := k.J.MulTransVec(fDes)
-	var tau [3]float64
+	ff := k.J.MulTransVec(fFF)
 	var ec [3]float64
-	tauSat := false
 	for i := range 3 {
 		ec[i] = c.cheb[i].Step(qdRef[i] - c.qd[i])
-		u := cfg.Velocity.Kv[i]*ec[i] + c.iV[i] + cfg.Force.Feedforward*ff[i]
+		u := cfg.Velocity.Kv[i]*ec[i] + c.iV[i] + cfg.Force.Feedforward*ff[i] + cfg.Velocity.Viscous[i]*qdRef[i]
 		// Coulomb friction feedforward in the direction the reference
 		// asks for, linear within ±w so that noise does not chatter.
 		if w := cfg.Velocity.FrictionWidth; w > 0 {
@@ -173,12 +212,17 @@ func (c *controller) step(k *exo.Kin, fDes, fMeas [3]float64, tauLim [3]float64,
 		}
 		tau[i] = u
 	}
-	// Conditional integration (anti-windup): the force integrator holds
-	// while the velocity reference or any motor is saturated.
-	if !vClamped && !tauSat {
-		for i := range 3 {
-			c.iF[i] += gs * cfg.Force.Ki * ef[i] * c.t
-		}
+	return tau, tauSat
+}
+
+// stopInto removes the part of the force integrator's velocity that moves
+// the pad along n (base frame, unit) faster than vs, the surface's own
+// speed along n: at first contact the admittance's virtual mass (1/K_i,
+// tens of grams where a fingertip weighs a few) would otherwise carry its
+// approach into the cloth and press the cloth's force up before the
+// finger does; the pad meets the surface as a fingertip would, inelastically.
+func (c *controller) stopInto(n [3]float64, vs, share float64) {
+	if d := vec3.Dot(c.iF, n) - max(vs, 0); d > 0 {
+		c.iF = vec3.Sub(c.iF, vec3.Scale(share*d, n))
 	}
-	return tau
 }

@@ -27,11 +27,23 @@
 // joint speed references, and per joint an inner velocity loop (a 3rd-order
 // Chebyshev I on the speed error, the speed estimated from encoder
 // differences through a Butterworth) produces the torque; a share of
-// Jᵀ F_des and a partial Coulomb-friction compensation are fed forward;
-// torques saturate with conditional integration (anti-windup). While a
-// stiff contact is rendered, the force gains are scaled down so that the
+// Jᵀ F_des and partial Coulomb and viscous friction compensation on the
+// speed reference are fed forward; torques saturate with conditional
+// integration (anti-windup).
+//
+// In contact the rendered force depends on the device's own position: the
+// part the local model's stiffness makes, K (x - X0), is the environment's
+// reaction, not a set point, so the proportional term takes it whole, and
+// the force gains are scaled down with the rendered stiffness so that the
 // position loop the contact closes stays inside the velocity loop's
-// bandwidth.
+// bandwidth. The integrator holds the admittance's speed, the speed of a
+// virtual mass of tens of grams: at first contact a share of its speed
+// into the cloth (beyond the cloth's own) is dropped, and in contact it is
+// damped in proportion to the stiffness, so the device does not carry its
+// approach into the cloth. The encoders read the motors; the pad is
+// located from them minus the cables' stretch under the load the links
+// carry (the force sensor's reading through Jᵀ and the identified cable
+// stiffness, drive.transmission_stiffness_nm_per_rad).
 //
 // # Safety
 //
@@ -45,9 +57,16 @@
 // switch the power stage off; after safety.recover_ms of health the finger
 // is re-enabled with the enable ramp. Enabling never waits for the device
 // inside the tick. The rendered force is clamped in magnitude and rate, and the
-// stiffness of a local model to Colgate's bound 2b/T. A passivity observer
-// (Hannaford & Ryu) sums the energy the device and controller add beyond
-// the cloth's force; below -passivity.bound_j it renders extra damping.
+// stiffness of a local model to model.max_stiffness_npm (by default half
+// the device's measured Z-width, so that no stiffness outside the stable
+// region is rendered; 0 takes Colgate's bound 2b/T); every tick records
+// the stiffness asked and whether it was limited. A passivity observer (Hannaford & Ryu) sums, with a memory of
+// passivity.leak_ms, the energy the device and controller add beyond the
+// force they were asked for; below -passivity.bound_j it renders extra
+// damping. The TickRecord holds both the cloth's own force at the measured
+// pad (ForceDes) and what the servo rendered towards (ForceCmd);
+// ContactTracking measures from the records how closely the fingertip
+// force follows the cloth's in contact.
 //
 // The servo also checks the device against what it knows without it
 // (safety.go, docs/safety.md): a device that declares more than the

@@ -9,8 +9,10 @@ import (
 // capStiffness scales m.K down so its Frobenius norm (an upper bound on the
 // stiffness in any direction) stays within kMax, the stiffness the device
 // can render; the simulation's force F0 is kept. kMax <= 0 leaves K alone.
-func capStiffness(m *sim.LocalModel, kMax float64) {
-	if fro := frobenius(&m.K); kMax > 0 && fro > kMax {
+// It returns the norm asked for.
+func capStiffness(m *sim.LocalModel, kMax float64) float64 {
+	fro := frobenius(&m.K)
+	if kMax > 0 && fro > kMax {
 		s := kMax / fro
 		for i := range 3 {
 			for j := range 3 {
@@ -18,6 +20,7 @@ func capStiffness(m *sim.LocalModel, kMax float64) {
 			}
 		}
 	}
+	return fro
 }
 
 // localFinite reports whether every number of a valid model is finite (an

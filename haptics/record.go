@@ -21,12 +21,15 @@ type TickRecord struct {
 type FingerRecord struct {
 	Pos       [3]float64 // pad centre [m]
 	Vel       [3]float64 // pad velocity [m/s]
-	ForceDes  [3]float64 // force the controller was asked to render, after the safety envelope and passivity damping [N]
+	ForceDes  [3]float64 // the cloth's force at the measured pad, as the simulation's local model gives it (force scale, enable ramp and force limit applied): what the finger should feel [N]
+	ForceCmd  [3]float64 // the force the controller rendered towards: the cloth's with its stiffness limited, blended across sim steps, within the safety envelope, with passivity damping [N]
 	ForceMeas [3]float64 // force the sensor measured [N]
 	Torque    [3]float64 // joint torque commands [N·m]
 	Energy    float64    // passivity observer: energy the user put into the device [J]
 	Damping   float64    // damping the passivity controller injected this tick [N·s/m]
 	Contact   bool       // the finger is inside the cloth's contact region
+	Stiffness float64    // stiffness the cloth's local model asked for while in contact, force scale applied (Frobenius norm) [N/m]
+	Limited   bool       // the coupling rendered less stiffness than the cloth's local model asked for (outside the stable region)
 	State     State
 	Reason    Reason
 	Confirm   Confirm // in StateSafe: how the safe state is known to hold (column safe_by)
@@ -38,8 +41,8 @@ var tickCSVHeader = func() string {
 		n := sim.FingerName(f) + "_"
 		for _, c := range []string{
 			"x_m", "y_m", "z_m", "vx_mps", "vy_mps", "vz_mps",
-			"fdes_x_n", "fdes_y_n", "fdes_z_n", "fmeas_x_n", "fmeas_y_n", "fmeas_z_n",
-			"tau1_nm", "tau2_nm", "tau3_nm", "energy_j", "damping_nspm", "contact", "state", "reason", "safe_by",
+			"fdes_x_n", "fdes_y_n", "fdes_z_n", "fcmd_x_n", "fcmd_y_n", "fcmd_z_n", "fmeas_x_n", "fmeas_y_n", "fmeas_z_n",
+			"tau1_nm", "tau2_nm", "tau3_nm", "energy_j", "damping_nspm", "stiffness_npm", "contact", "limited", "state", "reason", "safe_by",
 		} {
 			h += "," + n + c
 		}
@@ -60,7 +63,7 @@ func (r *TickRecord) AppendCSV(dst []byte) []byte {
 	dst = appendBool(dst, r.Overrun)
 	for f := range r.Fingers {
 		fr := &r.Fingers[f]
-		for _, v := range [...]*[3]float64{&fr.Pos, &fr.Vel, &fr.ForceDes, &fr.ForceMeas, &fr.Torque} {
+		for _, v := range [...]*[3]float64{&fr.Pos, &fr.Vel, &fr.ForceDes, &fr.ForceCmd, &fr.ForceMeas, &fr.Torque} {
 			for _, x := range v {
 				dst = append(dst, ',')
 				dst = strconv.AppendFloat(dst, x, 'g', 7, 64)
@@ -70,7 +73,10 @@ func (r *TickRecord) AppendCSV(dst []byte) []byte {
 		dst = strconv.AppendFloat(dst, fr.Energy, 'g', 7, 64)
 		dst = append(dst, ',')
 		dst = strconv.AppendFloat(dst, fr.Damping, 'g', 5, 64)
+		dst = append(dst, ',')
+		dst = strconv.AppendFloat(dst, fr.Stiffness, 'g', 5, 64)
 		dst = appendBool(dst, fr.Contact)
+		dst = appendBool(dst, fr.Limited)
 		dst = append(dst, ',')
 		dst = append(dst, fr.State.String()...)
 		dst = append(dst, ',')

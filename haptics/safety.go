@@ -213,19 +213,19 @@ func impliedForce(jInv *exo.Mat3, tau [3]float64) [3]float64 {
 }
 
 // driveFriction returns the drive's friction torque per joint at joint
-// speeds qd [rad/s]: safety.drive_coulomb_nm + safety.drive_viscous_nms
+// speeds qd [rad/s]: drive.coulomb_nm + drive.viscous_nms
 // |q̇|. For the torque bound (moving) the Coulomb share grows linearly to
-// its whole from zero speed to safety.drive_slip_rps: a slower joint may
+// its whole from zero speed to drive.slip_rps: a slower joint may
 // be stuck, and its speed estimate is mostly noise.
 func driveFriction(cfg *Config, qd *[3]float64, moving bool) [3]float64 {
 	var f [3]float64
 	for i := range 3 {
 		v := math.Abs(qd[i])
-		c := cfg.Safety.DriveCoulomb[i]
-		if moving && v < cfg.Safety.DriveSlip {
-			c *= v / cfg.Safety.DriveSlip
+		c := cfg.Drive.Coulomb[i]
+		if moving && v < cfg.Drive.Slip {
+			c *= v / cfg.Drive.Slip
 		}
-		f[i] = c + cfg.Safety.DriveViscous[i]*v
+		f[i] = c + cfg.Drive.Viscous[i]*v
 	}
 	return f
 }
@@ -292,7 +292,7 @@ func (fs *fingerServo) checkPlausible(t time.Duration, cfg *Config) {
 	qd := fs.ctl.qd
 	band := driveFriction(cfg, &qd, false)
 	for i := range 3 {
-		band[i] += cfg.Safety.DriveInertia[i] * math.Abs(qd[i]-g.qdPrev[i]) / fs.dt
+		band[i] += cfg.Drive.Inertia[i] * math.Abs(qd[i]-g.qdPrev[i]) / fs.dt
 	}
 	g.qdPrev = qd
 	var acted [][3]float64

@@ -84,20 +84,25 @@ type fingerServo struct {
 
 	modelStep uint64
 	modelOK   bool
-	model     sim.LocalModel
-	offset    [3]float64 // blend between two sim steps [N, world]
-	fDes      [3]float64 // rendered force after the envelope [N, world]
-	fEnv      [3]float64 // the cloth's share of the previous tick's fDes (no passivity damping)
+	model     sim.LocalModel // the cloth's model as rendered: its stiffness limited
+	fCloth    [3]float64     // the cloth's force at the measured pad as the simulation published it, scaled, within the force limit [N, world]
+	offset    [3]float64     // blend between two sim steps [N, world]
+	fDes      [3]float64     // rendered force after the envelope [N, world]
+	fEnv      [3]float64     // the cloth's share of the previous tick's fDes (no passivity damping)
+	fStiff    [3]float64     // the part of this tick's cloth force that the pad's own displacement makes, K (x - X0 - V (t - T)), scaled [N, world]
 
 	energy, damping float64
 	kRender         float64 // stiffness of the contact rendered this tick [N/m]
+	kAsked          float64 // stiffness the cloth's local model asked for this tick, scaled [N/m]
+	limited         bool    // kRender is less than kAsked: the coupling limited the stiffness
 	scale           float64 // copy of Servo.scale
 
 	cmd     devices.ExoCommand
 	tauOut  [3]float64
 	tauHold [3]float64
 
-	guard guard // safety.go
+	guard   guard      // safety.go
+	tauLink [3]float64 // torque the links carry, through a first-order low-pass of stretchTau [N·m]
 }
 
 // NewServo builds the servo. A finger with a nil Device is permanently in
@@ -267,14 +272,19 @@ func (s *Servo) Tick(t time.Duration, in *sim.Output, out *sim.FingerState, rec 
 		for f := range s.fingers {
 			fs := &s.fingers[f]
 			rec.Fingers[f] = FingerRecord{
-				Pos: fs.pos, Vel: fs.vel, ForceDes: fs.fDes, ForceMeas: fs.fMeas, Torque: fs.tauOut,
+				Pos: fs.pos, Vel: fs.vel, ForceDes: fs.fCloth, ForceCmd: fs.fDes, ForceMeas: fs.fMeas, Torque: fs.tauOut,
 				Energy: fs.energy, Damping: fs.damping, Contact: fs.contact,
+				Stiffness: fs.kAsked, Limited: fs.limited,
 				State: fs.status.State, Reason: fs.status.Reason, Confirm: fs.status.Confirm,
 			}
 		}
 	}
 	s.tick++
 }
+
+// stretchTau is the time constant of the link torque the cable's stretch
+// is estimated from [s].
+const stretchTau = 0.01
 
 // flag records a fault seen this tick (the first one wins).
 func (fs *fingerServo) flag(r Reason) {
@@ -360,6 +370,7 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 		return
 	}
 	ramp := fs.enableRamp(t, cfg)
+	fs.fCloth = fs.clampForce(vec3.Scale(ramp, fs.fCloth))
 	fd := fs.clampForce(vec3.Scale(ramp, fModel))
 	fd = fs.passivity(fd, cfg)
 	fs.fDes = fs.limitRate(fd, cfg)
@@ -376,6 +387,24 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 // sample, and checks the pad's speed.
 func (fs *fingerServo) measure(cfg *Config) {
 	fs.kin.Eval(&fs.k, fs.st.Joint)
+	if kt := &cfg.Drive.TransmissionStiffness; kt[0] > 0 || kt[1] > 0 || kt[2] > 0 {
+		// The encoders read the motors: each link lags its motor by the
+		// cable's stretch under the torque the link carries, which is
+		// the torque of the force the plate exerts on the finger (the
+		// sensor's reading; the motor torque would be wrong by the rotor's
+		// friction while it sticks), taken slowly: the quasi-static
+		// stretch. It is milliradians, so the pad moves by J times it.
+		tl := fs.k.J.MulTransVec(fs.k.R.MulVec(fs.st.Force))
+		a := math.Min(1, fs.dt/stretchTau)
+		var dq [3]float64
+		for i := range 3 {
+			fs.tauLink[i] += a * (tl[i] - fs.tauLink[i])
+			if kt[i] > 0 {
+				dq[i] = fs.tauLink[i] / kt[i]
+			}
+		}
+		fs.k.Pad = vec3.Sub(fs.k.Pad, fs.k.J.MulVec(dq))
+	}
 	if fs.fresh {
 		dt := fs.dt
 		if fs.haveSeq && fs.st.DeviceTime > fs.lastDevT {
@@ -393,13 +422,17 @@ func (fs *fingerServo) measure(cfg *Config) {
 	}
 }
 
-// clothForce returns the cloth's force at the measured pad, scaled,
-// continuous across sim steps, and sets the contact and the stiffness
-// rendered with it. It is zero before the first sim step or with a model
-// that is not finite (a fault).
+// clothForce returns the cloth's force as rendered at the measured pad
+// (stiffness limited, scaled, continuous across sim steps), and sets the
+// contact, the stiffness rendered with it and fCloth: the force of the
+// model as the simulation published it, the finger's desired force in the
+// record. Both are zero before the first sim step or with a model that is
+// not finite (a fault).
 func (fs *fingerServo) clothForce(t time.Duration, lm *sim.LocalModel, cfg *Config) [3]float64 {
+	wasContact := fs.contact
 	fs.contact = false
-	fs.kRender = 0
+	fs.fCloth = [3]float64{}
+	fs.kRender, fs.kAsked, fs.limited = 0, 0, false
 	switch {
 	case lm == nil:
 		fs.modelOK = false
@@ -415,21 +448,42 @@ func (fs *fingerServo) clothForce(t time.Duration, lm *sim.LocalModel, cfg *Conf
 	// EvalAt): evaluate it at this tick's time, on a copy whose stiffness
 	// is capped to what the device can render.
 	next := *lm
-	capStiffness(&next, fs.maxStiff)
+	asked := capStiffness(&next, fs.maxStiff/math.Max(fs.scale, 1e-9))
 	if fs.modelOK && (lm.Step != fs.modelStep || lm.Valid != fs.model.Valid) && cfg.Model.SlewNPerS > 0 {
 		fOld := fs.model.EvalAt(t, fs.pos)
 		fNew := next.EvalAt(t, fs.pos)
 		fs.offset = vec3.Add(fs.offset, vec3.Sub(fOld, fNew))
 	}
 	fs.model, fs.modelStep, fs.modelOK = next, lm.Step, true
+	fs.fCloth = vec3.Scale(fs.scale, lm.EvalAt(t, fs.pos))
 	f := fs.model.EvalAt(t, fs.pos)
 	fs.contact = fs.model.Touches(t, fs.pos)
+	if fs.contact && !wasContact && cfg.Force.OnsetStop {
+		share := 1.0
+		if kr := cfg.Force.OnsetStopNpm; kr > 0 {
+			m := exo.Mat3(fs.model.K)
+			kn := -fs.scale * vec3.Dot(fs.model.Normal, m.MulVec(fs.model.Normal))
+			share = max(0, kn) / (max(0, kn) + kr)
+		}
+		fs.ctl.stopInto(fs.base.InvVec(fs.model.Normal), vec3.Dot(fs.model.V, fs.model.Normal), share)
+	}
+	fs.fStiff = [3]float64{}
 	if fs.contact {
-		fs.kRender = frobenius(&fs.model.K)
+		dt := (t - fs.model.T).Seconds()
+		var d [3]float64
+		for i := range 3 {
+			d[i] = fs.pos[i] - fs.model.X0[i] - fs.model.V[i]*dt
+		}
+		k := &fs.model.K
+		for i := range 3 {
+			fs.fStiff[i] = fs.scale * (k[i][0]*d[0] + k[i][1]*d[1] + k[i][2]*d[2])
+		}
+		fs.kRender = frobenius(&fs.model.K) * fs.scale
+		fs.kAsked = asked * fs.scale
+		fs.limited = fs.kAsked > fs.kRender*(1+1e-9)
 	}
 	fs.slewOffset(cfg)
 	f = vec3.Add(f, fs.offset)
-	fs.kRender *= fs.scale
 	return vec3.Scale(fs.scale, f)
 }
 
@@ -452,7 +506,7 @@ func (fs *fingerServo) slewOffset(cfg *Config) {
 // fault ramps to zero over safety.stop_ramp_ms, and a finger without a
 // usable sample keeps its last torque.
 func (fs *fingerServo) renderNothing(t time.Duration, cfg *Config) {
-	fs.fDes, fs.damping = [3]float64{}, 0
+	fs.fDes, fs.fCloth, fs.damping = [3]float64{}, [3]float64{}, 0
 	if fs.status.State == StateStopping {
 		r := 1.0
 		if ramp := cfg.Safety.StopRamp; ramp > 0 {
@@ -497,6 +551,9 @@ func (fs *fingerServo) clampForce(fd [3]float64) [3]float64 {
 func (fs *fingerServo) passivity(fEnv [3]float64, cfg *Config) [3]float64 {
 	fs.damping = 0
 	if cfg.Passivity.Enabled {
+		if l := cfg.Passivity.LeakMs; l > 0 {
+			fs.energy *= 1 - math.Min(1, fs.dt*1e3/l)
+		}
 		fs.energy -= vec3.Dot(vec3.Sub(fs.fMeas, fs.fEnv), fs.vel) * fs.dt
 		if fs.energy < -cfg.Passivity.Bound {
 			if v2 := vec3.Dot(fs.vel, fs.vel); v2 > 1e-12 {
@@ -505,7 +562,10 @@ func (fs *fingerServo) passivity(fEnv [3]float64, cfg *Config) [3]float64 {
 			}
 		}
 	}
-	fs.fEnv = fEnv
+	// The observer judges the loop against what it was asked to render:
+	// a loop-gain measurement's injected force error is part of that, so
+	// the test signal is not charged to the controller as energy it made.
+	fs.fEnv = vec3.Add(fEnv, fs.base.Vec(fs.ctl.inject))
 	return vec3.Sub(fEnv, vec3.Scale(fs.damping, fs.vel))
 }
 
@@ -527,7 +587,12 @@ func (fs *fingerServo) command(t time.Duration, ramp float64, cfg *Config) {
 		lim[i] = ramp * fs.maxTorque[i]
 	}
 	iF, iV := fs.ctl.iF, fs.ctl.iV
-	tau := fs.ctl.step(&fs.k, fs.base.InvVec(fs.fDes), fs.base.InvVec(fs.fMeas), lim, fs.kRender*ramp)
+	var n [3]float64
+	var vs float64
+	if fs.contact {
+		n, vs = fs.base.InvVec(fs.model.Normal), vec3.Dot(fs.model.V, fs.model.Normal)
+	}
+	tau := fs.ctl.step(&fs.k, fs.base.InvVec(fs.fDes), fs.base.InvVec(fs.fMeas), fs.base.InvVec(vec3.Scale(ramp, fs.fStiff)), lim, fs.kRender*ramp, n, vs)
 	if !finite3(&tau) {
 		fs.flag(ReasonControlNaN)
 		fs.advanceState(t, cfg)

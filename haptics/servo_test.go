@@ -130,10 +130,14 @@ func TestConfig(t *testing.T) {
 	// range, a period that is not a number.
 	for _, edit := range [][2]string{
 		{"[force]\n", "[force]\nkf = 1\n"},
-		{"butter_hz = 51.2", "butter_hz = 600.0"},
+		{"butter_hz = 100.0", "butter_hz = 600.0"},
 		{"cheby_order = 3", "cheby_order = 0"},
 		{"stop_ramp_ms = 4.0", "stop_ramp_ms = 20.0"},
-		{"feedforward = 0.64", "feedforward = 2.0"},
+		{"feedforward = 0.96", "feedforward = 2.0"},
+		{"contact_tau_s = 0.036", "contact_tau_s = -1.0"},
+		{"stiff_integral_rad_s = 110.0", "stiff_integral_rad_s = -1.0"},
+		{"viscous_nms = [0.034, 0.042, 0.012]", "viscous_nms = [0.034, -0.042, 0.012]"},
+		{"transmission_stiffness_nm_per_rad = [367.0, 367.0, 164.0]", "transmission_stiffness_nm_per_rad = [367.0, nan, 164.0]"},
 		{"period_ms = 1.0", "period_ms = nan"},
 	} {
 		src := string(defaultConfigTOML)
@@ -332,4 +336,50 @@ func homePad(p twin.ExoParams, f int) [3]float64 {
 	}
 	b := twin.DefaultBase(f)
 	return b.Point(kin.Forward(kin.Params().Home))
+}
+
+// TestStiffnessLimit: a local model stiffer than model.max_stiffness_npm
+// is rendered with its stiffness limited and every tick records the
+// stiffness asked and that it was limited; the record's desired force is
+// the cloth's own, unlimited, at the measured pad, so the limit shows as
+// tracking error. A model within the limit is rendered as it is.
+func TestStiffnessLimit(t *testing.T) {
+	p := twin.DefaultExoParams()
+	e, err := twin.NewExo(p, twin.DefaultBase(1), holdIntent{homePad(p, 1)}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	s, err := NewServo(cfg, [sim.NumFingers]Finger{{}, {Device: e, Kin: e.Kinematics(), Base: e.Base()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out sim.FingerState
+	var rec TickRecord
+	tm := time.Duration(0)
+	for ; tm < 300*time.Millisecond; tm += time.Millisecond {
+		s.Tick(tm, nil, &out, &rec)
+	}
+	base := e.Base()
+	n := base.Vec([3]float64{1, 0, 0}) // the pad presses along base x
+	for _, k := range []float64{4600, 1000} {
+		var in sim.Output
+		lm := &in.Local[1]
+		*lm = sim.LocalModel{T: tm, Step: 1, X0: vec3.Sub(out.Fingers[1].Pos, vec3.Scale(0.0002, n)), F0: vec3.Scale(-0.3, n),
+			Normal: n, Depth: 0.01, InContact: true, Valid: true}
+		for i := range 3 {
+			for j := range 3 {
+				lm.K[i][j] = -k * n[i] * n[j]
+			}
+		}
+		s.Tick(tm, &in, &out, &rec)
+		tm += time.Millisecond
+		fr := rec.Fingers[1]
+		want := lm.EvalAt(tm-time.Millisecond, fr.Pos)
+		limited := k > cfg.Model.MaxStiffness
+		if fr.State != StateActive || !fr.Contact || math.Abs(fr.Stiffness-k) > 1e-6*k || fr.Limited != limited || vec3.Norm(vec3.Sub(fr.ForceDes, want)) > 1e-12 {
+			t.Errorf("%g N/m: state %v contact %v, recorded stiffness %g limited %v, desired force %v (the cloth's %v); want limited %v",
+				k, fr.State, fr.Contact, fr.Stiffness, fr.Limited, fr.ForceDes, want, limited)
+		}
+	}
 }

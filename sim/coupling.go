@@ -8,7 +8,8 @@ import "math"
 // The LocalModel's stiffness K is the dynamic Schur complement of the
 // step's system with respect to the pad position, approximated by one
 // V-cycle per direction (stiffness); the contact's drift velocity V lets
-// the 1 kHz loop follow a contact that moves with the cloth.
+// the 1 kHz loop follow a contact that moves with the cloth. Only contacts
+// the step's solve included are published as LocalModels (publish).
 
 // coupling holds what the local models carry from step to step: per
 // finger, the cloth's response to a unit pad motion along each axis.
@@ -53,18 +54,6 @@ func (cp *coupling) publish(k int, sum *padSummary, lm *LocalModel, patch *Conta
 	}
 	fnSum := sum.fnSum
 	normal, _ := unit(sum.nsum)
-	f0 := scale3(-1, sum.force)
-	lm.InContact, lm.F0, lm.Normal = true, f0, normal
-	lm.V = scale3(1/fnSum, sum.velSum)
-	lm.K = cp.stiffness(k)
-	knn := dot3(normal, mulVec33(&lm.K, normal))
-	fPress := -dot3(f0, normal)
-	// Without a stiffness the region is the fabric's compression.
-	lm.Depth = min(sum.maxPen, c.cfg.MaxDepth)
-	if knn < 0 && fPress > 0 {
-		lm.Depth = min(max(fPress/(-knn), sum.maxPen), c.cfg.MaxDepth)
-	}
-
 	patch.InContact = true
 	patch.U, patch.V = sum.uv[0]/fnSum, sum.uv[1]/fnSum
 	patch.NormalForce = fnSum
@@ -77,6 +66,26 @@ func (cp *coupling) publish(k int, sum *padSummary, lm *LocalModel, patch *Conta
 	patch.SlipV = dot3(rel, geo.vh.arr()) / max(geo.lv, 1e-9)
 	dist := c.cfg.Distal[k]
 	patch.Orientation = math.Atan2(dot3(dist, geo.vh.arr()), dot3(dist, geo.uh.arr()))
+	if len(c.pads.f[k].lin) == 0 {
+		// The cloth ran into the pad during the step (it springs back
+		// after a pad that withdraws): the step's solve did not include
+		// this contact, so it exerted no force on the cloth, and the
+		// penetration it shows is no force the cloth exerts either. The
+		// next step resolves it, if the pad is still there.
+		cp.forget(k)
+		return
+	}
+	f0 := scale3(-1, sum.force)
+	lm.InContact, lm.F0, lm.Normal = true, f0, normal
+	lm.V = scale3(1/fnSum, sum.velSum)
+	lm.K = cp.stiffness(k)
+	knn := dot3(normal, mulVec33(&lm.K, normal))
+	fPress := -dot3(f0, normal)
+	// Without a stiffness the region is the fabric's compression.
+	lm.Depth = min(sum.maxPen, c.cfg.MaxDepth)
+	if knn < 0 && fPress > 0 {
+		lm.Depth = min(max(fPress/(-knn), sum.maxPen), c.cfg.MaxDepth)
+	}
 }
 
 // stiffness returns dF/dx of the force on finger k's pad with respect to
@@ -91,11 +100,6 @@ func (cp *coupling) stiffness(k int) [3][3]float64 {
 	fs := &cp.f[k]
 	probes := &c.pads.probes
 	var kd [3][3]float64
-	if len(fc.lin) == 0 {
-		// A contact that began during the step: nothing is known yet of how
-		// the cloth gives way, and the force is still small; no stiffness.
-		return kd
-	}
 	ah := c.dyn.op.cD
 	// The pad's influence on the cloth changes slowly while the contact
 	// lasts: one of the three solves is refreshed per refresh interval, all

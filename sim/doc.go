@@ -110,5 +110,7 @@
 // (coupling.go): its stiffness K is the dynamic Schur complement of the
 // step's system with respect to the pad position, approximated by one
 // V-cycle per direction, and the contact's drift velocity V lets the 1 kHz
-// loop follow a contact that moves with the cloth.
+// loop follow a contact that moves with the cloth. A contact the step's
+// solve did not include (the cloth ran into a pad during the step) exerted
+// no force and gets no LocalModel until a step resolves it.
 package sim

@@ -64,3 +64,38 @@ func TestLocalModelExtrapolation(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseWithoutPhantomForces: while the pads open and withdraw after
+// the showcase pinch, the cloth springs back after them. A contact the
+// step's solve did not include (the cloth ran into a pad that had moved
+// on) never acted on the cloth, so it is not published: the local model's
+// force never jumps up from one step to the next by more than 0.05 N, where
+// the penetration of such unresolved contacts showed as 0.2-0.8 N spikes
+// every few steps.
+func TestReleaseWithoutPhantomForces(t *testing.T) {
+	c := newTestCloth(t, func(cfg *Config) {
+		cfg.NodesU, cfg.NodesV = pick(24, 12), pick(24, 12)
+		cfg.ProbeSpacing = pick(cfg.ProbeSpacing, 0.005)
+	})
+	s := ShowcasePinch(c.cfg.Material.Thickness)
+	const open = 3000 * time.Millisecond // the pads start to open
+	var prev [NumFingers]float64
+	var worst [NumFingers]float64
+	var out Output
+	runScript(c, s, s.Duration(), func(step int, tm time.Duration) {
+		c.Output(&out)
+		for k := range NumFingers {
+			f := norm3(out.Local[k].F0)
+			if tm > open {
+				worst[k] = math.Max(worst[k], f-prev[k])
+			}
+			prev[k] = f
+		}
+	})
+	for k := range NumFingers {
+		t.Logf("%s: largest rise of the local model's force from one step to the next while releasing: %.3f N", FingerName(k), worst[k])
+		if worst[k] > 0.05 {
+			t.Errorf("%s: the local model's force rose by %.3f N in one step while the pads withdrew", FingerName(k), worst[k])
+		}
+	}
+}

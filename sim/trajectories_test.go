@@ -1,16 +1,36 @@
 package sim
 
 import (
+	"encoding/json"
 	"flag"
 	"math"
 	"math/rand/v2"
+	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
 )
 
-var trajectories = flag.Int("sim.trajectories", 50, "number of randomised pinch-and-pull trajectories TestRandomTrajectories runs (1000 for the full set)")
+var (
+	trajectories = flag.Int("sim.trajectories", 50, "number of randomised pinch-and-pull trajectories TestRandomTrajectories runs (1000 for the full set)")
+	stiffnessOut = flag.String("sim.stiffness", "", "file TestRandomTrajectories writes the stiffest local model of each trajectory to (JSON)")
+)
+
+// AskedStiffness is what TestRandomTrajectories writes with -sim.stiffness:
+// per trajectory, the largest stiffness (Frobenius norm of LocalModel.K,
+// the measure the haptics servo limits) either finger's local model asked
+// for in contact.
+type AskedStiffness struct {
+	Trajectories int       `json:"trajectories"`
+	Side         int       `json:"side"`
+	DtMs         float64   `json:"dt_ms"`
+	MaxNpm       []float64 `json:"max_npm"` // per trajectory, in order [N/m]
+	P50Npm       float64   `json:"p50_npm"`
+	P99Npm       float64   `json:"p99_npm"`
+	LargestNpm   float64   `json:"largest_npm"`
+}
 
 // randomTrajectory is one randomised handling: both pads approach a random
 // point of the cloth from either side and close on it, each pad surface
@@ -84,6 +104,7 @@ func TestRandomTrajectories(t *testing.T) {
 		mu                     sync.Mutex
 		worst, sumIters, steps float64
 		recoveries             uint64
+		asked                  = make([]float64, *trajectories)
 	)
 	// The trajectories are independent: run them on every core (the group
 	// returns when all its parallel subtests have).
@@ -97,8 +118,13 @@ func TestRandomTrajectories(t *testing.T) {
 					cfg.ProbeSpacing, cfg.Dt = pick(cfg.ProbeSpacing, 0.005), pick(cfg.Dt, 10*time.Millisecond)
 				})
 				s := randomTrajectory(rng, c.cfg.Material.Thickness)
-				var maxStrain, iters, k float64
+				var maxStrain, iters, k, stiff float64
 				runScript(c, s, s.Duration()+50*time.Millisecond, func(step int, tm time.Duration) {
+					for f := range NumFingers {
+						if lm := &c.out.Local[f]; lm.InContact {
+							stiff = math.Max(stiff, frobenius33(&lm.K))
+						}
+					}
 					st := c.Stats()
 					maxStrain = math.Max(maxStrain, st.MaxStrain)
 					iters += float64(st.CGIters)
@@ -110,6 +136,7 @@ func TestRandomTrajectories(t *testing.T) {
 					t.Errorf("trajectory %d: finite %v, recoveries %d, max strain %.3f", i, allFinite(c.x) && allFinite(c.v), rec, maxStrain)
 				}
 				mu.Lock()
+				asked[i] = stiff
 				worst = math.Max(worst, maxStrain)
 				recoveries += rec
 				sumIters += iters
@@ -120,4 +147,33 @@ func TestRandomTrajectories(t *testing.T) {
 	})
 	t.Logf("%d trajectories on %d² at 5 ms: largest strain %.3f, recoveries %d, mean CG iterations %.1f over %.0f steps",
 		*trajectories, n, worst, recoveries, sumIters/steps, steps)
+	sorted := slices.Sorted(slices.Values(asked))
+	rep := AskedStiffness{Trajectories: *trajectories, Side: n, DtMs: pick(5.0, 10.0), MaxNpm: asked,
+		P50Npm: quantile(sorted, 0.5), P99Npm: quantile(sorted, 0.99), LargestNpm: sorted[len(sorted)-1]}
+	t.Logf("stiffest local model per trajectory: median %.0f N/m, 99th percentile %.0f N/m, largest %.0f N/m", rep.P50Npm, rep.P99Npm, rep.LargestNpm)
+	if *stiffnessOut != "" {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(*stiffnessOut, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// quantile returns the q-quantile of sorted values (nearest rank).
+func quantile(sorted []float64, q float64) float64 {
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[max(0, min(len(sorted)-1, i))]
+}
+
+func frobenius33(k *[3][3]float64) float64 {
+	var s float64
+	for i := range 3 {
+		for j := range 3 {
+			s += k[i][j] * k[i][j]
+		}
+	}
+	return math.Sqrt(s)
 }

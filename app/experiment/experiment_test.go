@@ -1,11 +1,14 @@
 package experiment
 
 import (
+	"compress/gzip"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -87,7 +90,7 @@ func runFile(t *testing.T, file, dir string, after func(int) error, base rig.Con
 	}
 	return Run(context.Background(), Options{
 		Experiment: e, Source: []byte(file), Path: "exp.toml", Subject: "sim01", OutDir: dir,
-		Observers: []*psych.Observer{observer(t)}, AfterTrial: after, Rig: base,
+		Observers: []*psych.Observer{observer(t)}, AfterTrial: after, Rig: base, SkipStimulusCheck: true,
 	})
 }
 
@@ -171,9 +174,40 @@ func TestResumeAfterCSVBeforeState(t *testing.T) {
 	}
 }
 
+// A run begun by a version of haptex that wrote other columns is not
+// resumed into the same trials.csv: its rows would not line up.
+func TestResumeRefusesOtherColumns(t *testing.T) {
+	dir := t.TempDir()
+	stop := errors.New("killed")
+	if _, err := run(t, dir, func(n int) error {
+		if n == 2 {
+			return stop
+		}
+		return nil
+	}); !errors.Is(err, stop) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	path := filepath.Join(dir, "level-test", "sim01", "trials.csv")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(string(data), ",i1_thumb_limited_s,i1_index_limited_s", "", 1)
+	if old == string(data) {
+		t.Fatal("trials.csv has no limited_s columns")
+	}
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, dir, nil); err == nil || !strings.Contains(err.Error(), "other columns") {
+		t.Fatalf("resumed a trials.csv of another layout: %v", err)
+	}
+}
+
 // The record holds the nominal and the delivered stimulus: in the test
 // interval the fabric is stiffer, both fingers pinched the cloth and felt
-// a force.
+// a force, the loading stiffness was measured in both intervals, the row
+// names the observer, and each interval's tick-level record is on disk.
 func TestTrialRecord(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := runFile(t, pinch, dir, nil, rig.Config{}); err != nil {
@@ -181,7 +215,7 @@ func TestTrialRecord(t *testing.T) {
 	}
 	sub := filepath.Join(dir, "stiffness-test", "sim01")
 	rows := readCSV(t, filepath.Join(sub, "trials.csv"))
-	header := strings.Split(strings.TrimSpace(strings.SplitN(readFile(t, filepath.Join(sub, "trials.csv")), "\n", 2)[0]), ",")
+	header := csvHeader(2)
 	col := map[string]int{}
 	for i, h := range header {
 		col[h] = i
@@ -204,15 +238,41 @@ func TestTrialRecord(t *testing.T) {
 			if r[col[i+"value"]] != want {
 				t.Fatalf("interval %s %s: value %s", i, r[col[i+"role"]], r[col[i+"value"]])
 			}
+			if c, err := strconv.ParseFloat(r[col[i+"cue"]], 64); err != nil || !(c > 0) {
+				t.Fatalf("interval %s: cue %q", i, r[col[i+"cue"]])
+			}
 		}
+		if r[col["observer"]] != observer(t).Spec {
+			t.Fatalf("observer column %q", r[col["observer"]])
+		}
+	}
+	traces, _ := filepath.Glob(filepath.Join(sub, "traces", "*.csv.gz"))
+	if len(traces) != 8 {
+		t.Fatalf("%d trace files, want 2 trials × 2 intervals × haptics and tactile: %v", len(traces), traces)
+	}
+	f, err := os.Open(filepath.Join(sub, "traces", "0001-i1-haptics.csv.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(z).ReadAll()
+	if err != nil || len(recs) < 3000 || recs[0][0] != "t_s" {
+		t.Fatalf("haptics trace: %d rows, %v", len(recs), err)
 	}
 	for _, f := range []string{"sidecar.json", "state.json", "fit.json"} {
 		if _, err := os.Stat(filepath.Join(sub, f)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if sc := readFile(t, filepath.Join(sub, "sidecar.json")); !strings.Contains(sc, `"refine": true`) {
-		t.Errorf("sidecar.json does not record the grading:\n%s", sc)
+	sc := readFile(t, filepath.Join(sub, "sidecar.json"))
+	for _, want := range []string{`"refine": true`, `"name": "loading-stiffness"`, `"unit": "N/m"`, observer(t).Spec} {
+		if !strings.Contains(sc, want) {
+			t.Errorf("sidecar.json lacks %s:\n%s", want, sc)
+		}
 	}
 }
 
@@ -237,8 +297,8 @@ func TestTiming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Timing.Motion != "pinch" || p.Timing.Interval != 3*time.Second {
-		t.Errorf("default timing %+v, want a 3 s pinch", p.Timing)
+	if p.Timing.Motion != "stretch" || p.Timing.Interval != 3300*time.Millisecond {
+		t.Errorf("default timing %+v, want the 3.3 s stretch that delivers stiffness", p.Timing)
 	}
 	for _, bad := range []string{"interval_s = nan", "interval_s = 1e300", "interval_s = 0.05"} {
 		if _, err := Parse([]byte(strings.Replace(small, "interval_s = 0.3", bad, 1)), "bad.toml"); err == nil || !strings.Contains(err.Error(), "timing.interval_s") {
@@ -255,10 +315,11 @@ func TestParseErrors(t *testing.T) {
 		{"old key", `side = 8`, "nodes is now side"},
 		{"gap", `gap_s = 0.3`, "timing.gap_s"},
 		{"motion", `motion = "rest"`, "timing.motion"},
+		{"procedure", `max_trials = 9`, "procedure"},
 	} {
 		bad := map[string]string{
 			"format": `format = 2`, "kind": `kind = "weight"`, "unknown key": "side = 8\ncolour = 3", "old key": "nodes = 8", "gap": `gap_s = 0.1`,
-			"motion": `motion = "dance"`,
+			"motion": `motion = "dance"`, "procedure": `max_trials = 0`,
 		}[c.name]
 		_, err := Parse([]byte(strings.Replace(small, c.edit, bad, 1)), "bad.toml")
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "bad.toml") {
@@ -278,12 +339,11 @@ func readFile(t *testing.T, path string) string {
 
 func readCSV(t *testing.T, path string) [][]string {
 	t.Helper()
-	lines := strings.Split(strings.TrimSpace(readFile(t, path)), "\n")
-	var rows [][]string
-	for _, l := range lines[1:] {
-		rows = append(rows, strings.Split(l, ","))
+	recs, err := csv.NewReader(strings.NewReader(readFile(t, path))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return rows
+	return recs[1:]
 }
 
 // The threshold calibration's run of each finger is a valid experiment:

@@ -5,6 +5,15 @@
 // each interval, takes the response, and records one CSV row per trial with
 // the nominal stimulus beside the one the devices delivered.
 //
+// What was delivered is judged by each dimension's Cue, computed from the
+// interval's tick-level trace (force sensors, pad positions, the pin
+// amplitudes the arrays delivered), never from commands. Check measures
+// the cue at a spread of levels in virtual time and says whether the
+// stimulus reaches the finger; a run refuses one that does not. A cue
+// observer (psych.CueObserver) answers from the recorded cues, a nominal
+// observer (psych.Observer) from the nominal level. docs/experiments.md
+// documents the file format, the cues and the outputs.
+//
 // Every trial is written and synced, with the procedure's state, before the
 // next one starts, so an interrupted run resumes where it stopped with the
 // same procedure state and loses no completed trial. With a simulated
@@ -25,12 +34,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/internal/safefile"
 )
 
@@ -43,6 +54,87 @@ const MaxFileSize = 1 << 20
 
 // Kind is what a trial's stimulus value X changes.
 type Kind string
+
+// dimension is what the experiment package knows of a stimulus kind: its
+// unit, the question a subject answers, the handling motion that delivers
+// it by default and the cue a person judges it by. A new dimension is a
+// new entry here, a case in the runner's setStimulus and, when no cue fits,
+// a new Cue.
+type dimension struct {
+	unit, question, motion string
+	cue                    *Cue
+	// gain is the factor level X scales the dimension's physical quantity
+	// by (the stimulus check's model, StimulusReport.Efficiency).
+	gain gainFunc
+}
+
+var dimensions = map[Kind]dimension{
+	Stiffness:    {"%", "Which interval felt stiffer?", "stretch", cueLoadingStiffness, percentGain},
+	ForceScale:   {"%", "Which interval pulled harder?", "pinch", cueContactForce, percentGain},
+	TactileLevel: {"dB", "Which interval felt rougher?", "stroke", cueVibration, decibelGain},
+	TactileTone:  {"µm", "Which interval held the vibration?", "rest", cueVibrationDetection, nil},
+}
+
+// gainFunc is a dimension's gain: the factor its level scales its
+// physical quantity by.
+type gainFunc func(x float64) float64
+
+func percentGain(x float64) float64 { return 1 + x/100 }
+func decibelGain(x float64) float64 { return math.Pow(10, x/20) }
+
+// inverse returns the level of gain g.
+func (f gainFunc) inverse(g float64) float64 {
+	// Both gains are monotone: bisect over a wide bracket.
+	lo, hi := -1e3, 1e4
+	if f(lo) > g || f(hi) < g {
+		return math.NaN()
+	}
+	for range 200 {
+		m := (lo + hi) / 2
+		if f(m) < g {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return (lo + hi) / 2
+}
+
+func kindList() string {
+	return fmt.Sprintf("%s, %s, %s or %s", Stiffness, ForceScale, TactileLevel, TactileTone)
+}
+
+// motion is a handling motion an interval can play.
+type motion struct {
+	script func(twin.Scene) *twin.Script
+	doc    string
+}
+
+// length is the motion's duration (a still pose: 1 s).
+func (m motion) length() time.Duration {
+	if d := m.script(twin.DefaultScene()).Duration(); d > 0 {
+		return d
+	}
+	return time.Second
+}
+
+var motions = map[string]motion{
+	"stretch":  {twin.StretchScript, "pinch firmly and pull the pinched point 2 mm down, loading the fabric in tension (3.3 s)"},
+	"bend":     {twin.BendScript, "pinch firmly and lift the pinched point 25 mm up and 15 mm out, folding the fabric (3.3 s)"},
+	"stroke":   {twin.StrokeScript, "touch the fabric with the index finger and stroke it ±3 cm (3 s)"},
+	"pinch":    {twin.PinchScript, "pinch lightly and pull 36 mm out of the plane and down (3 s)"},
+	"showcase": {twin.DefaultScript, "the showcase handling: touch, stroke, pinch, stretch (10 s)"},
+	"rest":     {twin.RestScript, "no handling: both fingers still, 3 cm off the fabric (1 s)"},
+}
+
+func motionList() string {
+	names := make([]string, 0, len(motions))
+	for n := range motions {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
 
 const (
 	// Stiffness: the test interval's fabric has its tensile and shear
@@ -105,9 +197,11 @@ type Stimulus struct {
 // Timing is the shape of a trial. The file gives its durations in seconds
 // (interval_s, gap_s, iti_s); Parse decodes them into time.Duration.
 type Timing struct {
-	// Motion is the simulated hand's handling in each interval: "pinch"
-	// (3 s, the default), "showcase" (10 s) or "rest" (no handling; the
-	// default for tactile-tone).
+	// Motion is the simulated hand's handling in each interval (see
+	// motions): "stretch", "bend", "stroke", "pinch", "showcase" or
+	// "rest"; the default is the one that delivers the dimension
+	// (stiffness: stretch; force-scale and tactile-level: stroke;
+	// tactile-tone: rest).
 	Motion string
 	// Interval is an interval's length (0: the motion's length; 1 s at
 	// rest).
@@ -226,20 +320,14 @@ func (e *Experiment) Validate() error {
 	if s.Fabric != "" && !safefile.ValidName(s.Fabric) {
 		return fmt.Errorf("stimulus.fabric: %q, want a fabric name: %s", s.Fabric, safefile.NameRule)
 	}
-	switch s.Kind {
-	case Stiffness:
-		def(&s.Unit, "%")
-		def(&s.Question, "Which interval felt stiffer?")
-	case ForceScale:
-		def(&s.Unit, "%")
-		def(&s.Question, "Which interval pulled harder?")
-	case TactileLevel:
-		def(&s.Unit, "dB")
-		def(&s.Question, "Which interval felt rougher?")
-	case TactileTone:
-		def(&s.Unit, "µm")
-		def(&s.Question, "Which interval held the vibration?")
-		def(&e.Timing.Motion, "rest")
+	dim, ok := dimensions[s.Kind]
+	if !ok {
+		return fmt.Errorf("stimulus.kind: %q, want %s", s.Kind, kindList())
+	}
+	def(&s.Unit, dim.unit)
+	def(&s.Question, dim.question)
+	def(&e.Timing.Motion, dim.motion)
+	if s.Kind == TactileTone {
 		if len(s.FrequencyHz) == 0 {
 			return errors.New("stimulus.frequency_hz: a tactile-tone experiment needs one frequency (40 or 320) per stream")
 		}
@@ -251,21 +339,17 @@ func (e *Experiment) Validate() error {
 		if s.Finger != "" && s.Finger != "thumb" && s.Finger != "index" {
 			return fmt.Errorf("stimulus.finger: %q, want thumb, index or empty (both)", s.Finger)
 		}
-	default:
-		return fmt.Errorf("stimulus.kind: %q, want %s, %s, %s or %s", s.Kind, Stiffness, ForceScale, TactileLevel, TactileTone)
 	}
 	if e.Task.Kind == psych.YesNo {
 		s.Question = strings.Replace(s.Question, "Which interval", "Did the interval", 1)
 	}
 	t := &e.Timing
-	def(&t.Motion, "pinch")
-	motionLen := map[string]time.Duration{"pinch": 3 * time.Second, "showcase": 10 * time.Second, "rest": time.Second}
-	ml, ok := motionLen[t.Motion]
+	m, ok := motions[t.Motion]
 	if !ok {
-		return fmt.Errorf("timing.motion: %q, want pinch, showcase or rest", t.Motion)
+		return fmt.Errorf("timing.motion: %q, want %s", t.Motion, motionList())
 	}
 	if t.Interval == 0 {
-		t.Interval = ml
+		t.Interval = m.length()
 	}
 	if t.Gap == 0 {
 		t.Gap = 500 * time.Millisecond

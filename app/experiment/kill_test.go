@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"bytes"
-	"flag"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -15,8 +14,6 @@ import (
 	"testing"
 	"time"
 )
-
-var long = flag.Bool("long", false, "run the long tests: kill -9 of a real haptex experiment run, resumed by running it again, at least 5 times (about a minute)")
 
 // The example experiment, run by the haptex program, killed with SIGKILL
 // at random moments (during the startup, in the middle of a trial) at

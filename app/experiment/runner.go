@@ -1,9 +1,10 @@
 package experiment
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +23,7 @@ import (
 	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/calib/psych"
 	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/internal/buildinfo"
 	"github.com/haptex/haptex/internal/safefile"
 	"github.com/haptex/haptex/sim"
@@ -37,13 +40,26 @@ type Options struct {
 	Subject string
 	// OutDir is the parent folder; the run writes OutDir/NAME/SUBJECT/.
 	OutDir string
-	// Observers answer instead of a person, one per stream (or one for
-	// all): the rig then runs in virtual time. Empty: a person answers on
-	// In and reads prompts on Out, and the rig runs in real time.
-	Observers []*psych.Observer
-	Library   kes.Library
-	In        io.Reader
-	Out       io.Writer
+	// Observers answer instead of a person from the nominal stimulus, one
+	// per stream (or one for all); CueObservers from the cues the devices
+	// delivered (see Cue). Give one kind or the other: the rig then runs
+	// in virtual time. Neither: a person answers on In and reads prompts
+	// on Out, and the rig runs in real time.
+	Observers    []*psych.Observer
+	CueObservers []*psych.CueObserver
+	// SwitchObserver lets a resumed run continue with other observers (or
+	// a person) than those that answered so far; without it such a resume
+	// is refused. The sidecar lists who answered from which trial.
+	SwitchObserver bool
+	// NoTraces keeps no tick-level record of the intervals (by default
+	// each interval's is written under traces/, compressed).
+	NoTraces bool
+	// Force runs an experiment the stimulus check finds invalid (the
+	// check is still run and recorded); SkipStimulusCheck does not run it.
+	Force, SkipStimulusCheck bool
+	Library                  kes.Library
+	In                       io.Reader
+	Out                      io.Writer
 	// Rig is the base rig configuration (devices, priority, logging); the
 	// runner sets the fabric and the cloth resolution.
 	Rig rig.Config
@@ -55,13 +71,16 @@ type Options struct {
 
 // Result is what a run produced.
 type Result struct {
-	Dir       string           `json:"dir"`
-	Trials    int              `json:"trials"`
-	Resumed   bool             `json:"resumed"`
-	Estimates []psych.Estimate `json:"estimates"` // per stream
-	Fits      []*psych.Fit     `json:"fits"`      // per stream, nil where the data cannot be fitted
-	FitErrors []string         `json:"fit_errors,omitempty"`
-	Plots     []string         `json:"plots,omitempty"`
+	Dir        string             `json:"dir"`
+	Trials     int                `json:"trials"`
+	Resumed    bool               `json:"resumed"`
+	Estimates  []psych.Estimate   `json:"estimates"`  // per stream
+	Posteriors []*psych.Posterior `json:"posteriors"` // per stream, nil where the data cannot be fitted
+	Fits       []*psych.Fit       `json:"fits"`       // per stream: the maximum-likelihood fits
+	FitErrors  []string           `json:"fit_errors,omitempty"`
+	// Warnings are the fits' warnings, every one printed and drawn.
+	Warnings []string `json:"warnings,omitempty"`
+	Plots    []string `json:"plots,omitempty"`
 	// Procedure is the finished procedure (for callers that read its
 	// tracks, such as the tactile threshold calibration).
 	Procedure psych.Procedure `json:"-"`
@@ -69,15 +88,22 @@ type Result struct {
 
 // state is what state.json holds after each completed trial.
 type state struct {
-	Format     string            `json:"format"`
-	Version    int               `json:"version"`
-	Experiment string            `json:"experiment_sha256"`
-	Subject    string            `json:"subject"`
-	Completed  int               `json:"completed"`
-	Procedure  json.RawMessage   `json:"procedure"`
-	Observers  []json.RawMessage `json:"observers,omitempty"`
-	RNG        []byte            `json:"rng"`
+	Format       string            `json:"format"`
+	Version      int               `json:"version"`
+	Experiment   string            `json:"experiment_sha256"`
+	Subject      string            `json:"subject"`
+	Completed    int               `json:"completed"`
+	Procedure    json.RawMessage   `json:"procedure"`
+	Observers    []json.RawMessage `json:"observers,omitempty"`
+	CueObservers []json.RawMessage `json:"cue_observers,omitempty"`
+	// Answering names who answers: the observers' specifications, or
+	// "person".
+	Answering []string `json:"answering"`
+	RNG       []byte   `json:"rng"`
 }
+
+// person is the observer column's value for a person's answer.
+const person = "person"
 
 const stateFormat = "haptex-experiment-state"
 
@@ -89,18 +115,24 @@ type runner struct {
 	proc      psych.Procedure
 	rng       *rand.PCG
 	obs       []*psych.Observer
+	cueObs    []*psych.CueObserver
 	r         *rig.Rig
+	motion    *twin.Script // the handling motion of every interval
+	cue       *Cue
+	traces    [2]*rig.IntervalTrace
 	drive     driver
 	fab       *kes.Fabric
 	root      *safefile.Dir // the subject's folder, dir
 	fresh     bool          // this run created the folder's files
 	csv       *os.File
+	header    []string
+	col       map[string]int
 	done      int
 	sha       string
 	ref       sim.Material
-	in        *bufio.Reader
+	term      *terminal
 	intervals int
-	motion    *twin.Script // the handling motion of every interval
+	check     *StimulusReport
 }
 
 // Run runs (or resumes) an experiment to its end, then fits and plots it.
@@ -112,19 +144,33 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := safefile.CheckName("subject", o.Subject); err != nil {
 		return nil, fmt.Errorf("experiment: %w", err)
 	}
-	if len(o.Observers) == 0 && (o.In == nil || o.Out == nil) {
+	simulated := len(o.Observers) > 0 || len(o.CueObservers) > 0
+	if len(o.Observers) > 0 && len(o.CueObservers) > 0 {
+		return nil, errors.New("experiment: give nominal observers or cue observers, not both")
+	}
+	if !simulated && (o.In == nil || o.Out == nil) {
 		return nil, errors.New("experiment: a run without a simulated observer needs a terminal (In and Out)")
 	}
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
 	sum := sha256.Sum256(o.Source)
-	run := &runner{o: o, e: e, sha: hex.EncodeToString(sum[:]), obs: o.Observers, intervals: 2}
+	run := &runner{o: o, e: e, sha: hex.EncodeToString(sum[:]), obs: o.Observers, cueObs: o.CueObservers, intervals: 2,
+		cue: dimensions[e.Stimulus.Kind].cue}
 	if e.Task.Kind == psych.YesNo {
 		run.intervals = 1
 	}
+	if len(run.cueObs) > 0 && run.intervals != 2 {
+		return nil, errors.New("experiment: a cue observer compares the two intervals of a 2AFC trial; this task has one")
+	}
+	for _, c := range run.cueObs {
+		if err := c.SetDefaultWeber(run.cue.Weber); err != nil {
+			return nil, fmt.Errorf("experiment: %w", err)
+		}
+		c.SetDefaultFloor(run.cue.Floor(c.Weber))
+	}
 	if o.In != nil {
-		run.in = bufio.NewReader(o.In)
+		run.term = newTerminal(o.In, o.Out)
 	}
 	// Nothing is written before the fabric loads.
 	var err error
@@ -139,6 +185,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	resumed, err := run.open()
 	if err == nil {
 		defer run.csv.Close()
+		err = run.stimulusCheck(ctx)
+	}
+	if err == nil {
 		err = run.startRig(ctx)
 	}
 	if err == nil {
@@ -225,7 +274,7 @@ func (run *runner) open() (resumed bool, err error) {
 	e, o := run.e, run.o
 	csvPath := run.root.Join("trials.csv")
 	statePath := run.root.Join("state.json")
-	rows, csvErr := run.readRows()
+	header, rows, csvErr := run.readRows()
 	if csvErr != nil && !errors.Is(csvErr, fs.ErrNotExist) {
 		return false, fmt.Errorf("experiment: %w", csvErr)
 	}
@@ -259,13 +308,11 @@ func (run *runner) open() (resumed bool, err error) {
 			return false, fmt.Errorf("experiment: %w", err)
 		}
 		run.csv = f
-		if _, err := f.WriteString(strings.Join(csvHeader(run.intervals), ",") + "\n"); err != nil {
-			return false, fmt.Errorf("experiment: %w", err)
+		run.setHeader(csvHeader(run.intervals))
+		if err := run.writeRow(run.header); err != nil {
+			return false, err
 		}
-		if err := f.Sync(); err != nil {
-			return false, fmt.Errorf("experiment: %w", err)
-		}
-		if err := run.writeSidecar(); err != nil {
+		if err := run.writeSidecar(nil); err != nil {
 			return false, err
 		}
 		return false, run.saveState()
@@ -280,20 +327,18 @@ func (run *runner) open() (resumed bool, err error) {
 	if err := run.rng.UnmarshalBinary(st.RNG); err != nil {
 		return false, fmt.Errorf("experiment: %s: rng: %w", statePath, err)
 	}
-	if len(run.obs) > 0 {
-		if len(st.Observers) != len(run.obs) {
-			return false, fmt.Errorf("experiment: %s holds %d observers, the run has %d", statePath, len(st.Observers), len(run.obs))
-		}
-		for i, b := range st.Observers {
-			if run.obs[i], err = psych.RestoreObserver(b); err != nil {
-				return false, fmt.Errorf("experiment: %s: observer %d: %w", statePath, i, err)
-			}
-		}
+	switched, err := run.restoreObservers(&st, statePath)
+	if err != nil {
+		return false, err
 	}
-	run.done = st.Completed
 	if csvErr != nil {
 		return false, fmt.Errorf("experiment: %w", csvErr)
 	}
+	run.done = st.Completed
+	if want := csvHeader(run.intervals); !slices.Equal(header, want) {
+		return false, fmt.Errorf("experiment: %s has other columns than this version writes: it cannot be resumed by it", csvPath)
+	}
+	run.setHeader(header)
 	if len(rows) < run.done || len(rows) > run.done+1 {
 		return false, fmt.Errorf("experiment: %s has %d trials, state.json %d: the files do not belong together", csvPath, len(rows), run.done)
 	}
@@ -307,34 +352,125 @@ func (run *runner) open() (resumed bool, err error) {
 	if run.csv, err = run.root.Open("trials.csv", os.O_WRONLY|os.O_APPEND); err != nil {
 		return false, fmt.Errorf("experiment: %w", err)
 	}
+	if switched {
+		if err := run.writeSidecar(st.Answering); err != nil {
+			return false, err
+		}
+	}
 	fmt.Fprintf(run.o.Out, "resuming %s for %s after trial %d\n", run.e.Name, run.o.Subject, run.done)
 	return true, run.saveState()
 }
 
-// readRows returns the complete data rows of trials.csv (a line cut short
-// by an interruption is dropped and the file truncated before it).
-func (run *runner) readRows() ([][]string, error) {
+// answering returns who answers this run: the observers' specifications,
+// or "person".
+func (run *runner) answering() []string {
+	var a []string
+	for _, o := range run.obs {
+		a = append(a, o.Spec)
+	}
+	for _, o := range run.cueObs {
+		a = append(a, o.Spec)
+	}
+	if len(a) == 0 {
+		a = []string{person}
+	}
+	return a
+}
+
+// restoreObservers takes the observers of an interrupted run back: the
+// same ones continue from their saved random states. Other observers (or
+// a person instead of observers, or the reverse) are refused unless
+// Options.SwitchObserver; then the new ones start afresh and switched is
+// true.
+func (run *runner) restoreObservers(st *state, statePath string) (switched bool, err error) {
+	was := st.Answering
+	if len(was) == 0 {
+		// A state from before the observer was recorded.
+		for _, b := range st.Observers {
+			o, err := psych.RestoreObserver(b)
+			if err != nil {
+				return false, fmt.Errorf("experiment: %s: %w", statePath, err)
+			}
+			was = append(was, o.Spec)
+		}
+		if len(was) == 0 {
+			was = []string{person}
+		}
+	}
+	now := run.answering()
+	if !slices.Equal(was, now) {
+		if !run.o.SwitchObserver {
+			return false, fmt.Errorf("experiment: %s was answered by %s, this run by %s: resume with the same observer, or allow the change (-switch-observer)",
+				statePath, strings.Join(was, " + "), strings.Join(now, " + "))
+		}
+		return true, nil
+	}
+	for i, b := range st.Observers {
+		if run.obs[i], err = psych.RestoreObserver(b); err != nil {
+			return false, fmt.Errorf("experiment: %s: observer %d: %w", statePath, i, err)
+		}
+	}
+	for i, b := range st.CueObservers {
+		if run.cueObs[i], err = psych.RestoreCueObserver(b); err != nil {
+			return false, fmt.Errorf("experiment: %s: cue observer %d: %w", statePath, i, err)
+		}
+	}
+	return false, nil
+}
+
+// readRows returns the header and the complete data rows of trials.csv (a
+// line cut short by an interruption is dropped and the file truncated
+// before it).
+func (run *runner) readRows() ([]string, [][]string, error) {
 	f, err := run.root.Open("trials.csv", os.O_RDWR)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	data, err := safefile.ReadAll(f, f.Name(), maxTrialsSize)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if i := bytesLastNewline(data); i+1 < len(data) {
 		if err := f.Truncate(int64(i + 1)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		data = data[:i+1]
 	}
-	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	var rows [][]string
-	for _, l := range lines[1:] {
-		rows = append(rows, strings.Split(l, ","))
+	if len(data) == 0 {
+		return nil, nil, nil // killed before its header was written
 	}
-	return rows, nil
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil || len(recs) == 0 {
+		return nil, nil, fmt.Errorf("%s: not a trials table (%v)", f.Name(), err)
+	}
+	return recs[0], recs[1:], nil
+}
+
+// setHeader sets the columns rows are written and read with.
+func (run *runner) setHeader(h []string) {
+	run.header = h
+	run.col = make(map[string]int, len(h))
+	for i, c := range h {
+		run.col[c] = i
+	}
+}
+
+// writeRow appends one CSV record to trials.csv and syncs it.
+func (run *runner) writeRow(rec []string) error {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	if err := w.Write(rec); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	w.Flush()
+	if _, err := run.csv.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	if err := run.csv.Sync(); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	return nil
 }
 
 func bytesLastNewline(b []byte) int {
@@ -351,23 +487,40 @@ func bytesLastNewline(b []byte) int {
 // observer draw come from the same random states, and the recorded
 // response must agree with them.
 func (run *runner) replay(row []string) error {
+	if len(row) != len(run.header) {
+		return fmt.Errorf("%d fields, the header %d", len(row), len(run.header))
+	}
+	get := func(c string) string { return row[run.col[c]] }
 	t, err := run.proc.Next()
 	if err != nil {
 		return err
 	}
-	if got := row[colX]; got != fmtFloat(t.X) {
+	if got := get("x"); got != fmtFloat(t.X) {
 		return fmt.Errorf("recorded stimulus %s, the procedure's pending trial is %s", got, fmtFloat(t.X))
 	}
-	if got, want := row[colTest], strconv.Itoa(run.testInterval()+1); got != want {
+	test := run.testInterval()
+	if got, want := get("test_interval"), strconv.Itoa(test+1); got != want {
 		return fmt.Errorf("recorded test interval %s, the replayed draw %s", got, want)
 	}
 	var resp psych.Response
-	if _, err := fmt.Sscan(row[colResponse], &resp); err != nil {
-		return fmt.Errorf("response %q: %w", row[colResponse], err)
+	if _, err := fmt.Sscan(get("response"), &resp); err != nil {
+		return fmt.Errorf("response %q: %w", get("response"), err)
 	}
 	if o := run.observer(t.Stream); o != nil {
 		if r := o.Respond(t.X); r != resp {
 			return fmt.Errorf("recorded response %d, the observer's replayed draw %d", resp, r)
+		}
+	}
+	if o := run.cueObserver(t.Stream); o != nil {
+		var cues [2]float64
+		for i := range cues {
+			if cues[i], err = strconv.ParseFloat(get(fmt.Sprintf("i%d_cue", i+1)), 64); err != nil {
+				return fmt.Errorf("interval %d cue: %w", i+1, err)
+			}
+		}
+		r, _ := cueResponse(o, cues[:], test)
+		if r != resp {
+			return fmt.Errorf("recorded response %d, the cue observer's replayed draw %d", resp, r)
 		}
 	}
 	if err := run.proc.Update(t, resp); err != nil {
@@ -387,6 +540,30 @@ func (run *runner) observer(stream int) *psych.Observer {
 	return run.obs[0]
 }
 
+func (run *runner) cueObserver(stream int) *psych.CueObserver {
+	switch {
+	case len(run.cueObs) == 0:
+		return nil
+	case stream < len(run.cueObs):
+		return run.cueObs[stream]
+	}
+	return run.cueObs[0]
+}
+
+// simulated reports whether simulated observers answer.
+func (run *runner) simulated() bool { return len(run.obs) > 0 || len(run.cueObs) > 0 }
+
+// observerSpec is the observer column of a trial of the stream.
+func (run *runner) observerSpec(stream int) string {
+	if o := run.observer(stream); o != nil {
+		return o.Spec
+	}
+	if o := run.cueObserver(stream); o != nil {
+		return o.Spec
+	}
+	return person
+}
+
 // testInterval draws which interval holds the test stimulus.
 func (run *runner) testInterval() int {
 	if run.intervals == 1 {
@@ -397,7 +574,7 @@ func (run *runner) testInterval() int {
 
 // saveState writes state.json atomically after a completed trial.
 func (run *runner) saveState() error {
-	st := state{Format: stateFormat, Version: 1, Experiment: run.sha, Subject: run.o.Subject, Completed: run.done}
+	st := state{Format: stateFormat, Version: 1, Experiment: run.sha, Subject: run.o.Subject, Completed: run.done, Answering: run.answering()}
 	var err error
 	if st.Procedure, err = run.proc.State(); err != nil {
 		return fmt.Errorf("experiment: %w", err)
@@ -408,6 +585,13 @@ func (run *runner) saveState() error {
 			return fmt.Errorf("experiment: %w", err)
 		}
 		st.Observers = append(st.Observers, b)
+	}
+	for _, o := range run.cueObs {
+		b, err := o.State()
+		if err != nil {
+			return fmt.Errorf("experiment: %w", err)
+		}
+		st.CueObservers = append(st.CueObservers, b)
 	}
 	if st.RNG, err = run.rng.MarshalBinary(); err != nil {
 		return fmt.Errorf("experiment: %w", err)
@@ -427,19 +611,38 @@ func (run *runner) saveState() error {
 
 // sidecar is sidecar.json: what a reader needs to know about the run.
 type sidecar struct {
-	Format     string            `json:"format"`
-	Experiment *Experiment       `json:"experiment"`
-	File       string            `json:"file"`
-	FileSHA256 string            `json:"file_sha256"`
-	Fabric     fabricInfo        `json:"fabric"`
-	Subject    string            `json:"subject"`
-	Observers  []string          `json:"observers,omitempty"`
-	Created    time.Time         `json:"created"`
-	Software   map[string]string `json:"software"`
+	Format     string      `json:"format"`
+	Experiment *Experiment `json:"experiment"`
+	File       string      `json:"file"`
+	FileSHA256 string      `json:"file_sha256"`
+	Fabric     fabricInfo  `json:"fabric"`
+	Subject    string      `json:"subject"`
+	// Observers lists who answered (observer specifications or
+	// "person"), each from the trial it answered first.
+	Observers []answerer `json:"observers"`
+	// Cue is the cue of the dimension in trials.csv's i1_cue and i2_cue,
+	// with its name, unit and Weber fraction.
+	Cue *Cue `json:"cue"`
+	// Traces names the folder of the intervals' tick-level records (""
+	// when not kept) and its files' columns.
+	Traces   *traceInfo        `json:"traces,omitempty"`
+	Created  time.Time         `json:"created"`
+	Software map[string]string `json:"software"`
 	// DevicesFile and Calibrations are the rig's (rig.Config), with their
 	// hashes: the devices file and the calibration files applied.
 	DevicesFile  *rig.CalibrationFile  `json:"devices_file,omitempty"`
 	Calibrations []rig.CalibrationFile `json:"calibrations,omitempty"`
+}
+
+type answerer struct {
+	Spec      string `json:"spec"`
+	FromTrial int    `json:"from_trial"`
+}
+
+type traceInfo struct {
+	Folder  string `json:"folder"`
+	Haptics string `json:"haptics"`
+	Tactile string `json:"tactile"`
 }
 
 type fabricInfo struct {
@@ -448,7 +651,10 @@ type fabricInfo struct {
 	SHA256 string `json:"sha256"`
 }
 
-func (run *runner) writeSidecar() error {
+// writeSidecar writes sidecar.json; on a resume with other observers it
+// is rewritten with the observers so far (before, from the old sidecar)
+// and the new ones from the next trial.
+func (run *runner) writeSidecar(before []string) error {
 	f := run.fab
 	src, err := run.o.Library.Source(f.Name)
 	if err != nil {
@@ -458,11 +664,21 @@ func (run *runner) writeSidecar() error {
 	sc := sidecar{
 		Format: "haptex-experiment-sidecar", Experiment: run.e, File: run.o.Path, FileSHA256: run.sha,
 		Fabric:  fabricInfo{Name: f.Name, File: f.File, SHA256: hex.EncodeToString(h[:])},
-		Subject: run.o.Subject, Created: time.Now().UTC(), Software: software(),
+		Subject: run.o.Subject, Created: time.Now().UTC(), Software: software(), Cue: run.cue,
 		DevicesFile: run.o.Rig.DevicesFile, Calibrations: run.o.Rig.Calibrations,
 	}
-	for _, o := range run.obs {
-		sc.Observers = append(sc.Observers, fmt.Sprintf("%+v", o.PF))
+	if !run.o.NoTraces {
+		sc.Traces = &traceInfo{Folder: "traces", Haptics: "NNNN-iK-haptics.csv.gz: " + haptics.TickCSVHeader(),
+			Tactile: "NNNN-iK-tactile.csv.gz: per frame, per finger, 24 pins sent and delivered at 40 and 320 Hz [µm]"}
+	}
+	if before != nil {
+		var old sidecar
+		if b, err := run.root.ReadFile("sidecar.json", maxStateSize); err == nil && json.Unmarshal(b, &old) == nil {
+			sc.Observers, sc.Created = old.Observers, old.Created
+		}
+	}
+	for _, a := range run.answering() {
+		sc.Observers = append(sc.Observers, answerer{Spec: a, FromTrial: run.done + 1})
 	}
 	b, err := json.MarshalIndent(sc, "", "  ")
 	if err != nil {
@@ -490,29 +706,37 @@ func (e *Experiment) LoadFabric(l kes.Library) (*kes.Fabric, error) {
 
 func software() map[string]string { return buildinfo.Read().Map() }
 
+// rigConfig is the rig configuration of an experiment: base with the
+// experiment's fabric f, cloth resolution and grading, and the scene's
+// defaults filled in (the motions are built on it).
+func rigConfig(e *Experiment, base rig.Config, f *kes.Fabric) (rig.Config, error) {
+	cfg := base
+	cfg.Fabric = f
+	cfg.Duration = 0
+	if cfg.Scene == (twin.Scene{}) {
+		cfg.Scene = twin.DefaultScene()
+	}
+	if e.Side > 0 {
+		cfg.Sim.NodesU, cfg.Sim.NodesV = e.Side, e.Side
+	}
+	if e.Refine {
+		cfg.Sim.Refine = rig.PinchRefinement(cfg.Scene, &cfg.Sim)
+	}
+	return cfg, nil
+}
+
 // startRig builds the rig and starts it: in virtual time with simulated
 // observers, in real time with a person or with devices (which keep
 // their own time).
 func (run *runner) startRig(ctx context.Context) error {
-	sc := twin.DefaultScene()
-	motion := map[string]*twin.Script{
-		"pinch": twin.PinchScript(sc), "showcase": twin.DefaultScript(sc), "rest": twin.RestScript(sc),
-	}[run.e.Timing.Motion]
-	if motion == nil {
-		return fmt.Errorf("experiment: timing.motion %q, want pinch, showcase or rest", run.e.Timing.Motion)
+	cfg, err := rigConfig(run.e, run.o.Rig, run.fab)
+	if err != nil {
+		return err
 	}
-	cfg := run.o.Rig
-	cfg.Fabric = run.fab
-	cfg.Duration = 0
 	// The devices start where the motion does, and hold there until the
 	// first interval plays it.
+	motion := motions[run.e.Timing.Motion].script(cfg.Scene)
 	cfg.Script = motion
-	if run.e.Side > 0 {
-		cfg.Sim.NodesU, cfg.Sim.NodesV = run.e.Side, run.e.Side
-	}
-	if run.e.Refine {
-		cfg.Sim.Refine = rig.PinchRefinement(twin.DefaultScene(), &cfg.Sim)
-	}
 	r, err := rig.New(cfg)
 	if err != nil {
 		return err
@@ -520,7 +744,10 @@ func (run *runner) startRig(ctx context.Context) error {
 	run.r = r
 	run.ref = r.Material()
 	run.motion = motion
-	if len(run.obs) > 0 && cfg.OpenDevices == nil {
+	for i := range run.intervals {
+		run.traces[i] = r.NewIntervalTrace(run.e.Timing.Interval)
+	}
+	if run.simulated() && cfg.OpenDevices == nil {
 		s, err := r.Lockstep()
 		if err != nil {
 			return err
@@ -541,38 +768,48 @@ func (run *runner) startRig(ctx context.Context) error {
 // been handled; on a cloth never handled the release in the pinch motion
 // pressed the index finger by up to half as much again (a 12 x 12 cloth).
 func (run *runner) settle(ctx context.Context) error {
-	const step, limit = 50 * time.Millisecond, 10 * time.Second
-	stopped := func(err error) error {
-		return fmt.Errorf("experiment: stopped before trial %d (resume with the same command): %w", run.done+1, err)
+	announce := func() {}
+	if !run.simulated() {
+		announce = func() { fmt.Fprintf(run.o.Out, "  warm-up interval (not recorded) ...\n") }
 	}
+	err := settleRig(ctx, run.r, run.drive, run.motion, run.e.Timing.Interval, announce)
+	if err != nil {
+		return fmt.Errorf("experiment: before trial %d: %w", run.done+1, err)
+	}
+	return nil
+}
+
+// settleRig runs r through drive, the fingers held at the start of
+// motion, until it has settled (rig.Settled: the servo active, the
+// fingers still, the cloth at rest for settleHold), then plays one
+// interval of motion that is not recorded (announce says so first). A
+// stopped context stops it; the run can be resumed.
+func settleRig(ctx context.Context, r *rig.Rig, drive driver, motion *twin.Script, interval time.Duration, announce func()) error {
+	const step, limit = 50 * time.Millisecond, 10 * time.Second
 	var err error
 	for waited := time.Duration(0); ; waited += step {
 		if waited >= limit {
-			return fmt.Errorf("experiment: the rig did not settle within %v before trial %d: %w", limit, run.done+1, err)
+			return fmt.Errorf("the rig did not settle within %v: %w", limit, err)
 		}
-		if werr := run.drive.wait(ctx, step); werr != nil {
-			return stopped(werr)
+		if werr := drive.wait(ctx, step); werr != nil {
+			return fmt.Errorf("stopped (resume with the same command): %w", werr)
 		}
-		if err = run.r.Settled(settleHold); err == nil {
+		if err = r.Settled(settleHold); err == nil {
 			break
 		}
 	}
-	if run.motion.Duration() == 0 {
+	if motion.Duration() == 0 {
 		return nil // a still hand handles nothing
 	}
-	if len(run.obs) == 0 {
-		fmt.Fprintf(run.o.Out, "  warm-up interval (not recorded) ...\n")
-	}
-	if err := run.r.BeginInterval(); err != nil {
+	announce()
+	if err := r.BeginInterval(); err != nil {
 		return err
 	}
-	if err := run.drive.wait(ctx, run.e.Timing.Interval); err != nil {
-		return stopped(err)
+	if err := drive.wait(ctx, interval); err != nil {
+		return fmt.Errorf("stopped (resume with the same command): %w", err)
 	}
-	if _, err := run.r.EndInterval(); err != nil {
-		return err
-	}
-	return nil
+	_, err = r.EndInterval()
+	return err
 }
 
 // settleHold is how long the rig must have been settled before a run's
@@ -583,8 +820,13 @@ const settleHold = 250 * time.Millisecond
 // loop runs trials until the procedure is done.
 func (run *runner) loop(ctx context.Context) error {
 	e := run.e
-	if run.done == 0 && len(run.obs) == 0 && e.Instructions != "" {
-		fmt.Fprintf(run.o.Out, "%s\n\n%s\n\n", e.Title, e.Instructions)
+	if !run.simulated() {
+		if run.done == 0 && e.Instructions != "" {
+			fmt.Fprintf(run.o.Out, "%s\n\n%s\n\n", e.Title, e.Instructions)
+		}
+		if err := run.term.start(ctx); err != nil {
+			return run.stopped(err)
+		}
 	}
 	for !run.proc.Done() {
 		if err := ctx.Err(); err != nil {

@@ -49,8 +49,10 @@ func (c ThresholdCalibration) Run(ctx context.Context, tf *psych.ThresholdFile) 
 		if err != nil {
 			return err
 		}
+		// The tone's delivery is the arrays' calibration's business
+		// (haptex calib tactile); no stimulus check.
 		opt := Options{Experiment: e, Source: src, Path: "(haptex calib threshold)", Subject: c.Subject,
-			OutDir: c.OutDir, Library: c.Library, In: c.In, Out: c.Out, Rig: c.Rig}
+			OutDir: c.OutDir, Library: c.Library, In: c.In, Out: c.Out, Rig: c.Rig, SkipStimulusCheck: true}
 		if c.AfterTrial != nil {
 			opt.AfterTrial = func(n int) error { return c.AfterTrial(e, n) }
 		}

@@ -1,12 +1,14 @@
 package experiment
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/haptex/haptex/app/rig"
@@ -14,23 +16,20 @@ import (
 	"github.com/haptex/haptex/sim"
 )
 
-// Columns of trials.csv that resuming reads back.
-const (
-	colX        = 2
-	colTest     = 4
-	colResponse = 5
-)
-
+// csvHeader is trials.csv's header: the trial, who answered (observer),
+// then per interval its role, nominal value, delivered cue (cue, the
+// sidecar's Cue) and what the devices delivered.
 func csvHeader(intervals int) []string {
-	h := []string{"trial", "stream", "x", "unit", "test_interval", "response", "chosen_interval", "positive", "rt_s"}
+	h := []string{"trial", "stream", "x", "unit", "test_interval", "response", "chosen_interval", "positive", "rt_s", "observer"}
 	for i := 1; i <= intervals; i++ {
 		p := fmt.Sprintf("i%d_", i)
-		h = append(h, p+"role", p+"value", p+"duration_s",
+		h = append(h, p+"role", p+"value", p+"cue", p+"duration_s",
 			p+"thumb_peak_force_n", p+"index_peak_force_n", p+"thumb_peak_force_des_n", p+"index_peak_force_des_n",
 			p+"thumb_contact_s", p+"index_contact_s", p+"pinch_s", p+"min_pad_gap_m",
 			p+"thumb_a40_sent_um", p+"index_a40_sent_um", p+"thumb_a320_sent_um", p+"index_a320_sent_um",
 			p+"thumb_a40_delivered_um", p+"index_a40_delivered_um", p+"thumb_a320_delivered_um", p+"index_a320_delivered_um",
-			p+"haptics_lateness_p99_us", p+"haptics_late_over_1ms", p+"haptics_overruns", p+"safe_ticks")
+			p+"haptics_lateness_p99_us", p+"haptics_late_over_1ms", p+"haptics_overruns", p+"safe_ticks",
+			p+"thumb_limited_s", p+"index_limited_s")
 	}
 	return append(h, "estimate", "estimate_sd", "run_time_s", "wall_time")
 }
@@ -42,9 +41,12 @@ func (run *runner) trial(ctx context.Context, t psych.Trial) error {
 	e := run.e
 	test := run.testInterval()
 	var stats [2]rig.IntervalStats
-	var values [2]float64
+	var values, cues [2]float64
 	if err := run.drive.wait(ctx, e.Timing.ITI); err != nil {
 		return run.stopped(err)
+	}
+	if !run.simulated() {
+		run.term.announce(run.done+1, run.e.Procedure)
 	}
 	for i := range run.intervals {
 		v, err := run.apply(t, i == test)
@@ -55,10 +57,10 @@ func (run *runner) trial(ctx context.Context, t psych.Trial) error {
 		if err := run.drive.wait(ctx, e.Timing.Gap); err != nil {
 			return run.stopped(err)
 		}
-		if len(run.obs) == 0 {
+		if !run.simulated() {
 			fmt.Fprintf(run.o.Out, "  interval %d ...\n", i+1)
 		}
-		if err := run.r.BeginInterval(); err != nil {
+		if err := run.r.BeginTracedInterval(run.traces[i]); err != nil {
 			return err
 		}
 		if err := run.drive.wait(ctx, e.Timing.Interval); err != nil {
@@ -77,13 +79,21 @@ func (run *runner) trial(ctx context.Context, t psych.Trial) error {
 		case <-time.After(5 * time.Second):
 			return errors.New("experiment: the rig's loops did not report the interval (is the rig running?)")
 		}
+		// A cue the interval does not allow (no contact, no stretch) is
+		// recorded as NaN; the observer sees nothing there.
+		cues[i], _ = measureCue(run.cue, run.traces[i], run.motion)
 	}
 	if err := run.reset(); err != nil {
 		return err
 	}
-	resp, chosen, rt, err := run.respond(ctx, t, test)
+	resp, chosen, rt, err := run.respond(ctx, t, test, cues[:run.intervals])
 	if err != nil {
 		return run.stopped(err)
+	}
+	if !run.o.NoTraces {
+		if err := run.writeTraces(run.done + 1); err != nil {
+			return err
+		}
 	}
 	if err := run.proc.Update(t, resp); err != nil {
 		return fmt.Errorf("experiment: %w", err)
@@ -94,14 +104,14 @@ func (run *runner) trial(ctx context.Context, t psych.Trial) error {
 	}
 	est := run.proc.Estimate()
 	row := []string{strconv.Itoa(t.Index), strconv.Itoa(t.Stream), fmtFloat(t.X), e.Stimulus.Unit,
-		strconv.Itoa(test + 1), strconv.Itoa(int(resp)), chosenCol(chosen), boolCol(positive), fmtFloat(rt)}
+		strconv.Itoa(test + 1), strconv.Itoa(int(resp)), chosenCol(chosen), boolCol(positive), fmtFloat(rt), run.observerSpec(t.Stream)}
 	for i := range run.intervals {
 		role := "reference"
 		if i == test {
 			role = "test"
 		}
 		s := &stats[i]
-		row = append(row, role, fmtFloat(values[i]), fmtFloat(s.DurationS),
+		row = append(row, role, fmtFloat(values[i]), fmtFloat(cues[i]), fmtFloat(s.DurationS),
 			fmtFloat(s.PeakForceN[sim.Thumb]), fmtFloat(s.PeakForceN[sim.IndexFinger]),
 			fmtFloat(s.PeakForceDesN[sim.Thumb]), fmtFloat(s.PeakForceDesN[sim.IndexFinger]),
 			fmtFloat(s.ContactS[sim.Thumb]), fmtFloat(s.ContactS[sim.IndexFinger]), fmtFloat(s.PinchS), fmtFloat(s.MinPadGapM),
@@ -109,23 +119,52 @@ func (run *runner) trial(ctx context.Context, t psych.Trial) error {
 			fmtFloat(s.DeliveredA40Um[sim.Thumb]), fmtFloat(s.DeliveredA40Um[sim.IndexFinger]),
 			fmtFloat(s.DeliveredA320Um[sim.Thumb]), fmtFloat(s.DeliveredA320Um[sim.IndexFinger]),
 			fmtFloat(s.HapticsLatenessP99Us), strconv.FormatUint(s.HapticsLateOver1ms, 10),
-			strconv.FormatUint(s.HapticsOverruns, 10), strconv.FormatUint(s.SafeTicks, 10))
+			strconv.FormatUint(s.HapticsOverruns, 10), strconv.FormatUint(s.SafeTicks, 10),
+			fmtFloat(s.LimitedS[sim.Thumb]), fmtFloat(s.LimitedS[sim.IndexFinger]))
 	}
 	row = append(row, fmtFloat(est.Threshold), fmtFloat(est.SD), fmtFloat(run.drive.now().Seconds()), time.Now().UTC().Format(time.RFC3339Nano))
 	// The row reaches the disk, then the state: a run stopped between the
 	// two replays this trial on resume (see open).
-	if _, err := run.csv.WriteString(strings.Join(row, ",") + "\n"); err != nil {
-		return fmt.Errorf("experiment: %w", err)
-	}
-	if err := run.csv.Sync(); err != nil {
-		return fmt.Errorf("experiment: %w", err)
+	if err := run.writeRow(row); err != nil {
+		return err
 	}
 	run.done++
 	if err := run.saveState(); err != nil {
 		return err
 	}
-	if len(run.obs) == 0 {
+	if !run.simulated() {
 		fmt.Fprintf(run.o.Out, "trial %d done\n", run.done)
+	}
+	return nil
+}
+
+// writeTraces writes the trial's interval traces under traces/, gzipped
+// CSV, each atomically (a resumed trial rewrites them).
+func (run *runner) writeTraces(trial int) error {
+	dir, err := run.root.Sub("traces", true)
+	if err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	defer dir.Close()
+	for i := range run.intervals {
+		tr := run.traces[i]
+		for _, k := range []struct {
+			name  string
+			write func(io.Writer) error
+		}{{"haptics", tr.WriteHapticsCSV}, {"tactile", tr.WriteTactileCSV}} {
+			var b bytes.Buffer
+			z := gzip.NewWriter(&b)
+			err := k.write(z)
+			if e := z.Close(); err == nil {
+				err = e
+			}
+			if err != nil {
+				return fmt.Errorf("experiment: trace: %w", err)
+			}
+			if err := dir.WriteFile(fmt.Sprintf("%04d-i%d-%s.csv.gz", trial, i+1, k.name), b.Bytes()); err != nil {
+				return fmt.Errorf("experiment: %w", err)
+			}
+		}
 	}
 	return nil
 }
@@ -156,24 +195,37 @@ func (run *runner) apply(t psych.Trial, isTest bool) (float64, error) {
 	if isTest {
 		x = t.X
 	}
-	switch run.e.Stimulus.Kind {
+	return x, setStimulus(run.r, run.e, run.ref, x, t.Stream)
+}
+
+// reset puts the reference stimulus back between trials.
+func (run *runner) reset() error { return setStimulus(run.r, run.e, run.ref, 0, 0) }
+
+// setStimulus puts level x of the experiment's dimension on the rig (0:
+// the reference) for a trial of the stream; ref is the reference
+// material.
+func setStimulus(r *rig.Rig, e *Experiment, ref sim.Material, x float64, stream int) error {
+	switch e.Stimulus.Kind {
 	case Stiffness:
-		m := run.ref
-		if isTest {
-			m = scaleMaterial(run.ref, 1+x/100)
+		m := ref
+		if x != 0 {
+			m = scaleMaterial(ref, 1+x/100)
 		}
-		return x, run.r.SetMaterial(m, sim.MaterialRamp)
+		return r.SetMaterial(m, sim.MaterialRamp)
 	case ForceScale:
-		return x, run.r.SetForceScale(1 + x/100)
+		return r.SetForceScale(1 + x/100)
 	case TactileLevel:
-		return x, run.r.SetTactileGain(x, x)
+		return r.SetTactileGain(x, x)
 	case TactileTone:
-		f := run.e.Stimulus.FrequencyHz[0]
-		if t.Stream < len(run.e.Stimulus.FrequencyHz) {
-			f = run.e.Stimulus.FrequencyHz[t.Stream]
+		if x == 0 {
+			return r.SetTone(&rig.Tone{})
+		}
+		f := e.Stimulus.FrequencyHz[0]
+		if stream < len(e.Stimulus.FrequencyHz) {
+			f = e.Stimulus.FrequencyHz[stream]
 		}
 		tone := &rig.Tone{}
-		switch run.e.Stimulus.Finger {
+		switch e.Stimulus.Finger {
 		case "thumb":
 			tone.Silent[sim.IndexFinger] = true
 		case "index":
@@ -184,24 +236,9 @@ func (run *runner) apply(t psych.Trial, isTest bool) (float64, error) {
 		} else {
 			tone.A320Um = x
 		}
-		return x, run.r.SetTone(tone)
+		return r.SetTone(tone)
 	}
-	return 0, fmt.Errorf("experiment: unknown stimulus kind %q", run.e.Stimulus.Kind)
-}
-
-// reset puts the reference stimulus back between trials.
-func (run *runner) reset() error {
-	switch run.e.Stimulus.Kind {
-	case Stiffness:
-		return run.r.SetMaterial(run.ref, sim.MaterialRamp)
-	case ForceScale:
-		return run.r.SetForceScale(1)
-	case TactileLevel:
-		return run.r.SetTactileGain(0, 0)
-	case TactileTone:
-		return run.r.SetTone(&rig.Tone{})
-	}
-	return nil
+	return fmt.Errorf("experiment: unknown stimulus kind %q", e.Stimulus.Kind)
 }
 
 // scaleMaterial returns m with its tensile and shear curves k times as
@@ -223,8 +260,7 @@ func scaleMaterial(m sim.Material, k float64) sim.Material {
 // the person at the terminal. It returns the response (1 correct / yes),
 // the interval chosen (-1 for yes/no) and the response time [s] (NaN for a
 // simulated observer).
-func (run *runner) respond(ctx context.Context, t psych.Trial, test int) (psych.Response, int, float64, error) {
-	e := run.e
+func (run *runner) respond(ctx context.Context, t psych.Trial, test int, cues []float64) (psych.Response, int, float64, error) {
 	if o := run.observer(t.Stream); o != nil {
 		r := o.Respond(t.X)
 		chosen := -1
@@ -236,39 +272,21 @@ func (run *runner) respond(ctx context.Context, t psych.Trial, test int) (psych.
 		}
 		return r, chosen, math.NaN(), nil
 	}
-	start := time.Now()
-	for {
-		if err := ctx.Err(); err != nil {
-			return 0, 0, 0, err
-		}
-		if run.intervals == 2 {
-			fmt.Fprintf(run.o.Out, "%s [1/2] ", e.Stimulus.Question)
-		} else {
-			fmt.Fprintf(run.o.Out, "%s [y/n] ", e.Stimulus.Question)
-		}
-		line, err := run.in.ReadString('\n')
-		if err != nil && line == "" {
-			return 0, 0, 0, fmt.Errorf("reading the response: %w", err)
-		}
-		rt := time.Since(start).Seconds()
-		a := strings.ToLower(strings.TrimSpace(line))
-		switch {
-		case run.intervals == 2 && (a == "1" || a == "2"):
-			chosen := int(a[0] - '1')
-			r := psych.Response(0)
-			if chosen == test {
-				r = 1
-			}
-			return r, chosen, rt, nil
-		case run.intervals == 1 && (a == "y" || a == "n"):
-			r := psych.Response(0)
-			if a == "y" {
-				r = 1
-			}
-			return r, -1, rt, nil
-		}
-		fmt.Fprintln(run.o.Out, "please answer 1 or 2 (or y or n for a yes/no task)")
+	if o := run.cueObserver(t.Stream); o != nil {
+		r, chosen := cueResponse(o, cues, test)
+		return r, chosen, math.NaN(), nil
 	}
+	return run.term.ask(ctx, run.e.Stimulus.Question, run.intervals, test)
+}
+
+// cueResponse is a cue observer's answer: the interval it chose, correct
+// when that is the test interval.
+func cueResponse(o *psych.CueObserver, cues []float64, test int) (psych.Response, int) {
+	chosen := o.Choose(cues)
+	if chosen == test {
+		return psych.Correct, chosen
+	}
+	return psych.Incorrect, chosen
 }
 
 // driver lets the rig run while the runner waits.

@@ -46,7 +46,8 @@ type hapticsLoop struct {
 	row    hapticsRow
 	stats  forceStats
 	trips  tripLog
-	iv     hapticsInterval // the experiment interval being measured
+	track  *haptics.ContactTracking // device mode only
+	iv     hapticsInterval          // the experiment interval being measured
 }
 
 func newHapticsLoop(r *Rig) (*hapticsLoop, error) {
@@ -80,6 +81,9 @@ func newHapticsLoop(r *Rig) (*hapticsLoop, error) {
 		return nil, err
 	}
 	h.servo = servo
+	if h.track, err = haptics.NewContactTracking(servo.Period()); err != nil {
+		return nil, err
+	}
 	return h, nil
 }
 
@@ -108,6 +112,9 @@ func (h *hapticsLoop) step(t time.Duration) {
 	}
 	h.stats.add(rec)
 	h.trips.add(t, rec, late)
+	if h.track != nil {
+		h.track.Add(rec)
+	}
 	h.tick++
 }
 

@@ -66,7 +66,10 @@ type Summary struct {
 	Fingers    []FingerSummary `json:"fingers"`
 	PinchS     float64         `json:"pinch_s"`      // time both fingers held the cloth [s]
 	PeakPinchN float64         `json:"peak_pinch_n"` // largest force on either finger while both held it [N]
-	GC         *GCStats        `json:"gc,omitempty"`
+	// ContactTracking is how closely the fingertip sensors followed the
+	// force the servo rendered while in contact (runs with exoskeletons).
+	ContactTracking *haptics.TrackingResult `json:"contact_tracking,omitempty"`
+	GC              *GCStats                `json:"gc,omitempty"`
 	// Clock is when the run's clock read zero (real-time runs only).
 	Clock *ClockOrigin `json:"clock,omitempty"`
 	// HostStealPct is the share of the machine's CPU time a hypervisor
@@ -156,5 +159,9 @@ func (r *Rig) summary(mode string, run, wall time.Duration) *Summary {
 	s.PinchS = float64(fs.pinchTicks) * dt
 	s.PeakPinchN = fs.peakPinch
 	s.Trips, s.TripCount = r.haptics.trips.list()
+	if tr := r.haptics.track; tr != nil {
+		res := tr.Result()
+		s.ContactTracking = &res
+	}
 	return s
 }

@@ -3,14 +3,17 @@ package rig
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/internal/lockstep"
 	"github.com/haptex/haptex/internal/rt"
+	"github.com/haptex/haptex/internal/sessionlog"
 	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 	"github.com/haptex/haptex/tactile"
@@ -22,10 +25,14 @@ import (
 type IntervalStats struct {
 	DurationS float64 `json:"duration_s"`
 	// PeakForceN is the largest force the fingertip sensor measured, per
-	// finger [N]; PeakForceDesN the largest force the servo asked the
-	// device for (the cloth's force after scaling and the safety envelope).
+	// finger [N]; PeakForceDesN the largest force the cloth asked for at
+	// the measured pad (haptics.FingerRecord.ForceDes).
 	PeakForceN    [sim.NumFingers]float64 `json:"peak_force_n"`
 	PeakForceDesN [sim.NumFingers]float64 `json:"peak_force_des_n"`
+	// LimitedS is how long the coupling rendered less stiffness than the
+	// cloth's local model asked for, per finger [s]: the interval's
+	// stiffness cue was cut where it lay outside the stable region.
+	LimitedS [sim.NumFingers]float64 `json:"limited_s"`
 	// ContactS is each finger's time in contact with the cloth, PinchS the
 	// time both were [s].
 	ContactS [sim.NumFingers]float64 `json:"contact_s"`
@@ -63,24 +70,35 @@ type hapticsInterval struct {
 	lateness rt.Histogram
 	dt       float64
 	radius   float64
+	trace    *IntervalTrace // nil: no tick-level record
 }
 
-func (a *hapticsInterval) begin(t time.Duration, dt, radius float64) {
+func (a *hapticsInterval) begin(t time.Duration, dt, radius float64, tr *IntervalTrace) {
 	a.active, a.start, a.last, a.ticks = true, t, t, 0
 	a.stats = IntervalStats{MinPadGapM: math.NaN()}
 	a.lateness.Reset()
-	a.dt, a.radius = dt, radius
+	a.dt, a.radius, a.trace = dt, radius, tr
 }
 
 func (a *hapticsInterval) add(t time.Duration, rec *haptics.TickRecord, lateness time.Duration, withDevices bool) {
 	s := &a.stats
 	a.last = t
 	a.ticks++
+	if tr := a.trace; tr != nil {
+		if len(tr.Haptics) < cap(tr.Haptics) {
+			tr.Haptics = append(tr.Haptics, *rec)
+		} else {
+			tr.DroppedTicks++
+		}
+	}
 	both := true
 	for f := range rec.Fingers {
 		fr := &rec.Fingers[f]
 		s.PeakForceN[f] = max(s.PeakForceN[f], vec3.Norm(fr.ForceMeas))
 		s.PeakForceDesN[f] = max(s.PeakForceDesN[f], vec3.Norm(fr.ForceDes))
+		if fr.Limited {
+			s.LimitedS[f] += a.dt
+		}
 		if fr.Contact {
 			s.ContactS[f] += a.dt
 		} else {
@@ -108,7 +126,7 @@ func (a *hapticsInterval) add(t time.Duration, rec *haptics.TickRecord, lateness
 }
 
 func (a *hapticsInterval) finish() IntervalStats {
-	a.active = false
+	a.active, a.trace = false, nil
 	s := a.stats
 	s.DurationS = (a.last - a.start).Seconds() + a.dt
 	s.HapticsLatenessP99Us = float64(a.lateness.Quantile(0.99)) / 1e3
@@ -125,23 +143,41 @@ type tactileInterval struct {
 	del320  [sim.NumFingers]float64
 	measure [sim.NumFingers]bool // the array reports what it delivers
 	buf     devices.TactileFrame
+	trace   *IntervalTrace // nil: no frame-level record
 }
 
-func (a *tactileInterval) begin() {
-	*a = tactileInterval{active: true}
+func (a *tactileInterval) begin(tr *IntervalTrace) {
+	*a = tactileInterval{active: true, trace: tr}
 }
 
 func (a *tactileInterval) add(fr *tactile.Frame, arrays *[sim.NumFingers]devices.TactileArray) {
 	s := &a.stats
 	s.TactileFrames++
+	var smp *TactileSample
+	if tr := a.trace; tr != nil {
+		if len(tr.Tactile) < cap(tr.Tactile) {
+			tr.Tactile = tr.Tactile[:len(tr.Tactile)+1]
+			smp = &tr.Tactile[len(tr.Tactile)-1]
+			*smp = TactileSample{T: fr.T}
+		} else {
+			tr.DroppedFrames++
+		}
+	}
 	for f := range fr.Fingers {
 		if d, ok := arrays[f].(deliverer); ok {
 			d.Delivered(&a.buf)
 			a.del40[f] += meanNonZero(a.buf.A40Um[:])
 			a.del320[f] += meanNonZero(a.buf.A320Um[:])
 			a.measure[f] = true
+			if smp != nil {
+				smp.Delivered[f] = a.buf
+				smp.Measured[f] = true
+			}
 		}
 		ff := &fr.Fingers[f]
+		if smp != nil {
+			smp.Sent[f].A40Um, smp.Sent[f].A320Um = ff.A40Um, ff.A320Um
+		}
 		m40, m320 := meanNonZero(ff.A40Um[:]), meanNonZero(ff.A320Um[:])
 		a.sum40[f] += m40
 		a.sum320[f] += m320
@@ -153,7 +189,7 @@ func (a *tactileInterval) add(fr *tactile.Frame, arrays *[sim.NumFingers]devices
 }
 
 func (a *tactileInterval) finish() IntervalStats {
-	a.active = false
+	a.active, a.trace = false, nil
 	s := a.stats
 	for f := range sim.NumFingers {
 		s.DeliveredA40Um[f], s.DeliveredA320Um[f] = math.NaN(), math.NaN()
@@ -201,16 +237,136 @@ type Tone struct {
 // BeginInterval starts an interval of a trial at the next haptics tick:
 // the handling motion restarts from its beginning and the delivered
 // stimulus is accumulated until EndInterval.
-func (r *Rig) BeginInterval() error {
+func (r *Rig) BeginInterval() error { return r.BeginTracedInterval(nil) }
+
+// BeginTracedInterval is BeginInterval that also keeps the interval's
+// tick-level record in tr (see IntervalTrace): tr belongs to the loops
+// until the statistics EndInterval returns have arrived. A nil tr keeps
+// none.
+func (r *Rig) BeginTracedInterval(tr *IntervalTrace) error {
+	if tr != nil {
+		tr.reset()
+	}
 	h, tl := r.haptics, r.tactile
 	err := r.hapticsLoop.do(func(t time.Duration) {
 		r.intent.restart(t, nil)
-		h.iv.begin(t, r.cfg.HapticsPeriod.Seconds(), r.cfg.Scene.PadRadius)
+		h.iv.begin(t, r.cfg.HapticsPeriod.Seconds(), r.cfg.Scene.PadRadius, tr)
 	})
 	if err != nil {
 		return err
 	}
-	return r.tactileLoop.do(func(time.Duration) { tl.iv.begin() })
+	return r.tactileLoop.do(func(time.Duration) { tl.iv.begin(tr) })
+}
+
+// IntervalTrace is the tick-level record of one interval: every haptics
+// tick's record (fingertip positions, desired and measured forces, the
+// servo's state) and every tactile frame (the amplitudes sent to each pin
+// and those the arrays reported delivering), so that any cue of what was
+// delivered can be computed, or recomputed later. The loops fill it
+// without allocating: NewIntervalTrace sizes it before the interval, and
+// ticks beyond its capacity are counted, not kept.
+type IntervalTrace struct {
+	Haptics []haptics.TickRecord
+	Tactile []TactileSample
+	// DroppedTicks and DroppedFrames count the ticks and frames that did
+	// not fit.
+	DroppedTicks, DroppedFrames int
+	// HapticsPeriod and PadRadius [m] are the rig's, for readers of the
+	// record.
+	HapticsPeriod time.Duration
+	PadRadius     float64
+}
+
+// TactileSample is one tactile frame of an interval: per finger, the pin
+// amplitudes sent and, where the array reports it (Measured), those it
+// delivered [µm peak].
+type TactileSample struct {
+	T         time.Duration
+	Sent      [sim.NumFingers]devices.TactileFrame
+	Delivered [sim.NumFingers]devices.TactileFrame
+	Measured  [sim.NumFingers]bool
+}
+
+// NewIntervalTrace returns a trace with room for an interval of length d
+// (and the ticks it takes to begin and end one).
+func (r *Rig) NewIntervalTrace(d time.Duration) *IntervalTrace {
+	const margin = 64
+	return &IntervalTrace{
+		Haptics:       make([]haptics.TickRecord, 0, int(d/r.cfg.HapticsPeriod)+margin),
+		Tactile:       make([]TactileSample, 0, int(d/r.cfg.TactilePeriod)+margin),
+		HapticsPeriod: r.cfg.HapticsPeriod,
+		PadRadius:     r.cfg.Scene.PadRadius,
+	}
+}
+
+func (tr *IntervalTrace) reset() {
+	tr.Haptics, tr.Tactile = tr.Haptics[:0], tr.Tactile[:0]
+	tr.DroppedTicks, tr.DroppedFrames = 0, 0
+}
+
+// WriteHapticsCSV writes the haptics ticks as CSV, with the columns of the
+// session record's haptics.csv.
+func (tr *IntervalTrace) WriteHapticsCSV(w io.Writer) error {
+	buf := append([]byte(haptics.TickCSVHeader()), '\n')
+	for i := range tr.Haptics {
+		buf = append(tr.Haptics[i].AppendCSV(buf), '\n')
+		if len(buf) > 1<<16 {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	_, err := w.Write(buf)
+	return err
+}
+
+// TactileTraceHeader returns the CSV header of WriteTactileCSV: the frame
+// time, then per finger and band the 24 pins sent and delivered (empty
+// where the array does not report what it delivers).
+func TactileTraceHeader() string {
+	h := "t_s"
+	for f := range sim.NumFingers {
+		for _, kind := range []string{"sent", "delivered"} {
+			for _, band := range []string{"a40", "a320"} {
+				for p := range devices.Pins {
+					h += fmt.Sprintf(",%s_%s_%s_pin%02d_um", sim.FingerName(f), kind, band, p)
+				}
+			}
+		}
+	}
+	return h
+}
+
+// WriteTactileCSV writes the tactile frames as CSV (TactileTraceHeader).
+func (tr *IntervalTrace) WriteTactileCSV(w io.Writer) error {
+	buf := append([]byte(TactileTraceHeader()), '\n')
+	for i := range tr.Tactile {
+		s := &tr.Tactile[i]
+		buf = strconv.AppendFloat(buf, s.T.Seconds(), 'g', -1, 64)
+		for f := range sim.NumFingers {
+			buf = sessionlog.AppendFloats(buf, s.Sent[f].A40Um[:]...)
+			buf = sessionlog.AppendFloats(buf, s.Sent[f].A320Um[:]...)
+			for _, a := range [][]float64{s.Delivered[f].A40Um[:], s.Delivered[f].A320Um[:]} {
+				if !s.Measured[f] {
+					for range a {
+						buf = append(buf, ',')
+					}
+					continue
+				}
+				buf = sessionlog.AppendFloats(buf, a...)
+			}
+		}
+		buf = append(buf, '\n')
+		if len(buf) > 1<<16 {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	_, err := w.Write(buf)
+	return err
 }
 
 // EndInterval ends the interval at the next tick of each loop and returns

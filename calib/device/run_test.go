@@ -33,6 +33,10 @@ func newJigRig(t *testing.T, truth exo.Params) *jigRig {
 	p.Kinematics = truth
 	p.Finger = twin.FingerParams{Mass: 0.1, Stiffness: 2e6, Damping: 800}
 	p.Pulp = twin.PulpParams{Stiffness: 2e6, Damping: 500}
+	// The kinematic model maps rotor (encoder) angles to the pad; the
+	// cable's stretch under the rotors' friction (up to Coulomb/stiffness,
+	// 0.18 mrad) is not part of it, so the stand's device is rigid.
+	p.Drive.TransmissionStiffness = [3]float64{}
 	p.Substeps = 50 // 20 µs
 	base := twin.DefaultBase(1)
 	nom, _ := exo.New(exo.DefaultParams())

@@ -126,6 +126,10 @@ func (s TwinStand) Kinematics(ctx context.Context) (*KinematicCalibration, error
 	// The jig's locating cone holds the pad (see Jig).
 	p.Finger = twin.FingerParams{Mass: 0.1, Stiffness: 2e6, Damping: 800}
 	p.Pulp = twin.PulpParams{Stiffness: 2e6, Damping: 500}
+	// The kinematic model maps rotor (encoder) angles to the pad; the
+	// cable's stretch under the rotors' friction (up to Coulomb/stiffness,
+	// 0.18 mrad) is not part of it, so the stand's device is rigid.
+	p.Drive.TransmissionStiffness = [3]float64{}
 	p.Substeps = 50
 	nominal := exo.DefaultParams()
 	nom, err := exo.New(nominal)

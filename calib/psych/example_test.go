@@ -81,5 +81,5 @@ max_trials = 60
 	t, _ := p.Next()
 	fmt.Printf("%s: first trial at %.2f\n", p.Kind(), t.X)
 	// Output:
-	// quest: first trial at 21.42
+	// quest: first trial at 21.51
 }

@@ -7,9 +7,11 @@ import (
 	"strings"
 )
 
-// Observer is a simulated subject: it answers each trial by drawing from a
-// known psychometric function, so that procedures and whole experiments can
-// be validated against the truth and dry-run faster than real time.
+// Observer is a simulated subject that answers from the nominal stimulus:
+// it draws each response from a known psychometric function of the
+// trial's X, whatever a device delivered. It validates procedures and
+// fits against a known truth; to dry-run an experiment on a rig, where
+// what reaches the finger matters, use a CueObserver.
 //
 // For a rating task the observer has one function per boundary between
 // adjacent ratings, all with PF's form, β, γ and λ, with thresholds
@@ -21,18 +23,37 @@ type Observer struct {
 	Task             Task      `json:"task"`
 	RatingThresholds []float64 `json:"rating_thresholds,omitempty"`
 	RNG              rng       `json:"rng"`
-	rating           []PF
+	// Seed is the seed the observer started from; Spec its specification
+	// (ParseObserver's syntax, every parameter given).
+	Seed   uint64 `json:"seed"`
+	Spec   string `json:"spec"`
+	rating []PF
 }
 
 // NewObserver returns a simulated observer drawing from pf, seeded.
 func NewObserver(pf PF, task Task, seed uint64) (*Observer, error) {
-	return newObserver(Observer{PF: pf, Task: task, RNG: newRNG(seed, 0x0b5e)})
+	return newObserver(Observer{PF: pf, Task: task, RNG: newRNG(seed, 0x0b5e), Seed: seed})
 }
 
 // NewRatingObserver returns a simulated observer for a rating task (see
 // Observer).
 func NewRatingObserver(pf PF, task Task, thresholds []float64, seed uint64) (*Observer, error) {
-	return newObserver(Observer{PF: pf, Task: task, RatingThresholds: append([]float64(nil), thresholds...), RNG: newRNG(seed, 0x0b5e)})
+	return newObserver(Observer{PF: pf, Task: task, RatingThresholds: append([]float64(nil), thresholds...), RNG: newRNG(seed, 0x0b5e), Seed: seed})
+}
+
+// spec returns the observer's specification with every parameter.
+func (o *Observer) spec() string {
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	s := fmt.Sprintf("nominal:form=%s,alpha=%s,beta=%s,gamma=%s,lambda=%s,seed=%d",
+		o.PF.Form, g(o.PF.Alpha), g(o.PF.Beta), g(o.PF.Gamma), g(o.PF.Lambda), o.Seed)
+	if len(o.RatingThresholds) > 0 {
+		r := make([]string, len(o.RatingThresholds))
+		for i, t := range o.RatingThresholds {
+			r[i] = g(t)
+		}
+		s += ",ratings=" + strings.Join(r, ";")
+	}
+	return s
 }
 
 func newObserver(o Observer) (*Observer, error) {
@@ -65,6 +86,9 @@ func newObserver(o Observer) (*Observer, error) {
 	}
 	if o.RNG.pcg == nil {
 		return nil, fmt.Errorf("psych: observer has no random state")
+	}
+	if o.Spec == "" {
+		o.Spec = o.spec()
 	}
 	return &o, nil
 }
@@ -102,17 +126,20 @@ func RestoreObserver(b []byte) (*Observer, error) {
 // ParseObserver builds an observer for task from a command-line
 // specification such as
 //
-//	sim:form=weibull,threshold=10,beta=3.5,lambda=0.01,seed=7
+//	nominal:form=weibull,threshold=10,beta=3.5,lambda=0.01,seed=7
 //
 // Keys: form (logistic, cumnormal, weibull; default logistic), threshold
 // (the x at which F = criterion) or alpha, criterion (default 0.5), beta,
 // gamma (default 1/m for m-AFC, else 0), lambda (default 0), seed
 // (default 1), and for rating tasks ratings=t2;t3;... (the boundary
-// thresholds).
+// thresholds). "sim:" is the prefix's older name and means the same.
 func ParseObserver(spec string, task Task) (*Observer, error) {
-	rest, ok := strings.CutPrefix(spec, "sim:")
+	rest, ok := strings.CutPrefix(spec, "nominal:")
 	if !ok {
-		return nil, fmt.Errorf("psych: observer %q: want sim:key=value,...", spec)
+		rest, ok = strings.CutPrefix(spec, "sim:")
+	}
+	if !ok {
+		return nil, fmt.Errorf("psych: observer %q: want nominal:key=value,...", spec)
 	}
 	var (
 		form                Form

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Errors a Procedure returns. Callers branch on them with errors.Is.
@@ -295,6 +296,89 @@ func (j *journal) check(task Task) error {
 	}
 	if p := j.Pending; p != nil && (p.Index != len(j.Records) || !finite(p.X)) {
 		return fmt.Errorf("pending trial %+v inconsistent with %d records", *p, len(j.Records))
+	}
+	return nil
+}
+
+// MaxTrials returns how many trials a procedure runs at most, and whether
+// it runs exactly that many (no earlier stopping rule): what a subject is
+// told ("trial 3 of 60", or "of at most 60"). 0 means no bound on trials
+// (a staircase that stops on reversals only).
+func MaxTrials(c Config) (n int, exact bool) {
+	switch c.Kind {
+	case KindStaircase:
+		if s := c.Staircase; s != nil {
+			return s.MaxTrials, s.MaxReversals == 0
+		}
+	case KindQuest:
+		if q := c.Quest; q != nil {
+			return q.MaxTrials, q.StopSD == 0
+		}
+	case KindPsi:
+		if p := c.Psi; p != nil {
+			return p.MaxTrials, p.StopSD == 0
+		}
+	case KindConstant:
+		if k := c.Constant; k != nil {
+			return k.Repeats * len(k.Levels), true
+		}
+	case KindInterleaved:
+		if il := c.Interleaved; il != nil {
+			exact = true
+			for _, t := range il.Tracks {
+				m, e := MaxTrials(t)
+				if m == 0 {
+					return 0, false
+				}
+				n += m
+				exact = exact && e
+			}
+			return n, exact
+		}
+	}
+	return 0, false
+}
+
+// Span is the range of stimuli a procedure presents and the scale it
+// steps on: Start is its first stimulus where it has one (a staircase's),
+// NaN otherwise; Levels lists a constant-stimuli design's levels.
+type Span struct {
+	Min, Max float64
+	Scale    Scale
+	Start    float64
+	Levels   []float64
+}
+
+// SpanOf returns the span of each stream of a procedure (one for all but
+// an interleaved one, whose streams are its tracks).
+func SpanOf(c Config) []Span {
+	switch c.Kind {
+	case KindStaircase:
+		if s := c.Staircase; s != nil {
+			return []Span{{Min: s.Min, Max: s.Max, Scale: s.Scale, Start: s.Start}}
+		}
+	case KindQuest:
+		if q := c.Quest; q != nil {
+			return []Span{{Min: q.Min, Max: q.Max, Scale: q.Scale, Start: nan}}
+		}
+	case KindPsi:
+		if p := c.Psi; p != nil {
+			return []Span{{Min: p.Min, Max: p.Max, Scale: p.Scale, Start: nan}}
+		}
+	case KindConstant:
+		if k := c.Constant; k != nil && len(k.Levels) > 0 {
+			lv := slices.Clone(k.Levels)
+			slices.Sort(lv)
+			return []Span{{Min: lv[0], Max: lv[len(lv)-1], Scale: Linear, Start: nan, Levels: lv}}
+		}
+	case KindInterleaved:
+		if il := c.Interleaved; il != nil {
+			var out []Span
+			for _, t := range il.Tracks {
+				out = append(out, SpanOf(t)...)
+			}
+			return out
+		}
 	}
 	return nil
 }

@@ -23,7 +23,8 @@ const (
 // The unknown is the threshold t at Criterion (the x where F = Criterion),
 // held as a posterior on a grid of Grid levels spanning [Min, Max] on
 // Scale, with a Gaussian prior on the scale. Each trial is placed where the
-// assumed ψ equals Target given the posterior's Placement summary of t.
+// assumed ψ equals Target given the posterior's Placement summary of t,
+// at the grid level nearest to it.
 type QuestConfig struct {
 	Task      Task    `json:"task" toml:"task"`
 	Form      Form    `json:"form" toml:"form"`
@@ -272,7 +273,25 @@ func (q *Quest) Next() (Trial, error) {
 	alpha := c.Form.alphaFor(c.Scale.Stimulus(q.summary()), c.Beta, c.Criterion)
 	x := c.Form.quantile((c.Target-c.Gamma)/(1-c.Gamma-c.Lambda), alpha, c.Beta)
 	x = math.Min(math.Max(x, c.Min), c.Max)
-	return q.s.pend(Trial{Index: len(q.s.Records), X: x}), nil
+	return q.s.pend(Trial{Index: len(q.s.Records), X: q.onGrid(x)}), nil
+}
+
+// onGrid returns the stimulus of the posterior's grid level nearest to x
+// (on the scale), so that trials placed at nearly the same stimulus are
+// one level of a fit: Min and Max at the ends, the others to 12
+// significant digits.
+func (q *Quest) onGrid(x float64) float64 {
+	c := &q.s.Config
+	n := len(q.level)
+	lo, hi := q.level[0], q.level[n-1]
+	i := int(math.Round((c.Scale.Level(x) - lo) / (hi - lo) * float64(n-1)))
+	switch {
+	case i <= 0:
+		return c.Min
+	case i >= n-1:
+		return c.Max
+	}
+	return roundSig(c.Scale.Stimulus(q.level[i]), 12)
 }
 
 func (q *Quest) Update(t Trial, r Response) error {

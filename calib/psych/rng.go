@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 )
 
@@ -17,6 +18,14 @@ type rng struct {
 func newRNG(seed, stream uint64) rng { return rng{pcg: rand.NewPCG(seed, stream)} }
 
 func (r rng) float64() float64 { return float64(r.pcg.Uint64()<<11>>11) / (1 << 53) }
+
+// normal returns a standard normal draw (Box–Muller, one pair of uniform
+// draws per value).
+func (r rng) normal() float64 {
+	u := 1 - r.float64() // in (0, 1]
+	v := r.float64()
+	return math.Sqrt(-2*math.Log(u)) * math.Cos(2*math.Pi*v)
+}
 
 // intn returns a uniform integer in [0, n) by Lemire's method without bias.
 func (r rng) intn(n int) int {

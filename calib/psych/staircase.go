@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // StaircaseConfig configures a transformed up/down staircase (Levitt 1971)
@@ -111,16 +112,28 @@ func (c StaircaseConfig) Validate() error {
 }
 
 // Staircase is a transformed (and optionally weighted) up/down staircase.
+//
+// Its levels lie on a grid: Start's level plus whole multiples of a
+// quantum on the scale, the largest step that divides every down and up
+// step (a thousandth of the smallest step when none does: the steps are
+// then rounded to it). A level is kept as its index on the grid, not as a
+// running sum, so a level the staircase comes back to is the same
+// stimulus to the last bit, and a fit counts its trials as one point. Min
+// and Max clamp to the grid levels inside them.
 type Staircase struct {
-	s staircaseState
+	s    staircaseState
+	grid stairGrid
 }
 
 type staircaseState struct {
 	Config StaircaseConfig `json:"config"`
-	Level  float64         `json:"level"` // current level on the scale
-	Pos    int             `json:"pos"`   // consecutive positives since the last step
-	Neg    int             `json:"neg"`   // consecutive negatives since the last step
-	Dir    int             `json:"dir"`   // last step: −1 down, +1 up, 0 none yet
+	// K is the current level's index on the grid, Level the level itself
+	// on the scale (kept for readers of the state).
+	K     int     `json:"k"`
+	Level float64 `json:"level"`
+	Pos   int     `json:"pos"` // consecutive positives since the last step
+	Neg   int     `json:"neg"` // consecutive negatives since the last step
+	Dir   int     `json:"dir"` // last step: −1 down, +1 up, 0 none yet
 	// Reversals are the levels at which the direction changed.
 	Reversals []float64 `json:"reversals"`
 	journal
@@ -132,7 +145,10 @@ func NewStaircase(c StaircaseConfig) (*Staircase, error) {
 		return nil, err
 	}
 	c.Steps = append([]float64(nil), c.Steps...)
-	return &Staircase{s: staircaseState{Config: c, Level: c.Scale.Level(c.Start)}}, nil
+	p := &Staircase{s: staircaseState{Config: c}, grid: newStairGrid(c)}
+	p.s.K = p.grid.clamp(0)
+	p.s.Level = p.grid.level(p.s.K)
+	return p, nil
 }
 
 func restoreStaircase(b []byte) (*Staircase, error) {
@@ -148,6 +164,13 @@ func restoreStaircase(b []byte) (*Staircase, error) {
 	if !(s.Level >= lo && s.Level <= hi) || s.Pos < 0 || s.Neg < 0 || s.Dir < -1 || s.Dir > 1 {
 		return nil, fmt.Errorf("level %g, counters %d/%d, direction %d out of range", s.Level, s.Pos, s.Neg, s.Dir)
 	}
+	g := newStairGrid(c)
+	// A state written before the grid holds only the level: take the grid
+	// level nearest to it.
+	if k := g.clamp(s.K); k != s.K || math.Abs(g.level(k)-s.Level) > 1e-9*math.Max(1, math.Abs(s.Level)) {
+		s.K = g.clamp(int(math.Round((s.Level - g.l0) / g.q)))
+		s.Level = g.level(s.K)
+	}
 	for i, r := range s.Reversals {
 		if !(r >= lo && r <= hi) {
 			return nil, fmt.Errorf("reversal %d at level %g outside [%g, %g]", i, r, lo, hi)
@@ -156,7 +179,100 @@ func restoreStaircase(b []byte) (*Staircase, error) {
 	if err := s.journal.check(c.Task); err != nil {
 		return nil, err
 	}
-	return &Staircase{s: s}, nil
+	return &Staircase{s: s, grid: g}, nil
+}
+
+// stairGrid is a staircase's level grid: level(k) = l0 + k·q on the scale,
+// k in [kmin, kmax], and each down and up step a whole number of quanta.
+type stairGrid struct {
+	scale      Scale
+	start      float64
+	l0, q      float64
+	kmin, kmax int
+	down, up   []int // quanta per step, per entry of Steps
+}
+
+func newStairGrid(c StaircaseConfig) stairGrid {
+	g := stairGrid{scale: c.Scale, start: c.Start, l0: c.Scale.Level(c.Start)}
+	sizes := make([]float64, 0, 2*len(c.Steps))
+	smallest := math.Inf(1)
+	for _, st := range c.Steps {
+		sizes = append(sizes, st, st*c.ratio())
+		smallest = math.Min(smallest, math.Min(st, st*c.ratio()))
+	}
+	g.q = smallest / 1000
+	if q := floatGCD(sizes, smallest/1000); q > 0 {
+		g.q = q
+	}
+	for _, st := range c.Steps {
+		g.down = append(g.down, max(1, int(math.Round(st/g.q))))
+		g.up = append(g.up, max(1, int(math.Round(st*c.ratio()/g.q))))
+	}
+	const eps = 1e-9
+	g.kmin = int(math.Ceil((c.Scale.Level(c.Min)-g.l0)/g.q - eps))
+	g.kmax = int(math.Floor((c.Scale.Level(c.Max)-g.l0)/g.q + eps))
+	return g
+}
+
+// floatGCD returns the largest q >= floor that divides every value to
+// within 1e-9 of the smallest, or 0 when there is none.
+func floatGCD(v []float64, floor float64) float64 {
+	tol := 1e-9 * floor * 1000
+	g := v[0]
+	for _, x := range v[1:] {
+		a, b := math.Max(g, x), math.Min(g, x)
+		for b > tol {
+			a, b = b, math.Mod(a, b)
+			if a-b <= tol {
+				b = 0
+			}
+		}
+		g = a
+		if g < floor {
+			return 0
+		}
+	}
+	for _, x := range v {
+		if r := x / g; math.Abs(r-math.Round(r)) > 1e-6 {
+			return 0
+		}
+	}
+	return g
+}
+
+func (g *stairGrid) clamp(k int) int { return min(max(k, g.kmin), g.kmax) }
+
+func (g *stairGrid) level(k int) float64 { return g.l0 + float64(k)*g.q }
+
+// stimulus returns the stimulus at grid index k: Start itself at k = 0,
+// and otherwise computed from Start and k alone (so the same index always
+// gives the same value), to 12 significant digits.
+func (g *stairGrid) stimulus(k int) float64 {
+	if k == 0 {
+		return g.start
+	}
+	var x float64
+	switch g.scale {
+	case Log10:
+		x = g.start * math.Pow(10, float64(k)*g.q)
+	case DB:
+		x = g.start * math.Pow(10, float64(k)*g.q/20)
+	default:
+		x = g.start + float64(k)*g.q
+	}
+	return roundSig(x, 12)
+}
+
+// roundSig rounds x to n significant digits.
+func roundSig(x float64, n int) float64 {
+	if x == 0 || !finite(x) {
+		return x
+	}
+	v, err := strconv.ParseFloat(strconv.FormatFloat(x, 'g', n, 64), 64)
+	if err != nil {
+		return x
+	}
+	return v
 }
 
 func (p *Staircase) Kind() Kind { return KindStaircase }
@@ -181,7 +297,7 @@ func (p *Staircase) Next() (Trial, error) {
 	if p.Done() {
 		return Trial{}, ErrDone
 	}
-	return p.s.pend(Trial{Index: len(p.s.Records), X: p.s.Config.Scale.Stimulus(p.s.Level)}), nil
+	return p.s.pend(Trial{Index: len(p.s.Records), X: p.grid.stimulus(p.s.K)}), nil
 }
 
 func (p *Staircase) Update(t Trial, r Response) error {
@@ -190,12 +306,12 @@ func (p *Staircase) Update(t Trial, r Response) error {
 		return err
 	}
 	p.s.commit(rec)
-	p.s.step(rec.Positive)
+	p.s.step(rec.Positive, &p.grid)
 	return nil
 }
 
 // step applies the up/down rule after one response.
-func (s *staircaseState) step(positive bool) {
+func (s *staircaseState) step(positive bool, g *stairGrid) {
 	c := &s.Config
 	up, down := c.Up, c.Down
 	if c.FastStart && len(s.Reversals) == 0 {
@@ -223,13 +339,14 @@ func (s *staircaseState) step(positive bool) {
 		s.Reversals = append(s.Reversals, s.Level)
 	}
 	s.Dir = dir
-	size := c.Steps[min(len(s.Reversals), len(c.Steps)-1)]
+	i := min(len(s.Reversals), len(c.Steps)-1)
 	if dir > 0 {
-		s.Level += size * c.ratio()
+		s.K += g.up[i]
 	} else {
-		s.Level -= size
+		s.K -= g.down[i]
 	}
-	s.Level = math.Min(math.Max(s.Level, c.Scale.Level(c.Min)), c.Scale.Level(c.Max))
+	s.K = g.clamp(s.K)
+	s.Level = g.level(s.K)
 }
 
 // Estimate averages the reversal levels after the first Discard ones, on

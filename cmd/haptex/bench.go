@@ -34,10 +34,7 @@ var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 			IdleSleep: o.idleSleep, Baseline: o.baseline, Logf: o.logf})
 	},
 	"statebuf": func(context.Context, benchOpts) (any, error) { r := statebufbench.Bench(); return &r, nil },
-	"control": func(context.Context, benchOpts) (any, error) {
-		r, err := servobench.Bench(servobench.Options{})
-		return &r, err
-	},
+	"control":  benchControl,
 	"sim": func(context.Context, benchOpts) (any, error) {
 		r, err := simbench.Bench(simbench.Options{})
 		return &r, err
@@ -51,6 +48,45 @@ var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 		return rigbench.Lockstep(ctx, o.duration, lockstepRuns)
 	},
 }
+
+// benchControl measures the servo in its lab (servobench) and the
+// contact tracking on the showcase, run in lockstep on the simulated
+// exoskeletons: the figures are properties of the code.
+func benchControl(_ context.Context, o benchOpts) (any, error) {
+	res, err := servobench.Bench(servobench.Options{})
+	if err != nil {
+		return nil, err
+	}
+	r, err := rig.New(rig.Config{Duration: showcaseDuration})
+	if err != nil {
+		return nil, err
+	}
+	sum, err := r.RunLockstep()
+	if err != nil {
+		return nil, err
+	}
+	res.ContactTracking = sum.ContactTracking
+	if ct := sum.ContactTracking; ct != nil {
+		res.ZWidth.Asked = append(res.ZWidth.Asked, servobench.AskedRange{Label: "the showcase asks", MaxNpm: max(ct.MaxStiffNpm[0], ct.MaxStiffNpm[1])})
+	}
+	rp, err := servobench.RandomPinches()
+	if err != nil {
+		return nil, err
+	}
+	res.ZWidth.Asked = append(res.ZWidth.Asked,
+		servobench.AskedRange{Label: fmt.Sprintf("%d random pinch trajectories ask (99th percentile)", rp.Trajectories), MaxNpm: rp.P99Npm},
+		servobench.AskedRange{Label: fmt.Sprintf("%d random pinch trajectories ask (stiffest)", rp.Trajectories), MaxNpm: rp.LargestNpm})
+	if o.chart != "" {
+		if err := servobench.ZWidthChart(res.ZWidth, o.chart); err != nil {
+			return nil, err
+		}
+		res.ZWidth.Chart = o.chart
+	}
+	return &res, nil
+}
+
+// showcaseDuration covers the showcase handling script and its release.
+const showcaseDuration = 12 * time.Second
 
 // lockstepRuns is how many times the lockstep bench runs the session: its
 // speed varies from run to run on a shared machine, so it reports the
@@ -105,6 +141,7 @@ type renderResult struct {
 }
 
 type benchOpts struct {
+	chart     string
 	frames    int
 	duration  time.Duration
 	priority  int
@@ -160,6 +197,7 @@ func runBench(args []string) error {
 	baseline := fs.Duration("baseline", 0, "loop bench: afterwards, run the same loop beside the same load with an empty tick for this long, to tell late ticks the tick causes from the machine's own (0: skip)")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
 	frames := fs.Int("frames", 600, "frames the render bench draws")
+	chart := fs.String("chart", "", "control bench: write the Z-width chart to this .png or .svg file (and the other format beside it)")
 	if len(args) == 0 {
 		fs.Usage()
 		return fmt.Errorf("%w: which bench?", errUsage)
@@ -173,7 +211,7 @@ func runBench(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	o := benchOpts{frames: *frames, duration: *duration, priority: *prio, standby: *standby, idleSleep: *idleSleep, baseline: *baseline, logf: stderrf}
+	o := benchOpts{chart: *chart, frames: *frames, duration: *duration, priority: *prio, standby: *standby, idleSleep: *idleSleep, baseline: *baseline, logf: stderrf}
 	names := []string{name}
 	if name == "all" {
 		names = benchNames()

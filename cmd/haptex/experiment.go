@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,35 +22,25 @@ func init() {
 	register(&command{name: "experiment", summary: "run or check a psychophysics experiment file", run: runExperiment,
 		subs: []subcommand{
 			{"run", "FILE -subject ID", "run (or resume) an experiment for a subject; -observer for a simulated one"},
-			{"check", "FILE", "validate an experiment file"},
+			{"check", "FILE", "validate an experiment file, its fabric and (unless -no-stimulus) the stimulus it delivers"},
 		}})
 }
 
 func runExperiment(args []string) error {
+	if len(args) > 0 && args[0] == "check" {
+		return checkExperiment(args)
+	}
 	fs := subFlags("experiment", args)
 	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
-	if len(args) > 0 && args[0] == "check" {
-		if err := parse(fs, args[1:], 1); err != nil {
-			return err
-		}
-		if fs.NArg() != 1 {
-			return fmt.Errorf("%w: experiment check FILE", errUsage)
-		}
-		e, _, err := experiment.Load(fs.Arg(0))
-		if err != nil {
-			return err
-		}
-		f, err := e.LoadFabric(kes.Library{Dir: *library})
-		if err != nil {
-			return fmt.Errorf("experiment: %s: %w", fs.Arg(0), err)
-		}
-		fmt.Printf("%s: %s, %s stimulus on %s, %s procedure: ok\n", fs.Arg(0), e.Name, e.Stimulus.Kind, f.Name, e.Procedure.Kind)
-		return nil
-	}
 	subject := fs.String("subject", "", "participant identifier (letters, digits, '-', '_'); required")
 	out := fs.String("out", "experiments", "parent folder: the run writes OUT/EXPERIMENT/SUBJECT/")
 	var observers listFlag
-	fs.Var(&observers, "observer", "a simulated observer answers instead of a person, in virtual time (in real time with -devices): sim:form=weibull,threshold=T,beta=B,lambda=L,seed=S (repeat for one per interleaved stream)")
+	fs.Var(&observers, "observer", "a simulated observer answers instead of a person, in virtual time (in real time with -devices): "+
+		"cue:weber=W,lambda=L,seed=S perceives the cue the devices delivered in each interval; "+
+		"nominal:form=weibull,threshold=T,beta=B,lambda=L,seed=S answers from the nominal level (repeat for one per interleaved stream)")
+	force := fs.Bool("force", false, "run an experiment the stimulus check finds invalid")
+	switchObs := fs.Bool("switch-observer", false, "let a resumed run continue with another observer (or a person) than the one that answered so far")
+	traces := fs.Bool("traces", true, "keep each interval's tick-level record under the subject's traces/ folder (gzipped CSV)")
 	devFile := fs.String("devices", "", "devices file (TOML; haptex devices check FILE): each finger's exoskeleton and tactile array, simulated, serial or HID; the rig then runs in real time")
 	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the 1 kHz thread (0: normal scheduling)")
 	var cal calFlags
@@ -84,8 +77,17 @@ func runExperiment(args []string) error {
 	}
 	opt := experiment.Options{Experiment: e, Source: src, Path: path, Subject: *subject, OutDir: *out,
 		Library: kes.Library{Dir: *library}, In: os.Stdin, Out: clearing{os.Stdout, prog}, Rig: cfg,
-		AfterTrial: func(n int) error { prog.update(n); return nil }}
+		AfterTrial: func(n int) error { prog.update(n); return nil },
+		Force:      *force, SwitchObserver: *switchObs, NoTraces: !*traces}
 	for _, spec := range observers {
+		if strings.HasPrefix(spec, "cue:") {
+			o, err := psych.ParseCueObserver(spec, e.Task)
+			if err != nil {
+				return fmt.Errorf("%w: -observer: %v", errUsage, err)
+			}
+			opt.CueObservers = append(opt.CueObservers, o)
+			continue
+		}
 		o, err := psych.ParseObserver(spec, e.Task)
 		if err != nil {
 			return fmt.Errorf("%w: -observer: %v", errUsage, err)
@@ -103,6 +105,76 @@ func runExperiment(args []string) error {
 		return err
 	}
 	return nil
+}
+
+// checkExperiment is haptex experiment check: the file, then (unless
+// -no-stimulus) the stimulus check in virtual time.
+func checkExperiment(args []string) error {
+	fs := subFlags("experiment", args)
+	table := fs.Bool("stimulus", false, "print the stimulus check's delivered cue at every level")
+	asJSON := fs.Bool("json", false, "print the stimulus check as JSON")
+	noStim := fs.Bool("no-stimulus", false, "check the file only, without running the stimulus check")
+	weber := fs.Float64("weber", 0, "judge the delivered contrast against this Weber fraction (0: the cue's own, from the literature)")
+	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
+	if err := parse(fs, args[1:], 1); err != nil {
+		return err
+	}
+	path := fs.Arg(0)
+	if path == "" {
+		return fmt.Errorf("%w: experiment check FILE", errUsage)
+	}
+	e, _, err := experiment.Load(path)
+	if err != nil {
+		return err
+	}
+	f, err := e.LoadFabric(kes.Library{Dir: *library})
+	if err != nil {
+		return fmt.Errorf("experiment: %s: %w", path, err)
+	}
+	if *noStim {
+		fmt.Printf("%s: %s, %s stimulus on %s, %s procedure: ok\n", path, e.Name, e.Stimulus.Kind, f.Name, e.Procedure.Kind)
+		return nil
+	}
+	rep, err := experiment.Check(context.Background(), experiment.CheckOptions{Experiment: e, Library: kes.Library{Dir: *library}, Weber: *weber})
+	if err != nil {
+		return err
+	}
+	switch {
+	case *asJSON:
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Println(string(b))
+	case *table:
+		printStimulusReport(rep)
+	}
+	if !rep.Valid {
+		return errors.New(rep.Reason)
+	}
+	if !*asJSON {
+		from := "no checked level"
+		if d := rep.DetectableFromX; d != nil {
+			from = fmt.Sprintf("%.3g %s", *d, rep.XUnit)
+		}
+		fmt.Printf("%s: %s, %s stimulus (cue %s), %s procedure, motion %s: ok; the delivered contrast reaches the Weber fraction %.3g from %s\n",
+			path, e.Name, e.Stimulus.Kind, rep.Cue, e.Procedure.Kind, rep.Motion, rep.Weber, from)
+	}
+	return nil
+}
+
+func printStimulusReport(rep *experiment.StimulusReport) {
+	for _, r := range append([]*experiment.StimulusReport{rep}, rep.Streams...) {
+		fmt.Printf("stream %d: %s [%s], Weber fraction %.3g\n", r.Stream, r.Cue, r.Unit, r.Weber)
+		fmt.Printf("  %10s %14s %14s %8s %9s\n", "x ["+r.XUnit+"]", "reference", "test", "ratio", "contrast")
+		for _, l := range r.Levels {
+			ratio := "-"
+			if l.Ratio != nil {
+				ratio = fmt.Sprintf("%.3f", *l.Ratio)
+			}
+			fmt.Printf("  %10.4g %14.4g %14.4g %8s %8.1f%%\n", l.X, l.CueReference, l.CueTest, ratio, 100*l.Contrast)
+		}
+	}
 }
 
 // standbyFlag defines the -standby flag of the commands that run the

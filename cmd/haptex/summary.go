@@ -50,6 +50,10 @@ func printSummary(w io.Writer, s *rig.Summary) {
 			fmt.Fprintf(w, "  %8.3f s  %-5s %s: %s\n", tr.TS, tr.Finger, tr.Reason, tr.Cause)
 		}
 	}
+	if ct := s.ContactTracking; ct != nil {
+		fmt.Fprintf(w, "contact tracking (thumb, index): rms_rel %.3f %.3f, peak_shortfall %.3f %.3f, onset_overshoot %.3f %.3f; stiffness limited %.3f %.3f s\n",
+			ct.RMSRel[0], ct.RMSRel[1], ct.PeakShortfall[0], ct.PeakShortfall[1], ct.OnsetOvershoot[0], ct.OnsetOvershoot[1], ct.LimitedS[0], ct.LimitedS[1])
+	}
 	if s.HostStealPct >= 2 {
 		fmt.Fprintf(w, "host: the hypervisor took %.0f %% of this machine's CPU time during the run (steal); late ticks above are partly its doing\n", s.HostStealPct)
 	}

@@ -55,13 +55,17 @@ type Exo struct {
 	rotorM   [3]float64    // reflected rotor inertia N² J_r
 	encStep  [3]float64    // joint angle per encoder count [rad]
 
-	now     int64 // plant time [ns]
-	q, qd   [3]float64
-	xf, vf  [3]float64  // finger pad centre, world
-	torque  [3]float64  // torque acting now, after limits
-	dm      [3]exo.Mat3 // ∂M/∂q_k, refreshed every sample period
-	enabled bool
-	fault   uint32
+	now   int64      // plant time [ns]
+	q, qd [3]float64 // link angles [rad] and speeds [rad/s]
+	// Rotor angles and speeds, joint side [rad, rad/s]: equal to q and qd
+	// on a rigid transmission.
+	th, thd   [3]float64
+	compliant [3]bool
+	xf, vf    [3]float64  // finger pad centre, world
+	torque    [3]float64  // torque acting now, after limits
+	dm        [3]exo.Mat3 // ∂M/∂q_k, refreshed every sample period
+	enabled   bool
+	fault     uint32
 
 	sample  uint64 // index of the current sample period
 	newest  uint64 // index of the newest sample taken (older than sample while silent)
@@ -131,12 +135,14 @@ func NewExo(p ExoParams, base exo.Pose, intent Intent, finger int) (*Exo, error)
 		n := p.Drive.GearRatio[i]
 		e.rotorM[i] = n * n * p.Drive.RotorInertia[i]
 		e.encStep[i] = 2 * math.Pi / (p.Drive.EncoderCounts * n)
+		e.compliant[i] = p.Drive.TransmissionStiffness[i] > 0
 	}
 	pos, _ := intent.At(0, finger)
 	e.q = kin.Params().Home
 	if q, err := kin.Inverse(base.InvPoint(pos), e.q, 1e-9); err == nil {
 		e.q = q
 	}
+	e.th = e.q
 	e.xf = base.Point(kin.Forward(e.q))
 	e.takeSample()
 	return e, nil
@@ -364,7 +370,9 @@ func (e *Exo) takeSample() {
 	s.DeviceTime = time.Duration(e.now) + e.faults.clockOffset
 	s.Seq = uint32(e.sample)
 	for i := range 3 {
-		s.Joint[i] = math.Floor(e.q[i]/e.encStep[i])*e.encStep[i] + e.faults.encoderOffset[i]
+		// The encoders sit on the motors (HAPTEX tutorial §5.4), so a
+		// compliant transmission's stretch is not in the joint reading.
+		s.Joint[i] = math.Floor(e.th[i]/e.encStep[i])*e.encStep[i] + e.faults.encoderOffset[i]
 		v := e.p.Sensor.Gain[i]*fs[i] + e.p.Sensor.Bias[i] + e.p.Sensor.NoiseRMS*e.rng.NormFloat64() + e.spike[i] + e.faults.sensorOffset[i]
 		if r := e.p.Sensor.Resolution; r > 0 {
 			v = math.Round(v/r) * r
@@ -387,11 +395,26 @@ func (e *Exo) pulpForce(k *exo.Kin) [3]float64 {
 	return f
 }
 
-// massMatrix returns M(q) and, when lk is not nil, the link kinematics.
+// massMatrix returns M(q), the links' and the rotors' inertia, and fills
+// lk with the link kinematics.
 func (e *Exo) massMatrix(q [3]float64, lk *exo.LinkKin) exo.Mat3 {
+	m := e.linkMass(q, lk)
+	for i := range 3 {
+		if e.compliant[i] {
+			m[i][i] += e.rotorM[i]
+		}
+	}
+	return m
+}
+
+// linkMass returns the links' inertia alone, with the rotors of the
+// rigid joints only (a compliant joint's rotor is a body of its own).
+func (e *Exo) linkMass(q [3]float64, lk *exo.LinkKin) exo.Mat3 {
 	var m exo.Mat3
 	for i := range 3 {
-		m[i][i] = e.rotorM[i]
+		if !e.compliant[i] {
+			m[i][i] = e.rotorM[i]
+		}
 	}
 	e.kin.Links(lk, q, &e.com)
 	for l := range 3 {
@@ -457,7 +480,8 @@ func (e *Exo) coriolis(qd [3]float64) [3]float64 {
 // viscous and Coulomb friction implicit, so sticking is exact).
 func (e *Exo) substep() {
 	if e.clamped {
-		e.qd = [3]float64{}
+		e.qd, e.thd = [3]float64{}, [3]float64{}
+		e.th = e.q
 		return
 	}
 	t := time.Duration(e.now)
@@ -474,9 +498,11 @@ func (e *Exo) substep() {
 		e.xf[i] += e.dt * e.vf[i]
 	}
 
-	// Exoskeleton: M q̈ = τ + Jᵀ f_finger→plate + τ_g - C q̇ - friction.
+	// Exoskeleton: M q̈ = τ + Jᵀ f_finger→plate + τ_g - C q̇ - friction on
+	// a rigid joint; on a compliant one the cable's torque τ_t acts on the
+	// link and J_r θ̈ = τ - τ_t - friction on the rotor.
 	var lk exo.LinkKin
-	m := e.massMatrix(e.q, &lk)
+	m := e.linkMass(e.q, &lk)
 	tauExt := k.J.MulTransVec(e.base.InvVec(vec3.Scale(-1, fp)))
 	var tauG [3]float64
 	for l := range 3 {
@@ -488,21 +514,26 @@ func (e *Exo) substep() {
 	if !ok {
 		panic("devices/twin: singular mass matrix")
 	}
-	var rhs [3]float64
+	var rhs, tauT [3]float64
 	for i := range 3 {
-		rhs[i] = e.torque[i] + tauExt[i] + tauG[i] - c[i]
+		drive := e.torque[i]
+		if e.compliant[i] {
+			tauT[i] = e.p.Drive.TransmissionStiffness[i]*(e.th[i]-e.q[i]) + e.p.Drive.TransmissionDamping[i]*(e.thd[i]-e.qd[i])
+			drive = tauT[i]
+		}
+		rhs[i] = drive + tauExt[i] + tauG[i] - c[i]
 	}
 	acc := minv.MulVec(rhs)
 	v := vec3.Add(e.qd, vec3.Scale(e.dt, acc))
 	for i := range 3 {
-		meff := 1 / minv[i][i]
-		v[i] /= 1 + e.dt*e.p.Drive.Viscous[i]/meff
-		imp := e.p.Drive.Coulomb[i] * e.dt
-		if math.Abs(v[i])*meff <= imp {
-			v[i] = 0
-		} else {
-			v[i] -= math.Copysign(imp/meff, v[i])
+		if e.compliant[i] {
+			jr := e.rotorM[i]
+			w := e.thd[i] + e.dt*(e.torque[i]-tauT[i])/jr
+			e.thd[i] = friction(w, jr, e.p.Drive.Viscous[i], e.p.Drive.Coulomb[i], e.dt)
+			e.th[i] += e.dt * e.thd[i]
+			continue
 		}
+		v[i] = friction(v[i], 1/minv[i][i], e.p.Drive.Viscous[i], e.p.Drive.Coulomb[i], e.dt)
 	}
 	for i := range 3 {
 		e.q[i] += e.dt * v[i]
@@ -512,15 +543,31 @@ func (e *Exo) substep() {
 		} else if e.q[i] > hi {
 			e.q[i], v[i] = hi, math.Min(v[i], 0)
 		}
+		if !e.compliant[i] {
+			e.th[i], e.thd[i] = e.q[i], v[i]
+		}
 	}
 	e.qd = v
+}
+
+// friction applies one step dt of viscous (b) and Coulomb (c) friction to
+// the speed w of a body of inertia m, both implicitly, so that sticking
+// is exact.
+func friction(w, m, b, c, dt float64) float64 {
+	w /= 1 + dt*b/m
+	if imp := c * dt; math.Abs(w)*m <= imp {
+		return 0
+	} else {
+		return w - math.Copysign(imp/m, w)
+	}
 }
 
 // Truth is the plant's true state, for tests and benchmarks (a real
 // device cannot report it).
 type Truth struct {
 	T         time.Duration
-	Q, Qd     [3]float64 // joint angles [rad] and speeds [rad/s]
+	Q, Qd     [3]float64 // joint (link) angles [rad] and speeds [rad/s]
+	Rotor     [3]float64 // rotor angles, joint side [rad]: Q plus the transmission's stretch
 	Pad       [3]float64 // pad centre on the plate, world [m]
 	PadVel    [3]float64 // [m/s]
 	Finger    [3]float64 // finger pad centre, world [m]
@@ -535,7 +582,7 @@ func (e *Exo) Truth() Truth {
 	var k exo.Kin
 	e.kin.Eval(&k, e.q)
 	return Truth{
-		T: time.Duration(e.now), Q: e.q, Qd: e.qd,
+		T: time.Duration(e.now), Q: e.q, Qd: e.qd, Rotor: e.th,
 		Pad: e.base.Point(k.Pad), PadVel: e.base.Vec(k.J.MulVec(e.qd)),
 		Finger: e.xf, FingerVel: e.vf,
 		Force: e.pulpForce(&k), Torque: e.torque, Enabled: e.enabled,

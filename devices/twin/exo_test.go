@@ -76,9 +76,15 @@ func TestDefaultsHardToMove(t *testing.T) {
 // energy returns the plant's total mechanical energy with the intent at xi.
 func (e *Exo) energy(xi [3]float64) float64 {
 	var lk exo.LinkKin
-	m := e.massMatrix(e.q, &lk)
+	m := e.linkMass(e.q, &lk)
 	mq := m.MulVec(e.qd)
 	en := 0.5 * vec3.Dot(e.qd, mq)
+	for i := range 3 {
+		if e.compliant[i] {
+			d := e.th[i] - e.q[i]
+			en += 0.5*e.rotorM[i]*e.thd[i]*e.thd[i] + 0.5*e.p.Drive.TransmissionStiffness[i]*d*d
+		}
+	}
 	for l := range 3 {
 		en -= e.p.Links[l].Mass * vec3.Dot(e.gBase, lk.P[l])
 	}
@@ -95,7 +101,14 @@ func (e *Exo) energy(xi [3]float64) float64 {
 // the pad coupling together: without friction or damping the total energy
 // of device, finger and springs stays constant while they swing.
 func TestEnergyConservation(t *testing.T) {
-	p := DefaultExoParams()
+	t.Run("compliant", func(t *testing.T) { testEnergyConservation(t, DefaultExoParams()) })
+	rigid := DefaultExoParams()
+	rigid.Drive.TransmissionStiffness = [3]float64{}
+	t.Run("rigid", func(t *testing.T) { testEnergyConservation(t, rigid) })
+}
+
+func testEnergyConservation(t *testing.T, p ExoParams) {
+	p.Drive.TransmissionDamping = [3]float64{}
 	p.Drive.Coulomb = [3]float64{}
 	p.Drive.Viscous = [3]float64{}
 	p.Finger.Damping = 0
@@ -166,6 +179,7 @@ func TestStiction(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := DefaultExoParams()
 			p.Links = [3]LinkParams{}
+			p.Drive.TransmissionStiffness = [3]float64{} // a weightless link needs the rotor on it
 			p.Pulp.Stiffness = 1e-6
 			p.Pulp.Damping = 0
 			p.Transport.CommandDelay = 0
@@ -256,8 +270,9 @@ func TestEncoderQuantisation(t *testing.T) {
 	_ = e.Read(&st)
 	for i := range 3 {
 		c := st.Joint[i] / e.encStep[i]
-		if math.Abs(c-math.Round(c)) > 1e-6 || math.Abs(st.Joint[i]-e.q[i]) > e.encStep[i] {
-			t.Errorf("joint %d reads %g, true %g, step %g", i, st.Joint[i], e.q[i], e.encStep[i])
+		// The encoder sits on the motor: it reads the rotor's angle.
+		if math.Abs(c-math.Round(c)) > 1e-6 || math.Abs(st.Joint[i]-e.th[i]) > e.encStep[i] {
+			t.Errorf("joint %d reads %g, true rotor %g, step %g", i, st.Joint[i], e.th[i], e.encStep[i])
 		}
 	}
 }

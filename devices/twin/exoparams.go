@@ -80,8 +80,15 @@ func (p *ExoParams) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// DriveParams describes motors, gears, friction and encoders. Torques and
-// friction are at the joint output.
+// DriveParams describes motors, gears, transmission, friction and
+// encoders. Torques, friction and the transmission's stiffness are at the
+// joint output (motor-side values times the gear ratio, squared for
+// stiffness and inertia).
+//
+// With a transmission stiffness the drive of a joint is two bodies: the
+// rotor (its reflected inertia, where the motor torque, the friction and
+// the encoder act) and the link, joined by the cable as a spring and
+// damper. A stiffness of 0 makes the transmission rigid.
 type DriveParams struct {
 	GearRatio     [3]float64 `toml:"gear_ratio"`
 	RotorInertia  [3]float64 `toml:"rotor_inertia_kgm2"` // motor side [kg·m²]
@@ -89,6 +96,11 @@ type DriveParams struct {
 	Coulomb       [3]float64 `toml:"coulomb_nm"`         // [N·m]
 	Viscous       [3]float64 `toml:"viscous_nms"`        // [N·m·s/rad]
 	EncoderCounts float64    `toml:"encoder_counts_per_rev"`
+	// TransmissionStiffness is the cable's stiffness between rotor and
+	// link [N·m/rad]; 0: rigid.
+	TransmissionStiffness [3]float64 `toml:"transmission_stiffness_nm_per_rad"`
+	// TransmissionDamping is the cable's internal damping [N·m·s/rad].
+	TransmissionDamping [3]float64 `toml:"transmission_damping_nms_per_rad"`
 }
 
 // LinkParams is one link as a rigid body.
@@ -188,6 +200,11 @@ func (p *ExoParams) Validate() error {
 		return nil
 	}
 	var errs []error
+	for i := range 3 {
+		if k := p.Drive.TransmissionStiffness[i]; k > 0 && (!(p.Drive.RotorInertia[i] > 0) || !(p.Links[i].Mass > 0)) {
+			errs = append(errs, fmt.Errorf("devices/twin: drive.transmission_stiffness_nm_per_rad[%d] = %g needs a rotor inertia and a link mass > 0 on both sides of the cable", i, k))
+		}
+	}
 	if p.SamplePeriod <= 0 {
 		errs = append(errs, fmt.Errorf("devices/twin: sample_period_ms = %g, want a positive finite value", float64(p.SamplePeriod)/float64(time.Millisecond)))
 	}
@@ -202,6 +219,8 @@ func (p *ExoParams) Validate() error {
 			pos("drive.max_torque_nm"+j, p.Drive.MaxTorque[i]),
 			nonneg("drive.coulomb_nm"+j, p.Drive.Coulomb[i]),
 			nonneg("drive.viscous_nms"+j, p.Drive.Viscous[i]),
+			nonneg("drive.transmission_stiffness_nm_per_rad"+j, p.Drive.TransmissionStiffness[i]),
+			nonneg("drive.transmission_damping_nms_per_rad"+j, p.Drive.TransmissionDamping[i]),
 			nonneg("link.mass_kg"+j, p.Links[i].Mass),
 			finite("sensor.bias_n"+j, p.Sensor.Bias[i]),
 			pos("sensor.gain"+j, p.Sensor.Gain[i]),

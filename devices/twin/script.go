@@ -118,11 +118,27 @@ type Scene struct {
 	StrokeHalf float64    // half the stroke length along x [m]
 	Press      float64    // how far the pad surface goes past the fabric surface on touch [m]
 	Squeeze    float64    // how far each pad surface goes past the fabric surface in the pinch [m]
+	// Grip is how far each pad's intended surface goes past the fabric
+	// surface in the firm pinch of StretchScript and BendScript [m]. The
+	// simulated finger stops at the fabric, so this sets the grip force:
+	// about Grip times the finger's stiffness (ExoParams.Finger, 300 N/m:
+	// 3.3 N at 11 mm), enough for the pads' friction to hold the fabric
+	// while it is pulled by a few millimetres.
+	Grip float64
+	// Stretch is how far StretchScript pulls the pinched point [m]: the
+	// intended motion of both pads, which the fingers follow less the give
+	// of their own stiffness against the fabric's pull.
+	Stretch [3]float64
+	// Lift is how far BendScript moves the pinched point [m].
+	Lift [3]float64
 }
 
 // DefaultScene is the showcase scene (see README.md): touch and
 // stroke around (0, 0.12), pinch at (0.05, 0.10), pull 3 cm away from the
-// stand's plane and 2 cm down.
+// stand's plane and 2 cm down. The experiment motions grip with 11 mm,
+// stretch the pinched point 2 mm down (away from the rod, so the fabric
+// between the pinch and the rod is in tension) and, to bend it, lift it
+// 25 mm up and 15 mm out of the plane.
 func DefaultScene() Scene {
 	return Scene{
 		PadRadius:  0.008,
@@ -133,6 +149,9 @@ func DefaultScene() Scene {
 		StrokeHalf: 0.03,
 		Press:      0.0015,
 		Squeeze:    0.001,
+		Grip:       0.011,
+		Stretch:    [3]float64{0, -0.002, 0},
+		Lift:       [3]float64{0, 0.025, -0.015},
 	}
 }
 
@@ -223,6 +242,104 @@ func PinchScript(sc Scene) *Script {
 		panic(err) // constant keyframes, checked by tests
 	}
 	return s
+}
+
+// StretchScript is a 3.3 s pinch and stretch for experiment intervals:
+// both pads close firmly on the fabric at the pinch point (Grip) and hold
+// it for 0.5 s, pull the pinched point by Stretch over 0.5 s (the
+// "stretch" phase, 1.5 to 2.0 s), hold it there for 0.6 s ("hold"), open
+// and return. Pulled down, away from the rod, the fabric between the pinch
+// and the rod is loaded in tension, so the force felt while stretching
+// grows with the fabric's tensile stiffness; the small stretch keeps the
+// pull below what the pads' friction holds, and the holds before and
+// after it let a force be averaged at rest.
+func StretchScript(sc Scene) *Script {
+	return gripScript(sc, sc.Stretch, "stretch")
+}
+
+// BendScript is a 3.3 s pinch and lift for experiment intervals: the pads
+// grip as in StretchScript and then carry the pinched point by Lift over
+// 0.5 s (the "bend" phase, 1.5 to 2.0 s) and hold it there. Lifted towards
+// the rod and out of the stand's plane, the fabric above the pinch can no
+// longer hang straight: it folds, and the force grows with its bending
+// rigidity and weight rather than its tensile stiffness.
+func BendScript(sc Scene) *Script {
+	return gripScript(sc, sc.Lift, "bend")
+}
+
+// gripScript is the firm pinch that moves the pinched point by move in
+// its phase named phase.
+func gripScript(sc Scene, move [3]float64, phase string) *Script {
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	surf := sc.PadRadius + sc.Thickness/2
+	gripZ := surf - sc.Grip
+	p := sc.Pinch
+	kf := func(side float64) []Keyframe {
+		at := func(d float64, z float64) [3]float64 {
+			return [3]float64{p[0] + d*move[0], p[1] + d*move[1], side*z + d*move[2]}
+		}
+		return []Keyframe{
+			{0, at(0, 0.03)},
+			{sec(0.6), at(0, surf+0.004)},
+			{sec(1.0), at(0, gripZ)},
+			{sec(1.5), at(0, gripZ)},
+			{sec(2.0), at(1, gripZ)},
+			{sec(2.6), at(1, gripZ)},
+			{sec(2.9), at(1, surf+0.01)},
+			{sec(3.3), at(0, 0.03)},
+		}
+	}
+	phases := []Phase{{"approach", 0}, {"pinch", sec(0.6)}, {phase, sec(1.5)}, {"hold", sec(2.0)}, {"release", sec(2.6)}}
+	s, err := NewScript(kf(-1), kf(1), phases)
+	if err != nil {
+		panic(err) // constant keyframes, checked by tests
+	}
+	return s
+}
+
+// StrokeScript is a 3 s stroke for experiment intervals on the fabric's
+// surface: the index pad comes down on the fabric at the touch point,
+// presses it by Press, strokes StrokeHalf to one side, back through the
+// touch point to the other side and back (about 60 mm/s), and lifts off;
+// the thumb stays 4 cm behind the fabric. What the stroke delivers is
+// the surface: the tactile rendering of its texture and the light normal
+// and friction forces of a touch.
+func StrokeScript(sc Scene) *Script {
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	surf := sc.PadRadius + sc.Thickness/2
+	touchZ := surf - sc.Press
+	at := func(dx, z float64) [3]float64 { return [3]float64{sc.Touch[0] + dx, sc.Touch[1], z} }
+	index := []Keyframe{
+		{0, at(0, 0.03)},
+		{sec(0.5), at(0, surf+0.004)},
+		{sec(0.8), at(0, touchZ)},
+		{sec(1.3), at(sc.StrokeHalf, touchZ)},
+		{sec(2.3), at(-sc.StrokeHalf, touchZ)},
+		{sec(2.6), at(0, touchZ)},
+		{sec(3.0), at(0, 0.03)},
+	}
+	thumb := []Keyframe{{0, at(0, -0.04)}}
+	s, err := NewScript(thumb, index, []Phase{{"approach", 0}, {"touch", sec(0.5)}, {"stroke", sec(0.8)}, {"release", sec(2.6)}})
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// PhaseSpan returns the start and end of the named phase (the end is the
+// next phase's start, or the script's end), and whether there is one.
+func (s *Script) PhaseSpan(name string) (start, end time.Duration, ok bool) {
+	for i, p := range s.Phases {
+		if p.Name != name {
+			continue
+		}
+		end = s.Duration()
+		if i+1 < len(s.Phases) {
+			end = s.Phases[i+1].Start
+		}
+		return p.Start, end, true
+	}
+	return 0, 0, false
 }
 
 // RestScript holds both fingers still, 3 cm off either face of the fabric

@@ -107,7 +107,9 @@ func TestDefaultScriptEndsWhereItStarts(t *testing.T) {
 }
 
 func TestShortScriptsEndWhereTheyStart(t *testing.T) {
-	for name, s := range map[string]*Script{"pinch": PinchScript(DefaultScene()), "rest": RestScript(DefaultScene())} {
+	sc := DefaultScene()
+	for name, s := range map[string]*Script{"pinch": PinchScript(sc), "rest": RestScript(sc),
+		"stretch": StretchScript(sc), "bend": BendScript(sc), "stroke": StrokeScript(sc)} {
 		for f := range 2 {
 			a, _ := s.At(0, f)
 			b, _ := s.At(s.Duration(), f)
@@ -118,5 +120,84 @@ func TestShortScriptsEndWhereTheyStart(t *testing.T) {
 	}
 	if d := PinchScript(DefaultScene()).Duration(); d != 3*time.Second {
 		t.Fatalf("pinch script lasts %v", d)
+	}
+}
+
+// The experiment motions do what their documentation says: the stretch
+// grips the fabric (each pad's intent Grip past its surface) and moves
+// the pinched point by exactly Stretch within its "stretch" phase, then
+// holds it; the bend does the same with Lift; the stroke presses the
+// index pad into the fabric and sweeps ±StrokeHalf while the thumb stays
+// clear; every motion's velocity is its position's derivative.
+func TestExperimentMotions(t *testing.T) {
+	sc := DefaultScene()
+	surf := sc.PadRadius + sc.Thickness/2
+	for _, c := range []struct {
+		name  string
+		s     *Script
+		phase string
+		move  [3]float64
+	}{{"stretch", StretchScript(sc), "stretch", sc.Stretch}, {"bend", BendScript(sc), "bend", sc.Lift}} {
+		t.Run(c.name, func(t *testing.T) {
+			start, end, ok := c.s.PhaseSpan(c.phase)
+			if !ok || start != 1500*time.Millisecond || end != 2*time.Second {
+				t.Fatalf("phase %q spans %v..%v (%v)", c.phase, start, end, ok)
+			}
+			for f := range 2 {
+				a, _ := c.s.At(start, f)
+				b, _ := c.s.At(end, f)
+				h, _ := c.s.At(end+500*time.Millisecond, f)
+				for k := range 3 {
+					if math.Abs(b[k]-a[k]-c.move[k]) > 1e-12 || h[k] != b[k] {
+						t.Fatalf("finger %d moved %v in the phase (want %v), then to %v", f, [3]float64{b[0] - a[0], b[1] - a[1], b[2] - a[2]}, c.move, h)
+					}
+				}
+				// The thumb (f = 0) comes from -z, the index from +z; a grip
+				// deeper than the pad's reach crosses the mid-plane.
+				side := float64(2*f - 1)
+				if want := side * (surf - sc.Grip); math.Abs(a[2]-want) > 1e-12 {
+					t.Fatalf("finger %d grips at z = %g, want %g", f, a[2], want)
+				}
+			}
+			scriptDerivative(t, c.s)
+		})
+	}
+	s := StrokeScript(sc)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for ms := 800; ms <= 2600; ms += 10 {
+		p, _ := s.At(time.Duration(ms)*time.Millisecond, 1)
+		if p[2] != surf-sc.Press {
+			t.Fatalf("index at z = %g while stroking, want %g", p[2], surf-sc.Press)
+		}
+		lo, hi = math.Min(lo, p[0]), math.Max(hi, p[0])
+		if th, _ := s.At(time.Duration(ms)*time.Millisecond, 0); th[2] > -surf-0.01 {
+			t.Fatalf("thumb at z = %g, touching the fabric", th[2])
+		}
+	}
+	if math.Abs(hi-lo-2*sc.StrokeHalf) > 1e-9 {
+		t.Fatalf("stroke spans %g m, want %g", hi-lo, 2*sc.StrokeHalf)
+	}
+	scriptDerivative(t, s)
+	if _, _, ok := s.PhaseSpan("stretch"); ok {
+		t.Fatal("the stroke has a stretch phase")
+	}
+}
+
+// scriptDerivative checks that s's velocity is its position's derivative.
+func scriptDerivative(t *testing.T, s *Script) {
+	t.Helper()
+	const h = 10 * time.Microsecond
+	for f := range 2 {
+		for ms := 1; ms < int(s.Duration()/time.Millisecond); ms += 7 {
+			tt := time.Duration(ms) * time.Millisecond
+			p0, _ := s.At(tt-h, f)
+			p1, _ := s.At(tt+h, f)
+			_, v := s.At(tt, f)
+			for k := range 3 {
+				if fd := (p1[k] - p0[k]) / (2 * h.Seconds()); math.Abs(fd-v[k]) > 1e-6+1e-4*math.Abs(v[k]) {
+					t.Fatalf("finger %d t=%v axis %d: velocity %g, finite difference %g", f, tt, k, v[k], fd)
+				}
+			}
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/internal/latency"
+	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -46,6 +47,15 @@ type Result struct {
 	PinchMinEnergyJ     float64 `json:"pinch_min_energy_j"` // lowest passivity-observer energy in the pinch
 	PassivityBoundJ     float64 `json:"passivity_bound_j"`
 
+	// Sweeps are the force loop's margins at each sweep amplitude.
+	Sweeps []SweepSummary `json:"sweeps"`
+	// RenderedStiffness is the stiffness felt against the stiffness asked.
+	RenderedStiffness []StiffnessPoint `json:"rendered_stiffness"`
+	ZWidth            ZWidthResult     `json:"zwidth"`
+	// ContactTracking is measured on the showcase in lockstep by the
+	// application layer (haptex bench control), not by this package.
+	ContactTracking *haptics.TrackingResult `json:"contact_tracking,omitempty"`
+
 	Transparency []TransparencyResult `json:"transparency"`
 	Step         StepResult           `json:"step"`
 	Sweep        SweepResult          `json:"sweep"`
@@ -59,9 +69,20 @@ type Options struct {
 	PinchTime  time.Duration   // default 10 s
 	SkipClosed bool            // timing only
 	SweepHz    []float64       // default 2..56 Hz, log-spaced
-	SweepAmpN  float64         // default 0.1 N
+	SweepAmpN  float64         // amplitude of the sweep reported in Sweep; default 0.1 N
+	SweepAmps  []float64       // amplitudes of the margins in Sweeps; default 0.1, 0.3 and 1 N
+	StiffnessK []float64       // springs of the rendered-stiffness bench; default 100, 300, 1000 and 3000 N/m (a cloth local model follows them)
+	ZWidthB    []float64       // wall dampings of the Z-width bench; default 0, 2, 5, 10, 15 and 20 N·s/m
 	Config     *haptics.Config // default haptics.DefaultConfig()
 	Plant      *twin.ExoParams
+}
+
+// SweepSummary is the force loop's margins at one sweep amplitude.
+type SweepSummary struct {
+	AmplitudeN     float64 `json:"amplitude_n"`
+	PhaseMarginDeg float64 `json:"phase_margin_deg"`
+	GainMarginDB   float64 `json:"gain_margin_db"`
+	CrossoverHz    float64 `json:"crossover_hz"`
 }
 
 // TransparencySpeeds are the finger speeds of the transparency runs [m/s].
@@ -88,6 +109,15 @@ func Bench(opt Options) (Result, error) {
 	}
 	if opt.SweepAmpN <= 0 {
 		opt.SweepAmpN = 0.1
+	}
+	if len(opt.SweepAmps) == 0 {
+		opt.SweepAmps = []float64{0.1, 0.3, 1}
+	}
+	if len(opt.StiffnessK) == 0 {
+		opt.StiffnessK = []float64{100, 300, 1000, 3000}
+	}
+	if len(opt.ZWidthB) == 0 {
+		opt.ZWidthB = []float64{0, 2, 5, 10, 15, 20}
 	}
 	res := Result{Bench: "control", Go: runtime.Version(), CPUs: runtime.NumCPU(), PassivityBoundJ: cfg.Passivity.Bound}
 	if err := benchTick(&res, cfg, p, opt.Ticks); err != nil {
@@ -117,6 +147,35 @@ func Bench(opt Options) (Result, error) {
 	}
 	res.Sweep = sw
 	res.PhaseMarginDeg, res.CrossoverHz, res.GainMarginDB = sw.PhaseMarginDeg, sw.CrossoverHz, sw.GainMarginDB
+	for _, a := range opt.SweepAmps {
+		sw := res.Sweep
+		if a != opt.SweepAmpN {
+			if sw, err = runSweep(cfg, p, opt.SweepHz, a); err != nil {
+				return res, err
+			}
+		}
+		res.Sweeps = append(res.Sweeps, SweepSummary{AmplitudeN: a, PhaseMarginDeg: sw.PhaseMarginDeg, GainMarginDB: sw.GainMarginDB, CrossoverHz: sw.CrossoverHz})
+	}
+	n := vec3.Scale(-1, pressDir(sim.IndexFinger))
+	for _, k := range opt.StiffnessK {
+		sp, err := runStiffness(cfg, p, "spring", springMatrix(k, n))
+		if err != nil {
+			return res, err
+		}
+		res.RenderedStiffness = append(res.RenderedStiffness, sp)
+	}
+	km, err := clothPinchStiffness(clothPinchSide)
+	if err != nil {
+		return res, err
+	}
+	sp, err := runStiffness(cfg, p, "cloth local model", km)
+	if err != nil {
+		return res, err
+	}
+	res.RenderedStiffness = append(res.RenderedStiffness, sp)
+	if res.ZWidth, err = runZWidth(cfg, p, opt.ZWidthB); err != nil {
+		return res, err
+	}
 	pr, err := runPinch(cfg, p, opt.PinchTime)
 	if err != nil {
 		return res, err

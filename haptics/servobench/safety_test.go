@@ -37,7 +37,7 @@ func measureTip(r *simRig, f int, cfg *haptics.Config) tipForce {
 		// Friction takes a joint's torque only while the joint moves the
 		// way the torque drives it.
 		if tau[i]*tr.Qd[i] > 0 {
-			c := cfg.Safety.DriveCoulomb[i] + cfg.Safety.DriveViscous[i]*math.Abs(tr.Qd[i])
+			c := cfg.Drive.Coulomb[i] + cfg.Drive.Viscous[i]*math.Abs(tr.Qd[i])
 			allowed[i] = math.Copysign(math.Max(math.Abs(tau[i])-c, 0), tau[i])
 		} else {
 			allowed[i] = tau[i]
@@ -65,7 +65,7 @@ func solveJT(j *exo.Mat3, tau [3]float64) float64 {
 // friction holds in static balance at finger f's posture: max |J⁻ᵀ (±c)|.
 func frictionAtTip(r *simRig, f int, cfg *haptics.Config) float64 {
 	j := r.exos[f].Kinematics().Jacobian(r.exos[f].Truth().Q)
-	c := cfg.Safety.DriveCoulomb
+	c := cfg.Drive.Coulomb
 	worst := 0.0
 	for signs := range 8 {
 		var tau [3]float64

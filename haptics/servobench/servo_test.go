@@ -231,7 +231,7 @@ func TestForceEnvelope(t *testing.T) {
 	var prev [3]float64
 	for range 100 {
 		r.tick()
-		fd := r.rec.Fingers[sim.IndexFinger].ForceDes
+		fd := r.rec.Fingers[sim.IndexFinger].ForceCmd
 		if n := vec3.Norm(fd); n > maxF+1e-9 {
 			t.Fatalf("rendered %.3f N, limit %.3f N", n, maxF)
 		}
@@ -257,10 +257,10 @@ func TestSlewAcrossSimSteps(t *testing.T) {
 	}
 	forceModel(&r.in.Local[sim.IndexFinger], vec3.Scale(1.5, dir), 2) // a 1 N jump
 	slew := cfg.Model.SlewNPerS * cfg.Period.Seconds()
-	prev := vec3.Dot(r.rec.Fingers[sim.IndexFinger].ForceDes, dir)
+	prev := vec3.Dot(r.rec.Fingers[sim.IndexFinger].ForceCmd, dir)
 	for k := range 40 {
 		r.tick()
-		f := vec3.Dot(r.rec.Fingers[sim.IndexFinger].ForceDes, dir)
+		f := vec3.Dot(r.rec.Fingers[sim.IndexFinger].ForceCmd, dir)
 		if f-prev > slew+1e-9 {
 			t.Fatalf("tick %d: force rose %.4f N, slew limit %.4f N per tick", k, f-prev, slew)
 		}

@@ -1,0 +1,424 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/haptex/haptex/app/rig"
+	"github.com/haptex/haptex/calib/kes"
+	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/sim"
+)
+
+// StimulusReport is what the stimulus check found: per level, the cue the
+// reference and the test interval delivered (see Cue), and whether the
+// experiment's largest level delivers a contrast a person can discriminate.
+type StimulusReport struct {
+	Experiment string     `json:"experiment"`
+	Dimension  Kind       `json:"dimension"`
+	Motion     string     `json:"motion"`
+	Cue        string     `json:"cue"`
+	Unit       string     `json:"unit"`
+	XUnit      string     `json:"x_unit"`
+	Stream     int        `json:"stream"`
+	Levels     []LevelCue `json:"levels"`
+	// Weber is the cue's discrimination threshold used for the verdict.
+	Weber float64 `json:"weber"`
+	// Efficiency is how much of the stimulus reaches the cue: the
+	// exponent a of the power law the contrasts are fitted with,
+	// (c_test + f)/(c_reference + f) = gain(x)^a, where gain(x) is the
+	// factor the stimulus scales its physical quantity by (1 + x/100 for
+	// stiffness and force, 10^(x/20) for a level in dB); 1 is all of it.
+	// For a detection cue it is the slope of the test cue against x
+	// (the cue unit per x unit).
+	Efficiency float64 `json:"efficiency"`
+	// CueSD is the standard deviation of ln(cue + f) from one interval to
+	// the next at the same level, from the check's trials about the
+	// fitted power law: how much what is delivered varies by itself.
+	CueSD float64 `json:"cue_sd"`
+	// DetectableFromX is the smallest level whose delivered contrast a
+	// person of Weber fraction Weber discriminates (see Predict); null
+	// when it lies beyond the largest level.
+	DetectableFromX *float64 `json:"detectable_from_x"`
+	Valid           bool     `json:"valid"`
+	Reason          string   `json:"reason,omitempty"`
+	// Streams holds the reports of an interleaved experiment's other
+	// streams (its first stream's is this one).
+	Streams []*StimulusReport `json:"streams,omitempty"`
+
+	cue   *Cue
+	scale psych.Scale
+	gain  gainFunc
+}
+
+// LevelCue is one checked level. Ratio is CueTest / CueReference (null
+// when the reference delivered nothing); Contrast is the cue's contrast
+// (Cue.Contrast) at Weber.
+type LevelCue struct {
+	X            float64  `json:"x"`
+	CueReference float64  `json:"cue_reference"`
+	CueTest      float64  `json:"cue_test"`
+	Ratio        *float64 `json:"ratio"`
+	Contrast     float64  `json:"contrast"`
+}
+
+// CheckOptions configure Check.
+type CheckOptions struct {
+	Experiment *Experiment
+	Library    kes.Library
+	// Rig is the base configuration; the check runs on its simulated
+	// twins in virtual time whatever devices it names.
+	Rig rig.Config
+	// Weber replaces the cue's discrimination threshold (0: the cue's).
+	Weber float64
+	// Levels is how many levels spread over each stream's range (0: 6),
+	// besides a staircase's start.
+	Levels int
+}
+
+// Check runs the stimulus check: the experiment's motion, in virtual time
+// on the simulated devices, at the reference and at a spread of levels
+// over each stream's range (and a staircase's start): per level
+// checkPairs trials with the experiment's timing, the test interval
+// second and first in turn, and the cues of each role averaged. It measures the cue each interval delivered and judges the
+// experiment: valid when its largest level delivers a contrast of at least
+// twice the cue's Weber fraction (the contrast at the largest level from a
+// power law fitted over every checked level, see Efficiency). An error means the check could not run;
+// an invalid experiment is a report with Valid false and a Reason.
+func Check(ctx context.Context, o CheckOptions) (*StimulusReport, error) {
+	e := o.Experiment
+	if e == nil {
+		return nil, fmt.Errorf("experiment: check: no experiment")
+	}
+	n := o.Levels
+	if n == 0 {
+		n = 6
+	}
+	spans := psych.SpanOf(e.Procedure)
+	if len(spans) == 0 {
+		return nil, fmt.Errorf("experiment: check: procedure %q has no stimulus range", e.Procedure.Kind)
+	}
+	base := o.Rig
+	base.Exos, base.Tactile, base.OpenDevices = [sim.NumFingers]devices.Exoskeleton{}, [sim.NumFingers]devices.TactileArray{}, nil
+	base.OutDir, base.RecordDevices, base.Logf = "", false, nil
+	f, err := e.LoadFabric(o.Library)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := rigConfig(e, base, f)
+	if err != nil {
+		return nil, err
+	}
+	var reports []*StimulusReport
+	for stream, sp := range spans {
+		if stream > 0 && e.Stimulus.Kind != TactileTone {
+			// The other tracks present the same stimulus: one check holds
+			// for all.
+			break
+		}
+		rep, err := checkStream(ctx, e, cfg, stream, sp, n, o.Weber)
+		if err != nil {
+			return nil, err
+		}
+		reports = append(reports, rep)
+	}
+	top := reports[0]
+	if len(reports) > 1 {
+		top.Streams = reports[1:]
+		for _, r := range reports[1:] {
+			if !r.Valid && top.Valid {
+				top.Valid, top.Reason = false, r.Reason
+			}
+		}
+	}
+	return top, nil
+}
+
+// checkLevels spreads n levels over a span on its scale, adds the start,
+// and for constant stimuli takes the design's own levels (at most n+2).
+func checkLevels(sp psych.Span, n int) []float64 {
+	var xs []float64
+	if len(sp.Levels) > 0 && len(sp.Levels) <= n+2 {
+		return slices.Clone(sp.Levels)
+	}
+	lo, hi := sp.Scale.Level(sp.Min), sp.Scale.Level(sp.Max)
+	if sp.Scale != psych.Linear && sp.Min <= 0 {
+		lo = sp.Scale.Level(sp.Max / 100)
+	}
+	for i := range n {
+		x := sp.Scale.Stimulus(lo + (hi-lo)*float64(i)/float64(n-1))
+		switch i {
+		case 0:
+			x = math.Max(sp.Min, x)
+		case n - 1:
+			x = sp.Max
+		}
+		xs = append(xs, roundLevel(x))
+	}
+	if !math.IsNaN(sp.Start) {
+		xs = append(xs, sp.Start)
+	}
+	slices.Sort(xs)
+	return slices.Compact(xs)
+}
+
+// roundLevel rounds a checked level to 4 significant digits.
+func roundLevel(x float64) float64 {
+	if x == 0 {
+		return 0
+	}
+	p := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(x))))
+	return math.Round(x*p) / p
+}
+
+func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int, sp psych.Span, n int, weber float64) (*StimulusReport, error) {
+	dim := dimensions[e.Stimulus.Kind]
+	cue := dim.cue
+	if weber == 0 {
+		weber = cue.Weber
+	}
+	rep := &StimulusReport{Experiment: e.Name, Dimension: e.Stimulus.Kind, Motion: e.Timing.Motion, Cue: cue.Name, Unit: cue.Unit,
+		XUnit: e.Stimulus.Unit, Stream: stream, Weber: weber, cue: cue, scale: sp.Scale, gain: dim.gain}
+	script := motions[e.Timing.Motion].script(cfg.Scene)
+	cfg.Script = script
+	r, err := rig.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s, err := r.Lockstep()
+	if err != nil {
+		return nil, err
+	}
+	defer s.Finish()
+	if err := r.HoldMotion(script); err != nil {
+		return nil, err
+	}
+	// As a run does: the first checked interval starts as every other one.
+	if err := settleRig(ctx, r, &lockstepDriver{s: s}, script, e.Timing.Interval, func() {}); err != nil {
+		return nil, fmt.Errorf("experiment: check: %w", err)
+	}
+	ref := r.Material()
+	tr := r.NewIntervalTrace(e.Timing.Interval)
+	interval := func(x float64) (float64, error) {
+		if err := setStimulus(r, e, ref, x, stream); err != nil {
+			return 0, err
+		}
+		s.Advance(e.Timing.Gap)
+		if err := r.BeginTracedInterval(tr); err != nil {
+			return 0, err
+		}
+		s.Advance(e.Timing.Interval)
+		ch, err := r.EndInterval()
+		if err != nil {
+			return 0, err
+		}
+		s.Advance(50 * time.Millisecond)
+		<-ch
+		return measureCue(cue, tr, script)
+	}
+	var trials []checkTrial
+	s.Advance(e.Timing.ITI)
+	for _, x := range checkLevels(sp, n) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		// Trials per level alternate the test second and first, so that
+		// what comes first in a trial weighs on both; the cues averaged.
+		var cr, ct float64
+		var pairs [checkPairs][2]float64
+		for pair := range checkPairs {
+			for k := range 2 {
+				isTest := k == pair%2
+				lx := 0.0
+				if isTest {
+					lx = x
+				}
+				c, err := interval(lx)
+				if err != nil {
+					rep.Reason = fmt.Sprintf("stimulus check: %s cannot be measured at %g %s with motion %q: %v (use motion = %q)", cue.Name, lx, e.Stimulus.Unit, e.Timing.Motion, err, dim.motion)
+					return rep, nil
+				}
+				if isTest {
+					ct += c / checkPairs
+					pairs[pair][1] = c
+				} else {
+					cr += c / checkPairs
+					pairs[pair][0] = c
+				}
+			}
+			s.Advance(e.Timing.ITI)
+		}
+		for _, p := range pairs {
+			trials = append(trials, checkTrial{x: x, ref: p[0], test: p[1]})
+		}
+		lc := LevelCue{X: x, CueReference: cr, CueTest: ct, Contrast: cue.Contrast(ct, cr, weber)}
+		if cr > 0 {
+			ratio := ct / cr
+			lc.Ratio = &ratio
+		}
+		rep.Levels = append(rep.Levels, lc)
+	}
+	rep.fit(trials, weber)
+	if d := rep.Predict(weber); !math.IsNaN(d) {
+		rep.DetectableFromX = &d
+	}
+	last := rep.Levels[len(rep.Levels)-1]
+	top := rep.modelContrast(last.X, weber)
+	if top >= 2*weber {
+		rep.Valid = true
+		return rep, nil
+	}
+	rep.Reason = fmt.Sprintf("stimulus check: at the largest level (%g %s) the delivered %s is %.3g %s against %.3g %s, a contrast of %.1f %% (fitted over all levels), below twice its Weber fraction of %.0f %%: %s",
+		last.X, e.Stimulus.Unit, cue.Name, last.CueTest, cue.Unit, last.CueReference, cue.Unit, 100*top, 100*weber, remedy(e, dim))
+	return rep, nil
+}
+
+// checkPairs is how many trials the check runs per level.
+const checkPairs = 4
+
+// remedy says what would make the stimulus reach the finger.
+func remedy(e *Experiment, dim dimension) string {
+	var s []string
+	if e.Timing.Motion != dim.motion {
+		s = append(s, fmt.Sprintf("use motion = %q, which delivers %s", dim.motion, e.Stimulus.Kind))
+	}
+	s = append(s, "raise the procedure's maximum")
+	if e.Stimulus.Kind == Stiffness || e.Stimulus.Kind == TactileLevel {
+		s = append(s, "or choose a fabric whose difference the motion conveys")
+	}
+	return strings.Join(s, ", ")
+}
+
+// checkTrial is one of the check's trials: its level and the cues of its
+// reference and test intervals.
+type checkTrial struct{ x, ref, test float64 }
+
+// fit sets Efficiency and CueSD from the check's trials (see their docs):
+// the power law by least squares through the origin on the logarithms,
+// pooling every trial of every level, and the spread about it.
+func (r *StimulusReport) fit(trials []checkTrial, w float64) {
+	f := r.cue.Floor(w)
+	var sxx, sxy float64
+	for _, t := range trials {
+		if r.cue.Absolute > 0 {
+			sxx, sxy = sxx+t.x*t.x, sxy+t.x*t.test
+			continue
+		}
+		g := math.Log(r.gain(t.x))
+		if !(t.ref+f > 0) || !(t.test+f > 0) {
+			continue
+		}
+		sxx, sxy = sxx+g*g, sxy+g*math.Log((t.test+f)/(t.ref+f))
+	}
+	if sxx > 0 {
+		r.Efficiency = sxy / sxx
+	}
+	// The spread: from the pairs' residuals about the fit (both roles
+	// vary, and a pair's log ratio holds two intervals' variation), or for
+	// a detection cue, whose reference delivers nothing, from the test
+	// cues about the line.
+	var ss float64
+	n := 0
+	for _, t := range trials {
+		var e float64
+		if r.cue.Absolute > 0 {
+			if !(t.test > 0) || !(t.x > 0) {
+				continue
+			}
+			e = math.Log(t.test / (r.Efficiency * t.x))
+		} else {
+			if !(t.ref+f > 0) || !(t.test+f > 0) {
+				continue
+			}
+			e = (math.Log((t.test+f)/(t.ref+f)) - r.Efficiency*math.Log(r.gain(t.x))) / math.Sqrt2
+		}
+		ss += e * e
+		n++
+	}
+	if n > 1 {
+		r.CueSD = math.Sqrt(ss / float64(n-1))
+	}
+}
+
+// modelContrast is the fitted contrast at level x, for Weber fraction w.
+func (r *StimulusReport) modelContrast(x, w float64) float64 {
+	if r.cue.Absolute > 0 {
+		return r.Efficiency * x / r.cue.Floor(w)
+	}
+	return math.Pow(r.gain(x), r.Efficiency) - 1
+}
+
+// Predict returns the level a cue observer of Weber fraction w should
+// find as its threshold (75 % correct in 2AFC, F = 0.5): the level whose
+// fitted delivered contrast it discriminates. Its own noise σ_w (see
+// psych.CueObserver) adds to the delivered cue's variation from interval
+// to interval (CueSD), so the contrast it needs is
+// ln(1 + c) = ln(1 + w)·√(1 + (CueSD/σ_w)²). NaN when the stimulus does
+// not grow the cue or the level lies beyond the procedure's maximum.
+func (r *StimulusReport) Predict(w float64) float64 {
+	sigmaW := math.Log1p(w) / (math.Sqrt2 * 0.6744897501960817)
+	need := math.Log1p(w) * math.Sqrt(1+(r.CueSD/sigmaW)*(r.CueSD/sigmaW))
+	if !(r.Efficiency > 0) || len(r.Levels) == 0 {
+		return math.NaN()
+	}
+	var x float64
+	if r.cue.Absolute > 0 {
+		x = math.Expm1(need) * r.cue.Floor(w) / r.Efficiency
+	} else {
+		x = r.gain.inverse(math.Exp(need / r.Efficiency))
+	}
+	if !(x <= r.Levels[len(r.Levels)-1].X) {
+		return math.NaN()
+	}
+	return x
+}
+
+// stimulusCheck runs the check before a run's first trial (and on a resume
+// that has no record of it), writes stimulus-check.json and refuses an
+// invalid experiment unless Options.Force.
+func (run *runner) stimulusCheck(ctx context.Context) error {
+	o := run.o
+	if o.SkipStimulusCheck {
+		return nil
+	}
+	const name = "stimulus-check.json"
+	if b, err := run.root.ReadFile(name, maxStateSize); err == nil {
+		var rep StimulusReport
+		if json.Unmarshal(b, &rep) == nil && (rep.Valid || o.Force) {
+			return nil
+		}
+	}
+	fmt.Fprintf(o.Out, "stimulus check: %s over the procedure's range, in virtual time ...\n", run.cue.Name)
+	rep, err := Check(ctx, CheckOptions{Experiment: run.e, Library: o.Library, Rig: o.Rig})
+	if err != nil {
+		return err
+	}
+	if rep.Valid {
+		from := "no checked level"
+		if d := rep.DetectableFromX; d != nil {
+			from = fmt.Sprintf("%.3g %s", *d, run.e.Stimulus.Unit)
+		}
+		fmt.Fprintf(o.Out, "stimulus check: ok; the delivered contrast reaches the Weber fraction %.3g from %s\n", rep.Weber, from)
+	}
+	run.check = rep
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	if err := run.root.WriteFile(name, b); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	if !rep.Valid {
+		if !o.Force {
+			return fmt.Errorf("experiment: %s (-force runs it anyway)", rep.Reason)
+		}
+		fmt.Fprintf(o.Out, "warning: %s; running anyway (-force)\n", rep.Reason)
+	}
+	return nil
+}

@@ -1,0 +1,233 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/haptex/haptex/app/rig"
+	"github.com/haptex/haptex/calib/kes"
+	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/internal/safefile"
+)
+
+var long = flag.Bool("long", false, "run the long tests: every shipped example dry-run by cue observers in 5 seeds (figures in docs/experiments.md), and kill -9 of a real haptex experiment run resumed at least 5 times")
+
+func loadExample(t *testing.T, name string) *Experiment {
+	t.Helper()
+	e, _, err := Load(filepath.Join("..", "..", "examples", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// The stiffness example with a motion that does not stretch the fabric
+// is refused before its first trial, in one line that names the cue and
+// what to change; -force runs it anyway.
+func TestStimulusCheckRefusesMotion(t *testing.T) {
+	e := loadExample(t, "stiffness-2afc.toml")
+	e.Timing.Motion = "stroke"
+	e.Timing.Interval = motions["stroke"].length()
+	e.Side = 8 // the refusal does not depend on the mesh
+	rep, err := Check(context.Background(), CheckOptions{Experiment: e, Levels: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Valid || strings.Contains(rep.Reason, "\n") || !strings.Contains(rep.Reason, "loading-stiffness") || !strings.Contains(rep.Reason, `motion = "stretch"`) {
+		t.Fatalf("valid %v, reason %q", rep.Valid, rep.Reason)
+	}
+	src := []byte("stroke")
+	_, err = Run(context.Background(), Options{Experiment: e, Source: src, Subject: "s", OutDir: t.TempDir(),
+		CueObservers: []*psych.CueObserver{cueObserver(t, "cue:seed=1")}})
+	if err == nil || !strings.Contains(err.Error(), "loading-stiffness") || !strings.Contains(err.Error(), "-force") {
+		t.Fatalf("run of an invalid experiment: %v", err)
+	}
+}
+
+func cueObserver(t *testing.T, spec string) *psych.CueObserver {
+	t.Helper()
+	o, err := psych.ParseCueObserver(spec, psych.TwoAFC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// A resumed run keeps the observer that answered so far: another one is
+// refused in one line unless the change is asked for, and then the
+// sidecar lists both, each from the trial it answered first.
+func TestResumeWithAnotherObserver(t *testing.T) {
+	dir := t.TempDir()
+	stop := errors.New("killed")
+	opts := func(obs ...*psych.Observer) Options {
+		e, err := Parse([]byte(small), "exp.toml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Options{Experiment: e, Source: []byte(small), Path: "exp.toml", Subject: "sim01", OutDir: dir,
+			Observers: obs, Rig: rig.Config{Scripted: true}, SkipStimulusCheck: true}
+	}
+	o := opts(observer(t))
+	o.AfterTrial = func(n int) error {
+		if n == 3 {
+			return stop
+		}
+		return nil
+	}
+	if _, err := Run(context.Background(), o); !errors.Is(err, stop) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	other, err := psych.ParseObserver("nominal:form=weibull,threshold=20,beta=3,lambda=0.01,seed=8", psych.TwoAFC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), opts(other))
+	if err == nil || !strings.Contains(err.Error(), "was answered by "+observer(t).Spec) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("resume with another observer: %v", err)
+	}
+	person := opts()
+	person.In, person.Out = strings.NewReader(""), &bytes.Buffer{}
+	if _, err := Run(context.Background(), person); err == nil || !strings.Contains(err.Error(), "by person") {
+		t.Fatalf("resume with a person: %v", err)
+	}
+	sw := opts(other)
+	sw.SwitchObserver = true
+	res, err := Run(context.Background(), sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "level-test", "sim01")
+	rows := readCSV(t, filepath.Join(sub, "trials.csv"))
+	col := map[string]int{}
+	for i, h := range csvHeader(2) {
+		col[h] = i
+	}
+	for i, r := range rows {
+		want := observer(t).Spec
+		if i >= 3 {
+			want = other.Spec
+		}
+		if r[col["observer"]] != want {
+			t.Errorf("trial %d answered by %q, want %q", i+1, r[col["observer"]], want)
+		}
+	}
+	sc := readFile(t, filepath.Join(sub, "sidecar.json"))
+	if !strings.Contains(sc, `"from_trial": 1`) || !strings.Contains(sc, `"from_trial": 4`) || !strings.Contains(sc, other.Spec) {
+		t.Errorf("sidecar.json does not list both observers:\n%s", sc)
+	}
+	if res.Trials != len(rows) {
+		t.Errorf("%d trials, %d rows", res.Trials, len(rows))
+	}
+}
+
+// A fit of data that are a step prints its warning on the terminal and
+// draws it on the plot.
+func TestStepFitWarns(t *testing.T) {
+	var recs []psych.Record
+	for i, x := range []float64{2, 3, 4, 5, 6, 8, 10, 13} {
+		for j := range 4 {
+			pos := i >= 4 || j%2 == 0
+			r := psych.Response(0)
+			if pos {
+				r = 1
+			}
+			recs = append(recs, psych.Record{Trial: psych.Trial{Index: len(recs), X: x}, Response: r, Positive: pos})
+		}
+	}
+	e := loadExample(t, "stiffness-2afc.toml")
+	var out bytes.Buffer
+	a := &streamAnalysis{Estimate: psych.Estimate{TargetP: math.NaN()}}
+	if err := fitStream(a, recs, e, nil, "stream 0", &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "WARNING") || !strings.Contains(out.String(), "slope") || !strings.Contains(out.String(), "F = 0.5") {
+		t.Fatalf("terminal:\n%s", out.String())
+	}
+	dir := t.TempDir()
+	root, err := safefile.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	run := &runner{root: root}
+	if err := run.savePosteriorPlot(a, "step", "%", "fit.svg", "svg"); err != nil {
+		t.Fatal(err)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "fit.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range a.Warnings {
+		first := strings.Fields(w)[0]
+		if !strings.Contains(string(svg), "WARNING: "+first) {
+			t.Errorf("the plot does not draw %q", w)
+		}
+	}
+}
+
+// dryRun runs an example with a cue observer of Weber fraction w and
+// returns the fitted threshold at F = 0.5 and the stimulus check's
+// prediction for w.
+func dryRun(t *testing.T, e *Experiment, rep *StimulusReport, w float64, seed uint64, base rig.Config) (threshold, predicted float64) {
+	t.Helper()
+	o, err := psych.NewCueObserver(w, 0.01, 0, e.Task, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Options{Experiment: e, Source: []byte(e.Name), Subject: "cue", OutDir: t.TempDir(),
+		CueObservers: []*psych.CueObserver{o}, Rig: base, Library: kes.Library{}, NoTraces: true, SkipStimulusCheck: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Posteriors[0] == nil {
+		t.Fatalf("no fit: %v", res.FitErrors)
+	}
+	return res.Posteriors[0].Threshold.Median, rep.Predict(w)
+}
+
+// A cue observer of Weber fraction 0.15 dry-running an example shows the
+// threshold the stimulus check predicts for it: within a factor of 1.5.
+// The short version runs the tone example (fingers at rest, scripted) in
+// one seed; -long runs every example in 5 seeds.
+func TestDryRunMatchesCheck(t *testing.T) {
+	const w = 0.15
+	examples := []string{"tactile-tone-2afc.toml"}
+	seeds := []uint64{1}
+	if *long {
+		examples = []string{"stiffness-2afc.toml", "force-2afc.toml", "tactile-level-2afc.toml", "tactile-tone-2afc.toml"}
+		seeds = []uint64{1, 2, 3, 4, 5}
+	}
+	for _, name := range examples {
+		t.Run(name, func(t *testing.T) {
+			e := loadExample(t, name)
+			base := rig.Config{}
+			levels := 0
+			if !*long {
+				// At rest nothing is handled: scripted fingertips deliver
+				// the same tone, faster; 40 trials and four checked
+				// levels keep the test short.
+				base.Scripted = true
+				e.Procedure.Staircase.MaxTrials = 40
+				levels = 4
+			}
+			rep, err := Check(context.Background(), CheckOptions{Experiment: e, Rig: base, Weber: w, Levels: levels})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, seed := range seeds {
+				th, pred := dryRun(t, e, rep, w, seed, base)
+				t.Logf("%s seed %d: threshold %.4g %s, predicted %.4g (ratio %.2f)", name, seed, th, e.Stimulus.Unit, pred, th/pred)
+				if !(th/pred <= 1.5 && th/pred >= 1/1.5) {
+					t.Errorf("seed %d: threshold %.4g, the check predicts %.4g: more than a factor 1.5 apart", seed, th, pred)
+				}
+			}
+		})
+	}
+}
