@@ -396,7 +396,7 @@ func TestExperimentOnEmulatedDevices(t *testing.T) {
 	}
 	out, err := capture(t, func() error {
 		_, err := execute([]string{"experiment", "run", exp, "-subject", "emu01", "-devices", file, "-out", dir, "-priority", "0",
-			"-observer", "sim:form=weibull,threshold=8,beta=3,lambda=0.01,seed=3"})
+			"-observer", "nominal:form=weibull,threshold=8,beta=3,lambda=0.01,seed=3"})
 		return err
 	})
 	if raceEnabled && err != nil && strings.Contains(err.Error(), "did not settle") {
@@ -449,8 +449,8 @@ func TestThresholdOnEmulatedDevices(t *testing.T) {
 	out, err := capture(t, func() error {
 		_, err := execute([]string{"calib", "threshold", "-subject", "emu02", "-finger", "thumb", "-devices", file, "-out", dir,
 			"-o", filepath.Join(dir, "emu02-thresholds.json"),
-			"-observer", "sim:form=weibull,threshold=5,beta=3,lambda=0.01,seed=3",
-			"-observer", "sim:form=weibull,threshold=0.5,beta=3,lambda=0.01,seed=4"})
+			"-observer", "nominal:form=weibull,threshold=5,beta=3,lambda=0.01,seed=3",
+			"-observer", "nominal:form=weibull,threshold=0.5,beta=3,lambda=0.01,seed=4"})
 		return err
 	})
 	close(stop)
