@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -494,5 +495,32 @@ func TestViewOnEmulatedDevices(t *testing.T) {
 	recs, _ := filepath.Glob(filepath.Join(sessions, "session-*", "devices", "*.hxr"))
 	if len(recs) != 4 {
 		t.Errorf("the view's session recorded %d devices, want 4: %v", len(recs), recs)
+	}
+}
+
+// -finger both calibrates the thumb's devices, then the index finger's,
+// each into its file at the default name; -o, which names one file, is
+// refused with it.
+func TestCalibFingerBoth(t *testing.T) {
+	t.Chdir(t.TempDir())
+	out, err := capture(t, func() error { _, err := execute([]string{"calib", "tactile", "-finger", "both"}); return err })
+	if err != nil {
+		t.Fatalf("calib tactile -finger both: %v\n%s", err, out)
+	}
+	for _, finger := range []string{"thumb", "index"} {
+		c, err := rig.ReadCalibrationFile(filepath.Join("calibration", finger+"-tactile.json"), device.ReadTactileCalibration)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Finger != finger || c.Report.VerifyMaxDB > 0.5 {
+			t.Errorf("calibration/%s-tactile.json: finger %q, pins within %.2f dB", finger, c.Finger, c.Report.VerifyMaxDB)
+		}
+	}
+	_, err = execute([]string{"calib", "force", "-finger", "both", "-o", "one.json"})
+	if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "-o names one file") {
+		t.Errorf("-finger both -o: %v", err)
+	}
+	if _, serr := os.Stat("one.json"); serr == nil {
+		t.Error("-finger both -o wrote one.json")
 	}
 }
