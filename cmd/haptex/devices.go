@@ -152,8 +152,9 @@ type emulateOptions struct {
 	ready func(*emu.Emulator)
 }
 
-// devicesSlack, when set, is the links' silence and write limits in the
-// commands that open devices (and devices emulate's watchdogs are 1 s):
+// devicesSlack, when set, is the links' silence and write limits and
+// their handshake's time limit in the commands that open devices (and
+// devices emulate's watchdogs are 1 s):
 // the tests that run them on a loaded machine set it far above its stalls
 // (README, "The two commands"); the limits themselves are tested in
 // devices/fault, devices/emu and devices/serial.
@@ -163,6 +164,7 @@ var devicesSlack time.Duration
 func slackLink(o link.Options) link.Options {
 	if devicesSlack > 0 {
 		o.SilenceTimeout, o.WriteLimit = devicesSlack, devicesSlack
+		o.HandshakeTimeout = max(o.HandshakeTimeout, devicesSlack)
 		o.Limits.MaxExoWatchdog, o.Limits.MaxTactileWatchdog = devicesSlack, devicesSlack
 	}
 	return o
