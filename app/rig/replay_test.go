@@ -131,6 +131,11 @@ func TestRealtimeReplayHostileTables(t *testing.T) {
 			t.Fatal(err)
 		}
 		orig[n] = b
+		// The cases below edit rows up to the sixth: a machine that held
+		// the loops for most of the run leaves fewer.
+		if rows := strings.Count(string(b), "\n") - 1; rows < 6 {
+			t.Skipf("the loaded machine ran the rig for %d rows of %s in 300 ms: too few to tamper with", rows, n)
+		}
 	}
 	// edit rewrites one table: f gets its header and rows (as fields).
 	edit := func(name string, f func(h []string, rows [][]string) ([]string, [][]string)) {
