@@ -2,6 +2,7 @@ package rig
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/haptex/haptex/internal/sessionlog"
@@ -18,6 +19,9 @@ type simRow struct {
 	// the cloth's step itself; both 0 in lockstep, whose records two runs
 	// reproduce byte for byte.
 	LatenessUs, StepUs float64
+	// FingersSeq is the haptics tick whose finger state the step took:
+	// the number of ticks published before it (0: none yet).
+	FingersSeq uint64
 }
 
 func simHeader() []string {
@@ -28,7 +32,7 @@ func simHeader() []string {
 		h = append(h, n+"contact", n+"normal_force_n", n+"area_m2", n+"u_m", n+"v_m",
 			n+"f0_x_n", n+"f0_y_n", n+"f0_z_n", n+"depth_m")
 	}
-	return append(h, "lateness_us", "step_us")
+	return append(h, "lateness_us", "step_us", "fingers_seq")
 }
 
 func appendSimRow(dst []byte, r *simRow) []byte {
@@ -43,7 +47,8 @@ func appendSimRow(dst []byte, r *simRow) []byte {
 		dst = appendFlag(dst, c.InContact)
 		dst = sessionlog.AppendFloats(dst, c.NormalForce, c.Area, c.U, c.V, l.F0[0], l.F0[1], l.F0[2], l.Depth)
 	}
-	return sessionlog.AppendFloats(dst, r.LatenessUs, r.StepUs)
+	dst = sessionlog.AppendFloats(dst, r.LatenessUs, r.StepUs)
+	return strconv.AppendUint(append(dst, ','), r.FingersSeq, 10)
 }
 
 // simLoop steps the cloth with the latest fingers and publishes what the
@@ -76,8 +81,9 @@ func (l *simLoop) step(t time.Duration) {
 }
 
 func (l *simLoop) begin(t time.Duration) {
-	in, _ := l.fingers.Read()
+	in, seq := l.fingers.Read()
 	l.in, l.t = *in, t
+	l.row.FingersSeq = seq
 	l.row.LatenessUs, l.timed = 0, false
 	if lr := l.r.simLoop.rt.Load(); lr != nil {
 		l.row.LatenessUs, l.timed = float64(lr.Lateness())/1e3, true

@@ -17,6 +17,7 @@ import (
 	devrecord "github.com/haptex/haptex/devices/record"
 	"github.com/haptex/haptex/devices/scan"
 	"github.com/haptex/haptex/devices/setup"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/devices/wire"
 	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/internal/safefile"
@@ -37,9 +38,12 @@ func runDevices(args []string) error {
 	timeout := fs.Duration("timeout", 300*time.Millisecond, "list: how long each port may take to answer HELLO (check: at least 1 s, as a run)")
 	exos := fs.Int("exo", 2, "emulate: exoskeletons (0..2: thumb, index)")
 	tactiles := fs.Int("tactile", 2, "emulate: tactile arrays (0..2: thumb, index)")
-	ports := fs.String("ports", "", "list: further serial ports to probe, comma-separated (e.g. the emulator's)")
+	ports := fs.String("ports", "", "list: further serial ports to probe, comma-separated (the ports of running emulators are probed anyway)")
 	noProbe := fs.Bool("no-probe", false, "list: list the ports without talking to them; check: check the file only")
 	dir := fs.String("dir", "", "emulate: folder for the port links and the devices file (default: a new temporary folder)")
+	script := fs.String("script", "showcase", "emulate: what the emulated hand does in each run, from the run's start: showcase (the handling script), pinch (one pinch and stretch) or rest (still, off the fabric)")
+	stand := fs.Bool("stand", false, "emulate: the exoskeletons sit on their calibration stands (a jig and a load clamp) instead of on the hand, for haptex calib force|kinematics -devices")
+	errs := fs.Bool("errors", false, "emulate: the exoskeletons carry known errors (force sensor gain and bias, encoder zeros, link lengths), as calib's twin does, for calibrating them")
 	if len(args) == 0 {
 		fs.Usage()
 		return fmt.Errorf("%w: which devices command?", errUsage)
@@ -62,7 +66,9 @@ func runDevices(args []string) error {
 		}
 		return nil
 	case "emulate":
-		return emulate(*exos, *tactiles, *dir)
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return emulate(ctx, emulateOptions{exos: *exos, tactiles: *tactiles, dir: *dir, script: *script, stand: *stand, errors: *errs})
 	case "check":
 		if fs.NArg() != 1 {
 			return fmt.Errorf("%w: devices check FILE", errUsage)
@@ -83,7 +89,7 @@ func checkDevices(path string, asJSON, noProbe bool, timeout time.Duration) erro
 	var checks []setup.DeviceCheck
 	if !noProbe {
 		// As long as a run waits for a device: the link's handshake limit.
-		checks = setup.Probe(f, link.Options{HandshakeTimeout: max(timeout, time.Second), Limits: rig.LinkLimits(haptics.DefaultConfig().Limits)})
+		checks = setup.Probe(f, slackLink(link.Options{HandshakeTimeout: max(timeout, time.Second), Limits: rig.LinkLimits(haptics.DefaultConfig().Limits)}))
 	}
 	bad := 0
 	for _, c := range checks {
@@ -101,6 +107,9 @@ func checkDevices(path string, asJSON, noProbe bool, timeout time.Duration) erro
 		for i, fg := range f.Fingers {
 			fmt.Printf("  %-5s exoskeleton: %s%s\n", setup.Fingers[i], fg.Exoskeleton, kinematicsNote(fg.Exoskeleton))
 			fmt.Printf("  %-5s tactile:     %s\n", setup.Fingers[i], fg.Tactile)
+		}
+		for _, c := range f.Calibrations() {
+			fmt.Printf("  %-5s %s calibration: %s (made on %s; sha256 %.12s)\n", c.Finger, c.Kind, c.Path, c.Device, c.SHA256)
 		}
 		for _, c := range checks {
 			switch {
@@ -134,10 +143,48 @@ func kinematicsNote(d setup.Device) string {
 	return fmt.Sprintf("; kinematics %s, %s", k, base)
 }
 
-// emulate runs emulated devices on pseudo-terminals until interrupted.
-func emulate(exos, tactiles int, dir string) error {
+// emulateOptions are the flags of devices emulate.
+type emulateOptions struct {
+	exos, tactiles int
+	dir, script    string
+	stand, errors  bool
+	// ready, when set, is called once the emulator runs (tests).
+	ready func(*emu.Emulator)
+}
+
+// devicesSlack, when set, is the links' silence and write limits and
+// their handshake's time limit in the commands that open devices (and
+// devices emulate's watchdogs are 1 s):
+// the tests that run them on a loaded machine set it far above its stalls
+// (README, "The two commands"); the limits themselves are tested in
+// devices/fault, devices/emu and devices/serial.
+var devicesSlack time.Duration
+
+// slackLink applies devicesSlack to link options.
+func slackLink(o link.Options) link.Options {
+	if devicesSlack > 0 {
+		o.SilenceTimeout, o.WriteLimit = devicesSlack, devicesSlack
+		o.HandshakeTimeout = max(o.HandshakeTimeout, devicesSlack)
+		o.Limits.MaxExoWatchdog, o.Limits.MaxTactileWatchdog = devicesSlack, devicesSlack
+	}
+	return o
+}
+
+// emulatedScripts are the hand's motions of devices emulate -script.
+var emulatedScripts = map[string]func(twin.Scene) *twin.Script{
+	"showcase": twin.DefaultScript, "pinch": twin.PinchScript, "rest": twin.RestScript,
+}
+
+// emulate runs emulated devices on pseudo-terminals until ctx is done,
+// announced in the run folder (emu.RunDir) meanwhile.
+func emulate(ctx context.Context, o emulateOptions) error {
+	exos, tactiles := o.exos, o.tactiles
 	if exos < 0 || exos > 2 || tactiles < 0 || tactiles > 2 || exos+tactiles == 0 {
 		return fmt.Errorf("%w: -exo and -tactile take 0, 1 or 2 (thumb, then index), not both 0", errUsage)
+	}
+	script := emulatedScripts[o.script]
+	if script == nil {
+		return fmt.Errorf("%w: -script %q, want showcase, pinch or rest", errUsage, o.script)
 	}
 	var devs []emu.DeviceConfig
 	for _, d := range emu.DefaultDevices() {
@@ -150,18 +197,31 @@ func emulate(exos, tactiles int, dir string) error {
 			finger = 1
 		}
 		if finger < *n {
+			if devicesSlack > 0 {
+				// Long enough for a stalled machine, short enough for
+				// the host's heartbeats (a quarter of it) to tell one
+				// run from the next (emu.Emulator.HandIdle).
+				d.WatchdogMs = 1000
+			}
 			devs = append(devs, d)
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	em, err := emu.Run(ctx, emu.Config{Dir: dir, Devices: devs})
+	em, err := emu.Run(ctx, emu.Config{Dir: o.dir, Devices: devs, Script: script(twin.DefaultScene()), Stand: o.stand, Errors: o.errors, Announce: true})
 	if err != nil {
 		return err
 	}
 	defer em.Close()
 	sched := em.RealTime()
 	fmt.Printf("emulated devices (the physical twins of devices/twin behind the haptex protocol), their loop at %s:\n", sched)
+	switch {
+	case o.stand:
+		fmt.Println("the exoskeletons are on their calibration stands: haptex calib force|kinematics -devices operates them")
+	default:
+		fmt.Printf("the emulated hand plays the %s script from the start of each run (a HELLO after %v without host traffic)\n", o.script, em.HandIdle())
+	}
+	if o.errors {
+		fmt.Println("the exoskeletons carry known errors: force sensor gain and bias, encoder zeros, link lengths (calibrate them)")
+	}
 	if !sched.RealTime {
 		fmt.Fprintln(os.Stderr, "haptex devices emulate: the devices' loop runs at normal priority: on a loaded machine it can fall silent for milliseconds, and haptex run then trips its fingers device-silent")
 	}
@@ -173,7 +233,11 @@ func emulate(exos, tactiles int, dir string) error {
 		return err
 	}
 	fmt.Printf("\ndevices file %s:\n\n%s\n", em.DevicesFile(), snippet)
-	fmt.Printf("run haptex with them:  haptex run -devices %s\nCtrl-C stops the emulator.\n", em.DevicesFile())
+	fmt.Printf("run haptex with them:  haptex run -devices %s\n", em.DevicesFile())
+	fmt.Printf("announced in %s (haptex devices list finds them); Ctrl-C stops the emulator.\n", emu.RunDir())
+	if o.ready != nil {
+		o.ready(em)
+	}
 	select {
 	case <-ctx.Done():
 	case <-em.Done():
@@ -190,12 +254,16 @@ type openedDevices struct{ set *setup.Set }
 func (o *openedDevices) close() {
 	if o.set != nil {
 		o.set.Close()
+		o.set = nil
 	}
 }
 
 // openDevices loads the devices file and lets the rig open its devices
 // (with reconnection, recorded when the rig records devices) once the
-// session folder exists.
+// session folder exists; a later rig built from the same cfg (the next
+// finger of a threshold calibration) opens them again, once the one
+// before has closed them. The devices file and the calibration files it
+// names go into the session record with their hashes.
 func openDevices(cfg *rig.Config, path string, lockstep bool) (*openedDevices, error) {
 	f, err := setup.Load(path)
 	if err != nil {
@@ -210,15 +278,23 @@ func openDevices(cfg *rig.Config, path string, lockstep bool) (*openedDevices, e
 			}
 		}
 	}
+	cfg.DevicesFile = &rig.CalibrationFile{Path: f.Path, Kind: "devices", SHA256: f.SHA256}
+	for _, c := range f.Calibrations() {
+		cfg.Calibrations = append(cfg.Calibrations, rig.CalibrationFile{Path: c.Path, Kind: c.Kind, SHA256: c.SHA256, Finger: c.Finger, Device: c.Device})
+	}
 	o := &openedDevices{}
 	logf := cfg.Logf
+	if logf == nil {
+		logf = stderrf
+	}
 	servo := cfg.Servo
 	if servo == (haptics.Config{}) {
 		servo = haptics.DefaultConfig()
 	}
 	limits := rig.LinkLimits(servo.Limits)
 	cfg.OpenDevices = func(rec *devrecord.Session) (*setup.Set, error) {
-		s, err := setup.Open(f, setup.Options{Record: rec, SkipSim: true, Reconnect: reconnect.Options{Logf: logf}, Link: link.Options{Logf: logf, Limits: limits}})
+		o.close()
+		s, err := setup.Open(f, setup.Options{Record: rec, SkipSim: true, Reconnect: reconnect.Options{Logf: logf}, Link: slackLink(link.Options{Logf: logf, Limits: limits})})
 		o.set = s
 		return s, err
 	}

@@ -36,6 +36,9 @@ func runReplay(args []string) error {
 	p.Config.Fabric = fab
 	p.Config.OutDir = *out
 	p.Config.Logf = stderrf
+	if !*jsonOut {
+		fmt.Printf("replay of %s\n", p.Method())
+	}
 	res, runErr := p.Run()
 	if res != nil {
 		if *jsonOut {
@@ -48,7 +51,11 @@ func runReplay(args []string) error {
 }
 
 func printReplay(w io.Writer, r *rig.ReplayResult) {
-	fmt.Fprintf(w, "replayed %s (recorded in %s) in lockstep: %.2f s of run time in %.2f s\n\n", r.Dir, r.Mode, r.Summary.RunS, r.Summary.WallS)
+	how := "in lockstep"
+	if r.Mode == "realtime" {
+		how = "on its recorded schedule"
+	}
+	fmt.Fprintf(w, "replayed %s (recorded in %s) %s: %.2f s of run time in %.2f s\n\n", r.Dir, r.Mode, how, r.Summary.RunS, r.Summary.WallS)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "device\treads\trecorded\treplayed\tidentical\tdifferent\textra\tenable diffs\t")
 	for _, v := range r.Devices {

@@ -36,16 +36,17 @@ func RestingExo(dc DeviceConfig) (devices.Exoskeleton, error) {
 }
 
 func physicalExo(dc DeviceConfig, script *twin.Script) (devices.Exoskeleton, error) {
+	return handExo(dc, script, false)
+}
+
+// handExo builds the physical twin on a hand that follows intent, with the
+// calibration twin's errors when errs is set.
+func handExo(dc DeviceConfig, intent twin.Intent, errs bool) (devices.Exoskeleton, error) {
 	f, err := fingerOf(dc.Name)
 	if err != nil {
 		return nil, err
 	}
-	p := twin.DefaultExoParams()
-	p.Transport = twin.TransportParams{}
-	if dc.Serial != "" {
-		p.Serial = dc.Serial
-	}
-	return twin.NewExo(p, twin.DefaultBase(f), script, f)
+	return twin.NewExo(exoParams(dc, errs), twin.DefaultBase(f), intent, f)
 }
 
 // PhysicalTactile builds the simulated piezo pin array of devices/twin.
