@@ -35,6 +35,7 @@ var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 	},
 	"statebuf": func(context.Context, benchOpts) (any, error) { r := statebufbench.Bench(); return &r, nil },
 	"control":  benchControl,
+	"devices":  benchDevices,
 	"sim": func(context.Context, benchOpts) (any, error) {
 		r, err := simbench.Bench(simbench.Options{})
 		return &r, err
@@ -156,6 +157,7 @@ var benchSummaries = map[string]string{
 	"loop":     "the 1 kHz haptics loop in real time beside the cloth's load (-duration)",
 	"statebuf": "the lock-free latest-value buffer: publish and read",
 	"control":  "the force servo on the simulated finger: transparency, step, margins, tick time",
+	"devices":  "2 emulated exoskeletons and 2 tactile arrays on pseudo-terminals at 1 kHz: every frame intact, command to state (-duration)",
 	"sim":      "the cloth's step at 24, 32 and 64 nodes a side",
 	"tactile":  "the tactile renderer's frame, both fingers",
 	"render":   "the view: frames a second offscreen at 1280 x 720 (its own Xvfb when there is no display)",

@@ -40,6 +40,7 @@ var benchGoals = map[string][]benchGoal{
 		{"phase_margin_deg", ">=", 45, "°", "phase margin"},
 		{"tick_us.p99", "<=", 20, "µs", "servo tick, p99"},
 	},
+	"devices": devicesGoals,
 	"tactile": {
 		{"frame_us.p99", "<=", 200, "µs", "tactile frame, both fingers, p99"},
 	},

@@ -32,7 +32,7 @@ func dialExo(t *testing.T, path string) *link.Exo {
 		t.Fatal(err)
 	}
 	// The silence and write limits are far above a loaded CI host's stalls
-	// (2.4 s seen); the silence detector has its own test (devices/fault),
+	// (2.4 s seen); the silence detector has its own test (devices/faulttest),
 	// the write limit TestExoThatStopsReading.
 	x, err := link.DialExo(p, link.Options{Transport: devices.TransportSerial, SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second, Limits: link.Limits{MaxExoWatchdog: 10 * time.Second, MaxTactileWatchdog: 10 * time.Second}})
 	if err != nil {

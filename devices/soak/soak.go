@@ -2,7 +2,8 @@
 // (pseudo-terminal, go.bug.st/serial, the protocol, the link drivers) at
 // the haptics rate and reports what arrived, what was acted on and how long
 // a command took to come back as a state. It backs the device round-trip
-// test (TestRoundTrip; -soak 60s is the acceptance run).
+// test (TestRoundTrip) and `haptex bench devices` (-duration 60s is the
+// acceptance run).
 //
 // It never hides a problem: every lost, corrupt, duplicated or altered
 // frame, on either side, is counted in the Result and named in Problems.
@@ -82,7 +83,10 @@ type Result struct {
 	Exo      []DeviceResult `json:"exoskeletons"`
 	Tactile  []DeviceResult `json:"tactile"`
 	Clean    bool           `json:"clean"`
-	Problems []string       `json:"problems,omitempty"`
+	// ProblemCount is len(Problems): the number a goal of no lost,
+	// corrupt, altered or unanswered frame is checked against.
+	ProblemCount int      `json:"problem_count"`
+	Problems     []string `json:"problems,omitempty"`
 }
 
 // torque is the command sent at tick k: slow sinusoids within the stand-in's
@@ -252,7 +256,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			Altered: r.altered.Load(), LastAck: r.lastAck, ReadTimeouts: r.tmo, Host: r.tac.Stats(), Device: em.Plug(r.name).Device().Stats()})
 	}
 	res.Problems = problems(&res)
-	res.Clean = len(res.Problems) == 0
+	res.ProblemCount = len(res.Problems)
+	res.Clean = res.ProblemCount == 0
 	return res, lossErr
 }
 

@@ -26,7 +26,7 @@ func TestRoundTrip(t *testing.T) {
 		// The short run shares a loaded CI host, which has frozen the
 		// emulator for 2.4 s: its watchdogs and the link's silence and
 		// write limits are far above that (the acceptance run keeps the
-		// defaults; devices/fault tests the silence detector, devices/emu
+		// defaults; devices/faulttest tests the silence detector, devices/emu
 		// the write limit).
 		cfg.Link.SilenceTimeout = 10 * time.Second
 		cfg.Link.WriteLimit = 10 * time.Second

@@ -1,4 +1,4 @@
-// Package fault injects link faults into any transport.Conn: frame loss,
+// Package faulttest injects link faults into any transport.Conn: frame loss,
 // bit corruption, duplication, reordering and latency, independently in
 // each direction, from a seeded random source so that a failing test can
 // be replayed. Frames are the byte runs between 0x00 delimiters of the
@@ -6,7 +6,7 @@
 //
 // It is test equipment: it never repairs anything and never runs in
 // production paths unless asked to.
-package fault
+package faulttest
 
 import (
 	"bytes"

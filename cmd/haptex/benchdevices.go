@@ -1,0 +1,28 @@
+package main
+
+import (
+	"context"
+
+	"github.com/haptex/haptex/devices/soak"
+)
+
+// benchDevices is the device round-trip acceptance run: the emulated rig
+// (two exoskeletons and two tactile arrays, the physical twins behind the
+// protocol) on pseudo-terminals, driven through the serial driver and the
+// link at 1 kHz for -duration (60 s is the acceptance run). A device lost
+// on the way fails the bench; everything else the run saw (lost, corrupt,
+// altered or unanswered frames) is in "problems" and against its goal.
+func benchDevices(ctx context.Context, o benchOpts) (any, error) {
+	res, err := soak.Run(ctx, soak.Config{Duration: o.duration,
+		Priority: o.priority, NormalPriority: o.priority <= 0, Logf: o.logf})
+	if err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// devicesGoals are the device round trip's goals in the README.
+var devicesGoals = []benchGoal{
+	{"problem_count", "<=", 0, "problems", "frames lost, corrupt, altered or unanswered"},
+	{"command_to_state_us.p99", "<=", 1000, "µs", "command to state, p99"},
+}
