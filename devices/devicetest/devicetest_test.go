@@ -2,7 +2,6 @@ package devicetest_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -82,11 +81,15 @@ func TestExoskeletons(t *testing.T) {
 			return x
 		}},
 		{"record", func(t *testing.T) devices.Exoskeleton {
-			rec, err := record.Create(filepath.Join(t.TempDir(), "x.hxr"), record.Meta{Name: "x", Kind: "exoskeleton"}, record.Options{})
+			s, err := record.NewSession(t.TempDir(), record.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { rec.Close() })
+			t.Cleanup(func() { s.Close() })
+			rec, err := s.Recorder("x", "exoskeleton", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
 			return record.WrapExo(emu.NewMassDamperExo("m", "s"), rec)
 		}},
 	}
