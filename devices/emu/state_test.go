@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices/transport"
+	"github.com/haptex/haptex/devices/transport/transporttest"
 	"github.com/haptex/haptex/devices/wire"
 )
 
@@ -23,7 +24,7 @@ type host struct {
 }
 
 func newHost(t *testing.T) *host {
-	h, d := transport.Pipe("host", "dev")
+	h, d := transporttest.Pipe("host", "dev")
 	t.Cleanup(func() { h.Close(); d.Close() })
 	hh := &host{t: t, conn: h, frames: make(chan wire.Frame, 256)}
 	hh.dev = NewExoDevice(DeviceConfig{Name: "exo", WatchdogMs: 20}, NewMassDamperExo("m", "s"), func() time.Duration { return hh.now })

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices/transport"
+	"github.com/haptex/haptex/devices/transport/transporttest"
 )
 
 // Config sets the faults of one direction. Probabilities are per frame.
@@ -100,7 +101,7 @@ func Wrap(inner transport.Conn, out, in Config, onEvent func(Event)) *Conn {
 		c.outQ = make(chan []byte, 4096)
 		go c.delayLoop(c.outQ, out, func(f []byte) { _, _ = inner.Write(f) })
 	}
-	c.in, c.inPeer = transport.Pipe(inner.Name(), inner.Name()+" (fault pump)")
+	c.in, c.inPeer = transporttest.Pipe(inner.Name(), inner.Name()+" (fault pump)")
 	go c.pump(in)
 	return c
 }

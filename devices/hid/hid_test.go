@@ -14,6 +14,7 @@ import (
 	"github.com/haptex/haptex/devices/hid"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/transport"
+	"github.com/haptex/haptex/devices/transport/transporttest"
 	"github.com/haptex/haptex/devices/wire"
 )
 
@@ -33,7 +34,7 @@ var _ khid.Device = (*fakeHID)(nil)
 var errGone = errors.New("hidapi: LIBUSB_ERROR_NO_DEVICE")
 
 func newFake(t *testing.T, dev *emu.Device) *fakeHID {
-	host, devEnd := transport.Pipe("fake-hid", "emu")
+	host, devEnd := transporttest.Pipe("fake-hid", "emu")
 	dev.Attach(devEnd)
 	f := &fakeHID{host: host, reports: make(chan []byte, 4096), free: make(chan []byte, 4096), timer: time.NewTimer(time.Hour)}
 	for range 4096 {

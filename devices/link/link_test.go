@@ -11,6 +11,7 @@ import (
 	"github.com/haptex/haptex/devices/emu"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/transport"
+	"github.com/haptex/haptex/devices/transport/transporttest"
 	"github.com/haptex/haptex/devices/wire"
 )
 
@@ -18,7 +19,7 @@ import (
 // the host end.
 func pipeDevice(t *testing.T, dev *emu.Device) transport.Conn {
 	t.Helper()
-	host, devEnd := transport.Pipe("host", "dev")
+	host, devEnd := transporttest.Pipe("host", "dev")
 	dev.Attach(devEnd)
 	stop := make(chan struct{})
 	start := time.Now()
@@ -144,7 +145,7 @@ func TestNoAllocs(t *testing.T) {
 
 func TestHandshakeErrors(t *testing.T) {
 	t.Run("silent", func(t *testing.T) {
-		host, _ := transport.Pipe("silent", "nobody")
+		host, _ := transporttest.Pipe("silent", "nobody")
 		_, err := link.DialExo(host, link.Options{HandshakeTimeout: 120 * time.Millisecond})
 		var he *link.HandshakeError
 		if !errors.As(err, &he) || !strings.Contains(err.Error(), "no answer to HELLO") {
@@ -152,7 +153,7 @@ func TestHandshakeErrors(t *testing.T) {
 		}
 	})
 	t.Run("garbage", func(t *testing.T) {
-		host, dev := transport.Pipe("noisy", "modem")
+		host, dev := transporttest.Pipe("noisy", "modem")
 		go func() {
 			for range 20 {
 				if _, err := dev.Write([]byte("AT+OK\r\n\x00garbage\x00")); err != nil {
@@ -167,7 +168,7 @@ func TestHandshakeErrors(t *testing.T) {
 		}
 	})
 	t.Run("version", func(t *testing.T) {
-		host, dev := transport.Pipe("v2", "dev")
+		host, dev := transporttest.Pipe("v2", "dev")
 		go func() { // a device that speaks major version 2: its frames carry version 2
 			dev.Read(make([]byte, 256))
 			var e wire.Encoder
@@ -179,7 +180,7 @@ func TestHandshakeErrors(t *testing.T) {
 		}
 	})
 	t.Run("invalid caps", func(t *testing.T) {
-		host, dev := transport.Pipe("bad-firmware", "dev")
+		host, dev := transporttest.Pipe("bad-firmware", "dev")
 		go func() { // answers HELLO with a CAPS that leaves frame_period_us at 0
 			var d wire.Decoder
 			var e wire.Encoder

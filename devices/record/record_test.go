@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices"
-	"github.com/haptex/haptex/devices/transport"
+	"github.com/haptex/haptex/devices/transport/transporttest"
 	"github.com/haptex/haptex/devices/wire"
 	"github.com/haptex/haptex/internal/safefile"
 )
@@ -143,7 +143,7 @@ func TestTruncatedFile(t *testing.T) {
 func TestConnAndDump(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.hxr")
 	rec, _ := createFile(path, Meta{Name: "thumb-exo", Kind: "exoskeleton"}, Options{})
-	host, dev := transport.Pipe("host", "dev")
+	host, dev := transporttest.Pipe("host", "dev")
 	c := WrapConn(host, rec)
 	var e wire.Encoder
 	c.Write(e.Encode(&wire.Hello{Major: 1, Nonce: 5}, 1, 0))
