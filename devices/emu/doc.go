@@ -12,11 +12,9 @@
 //
 // The default backends are the physical twins of devices/twin (PhysicalExo,
 // PhysicalTactile): the exoskeleton with a finger following the default
-// handling script (RestingExo holds the finger still), and the piezo pin
-// array. MassDamperExo and PinArray are small stand-ins (one mass-damper
-// per joint held by a visco-elastic finger, a pin array that switches
-// frames on the 40 Hz grid) whose response protocol tests can predict;
-// Config.NewExo and Config.NewTactile choose.
+// handling script, and the piezo pin array. Config.NewExo and
+// Config.NewTactile choose others (devices/emu/emutest has the small
+// stand-ins whose response protocol tests can predict).
 //
 // It never runs haptex's control loops; it is the other end of the cable.
 package emu

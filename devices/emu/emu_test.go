@@ -8,6 +8,7 @@ import (
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/emu/emutest"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/serial"
 	"github.com/haptex/haptex/devices/transport"
@@ -49,7 +50,7 @@ func TestExoOverPTY(t *testing.T) {
 	// 250 ms silence limit (see dialExo).
 	devs := emu.DefaultDevices()
 	devs[0].WatchdogMs = 10_000
-	e := startEmu(t, emu.Config{NewExo: emu.StandInExo, Devices: devs})
+	e := startEmu(t, emu.Config{NewExo: emutest.StandInExo, Devices: devs})
 	x := dialExo(t, e.Plug("thumb-exo").Path())
 	sp := x.Spec()
 	if sp.Model != "haptex-emu-exo" || sp.Serial != "EMU-THUMB-EXO" || sp.DoF != 3 || sp.SamplePeriod != time.Millisecond {
@@ -106,7 +107,7 @@ func TestExoOverPTY(t *testing.T) {
 func TestExoThatStopsReading(t *testing.T) {
 	devs := emu.DefaultDevices()
 	devs[0].WatchdogMs = 10_000
-	e := startEmu(t, emu.Config{NewExo: emu.StandInExo, Devices: devs})
+	e := startEmu(t, emu.Config{NewExo: emutest.StandInExo, Devices: devs})
 	p, err := serial.Open(e.Plug("thumb-exo").Path(), serial.Options{})
 	if err != nil {
 		t.Fatal(err)

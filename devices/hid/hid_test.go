@@ -11,6 +11,7 @@ import (
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/devicetest"
 	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/emu/emutest"
 	"github.com/haptex/haptex/devices/hid"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/transport"
@@ -128,7 +129,7 @@ func (f *fakeHID) SendFeatureReport([]byte) (int, error) {
 func exoDevice() *emu.Device {
 	start := time.Now()
 	return emu.NewExoDevice(emu.DeviceConfig{Name: "hid-exo", WatchdogMs: 10_000},
-		emu.NewMassDamperExo("haptex-hid-exo", "HID-1"), func() time.Duration { return time.Since(start) })
+		emutest.NewMassDamperExo("haptex-hid-exo", "HID-1"), func() time.Duration { return time.Since(start) })
 }
 
 func TestExoOverHID(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/emu/emutest"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/transport"
 	"github.com/haptex/haptex/devices/transport/transporttest"
@@ -41,7 +42,7 @@ func pipeDevice(t *testing.T, dev *emu.Device) transport.Conn {
 
 func newExoDevice() *emu.Device {
 	start := time.Now()
-	return emu.NewExoDevice(emu.DeviceConfig{Name: "exo", WatchdogMs: 2000}, emu.NewMassDamperExo("m", "s"),
+	return emu.NewExoDevice(emu.DeviceConfig{Name: "exo", WatchdogMs: 2000}, emutest.NewMassDamperExo("m", "s"),
 		func() time.Duration { return time.Since(start) })
 }
 
@@ -208,7 +209,7 @@ func TestHandshakeErrors(t *testing.T) {
 	})
 	t.Run("wrong kind", func(t *testing.T) {
 		start := time.Now()
-		dev := emu.NewTactileDevice(emu.DeviceConfig{Name: "tac"}, emu.NewPinArray("arr", "1"), func() time.Duration { return time.Since(start) })
+		dev := emu.NewTactileDevice(emu.DeviceConfig{Name: "tac"}, emutest.NewPinArray("arr", "1"), func() time.Duration { return time.Since(start) })
 		_, err := link.DialExo(pipeDevice(t, dev), link.Options{})
 		var ke *link.KindError
 		if !errors.As(err, &ke) {
