@@ -127,7 +127,9 @@ type tacRig struct {
 
 // Run starts the emulator, opens every device through the serial driver,
 // runs the loop for cfg.Duration and returns the report. The error is
-// non-nil only when the run could not start or a device was lost.
+// non-nil only when the run could not start (the report then has no
+// ticks) or a device was lost (the report says so in Problems, with the
+// figures up to the loss).
 func Run(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.Duration <= 0 {
 		cfg.Duration = 60 * time.Second
@@ -256,6 +258,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			Altered: r.altered.Load(), LastAck: r.lastAck, ReadTimeouts: r.tmo, Host: r.tac.Stats(), Device: em.Plug(r.name).Device().Stats()})
 	}
 	res.Problems = problems(&res)
+	if lossErr != nil {
+		res.Problems = append(res.Problems, "run stopped: "+lossErr.Error())
+	}
 	res.ProblemCount = len(res.Problems)
 	res.Clean = res.ProblemCount == 0
 	return res, lossErr
