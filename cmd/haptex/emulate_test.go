@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +27,8 @@ func TestEmulatorConsole(t *testing.T) {
 		t.Skip(err)
 	}
 	defer em.Close()
+	var power syncBuffer
+	watchPower(em, &power)
 	say := func(line string) string {
 		var out strings.Builder
 		emulatorConsole(strings.NewReader(line+"\n"), &out, em)
@@ -42,23 +45,38 @@ func TestEmulatorConsole(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer x.Close()
+	if err := x.Enable(true); err != nil && err != devices.ErrTimeout {
+		t.Fatal(err)
+	}
+	var st devices.ExoState
+	read := func(until func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); !until() && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if err := x.Read(&st); err != nil && err != devices.ErrTimeout {
+				t.Fatal(err)
+			}
+		}
+	}
+	read(func() bool { return st.Enabled })
 	if out := say("fault thumb-exo estop,over_temp"); !strings.Contains(out, "fault condition estop,over_temp") {
 		t.Errorf("fault: %q", out)
 	}
-	var st devices.ExoState
-	for deadline := time.Now().Add(5 * time.Second); st.Fault == 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if err := x.Read(&st); err != nil && err != devices.ErrTimeout {
-			t.Fatal(err)
-		}
-	}
+	read(func() bool { return st.Fault != 0 })
 	if st.Fault != wire.FaultEStop|wire.FaultOverTemp {
 		t.Errorf("the host reads fault bits %#x, want estop and over_temp", st.Fault)
+	}
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(power.String(), "off (fault)") && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := power.String(); !strings.Contains(got, "thumb-exo: power stage on (enable)\nthumb-exo: power stage off (fault)\n") {
+		t.Errorf("the power stage as the console saw it:\n%s", got)
 	}
 	for line, want := range map[string]string{
 		"fault thumb-exo hot":  "no fault \"hot\" (have over_temp, over_current, encoder, force_sensor, supply, estop, none)",
 		"unplug index-exo":     "no device \"index-exo\" (have thumb-exo)",
 		"press thumb-exo":      "\"press thumb-exo\": not a command",
 		"fault":                "which device?",
+		"bogus":                "\"bogus\": not a command",
 		"fault thumb-exo none": "thumb-exo: no fault condition",
 		"help":                 "unplug DEVICE",
 	} {
@@ -76,4 +94,23 @@ func TestEmulatorConsole(t *testing.T) {
 	if _, err := os.Lstat(path); err != nil {
 		t.Errorf("replug: %v", err)
 	}
+}
+
+// syncBuffer is a strings.Builder safe for a writer and a reader in
+// different goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
