@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -203,7 +204,7 @@ func TestStepFitWarns(t *testing.T) {
 // prediction for w.
 func dryRun(t *testing.T, e *Experiment, rep *StimulusReport, w float64, seed uint64, base rig.Config) (threshold, predicted float64) {
 	t.Helper()
-	o, err := psych.NewCueObserver(w, 0.01, 0, e.Task, seed)
+	o, err := psych.ParseCueObserver(fmt.Sprintf("cue:weber=%g,lambda=0.01,seed=%d", w, seed), e.Task)
 	if err != nil {
 		t.Fatal(err)
 	}

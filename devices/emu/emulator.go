@@ -33,8 +33,8 @@ type Config struct {
 	// Devices to emulate; empty means DefaultDevices().
 	Devices []DeviceConfig
 	// NewExo and NewTactile build the backends; nil means the physical
-	// twins (PhysicalExo, PhysicalTactile). StandInExo and StandInTactile
-	// are the small stand-ins protocol tests use.
+	// twins (PhysicalExo, PhysicalTactile); emutest.StandInExo and
+	// emutest.StandInTactile are the small stand-ins protocol tests use.
 	NewExo     func(DeviceConfig) (devices.Exoskeleton, error)
 	NewTactile func(DeviceConfig) (devices.TactileArray, error)
 	// TickPeriod is how often devices run their periodic duties (default

@@ -28,13 +28,6 @@ func PhysicalExo(dc DeviceConfig) (devices.Exoskeleton, error) {
 	return physicalExo(dc, twin.DefaultScript(twin.DefaultScene()))
 }
 
-// RestingExo is PhysicalExo with the finger held still (twin.RestScript):
-// the joints answer a torque the same way whenever it comes, so that
-// conformance tests can check the response whatever the timing.
-func RestingExo(dc DeviceConfig) (devices.Exoskeleton, error) {
-	return physicalExo(dc, twin.RestScript(twin.DefaultScene()))
-}
-
 func physicalExo(dc DeviceConfig, script *twin.Script) (devices.Exoskeleton, error) {
 	return handExo(dc, script, false)
 }
@@ -56,15 +49,4 @@ func PhysicalTactile(dc DeviceConfig) (devices.TactileArray, error) {
 		return nil, err
 	}
 	return twin.NewTactile(twin.DefaultTactileParams(), f)
-}
-
-// StandInExo builds the small stand-in exoskeleton (MassDamperExo), whose
-// response is simple enough for protocol tests to predict.
-func StandInExo(dc DeviceConfig) (devices.Exoskeleton, error) {
-	return NewMassDamperExo(dc.Model, dc.Serial), nil
-}
-
-// StandInTactile builds the stand-in pin array.
-func StandInTactile(dc DeviceConfig) (devices.TactileArray, error) {
-	return NewPinArray(dc.Model, dc.Serial), nil
 }
