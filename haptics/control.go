@@ -1,9 +1,7 @@
 package haptics
 
 import (
-	"fmt"
 	"math"
-	"time"
 
 	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/haptics/filter"
@@ -45,33 +43,17 @@ type controller struct {
 }
 
 func newController(cfg *Config) (*controller, error) {
-	fs := float64(time.Second) / float64(cfg.Period) // sample rate [Hz]
-	fe, err := filter.Butterworth(cfg.Force.ButterOrder, filter.LowPass, fs, cfg.Force.ButterHz)
+	d, err := cfg.Filters()
 	if err != nil {
-		return nil, fmt.Errorf("haptics: force filter: %w", err)
-	}
-	fd := fe
-	if cfg.Force.ReferenceHz > 0 {
-		fd, err = filter.Butterworth(cfg.Force.ButterOrder, filter.LowPass, fs, cfg.Force.ReferenceHz)
-		if err != nil {
-			return nil, fmt.Errorf("haptics: reference filter: %w", err)
-		}
-	}
-	sp, err := filter.Butterworth(cfg.Velocity.SpeedOrder, filter.LowPass, fs, cfg.Velocity.SpeedHz)
-	if err != nil {
-		return nil, fmt.Errorf("haptics: joint-speed filter: %w", err)
-	}
-	ch, err := filter.ChebyshevI(cfg.Velocity.ChebyOrder, cfg.Velocity.ChebyRippleDB, filter.LowPass, fs, cfg.Velocity.ChebyHz)
-	if err != nil {
-		return nil, fmt.Errorf("haptics: velocity-loop filter: %w", err)
+		return nil, err
 	}
 	c := &controller{cfg: cfg, t: cfg.Period.Seconds()}
 	for i := range 3 {
-		c.fDes[i] = filter.New(fd)
-		c.fMeas[i] = filter.New(fe)
-		c.fStf[i] = filter.New(fd)
-		c.speed[i] = filter.New(sp)
-		c.cheb[i] = filter.New(ch)
+		c.fDes[i] = filter.New(d.Reference)
+		c.fMeas[i] = filter.New(d.Force)
+		c.fStf[i] = filter.New(d.Reference)
+		c.speed[i] = filter.New(d.Speed)
+		c.cheb[i] = filter.New(d.Velocity)
 	}
 	return c, nil
 }

@@ -94,6 +94,17 @@ func newBCSR(m *mesh) *bcsr {
 	return s
 }
 
+// twin returns a matrix of the same pattern with values of its own: the
+// step assembles a trial point's matrix into it while the step's own is
+// still in use (see operator).
+func (s *bcsr) twin() *bcsr {
+	t := *s
+	t.val = make([][3][3]float64, len(s.val))
+	t.exVal = make([]float64, len(s.exVal))
+	t.exGen = 0
+	return &t
+}
+
 func (s *bcsr) find(i, j int32) int32 {
 	lo, hi := s.rowPtr[i], s.rowPtr[i+1]
 	k := lo + int32(sort.Search(int(hi-lo), func(k int) bool { return s.col[lo+int32(k)] >= j }))

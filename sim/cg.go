@@ -27,6 +27,10 @@ type solveResult struct {
 	residual float64 // ‖b - A·x‖ / max(‖b‖, floor) on the free subspace
 	ok       bool    // converged to the tolerance
 	broke    bool    // a non-finite value stopped it: x is unusable
+	// psi is the quadratic ½·xᵀ·A·x - bᵀ·x at the solution returned (on
+	// the free subspace, when x's constrained components are zero): each
+	// iteration lowers it by ½·α·rᵀz.
+	psi float64
 }
 
 // solve improves x (the warm start; its constrained components hold the
@@ -43,14 +47,15 @@ type solveResult struct {
 func (w *cg) solve(s linearSystem, x, b []float64, tol, floor float64, maxIter int, scale bool) solveResult {
 	r, z, p, q := w.r, w.z, w.p, w.q
 	s.mulA(q, x)
-	if scale {
-		if xq := dot8(x, q); xq > 0 {
-			g := dot8(x, b) / xq
-			for i := range x {
-				x[i] *= g
-				q[i] *= g
-			}
+	xq, xb := dot8(x, q), dot8(x, b)
+	psi := 0.5*xq - xb
+	if scale && xq > 0 {
+		g := xb / xq
+		for i := range x {
+			x[i] *= g
+			q[i] *= g
 		}
+		psi = -0.5 * xb * g
 	}
 	for i := range r {
 		r[i] = b[i] - q[i]
@@ -61,7 +66,7 @@ func (w *cg) solve(s linearSystem, x, b []float64, tol, floor float64, maxIter i
 		return solveResult{residual: res, broke: true}
 	}
 	if res <= tol*ref {
-		return solveResult{residual: res / ref, ok: true}
+		return solveResult{residual: res / ref, ok: true, psi: psi}
 	}
 	s.precond(z, r)
 	copy(p, z)
@@ -75,9 +80,10 @@ func (w *cg) solve(s linearSystem, x, b []float64, tol, floor float64, maxIter i
 		if !(pq > 0) || !(rz > 0) {
 			// Round-off has used up the search directions: x is the best
 			// iterate there is.
-			return solveResult{iters: it, residual: res / ref}
+			return solveResult{iters: it, residual: res / ref, psi: psi}
 		}
 		a := rz / pq
+		psi -= 0.5 * a * rz
 		axpy(x, x, p, a)
 		axpy(r, r, q, -a)
 		res = math.Sqrt(dot8(r, r))
@@ -85,7 +91,7 @@ func (w *cg) solve(s linearSystem, x, b []float64, tol, floor float64, maxIter i
 			return solveResult{iters: it, residual: res, broke: true}
 		}
 		if res <= tol*ref {
-			return solveResult{iters: it, residual: res / ref, ok: true}
+			return solveResult{iters: it, residual: res / ref, ok: true, psi: psi}
 		}
 		s.precond(z, r)
 		rzNew := dot8(r, z)
@@ -93,7 +99,7 @@ func (w *cg) solve(s linearSystem, x, b []float64, tol, floor float64, maxIter i
 		rz = rzNew
 		axpy(p, z, p, beta)
 	}
-	return solveResult{iters: maxIter, residual: res / ref}
+	return solveResult{iters: maxIter, residual: res / ref, psi: psi}
 }
 
 func dot(a, b []float64) float64 {

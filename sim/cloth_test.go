@@ -341,3 +341,66 @@ func TestScriptValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestStrainLimit: a cloth far too soft for its weight (its curves a
+// thousandth of cotton's, so that it would hang stretched by several times
+// its length) keeps every triangle's principal strain within the strain
+// limit after every step, while the limiter is at work, at a short and a
+// long step; its corrections never add kinetic energy.
+func TestStrainLimit(t *testing.T) {
+	for _, dt := range []time.Duration{5 * time.Millisecond, 50 * time.Millisecond} {
+		c := newTestCloth(t, func(cfg *Config) {
+			cfg.NodesU, cfg.NodesV, cfg.Dt, cfg.NoRod = 12, 12, dt, true
+			cfg.Material.Weft, cfg.Material.Warp, cfg.Material.Shear = LinearCurve(0.3), LinearCurve(0.3), LinearCurve(0.03)
+		})
+		lim := c.cfg.StrainLimit
+		var worst float64
+		limited := 0
+		steps := int(sec(pick(1.0, 0.3)) / dt)
+		for i := range steps {
+			c.Step(time.Duration(i)*dt, nil)
+			if c.Stats().Status == StatusRecovered {
+				t.Fatalf("dt %v, step %d: recovered", dt, i)
+			}
+			worst = math.Max(worst, c.MaxStrain())
+			limited += c.Stats().Limited
+		}
+		t.Logf("dt %v: %d steps, %d corrections, largest principal strain %.4f (limit %.2f)", dt, steps, limited, worst, lim)
+		if limited == 0 {
+			t.Errorf("dt %v: the limiter never acted; the test needs a cloth it must hold", dt)
+		}
+		if worst > 1.01*lim {
+			t.Errorf("dt %v: principal strain %.4f beyond the limit %.2f", dt, worst, lim)
+		}
+	}
+	// One correction of a triangle stretched along its diagonal while its
+	// vertices fly apart: the stretch comes to the limit, and the
+	// kinetic energy falls.
+	m := newMesh(2, 2, 0.01, 0.01, 0)
+	c := &Cloth{m: m, n: 4, cfg: Config{StrainLimit: 0.3}, x: make([]float64, 12), v: make([]float64, 12)}
+	c.cons.init(4)
+	c.fab.mass = []float64{1, 2, 3, 4}
+	for k := range 4 {
+		u, v := m.uv[2*k], m.uv[2*k+1]
+		// Shear along the diagonal (1, -1), which no edge of the first
+		// triangle measures.
+		c.x[3*k], c.x[3*k+1] = u+2*(u-v), v-2*(u-v)
+		c.v[3*k], c.v[3*k+1], c.v[3*k+2] = u-v, v-u, 0.1*float64(k)
+	}
+	ke := func() (e float64) {
+		for k := range 4 {
+			e += 0.5 * c.fab.mass[k] * dot3(at3(c.v, int32(k)), at3(c.v, int32(k)))
+		}
+		return e
+	}
+	t0 := &m.tris[0]
+	before, k0 := principalStrain(t0, c.x), ke()
+	if !c.limitTri(t0, 1.3, 1.3) {
+		t.Fatalf("a triangle at principal strain %.3f was not corrected", before)
+	}
+	after, k1 := principalStrain(t0, c.x), ke()
+	t.Logf("one correction: principal strain %.4f → %.6f, kinetic energy %.4g → %.4g J", before, after, k0, k1)
+	if math.Abs(after-0.3) > 1e-9 || !(k1 < k0) {
+		t.Errorf("one correction: strain %.6f (want 0.3), kinetic energy %g → %g", after, k0, k1)
+	}
+}

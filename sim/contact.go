@@ -61,6 +61,8 @@ type contactPt struct {
 type fingerContact struct {
 	in    fingerInput
 	lin   []contactPt // the step's linearisation
+	trial []contactPt // at the Newton iteration's last trial point (adopt makes it lin)
+	probe []contactPt // scratch: the line search's
 	state []contactPt // after the step: stick/slip state carried forward
 	next  []contactPt
 	slot  []int32 // per probe: index into state, or -1
@@ -75,9 +77,24 @@ type padContact struct {
 	capac    int // room in each contact list
 	overflow int // probes left out because a list was full
 	bad      int // finger samples of this step that were not finite
+	// boundsOf says whose bounds the search holds: the last trial
+	// point's, the cloth's state's (which may be the same), or neither.
+	boundsOf int
+	// start is the positions at the start of the step: within a step, a
+	// probe that touches a pad for the first time is anchored where it
+	// was then, wherever the Newton iteration evaluates it, so that its
+	// friction spring has an energy (linearize).
+	start []float64
 }
 
 const stickSpeed = 0.001 // [m/s]
+
+// The bounds the contact search holds (padContact.boundsOf).
+const (
+	boundsNone = iota
+	boundsTrial
+	boundsState
+)
 
 func (s *padContact) init(c *Cloth) {
 	s.c = c
@@ -98,6 +115,8 @@ func (s *padContact) init(c *Cloth) {
 	for k := range s.f {
 		fc := &s.f[k]
 		fc.lin = make([]contactPt, 0, s.capac)
+		fc.trial = make([]contactPt, 0, s.capac)
+		fc.probe = make([]contactPt, 0, s.capac)
 		fc.state = make([]contactPt, 0, s.capac)
 		fc.next = make([]contactPt, 0, s.capac)
 		fc.slot = make([]int32, nProbes)
@@ -162,6 +181,18 @@ func (s *padContact) setFingers(in *FingerState, tEnd time.Duration) {
 	}
 }
 
+// work estimates what the pads do to the cloth over the step [J]: each
+// present pad's force after the last step (out) times how far it moves.
+func (s *padContact) work(out *Output) float64 {
+	var w float64
+	for k := range s.f {
+		if in := &s.f[k].in; in.present {
+			w += norm3(out.Local[k].F0) * math.Sqrt(dist2(in.c, in.last))
+		}
+	}
+	return w
+}
+
 // dropState forgets finger k's contacts.
 func (s *padContact) dropState(k int) {
 	fc := &s.f[k]
@@ -170,6 +201,7 @@ func (s *padContact) dropState(k int) {
 	}
 	fc.state = fc.state[:0]
 	fc.lin = fc.lin[:0]
+	fc.trial = fc.trial[:0]
 }
 
 func (s *padContact) reset() {
@@ -179,9 +211,10 @@ func (s *padContact) reset() {
 }
 
 // collect fills dst with the probes of x inside finger k's pad, copying the
-// friction state of those already in contact. search.bound must have been
-// called for x.
-func (s *padContact) collect(k int, x []float64, dst []contactPt) []contactPt {
+// friction state of those already in contact. A probe that was not sticks
+// where it is in anchor (x itself when anchor is nil), relative to the
+// pad's last position. search.bound must have been called for x.
+func (s *padContact) collect(k int, x, anchor []float64, dst []contactPt) []contactPt {
 	c := s.c
 	fc := &s.f[k]
 	in := &fc.in
@@ -237,9 +270,12 @@ func (s *padContact) collect(k int, x []float64, dst []contactPt) []contactPt {
 				}
 				id := s.probes.first[ti] + int32(q)
 				cp := contactPt{probe: id, tri: ti, w: w, n: scale3(1/dist, d), pen: pen, k: comp * area}
-				if j := fc.slot[id]; j >= 0 {
+				switch j := fc.slot[id]; {
+				case j >= 0:
 					cp.offset, cp.slipping = fc.state[j].offset, fc.state[j].slipping
-				} else {
+				case anchor != nil:
+					cp.offset = sub3(s.probes.pos(&cp, anchor), in.last)
+				default:
 					cp.offset = sub3(p, in.last)
 				}
 				dst = append(dst, cp)
@@ -250,30 +286,45 @@ func (s *padContact) collect(k int, x []float64, dst []contactPt) []contactPt {
 	return dst
 }
 
-// linearize collects the contacts at the start of the step, adds their
-// forces to f and stores their Jacobians. It returns the contact energy.
-func (s *padContact) linearize(x, v, f []float64) float64 {
+// linearize collects the contacts at x, adds their forces to f and stores
+// their Jacobians: at the start of the step into each pad's lin, at a
+// trial point of the step's Newton iteration (trial) into its trial list.
+// Every probe keeps the friction anchor the last step left it, so within a
+// step the contacts are springs with an energy. It returns that energy:
+// the normal springs' ½·k·pen² and the friction springs' ½·k·|t|².
+//
+// fresh says the search's bounds are already those of x: x is the state
+// the last trial point left, bounded then or after the last step
+// (boundsOf).
+func (s *padContact) linearize(x, f []float64, trial, fresh bool) float64 {
 	var e float64
-	if s.anyPresent() {
+	if !trial {
+		s.start = x
+	}
+	if s.anyPresent() && !(fresh && s.boundsOf != boundsNone) {
 		s.search.bound(x)
+		s.boundsOf = boundsState
+		if trial {
+			s.boundsOf = boundsTrial
+		}
 	}
 	for k := range s.f {
 		fc := &s.f[k]
-		fc.lin = fc.lin[:0]
+		list := &fc.lin
+		if trial {
+			list = &fc.trial
+		}
+		*list = (*list)[:0]
 		if !fc.in.present {
 			continue
 		}
-		fc.lin = s.collect(k, x, fc.lin)
-		for i := range fc.lin {
-			cp := &fc.lin[i]
-			p := s.probes.pos(cp, x)
+		*list = s.collect(k, x, s.start, *list)
+		for i := range *list {
+			cp := &(*list)[i]
+			t := s.spring(fc, cp, x)
 			fn := cp.k * cp.pen
-			e += 0.5 * fn * cp.pen
-			anchor := add3(fc.in.c, cp.offset)
-			if cp.slipping {
-				anchor = add3(fc.in.last, cp.offset)
-			}
-			cp.f = add3(scale3(fn, cp.n), scale3(-cp.k, tangent(sub3(p, anchor), cp.n)))
+			e += 0.5 * cp.k * (cp.pen*cp.pen + dot3(t, t))
+			cp.f = add3(scale3(fn, cp.n), scale3(-cp.k, t))
 			for a := range 3 {
 				for b := range 3 {
 					cp.j[a][b] = -cp.k * identity(a, b)
@@ -283,6 +334,48 @@ func (s *padContact) linearize(x, v, f []float64) float64 {
 		}
 	}
 	return e
+}
+
+// spring returns the stretch of probe cp's friction spring at x: its
+// offset from the anchor, across the normal.
+func (s *padContact) spring(fc *fingerContact, cp *contactPt, x []float64) [3]float64 {
+	anchor := add3(fc.in.c, cp.offset)
+	if cp.slipping {
+		anchor = add3(fc.in.last, cp.offset)
+	}
+	return tangent(sub3(s.probes.pos(cp, x), anchor), cp.n)
+}
+
+// potential returns the contacts' energy at y as linearize counts it,
+// without touching the step's lists.
+func (s *padContact) potential(y []float64) float64 {
+	var e float64
+	if !s.anyPresent() {
+		return 0
+	}
+	s.search.bound(y)
+	s.boundsOf = boundsNone
+	for k := range s.f {
+		fc := &s.f[k]
+		if !fc.in.present {
+			continue
+		}
+		fc.probe = s.collect(k, y, s.start, fc.probe)
+		for i := range fc.probe {
+			cp := &fc.probe[i]
+			t := s.spring(fc, cp, y)
+			e += 0.5 * cp.k * (cp.pen*cp.pen + dot3(t, t))
+		}
+	}
+	return e
+}
+
+// adopt makes the trial points' contacts the step's linearisation.
+func (s *padContact) adopt() {
+	for k := range s.f {
+		fc := &s.f[k]
+		fc.lin, fc.trial = fc.trial, fc.lin
+	}
 }
 
 // energy returns the contact energy of the published state.
@@ -317,7 +410,7 @@ func (s *padContact) settle(k int) padSummary {
 	c := s.c
 	fc := &s.f[k]
 	x, v := c.x, c.v
-	fc.next = s.collect(k, x, fc.next)
+	fc.next = s.collect(k, x, nil, fc.next)
 	muS, muK := c.fab.muS, c.fab.muK
 	var force, nsum [3]float64
 	var uv [2]float64

@@ -78,7 +78,7 @@ func TestCollectEveryProbe(t *testing.T) {
 				r = math.Sqrt(dist2(p, fc.in.c)) * (1 + 1e-12)
 			}
 			fc.in.r, fc.in.present = r, true
-			got = s.collect(0, x, got)
+			got = s.collect(0, x, nil, got)
 			if s.overflow > 0 {
 				t.Fatalf("trial %d: %d probes overflowed", trial, s.overflow)
 			}

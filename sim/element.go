@@ -74,18 +74,18 @@ func (t *tri) geom(x []float64) (g triGeom, eu, ev, es float64) {
 // pass is the element's part of the forces pass at positions x and
 // velocities v: it adds its elastic and viscous forces to f and the
 // viscous ones alone to fv, fills lin for the step's matrix (mMin is the
-// lightest vertex mass), and returns its elastic energy A₀·ψ and its
-// largest principal strain. The viscous stresses are η·dε/dt (eq. 9-10,
-// exactly ∂ε/∂P·P').
-func (t *tri) pass(x, v, f, fv []float64, fab *fabric, lin *triLin, mMin float64) (w, strain float64) {
+// lightest vertex mass), and returns its elastic energy A₀·ψ, its
+// largest principal strain and its dissipation rate A₀·Σ η·(dε/dt)². The
+// viscous stresses are η·dε/dt (eq. 9-10, exactly ∂ε/∂P·P').
+func (t *tri) pass(x, v, f, fv []float64, fab *fabric, lin *triLin, mMin float64) (w, strain, diss float64) {
 	g, eu, ev, es := t.geom(x)
 	var st stress
 	fab.eval(eu, ev, es, &st)
 	du, dv := t.weftWarp(v)
 	eta := &fab.eta
-	vu := eta.Weft * g.uh.dot(du)
-	vv := eta.Warp * g.vh.dot(dv)
-	vs := eta.Shear * ((g.wh.dot(du.add(dv)) - g.zh.dot(du.sub(dv))) * sqrt1_2)
+	ru, rv := g.uh.dot(du), g.vh.dot(dv)
+	rs := (g.wh.dot(du.add(dv)) - g.zh.dot(du.sub(dv))) * sqrt1_2
+	vu, vv, vs := eta.Weft*ru, eta.Warp*rv, eta.Shear*rs
 	wz1, wz2 := g.wh.sub(g.zh), g.wh.add(g.zh)
 	hu := g.uh.scale(vu).add(wz1.scale(vs * sqrt1_2))
 	hv := g.vh.scale(vv).add(wz2.scale(vs * sqrt1_2))
@@ -97,7 +97,17 @@ func (t *tri) pass(x, v, f, fv []float64, fab *fabric, lin *triLin, mMin float64
 		addVecAt(fv, n, hu.scale(a).add(hv.scale(b)))
 	}
 	lin.set(&g, &st, mMin)
-	return t.area * st.psi, g.principalStrain()
+	return t.area * st.psi, g.principalStrain(), t.area * (vu*ru + vv*rv + vs*rs)
+}
+
+// dissipation returns Σ η·(dε/dt)² of the element in the state g for the
+// node velocities v: the rate per rest area at which its viscous stresses
+// do work.
+func (g *triGeom) dissipation(t *tri, v []float64, eta *Viscosity) float64 {
+	du, dv := t.weftWarp(v)
+	ru, rv := g.uh.dot(du), g.vh.dot(dv)
+	rs := (g.wh.dot(du.add(dv)) - g.zh.dot(du.sub(dv))) * sqrt1_2
+	return eta.Weft*ru*ru + eta.Warp*rv*rv + eta.Shear*rs*rs
 }
 
 // set fills lin from the element's geometry, elastic state and lightest

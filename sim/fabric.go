@@ -23,6 +23,7 @@ type fabric struct {
 	areal                        float64
 	thick, compression, muS, muK float64
 	layerMu                      float64 // Coulomb coefficient between layers
+	gen                          uint64  // counts the updates
 }
 
 func (f *fabric) init(mat *Material, m *mesh) {
@@ -60,6 +61,7 @@ func (f *fabric) advance(dt float64) {
 func (f *fabric) mix(a, b float64) float64 { return (1-f.w)*a + f.w*b }
 
 func (f *fabric) update() {
+	f.gen++
 	c, o := &f.cur.m, &f.old.m
 	if f.w == 0 {
 		o = c

@@ -295,3 +295,9 @@ func TestPeirceCantilever(t *testing.T) {
 		t.Errorf("Peirce bending length %.4g m, want %.4g m within 5 %%", peirce, c0)
 	}
 }
+
+// eval sets f to the forces at (x, v), without assembling.
+func (fo *forces) eval(x, v, f []float64) {
+	fo.elastic(x, v, f, nil)
+	fo.contacts(x, f, false, false)
+}

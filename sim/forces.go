@@ -2,9 +2,10 @@ package sim
 
 // forces is the cloth's force model as a step evaluates it: gravity, the
 // elements' tensile and viscous forces with their linearisations, the
-// bending forces and the contacts' (pads and rod), and the energy of a
-// state. With the assembled operator the element pass also adds each
-// triangle's blocks to the step's matrix while the element is at hand.
+// bending forces and the contacts' (pads, rod and the pinched stack's
+// springs), and the energy of a state. With the assembled operator the
+// element pass also adds each triangle's blocks to the step's matrix
+// while the element is at hand.
 type forces struct {
 	c     *Cloth
 	op    *operator // the step's system, whose matrix the element pass assembles
@@ -19,8 +20,10 @@ type forces struct {
 	// seam (part 2) runs after them.
 	parts       [3][]int32
 	psi, strain [3]float64 // per part: tensile energy, largest strain
+	diss        [3]float64 // per part: dissipation rate
 	bendE       [2]float64 // per part: bending energy of its rows
 	px, pv, pf  []float64  // the arguments of the pass in progress
+	asm         *bcsr      // the matrix the pass assembles into; nil: none
 	job         func(part int)
 	half        int // the bending forces' rows split at half, as the parts' nodes
 }
@@ -71,10 +74,13 @@ func splitTris(m *mesh) [3][]int32 {
 	return parts
 }
 
-// eval evaluates f(x, v) and every element's and contact's
-// linearisation, and returns the energy of the state and its largest
-// principal strain.
-func (fo *forces) eval(x, v, f []float64) (e Energy, strain float64) {
+// elastic sets f to gravity and the elements' and bending forces at
+// (x, v), fills every element's linearisation and, with asm, assembles
+// the elements' blocks of the step's matrix into asm (after the mass,
+// startAssembly). It returns the energy of the state but its contacts,
+// its largest principal strain and its dissipation rate Vᵀ·C·V, C the
+// viscous forces' -∂f/∂v (zero without viscosity).
+func (fo *forces) elastic(x, v, f []float64, asm *bcsr) (e Energy, strain, diss float64) {
 	c := fo.c
 	fo.v = v
 	g := c.cfg.Gravity
@@ -85,22 +91,32 @@ func (fo *forces) eval(x, v, f []float64) (e Energy, strain float64) {
 		e.Kinetic += 0.5 * m * (v[3*k]*v[3*k] + v[3*k+1]*v[3*k+1] + v[3*k+2]*v[3*k+2])
 	}
 	clear(fo.fVisc)
-	if c.cfg.Operator == Assembled {
-		fo.op.startAssembly()
+	fo.asm = asm
+	if asm != nil {
+		fo.op.startAssembly(asm)
 	}
 	fo.px, fo.pv, fo.pf = x, v, f
 	c.team.run(fo.job)
 	fo.part(2)
-	fo.px, fo.pv, fo.pf = nil, nil, nil
+	fo.px, fo.pv, fo.pf, fo.asm = nil, nil, nil, nil
 	e.Tensile = fo.psi[0] + fo.psi[1] + fo.psi[2]
 	e.Bending = fo.bendE[0] + fo.bendE[1]
 	strain = max(fo.strain[0], fo.strain[1], fo.strain[2])
-	e.Contact = c.pads.linearize(x, v, f)
-	e.Contact += c.rod.linearize(x, f)
+	diss = fo.diss[0] + fo.diss[1] + fo.diss[2]
+	return e, strain, diss
+}
+
+// contacts adds the contacts' forces at x to f (the pads' with the step's
+// friction anchors, the pinched stack's springs with theirs) and returns
+// their energy. trial keeps the pads' linearisation apart from the step's,
+// fresh says the pads' search holds x's bounds (padContact.linearize).
+func (fo *forces) contacts(x, f []float64, trial, fresh bool) float64 {
+	c := fo.c
+	e := c.pads.linearize(x, f, trial, fresh) + c.rod.linearize(x, f)
 	if c.self != nil {
-		e.Contact += c.self.linearize(x, f)
+		e += c.self.linearize(x, f)
 	}
-	return e, strain
+	return e
 }
 
 // part runs the forces pass over the triangles of one part and, with the
@@ -111,19 +127,20 @@ func (fo *forces) part(p int) {
 	x, v, f := fo.px, fo.pv, fo.pf
 	eta := &c.fab.eta
 	op := fo.op
-	assemble := c.cfg.Operator == Assembled
-	var psi, strain float64
+	asm := fo.asm
+	var psi, strain, diss float64
 	for _, i := range fo.parts[p] {
 		t := &c.m.tris[i]
 		lin := &fo.lin[i]
-		w, s := t.pass(x, v, f, fo.fVisc, &c.fab, lin, min(c.fab.mass[t.n[0]], min(c.fab.mass[t.n[1]], c.fab.mass[t.n[2]])))
+		w, s, d := t.pass(x, v, f, fo.fVisc, &c.fab, lin, min(c.fab.mass[t.n[0]], min(c.fab.mass[t.n[1]], c.fab.mass[t.n[2]])))
 		psi += w
 		strain = max(strain, s)
-		if assemble {
-			lin.assemble(op.a, &op.a.triBlk[i], t, op.cK, op.cD, eta)
+		diss += d
+		if asm != nil {
+			lin.assemble(asm, &asm.triBlk[i], t, op.cK, op.cD, eta)
 		}
 	}
-	fo.psi[p], fo.strain[p] = psi, strain
+	fo.psi[p], fo.strain[p], fo.diss[p] = psi, strain, diss
 	if p < 2 {
 		// The bending forces of the part's rows of nodes: no triangle of
 		// the other part touches them (splitTris), and the seam's come
@@ -164,6 +181,56 @@ func (fo *forces) mulK(dst, y []float64, cK float64) {
 	if c.self != nil {
 		c.self.mulAdd(dst, y, 1)
 	}
+}
+
+// potential returns the energy at positions y but the kinetic, with the
+// contacts' as the step's trial points see them, and the dissipation rate
+// at velocities V (a forces pass without forces or linearisations, for the
+// Newton iteration's line search).
+func (fo *forces) potential(y, V []float64) (e Energy, diss float64) {
+	c := fo.c
+	g := c.cfg.Gravity
+	for k := range c.n {
+		m := c.fab.mass[k]
+		e.Gravity -= m * (g[0]*(y[3*k]-fo.rest[3*k]) + g[1]*(y[3*k+1]-fo.rest[3*k+1]) + g[2]*(y[3*k+2]-fo.rest[3*k+2]))
+	}
+	eta := &c.fab.eta
+	visc := *eta != (Viscosity{})
+	var st stress
+	for i := range c.m.tris {
+		t := &c.m.tris[i]
+		g, eu, ev, es := t.geom(y)
+		c.fab.eval(eu, ev, es, &st)
+		e.Tensile += t.area * st.psi
+		if visc {
+			diss += t.area * g.dissipation(t, V, eta)
+		}
+	}
+	for p := range 2 {
+		i0, i1 := fo.rows(p)
+		e.Bending += fo.bending(y, i0, i1)
+	}
+	e.Contact = c.pads.potential(y) + c.rod.energyAt(y)
+	if c.self != nil {
+		e.Contact += c.self.energy(y)
+	}
+	return e, diss
+}
+
+// dissipation returns the dissipation rate Vᵀ·C·V at the positions of the
+// last elastic pass.
+func (fo *forces) dissipation(V []float64) float64 {
+	c := fo.c
+	eta := &c.fab.eta
+	if *eta == (Viscosity{}) {
+		return 0
+	}
+	var diss float64
+	for i := range c.m.tris {
+		t := &c.m.tris[i]
+		diss += t.area * fo.lin[i].g.dissipation(t, V, eta)
+	}
+	return diss
 }
 
 // energy evaluates the energy at (x, v) without touching the step's state.

@@ -281,7 +281,7 @@ func TestStepWithoutKernel(t *testing.T) {
 	if !useKernelAsm {
 		t.Skip("no assembly kernels on this machine")
 	}
-	edit := func(cfg *Config) { cfg.NodesU, cfg.NodesV = 12, 12 }
+	edit := func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.MaxNewton = 12, 12, 1 }
 	fast, plain := newTestCloth(t, edit), newTestCloth(t, edit)
 	s := ShowcasePinch(fast.cfg.Material.Thickness)
 	var in FingerState

@@ -25,7 +25,7 @@ type mesh struct {
 	bend      scalarCSR    // bending pattern; val is filled by bendParts × rigidities
 	bendParts [3][]float64 // bending operator values per unit rigidity: weft, warp, twist
 	bendGen   uint64       // counts the changes of bend.val
-	area      []float64    // lumped rest area per node [m²]
+	area      []float64    // lumped rest area per node: its dual cell [m²]
 	nodeTris  [][]int32    // triangles around each node
 }
 
@@ -77,11 +77,22 @@ func newGridMesh(gu, gv []float64, angle float64) *mesh {
 			}
 		}
 	}
+	// Each node's share of the area is its cell of the dual grid, a
+	// quarter of each grid square it is a corner of (the tensor product of
+	// the trapezoidal rule), so a uniform mesh has uniform node masses. A
+	// third of each triangle, the barycentric lumping of linear elements,
+	// gives the nodes where four diagonals meet twice the mass of the
+	// others on the union-jack grid, while gravity, inertia and bending
+	// are uniform per square.
 	m.area = make([]float64, n)
+	for j := range nv {
+		for i := range nu {
+			m.area[j*nu+i] = halfCell(gu, i) * halfCell(gv, j)
+		}
+	}
 	m.nodeTris = make([][]int32, n)
 	for t, tr := range m.tris {
 		for _, k := range tr.n {
-			m.area[k] += tr.area / 3
 			m.nodeTris[k] = append(m.nodeTris[k], int32(t))
 		}
 	}
@@ -91,6 +102,12 @@ func newGridMesh(gu, gv []float64, angle float64) *mesh {
 }
 
 func (m *mesh) nodes() int { return m.nu * m.nv }
+
+// halfCell is the extent of grid line i's dual cell: half the spacing to
+// each of its neighbours.
+func halfCell(g []float64, i int) float64 {
+	return (g[min(i+1, len(g)-1)] - g[max(i-1, 0)]) / 2
+}
 
 func (m *mesh) addTri(a, b, c int32) {
 	ua, va := m.uv[2*a], m.uv[2*a+1]

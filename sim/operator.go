@@ -6,8 +6,12 @@ package sim
 // from the elements' linearisations (MatrixFree). Its products leave the
 // constrained components out (Baraff & Witkin's filter).
 type operator struct {
-	c      *Cloth
-	a      *bcsr              // assembled operator (Assembled)
+	c *Cloth
+	a *bcsr // assembled operator (Assembled)
+	// next is the matrix a trial point of the step's Newton iteration is
+	// assembled into (Assembled): the operator's own stays in use (by the
+	// local models) unless the iteration goes on from there (swap).
+	next   *bcsr
 	mf     [][4][3][3]float64 // per triangle: uu, uv, vv, uvᵀ of triLin.mats (MatrixFree)
 	cK, cD float64
 	split  rowSplit
@@ -17,6 +21,7 @@ type operator struct {
 func (op *operator) init(c *Cloth) {
 	op.c = c
 	op.a = newBCSR(c.m)
+	op.next = op.a.twin()
 	if c.cfg.Operator == MatrixFree {
 		op.mf = make([][4][3][3]float64, len(c.m.tris))
 	}
@@ -24,10 +29,10 @@ func (op *operator) init(c *Cloth) {
 	op.job = op.mulPart
 }
 
-// startAssembly clears the assembled matrix and puts the mass on its
-// diagonal, for the forces pass to add the elements to.
-func (op *operator) startAssembly() {
-	c, a := op.c, op.a
+// startAssembly clears a (the operator's matrix or next) and puts the
+// mass on its diagonal, for the forces pass to add the elements to.
+func (op *operator) startAssembly(a *bcsr) {
+	c := op.c
 	a.zero()
 	for k := range c.n {
 		m := c.fab.mass[k]
@@ -60,6 +65,9 @@ func (op *operator) finish() {
 		lin[i].mats(&op.mf[i], &c.m.tris[i], cK, cD, cK, eta)
 	}
 }
+
+// swap makes next, assembled at a trial point, the operator's matrix.
+func (op *operator) swap() { op.a, op.next = op.next, op.a }
 
 func (op *operator) mulPart(p int) {
 	i0, i1 := op.split.rows(p)

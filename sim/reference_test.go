@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/haptex/haptex/sim/ode"
+	"github.com/haptex/haptex/sim/odetest"
 )
 
 // TestClothIntegratorOrder integrates a small hanging cloth (nonlinear
@@ -75,7 +75,7 @@ func TestClothIntegratorOrder(t *testing.T) {
 				}
 			}
 		}
-		st, err := ode.DormandPrince(deriv, 0, tEnd.Seconds(), y, ode.Options{RelTol: 1e-10, AbsTol: 1e-13})
+		st, err := odetest.DormandPrince(deriv, 0, tEnd.Seconds(), y, odetest.Options{RelTol: 1e-10, AbsTol: 1e-13})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -74,8 +74,8 @@ var (
 // normal force it had when the pull began, on the 64² mesh (to 12 mm of
 // the 36 mm pull). The goal is < 5 % of the curve's peak.
 //
-// Why graded. On uniform meshes the same comparison gave 11.2 % (24²) and
-// 13.0 % (32²), the coarse meshes stiffer: a grip of about 6 mm radius
+// Why graded. On uniform meshes the same comparison gives 13.1 % (24²) and
+// 11.5 % (32²), the coarse meshes stiffer: a grip of about 6 mm radius
 // pulled on a membrane has a stiffness ∝ 1/ln(R/a), and 13 mm (24²) or
 // 9.7 mm (32²) elements enlarge the grip. Scratch runs of this curve
 // ruled out the other suspects: removing the in-plane
@@ -87,9 +87,10 @@ var (
 // round the index pad (its normal force rises to 11 N while the thumb's
 // falls to 0.2 N by 17 mm): the grip becomes a capstan, whose force grows
 // as exp(μ·wrap angle) with μ = 3, and the wrap angle keeps converging with
-// the elements round the pad. At 16 mm the graded meshes give 3.66 (24²),
-// 3.44 (64²), 3.42 (96²) and 3.31 N (128²), so that part of the curve is
-// not mesh-independent at these resolutions.
+// the elements round the pad. At 16 mm the graded meshes give 3.63 (24²),
+// 3.62 (32²) and 3.40 N (64²), and they let go of the cloth at different
+// points of the pull (20-24 mm), so that part of the curve is not
+// mesh-independent at these resolutions (docs/cloth.md).
 func TestPinchPullResolution(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("a 64² run; skipped with -short and -race")

@@ -40,11 +40,13 @@ func (r *rod) linearize(x, f []float64) float64 {
 	reff := r.radius + c.fab.thick/2
 	var e float64
 	for k := range c.n {
-		if !c.cons.free[k] {
+		// Most nodes are far from the rod: a squared distance rules them
+		// out before the root.
+		dy, dz := x[3*k+1]-r.y, x[3*k+2]-r.z
+		if dy*dy+dz*dz >= reff*reff || !c.cons.free[k] {
 			continue
 		}
-		dy, dz := x[3*k+1]-r.y, x[3*k+2]-r.z
-		d := math.Hypot(dy, dz)
+		d := math.Sqrt(dy*dy + dz*dz)
 		pen := reff - d
 		if pen <= 0 || d < 1e-9 {
 			continue
@@ -54,6 +56,27 @@ func (r *rod) linearize(x, f []float64) float64 {
 		addAt3(f, int32(k), kk*pen, n)
 		e += 0.5 * kk * pen * pen
 		r.list = append(r.list, rodContact{node: int32(k), n: n, k: kk})
+	}
+	return e
+}
+
+// energyAt returns the rod contacts' energy at x, as linearize counts it.
+func (r *rod) energyAt(x []float64) float64 {
+	if !r.enabled {
+		return 0
+	}
+	c := r.c
+	reff := r.radius + c.fab.thick/2
+	var e float64
+	for k := range c.n {
+		dy, dz := x[3*k+1]-r.y, x[3*k+2]-r.z
+		if dy*dy+dz*dz >= reff*reff || !c.cons.free[k] {
+			continue
+		}
+		d := math.Sqrt(dy*dy + dz*dz)
+		if pen := reff - d; pen > 0 && d >= 1e-9 {
+			e += 0.5 * c.fab.compression * c.m.area[k] * pen * pen
+		}
 	}
 	return e
 }

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/calib/psych"
 	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -241,7 +243,7 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 				}
 				c, err := interval(lx)
 				if err != nil {
-					rep.Reason = fmt.Sprintf("stimulus check: %s cannot be measured at %g %s with motion %q: %v (use motion = %q)", cue.Name, lx, e.Stimulus.Unit, e.Timing.Motion, err, dim.motion)
+					rep.Reason = fmt.Sprintf("stimulus check: %s cannot be measured at %g %s with motion %q: %v (%s)", cue.Name, lx, e.Stimulus.Unit, e.Timing.Motion, err, unmeasurable(e, dim, script, err))
 					return rep, nil
 				}
 				if isTest {
@@ -293,6 +295,17 @@ func remedy(e *Experiment, dim dimension) string {
 		s = append(s, "or choose a fabric whose difference the motion conveys")
 	}
 	return strings.Join(s, ", ")
+}
+
+// unmeasurable says what would let the cue be measured after err.
+func unmeasurable(e *Experiment, dim dimension, script *twin.Script, err error) string {
+	if d, ok := dim.cue.Needs(script); ok && errors.Is(err, errIntervalShort) {
+		return fmt.Sprintf("set timing.interval_s to at least %.3g s, or leave it out for the motion's %.3g s", d.Seconds(), script.Duration().Seconds())
+	}
+	if e.Timing.Motion != dim.motion {
+		return fmt.Sprintf("use motion = %q", dim.motion)
+	}
+	return fmt.Sprintf("motion %q is the one that delivers %s: the rig's scene or the fabric does not let it", dim.motion, e.Stimulus.Kind)
 }
 
 // checkTrial is one of the check's trials: its level and the cues of its

@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/kes"
@@ -48,6 +50,31 @@ func TestStimulusCheckRefusesMotion(t *testing.T) {
 		CueObservers: []*psych.CueObserver{cueObserver(t, "cue:seed=1")}})
 	if err == nil || !strings.Contains(err.Error(), "loading-stiffness") || !strings.Contains(err.Error(), "-force") {
 		t.Fatalf("run of an invalid experiment: %v", err)
+	}
+}
+
+// An interval that ends before the stretch and the hold after it are over
+// cannot deliver the loading stiffness: the file is refused at
+// timing.interval_s, and the check of an experiment built with such an
+// interval says to lengthen it, not to use the motion it already uses.
+func TestStimulusCheckIntervalTooShort(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "stiffness-2afc.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := strings.Replace(string(src), "gap_s = 0.5", "interval_s = 0.6\ngap_s = 0.5", 1)
+	if _, err := Parse([]byte(short), "short.toml"); err == nil || !strings.Contains(err.Error(), "timing.interval_s") || !strings.Contains(err.Error(), "2.6 s") {
+		t.Errorf("a 0.6 s stretch interval: %v", err)
+	}
+	e := loadExample(t, "stiffness-2afc.toml")
+	e.Timing.Interval = 600 * time.Millisecond
+	e.Side = 8
+	rep, err := Check(context.Background(), CheckOptions{Experiment: e, Levels: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Valid || strings.Contains(rep.Reason, "\n") || !strings.Contains(rep.Reason, "interval_s to at least 2.6 s") || strings.Contains(rep.Reason, "use motion") {
+		t.Fatalf("valid %v, reason %q", rep.Valid, rep.Reason)
 	}
 }
 
@@ -177,7 +204,7 @@ func TestStepFitWarns(t *testing.T) {
 // prediction for w.
 func dryRun(t *testing.T, e *Experiment, rep *StimulusReport, w float64, seed uint64, base rig.Config) (threshold, predicted float64) {
 	t.Helper()
-	o, err := psych.NewCueObserver(w, 0.01, 0, e.Task, seed)
+	o, err := psych.ParseCueObserver(fmt.Sprintf("cue:weber=%g,lambda=0.01,seed=%d", w, seed), e.Task)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,6 +65,34 @@ func (c *Cue) Contrast(test, reference, w float64) float64 {
 // errNoPhase is returned when the motion has no phase the cue needs.
 var errNoPhase = errors.New("the motion has no such phase")
 
+// errIntervalShort is returned when the interval ended before the part of
+// the motion the cue is measured over.
+var errIntervalShort = errors.New("the interval ended before the cue's part of the motion was over")
+
+// Needs returns how far into the motion script an interval must last for
+// the cue to be measured: the end of the phase after the cue's Phase (the
+// rest it is compared at). ok is false when the cue needs no phase or the
+// motion has not the cue's phase.
+func (c *Cue) Needs(script *twin.Script) (d time.Duration, ok bool) {
+	if c.Phase == "" {
+		return 0, false
+	}
+	_, d, ok = phaseAndRest(script, c.Phase)
+	return d, ok
+}
+
+// phaseAndRest returns the start of the script's phase and the end of the
+// phase after it (the motion's end when it is the last).
+func phaseAndRest(script *twin.Script, phase string) (start, end time.Duration, ok bool) {
+	start, end, ok = script.PhaseSpan(phase)
+	for i, p := range script.Phases {
+		if p.Name == phase && i+1 < len(script.Phases) {
+			_, end, _ = script.PhaseSpan(script.Phases[i+1].Name)
+		}
+	}
+	return start, end, ok
+}
+
 // The cues of the built-in dimensions. Their Weber fractions:
 //
 //   - stiffness: 23 %, Jones LA, Hunter IW, "A perceptual analysis of
@@ -83,7 +111,7 @@ var errNoPhase = errors.New("the motion has no such phase")
 //     measured by three methods", J Acoust Soc Am 87:330–338 (1990).
 var (
 	cueLoadingStiffness = &Cue{
-		Name: "loading-stiffness", Unit: "N/m", Weber: 0.23, Phase: "stretch",
+		Name: "loading-stiffness", Unit: "N/m", Weber: 0.23, Phase: stretchPhase,
 		Source: "Jones & Hunter 1990 (23 %); Tan et al. 1995 (8-22 %)",
 		Doc: "the growth of the net fingertip force against the pull (both sensors) over the pads' mean displacement, " +
 			"from rest before the motion's stretch phase to rest after it (each averaged over 0.3 s)",
@@ -137,15 +165,9 @@ func measureCue(c *Cue, tr *rig.IntervalTrace, script *twin.Script) (float64, er
 // averageWindow of the phase after), so that the servo's force ripple
 // averages out.
 func loadingStiffness(tr *rig.IntervalTrace, script *twin.Script) (float64, error) {
-	start, end, ok := script.PhaseSpan("stretch")
+	start, after, ok := phaseAndRest(script, stretchPhase)
 	if !ok {
-		return 0, fmt.Errorf("%w %q", errNoPhase, "stretch")
-	}
-	after := end
-	for i, p := range script.Phases {
-		if p.Name == "stretch" && i+1 < len(script.Phases) {
-			_, after, _ = script.PhaseSpan(script.Phases[i+1].Name)
-		}
+		return 0, fmt.Errorf("%w %q", errNoPhase, stretchPhase)
 	}
 	h := tr.Haptics
 	t0 := h[0].T
@@ -164,8 +186,9 @@ func loadingStiffness(tr *rig.IntervalTrace, script *twin.Script) (float64, erro
 	}
 	b0, b1 := window(start)
 	a0, a1 := window(after)
-	if b0 < 0 || a0 < 0 || a1 <= a0 || b1 <= b0 {
-		return 0, errors.New("the interval ended before the stretch was over")
+	if b0 < 0 || a0 < 0 || a1 <= a0 || b1 <= b0 || h[len(h)-1].T-t0 < after.Seconds()-2*tr.HapticsPeriod.Seconds() {
+		return 0, fmt.Errorf("%w: it lasted %.3g s, the stretch and the hold after it end %.3g s into the motion",
+			errIntervalShort, h[len(h)-1].T-t0+tr.HapticsPeriod.Seconds(), after.Seconds())
 	}
 	for i := b0; i <= a1; i++ {
 		if !h[i].Fingers[sim.Thumb].Contact || !h[i].Fingers[sim.IndexFinger].Contact {
@@ -193,6 +216,9 @@ func loadingStiffness(tr *rig.IntervalTrace, script *twin.Script) (float64, erro
 	u := vec3.Scale(1/travel, d)
 	return -vec3.Dot(vec3.Sub(f1, f0), u) / travel, nil
 }
+
+// stretchPhase is the motion phase the loading stiffness is measured over.
+const stretchPhase = "stretch"
 
 // averageWindow is how long the stiffness cue averages force and position
 // at rest, before and after the stretch.

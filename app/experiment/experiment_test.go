@@ -175,7 +175,10 @@ func TestResumeAfterCSVBeforeState(t *testing.T) {
 }
 
 // A run begun by a version of haptex that wrote other columns is not
-// resumed into the same trials.csv: its rows would not line up.
+// resumed into the same trials.csv: its rows would not line up. The
+// older layout is a whole table without the columns added since (header
+// and rows alike); a table whose rows do not match its own header is
+// refused as not a trials table.
 func TestResumeRefusesOtherColumns(t *testing.T) {
 	dir := t.TempDir()
 	stop := errors.New("killed")
@@ -188,19 +191,48 @@ func TestResumeRefusesOtherColumns(t *testing.T) {
 		t.Fatalf("interrupted run: %v", err)
 	}
 	path := filepath.Join(dir, "level-test", "sim01", "trials.csv")
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := strings.Replace(string(data), ",i1_thumb_limited_s,i1_index_limited_s", "", 1)
-	if old == string(data) {
-		t.Fatal("trials.csv has no limited_s columns")
-	}
-	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+	recs, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := run(t, dir, nil); err == nil || !strings.Contains(err.Error(), "other columns") {
+	drop := map[int]bool{}
+	for i, c := range recs[0] {
+		if c == "i1_thumb_limited_s" || c == "i1_index_limited_s" {
+			drop[i] = true
+		}
+	}
+	if len(drop) != 2 {
+		t.Fatalf("trials.csv has no limited_s columns: %q", recs[0])
+	}
+	write := func(recs [][]string) {
+		t.Helper()
+		var b strings.Builder
+		w := csv.NewWriter(&b)
+		w.WriteAll(recs)
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	older := make([][]string, len(recs))
+	for r, rec := range recs {
+		for i, v := range rec {
+			if !drop[i] {
+				older[r] = append(older[r], v)
+			}
+		}
+	}
+	write(older)
+	if _, err := run(t, dir, nil); err == nil || !strings.Contains(err.Error(), "other columns") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("resumed a trials.csv of another layout: %v", err)
+	}
+	write(append([][]string{older[0]}, recs[1:]...))
+	if _, err := run(t, dir, nil); err == nil || !strings.Contains(err.Error(), "not a trials table") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("resumed a trials.csv whose rows do not match its header: %v", err)
 	}
 }
 

@@ -119,7 +119,7 @@ func (m motion) length() time.Duration {
 }
 
 var motions = map[string]motion{
-	"stretch":  {twin.StretchScript, "pinch firmly and pull the pinched point 2 mm down, loading the fabric in tension (3.3 s)"},
+	"stretch":  {twin.StretchScript, "pinch firmly and pull the pinched point 1 mm down, loading the fabric in tension (3.3 s)"},
 	"bend":     {twin.BendScript, "pinch firmly and lift the pinched point 25 mm up and 15 mm out, folding the fabric (3.3 s)"},
 	"stroke":   {twin.StrokeScript, "touch the fabric with the index finger and stroke it ±3 cm (3 s)"},
 	"pinch":    {twin.PinchScript, "pinch lightly and pull 36 mm out of the plane and down (3 s)"},
@@ -364,6 +364,10 @@ func (e *Experiment) Validate() error {
 		if v.v < v.min || v.v > 600*time.Second {
 			return fmt.Errorf("%s: %g s, want %g..600 s (the gap must cover the 0.25 s material ramp and a tactile frame)", v.name, v.v.Seconds(), v.min.Seconds())
 		}
+	}
+	if d, ok := dim.cue.Needs(m.script(twin.DefaultScene())); ok && t.Interval < d {
+		return fmt.Errorf("timing.interval_s: %g s ends before motion %q's %s and the hold after it are over, which the %s cue needs: want at least %.3g s (the motion lasts %.3g s)",
+			t.Interval.Seconds(), t.Motion, dim.cue.Phase, dim.cue.Name, d.Seconds(), m.length().Seconds())
 	}
 	if e.Side != 0 && (e.Side < 8 || e.Side > 128) {
 		return fmt.Errorf("side: %d, want 8..128", e.Side)

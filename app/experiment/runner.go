@@ -628,6 +628,10 @@ type sidecar struct {
 	Traces   *traceInfo        `json:"traces,omitempty"`
 	Created  time.Time         `json:"created"`
 	Software map[string]string `json:"software"`
+	// DevicesFile and Calibrations are the rig's (rig.Config), with their
+	// hashes: the devices file and the calibration files applied.
+	DevicesFile  *rig.CalibrationFile  `json:"devices_file,omitempty"`
+	Calibrations []rig.CalibrationFile `json:"calibrations,omitempty"`
 }
 
 type answerer struct {
@@ -661,6 +665,7 @@ func (run *runner) writeSidecar(before []string) error {
 		Format: "haptex-experiment-sidecar", Experiment: run.e, File: run.o.Path, FileSHA256: run.sha,
 		Fabric:  fabricInfo{Name: f.Name, File: f.File, SHA256: hex.EncodeToString(h[:])},
 		Subject: run.o.Subject, Created: time.Now().UTC(), Software: software(), Cue: run.cue,
+		DevicesFile: run.o.Rig.DevicesFile, Calibrations: run.o.Rig.Calibrations,
 	}
 	if !run.o.NoTraces {
 		sc.Traces = &traceInfo{Folder: "traces", Haptics: "NNNN-iK-haptics.csv.gz: " + haptics.TickCSVHeader(),
@@ -721,7 +726,8 @@ func rigConfig(e *Experiment, base rig.Config, f *kes.Fabric) (rig.Config, error
 }
 
 // startRig builds the rig and starts it: in virtual time with simulated
-// observers, in real time with a person.
+// observers, in real time with a person or with devices (which keep
+// their own time).
 func (run *runner) startRig(ctx context.Context) error {
 	cfg, err := rigConfig(run.e, run.o.Rig, run.fab)
 	if err != nil {
@@ -741,7 +747,7 @@ func (run *runner) startRig(ctx context.Context) error {
 	for i := range run.intervals {
 		run.traces[i] = r.NewIntervalTrace(run.e.Timing.Interval)
 	}
-	if run.simulated() {
+	if run.simulated() && cfg.OpenDevices == nil {
 		s, err := r.Lockstep()
 		if err != nil {
 			return err

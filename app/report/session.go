@@ -108,7 +108,8 @@ func sessionReport(dir, out string) (*page, error) {
 }
 
 // provenance lists what made the run: software, fabric, mode, whether a
-// script led the fingers, calibration files with their hashes, the clock.
+// script led the fingers, the devices file and the calibration files with
+// their hashes, the clock.
 func (pg *page) provenance(meta map[string]any) {
 	add := func(k, v string) {
 		if v != "" {
@@ -130,6 +131,9 @@ func (pg *page) provenance(meta map[string]any) {
 	}
 	if c := lookup(meta, "summary.clock.utc"); c != nil {
 		add("clock zero (UTC)", str(c))
+	}
+	if d, ok := lookup(meta, "config.devices_file").(map[string]any); ok {
+		add("devices file", fmt.Sprintf("%v, sha256 %v", d["path"], d["sha256"]))
 	}
 	if cals, ok := lookup(meta, "config.calibrations").([]any); ok {
 		for _, c := range cals {

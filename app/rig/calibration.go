@@ -19,9 +19,16 @@ import (
 // the bytes read, so that a later reader can tell whether the file at
 // that path is still the one used.
 type CalibrationFile struct {
-	Path   string `json:"path"`
-	Kind   string `json:"kind"` // "thresholds" (a subject's) or "tactile" (an array's pins)
+	Path string `json:"path"`
+	// Kind is "thresholds" (a subject's), "tactile" (an array's pins),
+	// "force" or "kinematics" (an exoskeleton's, named in the devices
+	// file), or "devices" (the devices file itself).
+	Kind   string `json:"kind"`
 	SHA256 string `json:"sha256"`
+	// Finger and Device name the exoskeleton a force or kinematics
+	// calibration is of, and the device it was made on ("model serial").
+	Finger string `json:"finger,omitempty"`
+	Device string `json:"device,omitempty"`
 }
 
 // CalibrationFiles are the calibration files a session applies to the

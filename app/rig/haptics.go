@@ -2,6 +2,7 @@ package rig
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/haptex/haptex/devices"
@@ -19,13 +20,18 @@ import (
 type hapticsRow struct {
 	Rec        haptics.TickRecord
 	LatenessUs float64 // 0 in lockstep
+	// SimSeq is the cloth step whose output the tick rendered (0: none
+	// yet): with the other tables' sequence columns, the order in which
+	// the loops met, which a replay of a real-time run follows (replay.go).
+	SimSeq uint64
 }
 
-func hapticsHeader() []string { return []string{haptics.TickCSVHeader(), "lateness_us"} }
+func hapticsHeader() []string { return []string{haptics.TickCSVHeader(), "lateness_us", "sim_seq"} }
 
 func appendHapticsRow(dst []byte, r *hapticsRow) []byte {
 	dst = r.Rec.AppendCSV(dst)
-	return sessionlog.AppendFloats(dst, r.LatenessUs)
+	dst = sessionlog.AppendFloats(dst, r.LatenessUs)
+	return strconv.AppendUint(append(dst, ','), r.SimSeq, 10)
 }
 
 // hapticsLoop is the 1 kHz loop: the force-feedback servo on the two
@@ -82,7 +88,8 @@ func newHapticsLoop(r *Rig) (*hapticsLoop, error) {
 }
 
 func (h *hapticsLoop) step(t time.Duration) {
-	in, _ := h.model.Read()
+	in, seq := h.model.Read()
+	h.row.SimSeq = seq
 	out := h.r.fingers.Slot()
 	rec := &h.row.Rec
 	if h.servo != nil {

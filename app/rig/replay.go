@@ -22,11 +22,13 @@ type Replay struct {
 	// no output folder; Fabric is nil: the caller loads FabricName.
 	Config     Config
 	FabricName string
-	// Mode is how the session was run ("lockstep" or "realtime"). Only a
-	// lockstep recording can be reproduced bit for bit: in real time the
-	// loops interleave differently on every run.
+	// Mode is how the session was run ("lockstep" or "realtime"). A
+	// lockstep session is replayed in the lockstep runner; a real-time one
+	// on its recorded schedule (schedule.go), since in real time the loops
+	// meet differently on every run.
 	Mode    string
 	Devices *replay.Session
+	sched   *schedule
 }
 
 // maxSessionJSON bounds a session.json read back for a replay (tens of
@@ -56,6 +58,15 @@ func LoadReplay(dir string) (*Replay, error) {
 		return nil, err
 	}
 	p := &Replay{Dir: dir, Config: meta.Config, FabricName: meta.Summary.Fabric, Mode: meta.Summary.Mode, Devices: devs}
+	if p.Mode == "realtime" {
+		simDt := meta.Config.SimPeriod
+		if simDt <= 0 {
+			simDt = 5 * time.Millisecond
+		}
+		if p.sched, err = readSchedule(dir, meta.Summary.Tables, simDt); err != nil {
+			return nil, fmt.Errorf("rig: replay: %s ran in real time and cannot be replayed: %w", dir, err)
+		}
+	}
 	c := &p.Config
 	c.OutDir, c.RecordDevices = "", false
 	if c.Duration <= 0 {
@@ -91,25 +102,37 @@ type ReplayResult struct {
 	BitExact bool             `json:"bit_exact"`
 }
 
-// Run replays the session in the lockstep runner and compares every
-// command the rig sends with the recorded one. The error is nil when the
-// replay reproduced every recorded command bit for bit.
+// Run replays the session and compares every command the rig sends with
+// the recorded one: a lockstep session in the lockstep runner, a
+// real-time one on its recorded schedule. The error is nil when the replay
+// reproduced every recorded command bit for bit.
 func (p *Replay) Run() (*ReplayResult, error) {
 	r, err := New(p.Config)
 	if err != nil {
 		return nil, err
 	}
-	sum, err := r.RunLockstep()
+	var sum *Summary
+	if p.sched != nil {
+		sum, err = r.runSchedule(p.sched)
+	} else {
+		sum, err = r.RunLockstep()
+	}
 	if err != nil {
 		return nil, err
 	}
 	res := &ReplayResult{Dir: p.Dir, Mode: p.Mode, Summary: sum, Devices: p.Devices.Verdicts()}
 	if err := p.Devices.Verify(); err != nil {
-		if p.Mode != "lockstep" {
-			err = fmt.Errorf("%w\n(the session ran in %s: only a lockstep recording replays bit for bit)", err, p.Mode)
-		}
 		return res, err
 	}
 	res.BitExact = true
 	return res, nil
+}
+
+// Method says in one line how the session is replayed.
+func (p *Replay) Method() string {
+	if p.sched != nil {
+		return fmt.Sprintf("a real-time session: every tick replayed at its recorded time with the inputs it took (%d haptics ticks, %d cloth steps, %d tactile frames, from the session's tables), so that every command can be checked bit for bit",
+			len(p.sched.haptics), len(p.sched.sim), len(p.sched.tactile))
+	}
+	return "a lockstep session: replayed in the lockstep runner, every command checked bit for bit"
 }

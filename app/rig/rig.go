@@ -108,6 +108,10 @@ type Config struct {
 	// fill the nil entries of Exos and Tactile; the caller closes them
 	// after the run.
 	OpenDevices func(rec *devrecord.Session) (*setup.Set, error) `json:"-"`
+	// DevicesFile names the devices file OpenDevices opens, with its
+	// hash, for the session record (kind "devices"); the calibration
+	// files it names are among Calibrations.
+	DevicesFile *CalibrationFile `json:"devices_file,omitempty"`
 	// RecordDevices records every call the loops make on every device (and
 	// the bytes of the devices OpenDevices opens) into the session folder's
 	// devices/ folder, for haptex replay. It needs OutDir.

@@ -2,6 +2,7 @@ package rig
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/haptex/haptex/internal/sessionlog"
@@ -18,6 +19,9 @@ type simRow struct {
 	// the cloth's step itself; both 0 in lockstep, whose records two runs
 	// reproduce byte for byte.
 	LatenessUs, StepUs float64
+	// FingersSeq is the haptics tick whose finger state the step took:
+	// the number of ticks published before it (0: none yet).
+	FingersSeq uint64
 }
 
 func simHeader() []string {
@@ -30,7 +34,7 @@ func simHeader() []string {
 	}
 	// self_contacts: the cloth's self-contact pairs; self_collisions: the
 	// collisions its fail-safe caught in the step (sim.Stats).
-	return append(h, "self_contacts", "self_collisions", "lateness_us", "step_us")
+	return append(h, "self_contacts", "self_collisions", "lateness_us", "step_us", "fingers_seq")
 }
 
 func appendSimRow(dst []byte, r *simRow) []byte {
@@ -46,7 +50,8 @@ func appendSimRow(dst []byte, r *simRow) []byte {
 		dst = sessionlog.AppendFloats(dst, c.NormalForce, c.Area, c.U, c.V, l.F0[0], l.F0[1], l.F0[2], l.Depth)
 	}
 	dst = fmt.Appendf(dst, ",%d,%d", s.SelfContacts, s.Collisions)
-	return sessionlog.AppendFloats(dst, r.LatenessUs, r.StepUs)
+	dst = sessionlog.AppendFloats(dst, r.LatenessUs, r.StepUs)
+	return strconv.AppendUint(append(dst, ','), r.FingersSeq, 10)
 }
 
 // simLoop steps the cloth with the latest fingers and publishes what the
@@ -79,8 +84,9 @@ func (l *simLoop) step(t time.Duration) {
 }
 
 func (l *simLoop) begin(t time.Duration) {
-	in, _ := l.fingers.Read()
+	in, seq := l.fingers.Read()
 	l.in, l.t = *in, t
+	l.row.FingersSeq = seq
 	l.row.LatenessUs, l.timed = 0, false
 	if lr := l.r.simLoop.rt.Load(); lr != nil {
 		l.row.LatenessUs, l.timed = float64(lr.Lateness())/1e3, true

@@ -3,6 +3,7 @@ package rig
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/haptex/haptex/devices"
@@ -31,6 +32,9 @@ type tactileRow struct {
 	Delivered  [sim.NumFingers]devices.TactileFrame
 	Measured   [sim.NumFingers]bool // Delivered holds a measurement (else NaN is recorded)
 	LatenessUs float64              // how late the frame's tick woke (0 in lockstep)
+	// FingersSeq and SimSeq are the haptics tick and the cloth step whose
+	// outputs the frame was rendered from (0: none yet).
+	FingersSeq, SimSeq uint64
 }
 
 // tactileFingerColumns are the per-finger columns of tactile.csv before
@@ -58,7 +62,7 @@ func tactileHeader() []string {
 			}
 		}
 	}
-	return append(h, "lateness_us")
+	return append(h, "lateness_us", "fingers_seq", "sim_seq")
 }
 
 func appendTactileRow(dst []byte, r *tactileRow) []byte {
@@ -85,7 +89,9 @@ func appendTactileRow(dst []byte, r *tactileRow) []byte {
 		dst = sessionlog.AppendFloats(dst, d.A40Um[:]...)
 		dst = sessionlog.AppendFloats(dst, d.A320Um[:]...)
 	}
-	return sessionlog.AppendFloats(dst, r.LatenessUs)
+	dst = sessionlog.AppendFloats(dst, r.LatenessUs)
+	dst = strconv.AppendUint(append(dst, ','), r.FingersSeq, 10)
+	return strconv.AppendUint(append(dst, ','), r.SimSeq, 10)
 }
 
 func appendFlag(dst []byte, b bool) []byte {
@@ -226,8 +232,9 @@ func (l *tactileLoop) step(t time.Duration) {
 		l.measure()
 		l.push()
 	}
-	in, _ := l.simIn.Read()
-	fs, _ := l.fingerIn.Read()
+	in, simSeq := l.simIn.Read()
+	fs, fingersSeq := l.fingerIn.Read()
+	l.row.SimSeq, l.row.FingersSeq = simSeq, fingersSeq
 	for f := range sim.NumFingers {
 		l.contacts[f] = l.contact(t, in, fs, f)
 	}

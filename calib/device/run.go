@@ -164,7 +164,11 @@ func readExo(ctx context.Context, dev devices.Exoskeleton, s *Session, n int) (e
 	return rd, nil
 }
 
-func deviceName(model, serial string) string {
+func deviceName(model, serial string) string { return DeviceName(model, serial) }
+
+// DeviceName is how a calibration file names its device (the Device
+// field): the model and serial the device announces, "model serial".
+func DeviceName(model, serial string) string {
 	if serial == "" {
 		return model
 	}

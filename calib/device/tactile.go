@@ -297,12 +297,46 @@ func (r *tactileRig) measure(pin, freqHz int, a float64) (float64, error) {
 	if err := r.arr.WriteFrame(&r.frame); err != nil {
 		return 0, fmt.Errorf("device: drive pin %d: %w", pin, err)
 	}
+	if err := r.applied(); err != nil {
+		return 0, fmt.Errorf("device: drive pin %d: %w", pin, err)
+	}
 	r.clock.Sleep(r.plan.Settle)
 	m, err := r.vib.Measure(pin, freqHz)
 	if err != nil {
 		return 0, fmt.Errorf("device: vibrometer on pin %d at %d Hz: %w", pin, freqHz, err)
 	}
 	return m, nil
+}
+
+// ackWait bounds how long a calibration waits for an array to report a
+// frame applied.
+const ackWait = 2 * time.Second
+
+// applied waits until an array that reports its status has applied the
+// frame just written, so that the settle time counts from when the pins
+// took it, not from when it left the host (a frame can wait on the way
+// to a device behind a link).
+func (r *tactileRig) applied() error {
+	sr, ok := r.arr.(devices.StatusReader)
+	if !ok {
+		return nil
+	}
+	var st devices.TactileStatus
+	for waited := time.Duration(0); ; waited += time.Millisecond {
+		err := sr.Status(&st)
+		switch {
+		case err == nil || errors.Is(err, devices.ErrTimeout):
+			if st.AckSeq == r.frame.Seq {
+				return nil
+			}
+		default:
+			return err
+		}
+		if waited >= ackWait {
+			return fmt.Errorf("the array has not reported frame %d applied after %v (newest applied: %d)", r.frame.Seq, ackWait, st.AckSeq)
+		}
+		r.clock.Sleep(time.Millisecond)
+	}
 }
 
 func (r *tactileRig) silence() error {
@@ -313,7 +347,8 @@ func (r *tactileRig) silence() error {
 
 // RunTactile runs a per-pin tactile calibration: for each pin it asks the
 // operator to aim the vibrometer at it, drives it alone at every level of
-// plan at 40 Hz and then at 320 Hz, fits its gains, and re-measures it
+// plan at 40 Hz and then at 320 Hz (each drive held plan.Settle from when
+// an array that reports its status has applied it), fits its gains, and re-measures it
 // with the correction applied (Report.Verify). The array is left silent,
 // also on error.
 func RunTactile(ctx context.Context, arr devices.TactileArray, vib Vibrometer, s Session, plan TactilePlan) (c *TactileCalibration, err error) {

@@ -25,10 +25,19 @@ import (
 //     samples with PCHIP. Below zero strain sim continues with the slope at
 //     the origin (10 % of the secant F_m/ε_m for LT < 1, initialTangent): KES
 //     does not measure in-plane compression.
-//   - Shear: the straight line of slope G [N/(m·rad)] = 56.188·G
-//     [gf/(cm·deg)] (0.980665 × 180/π), G the mean of the warp and weft
-//     values (sim has one in-plane shear curve). That is the mid-line of the KES
-//     loop F = G·φ ± h(φ) (ShearLoop): the loop's elastic part. The
+//   - Shear: the straight line of slope G - T [N/(m·rad)], G = 56.188·G
+//     [gf/(cm·deg)] (0.980665 × 180/π) the mean of the warp and weft
+//     values (sim has one in-plane shear curve), T the test's tension
+//     [N/m] (shear.tension, 10 gf/cm = 9.807 N/m). KES-FB1 measures G
+//     under that tension, and the force it measures includes the
+//     tension's sideways pull on the tilted specimen, T·tan φ: G is the
+//     fabric's own shear stiffness plus T per radian. sim's element adds
+//     that part itself wherever the cloth is under tension (its stresses
+//     act along the deformed directions), so the mapping gives it the
+//     fabric's own part, G - T, and the virtual shear test, run under the
+//     tension, reads G back (virtualShear). G - T is the mid-line of the
+//     KES loop F = G·φ ± h(φ) (ShearLoop) less the tension's part: the
+//     loop's elastic part. The
 //     hysteresis (2HG, 2HG5) is friction between yarns, a force of about
 //     ±h whatever the rate; sim's Kelvin-Voigt viscosity cannot represent
 //     it (matched at the instrument's 0.48°/s it would be 10-100 times too
@@ -65,7 +74,12 @@ func (f *Fabric) Material() (sim.Material, error) {
 	if m.Weft, err = f.simTensile(Weft); err != nil {
 		return sim.Material{}, err
 	}
-	m.Shear = sim.LinearCurve(f.ShearModulus(Bias))
+	g, t := f.ShearModulus(Bias), f.Shear.Tension.SI
+	if !(g > t) {
+		return sim.Material{}, fmt.Errorf("kes: %s: shear G %.4g gf/(cm·deg) is no more than the part of it the test's tension of %.4g gf/cm makes (%.4g gf/(cm·deg)): the fabric would have no shear stiffness of its own",
+			f.File, f.ShearModulus(Bias)/units[kindShearStiffness].siFactor, f.Shear.Tension.Value, t/units[kindShearStiffness].siFactor)
+	}
+	m.Shear = sim.LinearCurve(g - t)
 	m.BendWarp = f.BendingRigidity(Warp)
 	m.BendWeft = f.BendingRigidity(Weft)
 	m.ArealMass = f.ArealMass()

@@ -51,9 +51,12 @@ func TestMaterialBuiltin(t *testing.T) {
 				t.Errorf("%s %s: curve encloses %.6g J/m², WT is %.6g", name, d.name, wt, d.v.WT.Value*0.980665)
 			}
 		}
+		// The fabric's own shear stiffness: KES's G (gf/(cm·deg) → N/(m·rad))
+		// less the test tension's part, T per radian (gf/cm → N/m).
 		gMean := (f.Shear.Warp.G.Value + f.Shear.Weft.G.Value) / 2
-		if s, _ := m.Shear.Eval(0.05); relErr(s, gMean*0.980665*180/math.Pi*0.05) > 1e-9 {
-			t.Errorf("%s: shear force at 0.05 rad %.6g N/m, want 56.19·G·0.05 = %.6g", name, s, gMean*0.980665*180/math.Pi*0.05)
+		own := gMean*0.980665*180/math.Pi - f.Shear.Tension.Value*0.980665
+		if s, _ := m.Shear.Eval(0.05); relErr(s, own*0.05) > 1e-9 {
+			t.Errorf("%s: shear force at 0.05 rad %.6g N/m, want (56.19·G - 0.98·T)·0.05 = %.6g", name, s, own*0.05)
 		}
 		for _, c := range []struct {
 			what      string

@@ -11,85 +11,77 @@ import (
 
 // The virtual Kawabata instruments. Each runs the cloth simulation (sim,
 // through its public API only) on a specimen of the mapped material and
-// reads the fabric's response back the way the instrument does.
+// reads the fabric's response back the way the instrument does, along the
+// fabric's own axis: a warp specimen has its length along sim's v, a weft
+// specimen along sim's u, so both of the element's directions are tested
+// with the material as the mapping made it.
 //
-// sim clamps only the top row of nodes (Config.Pin) and offers no
-// prescribed displacements, so the instruments load their specimens by
-// body force, as dead-load tests: gravity, scaled and turned as each test
-// needs, with the top row clamped. Statics then gives the load on every
-// row of the specimen exactly, whatever the material: the strip below a
-// cut carries the weight of what hangs under it. The simulation gives the
-// deformation. Each row of elements is one reading of the instrument, and a
-// single equilibrium traces the whole loading curve.
-//
-// sim's top row is a line of pinned nodes, a hinge; the bending tests need
-// a clamp, which the two finger pads supply by pinching the strip's first
-// element (see newCantilever).
-//
-// sim pins the edge at the top of v, the warp, so every specimen is loaded
-// along v. A weft test runs the transposed material (weft curve and bending
-// rigidity in the warp's place); sim's element treats u and v alike.
-
-// specimen is one virtual test piece: a cloth of nu × nv nodes clamped
-// along its top row.
-type specimen struct {
-	c      *sim.Cloth
-	nu, nv int
-	dv     float64 // element length along v [m]
-	rho    float64 // areal mass [kg/m²]
-	in     sim.FingerState
-	prev   [][3]float64
-}
+// The tensile and shear tests hold their specimens in chucks (sim's Grip):
+// one chuck stays, the other moves, and its load cell (GripForce) reads
+// the force, as KES-FB1's do. The bending tests hang a strip from a clamp
+// that two finger pads form with a line of gripped nodes (newCantilever).
 
 // quasiStaticDt is the time step of the virtual instruments. It is far
 // longer than any specimen's slowest vibration period, so each backward
-// Euler step is a Newton step towards static equilibrium (the inertia term
-// only regularises it), as in sim's own fidelity tests.
+// Euler step is a Newton solve towards static equilibrium (the inertia
+// term only regularises it), as in sim's own fidelity tests.
 const quasiStaticDt = 50 * time.Millisecond
 
-// newSpecimen builds a w × h metre specimen of nu × nv nodes under gravity
-// g, hanging from its top row, with finger pads of radius pad (0: the
-// default, unused).
-func newSpecimen(m sim.Material, w, h float64, nu, nv int, g [3]float64, pad float64) (*specimen, error) {
-	cfg := sim.Config{
-		Width: w, Height: h, NodesU: nu, NodesV: nv,
-		Material: m, Pin: sim.PinTopEdge, NoRod: true, Gravity: g, NoGravity: g == [3]float64{}, NoStrainLimit: true,
-		Dt: quasiStaticDt, Tolerance: 1e-6, MaxIterations: 2000,
-		// Measured fastest on these small meshes.
-		Preconditioner: sim.TwoLevel,
+// axisOf is sim's axis of a specimen cut along direction d: warp along v
+// (1), weft along u (0).
+func axisOf(d Direction) int {
+	if d == Weft {
+		return 0
 	}
-	if pad > 0 {
-		cfg.PadRadius = [sim.NumFingers]float64{pad, pad}
-		// One probe per triangle: the pinch holds the first element's
-		// triangles by their centroids.
-		cfg.ProbeSpacing = 1
-	}
-	c, err := sim.New(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return &specimen{c: c, nu: nu, nv: nv, dv: h / float64(nv-1), rho: m.ArealMass, prev: make([][3]float64, nv)}, nil
+	return 1
 }
 
-// relax steps the specimen until no row of nodes moves more than tol [m]
-// in a step. Rows, not nodes: each reading is a row's mean position, and
-// the free side edges of a narrow strip may keep creeping across it long
-// after the rows have settled.
-func (s *specimen) relax(maxSteps int, tol float64) (int, error) {
-	for j := range s.nv {
-		s.prev[j] = s.row(j)
+// instrumentConfig is the configuration of a specimen of length l along
+// axis and width w across it, with n elements along and across elements
+// across.
+func instrumentConfig(m sim.Material, axis int, l, w float64, n, across int) sim.Config {
+	cfg := sim.Config{
+		Width: w, Height: l, NodesU: across + 1, NodesV: n + 1,
+		Material: m, Pin: sim.PinNone, NoRod: true, NoGravity: true, NoStrainLimit: true,
+		Dt: quasiStaticDt, Tolerance: 1e-6, MaxIterations: 2000,
+		// Each step a full Newton solve, in contact too: settling, not speed.
+		ContactNewton: 10,
 	}
+	if axis == 0 {
+		cfg.Width, cfg.Height, cfg.NodesU, cfg.NodesV = l, w, n+1, across+1
+	}
+	if cfg.NodesU*cfg.NodesV < 400 {
+		// Measured fastest on small meshes; the two-grid cycle on large.
+		cfg.Preconditioner = sim.TwoLevel
+	}
+	return cfg
+}
+
+// chucks returns the edges a specimen along axis is held by: the one that
+// stays and the one that moves (towards +axis).
+func chucks(axis int) (fixed, moving sim.Edge) {
+	if axis == 0 {
+		return sim.EdgeLeft, sim.EdgeRight
+	}
+	return sim.EdgeBottom, sim.EdgeTop
+}
+
+// relax steps c until no node moves more than tol [m] in a step.
+func relax(c *sim.Cloth, in *sim.FingerState, maxSteps int, tol float64) (int, error) {
+	x := c.Positions()
+	prev := make([]float64, len(x))
+	copy(prev, x)
 	for i := range maxSteps {
-		s.c.Step(s.c.Time(), &s.in)
-		if st := s.c.Stats(); st.Status == sim.StatusRecovered {
+		c.Step(c.Time(), in)
+		if st := c.Stats(); st.Status == sim.StatusRecovered {
 			return i + 1, fmt.Errorf("the simulation failed at step %d and recovered", i+1)
 		}
+		x = c.Positions()
 		var mx float64
-		for j := range s.nv {
-			p := s.row(j)
-			mx = math.Max(mx, vec3.Norm(vec3.Sub(p, s.prev[j])))
-			s.prev[j] = p
+		for k := range x {
+			mx = math.Max(mx, math.Abs(x[k]-prev[k]))
 		}
+		copy(prev, x)
 		if !(mx < math.Inf(1)) {
 			return i + 1, fmt.Errorf("the specimen left the finite world at step %d", i+1)
 		}
@@ -100,101 +92,88 @@ func (s *specimen) relax(maxSteps int, tol float64) (int, error) {
 	return maxSteps, fmt.Errorf("no equilibrium after %d steps", maxSteps)
 }
 
-// row returns the mean position of node row j (j = 0 the bottom edge).
-func (s *specimen) row(j int) [3]float64 {
-	x := s.c.Positions()
-	var p [3]float64
-	for i := range s.nu {
-		k := 3 * (j*s.nu + i)
-		p[0] += x[k]
-		p[1] += x[k+1]
-		p[2] += x[k+2]
-	}
-	for c := range p {
-		p[c] /= float64(s.nu)
-	}
-	return p
-}
-
-func (s *specimen) node(i, j int) [3]float64 {
-	x := s.c.Positions()
-	k := 3 * (j*s.nu + i)
-	return [3]float64{x[k], x[k+1], x[k+2]}
-}
-
-// rowWeight is the weight per unit width [N/m] of node rows 0..j under
-// gravity g [m/s²]: sim lumps a third of each triangle's area on each of its
-// nodes, so every grid square gives half its area to each of its two node
-// rows: rows 0..j hold (j + 1/2)·dv of fabric.
-func (s *specimen) rowWeight(j int, g float64) float64 {
-	return s.rho * g * s.dv * (float64(j) + 0.5)
-}
-
-// transposed swaps the material's weft and warp, so that a test along v
-// measures the weft.
-func transposed(m sim.Material) sim.Material {
-	m.Weft, m.Warp = m.Warp, m.Weft
-	m.BendWeft, m.BendWarp = m.BendWarp, m.BendWeft
-	m.Viscosity.Weft, m.Viscosity.Warp = m.Viscosity.Warp, m.Viscosity.Weft
-	return m
-}
-
 // tensileReading is what the virtual FB1 tensile test recovers.
 type tensileReading struct {
-	EMT, WT, LT float64 // strain at F_m [1], energy to F_m [J/m²], linearity
-	Points      []Point // (strain, force per width [N/m]) of every row of elements
+	EMT, WT, LT float64 // strain at F_m [1], the chuck's work to F_m per area [J/m²], linearity
+	Points      []Point // (strain, force per width [N/m]) at each position of the chuck
+	Work        float64 // the chuck's work per area to its last position [J/m²]
+	Stored      float64 // the specimen's elastic energy per area there, by sim's count [J/m²]
 	Steps       int
 }
 
-// tensileStrip is the KES-FB1 standard specimen: 20 cm wide, 5 cm between
-// the chucks.
+// tensileSpecimen is the KES-FB1 standard specimen: 20 cm wide, 5 cm
+// between the chucks.
 const tensileWidth, tensileLength = 0.20, 0.05
 
-// virtualTensile hangs the standard strip, warp (v) vertical, from its top
-// edge under a gravity that loads the top row of elements to overload×F_m.
-// Row j of elements carries the weight of the rows below it, which is the
-// instrument's force per width at that row's strain: the rows trace the
-// loading curve from 0 to overload·F_m. EMT is read where the curve reaches
-// F_m (quadratic interpolation between rows), WT = ∫₀^EMT F dε =
-// F_m·EMT − ∫₀^F_m ε dF (the trapezoidal rule over the rows), LT =
-// WT/(F_m·EMT/2), as KES-FB1 computes them.
-func virtualTensile(m sim.Material, fm float64, nv int) (tensileReading, error) {
-	const overload = 1.1
-	// Poisson is zero, so the strip stays uniform across its width: three
-	// nodes across are as good as many.
-	const nu = 3
-	dv := tensileLength / float64(nv-1)
-	g := overload * fm / (m.ArealMass * dv * (float64(nv-2) + 0.5))
-	s, err := newSpecimen(m, tensileWidth, tensileLength, nu, nv, [3]float64{0, -g, 0}, 0)
+// tensilePositions is how many positions of the chuck the virtual tensile
+// test takes up to the fabric's EMT (an instrument setting: the reading
+// comes from the forces, not from it).
+const tensilePositions = 20
+
+// virtualTensile runs KES-FB1's tensile test on a strip of the material
+// along the fabric's direction d, n elements between the chucks: the
+// moving chuck extends the strip step by step (emt/tensilePositions of
+// strain each, emt the fabric's EMT as the instrument's setting) until its
+// load cell reads F_m per width; at each position the specimen settles.
+// EMT is the strain where the force reaches F_m (quadratic interpolation),
+// WT the work the chuck did up to there per area of the strip, ∫F·dε
+// (trapezoids), and LT = WT/(F_m·EMT/2), as KES-FB1 computes them. The
+// strip's elastic energy at the last position (Stored) is sim's own count
+// of that work, for the tests to compare.
+func virtualTensile(m sim.Material, d Direction, fm, emt float64, n int) (tensileReading, error) {
+	axis := axisOf(d)
+	// Poisson is zero, so the strip stays uniform across its width: two
+	// elements across are as good as many.
+	c, err := sim.New(instrumentConfig(m, axis, tensileLength, tensileWidth, n, 2))
 	if err != nil {
 		return tensileReading{}, err
 	}
+	fixed, moving := chucks(axis)
+	if err := c.Grip(fixed, 1); err != nil {
+		return tensileReading{}, err
+	}
+	if err := c.Grip(moving, 1); err != nil {
+		return tensileReading{}, err
+	}
 	var r tensileReading
-	if r.Steps, err = s.relax(400, 1e-10); err != nil {
-		return r, err
-	}
-	for j := range nv - 1 {
-		e := vec3.Norm(vec3.Sub(s.row(j+1), s.row(j)))/dv - 1
-		r.Points = append(r.Points, Point{e, s.rowWeight(j, g)})
-	}
-	// ε(F) at F_m, then the complementary energy up to F_m.
-	k := 0
-	for k < len(r.Points)-1 && r.Points[k+1].Y < fm {
-		k++
-	}
-	k = min(max(k, 1), len(r.Points)-2)
-	r.EMT = lagrange3(r.Points[k-1:k+2], fm)
-	comp := 0.0
-	prev := Point{}
-	for _, p := range r.Points {
-		if p.Y >= fm {
-			break
+	r.Points = append(r.Points, Point{})
+	var in sim.FingerState
+	de := emt / tensilePositions
+	for i := 1; r.Points[len(r.Points)-1].Y < fm; i++ {
+		if i > 4*tensilePositions {
+			return r, fmt.Errorf("the force reached %.4g of %.4g N/m at %.3g %% strain", r.Points[len(r.Points)-1].Y, fm, 100*de*float64(i-1))
 		}
-		comp += (p.Y - prev.Y) * (p.X + prev.X) / 2
-		prev = p
+		var disp [3]float64
+		disp[axis] = de * float64(i) * tensileLength
+		if err := c.MoveGrip(moving, disp); err != nil {
+			return r, err
+		}
+		steps, err := relax(c, &in, 200, 1e-10*tensileLength)
+		r.Steps += steps
+		if err != nil {
+			return r, err
+		}
+		f, err := c.GripForce(moving)
+		if err != nil {
+			return r, err
+		}
+		r.Points = append(r.Points, Point{de * float64(i), -f[axis] / tensileWidth})
 	}
-	comp += (fm - prev.Y) * (r.EMT + prev.X) / 2
-	r.WT = fm*r.EMT - comp
+	r.Stored = c.Energy().Tensile / (tensileWidth * tensileLength)
+	// ε at F_m, then the work up to there.
+	k := len(r.Points) - 1
+	r.EMT = lagrange3(r.Points[k-2:k+1], fm)
+	for i := 1; i < len(r.Points); i++ {
+		a, b := r.Points[i-1], r.Points[i]
+		switch {
+		case b.X <= r.EMT:
+			r.WT += (a.Y + b.Y) / 2 * (b.X - a.X)
+		case a.X < r.EMT:
+			fe := a.Y + (b.Y-a.Y)*(r.EMT-a.X)/(b.X-a.X)
+			r.WT += (a.Y + fe) / 2 * (r.EMT - a.X)
+		}
+		r.Work += (a.Y + b.Y) / 2 * (b.X - a.X)
+	}
 	r.LT = r.WT / (fm * r.EMT / 2)
 	return r, nil
 }
@@ -218,49 +197,81 @@ func lagrange3(p []Point, y float64) float64 {
 // shearReading is what the virtual FB1 shear test recovers.
 type shearReading struct {
 	G      float64 // slope of force per width against angle over 0.5-5° [N/(m·rad)]
-	Points []Point // (shear angle [rad], force per width [N/m]) per row of elements
+	Points []Point // (shear angle [rad], force per width [N/m]) at each angle
 	Steps  int
 }
 
-// virtualShear hangs the standard 20 cm × 5 cm specimen from its top edge
-// and loads it in its own plane by a gravity along the weft (x): the rows
-// below a cut push on it sideways with their weight, a shear force per
-// width that grows linearly to the top, where it shears the fabric to
-// about maxAngle. Each row of elements gives one point of the KES shear
-// curve: the force per width from statics, and the shear angle, the change
-// of the angle between warp and weft, averaged over the row. G is the
-// least-squares slope over 0.5-5°, as KES-FB1 defines it.
+// shearSteps is how many angles the virtual shear test takes up to 5°.
+const shearSteps = 10
+
+// virtualShear runs KES-FB1's shear test: the standard specimen, 20 cm
+// wide (along the weft, sim's u) and 5 cm between the chucks (along the
+// warp), under the standard tension: at each angle φ the moving chuck
+// stands off sideways by (5 cm + dy)·tan φ and along the warp by dy, as
+// far as brings its load cell's pull to tension·width (a secant search),
+// and the sideways force per width is the reading at the angle the line
+// between the chucks makes. G is its least-squares slope
+// over 0.5-5°, as KES-FB1 defines it.
 //
-// The specimen is not under the instrument's 10 gf/cm tension: sim's shear
-// energy does not depend on tension, which would add only its geometric
-// term (the tension's sideways component on the tilted warp), and statics
-// could not separate it from the shear force row by row. Averaging the
-// angle across the whole width makes the reading exact for a linear shear
-// law despite the free side edges, where the shear vanishes: the rows'
-// total sideways force is the shear stress integrated across the width.
-func virtualShear(m sim.Material, maxAngle float64, nu, nv int) (shearReading, error) {
-	const w, h = tensileWidth, tensileLength
-	dv := h / float64(nv-1)
-	k, _ := m.Shear.Eval(maxAngle)
-	g := k / (m.ArealMass * dv * (float64(nv-2) + 0.5))
-	s, err := newSpecimen(m, w, h, nu, nv, [3]float64{g, 0, 0}, 0)
+// The convention the mapping and this test share: KES's G is the slope of
+// the force the instrument measures, which includes the tension's part:
+// the tension along the warp, tilted by φ, pulls sideways by
+// tension·tan φ. sim's element takes that part from its own geometry (its
+// warp stress acts along the tilted warp), so the mapping gives sim the
+// fabric's own shear stiffness, G less the tension per radian
+// (Material), and this test, under the tension, reads G again.
+func virtualShear(m sim.Material, tension float64, nu, nv int) (shearReading, error) {
+	const w, l = tensileWidth, tensileLength
+	c, err := sim.New(instrumentConfig(m, 1, l, w, nv-1, nu-1))
 	if err != nil {
 		return shearReading{}, err
 	}
-	var r shearReading
-	if r.Steps, err = s.relax(400, 1e-10); err != nil {
-		return r, err
+	if err := c.Grip(sim.EdgeBottom, 1); err != nil {
+		return shearReading{}, err
 	}
-	for j := range nv - 1 {
-		var sum float64
-		for i := range nu - 1 {
-			a, b := s.node(i, j), s.node(i+1, j)
-			c, d := s.node(i, j+1), s.node(i+1, j+1)
-			u := [3]float64{(b[0] - a[0] + d[0] - c[0]) / 2, (b[1] - a[1] + d[1] - c[1]) / 2, (b[2] - a[2] + d[2] - c[2]) / 2}
-			v := [3]float64{(c[0] - a[0] + d[0] - b[0]) / 2, (c[1] - a[1] + d[1] - b[1]) / 2, (c[2] - a[2] + d[2] - b[2]) / 2}
-			sum += -math.Asin(vec3.Dot(u, v) / (vec3.Norm(u) * vec3.Norm(v)))
+	if err := c.Grip(sim.EdgeTop, 1); err != nil {
+		return shearReading{}, err
+	}
+	var in sim.FingerState
+	var r shearReading
+	// pull places the chuck at (dx, dy) and returns its load cell's
+	// sideways and along-warp readings per width.
+	pull := func(dx, dy float64) (side, along float64, err error) {
+		if err := c.MoveGrip(sim.EdgeTop, [3]float64{dx, dy, 0}); err != nil {
+			return 0, 0, err
 		}
-		r.Points = append(r.Points, Point{sum / float64(nu-1), s.rowWeight(j, g)})
+		steps, err := relax(c, &in, 200, 1e-9*l)
+		r.Steps += steps
+		if err != nil {
+			return 0, 0, err
+		}
+		f, err := c.GripForce(sim.EdgeTop)
+		return -f[0] / w, -f[1] / w, err
+	}
+	dy := 0.0
+	for i := 1; i <= shearSteps; i++ {
+		// The angle is the tilt of the line between the chucks, whose
+		// distance the tension lengthens by dy.
+		dx := (l + dy) * math.Tan(fiveDegrees*float64(i)/shearSteps)
+		// The secant search for the tension, from the last angle's.
+		y0, y1 := dy, dy+1e-6*l
+		_, t0, err := pull(dx, y0)
+		if err != nil {
+			return r, err
+		}
+		var side float64
+		for range 20 {
+			var t1 float64
+			if side, t1, err = pull(dx, y1); err != nil {
+				return r, err
+			}
+			if math.Abs(t1-tension) <= 1e-3*tension || t1 == t0 {
+				break
+			}
+			y0, y1, t0 = y1, y1+(tension-t1)*(y1-y0)/(t1-t0), t1
+		}
+		dy = y1
+		r.Points = append(r.Points, Point{math.Atan(dx / (l + dy)), side})
 	}
 	r.G, err = slopeOver(r.Points, halfDegree, fiveDegrees)
 	return r, err
@@ -271,7 +282,7 @@ func virtualShear(m sim.Material, maxAngle float64, nu, nv int) (shearReading, e
 func slopeOver(pts []Point, lo, hi float64) (float64, error) {
 	var n, sx, sy, sxx, sxy float64
 	for _, p := range pts {
-		if p.X < lo || p.X > hi {
+		if p.X < lo*(1-1e-9) || p.X > hi*(1+1e-9) {
 			continue
 		}
 		n++
@@ -290,100 +301,110 @@ func slopeOver(pts []Point, lo, hi float64) (float64, error) {
 // The bending specimen scales with its overhang l, so that every fabric
 // meets the same dimensionless problem (the heavy elastica depends only on
 // l/c): a strip l/20 wide, three nodes across (a symmetric mesh, so the
-// strip does not twist), pinched by pads of radius l/8. The pads must curve
-// away faster than the strip droops from the clamp (root curvature 1.6/c
-// = 3.2/l, testdata/elastica_ref.json), or the strip rests on the
-// thumb beyond the clamp: fixed 5 mm pads read c 10 % high for a heavy
-// limp fabric with c = 5 mm.
+// strip does not twist).
 const (
 	bendWidthPerL = 1.0 / 20
 	bendNodes     = 3
-	padRadiusPerL = 1.0 / 8
 )
 
-// The pinch's contact parameters replace the fabric's in the bending tests:
-// they belong to the clamp, not to the fabric, and play no part in what is
-// measured. The pinch must hold the strip's root moment without slipping or
-// squeezing the fabric in its plane: each pinched probe presses
-// pinchGrip times the strip's weight (stiffer grips slow the relaxation,
-// and ten times stiffer strain the knit's soft tensile curve under the
-// pads and let the clamp turn), with high friction, and the layer is thin
-// enough (10 µm) that the pads touch only the first element.
-const (
-	pinchGrip      = 10
-	pinchFriction  = 1
-	pinchThickness = 1e-5
-)
-
-// cantilever is a strip hanging from its top row (the hinge) and held
-// horizontal by a pinch of both finger pads on its first element, bending
-// under gravity g along -z.
+// cantilever is a strip of the fabric along one of its directions, held
+// at one end by a clamp (sim's Grip of the two end lines of nodes, which
+// holds the element between them) and bending under gravity g along -z.
 type cantilever struct {
-	s       *specimen
-	support int     // the clamp's edge: the node row where the free strip starts
+	c       *sim.Cloth
+	axis    int     // sim's axis the strip runs along
+	lines   int     // node lines across the strip, from the tip (0) to the clamped end (lines-1)
+	across  int     // nodes across
+	dl      float64 // element length along the strip [m]
+	rho     float64 // areal mass [kg/m²]
+	support int     // the first free bending line: the clamp's inner line
 	g       float64 // [m/s²]
 	l       float64 // overhang [m]
 	steps   int
 }
 
-// newCantilever builds a strip with an overhang of l beyond the clamp in n
-// elements and lets it settle. sim pins only a line of nodes, a hinge, so
-// the clamp is that hinge plus a pinch: thumb below and index above, both
-// centred on the middle of the first element and pressing into the strip
-// until the centroids of its triangles, a sixth of an element from the
-// middle, are inside both pads and the next element's are not (each pad
-// overlaps the mid-plane by e = (dv/4)²/(2R)). sim's triangles are flat
-// and bend only across their shared edges, so the pinched element is held
-// flat and level and the strip's first bending edge, the clamp's edge, is
-// the row below it.
-func newCantilever(m sim.Material, l, g float64, n int) (*cantilever, error) {
-	dv := l / float64(n)
-	nv := n + 2
-	w, r := bendWidthPerL*l, padRadiusPerL*l
-	e := (dv / 4) * (dv / 4) / (2 * r)
-	probe := w / (bendNodes - 1) * dv / 2 // one probe per triangle
-	m.FrictionStatic, m.FrictionKinetic = pinchFriction, pinchFriction
-	m.Compression = pinchGrip * m.ArealMass * g * w * l / (probe * e)
-	m.Thickness = pinchThickness
-	s, err := newSpecimen(m, w, dv*float64(nv-1), bendNodes, nv, [3]float64{0, 0, -g}, r)
+// line returns the mean position of node line j (0 the tip).
+func (cl *cantilever) line(j int) [3]float64 {
+	x := cl.c.Positions()
+	nu := cl.across
+	if cl.axis == 0 {
+		nu = cl.lines
+	}
+	var p [3]float64
+	for i := range cl.across {
+		k := 3 * (j*nu + i)
+		if cl.axis == 0 {
+			k = 3 * (i*nu + cl.lines - 1 - j)
+		}
+		p[0] += x[k]
+		p[1] += x[k+1]
+		p[2] += x[k+2]
+	}
+	for c := range p {
+		p[c] /= float64(cl.across)
+	}
+	return p
+}
+
+// newCantilever builds a strip along axis with an overhang of l beyond the
+// clamp's edge in n elements, and lets it settle. The clamp holds the
+// strip's end element flat and level (its two lines of nodes gripped);
+// sim's curvature lives at the lines of nodes, each standing for the strip
+// of its dual cell, half an element either side, so the clamp's edge, where
+// the bending strip begins, is the inner boundary of the first free line's
+// cell: half an element into the clamped element. The overhang is measured
+// from there, n + ½ elements. (Measured from the clamp's inner line of
+// nodes instead, the strip is charged with the curvature of the half cell
+// the clamp holds, and reads c 20 % low at three elements.)
+func newCantilever(m sim.Material, axis int, l, g float64, n int) (*cantilever, error) {
+	dl := l / (float64(n) + 0.5)
+	lines := n + 2
+	w := bendWidthPerL * l
+	cfg := instrumentConfig(m, axis, dl*float64(lines-1), w, lines-1, bendNodes-1)
+	cfg.NoGravity, cfg.Gravity = false, [3]float64{0, 0, -g}
+	c, err := sim.New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	y := dv * (float64(nv) - 1.5)
-	reach := r + m.Thickness/2
-	th, ix := &s.in.Fingers[sim.Thumb], &s.in.Fingers[sim.IndexFinger]
-	th.Valid, th.Normal, th.Pos = true, [3]float64{0, 0, 1}, [3]float64{0, y, -reach + e}
-	ix.Valid, ix.Normal, ix.Pos = true, [3]float64{0, 0, -1}, [3]float64{0, y, reach - e}
-	c := &cantilever{s: s, support: nv - 2, g: g, l: l}
-	// Rows settled to a ten-millionth of the overhang a step.
-	if c.steps, err = s.relax(1000, 1e-7*l); err != nil {
+	clamp := sim.EdgeTop
+	if axis == 0 {
+		clamp = sim.EdgeLeft
+	}
+	if err := c.Grip(clamp, 2); err != nil {
 		return nil, err
 	}
-	return c, nil
+	cl := &cantilever{c: c, axis: axis, lines: lines, across: bendNodes, dl: dl, rho: m.ArealMass, support: lines - 2, g: g, l: l}
+	// Settled to a ten-millionth of the overhang a step.
+	if cl.steps, err = relax(c, nil, 1000, 1e-7*l); err != nil {
+		return nil, err
+	}
+	return cl, nil
 }
 
-// moment is the bending moment per unit width [N] at node row j, by
-// statics: the weight of the rows beyond it (towards the tip, row 0; the
-// tip row holds half a row of fabric) times their horizontal lever arm.
-func (c *cantilever) moment(j int) float64 {
-	s := c.s
-	pj := s.row(j)
+// horizontal is the distance of a and b in the horizontal plane.
+func horizontal(a, b [3]float64) float64 { return math.Hypot(a[0]-b[0], a[1]-b[1]) }
+
+// moment is the bending moment per unit width [N] at node line j, by
+// statics: the weight of the lines beyond it (towards the tip, line 0;
+// each line holds a line of elements' fabric, the tip's half of one) times
+// their horizontal lever arm.
+func (cl *cantilever) moment(j int) float64 {
+	pj := cl.line(j)
 	var m float64
 	for k := range j {
 		wk := 1.0
 		if k == 0 {
 			wk = 0.5
 		}
-		pk := s.row(k)
-		m += wk * math.Hypot(pj[0]-pk[0], pj[1]-pk[1])
+		m += wk * horizontal(pj, cl.line(k))
 	}
-	return s.rho * c.g * s.dv * m
+	return cl.rho * cl.g * cl.dl * m
 }
 
-// curvature is the curvature [1/m] at node row j: the circle through rows
-// j-1, j and j+1.
-func (c *cantilever) curvature(j int) float64 {
-	a, b, d := c.s.row(j+1), c.s.row(j), c.s.row(j-1)
+// curvature is the curvature [1/m] at node line j: the circle through
+// lines j-1, j and j+1.
+func (cl *cantilever) curvature(j int) float64 {
+	a, b, d := cl.line(j+1), cl.line(j), cl.line(j-1)
 	u, v, w := vec3.Sub(b, a), vec3.Sub(d, b), vec3.Sub(d, a)
 	return 2 * vec3.Norm(vec3.Cross(u, v)) / (vec3.Norm(u) * vec3.Norm(v) * vec3.Norm(w))
 }
@@ -394,48 +415,55 @@ type bendingReading struct {
 	B          float64 // slope of moment against curvature [N·m]
 	MaxK       float64 // largest curvature read [1/m]
 	Length     float64 // Peirce's bending length [m]
-	ChordAngle float64 // θ of the tip below the clamp, less the clamp's tilt [rad]
+	ChordAngle float64 // θ of the tip below the clamp's edge [rad]
 	Steps      int
 }
 
-// virtualBending loads a strip of the material as Peirce's cantilever
-// (Peirce 1930) under standard gravity, with an
-// overhang l = 2c, twice the bending length (B/(W·g))^(1/3) of the material,
-// where Peirce's test reads (θ ≈ 41.5°), and reads it twice:
+// virtualBending loads a strip of the material along direction d as
+// Peirce's cantilever (Peirce 1930) under standard gravity, with an
+// overhang l = 2c, twice the bending length (B/(W·g))^(1/3) of the
+// material along d, where Peirce's test reads (θ ≈ 41.5°), in n elements,
+// and reads it twice:
 //
 //   - Moment against curvature, KES-FB2's reading: sim cannot hold a strip
 //     in an arc of prescribed curvature as FB2 does, so each cross-section
 //     of the cantilever serves as one reading instead, its moment from
 //     statics (the weight beyond it times its lever arm), its curvature
 //     from the deformed strip. B is the least-squares slope over every
-//     section. FB2 reads B over 0.5-1.5 cm⁻¹; the cantilever reaches 1.6/c
+//     section, through the origin. FB2 reads B over 0.5-1.5 cm⁻¹; the cantilever reaches 1.6/c
 //     at its root (testdata/elastica_ref.json; 0.6-1.4 cm⁻¹ for the
 //     built-in fabrics) and sim's bending is linear, so the slope does not
 //     depend on the range.
 //   - Peirce's bending length: the chord from the clamp's edge to the tip
 //     makes the angle θ with the horizontal, and c = l·(cos(θ/2)/(8·tan
-//     θ))^(1/3). The clamp's tilt, if the pinch let it turn, is measured
-//     and taken off θ, as a tilted platform would be.
-func virtualBending(m sim.Material, n int) (bendingReading, error) {
-	c0 := math.Cbrt(m.BendWarp / (m.ArealMass * StandardGravity))
-	cl, err := newCantilever(m, 2*c0, StandardGravity, n)
+//     θ))^(1/3).
+func virtualBending(m sim.Material, d Direction, n int) (bendingReading, error) {
+	b := m.BendWarp
+	if d == Weft {
+		b = m.BendWeft
+	}
+	c0 := math.Cbrt(b / (m.ArealMass * StandardGravity))
+	cl, err := newCantilever(m, axisOf(d), 2*c0, StandardGravity, n)
 	if err != nil {
 		return bendingReading{}, err
 	}
 	r := bendingReading{Steps: cl.steps}
-	var pts []Point
+	// The least-squares slope through the origin: sim's bending is linear,
+	// and a strip of two elements gives only two sections.
+	var km, kk float64
 	for j := 1; j <= cl.support; j++ {
 		k := cl.curvature(j)
-		pts = append(pts, Point{k, cl.moment(j)})
+		km += k * cl.moment(j)
+		kk += k * k
 		r.MaxK = math.Max(r.MaxK, k)
 	}
-	if r.B, err = slopeOver(pts, 0, math.Inf(1)); err != nil {
-		return r, err
+	if !(kk > 0) {
+		return r, fmt.Errorf("the strip did not bend")
 	}
-	s := cl.s
-	root, tip, hinge := s.row(cl.support), s.row(0), s.row(s.nv-1)
-	tilt := math.Atan2(hinge[2]-root[2], hinge[1]-root[1])
-	r.ChordAngle = math.Atan2(root[2]-tip[2], root[1]-tip[1]) - tilt
+	r.B = km / kk
+	root, tip, end := cl.line(cl.support), cl.line(0), cl.line(cl.lines-1)
+	edge := vec3.Scale(0.5, vec3.Add(root, end))
+	r.ChordAngle = math.Atan2(edge[2]-tip[2], horizontal(edge, tip))
 	if !(r.ChordAngle > 0 && r.ChordAngle < math.Pi/2) {
 		return r, fmt.Errorf("the strip settled with its tip at %.1f° from the clamp, not hanging below it as a cantilever", r.ChordAngle*180/math.Pi)
 	}

@@ -38,16 +38,6 @@ type CueObserver struct {
 	FloorSet bool `json:"floor_set,omitempty"`
 }
 
-// NewCueObserver returns a cue observer for an m-AFC task.
-func NewCueObserver(weber, lambda, floor float64, task Task, seed uint64) (*CueObserver, error) {
-	o := &CueObserver{Weber: weber, Lambda: lambda, Floor: floor, Task: task, Seed: seed, RNG: newRNG(seed, 0xc0e), FloorSet: floor != 0}
-	if err := o.validate(); err != nil {
-		return nil, err
-	}
-	o.Spec = o.spec()
-	return o, nil
-}
-
 func (o *CueObserver) validate() error {
 	if err := o.Task.Validate(); err != nil {
 		return err

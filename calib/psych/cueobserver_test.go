@@ -23,7 +23,7 @@ func TestCueObserverThreshold(t *testing.T) {
 		{"no difference", 0.1, 0.02, 0, 3, 3, 0.5},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			o, err := NewCueObserver(c.weber, c.lambda, c.fl, TwoAFC, 11)
+			o, err := newCueObserver(c.weber, c.lambda, c.fl, TwoAFC, 11)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,4 +88,14 @@ func TestParseCueObserver(t *testing.T) {
 	if err != nil || n.Seed != 7 || n.Spec == "" {
 		t.Fatalf("nominal: %+v, %v", n, err)
 	}
+}
+
+// newCueObserver returns a cue observer for an m-AFC task.
+func newCueObserver(weber, lambda, floor float64, task Task, seed uint64) (*CueObserver, error) {
+	o := &CueObserver{Weber: weber, Lambda: lambda, Floor: floor, Task: task, Seed: seed, RNG: newRNG(seed, 0xc0e), FloorSet: floor != 0}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	o.Spec = o.spec()
+	return o, nil
 }

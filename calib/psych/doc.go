@@ -132,8 +132,8 @@
 // Stimuli are in physical units (µm for tactile amplitudes, m⁻¹ for
 // curvature). A procedure's Scale (linear, log10, dB) is only where it
 // steps and spaces its grids. Errors are prefixed "psych:". Procedures are
-// not safe for concurrent use; RunStudy and Fit.Bootstrap run in parallel
-// with results independent of the number of workers.
+// not safe for concurrent use; Fit.Bootstrap runs in parallel with
+// results independent of the number of workers.
 //
 // # References
 //

@@ -25,13 +25,6 @@ func Tally(records []Record) []Point {
 	return tally(records, func(r Record) bool { return r.Positive })
 }
 
-// TallyRatings groups rating records by stimulus, counting a rating at or
-// above criterion as positive, so that one rating experiment yields one
-// psychometric function per criterion.
-func TallyRatings(records []Record, criterion int) []Point {
-	return tally(records, func(r Record) bool { return int(r.Response) >= criterion })
-}
-
 func tally(records []Record, positive func(Record) bool) []Point {
 	idx := map[float64]int{}
 	var pts []Point

@@ -223,10 +223,6 @@ func TestTally(t *testing.T) {
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("Tally = %v, want %v", got, want)
 	}
-	ratings := []Record{{Trial: Trial{X: 1}, Response: 3}, {Trial: Trial{X: 1}, Response: 2}, {Trial: Trial{X: 1}, Response: 5}}
-	if got := TallyRatings(ratings, 3); len(got) != 1 || got[0] != (Point{1, 2, 3}) {
-		t.Errorf("TallyRatings = %v", got)
-	}
 }
 
 func must(pf PF, err error) PF {

@@ -5,7 +5,7 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"path/filepath"
+
 	"slices"
 	"strings"
 
@@ -207,24 +207,11 @@ func (c ciBar) Len() int                       { return 1 }
 func (c ciBar) XY(int) (float64, float64)      { return c.x, c.y }
 func (c ciBar) XError(int) (low, high float64) { return c.lo, c.hi }
 
-// Plot size used by SavePlot and WritePlot.
+// Plot size used by WritePlot.
 const (
 	PlotWidth  = 12 * vg.Centimeter
 	PlotHeight = 9 * vg.Centimeter
 )
-
-// SavePlot writes p to path; the extension (.png or .svg) picks the
-// format.
-func SavePlot(p *plot.Plot, path string) error {
-	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
-	if ext != "png" && ext != "svg" {
-		return fmt.Errorf("psych: plot %q: want a .png or .svg file", path)
-	}
-	if err := p.Save(PlotWidth, PlotHeight, path); err != nil {
-		return fmt.Errorf("psych: plot %q: %w", path, err)
-	}
-	return nil
-}
 
 // WritePlot writes p to w as "png" or "svg".
 func WritePlot(w io.Writer, p *plot.Plot, format string) error {

@@ -41,16 +41,6 @@ type StaircaseConfig struct {
 	Discard int `json:"discard,omitempty" toml:"discard"`
 }
 
-// KaernbachRatio returns the UpRatio with which a 1-up/down-down staircase
-// converges on probability p, or NaN when p^down is not in (0, 1).
-func KaernbachRatio(p float64, down int) float64 {
-	q := math.Pow(p, float64(down))
-	if !(q > 0 && q < 1) {
-		return nan
-	}
-	return q / (1 - q)
-}
-
 func (c StaircaseConfig) ratio() float64 {
 	if c.UpRatio == 0 {
 		return 1

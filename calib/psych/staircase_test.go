@@ -92,16 +92,16 @@ func TestStaircaseTargetP(t *testing.T) {
 		{1, 3, 0, math.Pow(0.5, 1.0/3)}, // 79.4%
 		{2, 1, 0, 1 - math.Sqrt(0.5)},   // 29.3%
 		{1, 1, 3, 0.75},                 // Kaernbach 1991
-		{1, 1, KaernbachRatio(0.8, 1), 0.8},
-		{1, 2, KaernbachRatio(0.85, 2), 0.85},
+		{1, 1, kaernbachRatio(0.8, 1), 0.8},
+		{1, 2, kaernbachRatio(0.85, 2), 0.85},
 	} {
 		c := StaircaseConfig{Up: tc.up, Down: tc.down, UpRatio: tc.ratio}
 		if got := c.TargetP(); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("%d-up/%d-down ratio %g: target %g, want %g", tc.up, tc.down, tc.ratio, got, tc.want)
 		}
 	}
-	if !math.IsNaN(KaernbachRatio(1, 1)) {
-		t.Error("KaernbachRatio(1, 1) is not NaN")
+	if !math.IsNaN(kaernbachRatio(1, 1)) {
+		t.Error("kaernbachRatio(1, 1) is not NaN")
 	}
 }
 
@@ -139,4 +139,14 @@ func TestStaircaseStopsOnReversals(t *testing.T) {
 	if len(p.Reversals()) != 4 || len(p.Records()) >= 1000 {
 		t.Errorf("stopped with %d reversals after %d trials", len(p.Reversals()), len(p.Records()))
 	}
+}
+
+// kaernbachRatio returns the UpRatio with which a 1-up/down-down staircase
+// converges on probability p, or NaN when p^down is not in (0, 1).
+func kaernbachRatio(p float64, down int) float64 {
+	q := math.Pow(p, float64(down))
+	if !(q > 0 && q < 1) {
+		return nan
+	}
+	return q / (1 - q)
 }

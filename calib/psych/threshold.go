@@ -189,17 +189,6 @@ func (e ThresholdEntry) validate() error {
 	return nil
 }
 
-// SensationLevelDB returns an amplitude in dB above a threshold.
-func SensationLevelDB(amplitudeUm, thresholdUm float64) float64 {
-	return 20 * math.Log10(amplitudeUm/thresholdUm)
-}
-
-// AmplitudeUm returns the amplitude at a sensation level (dB above the
-// threshold).
-func AmplitudeUm(levelDB, thresholdUm float64) float64 {
-	return thresholdUm * math.Pow(10, levelDB/20)
-}
-
 const (
 	thresholdFormat  = "haptex-tactile-thresholds"
 	thresholdVersion = 1

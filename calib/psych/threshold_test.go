@@ -109,15 +109,6 @@ func TestTactileThresholdErrors(t *testing.T) {
 	}
 }
 
-func TestSensationLevel(t *testing.T) {
-	if got := SensationLevelDB(40, 4); math.Abs(got-20) > 1e-12 {
-		t.Errorf("40 µm over 4 µm = %g dB", got)
-	}
-	if got := AmplitudeUm(-6, 2); math.Abs(got-2*math.Pow(10, -0.3)) > 1e-12 {
-		t.Errorf("AmplitudeUm = %g", got)
-	}
-}
-
 func TestThresholdFile(t *testing.T) {
 	f := NewThresholdFile("S01", time.Date(2026, 5, 27, 10, 0, 0, 0, time.UTC))
 	for _, e := range []ThresholdEntry{

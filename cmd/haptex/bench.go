@@ -3,24 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
 	"sort"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/app/rigbench"
-	"github.com/haptex/haptex/haptics/servobench"
-	"github.com/haptex/haptex/internal/buildinfo"
 	"github.com/haptex/haptex/internal/statebuf/statebufbench"
-	"github.com/haptex/haptex/render"
-	"github.com/haptex/haptex/render/renderbench"
-	"github.com/haptex/haptex/sim"
 	"github.com/haptex/haptex/sim/simbench"
 	"github.com/haptex/haptex/tactile/tactilebench"
 )
@@ -35,6 +27,7 @@ var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 	},
 	"statebuf": func(context.Context, benchOpts) (any, error) { r := statebufbench.Bench(); return &r, nil },
 	"control":  benchControl,
+	"devices":  benchDevices,
 	"sim": func(context.Context, benchOpts) (any, error) {
 		r, err := simbench.Bench(simbench.Options{})
 		return &r, err
@@ -47,97 +40,6 @@ var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 	"lockstep": func(ctx context.Context, o benchOpts) (any, error) {
 		return rigbench.Lockstep(ctx, o.duration, lockstepRuns)
 	},
-}
-
-// benchControl measures the servo in its lab (servobench) and the
-// contact tracking on the showcase, run in lockstep on the simulated
-// exoskeletons: the figures are properties of the code.
-func benchControl(_ context.Context, o benchOpts) (any, error) {
-	res, err := servobench.Bench(servobench.Options{})
-	if err != nil {
-		return nil, err
-	}
-	r, err := rig.New(rig.Config{Duration: showcaseDuration})
-	if err != nil {
-		return nil, err
-	}
-	sum, err := r.RunLockstep()
-	if err != nil {
-		return nil, err
-	}
-	res.ContactTracking = sum.ContactTracking
-	if ct := sum.ContactTracking; ct != nil {
-		res.ZWidth.Asked = append(res.ZWidth.Asked, servobench.AskedRange{Label: "the showcase asks", MaxNpm: max(ct.MaxStiffNpm[0], ct.MaxStiffNpm[1])})
-	}
-	rp, err := servobench.RandomPinches()
-	if err != nil {
-		return nil, err
-	}
-	res.ZWidth.Asked = append(res.ZWidth.Asked,
-		servobench.AskedRange{Label: fmt.Sprintf("%d random pinch trajectories ask (99th percentile)", rp.Trajectories), MaxNpm: rp.P99Npm},
-		servobench.AskedRange{Label: fmt.Sprintf("%d random pinch trajectories ask (stiffest)", rp.Trajectories), MaxNpm: rp.LargestNpm})
-	if o.chart != "" {
-		if err := servobench.ZWidthChart(res.ZWidth, o.chart); err != nil {
-			return nil, err
-		}
-		res.ZWidth.Chart = o.chart
-	}
-	return &res, nil
-}
-
-// showcaseDuration covers the showcase handling script and its release.
-const showcaseDuration = 12 * time.Second
-
-// lockstepRuns is how many times the lockstep bench runs the session: its
-// speed varies from run to run on a shared machine, so it reports the
-// median and the best.
-const lockstepRuns = 3
-
-// benchRender draws the showcase at 64 x 64 nodes and 1280 x 720 offscreen:
-// the state 1 s into the handling script, as the rig computed it, seen as
-// the view first shows it (the finger pair) and then the whole stand.
-func benchRender(_ context.Context, o benchOpts) (any, error) {
-	stop, err := ensureDisplay()
-	if errors.Is(err, errNoXvfb) {
-		return map[string]any{"skipped": err.Error()}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer stop()
-	cfg := rig.Config{Duration: time.Second, Sim: sim.Config{NodesU: 64, NodesV: 64}}
-	r, err := rig.New(cfg)
-	if err != nil {
-		return nil, err
-	}
-	v := r.NewView()
-	if _, err := r.RunLockstep(); err != nil {
-		return nil, err
-	}
-	rc, err := renderConfig(v)
-	if err != nil {
-		return nil, err
-	}
-	rc.Width, rc.Height = 1280, 720
-	var frame render.Frame
-	(&frameSource{v: v}).fill(&frame)
-	rc.Camera = render.DefaultCamera().AimedAt(&frame) // what the view shows
-	res, err := renderbench.Bench(rc, &frame, o.frames)
-	if err != nil {
-		return nil, err
-	}
-	// The whole stand, as the view showed it by default before it framed
-	// the hand: a baseline from the same minutes.
-	rc.Camera = render.StandCamera()
-	stand, err := renderbench.Bench(rc, &frame, o.frames)
-	return &renderResult{Result: res, Stand: &stand}, err
-}
-
-// renderResult is the render bench's JSON: the default view (the finger
-// pair) and, under "stand_view", the whole stand.
-type renderResult struct {
-	renderbench.Result
-	Stand *renderbench.Result `json:"stand_view"`
 }
 
 type benchOpts struct {
@@ -156,6 +58,7 @@ var benchSummaries = map[string]string{
 	"loop":     "the 1 kHz haptics loop in real time beside the cloth's load (-duration)",
 	"statebuf": "the lock-free latest-value buffer: publish and read",
 	"control":  "the force servo on the simulated finger: transparency, step, margins, tick time",
+	"devices":  "2 emulated exoskeletons and 2 tactile arrays on pseudo-terminals at 1 kHz: every frame intact, command to state (-duration)",
 	"sim":      "the cloth's step at 24, 32 and 64 nodes a side",
 	"tactile":  "the tactile renderer's frame, both fingers",
 	"render":   "the view: frames a second offscreen at 1280 x 720 (its own Xvfb when there is no display)",
@@ -273,58 +176,4 @@ func runBench(args []string) error {
 		return fmt.Errorf("%s failed (see \"error\" in its result)", strings.Join(failed, ", "))
 	}
 	return ctx.Err()
-}
-
-// runOneBench runs one bench and returns its result as a JSON object with
-// the common fields and its goals; a bench that fails still gives an
-// object, with "error".
-func runOneBench(ctx context.Context, n string, o benchOpts) (map[string]any, error) {
-	res, err := benches[n](ctx, o)
-	var obj map[string]any
-	if err == nil {
-		obj, err = withCommonFields(n, res)
-	}
-	if err != nil {
-		obj = map[string]any{"bench": n, "error": err.Error()}
-		addProvenance(obj)
-		return obj, err
-	}
-	if _, skipped := obj["skipped"]; !skipped {
-		obj["goals"] = evalGoals(n, obj)
-	}
-	return obj, nil
-}
-
-// withCommonFields turns a bench result into a JSON object carrying the
-// fields every bench reports: "bench", "go", "cpus", and the provenance
-// (addProvenance).
-func withCommonFields(name string, res any) (map[string]any, error) {
-	b, err := json.Marshal(res)
-	if err != nil {
-		return nil, err
-	}
-	var obj map[string]any
-	if err := json.Unmarshal(b, &obj); err != nil {
-		return nil, fmt.Errorf("bench %s: result is not a JSON object: %w", name, err)
-	}
-	obj["bench"] = name
-	addProvenance(obj)
-	return obj, nil
-}
-
-// addProvenance adds what every bench JSON says about where it ran:
-// "software" (haptex's version and commit), "timestamp" (UTC, RFC 3339),
-// "host" (hostInfo), "go" and "cpus".
-func addProvenance(obj map[string]any) {
-	in := buildinfo.Read()
-	obj["software"] = in.Map()
-	obj["timestamp"] = time.Now().UTC().Format(time.RFC3339)
-	obj["host"] = hostInfo()
-	obj["go"] = runtime.Version()
-	obj["cpus"] = runtime.NumCPU()
-}
-
-func printJSON(v any) {
-	b, _ := json.MarshalIndent(v, "", "  ")
-	fmt.Println(string(b))
 }

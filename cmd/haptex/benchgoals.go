@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -40,6 +39,7 @@ var benchGoals = map[string][]benchGoal{
 		{"phase_margin_deg", ">=", 45, "°", "phase margin"},
 		{"tick_us.p99", "<=", 20, "µs", "servo tick, p99"},
 	},
+	"devices": devicesGoals,
 	"tactile": {
 		{"frame_us.p99", "<=", 200, "µs", "tactile frame, both fingers, p99"},
 	},
@@ -171,39 +171,4 @@ func printBenchTable(w io.Writer, names []string, results map[string]any) {
 		fmt.Fprintln(w, n)
 	}
 	fmt.Fprintln(w, "every figure: haptex bench NAME -json")
-}
-
-// hostInfo describes the machine a bench ran on: name, kernel, CPU model
-// and count, memory and the load average when the bench ended (Linux;
-// elsewhere what the runtime knows).
-func hostInfo() map[string]any {
-	h := map[string]any{}
-	if n, err := os.Hostname(); err == nil {
-		h["hostname"] = n
-	}
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		h["kernel"] = strings.TrimSpace(string(b))
-	}
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
-				h["cpu_model"] = strings.TrimSpace(v)
-				break
-			}
-		}
-		h["hypervisor"] = strings.Contains(string(b), " hypervisor")
-	}
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		var kb float64
-		if _, err := fmt.Sscanf(string(b), "MemTotal: %g kB", &kb); err == nil {
-			h["mem_gib"] = kb / (1 << 20)
-		}
-	}
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		f := strings.Fields(string(b))
-		if len(f) >= 3 {
-			h["load_avg"] = strings.Join(f[:3], " ")
-		}
-	}
-	return h
 }

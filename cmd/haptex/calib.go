@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/haptex/haptex/calib/device"
 	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/devices/setup"
 	"github.com/haptex/haptex/internal/safefile"
 	"github.com/haptex/haptex/sim"
 )
@@ -27,8 +29,8 @@ func init() {
 		}})
 }
 
-const calibUsage = `usage: haptex calib force|kinematics|tactile -finger F [-o FILE]   (the simulated twin)
-       haptex calib threshold -subject ID [-finger F] [-observer SPEC] [-o FILE]`
+const calibUsage = `usage: haptex calib force|kinematics|tactile [-finger F] [-devices FILE] [-o FILE]
+       haptex calib threshold -subject ID [-finger F] [-devices FILE] [-observer SPEC] [-o FILE]`
 
 func runCalib(args []string) error {
 	if len(args) == 0 {
@@ -37,22 +39,50 @@ func runCalib(args []string) error {
 	}
 	what := args[0]
 	fs := subFlags("calib", args)
-	finger := fs.String("finger", "index", "finger whose devices are calibrated: thumb or index (threshold: also both)")
-	outPath := fs.String("o", "", "calibration file to write (default: calibration/<subject or finger>-<kind>.json)")
+	finger := fs.String("finger", "index", "finger whose devices are calibrated: thumb, index or both")
+	outPath := fs.String("o", "", "calibration file to write (default: calibration/<subject or finger>-<kind>.json, which -finger both always uses)")
+	devFile := fs.String("devices", "", "devices file (haptex devices check FILE): calibrate its devices instead of the simulated twin; an emulated device's stand (haptex devices emulate) carries out the steps, at a real one the operator does")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	switch what {
 	case "force", "kinematics", "tactile":
+		samples := fs.Int("samples", 0, "-devices: device samples averaged per reading (0: 100 for force, 20 for kinematics)")
+		settle := fs.Duration("settle", 0, "-devices: force: how long to wait after a load is hung before reading (0: 500ms, for a swinging mass to come to rest); tactile: how long each pin is driven before the vibrometer reads (0: 50ms)")
 		if err := parse(fs, args[1:], 0); err != nil {
 			return err
 		}
-		if sim.FingerByName(*finger) < 0 {
-			return fmt.Errorf("%w: -finger %q, want thumb or index", errUsage, *finger)
+		fingers, err := fingerList(*finger)
+		if err != nil {
+			return err
 		}
-		if *outPath == "" {
-			*outPath = filepath.Join("calibration", *finger+"-"+what+".json")
+		if len(fingers) > 1 && *outPath != "" {
+			return fmt.Errorf("%w: -o names one file; with -finger both each finger's goes to calibration/<finger>-%s.json", errUsage, what)
 		}
-		return calibTwin(ctx, what, *finger, *outPath)
+		if *samples < 0 || *settle < 0 {
+			return fmt.Errorf("%w: -samples and -settle cannot be negative", errUsage)
+		}
+		var file *setup.File
+		if *devFile != "" {
+			if file, err = setup.Load(*devFile); err != nil {
+				return err
+			}
+		}
+		in := bufio.NewReader(os.Stdin)
+		for _, fg := range fingers {
+			path := *outPath
+			if path == "" {
+				path = filepath.Join("calibration", fg+"-"+what+".json")
+			}
+			if file == nil {
+				err = calibTwin(ctx, what, fg, path)
+			} else {
+				err = calibDevice{what: what, finger: fg, path: path, file: file, samples: *samples, settle: *settle, in: in, out: os.Stdout}.run(ctx)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	case "threshold":
 		subject := fs.String("subject", "", "participant identifier; required")
 		var observers listFlag
@@ -71,20 +101,37 @@ func runCalib(args []string) error {
 		if err := safefile.CheckName("-subject", *subject); err != nil {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
-		fingers := []string{*finger}
-		if *finger == "both" {
-			fingers = []string{"thumb", "index"}
-		} else if sim.FingerByName(*finger) < 0 {
-			return fmt.Errorf("%w: -finger %q, want thumb, index or both", errUsage, *finger)
+		fingers, err := fingerList(*finger)
+		if err != nil {
+			return err
 		}
 		if *outPath == "" {
 			*outPath = filepath.Join("calibration", *subject+"-thresholds.json")
 		}
-		return calibThreshold(ctx, thresholdRun{subject: *subject, fingers: fingers, observers: observers,
-			method: psych.Kind(*method), priority: *prio, outDir: *out, path: *outPath})
+		tr := thresholdRun{subject: *subject, fingers: fingers, observers: observers,
+			method: psych.Kind(*method), priority: *prio, outDir: *out, path: *outPath}
+		if *devFile != "" {
+			set, err := openDevices(&tr.rig, *devFile, false)
+			if err != nil {
+				return err
+			}
+			defer set.close()
+		}
+		return calibThreshold(ctx, tr)
 	}
 	fmt.Fprintln(os.Stderr, calibUsage)
 	return fmt.Errorf("%w: unknown calibration %q", errUsage, what)
+}
+
+// fingerList reads -finger: thumb, index or both.
+func fingerList(s string) ([]string, error) {
+	if s == "both" {
+		return []string{"thumb", "index"}, nil
+	}
+	if sim.FingerByName(s) < 0 {
+		return nil, fmt.Errorf("%w: -finger %q, want thumb, index or both", errUsage, s)
+	}
+	return []string{s}, nil
 }
 
 // writeCal writes a calibration file, creating its folder: whole or not

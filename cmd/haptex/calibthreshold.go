@@ -20,6 +20,15 @@ type thresholdRun struct {
 	priority  int
 	outDir    string
 	path      string
+	// rig holds the devices (-devices) the runs use.
+	rig rig.Config
+}
+
+// rigConfig is the runs' rig: tr.rig (its devices) with the priority.
+func (tr thresholdRun) rigConfig() rig.Config {
+	c := tr.rig
+	c.Priority, c.NormalPriority, c.Logf = tr.priority, tr.priority <= 0, stderrf
+	return c
 }
 
 // calibThreshold measures a subject's detection thresholds at 40 and
@@ -37,7 +46,7 @@ func calibThreshold(ctx context.Context, tr thresholdRun) error {
 	var prog *progress
 	c := experiment.ThresholdCalibration{Subject: tr.subject, Fingers: tr.fingers, Method: tr.method,
 		OutDir: tr.outDir, Library: kes.Library{}, In: os.Stdin,
-		Rig: rig.Config{Priority: tr.priority, NormalPriority: tr.priority <= 0, Logf: stderrf},
+		Rig: tr.rigConfig(),
 		Measured: func(en psych.ThresholdEntry) {
 			fmt.Printf("%s %3.0f Hz: written to the file: %.3g µm (%.1f dB re 1 µm; the %s's estimate, SD %.1f dB, %d trials)\n",
 				en.Finger, en.FrequencyHz, en.ThresholdUm, en.ThresholdDB, en.Method, en.SDDB, en.Trials)

@@ -333,3 +333,10 @@ func wrapDurations(fs *flag.FlagSet) {
 		}
 	})
 }
+
+// flagSet reports whether the flag was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	found := false
+	fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}

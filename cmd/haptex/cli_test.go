@@ -122,7 +122,7 @@ func TestFlagsEitherSide(t *testing.T) {
 func TestCommandsFlagsAfterArguments(t *testing.T) {
 	example := filepath.Join("..", "..", "examples", "stiffness-2afc.toml")
 	for _, args := range [][]string{
-		{"experiment", "check", example},
+		{"experiment", "check", example, "-no-stimulus"}, // the flags, not the stimulus (TestExperimentCheckExample runs that)
 		{"fabric", "show", "cotton-shirting", "-raw"},
 		{"fabric", "show", "-raw", "cotton-shirting"},
 		{"fabric", "-json", "show", "cotton-shirting"},

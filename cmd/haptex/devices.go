@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -11,15 +10,12 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/app/rig"
-	"github.com/haptex/haptex/devices/emu"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/reconnect"
 	devrecord "github.com/haptex/haptex/devices/record"
 	"github.com/haptex/haptex/devices/scan"
 	"github.com/haptex/haptex/devices/setup"
-	"github.com/haptex/haptex/devices/wire"
 	"github.com/haptex/haptex/haptics"
-	"github.com/haptex/haptex/internal/safefile"
 )
 
 func init() {
@@ -33,13 +29,17 @@ func init() {
 
 func runDevices(args []string) error {
 	fs := subFlags("devices", args)
+	flagNotes[fs] = "devices emulate, " + consoleHelp + faultNames()
 	asJSON := fs.Bool("json", false, "list, check: print JSON")
 	timeout := fs.Duration("timeout", 300*time.Millisecond, "list: how long each port may take to answer HELLO (check: at least 1 s, as a run)")
 	exos := fs.Int("exo", 2, "emulate: exoskeletons (0..2: thumb, index)")
 	tactiles := fs.Int("tactile", 2, "emulate: tactile arrays (0..2: thumb, index)")
-	ports := fs.String("ports", "", "list: further serial ports to probe, comma-separated (e.g. the emulator's)")
+	ports := fs.String("ports", "", "list: further serial ports to probe, comma-separated (the ports of running emulators are probed anyway)")
 	noProbe := fs.Bool("no-probe", false, "list: list the ports without talking to them; check: check the file only")
 	dir := fs.String("dir", "", "emulate: folder for the port links and the devices file (default: a new temporary folder)")
+	script := fs.String("script", "showcase", "emulate: what the emulated hand does in each run, from the run's start: showcase (the handling script), pinch (one pinch and stretch) or rest (still, off the fabric)")
+	stand := fs.Bool("stand", false, "emulate: the exoskeletons sit on their calibration stands (a jig and a load clamp) instead of on the hand, for haptex calib force|kinematics -devices")
+	errs := fs.Bool("errors", false, "emulate: the exoskeletons carry known errors (force sensor gain and bias, encoder zeros, link lengths), as calib's twin does, for calibrating them")
 	if len(args) == 0 {
 		fs.Usage()
 		return fmt.Errorf("%w: which devices command?", errUsage)
@@ -62,7 +62,9 @@ func runDevices(args []string) error {
 		}
 		return nil
 	case "emulate":
-		return emulate(*exos, *tactiles, *dir)
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return emulate(ctx, emulateOptions{exos: *exos, tactiles: *tactiles, dir: *dir, script: *script, stand: *stand, errors: *errs})
 	case "check":
 		if fs.NArg() != 1 {
 			return fmt.Errorf("%w: devices check FILE", errUsage)
@@ -83,7 +85,7 @@ func checkDevices(path string, asJSON, noProbe bool, timeout time.Duration) erro
 	var checks []setup.DeviceCheck
 	if !noProbe {
 		// As long as a run waits for a device: the link's handshake limit.
-		checks = setup.Probe(f, link.Options{HandshakeTimeout: max(timeout, time.Second), Limits: rig.LinkLimits(haptics.DefaultConfig().Limits)})
+		checks = setup.Probe(f, slackLink(link.Options{HandshakeTimeout: max(timeout, time.Second), Limits: rig.LinkLimits(haptics.DefaultConfig().Limits)}))
 	}
 	bad := 0
 	for _, c := range checks {
@@ -101,6 +103,9 @@ func checkDevices(path string, asJSON, noProbe bool, timeout time.Duration) erro
 		for i, fg := range f.Fingers {
 			fmt.Printf("  %-5s exoskeleton: %s%s\n", setup.Fingers[i], fg.Exoskeleton, kinematicsNote(fg.Exoskeleton))
 			fmt.Printf("  %-5s tactile:     %s\n", setup.Fingers[i], fg.Tactile)
+		}
+		for _, c := range f.Calibrations() {
+			fmt.Printf("  %-5s %s calibration: %s (made on %s; sha256 %.12s)\n", c.Finger, c.Kind, c.Path, c.Device, c.SHA256)
 		}
 		for _, c := range checks {
 			switch {
@@ -134,68 +139,22 @@ func kinematicsNote(d setup.Device) string {
 	return fmt.Sprintf("; kinematics %s, %s", k, base)
 }
 
-// emulate runs emulated devices on pseudo-terminals until interrupted.
-func emulate(exos, tactiles int, dir string) error {
-	if exos < 0 || exos > 2 || tactiles < 0 || tactiles > 2 || exos+tactiles == 0 {
-		return fmt.Errorf("%w: -exo and -tactile take 0, 1 or 2 (thumb, then index), not both 0", errUsage)
-	}
-	var devs []emu.DeviceConfig
-	for _, d := range emu.DefaultDevices() {
-		n := &tactiles
-		if d.Kind == wire.KindExo {
-			n = &exos
-		}
-		finger := 0
-		if strings.HasPrefix(d.Name, "index") {
-			finger = 1
-		}
-		if finger < *n {
-			devs = append(devs, d)
-		}
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	em, err := emu.Run(ctx, emu.Config{Dir: dir, Devices: devs})
-	if err != nil {
-		return err
-	}
-	defer em.Close()
-	sched := em.RealTime()
-	fmt.Printf("emulated devices (the physical twins of devices/twin behind the haptex protocol), their loop at %s:\n", sched)
-	if !sched.RealTime {
-		fmt.Fprintln(os.Stderr, "haptex devices emulate: the devices' loop runs at normal priority: on a loaded machine it can fall silent for milliseconds, and haptex run then trips its fingers device-silent")
-	}
-	for _, p := range em.Ports() {
-		fmt.Printf("  %-14s %-12s %s -> %s\n", p.Name, p.Kind, p.Path, p.TTY)
-	}
-	snippet, err := safefile.ReadFile(em.DevicesFile(), setup.MaxFileSize)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("\ndevices file %s:\n\n%s\n", em.DevicesFile(), snippet)
-	fmt.Printf("run haptex with them:  haptex run -devices %s\nCtrl-C stops the emulator.\n", em.DevicesFile())
-	select {
-	case <-ctx.Done():
-	case <-em.Done():
-	}
-	if sched.Standby {
-		fmt.Printf("the devices' loop: its standby thread did the loop's work %d times; the duties ran at worst %v late\n", em.Takeovers(), em.Lateness().Round(time.Microsecond))
-	}
-	return nil
-}
-
 // openedDevices closes what openDevices opened.
 type openedDevices struct{ set *setup.Set }
 
 func (o *openedDevices) close() {
 	if o.set != nil {
 		o.set.Close()
+		o.set = nil
 	}
 }
 
 // openDevices loads the devices file and lets the rig open its devices
 // (with reconnection, recorded when the rig records devices) once the
-// session folder exists.
+// session folder exists; a later rig built from the same cfg (the next
+// finger of a threshold calibration) opens them again, once the one
+// before has closed them. The devices file and the calibration files it
+// names go into the session record with their hashes.
 func openDevices(cfg *rig.Config, path string, lockstep bool) (*openedDevices, error) {
 	f, err := setup.Load(path)
 	if err != nil {
@@ -210,24 +169,25 @@ func openDevices(cfg *rig.Config, path string, lockstep bool) (*openedDevices, e
 			}
 		}
 	}
+	cfg.DevicesFile = &rig.CalibrationFile{Path: f.Path, Kind: "devices", SHA256: f.SHA256}
+	for _, c := range f.Calibrations() {
+		cfg.Calibrations = append(cfg.Calibrations, rig.CalibrationFile{Path: c.Path, Kind: c.Kind, SHA256: c.SHA256, Finger: c.Finger, Device: c.Device})
+	}
 	o := &openedDevices{}
 	logf := cfg.Logf
+	if logf == nil {
+		logf = stderrf
+	}
 	servo := cfg.Servo
 	if servo == (haptics.Config{}) {
 		servo = haptics.DefaultConfig()
 	}
 	limits := rig.LinkLimits(servo.Limits)
 	cfg.OpenDevices = func(rec *devrecord.Session) (*setup.Set, error) {
-		s, err := setup.Open(f, setup.Options{Record: rec, SkipSim: true, Reconnect: reconnect.Options{Logf: logf}, Link: link.Options{Logf: logf, Limits: limits}})
+		o.close()
+		s, err := setup.Open(f, setup.Options{Record: rec, SkipSim: true, Reconnect: reconnect.Options{Logf: logf}, Link: slackLink(link.Options{Logf: logf, Limits: limits})})
 		o.set = s
 		return s, err
 	}
 	return o, nil
-}
-
-// flagSet reports whether the flag was given on the command line.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	found := false
-	fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
-	return found
 }

@@ -35,12 +35,13 @@ func runExperiment(args []string) error {
 	subject := fs.String("subject", "", "participant identifier (letters, digits, '-', '_'); required")
 	out := fs.String("out", "experiments", "parent folder: the run writes OUT/EXPERIMENT/SUBJECT/")
 	var observers listFlag
-	fs.Var(&observers, "observer", "a simulated observer answers instead of a person, in virtual time: "+
+	fs.Var(&observers, "observer", "a simulated observer answers instead of a person, in virtual time (in real time with -devices): "+
 		"cue:weber=W,lambda=L,seed=S perceives the cue the devices delivered in each interval; "+
 		"nominal:form=weibull,threshold=T,beta=B,lambda=L,seed=S answers from the nominal level (repeat for one per interleaved stream)")
 	force := fs.Bool("force", false, "run an experiment the stimulus check finds invalid")
 	switchObs := fs.Bool("switch-observer", false, "let a resumed run continue with another observer (or a person) than the one that answered so far")
 	traces := fs.Bool("traces", true, "keep each interval's tick-level record under the subject's traces/ folder (gzipped CSV)")
+	devFile := fs.String("devices", "", "devices file (TOML; haptex devices check FILE): each finger's exoskeleton and tactile array, simulated, serial or HID; the rig then runs in real time")
 	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the 1 kHz thread (0: normal scheduling)")
 	var cal calFlags
 	cal.register(fs)
@@ -59,6 +60,13 @@ func runExperiment(args []string) error {
 		return err
 	}
 	cfg := rig.Config{Priority: *prio, NormalPriority: *prio <= 0, Logf: stderrf}
+	if *devFile != "" {
+		set, err := openDevices(&cfg, *devFile, false)
+		if err != nil {
+			return err
+		}
+		defer set.close()
+	}
 	if err := cal.apply(&cfg); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -38,16 +39,29 @@ func runFabric(args []string) error {
 	lib := fs.String("library", defaultLibraryDir(), "user fabric library folder (imported fabrics)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	raw := fs.Bool("raw", false, "show: print the fabric file as it is")
+	elem := fs.String("element-size", "", "check: run every virtual test with elements this long (a length with its unit, e.g. 9.7mm, or finest)")
+	scene := fs.Bool("scene", false, fmt.Sprintf("check: run every virtual test at the resolution haptex run simulates (%.1f mm elements)", 1000*kes.SceneElementSize))
 	if len(args) == 0 {
 		fs.Usage()
 		return fmt.Errorf("%w: which fabric command?", errUsage)
 	}
-	sub := args[0]
-	if err := parse(fs, args[1:], 1); err != nil {
+	sub, rest := args[0], args[1:]
+	// The fabric's name or file may come before the flags or after them.
+	var arg string
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		arg, rest = rest[0], rest[1:]
+	}
+	max := 1
+	if arg != "" {
+		max = 0
+	}
+	if err := parse(fs, rest, max); err != nil {
 		return err
 	}
 	l := kes.Library{Dir: *lib}
-	arg := fs.Arg(0)
+	if arg == "" {
+		arg = fs.Arg(0)
+	}
 	switch sub {
 	case "list":
 		sums, err := l.List()
@@ -133,7 +147,18 @@ func runFabric(args []string) error {
 		if err != nil {
 			return err
 		}
-		rep, err := kes.Check(f, kes.CheckOptions{})
+		var opt kes.CheckOptions
+		switch {
+		case *scene && *elem != "":
+			return fmt.Errorf("%w: -scene and -element-size both set a resolution", errUsage)
+		case *scene:
+			opt.ElementSize = kes.SceneElementSize
+		case *elem != "":
+			if opt.ElementSize, err = parseLength(*elem); err != nil {
+				return fmt.Errorf("%w: -element-size: %v", errUsage, err)
+			}
+		}
+		rep, err := kes.Check(f, opt)
 		if err != nil {
 			return err
 		}
@@ -148,4 +173,29 @@ func runFabric(args []string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: unknown fabric command %q (list, show, import, check)", errUsage, sub)
+}
+
+// parseLength reads a length with its unit (m, cm, mm or µm/um), or
+// "finest" for the finest element size the check is tested at.
+func parseLength(s string) (float64, error) {
+	if s == "finest" {
+		return kes.FinestElementSize, nil
+	}
+	for _, u := range []struct {
+		suffix string
+		scale  float64
+	}{{"mm", 1e-3}, {"cm", 1e-2}, {"µm", 1e-6}, {"um", 1e-6}, {"m", 1}} {
+		if num, ok := strings.CutSuffix(s, u.suffix); ok {
+			v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+			if err != nil {
+				return 0, fmt.Errorf("%q is not a length", s)
+			}
+			l := v * u.scale
+			if !(l >= 1e-4 && l <= 0.1) {
+				return 0, fmt.Errorf("%s is outside 0.1 mm to 10 cm", s)
+			}
+			return l, nil
+		}
+	}
+	return 0, fmt.Errorf("%q has no unit (m, cm, mm or µm)", s)
 }

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/kes"
+	"github.com/haptex/haptex/devices/record"
 )
 
 func init() {
@@ -19,11 +21,15 @@ func runReplay(args []string) error {
 	out := fs.String("out", "", "parent folder for a session folder of the replay (empty: record nothing)")
 	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
 	jsonOut := fs.Bool("json", false, "print the result as JSON")
+	dump := fs.Bool("dump", false, "print the session's device recordings instead, one line per event, with the protocol frames decoded (and the damaged ones named)")
 	if err := parse(fs, args, 1); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return fmt.Errorf("%w: which session folder?", errUsage)
+	}
+	if *dump {
+		return dumpRecordings(os.Stdout, fs.Arg(0))
 	}
 	p, err := rig.LoadReplay(fs.Arg(0))
 	if err != nil {
@@ -36,6 +42,9 @@ func runReplay(args []string) error {
 	p.Config.Fabric = fab
 	p.Config.OutDir = *out
 	p.Config.Logf = stderrf
+	if !*jsonOut {
+		fmt.Printf("replay of %s\n", p.Method())
+	}
 	res, runErr := p.Run()
 	if res != nil {
 		if *jsonOut {
@@ -47,8 +56,29 @@ func runReplay(args []string) error {
 	return runErr
 }
 
+// dumpRecordings prints every device recording of the session folder dir.
+func dumpRecordings(w io.Writer, dir string) error {
+	paths, err := filepath.Glob(filepath.Join(record.Dir(dir), "*.hxr"))
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return fmt.Errorf("%s: no device recordings (a session recorded with -devices has them in %s)", dir, record.Dir(dir))
+	}
+	for _, p := range paths {
+		if err := record.Dump(w, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func printReplay(w io.Writer, r *rig.ReplayResult) {
-	fmt.Fprintf(w, "replayed %s (recorded in %s) in lockstep: %.2f s of run time in %.2f s\n\n", r.Dir, r.Mode, r.Summary.RunS, r.Summary.WallS)
+	how := "in lockstep"
+	if r.Mode == "realtime" {
+		how = "on its recorded schedule"
+	}
+	fmt.Fprintf(w, "replayed %s (recorded in %s) %s: %.2f s of run time in %.2f s\n\n", r.Dir, r.Mode, how, r.Summary.RunS, r.Summary.WallS)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "device\treads\trecorded\treplayed\tidentical\tdifferent\textra\tenable diffs\t")
 	for _, v := range r.Devices {

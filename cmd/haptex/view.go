@@ -98,8 +98,16 @@ func runView(args []string) error {
 	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the 1 kHz thread (0: normal scheduling)")
 	simNice := fs.Int("sim-nice", 10, "nice value of the simulation's thread, 1..19 (0: the process's; see the README)")
 	refine := refineFlag(fs)
+	devFile := fs.String("devices", "", "devices file (TOML; haptex devices check FILE): the devices drive the fingers (the mouse then moves none; a finger left simulated plays the showcase script)")
+	recDevices := fs.Bool("record-devices", false, "record every device call into the session folder for haptex replay (default: on with -devices and -out)")
 	if err := parse(fs, args, 0); err != nil {
 		return err
+	}
+	if *devFile != "" && !flagSet(fs, "record-devices") {
+		*recDevices = *out != ""
+	}
+	if *recDevices && *out == "" {
+		return fmt.Errorf("%w: -record-devices needs a session folder (-out)", errUsage)
 	}
 	if err := render.Probe(); err != nil {
 		return fmt.Errorf("%w (run it under Xvfb: ./scripts/with-display haptex view)", err)
@@ -108,9 +116,17 @@ func runView(args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := rig.Config{OutDir: *out, Duration: *duration, Priority: *prio, NormalPriority: *prio <= 0, SimNice: *simNice, ProcessNice: *simNice <= 0, Fabric: fab, Logf: stderrf}
+	cfg := rig.Config{OutDir: *out, Duration: *duration, Priority: *prio, NormalPriority: *prio <= 0, SimNice: *simNice, ProcessNice: *simNice <= 0, Fabric: fab, Logf: stderrf, RecordDevices: *recDevices}
 	if err := refine(&cfg); err != nil {
 		return err
+	}
+	if *devFile != "" {
+		set, err := openDevices(&cfg, *devFile, false)
+		if err != nil {
+			return err
+		}
+		defer set.close()
+		*script = true
 	}
 	th := render.StartThread()
 	defer th.Stop()

@@ -2,17 +2,19 @@ package devicetest_test
 
 import (
 	"context"
-	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/devicetest"
 	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/emu/emutest"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/reconnect"
 	"github.com/haptex/haptex/devices/record"
 	"github.com/haptex/haptex/devices/serial"
+	"github.com/haptex/haptex/devices/twin"
 )
 
 func emulator(t *testing.T) *emu.Emulator {
@@ -25,7 +27,7 @@ func emulator(t *testing.T) *emu.Emulator {
 	// The physical twins, the finger at rest: with the default handling
 	// script the finger's own motion can outweigh the test's torque,
 	// depending on when in the script a subtest runs.
-	e, err := emu.Run(ctx, emu.Config{Devices: devs, NewExo: emu.RestingExo})
+	e, err := emu.Run(ctx, emu.Config{Devices: devs, NewExo: restingExo})
 	if err != nil {
 		cancel()
 		t.Skipf("emulator: %v", err)
@@ -37,7 +39,7 @@ func emulator(t *testing.T) *emu.Emulator {
 // lopt's silence, write and handshake limits are far above any stall of a
 // loaded CI host (one stalled this process's emulator for 2.4 s): these
 // checks are of the contracts; the silence detector and the write limit
-// have their own tests (devices/fault, devices/emu).
+// have their own tests (devices/faulttest, devices/emu).
 var lopt = link.Options{Transport: devices.TransportSerial, SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second, HandshakeTimeout: 10 * time.Second, Limits: link.Limits{MaxExoWatchdog: 10 * time.Second, MaxTactileWatchdog: 10 * time.Second}}
 
 func serialExo(t *testing.T, path string) func() (devices.Exoskeleton, error) {
@@ -66,7 +68,7 @@ func TestExoskeletons(t *testing.T) {
 		name string
 		open func(t *testing.T) devices.Exoskeleton
 	}{
-		{"sim-standin", func(t *testing.T) devices.Exoskeleton { return emu.NewMassDamperExo("m", "s") }},
+		{"sim-standin", func(t *testing.T) devices.Exoskeleton { return emutest.NewMassDamperExo("m", "s") }},
 		{"serial", func(t *testing.T) devices.Exoskeleton {
 			x, err := serialExo(t, e.Plug("thumb-exo").Path())()
 			if err != nil {
@@ -82,12 +84,16 @@ func TestExoskeletons(t *testing.T) {
 			return x
 		}},
 		{"record", func(t *testing.T) devices.Exoskeleton {
-			rec, err := record.Create(filepath.Join(t.TempDir(), "x.hxr"), record.Meta{Name: "x", Kind: "exoskeleton"}, record.Options{})
+			s, err := record.NewSession(t.TempDir(), record.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { rec.Close() })
-			return record.WrapExo(emu.NewMassDamperExo("m", "s"), rec)
+			t.Cleanup(func() { s.Close() })
+			rec, err := s.Recorder("x", "exoskeleton", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return record.WrapExo(emutest.NewMassDamperExo("m", "s"), rec)
 		}},
 	}
 	for _, im := range impls {
@@ -103,7 +109,7 @@ func TestTactileArrays(t *testing.T) {
 		name string
 		open func(t *testing.T) devices.TactileArray
 	}{
-		{"sim-standin", func(t *testing.T) devices.TactileArray { return emu.NewPinArray("m", "s") }},
+		{"sim-standin", func(t *testing.T) devices.TactileArray { return emutest.NewPinArray("m", "s") }},
 		{"serial", func(t *testing.T) devices.TactileArray {
 			a, err := serialTactile(t, e.Plug("thumb-tactile").Path())()
 			if err != nil {
@@ -124,4 +130,17 @@ func TestTactileArrays(t *testing.T) {
 			devicetest.TactileArray(t, im.open(t), devicetest.Options{})
 		})
 	}
+}
+
+// restingExo is the emulator's physical twin with the finger held still
+// (twin.RestScript): the joints answer a torque the same way whenever it
+// comes, so that the checks see the response whatever the timing.
+func restingExo(dc emu.DeviceConfig) (devices.Exoskeleton, error) {
+	f := 1 // the index finger (sim.IndexFinger), as the emulator's names say
+	if strings.HasPrefix(dc.Name, "thumb") {
+		f = 0 // sim.Thumb
+	}
+	p := twin.DefaultExoParams()
+	p.Transport = twin.TransportParams{} // the emulated device's transport is the real one
+	return twin.NewExo(p, twin.DefaultBase(f), twin.RestScript(twin.DefaultScene()), f)
 }

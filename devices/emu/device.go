@@ -81,6 +81,17 @@ type Device struct {
 	onFrame   func(seq uint32, f *wire.TactileFrame)
 	onSend    func(seq uint32, b wire.Body)
 	onPower   func(on bool, cause string)
+	onHost    func(now time.Duration, hello bool) // the emulator's: every host frame
+}
+
+// withBackend runs fn under the device's lock with the backend advanced to
+// the device's clock, now: how the emulator's stands reach the device.
+func (d *Device) withBackend(fn func(now time.Duration) error) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	now := d.clock()
+	d.advance(now)
+	return fn(now)
 }
 
 // OnPower sets a function called, under the device's lock, whenever the
@@ -290,6 +301,9 @@ func (d *Device) Tick(now time.Duration) {
 }
 
 func (d *Device) handle(f *wire.Frame, now time.Duration) {
+	if d.onHost != nil {
+		d.onHost(now, f.Type == wire.TypeHello)
+	}
 	if f.Type == wire.TypeHello {
 		if d.hello.Parse(f.Body) != nil {
 			return

@@ -10,13 +10,16 @@
 // pulled cable. Serve attaches an engine to any transport.Conn (the HID fake
 // of package hid uses it).
 //
-// The default backends are the physical twins of devices/twin (PhysicalExo,
-// PhysicalTactile): the exoskeleton with a finger following the default
-// handling script (RestingExo holds the finger still), and the piezo pin
-// array. MassDamperExo and PinArray are small stand-ins (one mass-damper
-// per joint held by a visco-elastic finger, a pin array that switches
-// frames on the 40 Hz grid) whose response protocol tests can predict;
-// Config.NewExo and Config.NewTactile choose.
+// The default backends are the physical twins of devices/twin: the
+// exoskeleton on the emulated hand, whose fingers follow a handling script
+// (Config.Script) that each run plays from its start (hand.go), and the
+// piezo pin array (PhysicalExo, PhysicalTactile). Config.Errors gives the
+// exoskeletons the calibration twin's known errors and Config.Stand puts
+// them on their calibration stands (stand.go); Config.Announce announces
+// the emulator to other processes and serves its stands on a socket
+// (announce.go). Config.NewExo and Config.NewTactile choose other backends
+// (devices/emu/emutest has the small stand-ins whose response protocol
+// tests can predict).
 //
 // It never runs haptex's control loops; it is the other end of the cable.
 package emu

@@ -8,6 +8,7 @@ import (
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/emu/emutest"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/serial"
 	"github.com/haptex/haptex/devices/transport"
@@ -32,7 +33,7 @@ func dialExo(t *testing.T, path string) *link.Exo {
 		t.Fatal(err)
 	}
 	// The silence and write limits are far above a loaded CI host's stalls
-	// (2.4 s seen); the silence detector has its own test (devices/fault),
+	// (2.4 s seen); the silence detector has its own test (devices/faulttest),
 	// the write limit TestExoThatStopsReading.
 	x, err := link.DialExo(p, link.Options{Transport: devices.TransportSerial, SilenceTimeout: 10 * time.Second, WriteLimit: 10 * time.Second, Limits: link.Limits{MaxExoWatchdog: 10 * time.Second, MaxTactileWatchdog: 10 * time.Second}})
 	if err != nil {
@@ -49,7 +50,7 @@ func TestExoOverPTY(t *testing.T) {
 	// 250 ms silence limit (see dialExo).
 	devs := emu.DefaultDevices()
 	devs[0].WatchdogMs = 10_000
-	e := startEmu(t, emu.Config{NewExo: emu.StandInExo, Devices: devs})
+	e := startEmu(t, emu.Config{NewExo: emutest.StandInExo, Devices: devs})
 	x := dialExo(t, e.Plug("thumb-exo").Path())
 	sp := x.Spec()
 	if sp.Model != "haptex-emu-exo" || sp.Serial != "EMU-THUMB-EXO" || sp.DoF != 3 || sp.SamplePeriod != time.Millisecond {
@@ -106,7 +107,7 @@ func TestExoOverPTY(t *testing.T) {
 func TestExoThatStopsReading(t *testing.T) {
 	devs := emu.DefaultDevices()
 	devs[0].WatchdogMs = 10_000
-	e := startEmu(t, emu.Config{NewExo: emu.StandInExo, Devices: devs})
+	e := startEmu(t, emu.Config{NewExo: emutest.StandInExo, Devices: devs})
 	p, err := serial.Open(e.Plug("thumb-exo").Path(), serial.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/transport"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/devices/wire"
 	"github.com/haptex/haptex/internal/rt"
 	"github.com/haptex/haptex/internal/safefile"
@@ -31,8 +33,8 @@ type Config struct {
 	// Devices to emulate; empty means DefaultDevices().
 	Devices []DeviceConfig
 	// NewExo and NewTactile build the backends; nil means the physical
-	// twins (PhysicalExo, PhysicalTactile). StandInExo and StandInTactile
-	// are the small stand-ins protocol tests use.
+	// twins (PhysicalExo, PhysicalTactile); emutest.StandInExo and
+	// emutest.StandInTactile are the small stand-ins protocol tests use.
 	NewExo     func(DeviceConfig) (devices.Exoskeleton, error)
 	NewTactile func(DeviceConfig) (devices.TactileArray, error)
 	// TickPeriod is how often devices run their periodic duties (default
@@ -45,6 +47,19 @@ type Config struct {
 	// the loop runs at normal priority and RealTime says why.
 	Priority       int
 	NormalPriority bool
+	// Script is the handling motion of the emulated hand in the physical
+	// exoskeletons (nil: twin.DefaultScript). Each run plays it from its
+	// start: a HELLO after the host has sent nothing to any device for
+	// HandIdle restarts it.
+	Script *twin.Script
+	// Errors builds the physical exoskeletons with the calibration twin's
+	// known errors (sensor gain and bias, encoder zeros, link lengths; see
+	// stand.go); Stand puts them on their calibration stands instead of on
+	// the hand.
+	Errors, Stand bool
+	// Announce makes the emulator announce itself in RunDir(), with a
+	// socket for its stands, until Close (see announce.go).
+	Announce bool
 }
 
 // DefaultPriority is the devices' loop's SCHED_FIFO priority.
@@ -63,10 +78,12 @@ func DefaultDevices() []DeviceConfig {
 
 // Port describes one emulated device's serial port.
 type Port struct {
-	Name string `json:"name"`
-	Kind string `json:"kind"`
-	Path string `json:"path"` // stable symlink; put this in devices files
-	TTY  string `json:"tty"`  // the pseudo-terminal it points to now
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+	Path   string `json:"path"` // stable symlink; put this in devices files
+	TTY    string `json:"tty"`  // the pseudo-terminal it points to now
+	Model  string `json:"model"`
+	Serial string `json:"serial"`
 }
 
 // Emulator is a running set of emulated devices.
@@ -95,6 +112,11 @@ type Emulator struct {
 	worked       atomic.Int64
 	takeovers    atomic.Uint64
 	restoreProcs func()
+
+	hand     *hand
+	handIdle time.Duration
+	lastHost atomic.Int64 // clock time of the newest host frame to any device, +1 [ns]; 0 before any
+	announce *announcement
 }
 
 // Sched is how the devices' loop is scheduled.
@@ -135,6 +157,11 @@ type Plug struct {
 // called.
 func Run(ctx context.Context, cfg Config) (*Emulator, error) {
 	e := &Emulator{dir: cfg.Dir, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{}), sched: make(chan Sched, 1)}
+	script := cfg.Script
+	if script == nil {
+		script = twin.DefaultScript(twin.DefaultScene())
+	}
+	e.hand = newHand(script)
 	if e.dir == "" {
 		d, err := os.MkdirTemp("", "haptex-emu-")
 		if err != nil {
@@ -142,7 +169,14 @@ func Run(ctx context.Context, cfg Config) (*Emulator, error) {
 		}
 		e.dir, e.tempDir = d, true
 	}
-	var err error
+	// Absolute, so that the devices file and the announcement name the
+	// ports for a process in any folder.
+	abs, err := filepath.Abs(e.dir)
+	if err != nil {
+		e.cleanup()
+		return nil, fmt.Errorf("emu: %w", err)
+	}
+	e.dir = abs
 	if e.root, err = safefile.MkdirAll(e.dir); err != nil {
 		e.cleanup()
 		return nil, fmt.Errorf("emu: %w", err)
@@ -159,11 +193,13 @@ func Run(ctx context.Context, cfg Config) (*Emulator, error) {
 			return nil, fmt.Errorf("emu: device name %q is empty, repeated or holds a path separator", dc.Name)
 		}
 		seen[dc.Name] = true
-		dev, err := newDevice(dc, cfg, clock)
+		dev, err := e.newDevice(dc, cfg, clock)
 		if err != nil {
 			e.cleanup()
 			return nil, err
 		}
+		dev.onHost = e.hostFrame
+		e.handIdle = max(e.handIdle, HandIdle, time.Duration(dev.cfg.WatchdogMs)*time.Millisecond/2)
 		p := &Plug{dev: dev, dir: e.root, name: dc.Name, link: e.root.Join(dc.Name), lines: &e.lineMu}
 		if err := p.Replug(); err != nil {
 			e.cleanup()
@@ -174,6 +210,12 @@ func Run(ctx context.Context, cfg Config) (*Emulator, error) {
 	if err := e.writeDevicesFile(); err != nil {
 		e.cleanup()
 		return nil, err
+	}
+	if cfg.Announce {
+		if err := e.startAnnounce(cfg); err != nil {
+			e.cleanup()
+			return nil, err
+		}
 	}
 	tick := cfg.TickPeriod
 	if tick <= 0 {
@@ -210,12 +252,40 @@ func (e *Emulator) Lateness() time.Duration { return time.Duration(e.late.Swap(0
 // devices fall silent).
 func (e *Emulator) RealTime() Sched { return e.got }
 
-func newDevice(dc DeviceConfig, cfg Config, clock func() time.Duration) (*Device, error) {
+// hostFrame is told of every frame the host sends any device. A HELLO
+// after HandIdle() of silence to every device begins a new run: the hand
+// plays its script from the start.
+func (e *Emulator) hostFrame(now time.Duration, hello bool) {
+	prev := e.lastHost.Swap(int64(now) + 1)
+	if hello && (prev == 0 || now-time.Duration(prev-1) >= e.handIdle) {
+		e.hand.restart(now)
+	}
+}
+
+// HandIdle is how long the host must have sent nothing to any device for
+// the next HELLO to begin a new run: HandIdle, or half the longest
+// watchdog of the emulator's devices.
+func (e *Emulator) HandIdle() time.Duration { return e.handIdle }
+
+// Runs counts the runs the emulated hand has started: the HELLOs that
+// came after HandIdle() of silence.
+func (e *Emulator) Runs() int { return e.hand.runs() }
+
+func (e *Emulator) newDevice(dc DeviceConfig, cfg Config, clock func() time.Duration) (*Device, error) {
 	switch dc.Kind {
 	case wire.KindExo:
 		build := cfg.NewExo
 		if build == nil {
-			build = PhysicalExo
+			build = func(dc DeviceConfig) (devices.Exoskeleton, error) {
+				if cfg.Stand {
+					s, err := newStandExo(dc, cfg.Errors)
+					if err != nil {
+						return nil, err
+					}
+					return s, nil
+				}
+				return handExo(dc, e.hand, cfg.Errors)
+			}
 		}
 		b, err := build(dc)
 		if err != nil {
@@ -403,7 +473,8 @@ func Realtime(prio int) Sched {
 func (e *Emulator) Ports() []Port {
 	out := make([]Port, len(e.plugs))
 	for i, p := range e.plugs {
-		out[i] = Port{Name: p.dev.cfg.Name, Kind: p.dev.cfg.Kind.String(), Path: p.link, TTY: p.TTY()}
+		c := &p.dev.cfg
+		out[i] = Port{Name: c.Name, Kind: c.Kind.String(), Path: p.link, TTY: p.TTY(), Model: c.Model, Serial: c.Serial}
 	}
 	return out
 }
@@ -466,6 +537,7 @@ func (e *Emulator) Close() error {
 func (e *Emulator) Done() <-chan struct{} { return e.done }
 
 func (e *Emulator) cleanup() {
+	e.stopAnnounce()
 	for _, p := range e.plugs {
 		p.Unplug()
 	}

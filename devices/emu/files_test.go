@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/emu/emutest"
 	"github.com/haptex/haptex/internal/safefile/safefiletest"
 )
 
@@ -19,7 +20,7 @@ func TestEmulateDirDoesNotFollowLinks(t *testing.T) {
 	for _, name := range []string{"devices.toml", "thumb-exo"} {
 		victims[name] = safefiletest.Plant(t, filepath.Join(dir, name), false)
 	}
-	e := startEmu(t, emu.Config{Dir: dir, NewExo: emu.StandInExo, NewTactile: emu.StandInTactile, Devices: emu.DefaultDevices()[:1]})
+	e := startEmu(t, emu.Config{Dir: dir, NewExo: emutest.StandInExo, NewTactile: emutest.StandInTactile, Devices: emu.DefaultDevices()[:1]})
 	safefiletest.Untouched(t, "port link", victims["thumb-exo"])
 	safefiletest.Replaced(t, e.DevicesFile(), victims["devices.toml"])
 	if tty, err := os.Readlink(e.Plug("thumb-exo").Path()); err != nil || !strings.HasPrefix(tty, "/dev/pts/") {

@@ -28,24 +28,18 @@ func PhysicalExo(dc DeviceConfig) (devices.Exoskeleton, error) {
 	return physicalExo(dc, twin.DefaultScript(twin.DefaultScene()))
 }
 
-// RestingExo is PhysicalExo with the finger held still (twin.RestScript):
-// the joints answer a torque the same way whenever it comes, so that
-// conformance tests can check the response whatever the timing.
-func RestingExo(dc DeviceConfig) (devices.Exoskeleton, error) {
-	return physicalExo(dc, twin.RestScript(twin.DefaultScene()))
+func physicalExo(dc DeviceConfig, script *twin.Script) (devices.Exoskeleton, error) {
+	return handExo(dc, script, false)
 }
 
-func physicalExo(dc DeviceConfig, script *twin.Script) (devices.Exoskeleton, error) {
+// handExo builds the physical twin on a hand that follows intent, with the
+// calibration twin's errors when errs is set.
+func handExo(dc DeviceConfig, intent twin.Intent, errs bool) (devices.Exoskeleton, error) {
 	f, err := fingerOf(dc.Name)
 	if err != nil {
 		return nil, err
 	}
-	p := twin.DefaultExoParams()
-	p.Transport = twin.TransportParams{}
-	if dc.Serial != "" {
-		p.Serial = dc.Serial
-	}
-	return twin.NewExo(p, twin.DefaultBase(f), script, f)
+	return twin.NewExo(exoParams(dc, errs), twin.DefaultBase(f), intent, f)
 }
 
 // PhysicalTactile builds the simulated piezo pin array of devices/twin.
@@ -55,15 +49,4 @@ func PhysicalTactile(dc DeviceConfig) (devices.TactileArray, error) {
 		return nil, err
 	}
 	return twin.NewTactile(twin.DefaultTactileParams(), f)
-}
-
-// StandInExo builds the small stand-in exoskeleton (MassDamperExo), whose
-// response is simple enough for protocol tests to predict.
-func StandInExo(dc DeviceConfig) (devices.Exoskeleton, error) {
-	return NewMassDamperExo(dc.Model, dc.Serial), nil
-}
-
-// StandInTactile builds the stand-in pin array.
-func StandInTactile(dc DeviceConfig) (devices.TactileArray, error) {
-	return NewPinArray(dc.Model, dc.Serial), nil
 }

@@ -189,5 +189,5 @@ type Line interface {
 
 // OpenLine opens a pseudo-terminal in raw mode and returns its device
 // end, for equipment that stands where a device would (the proxy of
-// devices/fault).
+// devices/faulttest).
 func OpenLine(name string) (Line, error) { return openPTY(name) }

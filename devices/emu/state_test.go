@@ -1,10 +1,13 @@
-package emu
+package emu_test
 
 import (
 	"testing"
 	"time"
 
+	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/emu/emutest"
 	"github.com/haptex/haptex/devices/transport"
+	"github.com/haptex/haptex/devices/transport/transporttest"
 	"github.com/haptex/haptex/devices/wire"
 )
 
@@ -13,7 +16,7 @@ import (
 type host struct {
 	t      *testing.T
 	conn   transport.Conn
-	dev    *Device
+	dev    *emu.Device
 	now    time.Duration
 	seq    uint32
 	enc    wire.Encoder
@@ -23,10 +26,10 @@ type host struct {
 }
 
 func newHost(t *testing.T) *host {
-	h, d := transport.Pipe("host", "dev")
+	h, d := transporttest.Pipe("host", "dev")
 	t.Cleanup(func() { h.Close(); d.Close() })
 	hh := &host{t: t, conn: h, frames: make(chan wire.Frame, 256)}
-	hh.dev = NewExoDevice(DeviceConfig{Name: "exo", WatchdogMs: 20}, NewMassDamperExo("m", "s"), func() time.Duration { return hh.now })
+	hh.dev = emu.NewExoDevice(emu.DeviceConfig{Name: "exo", WatchdogMs: 20}, emutest.NewMassDamperExo("m", "s"), func() time.Duration { return hh.now })
 	hh.dev.Attach(d)
 	go func() {
 		var dec wire.Decoder

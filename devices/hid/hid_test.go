@@ -11,9 +11,11 @@ import (
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/devicetest"
 	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/emu/emutest"
 	"github.com/haptex/haptex/devices/hid"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/transport"
+	"github.com/haptex/haptex/devices/transport/transporttest"
 	"github.com/haptex/haptex/devices/wire"
 )
 
@@ -33,7 +35,7 @@ var _ khid.Device = (*fakeHID)(nil)
 var errGone = errors.New("hidapi: LIBUSB_ERROR_NO_DEVICE")
 
 func newFake(t *testing.T, dev *emu.Device) *fakeHID {
-	host, devEnd := transport.Pipe("fake-hid", "emu")
+	host, devEnd := transporttest.Pipe("fake-hid", "emu")
 	dev.Attach(devEnd)
 	f := &fakeHID{host: host, reports: make(chan []byte, 4096), free: make(chan []byte, 4096), timer: time.NewTimer(time.Hour)}
 	for range 4096 {
@@ -127,7 +129,7 @@ func (f *fakeHID) SendFeatureReport([]byte) (int, error) {
 func exoDevice() *emu.Device {
 	start := time.Now()
 	return emu.NewExoDevice(emu.DeviceConfig{Name: "hid-exo", WatchdogMs: 10_000},
-		emu.NewMassDamperExo("haptex-hid-exo", "HID-1"), func() time.Duration { return time.Since(start) })
+		emutest.NewMassDamperExo("haptex-hid-exo", "HID-1"), func() time.Duration { return time.Since(start) })
 }
 
 func TestExoOverHID(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices"
-	"github.com/haptex/haptex/devices/fault"
+	"github.com/haptex/haptex/devices/faulttest"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/serial"
 	"github.com/haptex/haptex/internal/rt"
@@ -159,7 +159,7 @@ func TestDocEmuSession(t *testing.T) {
 	clock := rt.NewClock()
 	cctx, stopCanaries := context.WithCancel(context.Background())
 	defer stopCanaries()
-	canaries := fault.StartCanaries(cctx, clock, link.KeeperPriority)
+	canaries := faulttest.StartCanaries(cctx, clock, link.KeeperPriority)
 	ex := startDocEmu(t, "--kind", "exo", "--watchdog-ms", "100")
 	// The acceptance run's tactile watchdog is 60 ms; the short run in
 	// make test, on a CI host that may be loaded, gives it 100 ms, as the

@@ -9,8 +9,10 @@ import (
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/emu/emutest"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/transport"
+	"github.com/haptex/haptex/devices/transport/transporttest"
 	"github.com/haptex/haptex/devices/wire"
 )
 
@@ -18,7 +20,7 @@ import (
 // the host end.
 func pipeDevice(t *testing.T, dev *emu.Device) transport.Conn {
 	t.Helper()
-	host, devEnd := transport.Pipe("host", "dev")
+	host, devEnd := transporttest.Pipe("host", "dev")
 	dev.Attach(devEnd)
 	stop := make(chan struct{})
 	start := time.Now()
@@ -40,7 +42,7 @@ func pipeDevice(t *testing.T, dev *emu.Device) transport.Conn {
 
 func newExoDevice() *emu.Device {
 	start := time.Now()
-	return emu.NewExoDevice(emu.DeviceConfig{Name: "exo", WatchdogMs: 2000}, emu.NewMassDamperExo("m", "s"),
+	return emu.NewExoDevice(emu.DeviceConfig{Name: "exo", WatchdogMs: 2000}, emutest.NewMassDamperExo("m", "s"),
 		func() time.Duration { return time.Since(start) })
 }
 
@@ -144,7 +146,7 @@ func TestNoAllocs(t *testing.T) {
 
 func TestHandshakeErrors(t *testing.T) {
 	t.Run("silent", func(t *testing.T) {
-		host, _ := transport.Pipe("silent", "nobody")
+		host, _ := transporttest.Pipe("silent", "nobody")
 		_, err := link.DialExo(host, link.Options{HandshakeTimeout: 120 * time.Millisecond})
 		var he *link.HandshakeError
 		if !errors.As(err, &he) || !strings.Contains(err.Error(), "no answer to HELLO") {
@@ -152,7 +154,7 @@ func TestHandshakeErrors(t *testing.T) {
 		}
 	})
 	t.Run("garbage", func(t *testing.T) {
-		host, dev := transport.Pipe("noisy", "modem")
+		host, dev := transporttest.Pipe("noisy", "modem")
 		go func() {
 			for range 20 {
 				if _, err := dev.Write([]byte("AT+OK\r\n\x00garbage\x00")); err != nil {
@@ -167,7 +169,7 @@ func TestHandshakeErrors(t *testing.T) {
 		}
 	})
 	t.Run("version", func(t *testing.T) {
-		host, dev := transport.Pipe("v2", "dev")
+		host, dev := transporttest.Pipe("v2", "dev")
 		go func() { // a device that speaks major version 2: its frames carry version 2
 			dev.Read(make([]byte, 256))
 			var e wire.Encoder
@@ -179,7 +181,7 @@ func TestHandshakeErrors(t *testing.T) {
 		}
 	})
 	t.Run("invalid caps", func(t *testing.T) {
-		host, dev := transport.Pipe("bad-firmware", "dev")
+		host, dev := transporttest.Pipe("bad-firmware", "dev")
 		go func() { // answers HELLO with a CAPS that leaves frame_period_us at 0
 			var d wire.Decoder
 			var e wire.Encoder
@@ -207,7 +209,7 @@ func TestHandshakeErrors(t *testing.T) {
 	})
 	t.Run("wrong kind", func(t *testing.T) {
 		start := time.Now()
-		dev := emu.NewTactileDevice(emu.DeviceConfig{Name: "tac"}, emu.NewPinArray("arr", "1"), func() time.Duration { return time.Since(start) })
+		dev := emu.NewTactileDevice(emu.DeviceConfig{Name: "tac"}, emutest.NewPinArray("arr", "1"), func() time.Duration { return time.Since(start) })
 		_, err := link.DialExo(pipeDevice(t, dev), link.Options{})
 		var ke *link.KindError
 		if !errors.As(err, &ke) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/emu/emutest"
 	"github.com/haptex/haptex/devices/reconnect"
 	"github.com/haptex/haptex/devices/wire"
 )
@@ -20,7 +21,7 @@ import (
 func BenchmarkUnplugReplug(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	em, err := emu.Run(ctx, emu.Config{NewExo: emu.StandInExo, Devices: []emu.DeviceConfig{{Name: "exo", Kind: wire.KindExo, WatchdogMs: 1000}}})
+	em, err := emu.Run(ctx, emu.Config{NewExo: emutest.StandInExo, Devices: []emu.DeviceConfig{{Name: "exo", Kind: wire.KindExo, WatchdogMs: 1000}}})
 	if err != nil {
 		b.Skip(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/emu/emutest"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/reconnect"
 	"github.com/haptex/haptex/devices/serial"
@@ -19,7 +20,7 @@ import (
 func emulator(t *testing.T) *emu.Emulator {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	em, err := emu.Run(ctx, emu.Config{NewExo: emu.StandInExo, NewTactile: emu.StandInTactile, Devices: []emu.DeviceConfig{
+	em, err := emu.Run(ctx, emu.Config{NewExo: emutest.StandInExo, NewTactile: emutest.StandInTactile, Devices: []emu.DeviceConfig{
 		{Name: "exo", Kind: wire.KindExo, WatchdogMs: 10_000},
 		{Name: "tac", Kind: wire.KindTactile, WatchdogMs: 10_000},
 	}})

@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,8 +11,9 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices"
-	"github.com/haptex/haptex/devices/transport"
+	"github.com/haptex/haptex/devices/transport/transporttest"
 	"github.com/haptex/haptex/devices/wire"
+	"github.com/haptex/haptex/internal/safefile"
 )
 
 // stubExo is a minimal exoskeleton for the wrappers.
@@ -32,7 +34,7 @@ func (s *stubExo) Close() error                    { return nil }
 
 func TestRoundTripAndAllocs(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.hxr")
-	rec, err := Create(path, Meta{Name: "thumb-exo", Kind: "exoskeleton"}, Options{})
+	rec, err := createFile(path, Meta{Name: "thumb-exo", Kind: "exoskeleton"}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +93,7 @@ func TestRoundTripAndAllocs(t *testing.T) {
 // drop is counted and Close reports it.
 func TestDropsAreCounted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.hxr")
-	rec, err := Create(path, Meta{Name: "n", Kind: "exoskeleton"}, Options{})
+	rec, err := createFile(path, Meta{Name: "n", Kind: "exoskeleton"}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +116,7 @@ func TestDropsAreCounted(t *testing.T) {
 
 func TestTruncatedFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.hxr")
-	rec, _ := Create(path, Meta{Name: "n", Kind: "tactile"}, Options{})
+	rec, _ := createFile(path, Meta{Name: "n", Kind: "tactile"}, Options{})
 	for i := range 10 {
 		rec.Bytes(KindTX, bytes.Repeat([]byte{byte(i)}, 100))
 	}
@@ -140,8 +142,8 @@ func TestTruncatedFile(t *testing.T) {
 // decoded.
 func TestConnAndDump(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.hxr")
-	rec, _ := Create(path, Meta{Name: "thumb-exo", Kind: "exoskeleton"}, Options{})
-	host, dev := transport.Pipe("host", "dev")
+	rec, _ := createFile(path, Meta{Name: "thumb-exo", Kind: "exoskeleton"}, Options{})
+	host, dev := transporttest.Pipe("host", "dev")
 	c := WrapConn(host, rec)
 	var e wire.Encoder
 	c.Write(e.Encode(&wire.Hello{Major: 1, Nonce: 5}, 1, 0))
@@ -212,4 +214,19 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// createFile creates the new file path (its directory too, as given) and
+// starts its writer. The file must not exist: a symbolic link at path is
+// refused, not followed (safefile.Dir.Create).
+func createFile(path string, meta Meta, opt Options) (*Recorder, error) {
+	if err := os.MkdirAll(filepath.Dir(path), safefile.DirMode); err != nil {
+		return nil, fmt.Errorf("record: %w", err)
+	}
+	d, name, err := safefile.OpenParent(path)
+	if err != nil {
+		return nil, fmt.Errorf("record: %w", err)
+	}
+	defer d.Close()
+	return create(d, name, meta, opt)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,21 +70,6 @@ type Options struct {
 	// (the lockstep runner), which outrun the disk and wait on no clock;
 	// a real-time loop must never wait.
 	Lossless bool
-}
-
-// Create creates the new file path (its directory too, as given) and
-// starts its writer. The file must not exist: a symbolic link at path is
-// refused, not followed (safefile.Dir.Create).
-func Create(path string, meta Meta, opt Options) (*Recorder, error) {
-	if err := os.MkdirAll(filepath.Dir(path), safefile.DirMode); err != nil {
-		return nil, fmt.Errorf("record: %w", err)
-	}
-	d, name, err := safefile.OpenParent(path)
-	if err != nil {
-		return nil, fmt.Errorf("record: %w", err)
-	}
-	defer d.Close()
-	return create(d, name, meta, opt)
 }
 
 // create creates the new recording name in d and starts its writer.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices"
-	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/emu/emutest"
 	"github.com/haptex/haptex/devices/record"
 	"github.com/haptex/haptex/devices/replay"
 )
@@ -88,13 +88,13 @@ func recordSession(t *testing.T, dir string, d time.Duration) {
 	}
 	var r rig
 	for i := range 2 {
-		x := emu.NewMassDamperExo("haptex-emu-exo", names[i])
+		x := emutest.NewMassDamperExo("haptex-emu-exo", names[i])
 		rx, err := sess.Recorder(names[i]+"-exo", "exoskeleton", x.Spec())
 		if err != nil {
 			t.Fatal(err)
 		}
 		r.exo[i] = record.WrapExo(x, rx)
-		a := emu.NewPinArray("haptex-emu-tactile", names[i])
+		a := emutest.NewPinArray("haptex-emu-tactile", names[i])
 		ra, err := sess.Recorder(names[i]+"-tactile", "tactile", a.Spec())
 		if err != nil {
 			t.Fatal(err)

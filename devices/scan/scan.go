@@ -4,8 +4,9 @@
 //
 // It only probes what it may safely open: HID devices with the ids it is
 // given (opening any other HID device could take a keyboard away from the
-// operating system) and USB serial ports, plus any port named explicitly.
-// Everything else is listed, not touched.
+// operating system), USB serial ports and the ports of the emulators that
+// announce themselves (devices/emu.Announced), plus any port named
+// explicitly. Everything else is listed, not touched.
 package scan
 
 import (
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/emu"
 	"github.com/haptex/haptex/devices/hid"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/serial"
@@ -30,9 +32,12 @@ type ID struct{ VID, PID uint16 }
 type Options struct {
 	HIDIDs      []ID                       // HID devices to probe; default {hid.DefaultVID, hid.DefaultPID}
 	ProbeSerial func(serial.PortInfo) bool // serial ports to probe; default: USB ports
-	Ports       []string                   // further serial ports to probe (e.g. the emulator's)
+	Ports       []string                   // further serial ports to probe
 	Timeout     time.Duration              // per handshake; default 300 ms
 	NoProbe     bool                       // list only
+	// NoEmulators leaves out the ports of the running emulators that
+	// announce themselves (haptex devices emulate).
+	NoEmulators bool
 }
 
 // Probe is what probing one device found.
@@ -52,6 +57,9 @@ type HIDEntry struct {
 // SerialEntry is one serial port.
 type SerialEntry struct {
 	serial.PortInfo
+	// Emulator names the emulator that serves the port, when an announced
+	// one does: "haptex devices emulate (pid 1234): thumb-exo".
+	Emulator string `json:"emulator,omitempty"`
 	Probe
 }
 
@@ -126,9 +134,24 @@ func Scan(opt Options) Report {
 	for _, p := range opt.Ports {
 		explicit[p] = true
 	}
+	emulated := map[string]string{}
+	if !opt.NoEmulators {
+		as, _ := emu.Announced()
+		for _, a := range as {
+			for _, p := range a.Ports {
+				emulated[p.Path] = fmt.Sprintf("haptex devices emulate (pid %d): %s", a.PID, p.Name)
+				explicit[p.Path] = true
+				if !listed[p.Path] {
+					ports = append(ports, serial.PortInfo{Path: p.Path})
+					listed[p.Path] = true
+				}
+			}
+		}
+	}
 	r.Serial = make([]SerialEntry, len(ports))
 	for i, p := range ports {
 		r.Serial[i].PortInfo = p
+		r.Serial[i].Emulator = emulated[p.Path]
 		if opt.NoProbe || !explicit[p.Path] && !opt.ProbeSerial(p) {
 			continue
 		}
@@ -200,6 +223,9 @@ func (r *Report) WriteText(w io.Writer) {
 		}
 		if e.SerialNumber != "" {
 			usb = append(usb, "serial "+e.SerialNumber)
+		}
+		if e.Emulator != "" {
+			usb = append(usb, "("+e.Emulator+")")
 		}
 		fmt.Fprintf(w, "  %s %s\n", e.Path, strings.Join(usb, " "))
 		describe(w, e.Probe)

@@ -2,6 +2,10 @@ package scan_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -56,4 +60,58 @@ func TestScanFindsEmulatedDevices(t *testing.T) {
 		}
 	}
 	t.Logf("\n%s", out.String())
+}
+
+// An emulator that announces itself is found without naming its ports,
+// and says which emulator serves each; once it is closed its announcement
+// is gone, and one left by a process that died is skipped and removed.
+func TestScanFindsAnnouncedEmulator(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip(err)
+	}
+	if err := os.MkdirAll(emu.RunDir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(emu.RunDir(), fmt.Sprintf("%d-1.json", dead.Process.Pid))
+	if err := os.WriteFile(stale, []byte(fmt.Sprintf(`{"pid": %d, "ports": [{"name": "thumb-exo", "path": "/dev/null"}]}`, dead.Process.Pid)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e, err := emu.Run(ctx, emu.Config{Announce: true, Devices: emu.DefaultDevices()[:2]})
+	if err != nil {
+		t.Skipf("emulator: %v", err)
+	}
+	r := scan.Scan(scan.Options{Timeout: time.Second})
+	found := 0
+	for _, en := range r.Serial {
+		if en.Emulator == "" {
+			continue
+		}
+		found++
+		if !en.Speaks || en.Device.Exo == nil || !strings.Contains(en.Emulator, fmt.Sprintf("(pid %d)", os.Getpid())) {
+			t.Errorf("%s: %+v", en.Path, en)
+		}
+		if en.Path == "/dev/null" {
+			t.Errorf("the dead emulator's port was listed")
+		}
+	}
+	if found != 2 {
+		t.Errorf("%d emulated ports found, want 2: %+v", found, r.Serial)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the dead emulator's announcement is still there: %v", err)
+	}
+	var out strings.Builder
+	r.WriteText(&out)
+	if !strings.Contains(out.String(), "(haptex devices emulate (pid ") {
+		t.Errorf("the listing does not name the emulator:\n%s", out.String())
+	}
+	e.Close()
+	left, err := filepath.Glob(filepath.Join(emu.RunDir(), "*"))
+	if err != nil || len(left) != 0 {
+		t.Errorf("left in the run folder after Close: %v %v", left, err)
+	}
 }

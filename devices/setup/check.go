@@ -54,6 +54,11 @@ func Probe(f *File, opt link.Options) []DeviceCheck {
 func probeOne(c *DeviceCheck, fi int, opt link.Options) string {
 	opt.Transport = devices.Transport(c.Device.Kind)
 	if c.Role == RoleExo {
+		if c.Device.cal == nil {
+			if err := c.Device.loadCalibrations(fi, ""); err != nil {
+				return err.Error()
+			}
+		}
 		k, err := c.Device.kinematics(fi)
 		if err != nil {
 			return err.Error()
@@ -81,6 +86,10 @@ func probeOne(c *DeviceCheck, fi int, opt link.Options) string {
 		return fmt.Sprintf("%s is %s, not %s", info.Port, names[info.Kind], names[want])
 	case info.Refused != "":
 		return "refused: " + info.Refused
+	case info.Exo != nil:
+		if err := c.Device.cal.checkDevice(*info.Exo); err != nil {
+			return err.Error()
+		}
 	}
 	return ""
 }

@@ -18,6 +18,8 @@
 //	base_origin_m = [0.02, 0.10, -0.16] # optional base pose in the world (default: the
 //	base_x = [0.0, 0.0, 1.0]            # showcase scene's mount for the finger); x and z
 //	base_z = [0.0, 1.0, 0.0]            # are the base's axes, orthonormal
+//	force_calibration = "thumb-force.json"           # optional: haptex calib force's file
+//	kinematics_calibration = "thumb-kinematics.json" # optional: haptex calib kinematics's file
 //
 //	[thumb.tactile]
 //	kind = "hid"
@@ -31,6 +33,8 @@ package setup
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -75,6 +79,12 @@ type Device struct {
 	BaseOrigin *[3]float64 `toml:"base_origin_m" json:"base_origin_m,omitempty"`
 	BaseX      *[3]float64 `toml:"base_x" json:"base_x,omitempty"`
 	BaseZ      *[3]float64 `toml:"base_z" json:"base_z,omitempty"`
+	// Exoskeletons only, optional: the calibration files haptex calib
+	// force and haptex calib kinematics wrote for this device, relative to
+	// the devices file (calibration.go).
+	ForceCalibration      string `toml:"force_calibration" json:"force_calibration,omitempty"`
+	KinematicsCalibration string `toml:"kinematics_calibration" json:"kinematics_calibration,omitempty"`
+	cal                   *calibrations
 }
 
 // String describes the device for messages: "serial /dev/ttyACM0".
@@ -99,8 +109,11 @@ type Finger struct {
 }
 
 // File is a devices file: Fingers[0] is the thumb, Fingers[1] the index.
+// Load sets Path and SHA256 (of the bytes read).
 type File struct {
 	Fingers [2]Finger `json:"fingers"`
+	Path    string    `json:"path,omitempty"`
+	SHA256  string    `json:"sha256,omitempty"`
 }
 
 // Default is the file with every device simulated.
@@ -164,7 +177,8 @@ func (e *FileError) Error() string {
 }
 
 // Load reads and checks the devices file at path, and the device
-// description files it names (their paths become absolute).
+// description and calibration files it names (their paths become
+// absolute; see calibration.go for what is checked).
 func Load(path string) (*File, error) {
 	data, err := safefile.ReadFile(path, MaxFileSize)
 	if err != nil {
@@ -174,6 +188,8 @@ func Load(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	sum := sha256.Sum256(data)
+	f.Path, f.SHA256 = path, hex.EncodeToString(sum[:])
 	for fi := range f.Fingers {
 		d := &f.Fingers[fi].Exoskeleton
 		if d.Kinematics == "" || d.Kinematics == KinematicsBuiltin {
@@ -184,6 +200,11 @@ func Load(path string) (*File, error) {
 		}
 		if _, err := LoadKinematics(d.Kinematics); err != nil {
 			return nil, &FileError{File: path, Key: Fingers[fi] + "." + RoleExo + ".kinematics", Msg: err.Error(), Err: err}
+		}
+	}
+	for fi := range f.Fingers {
+		if err := f.Fingers[fi].Exoskeleton.loadCalibrations(fi, path); err != nil {
+			return nil, err
 		}
 	}
 	return f, nil
@@ -228,7 +249,7 @@ func Parse(r io.Reader, name string) (*File, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return nil, &FileError{File: name, Key: keys[0], Msg: fmt.Sprintf("unknown key (known: kind, port, baud, vid, pid, serial, kinematics, base_origin_m, base_x, base_z)%s", more(keys))}
+		return nil, &FileError{File: name, Key: keys[0], Msg: fmt.Sprintf("unknown key (known: kind, port, baud, vid, pid, serial, kinematics, base_origin_m, base_x, base_z, force_calibration, kinematics_calibration)%s", more(keys))}
 	}
 	f := Default()
 	for finger, roles := range raw {
@@ -253,6 +274,9 @@ func Parse(r io.Reader, name string) (*File, error) {
 			case RoleTactile:
 				if d.Kinematics != "" || d.BaseOrigin != nil || d.BaseX != nil || d.BaseZ != nil {
 					return nil, &FileError{File: name, Key: key, Msg: "a tactile array takes no kinematics or base pose"}
+				}
+				if d.ForceCalibration != "" || d.KinematicsCalibration != "" {
+					return nil, &FileError{File: name, Key: key, Msg: "a tactile array takes no force or kinematics calibration (its pins' calibration is haptex run -tactile-cal)"}
 				}
 				f.Fingers[fi].Tactile = d
 			default:
@@ -338,6 +362,9 @@ func check(d *Device) string {
 		}
 		if d.Kinematics != "" || d.BaseOrigin != nil || d.BaseX != nil || d.BaseZ != nil {
 			return "a simulated device brings its own kinematics and base pose"
+		}
+		if d.ForceCalibration != "" || d.KinematicsCalibration != "" {
+			return "a simulated device needs no calibration: its sensor and kinematics are exact"
 		}
 	case KindSerial:
 		if d.Port == "" {

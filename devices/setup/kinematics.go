@@ -72,8 +72,22 @@ func checkPose(d *Device) string {
 	return ""
 }
 
-// kinematics resolves finger fi's exoskeleton model and base pose.
+// kinematics resolves finger fi's exoskeleton model and base pose, with
+// the kinematic calibration applied.
 func (d *Device) kinematics(fi int) (record.Kinematics, error) {
+	k, err := d.nominalKinematics(fi)
+	if err != nil || d.cal == nil || d.cal.kin == nil {
+		return k, err
+	}
+	if k.Params, err = d.cal.kin.Apply(k.Params); err != nil {
+		return k, fmt.Errorf("setup: %w", err)
+	}
+	return k, nil
+}
+
+// nominalKinematics resolves finger fi's exoskeleton model, as the
+// devices file names it, and base pose.
+func (d *Device) nominalKinematics(fi int) (record.Kinematics, error) {
 	var k record.Kinematics
 	switch d.Kinematics {
 	case KinematicsBuiltin:

@@ -130,6 +130,12 @@ func openExo(fi int, d Device, name string, opt Options) (devices.Exoskeleton, e
 			x, err = emu.PhysicalExo(emu.DeviceConfig{Name: name})
 		}
 	} else {
+		if d.cal == nil {
+			// A file from Parse: its calibration paths are as given.
+			if err := d.loadCalibrations(fi, ""); err != nil {
+				return nil, err
+			}
+		}
 		// The model the servo will drive the device with, known before
 		// the handshake so that the link checks the device's CAPS against
 		// it (joint limits, torques) on every (re)connection.
@@ -159,6 +165,16 @@ func openExo(fi int, d Device, name string, opt Options) (devices.Exoskeleton, e
 	}
 	if err != nil {
 		return nil, err
+	}
+	if c := d.cal; c != nil {
+		if err := c.checkDevice(x.Spec()); err != nil {
+			x.Close()
+			return nil, err
+		}
+		if c.force != nil {
+			clk, _ := x.(devices.Clocked)
+			x = &sensorCalibrated{Exoskeleton: x, cal: c.force, clock: clk}
+		}
 	}
 	if own, ok := x.(kinematic); ok {
 		k = record.Kinematics{Params: own.Kinematics().Params(), Base: own.Base()}

@@ -2,7 +2,8 @@
 // (pseudo-terminal, go.bug.st/serial, the protocol, the link drivers) at
 // the haptics rate and reports what arrived, what was acted on and how long
 // a command took to come back as a state. It backs the device round-trip
-// test (TestRoundTrip; -soak 60s is the acceptance run).
+// test (TestRoundTrip) and `haptex bench devices` (-duration 60s is the
+// acceptance run).
 //
 // It never hides a problem: every lost, corrupt, duplicated or altered
 // frame, on either side, is counted in the Result and named in Problems.
@@ -82,7 +83,10 @@ type Result struct {
 	Exo      []DeviceResult `json:"exoskeletons"`
 	Tactile  []DeviceResult `json:"tactile"`
 	Clean    bool           `json:"clean"`
-	Problems []string       `json:"problems,omitempty"`
+	// ProblemCount is len(Problems): the number a goal of no lost,
+	// corrupt, altered or unanswered frame is checked against.
+	ProblemCount int      `json:"problem_count"`
+	Problems     []string `json:"problems,omitempty"`
 }
 
 // torque is the command sent at tick k: slow sinusoids within the stand-in's
@@ -123,7 +127,9 @@ type tacRig struct {
 
 // Run starts the emulator, opens every device through the serial driver,
 // runs the loop for cfg.Duration and returns the report. The error is
-// non-nil only when the run could not start or a device was lost.
+// non-nil only when the run could not start (the report then has no
+// ticks) or a device was lost (the report says so in Problems, with the
+// figures up to the loss).
 func Run(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.Duration <= 0 {
 		cfg.Duration = 60 * time.Second
@@ -252,7 +258,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			Altered: r.altered.Load(), LastAck: r.lastAck, ReadTimeouts: r.tmo, Host: r.tac.Stats(), Device: em.Plug(r.name).Device().Stats()})
 	}
 	res.Problems = problems(&res)
-	res.Clean = len(res.Problems) == 0
+	if lossErr != nil {
+		res.Problems = append(res.Problems, "run stopped: "+lossErr.Error())
+	}
+	res.ProblemCount = len(res.Problems)
+	res.Clean = res.ProblemCount == 0
 	return res, lossErr
 }
 

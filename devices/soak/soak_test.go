@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/emu/emutest"
 )
 
 var soakFor = flag.Duration("soak", 0, "run the device round-trip soak for this long (the acceptance run is -soak 60s)")
@@ -26,7 +27,7 @@ func TestRoundTrip(t *testing.T) {
 		// The short run shares a loaded CI host, which has frozen the
 		// emulator for 2.4 s: its watchdogs and the link's silence and
 		// write limits are far above that (the acceptance run keeps the
-		// defaults; devices/fault tests the silence detector, devices/emu
+		// defaults; devices/faulttest tests the silence detector, devices/emu
 		// the write limit).
 		cfg.Link.SilenceTimeout = 10 * time.Second
 		cfg.Link.WriteLimit = 10 * time.Second
@@ -38,7 +39,7 @@ func TestRoundTrip(t *testing.T) {
 	if raceEnabled && *soakFor == 0 {
 		// The protocol path is the same; the devices behind it are the
 		// small stand-ins instead of the physical twins.
-		cfg.Emulator.NewExo, cfg.Emulator.NewTactile = emu.StandInExo, emu.StandInTactile
+		cfg.Emulator.NewExo, cfg.Emulator.NewTactile = emutest.StandInExo, emutest.StandInTactile
 	}
 	res, err := Run(context.Background(), cfg)
 	js, _ := json.MarshalIndent(res, "", "  ")

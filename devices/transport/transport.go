@@ -1,14 +1,12 @@
 // Package transport defines the byte-stream connection every device link
-// runs over (serial port, USB HID, pseudo-terminal, in-memory pipe), the
-// typed errors transports return, and an in-memory pipe for tests.
+// runs over (serial port, USB HID, pseudo-terminal) and the typed errors
+// transports return; transporttest has an in-memory pipe for tests.
 //
 // It never frames or interprets bytes: that is package wire's job.
 package transport
 
 import (
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/haptex/haptex/devices"
@@ -117,100 +115,4 @@ func KindOf(err error) Kind {
 		err = u.Unwrap()
 	}
 	return Other
-}
-
-// Pipe returns the two ends of an in-memory full-duplex stream. Closing
-// either end makes the other end's Read return, after the bytes already
-// written, an *Error of kind Gone. Writes never block; Write fails once
-// more than 1 MiB is waiting unread.
-func Pipe(nameA, nameB string) (Conn, Conn) {
-	ab, ba := newQueue(), newQueue()
-	return &pipeEnd{name: nameA, in: ba, out: ab}, &pipeEnd{name: nameB, in: ab, out: ba}
-}
-
-const pipeLimit = 1 << 20
-
-type queue struct {
-	mu     sync.Mutex
-	cond   sync.Cond
-	buf    []byte
-	closed bool
-}
-
-func newQueue() *queue {
-	q := &queue{buf: make([]byte, 0, 4096)}
-	q.cond.L = &q.mu
-	return q
-}
-
-func (q *queue) close() {
-	q.mu.Lock()
-	q.closed = true
-	q.mu.Unlock()
-	q.cond.Broadcast()
-}
-
-type pipeEnd struct {
-	name      string
-	in, out   *queue
-	closeOnce sync.Once
-	local     atomic.Bool // this end was closed
-}
-
-var _ Conn = (*pipeEnd)(nil)
-
-func (p *pipeEnd) closedKind() Kind {
-	if p.local.Load() {
-		return Closed
-	}
-	return Gone
-}
-
-func (p *pipeEnd) Name() string { return p.name }
-
-func (p *pipeEnd) err(op string, k Kind) error {
-	return &Error{Transport: "pipe", Op: op, Port: p.name, Kind: k}
-}
-
-func (p *pipeEnd) Read(b []byte) (int, error) {
-	q := p.in
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for len(q.buf) == 0 {
-		if q.closed {
-			return 0, p.err("read", p.closedKind())
-		}
-		q.cond.Wait()
-	}
-	n := copy(b, q.buf)
-	q.buf = q.buf[:copy(q.buf, q.buf[n:])]
-	return n, nil
-}
-
-func (p *pipeEnd) Write(b []byte) (int, error) {
-	q := p.out
-	q.mu.Lock()
-	if q.closed {
-		q.mu.Unlock()
-		return 0, p.err("write", p.closedKind())
-	}
-	if len(q.buf)+len(b) > pipeLimit {
-		q.mu.Unlock()
-		return 0, p.err("write", Other)
-	}
-	q.buf = append(q.buf, b...)
-	q.mu.Unlock()
-	q.cond.Broadcast()
-	return len(b), nil
-}
-
-// Close closes both directions: this end's reads return Closed, the peer's
-// reads return Gone once drained.
-func (p *pipeEnd) Close() error {
-	p.closeOnce.Do(func() {
-		p.local.Store(true)
-		p.out.close()
-		p.in.close()
-	})
-	return nil
 }

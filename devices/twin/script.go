@@ -121,13 +121,18 @@ type Scene struct {
 	// Grip is how far each pad's intended surface goes past the fabric
 	// surface in the firm pinch of StretchScript and BendScript [m]. The
 	// simulated finger stops at the fabric, so this sets the grip force:
-	// about Grip times the finger's stiffness (ExoParams.Finger, 300 N/m:
-	// 3.3 N at 11 mm), enough for the pads' friction to hold the fabric
-	// while it is pulled by a few millimetres.
+	// the finger's stiffness (ExoParams.Finger, 300 N/m) times Grip less
+	// how far the pads sink into the fabric, about 1.1 N at 5.5 mm. A
+	// harder grip asks the servo for more contact stiffness than it
+	// renders steadily between two pads: at 11 mm (2.3 N) the grip
+	// oscillates at about 15 Hz and the pads slide off each other.
 	Grip float64
 	// Stretch is how far StretchScript pulls the pinched point [m]: the
 	// intended motion of both pads, which the fingers follow less the give
-	// of their own stiffness against the fabric's pull.
+	// of their own stiffness against the fabric's pull. It is small so
+	// that the pull (about 0.25 N at 1 mm) stays well below what the
+	// grip's friction holds: a grip that slips lets a stiffer fabric pull
+	// less, not more.
 	Stretch [3]float64
 	// Lift is how far BendScript moves the pinched point [m].
 	Lift [3]float64
@@ -135,8 +140,8 @@ type Scene struct {
 
 // DefaultScene is the showcase scene (see README.md): touch and
 // stroke around (0, 0.12), pinch at (0.05, 0.10), pull 3 cm away from the
-// stand's plane and 2 cm down. The experiment motions grip with 11 mm,
-// stretch the pinched point 2 mm down (away from the rod, so the fabric
+// stand's plane and 2 cm down. The experiment motions grip with 5.5 mm,
+// stretch the pinched point 1 mm down (away from the rod, so the fabric
 // between the pinch and the rod is in tension) and, to bend it, lift it
 // 25 mm up and 15 mm out of the plane.
 func DefaultScene() Scene {
@@ -149,8 +154,8 @@ func DefaultScene() Scene {
 		StrokeHalf: 0.03,
 		Press:      0.0015,
 		Squeeze:    0.001,
-		Grip:       0.011,
-		Stretch:    [3]float64{0, -0.002, 0},
+		Grip:       0.0055,
+		Stretch:    [3]float64{0, -0.001, 0},
 		Lift:       [3]float64{0, 0.025, -0.015},
 	}
 }

@@ -16,23 +16,6 @@ type Field struct {
 	Go    string // Go struct field holding it; "" for a reserved field, which senders set to zero
 }
 
-// Size is the field's length in bytes.
-func (f Field) Size() int { return typeSize(f.Type) * f.Count }
-
-func typeSize(t string) int {
-	switch t {
-	case "u8", "char":
-		return 1
-	case "u16":
-		return 2
-	case "u32", "i32":
-		return 4
-	case "u64":
-		return 8
-	}
-	panic("wire: unknown field type " + t)
-}
-
 // Layout is the fixed layout of a header or a message body.
 type Layout struct {
 	Type   Type   // 0 for the header
@@ -40,15 +23,6 @@ type Layout struct {
 	From   string // "host", "device" or "both"
 	Doc    string
 	Fields []Field
-}
-
-// Size is the layout's length in bytes.
-func (l *Layout) Size() int {
-	if len(l.Fields) == 0 {
-		return 0
-	}
-	f := l.Fields[len(l.Fields)-1]
-	return f.Off + f.Size()
 }
 
 // HeaderLayout is the 16-byte header of every frame.

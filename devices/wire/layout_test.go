@@ -478,3 +478,29 @@ func TestDocTablesMatchEncoders(t *testing.T) {
 		t.Errorf("header parse(put(h)) = %+v, want %+v", back, h)
 	}
 }
+
+// Size is the field's length in bytes.
+func (f Field) Size() int { return typeSize(f.Type) * f.Count }
+
+func typeSize(t string) int {
+	switch t {
+	case "u8", "char":
+		return 1
+	case "u16":
+		return 2
+	case "u32", "i32":
+		return 4
+	case "u64":
+		return 8
+	}
+	panic("wire: unknown field type " + t)
+}
+
+// Size is the layout's length in bytes.
+func (l *Layout) Size() int {
+	if len(l.Fields) == 0 {
+		return 0
+	}
+	f := l.Fields[len(l.Fields)-1]
+	return f.Off + f.Size()
+}

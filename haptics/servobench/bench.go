@@ -2,7 +2,8 @@
 // package haptics' Servo against the simulated exoskeletons and fingers of
 // devices/twin in virtual time, and measures the servo's tick and the
 // closed loop (force step, transparency, loop gain and margins, a steady
-// pinch). `haptex bench control` prints its Result.
+// pinch), and analyses its filters at the loop's crossover. `haptex bench
+// control` prints its Result.
 //
 // It measures the servo through its exported API and changes nothing in
 // it; the servo never depends on it.
@@ -61,6 +62,9 @@ type Result struct {
 	Sweep        SweepResult          `json:"sweep"`
 	Pinch        PinchResult          `json:"pinch"`
 	Plant        twin.TipFigures      `json:"plant_home"` // the simulated device at its home posture
+	// Filters are the servo's filters analysed, at the crossover of
+	// the force loop's sweep.
+	Filters []FilterFigures `json:"filters"`
 }
 
 // Options sizes the benchmark.
@@ -124,7 +128,9 @@ func Bench(opt Options) (Result, error) {
 		return res, err
 	}
 	if opt.SkipClosed {
-		return res, nil
+		var err error
+		res.Filters, err = filterFigures(cfg, 0)
+		return res, err
 	}
 	for _, v := range TransparencySpeeds {
 		tr, err := runTransparency(cfg, p, v)
@@ -191,7 +197,8 @@ func Bench(opt Options) (Result, error) {
 		return res, err
 	}
 	res.Plant = e.TipFigures()
-	return res, nil
+	res.Filters, err = filterFigures(cfg, res.CrossoverHz)
+	return res, err
 }
 
 // benchTick times Tick with both fingers pressing 1 N on simulated

@@ -4,7 +4,7 @@
 // The rules, checked over every package of the module and its transitive
 // (non-test) dependencies:
 //
-//   - the numerics (sim, sim/ode, tactile, haptics/filter) import only the
+//   - the numerics (sim, sim/odetest, tactile, haptics/filter) import only the
 //     standard library, gonum and golang.org/x/sys;
 //   - the plumbing under internal/ imports only the standard library,
 //     golang.org/x/sys and other plumbing;

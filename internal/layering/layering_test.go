@@ -68,7 +68,7 @@ func isGL(p string) bool { return under(p, "github.com/go-gl") }
 var rules = []rule{
 	{
 		name:    "numerics import only the standard library, gonum and x/sys",
-		applies: exactly("sim", "sim/ode", "tactile", "haptics/filter"),
+		applies: exactly("sim", "sim/odetest", "tactile", "haptics/filter"),
 		rejects: func(d string) bool {
 			return !stdlib(d) && !under(d, "gonum.org/v1/gonum", "golang.org/x/sys")
 		},

@@ -97,9 +97,14 @@ type SceneResult struct {
 	StepMs        latency.Percentiles `json:"step_ms"`
 	CGIters       Iterations          `json:"cg_iters"`
 	AllocsPerStep float64             `json:"allocs_per_step"` // heap allocations of the whole process per step
-	MaxIterSteps  int                 `json:"max_iter_steps"`  // steps whose CG hit its cap
-	Recoveries    uint64              `json:"recoveries"`
-	StepMsQuiet   latency.Percentiles `json:"step_ms_quiet_estimate"` // StepMs / Calibration.LoadFactor
+	MaxIterSteps  int                 `json:"max_iter_steps"`  // steps whose CG or Newton iteration hit its cap
+	// NewtonSteps counts the steps that took more than one Newton
+	// iteration, Backtracks the line searches' shortened trial points
+	// over all steps (sim.Stats).
+	NewtonSteps int                 `json:"newton_steps"`
+	Backtracks  int                 `json:"backtracks"`
+	Recoveries  uint64              `json:"recoveries"`
+	StepMsQuiet latency.Percentiles `json:"step_ms_quiet_estimate"` // StepMs / Calibration.LoadFactor
 	// SelfContacts counts the self-contact pairs (sim.Stats.SelfContacts)
 	// per measured step; Collisions the collisions the fail-safe caught
 	// over them all.
@@ -381,6 +386,10 @@ func runScene(sc Scene, opt Options, k *kernel) (SceneResult, []float64, error) 
 			if st.Status == sim.StatusMaxIter {
 				r.MaxIterSteps++
 			}
+			if st.Newton > 1 {
+				r.NewtonSteps++
+			}
+			r.Backtracks += st.Backtracks
 			if n++; n%calibEvery == 1 && n > 1 {
 				continue // after the kernel: not timed
 			}

@@ -1,4 +1,4 @@
-package fault_test
+package faulttest_test
 
 import (
 	"context"
@@ -16,7 +16,8 @@ import (
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/emu"
-	"github.com/haptex/haptex/devices/fault"
+	"github.com/haptex/haptex/devices/emu/emutest"
+	"github.com/haptex/haptex/devices/faulttest"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/serial"
 	"github.com/haptex/haptex/devices/wire"
@@ -56,45 +57,45 @@ type attack struct {
 	capsEdit atomic.Pointer[func(body []byte)]
 }
 
-func (a *attack) toDevice(f *wire.Frame) fault.Verdict {
+func (a *attack) toDevice(f *wire.Frame) faulttest.Verdict {
 	if f.Type != wire.TypeEnable || len(f.Body) < 1 || f.Body[0] != 0 || !a.forging.Load() {
-		return fault.Verdict{}
+		return faulttest.Verdict{}
 	}
 	switch a.mode.Load() {
 	case dropOnce:
 		if a.dropped.Add(1) == 1 {
-			return fault.Verdict{Drop: true}
+			return faulttest.Verdict{Drop: true}
 		}
 	case dropAll:
 		a.dropped.Add(1)
-		return fault.Verdict{Drop: true}
+		return faulttest.Verdict{Drop: true}
 	case ignoreOff:
 		a.dropped.Add(1)
 		f.Type, f.Body = wire.TypeHeartbeat, f.Body[:0]
-		return fault.Verdict{Rewrite: true}
+		return faulttest.Verdict{Rewrite: true}
 	}
-	return fault.Verdict{}
+	return faulttest.Verdict{}
 }
 
-func (a *attack) toHost(f *wire.Frame) fault.Verdict {
+func (a *attack) toHost(f *wire.Frame) faulttest.Verdict {
 	switch {
 	case f.Type == wire.TypeCapsExo && a.capsEdit.Load() != nil:
 		(*a.capsEdit.Load())(f.Body)
-		return fault.Verdict{Rewrite: true}
+		return faulttest.Verdict{Rewrite: true}
 	case f.Type == wire.TypeState && a.forging.Load():
 		binary.LittleEndian.PutUint32(f.Body[40:], wire.FaultEStop)
 		a.forged.CompareAndSwap(0, int64(a.clock.Now()))
-		return fault.Verdict{Rewrite: true}
+		return faulttest.Verdict{Rewrite: true}
 	}
-	return fault.Verdict{}
+	return faulttest.Verdict{}
 }
 
 // bench is one emulated exoskeleton behind a proxy.
 type bench struct {
-	canaries *fault.Canaries
+	canaries *faulttest.Canaries
 	em       *emu.Emulator
 	dev      *emu.Device
-	proxy    *fault.Proxy
+	proxy    *faulttest.Proxy
 	atk      *attack
 	clock    *rt.Clock
 	offAt    atomic.Int64 // clock time the device's stage last switched off
@@ -105,13 +106,13 @@ func newBench(t *testing.T) *bench {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	em, err := emu.Run(ctx, emu.Config{NewExo: emu.StandInExo, Devices: []emu.DeviceConfig{{Name: "exo", Kind: wire.KindExo}}})
+	em, err := emu.Run(ctx, emu.Config{NewExo: emutest.StandInExo, Devices: []emu.DeviceConfig{{Name: "exo", Kind: wire.KindExo}}})
 	if err != nil {
 		t.Skipf("emulator: %v", err)
 	}
 	t.Cleanup(func() { em.Close() })
 	b := &bench{em: em, dev: em.Plug("exo").Device(), clock: rt.NewClock()}
-	b.canaries = fault.StartCanaries(ctx, b.clock, 79)
+	b.canaries = faulttest.StartCanaries(ctx, b.clock, 79)
 	b.atk = &attack{clock: b.clock}
 	b.dev.OnPower(func(on bool, cause string) {
 		if !on {
@@ -119,7 +120,7 @@ func newBench(t *testing.T) *bench {
 			b.offWhy.Store(&cause)
 		}
 	})
-	b.proxy, err = fault.NewProxy(em.Plug("exo").Path(), b.atk.toDevice, b.atk.toHost)
+	b.proxy, err = faulttest.NewProxy(em.Plug("exo").Path(), b.atk.toDevice, b.atk.toHost)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +277,7 @@ func (s *servo) finish(err error) {
 // (README, "Real-time timing"), and here the device's firmware stops with
 // it. Such a trial is run again, and counted. The stand-in servo's own
 // lateness does not count: the host's code could cause it.
-const pauseLimit = fault.Hold
+const pauseLimit = faulttest.Hold
 
 // runTrials runs n undisturbed forged faults with the proxy in mode and
 // returns them; redial opens a new session before each trial (a device
@@ -511,11 +512,11 @@ func TestAbsurdCaps(t *testing.T) {
 func TestProxyShapes(t *testing.T) {
 	b := newBench(t)
 	var n atomic.Uint64
-	shape := func(f *wire.Frame) fault.Verdict {
+	shape := func(f *wire.Frame) faulttest.Verdict {
 		k := n.Add(1)
-		return fault.Verdict{Delay: time.Duration(k%3) * 500 * time.Microsecond, Duplicate: k%10 == 0}
+		return faulttest.Verdict{Delay: time.Duration(k%3) * 500 * time.Microsecond, Duplicate: k%10 == 0}
 	}
-	p, err := fault.NewProxy(b.em.Plug("exo").Path(), shape, shape)
+	p, err := faulttest.NewProxy(b.em.Plug("exo").Path(), shape, shape)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,7 +550,7 @@ func TestProxyShapes(t *testing.T) {
 		}
 	}
 	ps, hs, ds := p.Stats(), x.Stats(), b.dev.Stats()
-	if len(applied) < 400 || ps[fault.ToDevice].Duplicated == 0 || ps[fault.ToHost].Duplicated == 0 || ds.SeqDropped == 0 || hs.SeqDropped == 0 {
+	if len(applied) < 400 || ps[faulttest.ToDevice].Duplicated == 0 || ps[faulttest.ToHost].Duplicated == 0 || ds.SeqDropped == 0 || hs.SeqDropped == 0 {
 		t.Errorf("applied %d; proxy %+v; device dropped %d, host %d", len(applied), ps, ds.SeqDropped, hs.SeqDropped)
 	}
 }

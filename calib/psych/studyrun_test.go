@@ -8,6 +8,9 @@ import (
 	"sync"
 )
 
+// The simulated-observer studies that validate the procedures' accuracy
+// (the README's threshold RMSE figures): RunStudy runs one.
+
 // StudySpec describes a simulated-observer validation: Observers runs of
 // Procedure, each against a fresh observer with the true function Truth.
 type StudySpec struct {

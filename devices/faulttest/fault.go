@@ -1,4 +1,4 @@
-// Package fault injects link faults into any transport.Conn: frame loss,
+// Package faulttest injects link faults into any transport.Conn: frame loss,
 // bit corruption, duplication, reordering and latency, independently in
 // each direction, from a seeded random source so that a failing test can
 // be replayed. Frames are the byte runs between 0x00 delimiters of the
@@ -6,7 +6,7 @@
 //
 // It is test equipment: it never repairs anything and never runs in
 // production paths unless asked to.
-package fault
+package faulttest
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/devices/transport"
+	"github.com/haptex/haptex/devices/transport/transporttest"
 )
 
 // Config sets the faults of one direction. Probabilities are per frame.
@@ -100,7 +101,7 @@ func Wrap(inner transport.Conn, out, in Config, onEvent func(Event)) *Conn {
 		c.outQ = make(chan []byte, 4096)
 		go c.delayLoop(c.outQ, out, func(f []byte) { _, _ = inner.Write(f) })
 	}
-	c.in, c.inPeer = transport.Pipe(inner.Name(), inner.Name()+" (fault pump)")
+	c.in, c.inPeer = transporttest.Pipe(inner.Name(), inner.Name()+" (fault pump)")
 	go c.pump(in)
 	return c
 }

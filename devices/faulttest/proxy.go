@@ -1,4 +1,4 @@
-package fault
+package faulttest
 
 import (
 	"bytes"
@@ -72,18 +72,18 @@ type Proxy struct {
 func NewProxy(devicePort string, toDevice, toHost Rule) (*Proxy, error) {
 	fd, err := unix.Open(devicePort, unix.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("fault: proxy: %s: %w", devicePort, err)
+		return nil, fmt.Errorf("faulttest: proxy: %s: %w", devicePort, err)
 	}
 	line, err := emu.OpenLine("proxy for " + devicePort)
 	if err != nil {
 		unix.Close(fd)
-		return nil, fmt.Errorf("fault: proxy: %w", err)
+		return nil, fmt.Errorf("faulttest: proxy: %w", err)
 	}
 	p := &Proxy{host: line, devFd: fd, rules: [2]Rule{toDevice, toHost}, stop: make(chan struct{}), done: make(chan struct{})}
 	if err := unix.Pipe2(p.wakeFd[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
 		unix.Close(fd)
 		line.Close()
-		return nil, fmt.Errorf("fault: proxy: %w", err)
+		return nil, fmt.Errorf("faulttest: proxy: %w", err)
 	}
 	started := make(chan emu.Sched)
 	go p.run(started)

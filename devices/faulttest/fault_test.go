@@ -1,4 +1,4 @@
-package fault_test
+package faulttest_test
 
 import (
 	"context"
@@ -10,7 +10,8 @@ import (
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/emu"
-	"github.com/haptex/haptex/devices/fault"
+	"github.com/haptex/haptex/devices/emu/emutest"
+	"github.com/haptex/haptex/devices/faulttest"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/serial"
 	"github.com/haptex/haptex/devices/wire"
@@ -29,15 +30,15 @@ type ledger struct {
 	applied    []uint32              // host seqs of the commands the device acted on
 	altered    int                   // applied commands whose content is not what the host sent
 	damaged    map[uint32]bool       // host seqs of commands dropped or corrupted on the way out
-	events     []fault.Event
+	events     []faulttest.Event
 	dupOut     uint64 // duplicated host frames other than HELLO (which restarts a session whatever its seq)
 }
 
-func (l *ledger) event(e fault.Event) {
+func (l *ledger) event(e faulttest.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.events = append(l.events, e)
-	if e.Dir != fault.Out {
+	if e.Dir != faulttest.Out {
 		return
 	}
 	var d wire.Decoder
@@ -46,9 +47,9 @@ func (l *ledger) event(e fault.Event) {
 		return
 	}
 	switch e.Kind {
-	case fault.Drop, fault.Corruption:
+	case faulttest.Drop, faulttest.Corruption:
 		l.damaged[f.Seq] = true
-	case fault.Duplication:
+	case faulttest.Duplication:
 		if f.Type != wire.TypeHello {
 			l.dupOut++
 		}
@@ -57,11 +58,11 @@ func (l *ledger) event(e fault.Event) {
 
 // setup starts one emulated exoskeleton and opens it through the serial
 // driver with faults on the host's port.
-func setup(t *testing.T, out, in fault.Config, silence time.Duration) (*link.Exo, *fault.Conn, *ledger, *emu.Device) {
+func setup(t *testing.T, out, in faulttest.Config, silence time.Duration) (*link.Exo, *faulttest.Conn, *ledger, *emu.Device) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	em, err := emu.Run(ctx, emu.Config{NewExo: emu.StandInExo, Devices: []emu.DeviceConfig{{Name: "exo", Kind: wire.KindExo, WatchdogMs: 2000}}})
+	em, err := emu.Run(ctx, emu.Config{NewExo: emutest.StandInExo, Devices: []emu.DeviceConfig{{Name: "exo", Kind: wire.KindExo, WatchdogMs: 2000}}})
 	if err != nil {
 		t.Skipf("emulator: %v", err)
 	}
@@ -88,7 +89,7 @@ func setup(t *testing.T, out, in fault.Config, silence time.Duration) (*link.Exo
 	if err != nil {
 		t.Fatal(err)
 	}
-	fc := fault.Wrap(port, out, in, l.event)
+	fc := faulttest.Wrap(port, out, in, l.event)
 	x, err := link.DialExo(fc, link.Options{SilenceTimeout: silence, HandshakeTimeout: 5 * time.Second, Limits: link.Limits{MaxExoWatchdog: 10 * time.Second, MaxTactileWatchdog: 10 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +136,7 @@ func drive(t *testing.T, x *link.Exo, l *ledger, n int) (reads int) {
 // directions: every corrupt frame must be detected and counted, and none
 // may be acted on.
 func TestLossAndCorruption(t *testing.T) {
-	cfg := fault.Config{Loss: 0.05, Corrupt: 0.05, Seed: 7}
+	cfg := faulttest.Config{Loss: 0.05, Corrupt: 0.05, Seed: 7}
 	in := cfg
 	in.Seed = 8
 	x, fc, l, dev := setup(t, cfg, in, 5*time.Second)
@@ -162,11 +163,11 @@ func TestLossAndCorruption(t *testing.T) {
 	}
 	// A flipped bit inside a frame makes that frame fail; a flipped
 	// delimiter merges two frames into one failure.
-	if got, min := ds.Decode.Corrupt(), fs.Corrupted[fault.Out]-hits[fault.Out]; got < min || got == 0 {
-		t.Errorf("device detected %d corrupt frames, %d were corrupted (%d at the delimiter)", got, fs.Corrupted[fault.Out], hits[fault.Out])
+	if got, min := ds.Decode.Corrupt(), fs.Corrupted[faulttest.Out]-hits[faulttest.Out]; got < min || got == 0 {
+		t.Errorf("device detected %d corrupt frames, %d were corrupted (%d at the delimiter)", got, fs.Corrupted[faulttest.Out], hits[faulttest.Out])
 	}
-	if got, min := hs.Decode.Corrupt(), fs.Corrupted[fault.In]-hits[fault.In]; got < min || got == 0 {
-		t.Errorf("host detected %d corrupt frames, %d were corrupted (%d at the delimiter)", got, fs.Corrupted[fault.In], hits[fault.In])
+	if got, min := hs.Decode.Corrupt(), fs.Corrupted[faulttest.In]-hits[faulttest.In]; got < min || got == 0 {
+		t.Errorf("host detected %d corrupt frames, %d were corrupted (%d at the delimiter)", got, fs.Corrupted[faulttest.In], hits[faulttest.In])
 	}
 	if hs.SeqLost == 0 || ds.SeqLost == 0 {
 		t.Errorf("sequence gaps not counted: host %d, device %d", hs.SeqLost, ds.SeqLost)
@@ -177,15 +178,15 @@ func TestLossAndCorruption(t *testing.T) {
 		t.Errorf("the link stopped working: %d commands applied, %d fresh reads", len(l.applied), reads)
 	}
 	t.Logf("out: %d frames, %d dropped, %d corrupted (%d delimiters); device counted %d corrupt, %d lost; applied %d",
-		fs.Frames[fault.Out], fs.Dropped[fault.Out], fs.Corrupted[fault.Out], hits[fault.Out], ds.Decode.Corrupt(), ds.SeqLost, len(l.applied))
+		fs.Frames[faulttest.Out], fs.Dropped[faulttest.Out], fs.Corrupted[faulttest.Out], hits[faulttest.Out], ds.Decode.Corrupt(), ds.SeqLost, len(l.applied))
 	t.Logf("in: %d frames, %d dropped, %d corrupted (%d delimiters); host counted %d corrupt, %d lost; %d fresh reads checked",
-		fs.Frames[fault.In], fs.Dropped[fault.In], fs.Corrupted[fault.In], hits[fault.In], hs.Decode.Corrupt(), hs.SeqLost, reads)
+		fs.Frames[faulttest.In], fs.Dropped[faulttest.In], fs.Corrupted[faulttest.In], hits[faulttest.In], hs.Decode.Corrupt(), hs.SeqLost, reads)
 }
 
 // TestDuplicationAndReordering: duplicated or late frames are counted and
 // never acted on twice or out of order.
 func TestDuplicationAndReordering(t *testing.T) {
-	cfg := fault.Config{Duplicate: 0.05, Reorder: 0.05, Latency: 200 * time.Microsecond, Jitter: 300 * time.Microsecond, Seed: 3}
+	cfg := faulttest.Config{Duplicate: 0.05, Reorder: 0.05, Latency: 200 * time.Microsecond, Jitter: 300 * time.Microsecond, Seed: 3}
 	in := cfg
 	in.Seed = 4
 	x, fc, l, dev := setup(t, cfg, in, 5*time.Second)
@@ -206,7 +207,7 @@ func TestDuplicationAndReordering(t *testing.T) {
 	// Every duplicate that reached the device was dropped. On a loaded
 	// machine the pseudo-terminal may refuse a frame whole (the device
 	// not reading): such a frame never arrives and cannot be dropped.
-	sent := fs.Frames[fault.Out] + fs.Duplicated[fault.Out] - fs.Dropped[fault.Out]
+	sent := fs.Frames[faulttest.Out] + fs.Duplicated[faulttest.Out] - fs.Dropped[faulttest.Out]
 	d := ds.Decode
 	arrived := d.Frames + d.Framing + d.Short + d.CRC + d.Version + d.Length
 	lost := uint64(0)
@@ -217,13 +218,13 @@ func TestDuplicationAndReordering(t *testing.T) {
 		t.Errorf("device dropped %d duplicate/late frames, %d never arrived; %d duplicates (HELLO aside) were injected", ds.SeqDropped, lost, l.dupOut)
 	}
 	t.Logf("out: %d duplicated, %d reordered; device dropped %d. in: %d duplicated, %d reordered; host dropped %d",
-		fs.Duplicated[fault.Out], fs.Reordered[fault.Out], ds.SeqDropped, fs.Duplicated[fault.In], fs.Reordered[fault.In], hs.SeqDropped)
+		fs.Duplicated[faulttest.Out], fs.Reordered[faulttest.Out], ds.SeqDropped, fs.Duplicated[faulttest.In], fs.Reordered[faulttest.In], hs.SeqDropped)
 }
 
 // TestMuteDeviceIsLost: a device that stays attached but falls silent is
 // reported stale at once and lost after the silence limit.
 func TestMuteDeviceIsLost(t *testing.T) {
-	x, _, _, dev := setup(t, fault.Config{}, fault.Config{}, 0)
+	x, _, _, dev := setup(t, faulttest.Config{}, faulttest.Config{}, 0)
 	var st devices.ExoState
 	time.Sleep(20 * time.Millisecond)
 	if err := x.Read(&st); err != nil {

@@ -1,4 +1,4 @@
-// Package ode integrates systems of ordinary differential equations
+// Package odetest integrates systems of ordinary differential equations
 // y' = f(t, y) with the explicit embedded Runge-Kutta pair of Dormand and
 // Prince, order 5(4), with step-size control. It is the accuracy reference
 // the cloth simulation's tests compare the implicit integrators with; it is
@@ -11,7 +11,7 @@
 // Runge-Kutta formulae", J. Comp. Appl. Math. 6 (1980) 19-26; E. Hairer,
 // S. P. Nørsett, G. Wanner, Solving Ordinary Differential Equations I,
 // Springer 1993, §II.4-II.5 (step-size control).
-package ode
+package odetest
 
 import (
 	"errors"
@@ -39,7 +39,7 @@ type Stats struct {
 }
 
 // ErrTooManySteps is returned when the step limit is reached before t1.
-var ErrTooManySteps = errors.New("ode: too many steps")
+var ErrTooManySteps = errors.New("odetest: too many steps")
 
 // Dormand-Prince 5(4) tableau.
 var (
@@ -59,7 +59,7 @@ var (
 func DormandPrince(f Func, t0, t1 float64, y []float64, opt Options) (Stats, error) {
 	var st Stats
 	if !(t1 > t0) {
-		return st, fmt.Errorf("ode: end time %g not after start %g", t1, t0)
+		return st, fmt.Errorf("odetest: end time %g not after start %g", t1, t0)
 	}
 	if opt.RelTol == 0 {
 		opt.RelTol = 1e-6
@@ -130,7 +130,7 @@ func DormandPrince(f Func, t0, t1 float64, y []float64, opt Options) (Stats, err
 		}
 		errNorm := math.Sqrt(errSum / float64(n))
 		if math.IsNaN(errNorm) {
-			return st, fmt.Errorf("ode: non-finite error estimate at t = %g", t)
+			return st, fmt.Errorf("odetest: non-finite error estimate at t = %g", t)
 		}
 		if opt.FixedStep > 0 || errNorm <= 1 {
 			copy(y, ynew)

@@ -1,4 +1,4 @@
-package ode
+package odetest
 
 import (
 	"errors"

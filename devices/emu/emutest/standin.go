@@ -1,10 +1,17 @@
-package emu
+// Package emutest provides the small stand-in device backends that
+// protocol tests run behind devices/emu: an exoskeleton of one
+// mass-damper per joint held by a visco-elastic finger, and a pin array
+// that switches frames on the 40 Hz grid, both simple enough for a test
+// to predict their response. The physical twins (devices/twin) are the
+// emulator's default backends.
+package emutest
 
 import (
 	"math"
 	"time"
 
 	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/emu"
 )
 
 // MassDamperExo is a small physical stand-in for a fingertip exoskeleton
@@ -198,3 +205,13 @@ func (a *PinArray) Clamped() bool { return a.clamped }
 
 // Close does nothing; the stand-in holds no resources.
 func (a *PinArray) Close() error { return nil }
+
+// StandInExo builds the stand-in exoskeleton for emu.Config.NewExo.
+func StandInExo(dc emu.DeviceConfig) (devices.Exoskeleton, error) {
+	return NewMassDamperExo(dc.Model, dc.Serial), nil
+}
+
+// StandInTactile builds the stand-in pin array for emu.Config.NewTactile.
+func StandInTactile(dc emu.DeviceConfig) (devices.TactileArray, error) {
+	return NewPinArray(dc.Model, dc.Serial), nil
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package kes
+
+const raceEnabled = false
