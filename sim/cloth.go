@@ -308,6 +308,10 @@ func (c *Cloth) Step(t time.Duration, in *FingerState) {
 		s.settle(c.x)
 		c.stats.SelfContacts, c.stats.Stacked = s.nProx, s.nStack
 		c.stats.Collisions, c.stats.Zones, c.stats.Frozen = s.nCCD, s.nZones, s.frozen
+		// The response and the fail-safe move nodes after the solve: the
+		// trial point's pass (the contact search's bounds) holds only for
+		// a state they left alone.
+		atTrial = atTrial && c.dyn.atTrial(c.x, c.v)
 	}
 	if ok {
 		c.it.commit(c.x, c.v)

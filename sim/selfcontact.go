@@ -231,7 +231,10 @@ func (s *selfContact) begin(x []float64) {
 		sp.anchor = g.sub(p.nrm.scale(g.dot(p.nrm)))
 		for j := range s.prev {
 			if q := &s.prev[j]; q.n == p.n && q.edge == p.edge {
-				sp.anchor = q.anchor
+				// In this step's tangent plane, so that the spring's force
+				// is its energy's gradient (the step's line search descends
+				// on that energy).
+				sp.anchor = q.anchor.sub(p.nrm.scale(q.anchor.dot(p.nrm)))
 				break
 			}
 		}

@@ -240,3 +240,59 @@ func TestFoldStepAllocs(t *testing.T) {
 		t.Errorf("no self-contact during the allocation test: %+v", st)
 	}
 }
+
+// TestStackSpringsInLineSearch: the Newton iteration's line search
+// evaluates the potential alone (forces.potential) and its trial points
+// the forces (forces.contacts). In the pressed fold, whose pinched stack's
+// springs are in the step, both carry the springs: the contacts' energy
+// is the same in either, and the springs' forces are their energy's
+// negative gradient (central differences along random directions), so
+// that a Newton step descends on the potential the line search measures.
+func TestStackSpringsInLineSearch(t *testing.T) {
+	c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = 16, 16, 5*time.Millisecond })
+	s := FoldScript(c.cfg)
+	tm := s.Keys[16].T // pinched, pressed flat
+	runScript(c, s, tm, nil)
+	var in FingerState
+	s.Sample(tm, &in)
+	c.pads.setFingers(&in, tm+c.cfg.Dt)
+	c.self.begin(c.x)
+	if len(c.self.stack) == 0 {
+		t.Fatal("no pinched stack in the pressed fold")
+	}
+	fo := &c.dyn.force
+	n := len(c.x)
+	y := append([]float64(nil), c.x...)
+	V := make([]float64, n)
+	f := make([]float64, n)
+	eF := fo.contacts(y, f, true, false)
+	eP, _ := fo.potential(y, V)
+	eS := c.self.energy(y)
+	if !(eS > 0) {
+		t.Fatalf("the stack's springs hold no energy at the fold (%g J)", eS)
+	}
+	if math.Abs(eF-eP.Contact) > 1e-12*eF {
+		t.Fatalf("contacts' energy %g J at the trial point, %g J in the line search's potential (the stack's %g J)", eF, eP.Contact, eS)
+	}
+	clear(f)
+	c.self.linearize(y, f)
+	rng := rand.New(rand.NewPCG(3, 2))
+	d := make([]float64, n)
+	yp, ym := make([]float64, n), make([]float64, n)
+	const h = 1e-8 // m, against a 0.45 mm thickness
+	for trial := range 5 {
+		for i := range d {
+			d[i] = rng.NormFloat64()
+			yp[i], ym[i] = y[i]+h*d[i], y[i]-h*d[i]
+		}
+		fd := (c.self.energy(yp) - c.self.energy(ym)) / (2 * h)
+		var fdotd, scale float64
+		for i := range d {
+			fdotd += f[i] * d[i]
+			scale += math.Abs(f[i] * d[i])
+		}
+		if math.Abs(fd+fdotd) > 1e-6*scale {
+			t.Errorf("direction %d: the springs' dE/dh %g, -f·d %g (scale %g)", trial, fd, -fdotd, scale)
+		}
+	}
+}
