@@ -176,7 +176,7 @@ func BenchmarkSelfCollision(b *testing.B) {
 // BenchmarkFoldScript runs the whole fold scene, a new cloth each time,
 // with self-collision and without. Under callgrind it gives the
 // instructions per step and the self-collision's share of them
-// (docs/cloth-contact.md has the command).
+// (docs/cloth-contact.md gives the command).
 func BenchmarkFoldScript(b *testing.B) {
 	for _, sc := range []struct {
 		n  int

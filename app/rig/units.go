@@ -68,6 +68,7 @@ var sessionUnits = map[string]string{
 	"config.sim.material.compression":                   "Pa/m",
 	"config.sim.material.friction_static":               "1",
 	"config.sim.material.friction_kinetic":              "1",
+	"config.sim.material.layer_friction":                "1",
 	"config.sim.pin":                                    "enum (0: top edge)",
 	"config.sim.rod_radius":                             "m",
 	"config.sim.dt":                                     "ns",
