@@ -302,6 +302,16 @@ func (c *Cloth) Step(t time.Duration, in *FingerState) {
 		}
 	}
 	if ok && c.self != nil {
+		// The response and the fail-safe act on the solve's result,
+		// outside the potential its line search minimised: they are
+		// projections onto states free of intersection, not forces with
+		// an energy. Their velocity changes take kinetic energy away: an
+		// approach stopped, friction at most the slip it removes, and an
+		// impact zone moving at its nodes' mean displacement over dt (for
+		// backward Euler, their mean velocity, which carries no more
+		// kinetic energy than they did). Their moves of positions, up to
+		// a thickness, can store elastic energy that the step's guarantee
+		// (integrator) does not cover.
 		s := c.self
 		c.stats.SelfCorrections = s.respond(c.x, c.v)
 		s.failsafe(c.x, c.v)
