@@ -63,7 +63,7 @@ func TestTerminalDiscardsEarlyKeys(t *testing.T) {
 	// waitFor waits until the terminal has shown s for the nth time.
 	waitFor := func(s string, nth int) {
 		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
+		deadline := time.Now().Add(3 * time.Minute)
 		for time.Now().Before(deadline) {
 			mu.Lock()
 			n := strings.Count(out.String(), s)
