@@ -348,15 +348,23 @@ func TestParseErrors(t *testing.T) {
 		{"gap", `gap_s = 0.3`, "timing.gap_s"},
 		{"motion", `motion = "rest"`, "timing.motion"},
 		{"procedure", `max_trials = 9`, "procedure"},
+		{"reference level", `kind = "tactile-level"`, "stimulus.reference_db: 3 dB, want -40..0"},
+		{"reference kind", `kind = "tactile-level"`, "only a tactile-level experiment"},
 	} {
 		bad := map[string]string{
 			"format": `format = 2`, "kind": `kind = "weight"`, "unknown key": "side = 8\ncolour = 3", "old key": "nodes = 8", "gap": `gap_s = 0.1`,
 			"motion": `motion = "dance"`, "procedure": `max_trials = 0`,
+			"reference level": "kind = \"tactile-level\"\nreference_db = 3", "reference kind": "kind = \"force-scale\"\nreference_db = -6",
 		}[c.name]
 		_, err := Parse([]byte(strings.Replace(small, c.edit, bad, 1)), "bad.toml")
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "bad.toml") {
 			t.Errorf("%s: %v", c.name, err)
 		}
+	}
+	// A test level below the tactile gain's range.
+	low := strings.Replace(strings.Replace(small, "min = 0", "min = -10", 1), `kind = "tactile-level"`, "kind = \"tactile-level\"\nreference_db = -35", 1)
+	if _, err := Parse([]byte(low), "low.toml"); err == nil || !strings.Contains(err.Error(), "outside the tactile gain's -40..40 dB") {
+		t.Errorf("reference -35 dB, levels from -10 dB: %v", err)
 	}
 }
 

@@ -121,7 +121,7 @@ func (m motion) length() time.Duration {
 var motions = map[string]motion{
 	"stretch":  {twin.StretchScript, "pinch firmly and pull the pinched point 1 mm down, loading the fabric in tension (3.3 s)"},
 	"bend":     {twin.BendScript, "pinch firmly and lift the pinched point 25 mm up and 15 mm out, folding the fabric (3.3 s)"},
-	"stroke":   {twin.StrokeScript, "touch the fabric with the index finger and stroke it ±3 cm (3 s)"},
+	"stroke":   {twin.StrokeScript, "rub the fabric ±3 mm with the index finger over the thumb, which holds it from behind (3 s)"},
 	"pinch":    {twin.PinchScript, "pinch lightly and pull 36 mm out of the plane and down (3 s)"},
 	"showcase": {twin.DefaultScript, "the showcase handling: touch, stroke, pinch, stretch (10 s)"},
 	"rest":     {twin.RestScript, "no handling: both fingers still, 3 cm off the fabric (1 s)"},
@@ -188,6 +188,13 @@ type Stimulus struct {
 	// Finger is the finger a tactile-tone experiment vibrates: "thumb",
 	// "index" or "" for both.
 	Finger string `toml:"finger" json:"finger,omitempty"`
+	// ReferenceDB is a tactile-level experiment's reference level [dB],
+	// relative to the fabric's own rendering, in [-40, 0]; the test is X dB
+	// above it. Below 0 it keeps the levels under the comfortable range's
+	// knee (tactile.ComfortKneeDB under its top), where a level in dB is
+	// delivered as it is: above the knee the pins are compressed and X dB
+	// more delivers less.
+	ReferenceDB float64 `toml:"reference_db" json:"reference_db,omitempty"`
 	// Question is what the subject answers; a default per kind.
 	Question string `toml:"question" json:"question"`
 	// Unit names X's unit in the record ("%", "dB", "µm").
@@ -340,6 +347,12 @@ func (e *Experiment) Validate() error {
 			return fmt.Errorf("stimulus.finger: %q, want thumb, index or empty (both)", s.Finger)
 		}
 	}
+	if s.ReferenceDB != 0 && s.Kind != TactileLevel {
+		return fmt.Errorf("stimulus.reference_db: only a tactile-level experiment has a reference level (this one is %s)", s.Kind)
+	}
+	if !(s.ReferenceDB >= -40 && s.ReferenceDB <= 0) {
+		return fmt.Errorf("stimulus.reference_db: %g dB, want -40..0", s.ReferenceDB)
+	}
 	if e.Task.Kind == psych.YesNo {
 		s.Question = strings.Replace(s.Question, "Which interval", "Did the interval", 1)
 	}
@@ -374,6 +387,13 @@ func (e *Experiment) Validate() error {
 	}
 	if _, err := psych.New(e.Procedure); err != nil {
 		return fmt.Errorf("procedure: %w", err)
+	}
+	if s.Kind == TactileLevel {
+		for _, sp := range psych.SpanOf(e.Procedure) {
+			if top := s.ReferenceDB + sp.Max; top > 40 || s.ReferenceDB+sp.Min < -40 {
+				return fmt.Errorf("stimulus.reference_db: %g dB with the procedure's levels %g..%g dB puts the test outside the tactile gain's -40..40 dB", s.ReferenceDB, sp.Min, sp.Max)
+			}
+		}
 	}
 	return nil
 }

@@ -215,7 +215,8 @@ func setStimulus(r *rig.Rig, e *Experiment, ref sim.Material, x float64, stream 
 	case ForceScale:
 		return r.SetForceScale(1 + x/100)
 	case TactileLevel:
-		return r.SetTactileGain(x, x)
+		g := e.Stimulus.ReferenceDB + x
+		return r.SetTactileGain(g, g)
 	case TactileTone:
 		if x == 0 {
 			return r.SetTone(&rig.Tone{})

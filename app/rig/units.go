@@ -19,6 +19,7 @@ var sessionUnits = map[string]string{
 	"config.scene.grip":                                 "m",
 	"config.scene.stretch":                              "m (world x, y, z)",
 	"config.scene.lift":                                 "m (world x, y, z)",
+	"config.scene.rub":                                  "m",
 	"config.exo_params.seed":                            "1 (random seed)",
 	"config.exo_params.substeps":                        "count",
 	"config.exo_params.kinematics.pad_normal":           "1 (unit vector)",

@@ -62,7 +62,10 @@ func TestStandOverSocket(t *testing.T) {
 	for i := range 3 {
 		want[i] = gain[i]*load[i] + bias[i]
 	}
-	// Sensor noise is a few mN: average a hundred samples.
+	// The load reaches the device's loop at its next tick: wait for a
+	// sample that carries it, then average a hundred (sensor noise is a
+	// few mN).
+	waitExo(t, x, "the load", func(s *devices.ExoState) bool { return s.Force[0] > want[0]/2 })
 	var sum [3]float64
 	for range 100 {
 		s := waitExo(t, x, "a fresh sample", func(*devices.ExoState) bool { return true })

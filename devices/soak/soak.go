@@ -230,19 +230,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}
 	lossErr := loop(ctx, cfg, exos, tacs, &res)
-	time.Sleep(50 * time.Millisecond) // let the last acknowledgements arrive
-	var st devices.ExoState
-	var ts devices.TactileStatus
-	for _, r := range exos {
-		if r.exo.Read(&st) == nil && st.AckSeq != 0 {
-			r.lastAck = st.AckSeq
-		}
-	}
-	for _, r := range tacs {
-		if r.tac.Status(&ts) == nil && ts.AckSeq != 0 {
-			r.lastAck = ts.AckSeq
-		}
-	}
+	drain(exos, tacs)
 	for _, r := range exos {
 		_ = r.exo.Enable(false)
 		dr := DeviceResult{Name: r.name, Port: r.exo.Stats().Port, Sent: r.sent, Applied: r.applied.Load(), Altered: r.altered.Load(),
@@ -264,6 +252,37 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	res.ProblemCount = len(res.Problems)
 	res.Clean = res.ProblemCount == 0
 	return res, lossErr
+}
+
+// drainLimit bounds how long the run waits, after its last tick, for the
+// devices to acknowledge everything sent: the stalls of a loaded machine
+// (a few hundred ms) and no more, so a device that lost commands is
+// reported, not waited for.
+const drainLimit = 2 * time.Second
+
+// drain waits until every device has acknowledged what was sent to it, or
+// drainLimit passed, reading the newest acknowledgements.
+func drain(exos []*exoRig, tacs []*tacRig) {
+	var st devices.ExoState
+	var ts devices.TactileStatus
+	for end := time.Now().Add(drainLimit); ; time.Sleep(5 * time.Millisecond) {
+		done := true
+		for _, r := range exos {
+			if r.exo.Read(&st) == nil && st.AckSeq != 0 {
+				r.lastAck = st.AckSeq
+			}
+			done = done && r.applied.Load() == r.sent && uint64(r.lastAck) == r.sent
+		}
+		for _, r := range tacs {
+			if r.tac.Status(&ts) == nil && ts.AckSeq != 0 {
+				r.lastAck = ts.AckSeq
+			}
+			done = done && r.applied.Load() == r.sent && uint64(r.lastAck) == r.sent
+		}
+		if done || time.Now().After(end) {
+			return
+		}
+	}
 }
 
 // loop runs the host side at cfg.Period on an internal/rt loop (locked

@@ -136,6 +136,10 @@ type Scene struct {
 	Stretch [3]float64
 	// Lift is how far BendScript moves the pinched point [m].
 	Lift [3]float64
+	// Rub is how far StrokeScript's index moves to either side of the
+	// touch point [m]: it rubs the fabric over the thumb's pad, which
+	// holds the fabric from behind, so it stays within the pad's reach.
+	Rub float64
 }
 
 // DefaultScene is the showcase scene (see README.md): touch and
@@ -157,6 +161,7 @@ func DefaultScene() Scene {
 		Grip:       0.0055,
 		Stretch:    [3]float64{0, -0.001, 0},
 		Lift:       [3]float64{0, 0.025, -0.015},
+		Rub:        0.003,
 	}
 }
 
@@ -303,12 +308,15 @@ func gripScript(sc Scene, move [3]float64, phase string) *Script {
 }
 
 // StrokeScript is a 3 s stroke for experiment intervals on the fabric's
-// surface: the index pad comes down on the fabric at the touch point,
-// presses it by Press, strokes StrokeHalf to one side, back through the
-// touch point to the other side and back (about 60 mm/s), and lifts off;
-// the thumb stays 4 cm behind the fabric. What the stroke delivers is
-// the surface: the tactile rendering of its texture and the light normal
-// and friction forces of a touch.
+// surface, as one rubs a fabric between finger and thumb: the thumb comes
+// up behind the fabric at the touch point and holds it there, pressing it
+// by Press; the index pad comes down on the other side, presses it by
+// Press and rubs it Rub to one side, to the other and back (about
+// 12 mm/s), and both lift off. The thumb is the support: on the hanging
+// fabric alone a stroke drags the cloth along, loads the pad with a few
+// millinewtons and slips only now and then, so what the pins deliver
+// comes in rare bursts. What the stroke delivers is the surface: the
+// tactile rendering of its texture under the moving index.
 func StrokeScript(sc Scene) *Script {
 	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 	surf := sc.PadRadius + sc.Thickness/2
@@ -318,12 +326,19 @@ func StrokeScript(sc Scene) *Script {
 		{0, at(0, 0.03)},
 		{sec(0.5), at(0, surf+0.004)},
 		{sec(0.8), at(0, touchZ)},
-		{sec(1.3), at(sc.StrokeHalf, touchZ)},
-		{sec(2.3), at(-sc.StrokeHalf, touchZ)},
+		{sec(1.3), at(sc.Rub, touchZ)},
+		{sec(1.8), at(-sc.Rub, touchZ)},
+		{sec(2.3), at(sc.Rub, touchZ)},
 		{sec(2.6), at(0, touchZ)},
 		{sec(3.0), at(0, 0.03)},
 	}
-	thumb := []Keyframe{{0, at(0, -0.04)}}
+	thumb := []Keyframe{
+		{0, at(0, -0.03)},
+		{sec(0.5), at(0, -surf-0.004)},
+		{sec(0.8), at(0, -touchZ)},
+		{sec(2.6), at(0, -touchZ)},
+		{sec(3.0), at(0, -0.03)},
+	}
 	s, err := NewScript(thumb, index, []Phase{{"approach", 0}, {"touch", sec(0.5)}, {"stroke", sec(0.8)}, {"release", sec(2.6)}})
 	if err != nil {
 		panic(err)

@@ -126,9 +126,9 @@ func TestShortScriptsEndWhereTheyStart(t *testing.T) {
 // The experiment motions do what their documentation says: the stretch
 // grips the fabric (each pad's intent Grip past its surface) and moves
 // the pinched point by exactly Stretch within its "stretch" phase, then
-// holds it; the bend does the same with Lift; the stroke presses the
-// index pad into the fabric and sweeps ±StrokeHalf while the thumb stays
-// clear; every motion's velocity is its position's derivative.
+// holds it; the bend does the same with Lift; the stroke presses both
+// pads into the fabric from either side and sweeps the index ±Rub while
+// the thumb holds still; every motion's velocity is its position's derivative.
 func TestExperimentMotions(t *testing.T) {
 	sc := DefaultScene()
 	surf := sc.PadRadius + sc.Thickness/2
@@ -170,12 +170,12 @@ func TestExperimentMotions(t *testing.T) {
 			t.Fatalf("index at z = %g while stroking, want %g", p[2], surf-sc.Press)
 		}
 		lo, hi = math.Min(lo, p[0]), math.Max(hi, p[0])
-		if th, _ := s.At(time.Duration(ms)*time.Millisecond, 0); th[2] > -surf-0.01 {
-			t.Fatalf("thumb at z = %g, touching the fabric", th[2])
+		if th, _ := s.At(time.Duration(ms)*time.Millisecond, 0); th != [3]float64{sc.Touch[0], sc.Touch[1], -(surf - sc.Press)} {
+			t.Fatalf("thumb at %v while stroking, want it still at the touch point, pressing by %g", th, sc.Press)
 		}
 	}
-	if math.Abs(hi-lo-2*sc.StrokeHalf) > 1e-9 {
-		t.Fatalf("stroke spans %g m, want %g", hi-lo, 2*sc.StrokeHalf)
+	if math.Abs(hi-sc.Touch[0]-sc.Rub) > 1e-9 || math.Abs(sc.Touch[0]-lo-sc.Rub) > 1e-9 {
+		t.Fatalf("stroke spans %g..%g m, want ±%g about %g", lo, hi, sc.Rub, sc.Touch[0])
 	}
 	scriptDerivative(t, s)
 	if _, _, ok := s.PhaseSpan("stretch"); ok {
