@@ -16,7 +16,6 @@ import (
 	"github.com/haptex/haptex/calib/psych"
 	"github.com/haptex/haptex/devices/setup"
 	"github.com/haptex/haptex/internal/safefile"
-	"github.com/haptex/haptex/sim"
 )
 
 func init() {
@@ -121,17 +120,6 @@ func runCalib(args []string) error {
 	}
 	fmt.Fprintln(os.Stderr, calibUsage)
 	return fmt.Errorf("%w: unknown calibration %q", errUsage, what)
-}
-
-// fingerList reads -finger: thumb, index or both.
-func fingerList(s string) ([]string, error) {
-	if s == "both" {
-		return []string{"thumb", "index"}, nil
-	}
-	if sim.FingerByName(s) < 0 {
-		return nil, fmt.Errorf("%w: -finger %q, want thumb, index or both", errUsage, s)
-	}
-	return []string{s}, nil
 }
 
 // writeCal writes a calibration file, creating its folder: whole or not

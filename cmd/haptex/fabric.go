@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -173,29 +172,4 @@ func runFabric(args []string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: unknown fabric command %q (list, show, import, check)", errUsage, sub)
-}
-
-// parseLength reads a length with its unit (m, cm, mm or µm/um), or
-// "finest" for the finest element size the check is tested at.
-func parseLength(s string) (float64, error) {
-	if s == "finest" {
-		return kes.FinestElementSize, nil
-	}
-	for _, u := range []struct {
-		suffix string
-		scale  float64
-	}{{"mm", 1e-3}, {"cm", 1e-2}, {"µm", 1e-6}, {"um", 1e-6}, {"m", 1}} {
-		if num, ok := strings.CutSuffix(s, u.suffix); ok {
-			v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-			if err != nil {
-				return 0, fmt.Errorf("%q is not a length", s)
-			}
-			l := v * u.scale
-			if !(l >= 1e-4 && l <= 0.1) {
-				return 0, fmt.Errorf("%s is outside 0.1 mm to 10 cm", s)
-			}
-			return l, nil
-		}
-	}
-	return 0, fmt.Errorf("%q has no unit (m, cm, mm or µm)", s)
 }

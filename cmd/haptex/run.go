@@ -2,22 +2,16 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"os/signal"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/kes"
-	"github.com/haptex/haptex/devices/twin"
-	"github.com/haptex/haptex/sim"
 )
 
 func init() {
@@ -128,107 +122,6 @@ func runRun(args []string) error {
 	return err
 }
 
-// refineFlag adds -refine to fs; the function it returns sets cfg.Sim's
-// grading from the flag (nothing when it is empty).
-func refineFlag(fs *flag.FlagSet) func(cfg *rig.Config) error {
-	v := fs.String("refine", "", "grade the cloth's mesh round the point where the fingers pinch: u,v in metres from its bottom-left corner, \"pinch\" for where the simulated hand pinches, or \"follow\" to move the grading to wherever a finger approaches (empty: uniform)")
-	return func(cfg *rig.Config) error {
-		if *v == "" {
-			return nil
-		}
-		switch *v {
-		case "pinch", "follow":
-			cfg.Sim.Refine = rig.PinchRefinement(twin.DefaultScene(), &cfg.Sim)
-			cfg.Sim.Refine.Follow = *v == "follow"
-		default:
-			r, err := parseRefine(*v)
-			if err != nil {
-				return fmt.Errorf("%w: -refine: %v", errUsage, err)
-			}
-			cfg.Sim.Refine = r
-		}
-		return nil
-	}
-}
-
-// parseRefine reads -refine's "u,v" into the grading the sim tests
-// validate: nodes 4 times denser at the point, over a 2 cm band
-// (TestPinchPullResolution).
-func parseRefine(s string) (sim.Refinement, error) {
-	f := strings.Split(s, ",")
-	if len(f) != 2 {
-		return sim.Refinement{}, fmt.Errorf("%q: want u,v in metres, pinch or follow", s)
-	}
-	var uv [2]float64
-	for i, x := range f {
-		v, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return sim.Refinement{}, fmt.Errorf("%q: %q is not a number", s, x)
-		}
-		uv[i] = v
-	}
-	return sim.Refinement{Centre: uv, Radius: sim.RefineRadius, Ratio: sim.RefineRatio}, nil
-}
-
-// startStatusLine rewrites one terminal line on w at most 4 times a
-// second with the run's state (statusText); the function it returns
-// clears the line and returns once it is cleared.
-func startStatusLine(w io.Writer, r *rig.Rig) (stop func()) {
-	done, cleared := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(cleared)
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				fmt.Fprint(w, "\r\033[K")
-				return
-			case <-t.C:
-				fmt.Fprint(w, "\r\033[K"+statusText(r.Status()))
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		<-cleared
-	}
-}
-
-// statusWidth is the most columns the status line takes.
-const statusWidth = 79
-
-// statusText is the run's live state in at most statusWidth columns:
-// run time, each finger's force (a * while it touches the cloth), the
-// haptics loop's rate, p99 lateness and overruns, the sim's rate.
-func statusText(s rig.Status) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%6.1f s", s.RunS)
-	for f := range s.Contact {
-		mark := " "
-		if s.Contact[f] {
-			mark = "*"
-		}
-		fmt.Fprintf(&b, "  %s %.2f N%s", sim.FingerName(f), s.ForceN[f], mark)
-	}
-	for _, l := range s.Loops {
-		switch l.Name {
-		case "haptics":
-			fmt.Fprintf(&b, "  haptics %4.0f Hz p99 %4.0f µs", l.RateHz, l.LatenessP99)
-			if l.Overruns > 0 {
-				fmt.Fprintf(&b, " %d overruns", l.Overruns)
-			}
-		case "sim":
-			fmt.Fprintf(&b, "  sim %3.0f Hz", l.RateHz)
-		}
-	}
-	line := []rune(b.String())
-	if len(line) > statusWidth {
-		line = line[:statusWidth]
-	}
-	return string(line)
-}
-
 // summaryNotes explains every label of the run summary once.
 const summaryNotes = `The summary at the end of a run:
   loop         haptics (the 1 kHz force servo), sim (the cloth's step), tactile (the pin frames)
@@ -261,8 +154,3 @@ const viewNotes = `Keys and mouse (with no device, the mouse is the finger pair)
   F                  the whole stand, and back to the hand
   G                  hide or show the 1 cm marking grid
   R, Home            reset the camera and the pinch`
-
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
