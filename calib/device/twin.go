@@ -36,13 +36,16 @@ func TwinKinematics() exo.Params {
 	return p
 }
 
-// The stands' plans: the loads the force stand hangs on the pad [kg], the
-// number of jig points, and how long the jig takes to carry the pad to a
-// point and to let it settle there.
-var twinLoadsKg = []float64{0.05, 0.1, 0.2}
+// StandLoadsKg are the masses a force stand hangs on the pad [kg]: the
+// plan of the calibration twin's stand and of the emulator's.
+var StandLoadsKg = []float64{0.05, 0.1, 0.2}
 
+// JigPoints is the number of jig points of a kinematics calibration.
+const JigPoints = 15
+
+// How long the twin's jig takes to carry the pad to a point and to let it
+// settle there.
 const (
-	twinJigPoints = 15
 	twinJigTravel = 200 * time.Millisecond
 	twinJigSettle = 40 * time.Millisecond
 )
@@ -97,7 +100,7 @@ func (s TwinStand) Force(ctx context.Context) (*ForceCalibration, error) {
 		return nil, err
 	}
 	dev.Clamp(true)
-	plan, err := LoadPlan(twinLoadsKg)
+	plan, err := LoadPlan(StandLoadsKg)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +144,7 @@ func (s TwinStand) Kinematics(ctx context.Context) (*KinematicCalibration, error
 	if err != nil {
 		return nil, err
 	}
-	plan, err := PlanPoses(nominal, DefaultKinParams(), twinJigPoints)
+	plan, err := PlanPoses(nominal, DefaultKinParams(), JigPoints)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func TestTwinStand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := kc.Report; steps != twinJigPoints || r.Poses != twinJigPoints || r.NominalRMSUm < 1000 || r.ResidualRMSUm > 5 {
+	if r := kc.Report; steps != JigPoints || r.Poses != JigPoints || r.NominalRMSUm < 1000 || r.ResidualRMSUm > 5 {
 		t.Errorf("kinematics: %d steps, %d poses, RMS %.0f µm nominal, %.2f µm calibrated", steps, r.Poses, r.NominalRMSUm, r.ResidualRMSUm)
 	}
 

@@ -82,7 +82,7 @@ func (c calibDevice) run(ctx context.Context) error {
 	switch c.what {
 	case "force":
 		x := set.Exo[fi]
-		plan, err := device.LoadPlan(twinLoadsKg)
+		plan, err := device.LoadPlan(device.StandLoadsKg)
 		if err != nil {
 			return err
 		}
@@ -105,7 +105,7 @@ func (c calibDevice) run(ctx context.Context) error {
 	case "kinematics":
 		x := set.Exo[fi].(*setup.Exo)
 		nominal := x.Kinematics().Params()
-		plan, err := device.PlanPoses(nominal, device.DefaultKinParams(), kinJigPoints)
+		plan, err := device.PlanPoses(nominal, device.DefaultKinParams(), device.JigPoints)
 		if err != nil {
 			return err
 		}
@@ -163,9 +163,3 @@ func (c calibDevice) run(ctx context.Context) error {
 	}
 	return nil
 }
-
-// The plans of the device calibrations: the masses the force stand hangs
-// (as calib/device's twin stand) and the number of jig points.
-var twinLoadsKg = []float64{0.05, 0.1, 0.2}
-
-const kinJigPoints = 15
