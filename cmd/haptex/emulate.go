@@ -119,5 +119,8 @@ func emulate(ctx context.Context, o emulateOptions) error {
 	if sched.Standby {
 		fmt.Printf("the devices' loop: its standby thread did the loop's work %d times; the duties ran at worst %v late\n", em.Takeovers(), em.Lateness().Round(time.Microsecond))
 	}
+	if !o.stand {
+		fmt.Printf("the emulated hand played the %s script from its start %d times (once a run)\n", o.script, em.Runs())
+	}
 	return nil
 }
