@@ -452,7 +452,7 @@ func TestThresholdOnEmulatedDevices(t *testing.T) {
 		}
 	}()
 	out, err := capture(t, func() error {
-		_, err := execute([]string{"calib", "threshold", "-subject", "emu02", "-finger", "thumb", "-devices", file, "-out", dir,
+		_, err := execute([]string{"calib", "threshold", "-subject", "emu02", "-finger", "thumb", "-devices", file, "-out", dir, "-priority", "0",
 			"-o", filepath.Join(dir, "emu02-thresholds.json"),
 			"-observer", "nominal:form=weibull,threshold=5,beta=3,lambda=0.01,seed=3",
 			"-observer", "nominal:form=weibull,threshold=0.5,beta=3,lambda=0.01,seed=4"})

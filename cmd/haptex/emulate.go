@@ -78,7 +78,11 @@ func emulate(ctx context.Context, o emulateOptions) error {
 			devs = append(devs, d)
 		}
 	}
-	em, err := emu.Run(ctx, emu.Config{Dir: o.dir, Devices: devs, Script: script(twin.DefaultScene()), Stand: o.stand, Errors: o.errors, Announce: true})
+	// With devicesSlack (tests) the emulator runs inside the test process
+	// beside a rig: its loop stays at normal priority there, since two
+	// SCHED_FIFO loops and their standbys in one Go process on two cores
+	// once held a garbage collection's stop of the world for minutes.
+	em, err := emu.Run(ctx, emu.Config{Dir: o.dir, Devices: devs, Script: script(twin.DefaultScene()), Stand: o.stand, Errors: o.errors, Announce: true, NormalPriority: devicesSlack > 0})
 	if err != nil {
 		return err
 	}
