@@ -325,6 +325,7 @@ func (c *Cloth) Step(t time.Duration, in *FingerState) {
 	}
 	if ok {
 		c.it.commit(c.x, c.v)
+		c.dyn.force.commitHyst(c.x)
 		copy(c.xGood, c.x)
 		copy(c.vGood, c.v)
 	} else {
