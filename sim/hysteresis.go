@@ -100,20 +100,22 @@ func (fo *forces) initHyst(x []float64) {
 
 // commitHyst moves every element's friction state to the accepted
 // positions x: the stresses the step's Dahl elements reach there, the
-// strains of x, and the Dahl elements of the next step.
-func (fo *forces) commitHyst(x []float64) {
+// strains of x, and the Dahl elements of the next step. It returns the
+// friction's work over the step [J].
+func (fo *forces) commitHyst(x []float64) (work float64) {
 	c := fo.c
 	if !c.fab.hystOn {
 		fo.hystLive = false
-		return
+		return 0
 	}
 	if !fo.hystLive {
 		fo.initHyst(x)
-		return
+		return 0
 	}
 	tensile, shear := c.fab.hystModes()
 	for i := range c.m.tris {
-		_, eu, ev, es := c.m.tris[i].geom(x)
+		t := &c.m.tris[i]
+		_, eu, ev, es := t.geom(x)
 		h := &fo.hyst[i]
 		e := [3]float64{eu, ev, es}
 		for k := range 3 {
@@ -121,11 +123,14 @@ func (fo *forces) commitHyst(x []float64) {
 				h.z[k] = 0
 				continue
 			}
-			h.z[k], _, _ = h.d[k].Step(h.z[k], e[k]-h.e0[k])
+			var w float64
+			h.z[k], _, w = h.d[k].Step(h.z[k], e[k]-h.e0[k])
+			work += t.area * w
 		}
 		h.e0 = e
 		h.set(&c.fab, eu, ev, es)
 	}
+	return work
 }
 
 // hystFor returns element i's friction state for a forces pass, nil when
