@@ -243,8 +243,12 @@ func (r *CheckReport) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "virtual Kawabata check of %s (%s)\n", r.Fabric, r.File)
 	fmt.Fprintln(tw, "test\tdir\tquantity\tfabric\tsimulation\terror\ttolerance\t")
 	for _, x := range r.Readings {
-		fmt.Fprintf(tw, "%s\t%s\t%s [%s]\t%.4g\t%.4g\t%+.2f %%\t%.0f %%\t%s\n", x.Test, x.Direction, x.Quantity, x.Unit,
-			x.Input, x.Recovered, 100*x.RelError, 100*x.Tolerance, verdict[x.Pass])
+		tol := fmt.Sprintf("%.0f %%", 100*x.Tolerance)
+		if x.AbsTolerance > 0 {
+			tol += fmt.Sprintf(" or ±%g [%s]", x.AbsTolerance, x.Unit)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s [%s]\t%.4g\t%.4g\t%+.2f %%\t%s\t%s\n", x.Test, x.Direction, x.Quantity, x.Unit,
+			x.Input, x.Recovered, 100*x.RelError, tol, verdict[x.Pass])
 	}
 	fmt.Fprintf(tw, "not modelled, not checked: %s\n", strings.Join(r.NotModelled, "; "))
 	fmt.Fprintf(tw, "%s\n", map[bool]string{true: "pass", false: "FAIL"}[r.Pass])
