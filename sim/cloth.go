@@ -51,7 +51,13 @@ type Stats struct {
 	Probes     [NumFingers]int
 	Limited    int  // edges the strain limiter shortened
 	Regraded   bool // the mesh was regraded before the step (Refinement.Follow)
-	BadFingers int  // finger samples ignored because they were not finite
+	// Friction is the work the cloth's deformation did against its
+	// internal friction over the step [J] (Material.Hysteresis): what the
+	// friction dissipated, plus what its elements store (they give that
+	// back on the way back). Over a cycle that returns the cloth to its
+	// shape, the sum is what the friction dissipated.
+	Friction   float64
+	BadFingers int // finger samples ignored because they were not finite
 	// Dropped counts contact probes left out because a finger's contact
 	// list was full (sized for a pad sunk to its equator; 0 in practice).
 	Dropped    int
@@ -325,6 +331,7 @@ func (c *Cloth) Step(t time.Duration, in *FingerState) {
 	}
 	if ok {
 		c.it.commit(c.x, c.v)
+		c.stats.Friction = c.dyn.force.commitHyst(c.x)
 		copy(c.xGood, c.x)
 		copy(c.vGood, c.v)
 	} else {

@@ -66,8 +66,9 @@ func TestStepAllocs(t *testing.T) {
 			c.Refine = Refinement{Centre: [2]float64{0.20, 0.10}, Radius: RefineRadius, Ratio: RefineRatio, Follow: true}
 		}, false},
 		{"parallel", nil, true},
+		{"hysteresis", func(c *Config) { c.Material.Hysteresis = testHysteresis() }, false},
 	}
-	for _, tc := range pick(variants, variants[:1]) {
+	for _, tc := range pick(variants, []variant{variants[0], variants[len(variants)-1]}) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newTestCloth(t, func(cfg *Config) {
 				cfg.NodesU, cfg.NodesV = 12, 12

@@ -4,51 +4,65 @@ import "math"
 
 // Dahl is one internal-friction element of the fabric: Dahl's friction
 // model with exponent one (Dahl, "A solid friction model", Aerospace
-// Corp. TOR-0158(3107-18)-1, 1968), in the form Miguel, Tamstorf,
-// Bradley, Schvartzman, Thomaszewski, Bickel, Matusik, Marschner and
-// Otaduy use for cloth ("Modeling and estimation of internal friction in
-// cloth", ACM TOG 32(6):212, 2013): a friction stress z that follows a
+// Corp. TOR-0158(3107-18)-1, 1968), in the augmented form Miguel,
+// Tamstorf, Bradley, Schvartzman, Thomaszewski, Bickel, Matusik, Marschner
+// and Otaduy use for cloth ("Modeling and estimation of internal friction
+// in cloth", ACM TOG 32(6):212, 2013): a friction stress z that follows a
 // deformation ε,
 //
-//	dz/dε = (Saturation - sign(dε/dt)·z) / Strain,
+//	dz/dε = (S(ε) - sign(dε/dt)·z) / Strain,
 //
-// so that z approaches ±Saturation exponentially, over the
-// characteristic deformation Strain, whichever way ε moves, whatever its
-// rate. The stress felt is the elastic one plus z; a deformation cycle
-// that saturates both ways traces a loop of width 2·Saturation. Miguel et
-// al. augment the model by letting the saturation depend on the
-// deformation; the cloth evaluates it at the start of each step (see
-// Hysteresis), so within a step it is constant and Step is exact.
+// so that z approaches ±S(ε), over the characteristic deformation Strain,
+// whichever way ε moves, whatever its rate. The stress felt is the elastic
+// one plus z; a deformation cycle that saturates both ways traces a loop
+// of width 2·S(ε). The saturation S depends on the deformation (Miguel et
+// al.'s augmentation); a step takes it as linear over its move, S(ε₀ + δ)
+// = Saturation + Slope·δ, from its value and slope at the start of the
+// step, so that within the step z is a function of the deformation alone,
+// in closed form, and the gradient of the work ∫z dε (Step).
 //
 // Units are the caller's: a strain and a force per width for stretch and
-// shear, a curvature [1/m] and a moment per width [N] for bending.
+// shear.
 type Dahl struct {
-	Saturation float64 // the stress z approaches, ≥ 0
-	Strain     float64 // the characteristic deformation over which it does, > 0
+	Saturation float64 // S at the start of the move, ≥ 0
+	Slope      float64 // dS/dε there
+	Strain     float64 // the characteristic deformation, > 0
 }
 
 // Step returns the friction stress after the deformation moves by de from
 // a state where it is z, its derivative dz/dε at the end of the move and
-// the work ∫z dε done over it: exactly, for z relaxing from z towards
-// sign(de)·Saturation with decay length Strain,
+// the work ∫z dε done over it. With p = |de|, s = sign(de), c = s·S and b
+// = Slope the equation along p is dz/dp = (c + b·p - z)/Strain, whose
+// solution is
 //
-//	z(de) = zt + (z - zt)·exp(-|de|/Strain),   zt = sign(de)·Saturation.
+//	z(p) = c + b·(p - Strain) + (z - c + b·Strain)·exp(-p/Strain),
 //
-// The work is the friction's part of the step's incremental potential:
-// within a step the friction stress is the derivative of it. dir (+1 or
-// -1) is the direction the deformation last moved, which gives the
-// derivative when de is zero.
-func (d Dahl) Step(z, de, dir float64) (zNew, dz, work float64) {
+// which is the model exactly while S is linear (constant: b = 0). The
+// work is the friction's part of the step's incremental potential: within
+// a step the friction stress is its derivative.
+//
+// At de = 0 the derivative jumps: a reversal meets the stiffness (S +
+// |z|)/Strain, a move on the way z already goes (S - |z|)/Strain, less.
+// Step returns the larger there, so that the first Newton iteration of a
+// step, which starts at de = 0, never overshoots the friction's reversal;
+// the next iteration, at de ≠ 0, has the side's own. (With the last
+// move's side instead, quasi-static specimens settled by overshooting and
+// coming back, each time tracing a small loop that lost friction stress:
+// a four-element tensile strip read WT 17 % high.)
+func (d Dahl) Step(z, de float64) (zNew, dz, work float64) {
 	if de == 0 {
-		return z, (d.Saturation - dir*z) / d.Strain, 0
+		return z, (d.Saturation + math.Abs(z)) / d.Strain, 0
 	}
 	s := math.Copysign(1, de)
-	zt := s * d.Saturation
-	a := math.Abs(de) / d.Strain
-	keep := math.Exp(-a)    // what remains of the distance to zt
+	p := math.Abs(de)
+	l, b := d.Strain, d.Slope
+	c := s * d.Saturation
+	a := p / l
+	keep := math.Exp(-a)    // what remains of the transient
 	gone := -math.Expm1(-a) // 1 - keep, accurate for small moves
-	zNew = zt + (z-zt)*keep
-	dz = (d.Saturation - s*zNew) / d.Strain
-	work = zt*de + (z-zt)*d.Strain*gone*s
+	z0 := z - c + b*l
+	zNew = c + b*(p-l) + z0*keep
+	dz = s * (c + b*p - zNew) / l
+	work = s * ((c-b*l)*p + b*p*p/2 + z0*l*gone)
 	return zNew, dz, work
 }

@@ -6,28 +6,35 @@ import (
 	"testing"
 )
 
-// TestDahlStepIsTheODE integrates dz/dε = (zs - sign·z)/Strain with small
-// Runge-Kutta steps along a random path of moves and compares the exact
-// step, and its work with the integral of z.
+// TestDahlStepIsTheODE integrates dz/dε = (S(ε) - sign·z)/Strain, S
+// linear in ε, with small Runge-Kutta steps along a random path of moves
+// and compares the exact step, and its work with the integral of z.
 func TestDahlStepIsTheODE(t *testing.T) {
-	d := Dahl{Saturation: 2, Strain: 0.01}
+	const s0, slope = 2.0, 5.0 // S(ε) = s0 + slope·ε, positive on the path
+	d := Dahl{Strain: 0.01, Slope: slope}
 	rng := rand.New(rand.NewPCG(15, 16))
-	z, zr, wr := 0.0, 0.0, 0.0
-	dir := 1.0
+	z, zr, wr, e := 0.0, 0.0, 0.0, 0.0
 	for range 200 {
 		de := (rng.Float64() - 0.5) * 0.06
+		if math.Abs(e+de) > 0.2 {
+			de = -de
+		}
+		d.Saturation = s0 + slope*e
 		var w float64
-		z, _, w = d.Step(z, de, dir)
+		z, _, w = d.Step(z, de)
 		s := math.Copysign(1, de)
-		f := func(z float64) float64 { return (d.Saturation - s*z) / d.Strain }
+		e0 := e
+		e += de
+		f := func(z, x float64) float64 { return (s0 + slope*(e0+x) - s*z) / d.Strain }
 		const n = 400
 		h := de / n
 		wsum := 0.0
-		for range n {
-			k1 := f(zr)
-			k2 := f(zr + h/2*k1)
-			k3 := f(zr + h/2*k2)
-			k4 := f(zr + h*k3)
+		for k := range n {
+			x := float64(k) * h
+			k1 := f(zr, x)
+			k2 := f(zr+h/2*k1, x+h/2)
+			k3 := f(zr+h/2*k2, x+h/2)
+			k4 := f(zr+h*k3, x+h)
 			zn := zr + h/6*(k1+2*k2+2*k3+k4)
 			wsum += h * (zr + zn) / 2
 			zr = zn
@@ -36,7 +43,6 @@ func TestDahlStepIsTheODE(t *testing.T) {
 		if math.Abs(z-zr) > 1e-8 || math.Abs(w-wr) > 1e-5*math.Abs(de)*d.Saturation {
 			t.Fatalf("after a move of %g: z %.12g against %.12g, work %.12g against %.12g", de, z, zr, w, wr)
 		}
-		dir = s
 	}
 }
 
@@ -44,13 +50,13 @@ func TestDahlStepIsTheODE(t *testing.T) {
 // of zNew, and that the work's derivative is z: within a step the friction
 // is the gradient of the work.
 func TestDahlDerivative(t *testing.T) {
-	d := Dahl{Saturation: 1.5, Strain: 0.02}
+	d := Dahl{Saturation: 1.5, Slope: -3, Strain: 0.02}
 	for _, z0 := range []float64{-1.4, -0.3, 0, 0.9, 1.5} {
 		for _, de := range []float64{-0.05, -0.003, 0.001, 0.04} {
 			const h = 1e-7
-			zp, _, wp := d.Step(z0, de+h, 1)
-			zm, _, wm := d.Step(z0, de-h, 1)
-			z, dz, _ := d.Step(z0, de, 1)
+			zp, _, wp := d.Step(z0, de+h)
+			zm, _, wm := d.Step(z0, de-h)
+			z, dz, _ := d.Step(z0, de)
 			if num := (zp - zm) / (2 * h); math.Abs(dz-num) > 1e-5*math.Max(1, math.Abs(num)) {
 				t.Errorf("z0 %g, de %g: dz %g, difference quotient %g", z0, de, dz, num)
 			}
@@ -75,7 +81,7 @@ func TestDahlLoop(t *testing.T) {
 		for _, leg := range [4]float64{1, -1, -1, 1} {
 			for range steps / 4 {
 				var w float64
-				z, _, w = d.Step(z, leg*amp/(steps/4), leg)
+				z, _, w = d.Step(z, leg*amp/(steps/4))
 				work += w
 			}
 		}
@@ -90,5 +96,43 @@ func TestDahlLoop(t *testing.T) {
 	}
 	if work <= 0 {
 		t.Error("a cycle gained energy")
+	}
+}
+
+// TestDahlDissipates: with a constant saturation the element stores
+// Strain·z²/(2·Saturation) (its stiffness at z = 0 is Saturation/Strain)
+// and every move's work is at least the change of that: the element
+// never gives back more than it stored.
+func TestDahlDissipates(t *testing.T) {
+	d := Dahl{Saturation: 0.8, Strain: 0.003}
+	stored := func(z float64) float64 { return d.Strain * z * z / (2 * d.Saturation) }
+	rng := rand.New(rand.NewPCG(3, 4))
+	z := 0.0
+	for i := range 2000 {
+		de := (rng.Float64() - 0.5) * 0.02 * math.Pow(10, -3*rng.Float64())
+		zn, _, w := d.Step(z, de)
+		if diss := w - (stored(zn) - stored(z)); diss < -1e-15 {
+			t.Fatalf("move %d of %g from z %g: work %g, stored energy change %g", i, de, z, w, stored(zn)-stored(z))
+		}
+		z = zn
+	}
+}
+
+// TestDahlReversalStiffness: where the move starts (de = 0) Step gives
+// the larger of the two sides' stiffnesses, the reversal's, which the
+// difference quotient on that side confirms.
+func TestDahlReversalStiffness(t *testing.T) {
+	d := Dahl{Saturation: 1.2, Slope: 0.5, Strain: 0.01}
+	for _, z := range []float64{-1.1, -0.2, 0, 0.7, 1.2} {
+		_, dz, _ := d.Step(z, 0)
+		const h = 1e-9
+		back := -math.Copysign(1, z)
+		if z == 0 {
+			back = 1
+		}
+		zh, _, _ := d.Step(z, back*h)
+		if num := (zh - z) / (back * h); math.Abs(dz-num) > 1e-4*num {
+			t.Errorf("z %g: stiffness %g at the start, the reversal's difference quotient %g", z, dz, num)
+		}
 	}
 }

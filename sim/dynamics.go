@@ -90,7 +90,7 @@ func (d *clothDynamics) trial(y, V, f []float64) (pot, diss float64) {
 	copy(d.tx, y)
 	copy(d.tv, V)
 	d.pending = true
-	return e.Tensile + e.Bending + e.Gravity + cont, diss
+	return e.Tensile + e.Bending + e.Gravity + cont + fo.work, diss
 }
 
 // atTrial reports whether the state (x, v) is the last trial point's,
@@ -125,8 +125,8 @@ func (d *clothDynamics) adopt() {
 // potential returns the potential energy at y and the dissipation rate at
 // (y, V), as trial would, without forces or linearisations.
 func (d *clothDynamics) potential(y, V []float64) (pot, diss float64) {
-	e, diss := d.force.potential(y, V)
-	return e.Tensile + e.Bending + e.Gravity + e.Contact, diss
+	e, diss, work := d.force.potential(y, V)
+	return e.Tensile + e.Bending + e.Gravity + e.Contact + work, diss
 }
 
 // dissipation returns the dissipation rate for the velocities V at the

@@ -76,11 +76,16 @@ func (t *tri) geom(x []float64) (g triGeom, eu, ev, es float64) {
 // viscous ones alone to fv, fills lin for the step's matrix (mMin is the
 // lightest vertex mass), and returns its elastic energy A₀·ψ, its
 // largest principal strain and its dissipation rate A₀·Σ η·(dε/dt)². The
-// viscous stresses are η·dε/dt (eq. 9-10, exactly ∂ε/∂P·P').
-func (t *tri) pass(x, v, f, fv []float64, fab *fabric, lin *triLin, mMin float64) (w, strain, diss float64) {
+// viscous stresses are η·dε/dt (eq. 9-10, exactly ∂ε/∂P·P'). With h, the
+// element's friction state, its friction stresses join the elastic ones
+// and fric is their work since the start of the step (triHyst.apply).
+func (t *tri) pass(x, v, f, fv []float64, fab *fabric, h *triHyst, lin *triLin, mMin float64) (w, strain, diss, fric float64) {
 	g, eu, ev, es := t.geom(x)
 	var st stress
 	fab.eval(eu, ev, es, &st)
+	if h != nil {
+		fric = t.area * h.apply(fab, eu, ev, es, &st)
+	}
 	du, dv := t.weftWarp(v)
 	eta := &fab.eta
 	ru, rv := g.uh.dot(du), g.vh.dot(dv)
@@ -97,7 +102,7 @@ func (t *tri) pass(x, v, f, fv []float64, fab *fabric, lin *triLin, mMin float64
 		addVecAt(fv, n, hu.scale(a).add(hv.scale(b)))
 	}
 	lin.set(&g, &st, mMin)
-	return t.area * st.psi, g.principalStrain(), t.area * (vu*ru + vv*rv + vs*rs)
+	return t.area * st.psi, g.principalStrain(), t.area * (vu*ru + vv*rv + vs*rs), fric
 }
 
 // dissipation returns Σ η·(dε/dt)² of the element in the state g for the

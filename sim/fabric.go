@@ -23,7 +23,9 @@ type fabric struct {
 	areal                        float64
 	thick, compression, muS, muK float64
 	layerMu                      float64 // Coulomb coefficient between layers
-	gen                          uint64  // counts the updates
+	hyst                         Hysteresis
+	hystOn                       bool   // some mode of hyst has friction
+	gen                          uint64 // counts the updates
 }
 
 func (f *fabric) init(mat *Material, m *mesh) {
@@ -82,6 +84,12 @@ func (f *fabric) update() {
 	f.muS = f.mix(c.FrictionStatic, o.FrictionStatic)
 	f.muK = f.mix(c.FrictionKinetic, o.FrictionKinetic)
 	f.layerMu = f.mix(c.layerFriction(), o.layerFriction())
+	ch, oh := &c.Hysteresis, &o.Hysteresis
+	f.hyst = Hysteresis{
+		Weft: f.mix(ch.Weft, oh.Weft), Warp: f.mix(ch.Warp, oh.Warp), TensileStrain: f.mix(ch.TensileStrain, oh.TensileStrain),
+		Shear05: f.mix(ch.Shear05, oh.Shear05), Shear5: f.mix(ch.Shear5, oh.Shear5), ShearAngle: f.mix(ch.ShearAngle, oh.ShearAngle),
+	}
+	f.hystOn = f.hyst.tensileOn() || f.hyst.shearOn()
 }
 
 // eval is law.eval for the material in effect.

@@ -22,6 +22,10 @@ type forces struct {
 	psi, strain [3]float64 // per part: tensile energy, largest strain
 	diss        [3]float64 // per part: dissipation rate
 	bendE       [2]float64 // per part: bending energy of its rows
+	fric        [3]float64 // per part: the friction's work since the step's start
+	work        float64    // the last pass's friction work, all parts [J]
+	hyst        []triHyst  // the elements' friction state (hysteresis.go)
+	hystLive    bool       // hyst holds the state of the cloth's last accepted positions
 	px, pv, pf  []float64  // the arguments of the pass in progress
 	asm         *bcsr      // the matrix the pass assembles into; nil: none
 	job         func(part int)
@@ -38,6 +42,7 @@ func (fo *forces) init(c *Cloth, op *operator) {
 	fo.parts = splitTris(c.m)
 	fo.job = fo.part
 	fo.half = c.n / 2
+	fo.initHyst(c.x)
 }
 
 // rows returns part p's rows of the bending forces.
@@ -103,6 +108,7 @@ func (fo *forces) elastic(x, v, f []float64, asm *bcsr) (e Energy, strain, diss 
 	e.Bending = fo.bendE[0] + fo.bendE[1]
 	strain = max(fo.strain[0], fo.strain[1], fo.strain[2])
 	diss = fo.diss[0] + fo.diss[1] + fo.diss[2]
+	fo.work = fo.fric[0] + fo.fric[1] + fo.fric[2]
 	return e, strain, diss
 }
 
@@ -128,19 +134,20 @@ func (fo *forces) part(p int) {
 	eta := &c.fab.eta
 	op := fo.op
 	asm := fo.asm
-	var psi, strain, diss float64
+	var psi, strain, diss, fric float64
 	for _, i := range fo.parts[p] {
 		t := &c.m.tris[i]
 		lin := &fo.lin[i]
-		w, s, d := t.pass(x, v, f, fo.fVisc, &c.fab, lin, min(c.fab.mass[t.n[0]], min(c.fab.mass[t.n[1]], c.fab.mass[t.n[2]])))
+		w, s, d, fw := t.pass(x, v, f, fo.fVisc, &c.fab, fo.hystFor(i), lin, min(c.fab.mass[t.n[0]], min(c.fab.mass[t.n[1]], c.fab.mass[t.n[2]])))
 		psi += w
 		strain = max(strain, s)
 		diss += d
+		fric += fw
 		if asm != nil {
 			lin.assemble(asm, &asm.triBlk[i], t, op.cK, op.cD, eta)
 		}
 	}
-	fo.psi[p], fo.strain[p], fo.diss[p] = psi, strain, diss
+	fo.psi[p], fo.strain[p], fo.diss[p], fo.fric[p] = psi, strain, diss, fric
 	if p < 2 {
 		// The bending forces of the part's rows of nodes: no triangle of
 		// the other part touches them (splitTris), and the seam's come
@@ -184,10 +191,11 @@ func (fo *forces) mulK(dst, y []float64, cK float64) {
 }
 
 // potential returns the energy at positions y but the kinetic, with the
-// contacts' as the step's trial points see them, and the dissipation rate
-// at velocities V (a forces pass without forces or linearisations, for the
-// Newton iteration's line search).
-func (fo *forces) potential(y, V []float64) (e Energy, diss float64) {
+// contacts' as the step's trial points see them, the dissipation rate at
+// velocities V and the friction's work since the step's start (a forces
+// pass without forces or linearisations, for the Newton iteration's line
+// search).
+func (fo *forces) potential(y, V []float64) (e Energy, diss, work float64) {
 	c := fo.c
 	g := c.cfg.Gravity
 	for k := range c.n {
@@ -205,6 +213,9 @@ func (fo *forces) potential(y, V []float64) (e Energy, diss float64) {
 		if visc {
 			diss += t.area * g.dissipation(t, V, eta)
 		}
+		if h := fo.hystFor(int32(i)); h != nil {
+			work += t.area * h.apply(&c.fab, eu, ev, es, &st)
+		}
 	}
 	for p := range 2 {
 		i0, i1 := fo.rows(p)
@@ -214,7 +225,7 @@ func (fo *forces) potential(y, V []float64) (e Energy, diss float64) {
 	if c.self != nil {
 		e.Contact += c.self.energy(y)
 	}
-	return e, diss
+	return e, diss, work
 }
 
 // dissipation returns the dissipation rate Vᵀ·C·V at the positions of the

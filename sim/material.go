@@ -62,6 +62,60 @@ type Material struct {
 	// LayerFriction is the Coulomb coefficient between two layers of the
 	// fabric in self-contact [-] (0: FrictionKinetic).
 	LayerFriction float64
+	// Hysteresis is the fabric's internal friction (the zero value: none,
+	// the fabric is elastic and steps exactly as one without the field).
+	Hysteresis Hysteresis
+}
+
+// Hysteresis is the internal friction of the fabric's in-plane modes, the
+// augmented Dahl model of Miguel et al. ("Modeling and estimation of
+// internal friction in cloth", ACM TOG 32(6):212, 2013; see Dahl): per
+// element and mode a friction stress z added to the elastic one, which
+// approaches ±S(ε) over the characteristic deformation whichever way the
+// deformation ε moves, whatever its rate. A loading-unloading cycle that
+// saturates traces a loop of width 2·S(ε). A mode whose saturation is zero
+// has no friction.
+type Hysteresis struct {
+	// Weft and Warp are the tensile saturations as fractions of the
+	// elastic stress of their direction [-], in [0, 1): S = r·|σ(ε)|, so
+	// a tensile cycle loads along (1+r)·σ and unloads along (1-r)·σ and
+	// recovers (1-r)/(1+r) of its work (KES RT).
+	Weft, Warp float64
+	// TensileStrain is the tensile modes' characteristic strain [-] (> 0
+	// when Weft or Warp is).
+	TensileStrain float64
+	// Shear05 and Shear5 are the shear saturations [N/m] at 0.5° and 5° of
+	// shear angle; between and beyond them S is linear in |γ|, never
+	// negative (the half-widths of KES's shear loop, 2HG/2 and 2HG5/2).
+	Shear05, Shear5 float64
+	// ShearAngle is the shear mode's characteristic angle [rad] (> 0 when
+	// Shear05 or Shear5 is).
+	ShearAngle float64
+}
+
+// tensileOn and shearOn report which modes have friction.
+func (h *Hysteresis) tensileOn() bool { return h.Weft > 0 || h.Warp > 0 }
+func (h *Hysteresis) shearOn() bool   { return h.Shear05 > 0 || h.Shear5 > 0 }
+
+func (h *Hysteresis) validate() error {
+	for _, p := range []struct {
+		name   string
+		v, max float64
+	}{
+		{"weft", h.Weft, 1}, {"warp", h.Warp, 1}, {"tensile strain", h.TensileStrain, math.Inf(1)},
+		{"shear at 0.5°", h.Shear05, math.Inf(1)}, {"shear at 5°", h.Shear5, math.Inf(1)}, {"shear angle", h.ShearAngle, math.Inf(1)},
+	} {
+		if !isFinite(p.v) || p.v < 0 || p.v >= p.max {
+			return fmt.Errorf("hysteresis: %s %g outside [0, %g)", p.name, p.v, p.max)
+		}
+	}
+	if h.tensileOn() && h.TensileStrain == 0 {
+		return fmt.Errorf("hysteresis: tensile saturation without a characteristic strain")
+	}
+	if h.shearOn() && h.ShearAngle == 0 {
+		return fmt.Errorf("hysteresis: shear saturation without a characteristic angle")
+	}
+	return nil
 }
 
 // Viscosity holds Kelvin-Voigt coefficients, stress per strain rate [N·s/m].
@@ -98,6 +152,9 @@ func (m *Material) Validate() error {
 			return fmt.Errorf("sim: material %q: %s %g outside [%g, %g]", m.Name, p.name, p.v, p.lo, p.hi)
 		}
 	}
+	if err := m.Hysteresis.validate(); err != nil {
+		return fmt.Errorf("sim: material %q: %w", m.Name, err)
+	}
 	for _, p := range []struct {
 		name string
 		v    float64
@@ -118,7 +175,7 @@ func (m *Material) isZero() bool {
 	return m.Name == "" && m.Weft.isZero() && m.Warp.isZero() && m.Shear.isZero() && m.Poisson == 0 &&
 		m.Viscosity == (Viscosity{}) && m.BendWeft == 0 && m.BendWarp == 0 && m.BendTwist == 0 &&
 		m.ArealMass == 0 && m.Thickness == 0 && m.Compression == 0 && m.FrictionStatic == 0 && m.FrictionKinetic == 0 &&
-		m.LayerFriction == 0
+		m.LayerFriction == 0 && m.Hysteresis == (Hysteresis{})
 }
 
 // DefaultMaterial returns a plausible medium-weight cotton plain weave

@@ -267,7 +267,7 @@ func TestStackSpringsInLineSearch(t *testing.T) {
 	V := make([]float64, n)
 	f := make([]float64, n)
 	eF := fo.contacts(y, f, true, false)
-	eP, _ := fo.potential(y, V)
+	eP, _, _ := fo.potential(y, V)
 	eS := c.self.energy(y)
 	if !(eS > 0) {
 		t.Fatalf("the stack's springs hold no energy at the fold (%g J)", eS)

@@ -120,8 +120,19 @@ func TestTeamRunsEachPartOnce(t *testing.T) {
 // for bit what it computes on one goroutine, through a pinch and pull,
 // and switching midway changes nothing either.
 func TestParallelIsBitIdentical(t *testing.T) {
+	for _, hyst := range []bool{false, true} {
+		t.Run(map[bool]string{false: "elastic", true: "hysteresis"}[hyst], func(t *testing.T) { parallelIsBitIdentical(t, hyst) })
+	}
+}
+
+func parallelIsBitIdentical(t *testing.T, hyst bool) {
 	n := pick(24, 12)
-	edit := func(cfg *Config) { cfg.NodesU, cfg.NodesV = n, n }
+	edit := func(cfg *Config) {
+		cfg.NodesU, cfg.NodesV = n, n
+		if hyst {
+			cfg.Material.Hysteresis = testHysteresis()
+		}
+	}
 	serial, par := newTestCloth(t, edit), newTestCloth(t, edit)
 	par.SetParallel(true)
 	stop := assistant(par.Assist)

@@ -3,6 +3,7 @@ package kes
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/haptex/haptex/sim"
 )
@@ -37,12 +38,26 @@ import (
 //     fabric's own part, G - T, and the virtual shear test, run under the
 //     tension, reads G back (virtualShear). G - T is the mid-line of the
 //     KES loop F = G·φ ± h(φ) (ShearLoop) less the tension's part: the
-//     loop's elastic part. The
-//     hysteresis (2HG, 2HG5) is friction between yarns, a force of about
-//     ±h whatever the rate; sim's Kelvin-Voigt viscosity cannot represent
-//     it (matched at the instrument's 0.48°/s it would be 10-100 times too
-//     strong at handling rates), so it is not modelled, and neither is the
-//     tensile (RT) or bending (2HB) hysteresis. See Check.
+//     loop's elastic part. The hysteresis (2HG, 2HG5) is friction between
+//     yarns, a force of about ±h whatever the rate, which sim's Kelvin-Voigt
+//     viscosity cannot represent (matched at the instrument's 0.48°/s it
+//     would be 10-100 times too strong at handling rates): it goes to sim's
+//     internal friction (Hysteresis).
+//   - Hysteresis: sim's augmented Dahl model (Miguel et al., ACM TOG
+//     32(6):212, 2013; sim.Hysteresis), one friction stress per mode that
+//     saturates at ±S(ε) and traces loops of width 2S.
+//     Tension: S = r·σ(ε), r = (1 - RT)/(1 + RT) per direction, and the
+//     elastic curve σ is the loading curve above divided by 1 + r: loading
+//     follows (1+r)·σ, the file's curve, unloading (1-r)·σ, which gives
+//     back (1-r)/(1+r) of the work, RT. The characteristic strain is
+//     tensileFrictionStrain of the smaller EMT.
+//     Shear: S at 0.5° and 5° = 2HG/2 and 2HG5/2 (mean of warp and weft),
+//     linear in the angle between, as ShearLoop; characteristic angle
+//     shearFrictionAngle. The loop's mid-line stays the elastic curve, so G
+//     is the mean slope of the two branches, as KES reads it.
+//     A file without RT (or 2HG and 2HG5) has no friction in that mode and
+//     maps exactly as a purely elastic fabric. The bending hysteresis (2HB)
+//     is not modelled (Check).
 //   - Viscosity: zero. KES measures no rate dependence, and no standard
 //     measurement of textile viscosity exists (Lyard, Luible, Volino et
 //     al., "Advanced Topics in Virtual Garment Simulation", Eurographics
@@ -74,6 +89,9 @@ func (f *Fabric) Material() (sim.Material, error) {
 	if m.Weft, err = f.simTensile(Weft); err != nil {
 		return sim.Material{}, err
 	}
+	m.Hysteresis = f.hysteresis()
+	divide(&m.Warp, 1+m.Hysteresis.Warp)
+	divide(&m.Weft, 1+m.Hysteresis.Weft)
 	g, t := f.ShearModulus(Bias), f.Shear.Tension.SI
 	if !(g > t) {
 		return sim.Material{}, fmt.Errorf("kes: %s: shear G %.4g gf/(cm·deg) is no more than the part of it the test's tension of %.4g gf/cm makes (%.4g gf/(cm·deg)): the fabric would have no shear stiffness of its own",
@@ -94,6 +112,53 @@ func (f *Fabric) Material() (sim.Material, error) {
 		return sim.Material{}, fmt.Errorf("kes: %s: %w", f.File, err)
 	}
 	return m, nil
+}
+
+// The characteristic deformations of the friction (sim.Hysteresis): a
+// hundredth of the smaller EMT in tension, a quarter of a degree in shear.
+// KES records no loop's reversal, so these are choices: small enough that
+// the loops saturate well within the instrument's readings (KES reads
+// 2HG5 3° after the reversal at 8°, where a quarter degree leaves
+// e^-12 of the transient), large enough to keep the friction's initial
+// stiffness, S over the characteristic deformation, within about ten
+// times the elastic stiffness.
+const (
+	tensileFrictionStrain = 0.01
+	shearFrictionAngle    = 0.25 * math.Pi / 180
+)
+
+// hysteresis is the fabric's internal friction for sim (see Material).
+func (f *Fabric) hysteresis() sim.Hysteresis {
+	var h sim.Hysteresis
+	ratio := func(t *TensileValues) float64 {
+		if t == nil || t.RT == nil {
+			return 0
+		}
+		return (1 - t.RT.SI) / (1 + t.RT.SI)
+	}
+	h.Warp, h.Weft = ratio(f.Tensile.Warp), ratio(f.Tensile.Weft)
+	if h.Warp > 0 || h.Weft > 0 {
+		h.TensileStrain = tensileFrictionStrain * math.Min(f.Tensile.Warp.EMT.SI, f.Tensile.Weft.EMT.SI)
+	}
+	w, e := f.Shear.Warp, f.Shear.Weft
+	if w.TwoHG != nil && e.TwoHG != nil && w.TwoHG5 != nil && e.TwoHG5 != nil {
+		h.Shear05 = (w.TwoHG.SI + e.TwoHG.SI) / 4
+		h.Shear5 = (w.TwoHG5.SI + e.TwoHG5.SI) / 4
+		if h.Shear05 > 0 || h.Shear5 > 0 {
+			h.ShearAngle = shearFrictionAngle
+		}
+	}
+	return h
+}
+
+// divide divides a curve's stresses by k.
+func divide(c *sim.Curve, k float64) {
+	if k == 1 {
+		return
+	}
+	for i := range c.Stress {
+		c.Stress[i] /= k
+	}
 }
 
 // tensileSamples is the number of strains at which a KES-consistent tensile

@@ -41,15 +41,32 @@ func TestMaterialBuiltin(t *testing.T) {
 			name string
 			c    sim.Curve
 			v    *TensileValues
-		}{{"warp", m.Warp, f.Tensile.Warp}, {"weft", m.Weft, f.Tensile.Weft}} {
+			r    float64
+		}{{"warp", m.Warp, f.Tensile.Warp, m.Hysteresis.Warp}, {"weft", m.Weft, f.Tensile.Weft, m.Hysteresis.Weft}} {
+			// The friction's ratio: a loop loading along (1+r)·σ and
+			// unloading along (1-r)·σ gives back RT of the work.
+			rt := d.v.RT.Value / 100
+			if want := (1 - rt) / (1 + rt); relErr(d.r, want) > 1e-12 {
+				t.Errorf("%s %s: tensile friction %.6g, want (1-RT)/(1+RT) = %.6g", name, d.name, d.r, want)
+			}
+			// The elastic curve times 1 + r is the loading curve.
 			em := d.v.EMT.Value / 100
-			if s, _ := d.c.Eval(em); relErr(s, fm) > 1e-9 {
-				t.Errorf("%s %s: F(EMT) = %.6g N/m, want F_m %.6g", name, d.name, s, fm)
+			if s, _ := d.c.Eval(em); relErr((1+d.r)*s, fm) > 1e-9 {
+				t.Errorf("%s %s: (1+r)·F(EMT) = %.6g N/m, want F_m %.6g", name, d.name, (1+d.r)*s, fm)
 			}
-			// The curve encloses WT (gf·cm/cm² → J/m²), so its LT is the file's.
-			if wt := enclosed(d.c, em, 4000); relErr(wt, d.v.WT.Value*0.980665) > 1e-3 {
-				t.Errorf("%s %s: curve encloses %.6g J/m², WT is %.6g", name, d.name, wt, d.v.WT.Value*0.980665)
+			// The loading curve encloses WT (gf·cm/cm² → J/m²), so its LT is the file's.
+			if wt := (1 + d.r) * enclosed(d.c, em, 4000); relErr(wt, d.v.WT.Value*0.980665) > 1e-3 {
+				t.Errorf("%s %s: loading curve encloses %.6g J/m², WT is %.6g", name, d.name, wt, d.v.WT.Value*0.980665)
 			}
+		}
+		// The shear friction's saturations: half the mean loop widths
+		// (gf/cm → N/m).
+		sw, se := f.Shear.Warp, f.Shear.Weft
+		if h, want := m.Hysteresis.Shear05, (sw.TwoHG.Value+se.TwoHG.Value)/4*0.980665; relErr(h, want) > 1e-12 {
+			t.Errorf("%s: shear saturation at 0.5° %.6g N/m, want 2HG/2 = %.6g", name, h, want)
+		}
+		if h, want := m.Hysteresis.Shear5, (sw.TwoHG5.Value+se.TwoHG5.Value)/4*0.980665; relErr(h, want) > 1e-12 {
+			t.Errorf("%s: shear saturation at 5° %.6g N/m, want 2HG5/2 = %.6g", name, h, want)
 		}
 		// The fabric's own shear stiffness: KES's G (gf/(cm·deg) → N/(m·rad))
 		// less the test tension's part, T per radian (gf/cm → N/m).
@@ -122,9 +139,12 @@ func TestMaterialRawCurve(t *testing.T) {
 	if len(m.Warp.Strain) != len(wantE) {
 		t.Fatalf("warp curve %v, want the 5 loading points", m.Warp)
 	}
+	// The trace is the loading curve, friction and all: the elastic curve
+	// is it over 1 + r.
+	k := 1 + m.Hysteresis.Warp
 	for i := range wantE {
-		if math.Abs(m.Warp.Strain[i]-wantE[i]) > 1e-12 || relErr(m.Warp.Stress[i], wantF[i]*0.980665) > 1e-12 && wantF[i] != 0 {
-			t.Errorf("point %d: (%v, %v), want (%v, %v)", i, m.Warp.Strain[i], m.Warp.Stress[i], wantE[i], wantF[i]*0.980665)
+		if math.Abs(m.Warp.Strain[i]-wantE[i]) > 1e-12 || relErr(k*m.Warp.Stress[i], wantF[i]*0.980665) > 1e-12 && wantF[i] != 0 {
+			t.Errorf("point %d: (%v, %v), want (%v, %v/%v)", i, m.Warp.Strain[i], m.Warp.Stress[i], wantE[i], wantF[i]*0.980665, k)
 		}
 	}
 }

@@ -14,8 +14,9 @@ import (
 
 // TestCheckBuiltin runs the virtual Kawabata check on every built-in
 // fabric (a light, a heavy and a knit one with -short): each must recover
-// EMT, LT, WT, G and B within 10 % and Peirce's bending length within 5 %
-// (CheckTolerance, BendingLengthTolerance).
+// EMT, LT, WT, G and B within 10 %, Peirce's bending length within 5 %
+// and RT, 2HG and 2HG5 within 15 % (CheckTolerance,
+// BendingLengthTolerance, HysteresisTolerance).
 func TestCheckBuiltin(t *testing.T) {
 	names := List()
 	if testing.Short() {
@@ -36,8 +37,8 @@ func TestCheckBuiltin(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("steps %d\n%s", rep.Steps, buf.String())
-			if len(rep.Readings) != 11 {
-				t.Errorf("%d readings, want 11 (EMT, LT, WT, B, c per direction and G)", len(rep.Readings))
+			if len(rep.Readings) != 15 {
+				t.Errorf("%d readings, want 15 (EMT, LT, WT, RT, B, c per direction, G, 2HG and 2HG5)", len(rep.Readings))
 			}
 			for _, r := range rep.Readings {
 				if !r.Pass {
