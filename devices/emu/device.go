@@ -276,9 +276,16 @@ func (d *Device) receive(conn transport.Conn, p []byte, err error) bool {
 
 // Tick runs the device's periodic duties at time now: the watchdog and
 // the frames it owes the host when nothing else was sent for a period.
+// An exoskeleton's physics runs on with or without a host: a backend
+// left idle integrated all the time it missed at the next HELLO (16-63 ms
+// of computing for each second on this machine), and the devices' loop
+// fell silent that long.
 func (d *Device) Tick(now time.Duration) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.exo != nil {
+		d.advance(now)
+	}
 	if d.conn == nil || !d.ready {
 		return
 	}

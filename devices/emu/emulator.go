@@ -98,9 +98,9 @@ type Emulator struct {
 	once    sync.Once
 	file    string
 
-	// lineMu is held by the devices' loop while it waits on and reads the
-	// lines, and by Unplug and Replug while they change one, so that the
-	// loop never touches a closed descriptor.
+	// lineMu is held by the devices' loop while it reads the lines, and
+	// by Unplug and Replug while they change one, so that the loop never
+	// touches a closed descriptor.
 	lineMu sync.Mutex
 	sched  chan Sched
 	got    Sched
@@ -307,12 +307,17 @@ func (e *Emulator) newDevice(dc DeviceConfig, cfg Config, clock func() time.Dura
 }
 
 // run is the devices' loop, the emulated firmware: on one OS thread,
-// under SCHED_FIFO where permitted, it waits for bytes on every line
-// (ppoll, woken at once by the host's frames) and runs every device's
-// periodic duties on a grid of tick. A standby thread on another core
-// does the same work when the loop has not for standbyAfter: this virtual
-// machine stops one CPU at a time for milliseconds (README, "Real-time
-// timing"), which firmware on its own processor never sees.
+// under SCHED_FIFO where permitted, it wakes on a grid of tick, takes the
+// bytes that arrived on every line and runs every device's periodic
+// duties, as firmware polls its UART. It never polls a line, nor reads
+// one the kernel says is empty (transport.ReadArrived): either waits for
+// the kernel's tty worker, a normal-priority thread, for as long as the
+// loaded machine keeps it from a core (up to 10 ms each, 22 % of the
+// loop's time, measured with perf; docs/safety.md). A standby thread on
+// another core does the same work when the loop has not for
+// standbyAfter: this virtual machine stops one CPU at a time for
+// milliseconds (README, "Real-time timing"), which firmware on its own
+// processor never sees.
 func (e *Emulator) run(ctx context.Context, tick time.Duration, prio int, clock func() time.Duration) {
 	defer close(e.done)
 	sched := Realtime(prio)
@@ -326,28 +331,17 @@ func (e *Emulator) run(ctx context.Context, tick time.Duration, prio int, clock 
 	e.sched <- sched
 	stop := context.AfterFunc(ctx, func() { e.Close() })
 	defer stop()
-	var fds []unix.PollFd
 	for {
 		select {
 		case <-e.stop:
 			return
 		default:
 		}
-		// Wait without the lines' lock (the standby must be able to take
-		// it while this thread's CPU is stopped); a line closed meanwhile
-		// is not read (work checks under the lock).
-		e.lineMu.Lock()
-		fds = fds[:0]
-		for _, p := range e.plugs {
-			if c := p.conn; c != nil {
-				fds = append(fds, unix.PollFd{Fd: int32(c.fd), Events: unix.POLLIN})
-			}
-		}
-		e.lineMu.Unlock()
-		wait := max(e.nextTick()-clock(), 0)
-		ts := unix.NsecToTimespec(int64(wait))
-		if _, err := unix.Ppoll(fds, &ts, nil); err != nil && err != unix.EINTR {
-			time.Sleep(wait) // never spin under SCHED_FIFO
+		if wait := e.nextTick() - clock(); wait > 0 {
+			ts := unix.NsecToTimespec(int64(wait))
+			// EINTR (the runtime's signals) only wakes it early: work
+			// runs no duty before it is due.
+			_ = unix.ClockNanosleep(unix.CLOCK_MONOTONIC, 0, &ts, nil)
 		}
 		e.work(clock, tick, false)
 	}
@@ -399,7 +393,7 @@ func (e *Emulator) work(clock func() time.Duration, tick time.Duration, standby 
 			continue
 		}
 		for {
-			k, rerr := unix.Read(c.fd, e.buf[:])
+			k, rerr := transport.ReadArrived(c.fd, e.buf[:])
 			if k > 0 {
 				p.dev.receive(c, e.buf[:k], nil)
 				continue

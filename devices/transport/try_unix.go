@@ -3,6 +3,7 @@
 package transport
 
 import (
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -57,13 +58,20 @@ type TryReader struct {
 	calls int
 	ready bool
 	wait  func(fd uintptr) bool
+	// hup: Wait saw the line hang up or fail, so the next Try reads even
+	// though nothing has arrived, for read(2) to report it.
+	hup atomic.Bool
 }
 
 // NewTryReader returns a TryReader for raw (from os.File.SyscallConn).
 func NewTryReader(raw syscall.RawConn) *TryReader {
 	r := &TryReader{raw: raw}
 	r.ctl = func(fd uintptr) {
-		r.n, r.err = unix.Read(int(fd), r.buf)
+		if r.hup.Swap(false) {
+			r.n, r.err = unix.Read(int(fd), r.buf)
+			return
+		}
+		r.n, r.err = ReadArrived(int(fd), r.buf)
 	}
 	// The first call looks (a zero-timeout poll): the runtime's poller
 	// forgets a readiness it saw before the wait began. The second call
@@ -75,14 +83,18 @@ func NewTryReader(raw syscall.RawConn) *TryReader {
 		}
 		p := [1]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 		n, _ := unix.Poll(p[:], 0)
+		if p[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0 {
+			r.hup.Store(true)
+		}
 		return n > 0
 	}
 	return r
 }
 
-// Try makes one read(2) into b. It returns what it read (never negative)
-// and the call's error: unix.EAGAIN when nothing had arrived, nil with
-// n == 0 at end of file. It goes through Control, not Read: the runtime
+// Try reads into b what has arrived (ReadArrived: no read(2) that finds
+// nothing, which on a terminal waits for a kernel worker). It returns
+// what it read (never negative) and the call's error: unix.EAGAIN when
+// nothing had arrived, nil with n == 0 at end of file. It goes through Control, not Read: the runtime
 // lets one Read at a time hold a descriptor, and Wait holds it while it
 // waits.
 func (r *TryReader) Try(b []byte) (int, error) {
