@@ -211,6 +211,10 @@ func (c *Confusion) Analyse(opt ConfusionOptions) (*ConfusionAnalysis, error) {
 		a.ChancePercent = 100 / float64(len(c.Responses))
 	}
 	a.InformationBits, a.PlugInBits = TransmittedBits(c.Counts)
+	// The stimuli's entropy is known by design and no channel transmits
+	// more; the correction can overshoot it when identification is nearly
+	// perfect.
+	a.InformationBits = math.Min(a.InformationBits, a.StimulusBits)
 	a.InformationInterval = informationInterval(c.Counts, a.InformationBits, opt)
 	return a, nil
 }
@@ -352,39 +356,65 @@ func checkRows(p [][]float64) error {
 }
 
 // informationInterval returns the parametric-bootstrap interval of the
-// corrected information: each replicate redraws every row from the
-// multinomial of its observed proportions with its own trial count, as
-// the design fixed the rows' counts. The interval is the basic
-// (reverse-percentile) one, 2·est − q(1−a/2) .. 2·est − q(a/2), which
-// carries the estimator's remaining bias over to the interval (Davison &
-// Hinkley 1997 §5.2), clipped at 0 bits.
+// corrected information est. Each replicate redraws every row, with its
+// own trial count as the design fixed it, from the row's proportions
+// smoothed by Perks' pseudocount (1/R per cell for R responses, one trial
+// per row in all), p̃ᵢⱼ = (nᵢⱼ + 1/R)/(nᵢ + 1). The raw proportions would
+// make the bootstrap world sharper than the truth: a confusion never seen
+// could never be drawn, and the intervals of near-perfect identification
+// lie above the truth (coverage 80 % instead of 95 % with 10 trials per
+// stimulus, see the tests). The interval is the basic one for the
+// estimator's error in that world, est + I(p̃) − q(1 − a/2) ..
+// est + I(p̃) − q(a/2), q the replicates' quantiles and I(p̃) the world's
+// true information (Davison & Hinkley 1997 §5.2), clipped at 0 bits.
 func informationInterval(counts [][]int, est float64, opt ConfusionOptions) Interval {
+	var rows [][]float64
+	var prior []float64
+	var ns []int
+	var total float64
+	for _, row := range counts {
+		var n int
+		for _, k := range row {
+			n += k
+		}
+		if n == 0 {
+			continue
+		}
+		p := make([]float64, len(row))
+		for j, k := range row {
+			p[j] = (float64(k) + 1/float64(len(row))) / (float64(n) + 1)
+		}
+		rows = append(rows, p)
+		ns = append(ns, n)
+		prior = append(prior, float64(n))
+		total += float64(n)
+	}
+	for i := range prior {
+		prior[i] /= total
+	}
+	truth := 0.0
+	if len(rows) >= 2 {
+		truth, _ = InformationOf(rows, prior)
+	}
 	reps := make([]float64, opt.Samples)
-	rep := make([][]int, len(counts))
+	rep := make([][]int, len(rows))
 	for i := range rep {
-		rep[i] = make([]int, len(counts[i]))
+		rep[i] = make([]int, len(rows[i]))
 	}
 	cum := make([]float64, len(counts[0]))
 	for b := range reps {
 		r := newRNG(opt.Seed, uint64(b))
-		for i, row := range counts {
-			var n int
-			for _, k := range row {
-				n += k
-			}
+		for i, p := range rows {
 			clear(rep[i])
-			if n == 0 {
-				continue
-			}
 			var c float64
-			for j, k := range row {
-				c += float64(k) / float64(n)
+			for j, v := range p {
+				c += v
 				cum[j] = c
 			}
-			for range n {
-				u := (1 - r.float64()) * c // in (0, c]: a cell of probability 0 is never drawn
+			for range ns[i] {
+				u := (1 - r.float64()) * c
 				j, _ := slices.BinarySearch(cum, u)
-				rep[i][min(j, len(row)-1)]++
+				rep[i][min(j, len(p)-1)]++
 			}
 		}
 		reps[b], _ = TransmittedBits(rep)
@@ -392,7 +422,7 @@ func informationInterval(counts [][]int, est float64, opt ConfusionOptions) Inte
 	slices.Sort(reps)
 	a := (1 - opt.Level) / 2
 	return Interval{
-		Lo: math.Max(0, 2*est-quantileSorted(reps, 1-a)),
-		Hi: math.Max(0, 2*est-quantileSorted(reps, a)),
+		Lo: math.Max(0, est+truth-quantileSorted(reps, 1-a)),
+		Hi: math.Max(0, est+truth-quantileSorted(reps, a)),
 	}
 }
