@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/optimize"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -100,10 +101,14 @@ type JointFit struct {
 	DoF    int     `json:"dof"`
 	// AtBound names parameters that ended on a search bound, as
 	// "lambda" (shared) or "lambda[name]" (separate).
-	AtBound []string     `json:"at_bound,omitempty"`
-	Status  string       `json:"status"`
-	Options JointOptions `json:"options"` // with defaults and bounds resolved
-	Data    []Condition  `json:"data"`
+	AtBound []string `json:"at_bound,omitempty"`
+	// Warnings name conditions whose data are fitted as well by a step:
+	// their separate β has no finite maximum-likelihood value (compare
+	// their thresholds, not their slopes).
+	Warnings []string     `json:"warnings,omitempty"`
+	Status   string       `json:"status"`
+	Options  JointOptions `json:"options"` // with defaults and bounds resolved
+	Data     []Condition  `json:"data"`
 }
 
 // jointProblem is the joint negative log-likelihood in unconstrained
@@ -244,7 +249,7 @@ func (j *jointProblem) nll(u, grad []float64) float64 {
 			g[3] -= w * F
 		}
 		for q := range 4 {
-			if i := j.idx[c][q]; i >= 0 {
+			if i := j.idx[c][q]; i >= 0 && grad != nil {
 				grad[i] += g[q] * dp[q]
 			}
 		}
@@ -252,36 +257,69 @@ func (j *jointProblem) nll(u, grad []float64) float64 {
 	return v
 }
 
-// start returns starting coordinates: each condition fitted alone (γ and
-// λ fixed at their starts), shared parameters at the mean of the
-// conditions' coordinates.
-func (j *jointProblem) start() []float64 {
-	u := make([]float64, j.dim)
-	n := make([]int, j.dim)
-	for c, cond := range j.conds {
-		v := [4]float64{0, 0, j.opt.Gamma, j.opt.Lambda}
-		f, err := FitPF(cond.Data, FitOptions{Form: j.opt.Form, Gamma: j.opt.Gamma, Lambda: j.opt.Lambda, Criterion: j.opt.Criterion,
-			AlphaMin: j.opt.AlphaMin, AlphaMax: j.opt.AlphaMax, BetaMin: j.opt.BetaMin, BetaMax: j.opt.BetaMax})
-		if err == nil {
-			v[0], v[1] = f.PF.Alpha, f.PF.Beta
-		} else {
-			// A condition with a single level (shared α and β) says
-			// nothing alone: start from the middle of the bounds.
-			a, _ := j.bounds[0].value(0)
-			b, _ := j.bounds[1].value(0)
-			v[0], v[1] = a, b
+// starts returns starting coordinates: each condition fitted alone with
+// γ and λ fixed, shared parameters at the mean of the conditions'
+// coordinates. A free λ trades against β (a shallow function without
+// lapses or a steep one with them), which gives the joint likelihood
+// local maxima, so a free λ is started at its start and at 2, 25, 50, 75
+// and 95 % of its bound. For a fixed λ the conditions separate and each
+// one's start is FitPF's, from a grid over α and β.
+func (j *jointProblem) starts() [][]float64 {
+	lambdas := []float64{j.opt.Lambda}
+	if j.opt.sharings()[3] != Fixed {
+		for _, f := range []float64{0.02, 0.25, 0.5, 0.75, 0.95} {
+			lambdas = append(lambdas, f*j.opt.LambdaMax)
 		}
-		for p := range 4 {
-			if i := j.idx[c][p]; i >= 0 {
-				u[i] += j.bounds[p].inverse(v[p])
-				n[i]++
+	}
+	var us [][]float64
+	for _, l0 := range lambdas {
+		u := make([]float64, j.dim)
+		n := make([]int, j.dim)
+		for c, cond := range j.conds {
+			v := [4]float64{0, 0, j.opt.Gamma, l0}
+			f, err := FitPF(cond.Data, FitOptions{Form: j.opt.Form, Gamma: j.opt.Gamma, Lambda: l0, Criterion: j.opt.Criterion,
+				AlphaMin: j.opt.AlphaMin, AlphaMax: j.opt.AlphaMax, BetaMin: j.opt.BetaMin, BetaMax: j.opt.BetaMax})
+			if err == nil {
+				v[0], v[1] = f.PF.Alpha, f.PF.Beta
+			} else {
+				// A condition with a single level (shared α and β) says
+				// nothing alone: start from the middle of the bounds.
+				v[0], _ = j.bounds[0].value(0)
+				v[1], _ = j.bounds[1].value(0)
+			}
+			for p := range 4 {
+				if i := j.idx[c][p]; i >= 0 {
+					u[i] += j.bounds[p].inverse(v[p])
+					n[i]++
+				}
 			}
 		}
+		for i := range u {
+			u[i] /= float64(n[i])
+		}
+		us = append(us, u)
 	}
-	for i := range u {
-		u[i] /= float64(n[i])
+	return us
+}
+
+// best minimises from every start and keeps the highest likelihood.
+func (j *jointProblem) best(starts [][]float64) (*JointFit, error) {
+	var fit *JointFit
+	var err error
+	for _, u := range starts {
+		f, e := j.minimise(u)
+		if e != nil {
+			err = e
+			continue
+		}
+		if fit == nil || f.LogLik > fit.LogLik {
+			fit = f
+		}
 	}
-	return u
+	if fit == nil {
+		return nil, err
+	}
+	return fit, nil
 }
 
 func (j *jointProblem) minimise(u0 []float64) (*JointFit, error) {
@@ -318,6 +356,18 @@ func (j *jointProblem) minimise(u0 []float64) (*JointFit, error) {
 		points += len(cond.Data)
 	}
 	fit.AIC = 2*float64(fit.Params) - 2*fit.LogLik
+	if j.opt.Beta == Separate {
+		for c, cond := range j.conds {
+			// Steepen to the β bound about the same threshold, as FitPF.
+			steep := fit.PF[c]
+			steep.Beta = j.opt.BetaMax
+			steep.Alpha = steep.Form.alphaFor(fit.Threshold[c], steep.Beta, j.opt.Criterion)
+			ll, _ := logLik(fit.PF[c], cond.Data)
+			if sl, _ := logLik(steep, cond.Data); sl >= ll-1e-9*math.Abs(ll) {
+				fit.Warnings = append(fit.Warnings, fmt.Sprintf("condition %q: slope unbounded: the data are fitted as well by a step", cond.Name))
+			}
+		}
+	}
 	fit.DoF = points - fit.Params
 	sh := j.opt.sharings()
 	for p := range 4 {
@@ -342,18 +392,24 @@ func (j *jointProblem) minimise(u0 []float64) (*JointFit, error) {
 	return fit, nil
 }
 
-// coords returns fit's parameters as coordinates of this problem, whose
-// sharing may be looser than fit's.
+// coords returns fit's parameters as coordinates of this problem: a
+// parameter shared here but separate in fit starts at the mean of fit's
+// coordinates.
 func (j *jointProblem) coords(fit *JointFit) []float64 {
 	u := make([]float64, j.dim)
+	n := make([]int, j.dim)
 	for c := range j.conds {
 		pf := fit.PF[c]
 		v := [4]float64{pf.Alpha, pf.Beta, pf.Gamma, pf.Lambda}
 		for p := range 4 {
 			if i := j.idx[c][p]; i >= 0 {
-				u[i] = j.bounds[p].inverse(v[p])
+				u[i] += j.bounds[p].inverse(v[p])
+				n[i]++
 			}
 		}
+	}
+	for i := range u {
+		u[i] /= float64(n[i])
 	}
 	return u
 }
@@ -362,7 +418,8 @@ func (j *jointProblem) coords(fit *JointFit) []float64 {
 // likelihood, with α, β, γ and λ each separate, shared or fixed across
 // conditions as opt says: the model of Palamedes' PAL_PFML_FitMultiple
 // (Prins & Kingdom 2018). The optimiser is FitPF's (BFGS on the analytic
-// gradient inside bounds), started from each condition fitted alone.
+// gradient inside bounds), started from each condition fitted alone
+// (six times when λ is free, see starts).
 func FitJoint(conds []Condition, opt JointOptions) (*JointFit, error) {
 	opt, err := resolveJoint(conds, opt)
 	if err != nil {
@@ -373,7 +430,7 @@ func FitJoint(conds []Condition, opt JointOptions) (*JointFit, error) {
 		cs[i] = Condition{Name: c.Name, Data: slices.Clone(c.Data)}
 	}
 	j := newJointProblem(cs, opt)
-	return j.minimise(j.start())
+	return j.best(j.starts())
 }
 
 // ModelComparison is a likelihood-ratio test of a lesser model nested in
@@ -388,27 +445,59 @@ type ModelComparison struct {
 	LR float64 `json:"lr"`
 	DF int     `json:"df"`
 	P  float64 `json:"p"`
-	// Alpha is the test's level; PreferFuller says P < Alpha.
+	// MonteCarloP is (1 + #{LR* ≥ LR}) / (1 + Simulations), LR* the
+	// ratios of data sets simulated from the lesser fit and refitted by
+	// both models; NaN when Simulations is 0.
+	MonteCarloP float64 `json:"monte_carlo_p"`
+	Simulations int     `json:"simulations"`
+	// Alpha is the test's level; PreferFuller says MonteCarloP < Alpha
+	// when there were simulations, else P < Alpha.
 	Alpha        float64 `json:"alpha"`
 	PreferFuller bool    `json:"prefer_fuller"`
 	// AICPrefersFuller says the fuller model's AIC is lower.
 	AICPrefersFuller bool `json:"aic_prefers_fuller"`
 }
 
-// CompareModels fits the lesser and the fuller model to the same
-// conditions and tests the lesser against the fuller, as Palamedes'
-// PAL_PFLR_ModelComparison does with its χ² approximation. The lesser
-// model must be nested in the fuller: same form and bounds, and every
-// parameter at most as free (fixed < shared < separate), with a fixed
-// value equal to the fuller's when both fix it. The fuller model is also
-// started from the lesser's maximum, so that its likelihood is never
-// below the lesser's. alpha is the test's level; 0 means 0.05.
+// CompareOptions configures CompareModelsWith.
+type CompareOptions struct {
+	// Alpha is the test's level; 0 means 0.05.
+	Alpha float64 `json:"alpha,omitempty" toml:"alpha"`
+	// Simulations is the number of data sets for the Monte Carlo
+	// p-value; 0 means none (the χ² approximation only).
+	Simulations int    `json:"simulations,omitempty" toml:"simulations"`
+	Seed        uint64 `json:"seed,omitempty" toml:"seed"`
+	// Workers is the number of goroutines of the simulations; 0 means 1.
+	// The result does not depend on it.
+	Workers int `json:"-" toml:"-"`
+}
+
+// CompareModels is CompareModelsWith at level alpha without simulations.
 func CompareModels(conds []Condition, lesser, fuller JointOptions, alpha float64) (*ModelComparison, error) {
-	if alpha == 0 {
-		alpha = 0.05
+	return CompareModelsWith(conds, lesser, fuller, CompareOptions{Alpha: alpha})
+}
+
+// CompareModelsWith fits the lesser and the fuller model to the same
+// conditions and tests the lesser against the fuller, as Palamedes'
+// PAL_PFLR_ModelComparison does (Prins & Kingdom 2018). The lesser model
+// must be nested in the fuller: same form and bounds, and every parameter
+// at most as free (fixed < shared < separate), with a fixed value equal
+// to the fuller's when both fix it. Each model is also started from the
+// other's maximum, so that the fuller's likelihood is never below the
+// lesser's.
+//
+// The χ² approximation of the ratio's distribution needs large samples;
+// at 40 trials per level it rejects a true lesser model more often than
+// its level says (see docs/analysis.md), which the Monte Carlo p-value
+// does not.
+func CompareModelsWith(conds []Condition, lesser, fuller JointOptions, opt CompareOptions) (*ModelComparison, error) {
+	if opt.Alpha == 0 {
+		opt.Alpha = 0.05
 	}
-	if !(alpha > 0 && alpha < 1) {
-		return nil, fmt.Errorf("psych: model comparison: level %g outside (0, 1)", alpha)
+	if !(opt.Alpha > 0 && opt.Alpha < 1) {
+		return nil, fmt.Errorf("psych: model comparison: level %g outside (0, 1)", opt.Alpha)
+	}
+	if opt.Simulations < 0 || opt.Simulations > 100000 {
+		return nil, fmt.Errorf("psych: model comparison: %d simulations, want 0..100000", opt.Simulations)
 	}
 	lf, err := FitJoint(conds, lesser)
 	if err != nil {
@@ -418,36 +507,119 @@ func CompareModels(conds []Condition, lesser, fuller JointOptions, alpha float64
 	if err != nil {
 		return nil, fmt.Errorf("psych: fuller model: %w", err)
 	}
-	lo := lf.Options
-	ls, fs := lo.sharings(), fo.sharings()
-	fixedL, fixedF := [4]float64{0, 0, lo.Gamma, lo.Lambda}, [4]float64{0, 0, fo.Gamma, fo.Lambda}
-	for p := range 4 {
-		if ls[p].rank() > fs[p].rank() {
-			return nil, fmt.Errorf("psych: model comparison: %s is %s in the lesser model but %s in the fuller: not nested", paramNames[p], ls[p], fs[p])
-		}
-		if ls[p] == Fixed && fs[p] == Fixed && fixedL[p] != fixedF[p] {
-			return nil, fmt.Errorf("psych: model comparison: %s fixed at %g in the lesser model and %g in the fuller: not nested", paramNames[p], fixedL[p], fixedF[p])
-		}
-	}
-	if lo.Form != fo.Form || lo.AlphaMin != fo.AlphaMin || lo.AlphaMax != fo.AlphaMax || lo.BetaMin != fo.BetaMin || lo.BetaMax != fo.BetaMax ||
-		lo.GammaMax != fo.GammaMax || lo.LambdaMax != fo.LambdaMax || lo.Criterion != fo.Criterion {
-		return nil, fmt.Errorf("psych: model comparison: the models differ in form, bounds or criterion: not nested")
+	if err := nested(lf.Options, fo); err != nil {
+		return nil, err
 	}
 	ff, err := FitJoint(conds, fuller)
 	if err != nil {
 		return nil, fmt.Errorf("psych: fuller model: %w", err)
 	}
-	j := newJointProblem(ff.Data, fo)
-	if alt, err := j.minimise(j.coords(lf)); err == nil && alt.LogLik > ff.LogLik {
-		ff = alt
-	}
-	m := &ModelComparison{Lesser: lf, Fuller: ff, DF: ff.Params - lf.Params, Alpha: alpha}
+	lf, ff = crossStart(lf, ff)
+	m := &ModelComparison{Lesser: lf, Fuller: ff, DF: ff.Params - lf.Params, Alpha: opt.Alpha,
+		MonteCarloP: nan, Simulations: opt.Simulations}
 	if m.DF < 1 {
 		return nil, fmt.Errorf("psych: model comparison: the fuller model has %d parameters, the lesser %d", ff.Params, lf.Params)
 	}
 	m.LR = math.Max(2*(ff.LogLik-lf.LogLik), 0)
 	m.P = distuv.ChiSquared{K: float64(m.DF)}.Survival(m.LR)
-	m.PreferFuller = m.P < alpha
+	m.PreferFuller = m.P < opt.Alpha
 	m.AICPrefersFuller = ff.AIC < lf.AIC
+	if opt.Simulations > 0 {
+		m.MonteCarloP = monteCarloP(lf, ff.Options, m.LR, opt)
+		m.PreferFuller = m.MonteCarloP < opt.Alpha
+	}
 	return m, nil
+}
+
+// nested reports why the lesser model's options are not nested in the
+// fuller's.
+func nested(lo, fo JointOptions) error {
+	ls, fs := lo.sharings(), fo.sharings()
+	fixedL, fixedF := [4]float64{0, 0, lo.Gamma, lo.Lambda}, [4]float64{0, 0, fo.Gamma, fo.Lambda}
+	for p := range 4 {
+		if ls[p].rank() > fs[p].rank() {
+			return fmt.Errorf("psych: model comparison: %s is %s in the lesser model but %s in the fuller: not nested", paramNames[p], ls[p], fs[p])
+		}
+		if ls[p] == Fixed && fs[p] == Fixed && fixedL[p] != fixedF[p] {
+			return fmt.Errorf("psych: model comparison: %s fixed at %g in the lesser model and %g in the fuller: not nested", paramNames[p], fixedL[p], fixedF[p])
+		}
+	}
+	if lo.Form != fo.Form || lo.AlphaMin != fo.AlphaMin || lo.AlphaMax != fo.AlphaMax || lo.BetaMin != fo.BetaMin || lo.BetaMax != fo.BetaMax ||
+		lo.GammaMax != fo.GammaMax || lo.LambdaMax != fo.LambdaMax || lo.Criterion != fo.Criterion {
+		return fmt.Errorf("psych: model comparison: the models differ in form, bounds or criterion: not nested")
+	}
+	return nil
+}
+
+// crossStart refits each model from the other's maximum and keeps the
+// better of each pair.
+func crossStart(lf, ff *JointFit) (*JointFit, *JointFit) {
+	jf := newJointProblem(ff.Data, ff.Options)
+	if alt, err := jf.minimise(jf.coords(lf)); err == nil && alt.LogLik > ff.LogLik {
+		ff = alt
+	}
+	jl := newJointProblem(lf.Data, lf.Options)
+	if alt, err := jl.minimise(jl.coords(ff)); err == nil && alt.LogLik > lf.LogLik {
+		lf = alt
+	}
+	return lf, ff
+}
+
+// monteCarloP simulates data sets from the lesser fit at its stimuli and
+// trial counts, fits both models to each (the lesser from the generating
+// parameters, the fuller from the lesser's maximum, then crossStart) and
+// returns the fraction of ratios at least lr. Replicate b draws from
+// PCG(Seed, b) whatever the number of workers.
+func monteCarloP(lf *JointFit, fo JointOptions, lr float64, opt CompareOptions) float64 {
+	exceed := make([]bool, opt.Simulations)
+	one := func(b int) {
+		r := newRNG(opt.Seed, uint64(b))
+		conds := make([]Condition, len(lf.Data))
+		for c, cond := range lf.Data {
+			conds[c] = Condition{Name: cond.Name, Data: make([]Point, len(cond.Data))}
+			for i, d := range cond.Data {
+				p := lf.PF[c].Prob(d.X)
+				conds[c].Data[i] = Point{X: d.X, N: d.N}
+				for range d.N {
+					if r.float64() < p {
+						conds[c].Data[i].K++
+					}
+				}
+			}
+		}
+		jl := newJointProblem(conds, lf.Options)
+		l, err := jl.minimise(jl.coords(lf))
+		if err != nil {
+			exceed[b] = true // counted against the fuller model
+			return
+		}
+		jf := newJointProblem(conds, fo)
+		f, err := jf.minimise(jf.coords(l))
+		if err != nil {
+			return
+		}
+		l, f = crossStart(l, f)
+		exceed[b] = 2*(f.LogLik-l.LogLik) >= lr
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range max(opt.Workers, 1) {
+		wg.Go(func() {
+			for b := range next {
+				one(b)
+			}
+		})
+	}
+	for b := range opt.Simulations {
+		next <- b
+	}
+	close(next)
+	wg.Wait()
+	n := 0
+	for _, e := range exceed {
+		if e {
+			n++
+		}
+	}
+	return float64(1+n) / float64(1+opt.Simulations)
 }
