@@ -566,10 +566,13 @@ func crossStart(lf, ff *JointFit) (*JointFit, *JointFit) {
 }
 
 // monteCarloP simulates data sets from the lesser fit at its stimuli and
-// trial counts, fits both models to each (the lesser from the generating
-// parameters, the fuller from the lesser's maximum, then crossStart) and
-// returns the fraction of ratios at least lr. Replicate b draws from
-// PCG(Seed, b) whatever the number of workers.
+// trial counts, fits both models to each as CompareModelsWith fits the
+// data (the fuller from all its starts, the lesser from the generating
+// parameters, then crossStart) and returns the fraction of ratios at
+// least lr. A fuller model fitted from fewer starts than the data's
+// would miss its maximum more often, shrink the simulated ratios and
+// make the test liberal. Replicate b draws from PCG(Seed, b) whatever
+// the number of workers.
 func monteCarloP(lf *JointFit, fo JointOptions, lr float64, opt CompareOptions) float64 {
 	exceed := make([]bool, opt.Simulations)
 	one := func(b int) {
@@ -594,7 +597,7 @@ func monteCarloP(lf *JointFit, fo JointOptions, lr float64, opt CompareOptions) 
 			return
 		}
 		jf := newJointProblem(conds, fo)
-		f, err := jf.minimise(jf.coords(l))
+		f, err := jf.best(append(jf.starts(), jf.coords(l)))
 		if err != nil {
 			return
 		}

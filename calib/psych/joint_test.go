@@ -352,3 +352,34 @@ func TestJointWarnsOfAStep(t *testing.T) {
 		t.Errorf("warnings %q, want one for the step", j.Warnings)
 	}
 }
+
+// TestMonteCarloP checks that the simulated p-value does not depend on
+// the number of workers and ranks the observed ratio among simulated
+// ones: a data set far from the lesser model gets the smallest p
+// possible, one that fits it does not.
+func TestMonteCarloP(t *testing.T) {
+	const sims = 10
+	var ps []float64
+	for _, tc := range []struct {
+		lambdas []float64
+		workers int
+	}{{lapseDesign.separate, 1}, {lapseDesign.separate, 2}, {lapseDesign.shared, 2}} {
+		conds := simulateConditions(t, tc.lambdas, 4)
+		if tc.lambdas[0] != tc.lambdas[3] {
+			// Make the lapses unmistakable: the last condition misses a
+			// quarter of its easiest trials.
+			for i := 4; i < 7; i++ {
+				conds[3].Data[i].K = 30
+			}
+		}
+		m, err := CompareModelsWith(conds, sharedLapse, separateLapse, CompareOptions{Simulations: sims, Seed: 9, Workers: tc.workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, m.MonteCarloP)
+		t.Logf("workers %d: LR %.2f, χ² p %.4f, Monte Carlo p %.3f", tc.workers, m.LR, m.P, m.MonteCarloP)
+	}
+	if ps[0] != ps[1] || ps[0] != 1.0/(1+sims) || ps[2] <= 1.0/(1+sims) {
+		t.Errorf("Monte Carlo p %v; want equal first two at 1/%d, the third above", ps, 1+sims)
+	}
+}
