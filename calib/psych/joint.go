@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"gonum.org/v1/gonum/optimize"
@@ -146,6 +147,9 @@ func resolveJoint(conds []Condition, opt JointOptions) (JointOptions, error) {
 			return opt, fmt.Errorf("psych: joint fit: condition %d name %q empty or repeated", i, c.Name)
 		}
 		names[c.Name] = true
+		if len(c.Data) == 0 {
+			return opt, fmt.Errorf("psych: joint fit: condition %q has no data", c.Name)
+		}
 		levels := map[float64]bool{}
 		for _, d := range c.Data {
 			levels[d.X] = true
@@ -159,7 +163,7 @@ func resolveJoint(conds []Condition, opt JointOptions) (JointOptions, error) {
 		Lambda: opt.Lambda, FreeLambda: sh[3] != Fixed, LambdaMax: opt.LambdaMax, Criterion: opt.Criterion,
 		AlphaMin: opt.AlphaMin, AlphaMax: opt.AlphaMax, BetaMin: opt.BetaMin, BetaMax: opt.BetaMax})
 	if err != nil {
-		return opt, fmt.Errorf("psych: joint %w", err)
+		return opt, fmt.Errorf("psych: joint %s", strings.TrimPrefix(err.Error(), "psych: "))
 	}
 	opt.Gamma, opt.GammaMax, opt.Lambda, opt.LambdaMax, opt.Criterion = fo.Gamma, fo.GammaMax, fo.Lambda, fo.LambdaMax, fo.Criterion
 	opt.AlphaMin, opt.AlphaMax, opt.BetaMin, opt.BetaMax = fo.AlphaMin, fo.AlphaMax, fo.BetaMin, fo.BetaMax

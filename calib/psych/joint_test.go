@@ -312,11 +312,12 @@ func TestJointErrors(t *testing.T) {
 		want  string
 	}{
 		{nil, JointOptions{Gamma: 0.5}, "no conditions"},
+		{[]Condition{{Name: "a"}}, JointOptions{Gamma: 0.5}, "no data"},
 		{conds, JointOptions{Gamma: 0.5, Alpha: Fixed}, "cannot be fixed"},
 		{conds, JointOptions{Gamma: 0.5, LambdaSharing: "common"}, "want separate, shared or fixed"},
 		{[]Condition{conds[0], conds[0]}, JointOptions{Gamma: 0.5}, "repeated"},
 		{[]Condition{{Name: "a", Data: conds[0].Data[:1]}, conds[1]}, JointOptions{Gamma: 0.5}, "need at least 2"},
-		{[]Condition{{Name: "a", Data: []Point{{X: 1, K: 3, N: 2}, {X: 2, K: 1, N: 2}}}}, JointOptions{Gamma: 0.5}, "invalid"},
+		{[]Condition{{Name: "a", Data: []Point{{X: 1, K: 3, N: 2}, {X: 2, K: 1, N: 2}}}}, JointOptions{Gamma: 0.5}, "psych: joint fit: point 0"},
 		{[]Condition{{Name: "a", Data: []Point{{X: math.NaN(), K: 1, N: 2}, {X: 2, K: 1, N: 2}}}}, JointOptions{Gamma: 0.5}, "invalid"},
 	} {
 		if _, err := FitJoint(tc.conds, tc.opt); err == nil || !strings.Contains(err.Error(), tc.want) {
