@@ -15,15 +15,18 @@ import (
 
 var (
 	lrDatasets = flag.Int("psych.lrdatasets", 0, "run the model-comparison study on this many simulated data sets per true model (100 for the documented figures; the short run uses 10)")
-	lrSims     = flag.Int("psych.lrsims", 0, "Monte Carlo simulations per comparison in the model-comparison study (200 for the documented figures; 0: the χ² test only)")
+	lrSims     = flag.Int("psych.lrsims", 0, "Monte Carlo simulations per comparison in the model-comparison study (100 for the documented figures; 0: the χ² test only)")
+	lrTrials   = flag.Int("psych.lrtrials", 0, "trials per level in the model-comparison study (default 60)")
 )
 
 // lapseDesign is the model-comparison study's design: four conditions of
 // a 2AFC experiment (say four fabrics, or the four properties), seven
 // levels each at 0.5 to 4 times the condition's threshold, three of them
 // where the function nears its asymptote, as Wichmann & Hill (2001)
-// place trials to estimate lapses, and 40 trials per level: 1,120 trials,
-// two sessions of a constant-stimuli study at a haptic trial's 5-6 s.
+// place trials to estimate lapses, and 60 trials per level: 1,680 trials,
+// three sessions of a constant-stimuli study at a haptic trial's 5-6 s.
+// At 40 trials per level the separate lapses are missed too often (see
+// docs/analysis.md).
 var lapseDesign = struct {
 	levels, thresholds, betas []float64
 	trials                    int
@@ -32,7 +35,7 @@ var lapseDesign = struct {
 	levels:     []float64{0.5, 0.75, 1, 1.5, 2, 3, 4},
 	thresholds: []float64{1, 1.2, 1.4, 1.6},
 	betas:      []float64{3, 3, 2.5, 3.5},
-	trials:     40,
+	trials:     60,
 	shared:     []float64{0.03, 0.03, 0.03, 0.03},
 	// Two conditions in which a fifth of the stimuli do not reach the
 	// finger (half of those guessed right): a lapse rate of 0.1.
@@ -47,6 +50,9 @@ var (
 func simulateConditions(t *testing.T, lambdas []float64, seed uint64) []Condition {
 	t.Helper()
 	d := lapseDesign
+	if *lrTrials > 0 {
+		d.trials = *lrTrials
+	}
 	conds := make([]Condition, len(d.thresholds))
 	for c, th := range d.thresholds {
 		pf, err := NewPF(Weibull, th, 0.5, d.betas[c], 0.5, lambdas[c])
@@ -74,11 +80,12 @@ func simulateConditions(t *testing.T, lambdas []float64, seed uint64) []Conditio
 // TestModelComparisonPicksTruth simulates data sets under each model
 // (shared and separate lapse rates) and counts how often the comparison
 // picks the model that generated them. -psych.lrdatasets=100
-// -psych.lrsims=200 is the documented study, which must pick the true
+// -psych.lrsims=100 is the documented study, which must pick the true
 // model in at least 90 % of the data sets of each. The short run checks
 // the machinery on 10 data sets per model with the χ² test, whose
-// measured rates on this design are about 90 % (shared) and 85 %
-// (separate): it must pick the truth in at least 7 of 10.
+// measured rates on this design are 94 % (shared) and 96 % (separate)
+// over 100 and 9 and 8 of the first 10: it must pick the truth in at
+// least 7 of 10.
 func TestModelComparisonPicksTruth(t *testing.T) {
 	n, sims := 10, *lrSims
 	if *lrDatasets > 0 {
@@ -357,20 +364,31 @@ func TestJointWarnsOfAStep(t *testing.T) {
 // TestMonteCarloP checks that the simulated p-value does not depend on
 // the number of workers and ranks the observed ratio among simulated
 // ones: a data set far from the lesser model gets the smallest p
-// possible, one that fits it does not.
+// possible, and one that is the lesser model's expectation (every count
+// at n·ψ, rounded) the largest.
 func TestMonteCarloP(t *testing.T) {
 	const sims = 10
 	var ps []float64
 	for _, tc := range []struct {
-		lambdas []float64
-		workers int
-	}{{lapseDesign.separate, 1}, {lapseDesign.separate, 2}, {lapseDesign.shared, 2}} {
-		conds := simulateConditions(t, tc.lambdas, 4)
-		if tc.lambdas[0] != tc.lambdas[3] {
-			// Make the lapses unmistakable: the last condition misses a
-			// quarter of its easiest trials.
-			for i := 4; i < 7; i++ {
-				conds[3].Data[i].K = 30
+		expected bool
+		workers  int
+	}{{false, 1}, {false, 2}, {true, 2}} {
+		conds := simulateConditions(t, lapseDesign.separate, 4)
+		for c := range conds {
+			pf, err := NewPF(Weibull, lapseDesign.thresholds[c], 0.5, lapseDesign.betas[c], 0.5, 0.03)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range conds[c].Data {
+				d := &conds[c].Data[i]
+				switch {
+				case tc.expected:
+					d.K = int(math.Round(float64(d.N) * pf.Prob(d.X)))
+				case c == 3 && i >= 4:
+					// The last condition misses a quarter of its easiest
+					// trials: lapses no shared rate explains.
+					d.K = d.N * 3 / 4
+				}
 			}
 		}
 		m, err := CompareModelsWith(conds, sharedLapse, separateLapse, CompareOptions{Simulations: sims, Seed: 9, Workers: tc.workers})
@@ -380,7 +398,7 @@ func TestMonteCarloP(t *testing.T) {
 		ps = append(ps, m.MonteCarloP)
 		t.Logf("workers %d: LR %.2f, χ² p %.4f, Monte Carlo p %.3f", tc.workers, m.LR, m.P, m.MonteCarloP)
 	}
-	if ps[0] != ps[1] || ps[0] != 1.0/(1+sims) || ps[2] <= 1.0/(1+sims) {
-		t.Errorf("Monte Carlo p %v; want equal first two at 1/%d, the third above", ps, 1+sims)
+	if ps[0] != ps[1] || ps[0] != 1.0/(1+sims) || ps[2] < 0.5 {
+		t.Errorf("Monte Carlo p %v; want the first two equal at 1/%d, the third at least 0.5", ps, 1+sims)
 	}
 }
