@@ -94,8 +94,12 @@ type SemanticAnalysis struct {
 // subject's ratings together (Efron & Tibshirani 1993 ch. 6): the subject
 // is the unit of replication in a repeated-measures design, a subject's
 // ratings of different fabrics are correlated through their use of the
-// scale, and the fabrics are the lab's fixed set, not a sample. It is the
-// bias-corrected percentile interval (Efron 1987) of the replicates' r.
+// scale, and the fabrics are the lab's fixed set, not a sample. Interval
+// is the bias-corrected percentile interval (Efron 1987) of the
+// replicates' r. DisattenuatedInterval is the plain percentile interval
+// of their disattenuated r: that estimate is nearly unbiased in both the
+// real and the bootstrap world, and a bias correction would count the
+// attenuation twice.
 func AnalyseSemantic(ratings []SDRating, opt SemanticOptions) (*SemanticAnalysis, error) {
 	if opt.Real == "" {
 		opt.Real = "real"
