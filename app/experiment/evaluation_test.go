@@ -2,9 +2,14 @@ package experiment
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,5 +121,76 @@ func shorten(s *Set) {
 	}
 	if raceEnabled && s.Kind != Magnitude {
 		s.Properties = []Kind{Roughness}
+	}
+}
+
+// Real ratings typed from a paper form (one answer per line, in the
+// order asked; a wrong entry is asked again) land in trials.csv with the
+// swatch each rated, and an interrupted entry resumes at the next swatch
+// with the answers it had kept: nothing typed is lost or taken twice.
+func TestRealRatingsFromForm(t *testing.T) {
+	path := filepath.Join("..", "..", "examples", "evaluation", "semantic-real.toml")
+	e, src, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(e.Set.Fabrics) * e.Set.Repeats
+	scales := len(e.Set.Scales)
+	var form strings.Builder
+	for i := range n * scales {
+		if i == 3 {
+			form.WriteString("9\nsoft\n") // outside 1..7 and not a number: asked again
+		}
+		fmt.Fprintf(&form, "%d\n", 1+i%7)
+	}
+	lines := strings.SplitAfter(form.String(), "\n")
+	out := t.TempDir()
+	// The first sitting ends after 4 trials; the second types the rest.
+	var typed strings.Builder
+	first := 4*scales + 2
+	for _, l := range lines[:first] {
+		typed.WriteString(l)
+	}
+	o := Options{Experiment: e, Source: src, Path: path, Subject: "P01", OutDir: out, Out: io.Discard,
+		In: strings.NewReader(typed.String()), AfterTrial: func(done int) error {
+			if done == 4 {
+				return errors.New("the form's first page is done")
+			}
+			return nil
+		}}
+	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "first page") {
+		t.Fatalf("first sitting: %v", err)
+	}
+	typed.Reset()
+	for _, l := range lines[first:] {
+		typed.WriteString(l)
+	}
+	e2, _, _ := Load(path)
+	o.Experiment, o.In, o.AfterTrial = e2, strings.NewReader(typed.String()), nil
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Resumed || res.Trials != n {
+		t.Fatalf("resumed %v, %d trials, want %d", res.Resumed, res.Trials, n)
+	}
+	b, err := os.ReadFile(filepath.Join(res.Dir, "trials.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(strings.NewReader(string(b))).ReadAll()
+	if err != nil || len(recs) != n+1 {
+		t.Fatalf("%d rows (%v)", len(recs), err)
+	}
+	col := slices.Index(recs[0], "rating_"+e.Set.Scales[0])
+	for i, r := range recs[1:] {
+		for k := range scales {
+			if got, want := r[col+k], fmt.Sprint(1+(i*scales+k)%7); got != want {
+				t.Fatalf("trial %d scale %d: %s, typed %s", i+1, k, got, want)
+			}
+		}
+		if r[slices.Index(recs[0], "condition")] != "real" || r[slices.Index(recs[0], "observer")] != "person" {
+			t.Fatalf("trial %d: %v", i+1, r)
+		}
 	}
 }
