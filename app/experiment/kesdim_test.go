@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/haptex/haptex/calib/kes"
@@ -158,5 +159,33 @@ func TestDeliveredCuesFollowKES(t *testing.T) {
 				t.Errorf("bending: the extremes' contrast is %.3g Weber fractions, want at least 3", rep.ExtremeWebers)
 			}
 		})
+	}
+}
+
+// The check of an identification measures each property on every fabric
+// of the set: silk habutae and denim differ in roughness by several Weber
+// fractions, so the set is valid; a set that renders one fabric twice is
+// refused in one line.
+func TestCheckSet(t *testing.T) {
+	if raceEnabled {
+		t.Skip("renders fabrics for about 10 s of CPU; the race detector's run of TestDeliveredCuesFollowKES covers CheckFabrics")
+	}
+	e := loadExample(t, "evaluation/matching.toml")
+	e.Side = 8
+	e.Set.Fabrics, e.Set.Properties = []string{"silk-habutae", "denim"}, []Kind{Roughness}
+	rep, err := CheckSet(context.Background(), CheckOptions{Experiment: e}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Valid || len(rep.Properties) != 1 || rep.Properties[0].ExtremeWebers < 2 {
+		t.Fatalf("valid %v %s: %+v", rep.Valid, rep.Reason, rep.Properties)
+	}
+	t.Logf("roughness: %+v", rep.Properties[0].Fabrics)
+	e.Set.Fabrics = []string{"denim", "denim"}
+	if rep, err = CheckSet(context.Background(), CheckOptions{Experiment: e}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Valid || strings.Contains(rep.Reason, "\n") || !strings.Contains(rep.Reason, "Weber") {
+		t.Fatalf("one fabric twice: valid %v, reason %q", rep.Valid, rep.Reason)
 	}
 }
