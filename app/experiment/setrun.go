@@ -692,13 +692,18 @@ func (run *setRun) rate(rng *rand.Rand, sc string, cues []float64) int {
 		return clamp(mid + rng.NormFloat64())
 	}
 	// The scale's ends: the smallest and largest value of the set, felt
-	// at familiarization (a rendered set) or known (real swatches).
+	// at familiarization (a rendered set) or known (real swatches: the KES
+	// value, whose sign turns where it falls as the property grows, EMT).
+	sign := 1.0
+	if q := dimensions[run.props[k]].kes; run.real && q.Inverse {
+		sign = -1
+	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for j := range s.Fabrics {
 		var v float64
 		if run.real {
 			q, _ := dimensions[run.props[k]].kes.at(run.fabrics[j], 1)
-			v = logCue(q)
+			v = sign * logCue(q)
 		} else {
 			v = run.templates[j][k]
 		}
@@ -706,7 +711,7 @@ func (run *setRun) rate(rng *rand.Rand, sc string, cues []float64) int {
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
 	}
-	f := logCue(cues[k]) + run.obs.Noise*perceptNoise(dimensions[run.props[k]].cue.Weber)*rng.NormFloat64()
+	f := sign*logCue(cues[k]) + run.obs.Noise*perceptNoise(dimensions[run.props[k]].cue.Weber)*rng.NormFloat64()
 	if math.IsNaN(f) || !(hi > lo) {
 		return clamp(mid + rng.NormFloat64())
 	}
