@@ -197,3 +197,51 @@ func TestRealRatingsFromForm(t *testing.T) {
 		}
 	}
 }
+
+// A set experiment's file is checked as the rest: each mistake is one
+// line naming the field.
+func TestSetFileErrors(t *testing.T) {
+	base := `format = 1
+name = "s"
+[set]
+kind = "identify"
+fabrics = ["denim", "linen"]
+`
+	for _, c := range []struct{ edit, field string }{
+		{`kind = "identify"`, ""},
+		{`kind = "guess"`, "set.kind"},
+		{`fabrics = ["denim"]`, "set.fabrics: 1 fabrics"},
+		{`fabrics = ["denim", "denim"]`, `set.fabrics: "denim" twice`},
+		{`fabrics = ["denim", "../x"]`, "set.fabrics[1]"},
+		{"kind = \"identify\"\nrepeats = 1000", "set.repeats"},
+		{"kind = \"identify\"\nproperties = [\"weight\"]", "set.properties"},
+		{"kind = \"identify\"\nscales = [\"smooth-rough\"]", "only a rating"},
+		{"kind = \"rate\"\nscales = [\"smooth\"]", "set.scales"},
+		{"kind = \"rate\"\nscales = [\"smooth-rough\"]\npoints = 2", "set.points"},
+		{"kind = \"rate\"\nscales = [\"smooth-rough\"]\ncondition = \"dream\"", "set.condition"},
+		{"kind = \"rate\"\nscales = [\"warm-cool\"]", "set.properties"},
+		{`kind = "magnitude"`, "stimulus.kind"},
+	} {
+		doc := strings.Replace(base, `kind = "identify"`, c.edit, 1)
+		if strings.HasPrefix(c.edit, `fabrics`) {
+			doc = strings.Replace(base, `fabrics = ["denim", "linen"]`, c.edit, 1)
+		}
+		_, err := Parse([]byte(doc), "s.toml")
+		switch {
+		case c.field == "" && err != nil:
+			t.Errorf("%q: %v", c.edit, err)
+		case c.field != "" && (err == nil || !strings.Contains(err.Error(), c.field) || strings.Contains(err.Error(), "\n")):
+			t.Errorf("%q: %v, want one line naming %s", c.edit, err, c.field)
+		}
+	}
+	mag := "format = 1\nname = \"m\"\n[stimulus]\nkind = \"bending\"\n[set]\nkind = \"magnitude\"\nlevels = [0, 0, 50]\n"
+	if _, err := Parse([]byte(mag), "m.toml"); err == nil || !strings.Contains(err.Error(), "set.levels: 2 distinct") {
+		t.Errorf("two distinct levels: %v", err)
+	}
+	if _, err := Parse([]byte(strings.Replace(mag, "[0, 0, 50]", "[-100, 0, 50]", 1)), "m.toml"); err == nil || !strings.Contains(err.Error(), "set.levels: -100") {
+		t.Errorf("-100 %%: %v", err)
+	}
+	if _, err := Parse([]byte(strings.Replace(mag, "[0, 0, 50]", "[0, 50, 100]\nfabrics = [\"denim\"]", 1)), "m.toml"); err == nil || !strings.Contains(err.Error(), "set.fabrics") {
+		t.Errorf("fabrics in a magnitude estimation: %v", err)
+	}
+}

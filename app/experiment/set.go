@@ -115,8 +115,8 @@ func (e *Experiment) validateSet() error {
 		}
 		xs := slices.Clone(s.Levels)
 		slices.Sort(xs)
-		if len(slices.Compact(xs)) < 3 {
-			return fmt.Errorf("set.levels: %d distinct levels, a power law needs at least 3", len(slices.Compact(xs)))
+		if n := len(slices.Compact(xs)); n < 3 {
+			return fmt.Errorf("set.levels: %d distinct levels, a power law needs at least 3", n)
 		}
 		for _, x := range s.Levels {
 			if !(x > -100 && x <= 1000) {
