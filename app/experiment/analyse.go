@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/calib/psych"
 )
 
@@ -32,9 +33,13 @@ type streamAnalysis struct {
 	// DevianceP is the Monte Carlo p-value of the fit's deviance (200
 	// parametric-bootstrap refits).
 	DevianceP *float64 `json:"deviance_p,omitempty"`
-	Warnings  []string `json:"warnings,omitempty"`
-	FitError  string   `json:"fit_error,omitempty"`
-	Plots     []string `json:"plots,omitempty"`
+	// KES is the threshold (the posterior's median and interval at the
+	// criterion) in the dimension's KES quantity, for the dimensions that
+	// scale one.
+	KES      *KESThreshold `json:"kes,omitempty"`
+	Warnings []string      `json:"warnings,omitempty"`
+	FitError string        `json:"fit_error,omitempty"`
+	Plots    []string      `json:"plots,omitempty"`
 }
 
 // analyse fits a psychometric function per stream to the trials, plots it
@@ -83,6 +88,13 @@ func (run *runner) analyse() (*Result, error) {
 		if err := fitStream(a, recs, e, span, label, run.o.Out); err != nil {
 			res.FitErrors = append(res.FitErrors, fmt.Sprintf("%s: %v", label, err))
 		} else {
+			if a.KES, err = kesThreshold(e, run.fab, a.Posterior.Threshold); err != nil {
+				return nil, err
+			}
+			if k := a.KES; k != nil {
+				fmt.Fprintf(run.o.Out, "    in KES %s: %.4g %s against the reference's %.4g %s (Weber fraction %.3g) [%.4g, %.4g]\n",
+					k.Quantity, k.Threshold, k.Unit, k.Reference, k.Unit, k.Weber, k.Lo, k.Hi)
+			}
 			title := fmt.Sprintf("%s, %s, %s", e.Name, run.o.Subject, label)
 			for _, ext := range []string{"png", "svg"} {
 				name := fmt.Sprintf("fit-%d.%s", s, ext)
@@ -107,6 +119,40 @@ func (run *runner) analyse() (*Result, error) {
 	}
 	fmt.Fprintf(run.o.Out, "  results in %s\n", run.dir)
 	return res, nil
+}
+
+// KESThreshold is a threshold in a KES quantity: the reference fabric's
+// value, the test fabric's at the threshold level and at the ends of its
+// interval, and the Weber fraction |threshold − reference|/reference.
+type KESThreshold struct {
+	Quantity  string  `json:"quantity"`
+	Unit      string  `json:"unit"`
+	Reference float64 `json:"reference"`
+	Threshold float64 `json:"threshold"`
+	Lo        float64 `json:"lo"`
+	Hi        float64 `json:"hi"`
+	Weber     float64 `json:"weber"`
+}
+
+// kesThreshold expresses a threshold in the experiment's KES quantity
+// (nil when its dimension scales none).
+func kesThreshold(e *Experiment, f *kes.Fabric, th psych.Quantity) (*KESThreshold, error) {
+	var k KESThreshold
+	for i, x := range []float64{th.Median, th.Lo, th.Hi} {
+		l, ok, err := KESLevelOf(e, f, x)
+		if err != nil || !ok {
+			return nil, err
+		}
+		switch i {
+		case 0:
+			k = KESThreshold{Quantity: l.Quantity, Unit: l.Unit, Reference: l.Reference, Threshold: l.Test, Weber: l.Weber}
+		case 1:
+			k.Lo = l.Test
+		case 2:
+			k.Hi = l.Test
+		}
+	}
+	return &k, nil
 }
 
 // criterionText says what a threshold at F = c means for the task.

@@ -50,6 +50,10 @@ type StimulusReport struct {
 	DetectableFromX *float64 `json:"detectable_from_x"`
 	Valid           bool     `json:"valid"`
 	Reason          string   `json:"reason,omitempty"`
+	// KES names the KES quantity the dimension scales and the reference
+	// fabric's value of it (absent for the dimensions that scale none);
+	// each level's KES is the test fabric's value.
+	KES *KESLevel `json:"kes,omitempty"`
 	// Streams holds the reports of an interleaved experiment's other
 	// streams (its first stream's is this one).
 	Streams []*StimulusReport `json:"streams,omitempty"`
@@ -68,6 +72,8 @@ type LevelCue struct {
 	CueTest      float64  `json:"cue_test"`
 	Ratio        *float64 `json:"ratio"`
 	Contrast     float64  `json:"contrast"`
+	// KES is the test fabric's value of the dimension's KES quantity.
+	KES *float64 `json:"kes,omitempty"`
 }
 
 // CheckOptions configure Check.
@@ -82,6 +88,9 @@ type CheckOptions struct {
 	// Levels is how many levels spread over each stream's range (0: 6),
 	// besides a staircase's start.
 	Levels int
+	// Pairs is how many trials the check runs per level, the test
+	// interval second and first in turn (0: 4).
+	Pairs int
 }
 
 // Check runs the stimulus check: the experiment's motion, in virtual time
@@ -124,7 +133,11 @@ func Check(ctx context.Context, o CheckOptions) (*StimulusReport, error) {
 			// for all.
 			break
 		}
-		rep, err := checkStream(ctx, e, cfg, stream, sp, n, o.Weber)
+		pairs := o.Pairs
+		if pairs == 0 {
+			pairs = checkPairs
+		}
+		rep, err := checkStream(ctx, e, cfg, stream, sp, n, pairs, o.Weber)
 		if err != nil {
 			return nil, err
 		}
@@ -179,7 +192,7 @@ func roundLevel(x float64) float64 {
 	return math.Round(x*p) / p
 }
 
-func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int, sp psych.Span, n int, weber float64) (*StimulusReport, error) {
+func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int, sp psych.Span, n, pairs int, weber float64) (*StimulusReport, error) {
 	dim := dimensions[e.Stimulus.Kind]
 	cue := dim.cue
 	if weber == 0 {
@@ -205,10 +218,10 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 	if err := settleRig(ctx, r, &lockstepDriver{s: s}, script, e.Timing.Interval, func() {}); err != nil {
 		return nil, fmt.Errorf("experiment: check: %w", err)
 	}
-	ref := r.Material()
+	stim := newStimulus(e, r, cfg.Fabric)
 	tr := r.NewIntervalTrace(e.Timing.Interval)
 	interval := func(x float64) (float64, error) {
-		if err := setStimulus(r, e, ref, x, stream); err != nil {
+		if err := stim.set(r, x, stream); err != nil {
 			return 0, err
 		}
 		s.Advance(e.Timing.Gap)
@@ -233,8 +246,8 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 		// Trials per level alternate the test second and first, so that
 		// what comes first in a trial weighs on both; the cues averaged.
 		var cr, ct float64
-		var pairs [checkPairs][2]float64
-		for pair := range checkPairs {
+		cues := make([][2]float64, pairs)
+		for pair := range pairs {
 			for k := range 2 {
 				isTest := k == pair%2
 				lx := 0.0
@@ -247,22 +260,32 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 					return rep, nil
 				}
 				if isTest {
-					ct += c / checkPairs
-					pairs[pair][1] = c
+					ct += c / float64(pairs)
+					cues[pair][1] = c
 				} else {
-					cr += c / checkPairs
-					pairs[pair][0] = c
+					cr += c / float64(pairs)
+					cues[pair][0] = c
 				}
 			}
 			s.Advance(e.Timing.ITI)
 		}
-		for _, p := range pairs {
+		for _, p := range cues {
 			trials = append(trials, checkTrial{x: x, ref: p[0], test: p[1]})
 		}
 		lc := LevelCue{X: x, CueReference: cr, CueTest: ct, Contrast: cue.Contrast(ct, cr, weber)}
 		if cr > 0 {
 			ratio := ct / cr
 			lc.Ratio = &ratio
+		}
+		if l, ok, err := KESLevelOf(e, stim.fab, x); err != nil {
+			return nil, err
+		} else if ok {
+			lc.KES = &l.Test
+			if rep.KES == nil {
+				ref := l
+				ref.X, ref.Test, ref.Weber = 0, l.Reference, 0
+				rep.KES = &ref
+			}
 		}
 		rep.Levels = append(rep.Levels, lc)
 	}
@@ -281,7 +304,7 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 	return rep, nil
 }
 
-// checkPairs is how many trials the check runs per level.
+// checkPairs is how many trials the check runs per level by default.
 const checkPairs = 4
 
 // remedy says what would make the stimulus reach the finger.

@@ -115,7 +115,29 @@ var (
 		Source: "Jones & Hunter 1990 (23 %); Tan et al. 1995 (8-22 %)",
 		Doc: "the growth of the net fingertip force against the pull (both sensors) over the pads' mean displacement, " +
 			"from rest before the motion's stretch phase to rest after it (each averaged over 0.3 s)",
-		compute: loadingStiffness,
+		compute: func(tr *rig.IntervalTrace, script *twin.Script) (float64, error) {
+			return phaseStiffness(tr, script, stretchPhase)
+		},
+	}
+	// cueBendingLoad is the loading stiffness of the fold: the pinched
+	// fabric, lifted and folded over, pulls back on the pads by its weight
+	// and by its bending rigidity.
+	cueBendingLoad = &Cue{
+		Name: "bending-stiffness", Unit: "N/m", Weber: 0.23, Phase: bendPhase,
+		Source: "a stiffness cue: Jones & Hunter 1990 (23 %)",
+		Doc: "the growth of the net fingertip force against the lift (both sensors) over the pads' mean displacement, " +
+			"from rest before the motion's bend phase to rest after it (each averaged over 0.3 s)",
+		compute: func(tr *rig.IntervalTrace, script *twin.Script) (float64, error) {
+			return phaseStiffness(tr, script, bendPhase)
+		},
+	}
+	// cueFrictionDrag is the drag the rubbing finger feels.
+	cueFrictionDrag = &Cue{
+		Name: "friction-drag", Unit: "1", Weber: 0.10, Phase: strokePhase,
+		Source: "Pang et al. 1991 (force, 5-10 %), taken at its upper end for a force along the skin",
+		Doc: "the mean force opposing the index's sliding over the motion's stroke phase per newton of its press: the work the index " +
+			"does against its fingertip sensor's force in the plane of the fabric (across the pads' approach), over the sensor's normal force integrated along the path slid",
+		compute: frictionDrag,
 	}
 	cueContactForce = &Cue{
 		Name: "contact-force", Unit: "N", Weber: 0.07,
@@ -159,15 +181,15 @@ func measureCue(c *Cue, tr *rig.IntervalTrace, script *twin.Script) (float64, er
 	return v, nil
 }
 
-// loadingStiffness is cueLoadingStiffness: the secant stiffness of the
-// stretch, from the force and the pads' position averaged at rest before
-// it (the last averageWindow of the phase before) and after it (the last
-// averageWindow of the phase after), so that the servo's force ripple
-// averages out.
-func loadingStiffness(tr *rig.IntervalTrace, script *twin.Script) (float64, error) {
-	start, after, ok := phaseAndRest(script, stretchPhase)
+// phaseStiffness is cueLoadingStiffness and cueBendingLoad: the secant
+// stiffness of the motion's phase (the stretch, the fold), from the force
+// and the pads' position averaged at rest before it (the last
+// averageWindow of the phase before) and after it (the last averageWindow
+// of the phase after), so that the servo's force ripple averages out.
+func phaseStiffness(tr *rig.IntervalTrace, script *twin.Script, phase string) (float64, error) {
+	start, after, ok := phaseAndRest(script, phase)
 	if !ok {
-		return 0, fmt.Errorf("%w %q", errNoPhase, stretchPhase)
+		return 0, fmt.Errorf("%w %q", errNoPhase, phase)
 	}
 	h := tr.Haptics
 	t0 := h[0].T
@@ -187,12 +209,12 @@ func loadingStiffness(tr *rig.IntervalTrace, script *twin.Script) (float64, erro
 	b0, b1 := window(start)
 	a0, a1 := window(after)
 	if b0 < 0 || a0 < 0 || a1 <= a0 || b1 <= b0 || h[len(h)-1].T-t0 < after.Seconds()-2*tr.HapticsPeriod.Seconds() {
-		return 0, fmt.Errorf("%w: it lasted %.3g s, the stretch and the hold after it end %.3g s into the motion",
-			errIntervalShort, h[len(h)-1].T-t0+tr.HapticsPeriod.Seconds(), after.Seconds())
+		return 0, fmt.Errorf("%w: it lasted %.3g s, the %s and the hold after it end %.3g s into the motion",
+			errIntervalShort, h[len(h)-1].T-t0+tr.HapticsPeriod.Seconds(), phase, after.Seconds())
 	}
 	for i := b0; i <= a1; i++ {
 		if !h[i].Fingers[sim.Thumb].Contact || !h[i].Fingers[sim.IndexFinger].Contact {
-			return 0, errors.New("the pads did not both hold the fabric through the stretch")
+			return 0, fmt.Errorf("the pads did not both hold the fabric through the %s", phase)
 		}
 	}
 	mean := func(lo, hi int) (pos, force [3]float64) {
@@ -209,7 +231,7 @@ func loadingStiffness(tr *rig.IntervalTrace, script *twin.Script) (float64, erro
 	d := vec3.Sub(p1, p0)
 	travel := vec3.Norm(d)
 	if !(travel > 1e-5) {
-		return 0, fmt.Errorf("the pads moved %.3g mm in the stretch", 1000*travel)
+		return 0, fmt.Errorf("the pads moved %.3g mm in the %s", 1000*travel, phase)
 	}
 	// The sensors measure the device's force on the finger, which renders
 	// the fabric's: its growth against the pull is the fabric resisting.
@@ -217,12 +239,69 @@ func loadingStiffness(tr *rig.IntervalTrace, script *twin.Script) (float64, erro
 	return -vec3.Dot(vec3.Sub(f1, f0), u) / travel, nil
 }
 
-// stretchPhase is the motion phase the loading stiffness is measured over.
-const stretchPhase = "stretch"
+// The motion phases the cues are measured over: the loading stiffness
+// over the stretch, the bending stiffness over the fold, the tangential
+// force over the stroke.
+const (
+	stretchPhase = "stretch"
+	bendPhase    = "bend"
+	strokePhase  = "stroke"
+)
 
-// averageWindow is how long the stiffness cue averages force and position
-// at rest, before and after the stretch.
+// averageWindow is how long the stiffness cues average force and position
+// at rest, before and after the phase they measure.
 const averageWindow = 300 * time.Millisecond
+
+// frictionDrag is cueFrictionDrag: over the stroke phase, the work the
+// index does against the fabric's pull along the pad's path, −∫F·v dt with
+// F and v across z (the axis along which both pads approach and press the
+// fabric), divided by the normal force integrated along the same path,
+// ∫F_z·|v| dt. The stroke starts and ends at rest at the same place, so
+// what the device's inertia and the fabric's elastic pull give back
+// cancels, and what is left is the force that opposed the sliding, per
+// newton of press: the friction coefficient the finger feels. (A drag
+// alone would order the fabrics by how hard the same press pushes into
+// them, their compression, rather than by their friction.)
+func frictionDrag(tr *rig.IntervalTrace, script *twin.Script) (float64, error) {
+	start, end, ok := script.PhaseSpan(strokePhase)
+	if !ok {
+		return 0, fmt.Errorf("%w %q", errNoPhase, strokePhase)
+	}
+	h := tr.Haptics
+	t0 := h[0].T
+	if h[len(h)-1].T-t0 < end.Seconds()-2*tr.HapticsPeriod.Seconds() {
+		return 0, fmt.Errorf("%w: it lasted %.3g s, the stroke ends %.3g s into the motion",
+			errIntervalShort, h[len(h)-1].T-t0+tr.HapticsPeriod.Seconds(), end.Seconds())
+	}
+	dt := tr.HapticsPeriod.Seconds()
+	var work, path, press float64
+	n, in := 0, 0
+	for i := range h {
+		if t := h[i].T - t0; t < start.Seconds() || t >= end.Seconds() {
+			continue
+		}
+		in++
+		ix := &h[i].Fingers[sim.IndexFinger]
+		if ix.Contact {
+			n++
+		}
+		v := math.Hypot(ix.Vel[0], ix.Vel[1])
+		work -= (ix.ForceMeas[0]*ix.Vel[0] + ix.ForceMeas[1]*ix.Vel[1]) * dt
+		path += v * dt
+		// The index presses along -z: the device pushes it back along +z.
+		press += ix.ForceMeas[2] * v * dt
+	}
+	if n < in*3/4 {
+		return 0, fmt.Errorf("the index touched the fabric in %d of the stroke's %d ticks", n, in)
+	}
+	if !(path > 1e-3) {
+		return 0, fmt.Errorf("the index slid %.3g mm in the stroke", 1000*path)
+	}
+	if !(press > 0) {
+		return 0, errors.New("the index did not press the fabric in the stroke")
+	}
+	return work / press, nil
+}
 
 // contactForce is cueContactForce: the mean magnitude of the net force
 // of both fingertip sensors over the ticks where a finger touches the

@@ -349,7 +349,7 @@ func TestParseErrors(t *testing.T) {
 		{"motion", `motion = "rest"`, "timing.motion"},
 		{"procedure", `max_trials = 9`, "procedure"},
 		{"reference level", `kind = "tactile-level"`, "stimulus.reference_db: 3 dB, want -40..0"},
-		{"reference kind", `kind = "tactile-level"`, "only a tactile-level experiment"},
+		{"reference kind", `kind = "tactile-level"`, "only a tactile-level or roughness experiment"},
 	} {
 		bad := map[string]string{
 			"format": `format = 2`, "kind": `kind = "weight"`, "unknown key": "side = 8\ncolour = 3", "old key": "nodes = 8", "gap": `gap_s = 0.1`,

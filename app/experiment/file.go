@@ -58,7 +58,7 @@ type Kind string
 // dimension is what the experiment package knows of a stimulus kind: its
 // unit, the question a subject answers, the handling motion that delivers
 // it by default and the cue a person judges it by. A new dimension is a
-// new entry here, a case in the runner's setStimulus and, when no cue fits,
+// new entry here, a case in stimulus.set and, when no cue fits,
 // a new Cue.
 type dimension struct {
 	unit, question, motion string
@@ -66,13 +66,19 @@ type dimension struct {
 	// gain is the factor level X scales the dimension's physical quantity
 	// by (the stimulus check's model, StimulusReport.Efficiency).
 	gain gainFunc
+	// kes is the Kawabata quantity the level scales, for the dimensions
+	// that vary a fabric property (nil for the others).
+	kes *KESQuantity
 }
 
 var dimensions = map[Kind]dimension{
-	Stiffness:    {"%", "Which interval felt stiffer?", "stretch", cueLoadingStiffness, percentGain},
-	ForceScale:   {"%", "Which interval pulled harder?", "pinch", cueContactForce, percentGain},
-	TactileLevel: {"dB", "Which interval felt rougher?", "stroke", cueVibration, decibelGain},
-	TactileTone:  {"µm", "Which interval held the vibration?", "rest", cueVibrationDetection, nil},
+	Stiffness:    {"%", "Which interval felt stiffer?", "stretch", cueLoadingStiffness, percentGain, kesEMT},
+	ForceScale:   {"%", "Which interval pulled harder?", "pinch", cueContactForce, percentGain, nil},
+	TactileLevel: {"dB", "Which interval felt rougher?", "stroke", cueVibration, decibelGain, nil},
+	TactileTone:  {"µm", "Which interval held the vibration?", "rest", cueVibrationDetection, nil, nil},
+	Roughness:    {"%", "Which interval felt rougher?", "stroke", cueVibration, percentGain, kesSMD},
+	Friction:     {"%", "Which interval was harder to rub?", "rub", cueFrictionDrag, percentGain, kesMIU},
+	Bending:      {"%", "Which interval was harder to bend?", "fold", cueBendingLoad, percentGain, kesB},
 }
 
 // gainFunc is a dimension's gain: the factor its level scales its
@@ -101,7 +107,7 @@ func (f gainFunc) inverse(g float64) float64 {
 }
 
 func kindList() string {
-	return fmt.Sprintf("%s, %s, %s or %s", Stiffness, ForceScale, TactileLevel, TactileTone)
+	return fmt.Sprintf("%s, %s, %s, %s, %s, %s or %s", Stiffness, ForceScale, TactileLevel, TactileTone, Roughness, Friction, Bending)
 }
 
 // motion is a handling motion an interval can play.
@@ -122,10 +128,37 @@ var motions = map[string]motion{
 	"stretch":  {twin.StretchScript, "pinch firmly and pull the pinched point 1 mm down, loading the fabric in tension (3.3 s)"},
 	"bend":     {twin.BendScript, "pinch firmly and lift the pinched point 25 mm up and 15 mm out, folding the fabric (3.3 s)"},
 	"stroke":   {twin.StrokeScript, "rub the fabric ±3 mm with the index finger over the thumb, which holds it from behind (3 s)"},
+	"fold":     {foldScript, "pinch firmly and push the pinched point 15 mm up towards the rod, in the fabric's plane, so that the fabric between them buckles (3.3 s)"},
+	"rub":      {rubScript, "the stroke with a longer rub, ±12 mm (about 48 mm/s), so that the index slides over the fabric rather than dragging it (3 s)"},
 	"pinch":    {twin.PinchScript, "pinch lightly and pull 36 mm out of the plane and down (3 s)"},
 	"showcase": {twin.DefaultScript, "the showcase handling: touch, stroke, pinch, stretch (10 s)"},
 	"rest":     {twin.RestScript, "no handling: both fingers still, 3 cm off the fabric (1 s)"},
 }
+
+// rubScript is the stroke (twin.StrokeScript) rubbing rubLength to
+// either side: far enough that the fabric, pinched between the pads,
+// slips under the index rather than following it, so that the drag the
+// index feels is the fabric's friction.
+func rubScript(sc twin.Scene) *twin.Script {
+	sc.Rub = rubLength
+	return twin.StrokeScript(sc)
+}
+
+// foldScript pinches the fabric and pushes the pinched point foldPush
+// up towards the rod in the fabric's plane: the fabric between them
+// cannot carry the compression and buckles, and what pushes back on the
+// pads is the force that bends it, which grows with its bending rigidity
+// (Euler's buckling load is proportional to B), rather than the weight a
+// lift mostly raises.
+func foldScript(sc twin.Scene) *twin.Script {
+	return twin.GripScript(sc, [3]float64{0, foldPush, 0}, bendPhase)
+}
+
+// foldPush is how far the fold motion pushes the pinched point up [m].
+const foldPush = 0.015
+
+// rubLength is how far the rub motion moves the index to either side [m].
+const rubLength = 0.012
 
 func motionList() string {
 	names := make([]string, 0, len(motions))
@@ -150,6 +183,17 @@ const (
 	// every pin, at the stream's frequency; the reference interval is
 	// silent (a detection threshold).
 	TactileTone Kind = "tactile-tone"
+	// Roughness: the test interval's fabric has X percent more geometric
+	// roughness (KES SMD) than the reference: the tactile surface is
+	// rebuilt with its height variation scaled, the same pseudo-topology.
+	Roughness Kind = "roughness"
+	// Friction: the test interval's fabric has X percent more friction
+	// (KES MIU): the Coulomb coefficients between fingertip and fabric
+	// are scaled.
+	Friction Kind = "friction"
+	// Bending: the test interval's fabric has X percent more bending
+	// rigidity (KES B) in both directions, and in twist.
+	Bending Kind = "bending"
 )
 
 // Experiment is one experiment file.
@@ -174,6 +218,10 @@ type Experiment struct {
 	// motion pinches (rig.PinchRefinement), so that the pinch forces do not
 	// depend on the mesh; the step costs more (README, design decisions).
 	Refine bool `toml:"refine" json:"refine"`
+	// Set makes this a set experiment (identification, rating or
+	// magnitude estimation): no procedure, trials that each render one
+	// stimulus of the set (see Set).
+	Set *Set `toml:"set" json:"set,omitempty"`
 }
 
 // Stimulus is the dimension an experiment varies.
@@ -193,7 +241,8 @@ type Stimulus struct {
 	// above it. Below 0 it keeps the levels under the comfortable range's
 	// knee (tactile.ComfortKneeDB under its top), where a level in dB is
 	// delivered as it is: above the knee the pins are compressed and X dB
-	// more delivers less.
+	// more delivers less. A roughness experiment plays both intervals at
+	// it, for the same reason.
 	ReferenceDB float64 `toml:"reference_db" json:"reference_db,omitempty"`
 	// Question is what the subject answers; a default per kind.
 	Question string `toml:"question" json:"question"`
@@ -205,10 +254,11 @@ type Stimulus struct {
 // (interval_s, gap_s, iti_s); Parse decodes them into time.Duration.
 type Timing struct {
 	// Motion is the simulated hand's handling in each interval (see
-	// motions): "stretch", "bend", "stroke", "pinch", "showcase" or
-	// "rest"; the default is the one that delivers the dimension
-	// (stiffness: stretch; force-scale and tactile-level: stroke;
-	// tactile-tone: rest).
+	// motions): "stretch", "bend", "fold", "stroke", "rub", "pinch",
+	// "showcase" or "rest"; the default is the one that delivers the
+	// dimension (stiffness: stretch; force-scale: pinch; tactile-level
+	// and roughness: stroke; friction: rub; bending: fold; tactile-tone:
+	// rest).
 	Motion string
 	// Interval is an interval's length (0: the motion's length; 1 s at
 	// rest).
@@ -311,6 +361,9 @@ func (e *Experiment) Validate() error {
 	if !safefile.ValidName(e.Name) {
 		return fmt.Errorf("name: %q, want %s (it names the experiment's folder)", e.Name, safefile.NameRule)
 	}
+	if e.Set != nil {
+		return e.validateSetExperiment()
+	}
 	if e.Task.Kind == 0 && e.Task.Alternatives == 0 {
 		e.Task = psych.TwoAFC
 	}
@@ -347,8 +400,8 @@ func (e *Experiment) Validate() error {
 			return fmt.Errorf("stimulus.finger: %q, want thumb, index or empty (both)", s.Finger)
 		}
 	}
-	if s.ReferenceDB != 0 && s.Kind != TactileLevel {
-		return fmt.Errorf("stimulus.reference_db: only a tactile-level experiment has a reference level (this one is %s)", s.Kind)
+	if s.ReferenceDB != 0 && s.Kind != TactileLevel && s.Kind != Roughness {
+		return fmt.Errorf("stimulus.reference_db: only a tactile-level or roughness experiment has a reference level (this one is %s)", s.Kind)
 	}
 	if !(s.ReferenceDB >= -40 && s.ReferenceDB <= 0) {
 		return fmt.Errorf("stimulus.reference_db: %g dB, want -40..0", s.ReferenceDB)
@@ -388,12 +441,68 @@ func (e *Experiment) Validate() error {
 	if _, err := psych.New(e.Procedure); err != nil {
 		return fmt.Errorf("procedure: %w", err)
 	}
+	if dim.kes != nil {
+		for _, sp := range psych.SpanOf(e.Procedure) {
+			if !(sp.Min > -100) {
+				return fmt.Errorf("procedure: levels down to %g %%: a %s level is a percentage change, want above -100 %%", sp.Min, s.Kind)
+			}
+		}
+	}
 	if s.Kind == TactileLevel {
 		for _, sp := range psych.SpanOf(e.Procedure) {
 			if top := s.ReferenceDB + sp.Max; top > 40 || s.ReferenceDB+sp.Min < -40 {
 				return fmt.Errorf("stimulus.reference_db: %g dB with the procedure's levels %g..%g dB puts the test outside the tactile gain's -40..40 dB", s.ReferenceDB, sp.Min, sp.Max)
 			}
 		}
+	}
+	return nil
+}
+
+// validateSetExperiment is Validate for a set experiment.
+func (e *Experiment) validateSetExperiment() error {
+	if e.Task != (psych.Task{}) {
+		return errors.New("task: a set experiment's task is [set] kind")
+	}
+	s := &e.Stimulus
+	if s.Fabric != "" && !safefile.ValidName(s.Fabric) {
+		return fmt.Errorf("stimulus.fabric: %q, want a fabric name: %s", s.Fabric, safefile.NameRule)
+	}
+	if err := e.validateSet(); err != nil {
+		return err
+	}
+	if e.Set.Kind == Magnitude {
+		dim := dimensions[s.Kind]
+		def(&s.Unit, dim.unit)
+		def(&s.Question, e.Set.Question)
+	} else if s.Fabric != "" {
+		return fmt.Errorf("stimulus.fabric: a %s experiment renders the fabrics of [set]", e.Set.Kind)
+	}
+	if s.ReferenceDB != 0 && s.Kind != Roughness {
+		return fmt.Errorf("stimulus.reference_db: only a roughness magnitude estimation has a reference level")
+	}
+	if !(s.ReferenceDB >= -40 && s.ReferenceDB <= 0) {
+		return fmt.Errorf("stimulus.reference_db: %g dB, want -40..0", s.ReferenceDB)
+	}
+	t := &e.Timing
+	if t.Interval != 0 {
+		return errors.New("timing.interval_s: a set experiment's intervals last their motions")
+	}
+	if t.Gap == 0 {
+		t.Gap = 500 * time.Millisecond
+	}
+	if t.ITI == 0 {
+		t.ITI = time.Second
+	}
+	for _, v := range []struct {
+		name string
+		v    time.Duration
+	}{{"timing.gap_s", t.Gap}, {"timing.iti_s", t.ITI}} {
+		if v.v < 300*time.Millisecond || v.v > 600*time.Second {
+			return fmt.Errorf("%s: %g s, want 0.3..600 s", v.name, v.v.Seconds())
+		}
+	}
+	if e.Side != 0 && (e.Side < 8 || e.Side > 128) {
+		return fmt.Errorf("side: %d, want 8..128", e.Side)
 	}
 	return nil
 }

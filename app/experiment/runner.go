@@ -26,7 +26,6 @@ import (
 	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/internal/buildinfo"
 	"github.com/haptex/haptex/internal/safefile"
-	"github.com/haptex/haptex/sim"
 )
 
 // Options configure a run.
@@ -47,6 +46,9 @@ type Options struct {
 	// on Out, and the rig runs in real time.
 	Observers    []*psych.Observer
 	CueObservers []*psych.CueObserver
+	// SetObserver answers a set experiment (Experiment.Set) instead of a
+	// person, in virtual time.
+	SetObserver *SetObserver
 	// SwitchObserver lets a resumed run continue with other observers (or
 	// a person) than those that answered so far; without it such a resume
 	// is refused. The sidecar lists who answered from which trial.
@@ -81,6 +83,9 @@ type Result struct {
 	// Warnings are the fits' warnings, every one printed and drawn.
 	Warnings []string `json:"warnings,omitempty"`
 	Plots    []string `json:"plots,omitempty"`
+	// Analysis is a set experiment's analysis file (matching.json,
+	// semantic.json or magnitude.json).
+	Analysis string `json:"analysis,omitempty"`
 	// Procedure is the finished procedure (for callers that read its
 	// tracks, such as the tactile threshold calibration).
 	Procedure psych.Procedure `json:"-"`
@@ -129,7 +134,7 @@ type runner struct {
 	col       map[string]int
 	done      int
 	sha       string
-	ref       sim.Material
+	stim      *stimulus
 	term      *terminal
 	intervals int
 	check     *StimulusReport
@@ -143,6 +148,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if err := safefile.CheckName("subject", o.Subject); err != nil {
 		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	if e.Set != nil {
+		return runSet(ctx, o)
+	}
+	if o.SetObserver != nil {
+		return nil, errors.New("experiment: a set observer answers set experiments ([set]); this one has a procedure")
 	}
 	simulated := len(o.Observers) > 0 || len(o.CueObservers) > 0
 	if len(o.Observers) > 0 && len(o.CueObservers) > 0 {
@@ -364,6 +375,9 @@ func (run *runner) open() (resumed bool, err error) {
 // answering returns who answers this run: the observers' specifications,
 // or "person".
 func (run *runner) answering() []string {
+	if o := run.o.SetObserver; o != nil {
+		return []string{o.Spec}
+	}
 	var a []string
 	for _, o := range run.obs {
 		a = append(a, o.Spec)
@@ -742,7 +756,7 @@ func (run *runner) startRig(ctx context.Context) error {
 		return err
 	}
 	run.r = r
-	run.ref = r.Material()
+	run.stim = newStimulus(run.e, r, run.fab)
 	run.motion = motion
 	for i := range run.intervals {
 		run.traces[i] = r.NewIntervalTrace(run.e.Timing.Interval)

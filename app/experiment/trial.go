@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/app/rig"
+	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/calib/psych"
 	"github.com/haptex/haptex/sim"
+	"github.com/haptex/haptex/tactile"
 )
 
 // csvHeader is trials.csv's header: the trial, who answered (observer),
@@ -195,25 +197,64 @@ func (run *runner) apply(t psych.Trial, isTest bool) (float64, error) {
 	if isTest {
 		x = t.X
 	}
-	return x, setStimulus(run.r, run.e, run.ref, x, t.Stream)
+	return x, run.stim.set(run.r, x, t.Stream)
 }
 
 // reset puts the reference stimulus back between trials.
-func (run *runner) reset() error { return setStimulus(run.r, run.e, run.ref, 0, 0) }
+func (run *runner) reset() error { return run.stim.set(run.r, 0, 0) }
 
-// setStimulus puts level x of the experiment's dimension on the rig (0:
-// the reference) for a trial of the stream; ref is the reference
-// material.
-func setStimulus(r *rig.Rig, e *Experiment, ref sim.Material, x float64, stream int) error {
+// stimulus puts the levels of an experiment's dimension on a rig.
+type stimulus struct {
+	e   *Experiment
+	ref sim.Material // the reference material
+	fab *kes.Fabric  // the reference fabric
+	// surfaces holds a roughness experiment's tactile surfaces by level:
+	// each takes about half a second to build, and a staircase revisits
+	// its levels.
+	surfaces map[float64]*tactile.Surface
+}
+
+// newStimulus returns the stimulus of experiment e on rig r, whose
+// material as configured is the reference.
+func newStimulus(e *Experiment, r *rig.Rig, fab *kes.Fabric) *stimulus {
+	return &stimulus{e: e, ref: r.Material(), fab: fab, surfaces: map[float64]*tactile.Surface{}}
+}
+
+// set puts level x of the experiment's dimension on the rig (0: the
+// reference) for a trial of the stream.
+func (st *stimulus) set(r *rig.Rig, x float64, stream int) error {
+	e, ref := st.e, st.ref
+	k := percentGain(x)
 	switch e.Stimulus.Kind {
 	case Stiffness:
 		m := ref
 		if x != 0 {
-			m = scaleMaterial(ref, 1+x/100)
+			m = scaleMaterial(ref, k)
 		}
 		return r.SetMaterial(m, sim.MaterialRamp)
+	case Friction:
+		m := ref
+		m.FrictionStatic, m.FrictionKinetic = k*ref.FrictionStatic, k*ref.FrictionKinetic
+		if m.LayerFriction == 0 {
+			// Layer on layer keeps the reference's friction.
+			m.LayerFriction = ref.FrictionKinetic
+		}
+		return r.SetMaterial(m, sim.MaterialRamp)
+	case Bending:
+		m := ref
+		m.BendWeft, m.BendWarp, m.BendTwist = k*ref.BendWeft, k*ref.BendWarp, k*ref.BendTwist
+		return r.SetMaterial(m, sim.MaterialRamp)
+	case Roughness:
+		if err := r.SetTactileGain(e.Stimulus.ReferenceDB, e.Stimulus.ReferenceDB); err != nil {
+			return err
+		}
+		s, err := st.surface(r, k)
+		if err != nil {
+			return err
+		}
+		return r.SetSurface(s)
 	case ForceScale:
-		return r.SetForceScale(1 + x/100)
+		return r.SetForceScale(k)
 	case TactileLevel:
 		g := e.Stimulus.ReferenceDB + x
 		return r.SetTactileGain(g, g)
@@ -240,6 +281,27 @@ func setStimulus(r *rig.Rig, e *Experiment, ref sim.Material, x float64, stream 
 		return r.SetTone(tone)
 	}
 	return fmt.Errorf("experiment: unknown stimulus kind %q", e.Stimulus.Kind)
+}
+
+// surface returns the reference fabric's tactile surface with its
+// geometric roughness (SMD) k times the fabric's, built as the rig
+// builds its own (the same seed: the same pseudo-topology, scaled).
+func (st *stimulus) surface(r *rig.Rig, k float64) (*tactile.Surface, error) {
+	if s, ok := st.surfaces[k]; ok {
+		return s, nil
+	}
+	cfg := r.Config()
+	sp, err := st.fab.SurfaceParams(cfg.Sim.Width, cfg.Sim.Height)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: tactile surface: %w", err)
+	}
+	sp.SMD *= k
+	s, err := tactile.NewSurface(sp, 1)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: tactile surface of %s with %.4g times its SMD: %w", st.fab.Name, k, err)
+	}
+	st.surfaces[k] = s
+	return s, nil
 }
 
 // scaleMaterial returns m with its tensile and shear curves k times as

@@ -37,7 +37,8 @@ func runExperiment(args []string) error {
 	var observers listFlag
 	fs.Var(&observers, "observer", "a simulated observer answers instead of a person, in virtual time (in real time with -devices): "+
 		"cue:weber=W,lambda=L,seed=S perceives the cue the devices delivered in each interval; "+
-		"nominal:form=weibull,threshold=T,beta=B,lambda=L,seed=S answers from the nominal level (repeat for one per interleaved stream)")
+		"nominal:form=weibull,threshold=T,beta=B,lambda=L,seed=S answers from the nominal level (repeat for one per interleaved stream); "+
+		"a set experiment's: match:lambda=L,noise=N,seed=S, rate:noise=N,seed=S or magnitude:exponent=E,scale=K,sigma=S,seed=S")
 	force := fs.Bool("force", false, "run an experiment the stimulus check finds invalid")
 	switchObs := fs.Bool("switch-observer", false, "let a resumed run continue with another observer (or a person) than the one that answered so far")
 	traces := fs.Bool("traces", true, "keep each interval's tick-level record under the subject's traces/ folder (gzipped CSV)")
@@ -80,6 +81,15 @@ func runExperiment(args []string) error {
 		AfterTrial: func(n int) error { prog.update(n); return nil },
 		Force:      *force, SwitchObserver: *switchObs, NoTraces: !*traces}
 	for _, spec := range observers {
+		if e.Set != nil {
+			if len(observers) > 1 {
+				return fmt.Errorf("%w: -observer: a set experiment has one observer", errUsage)
+			}
+			if opt.SetObserver, err = experiment.ParseSetObserver(spec); err != nil {
+				return fmt.Errorf("%w: -observer: %v", errUsage, err)
+			}
+			continue
+		}
 		if strings.HasPrefix(spec, "cue:") {
 			o, err := psych.ParseCueObserver(spec, e.Task)
 			if err != nil {
@@ -127,6 +137,9 @@ func checkExperiment(args []string) error {
 	if err != nil {
 		return err
 	}
+	if e.Set != nil {
+		return checkSetExperiment(path, e, kes.Library{Dir: *library}, *noStim, *asJSON, *weber)
+	}
 	f, err := e.LoadFabric(kes.Library{Dir: *library})
 	if err != nil {
 		return fmt.Errorf("experiment: %s: %w", path, err)
@@ -159,6 +172,47 @@ func checkExperiment(args []string) error {
 		}
 		fmt.Printf("%s: %s, %s stimulus (cue %s), %s procedure, motion %s: ok; the delivered contrast reaches the Weber fraction %.3g from %s\n",
 			path, e.Name, e.Stimulus.Kind, rep.Cue, e.Procedure.Kind, rep.Motion, rep.Weber, from)
+	}
+	return nil
+}
+
+// checkSetExperiment is experiment check of a set experiment
+// (identification, rating, magnitude estimation).
+func checkSetExperiment(path string, e *experiment.Experiment, lib kes.Library, noStim, asJSON bool, weber float64) error {
+	if noStim {
+		fmt.Printf("%s: %s, %s set: ok\n", path, e.Name, e.Set.Kind)
+		return nil
+	}
+	rep, err := experiment.CheckSet(context.Background(), experiment.CheckOptions{Experiment: e, Library: lib, Weber: weber}, 0)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Println(string(b))
+	} else {
+		for _, p := range rep.Properties {
+			fmt.Printf("%s: %s [%s] against KES %s [%s], Weber fraction %.3g\n", p.Dimension, p.Cue, p.Unit, p.Quantity, p.QuantityUnit, p.Weber)
+			for _, f := range p.Fabrics {
+				fmt.Printf("  %-20s %10.4g %12.4g ± %.2g\n", f.Fabric, f.KES, f.Cue, f.CueSD)
+			}
+			for _, f := range p.Unmeasured {
+				fmt.Printf("  %-20s %10.4g  not measured: %s\n", f.Fabric, f.KES, f.Error)
+			}
+			fmt.Printf("  monotone %v, rank correlation %.2f, extremes' contrast %.3g (%.3g Weber fractions)\n", p.Monotone, p.Spearman, p.ExtremeContrast, p.ExtremeWebers)
+		}
+		if rep.Levels != nil {
+			printStimulusReport(rep.Levels)
+		}
+	}
+	if !rep.Valid {
+		return errors.New(rep.Reason)
+	}
+	if !asJSON {
+		fmt.Printf("%s: %s, %s set: ok\n", path, e.Name, e.Set.Kind)
 	}
 	return nil
 }

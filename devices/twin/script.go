@@ -264,7 +264,7 @@ func PinchScript(sc Scene) *Script {
 // pull below what the pads' friction holds, and the holds before and
 // after it let a force be averaged at rest.
 func StretchScript(sc Scene) *Script {
-	return gripScript(sc, sc.Stretch, "stretch")
+	return GripScript(sc, sc.Stretch, "stretch")
 }
 
 // BendScript is a 3.3 s pinch and lift for experiment intervals: the pads
@@ -274,12 +274,13 @@ func StretchScript(sc Scene) *Script {
 // longer hang straight: it folds, and the force grows with its bending
 // rigidity and weight rather than its tensile stiffness.
 func BendScript(sc Scene) *Script {
-	return gripScript(sc, sc.Lift, "bend")
+	return GripScript(sc, sc.Lift, "bend")
 }
 
-// gripScript is the firm pinch that moves the pinched point by move in
-// its phase named phase.
-func gripScript(sc Scene, move [3]float64, phase string) *Script {
+// GripScript is the 3.3 s firm pinch of StretchScript and BendScript that
+// moves the pinched point by move [m] in its phase named phase (1.5 to
+// 2.0 s), holds it there and releases.
+func GripScript(sc Scene, move [3]float64, phase string) *Script {
 	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 	surf := sc.PadRadius + sc.Thickness/2
 	gripZ := surf - sc.Grip

@@ -1,0 +1,247 @@
+package experiment
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/internal/safefile"
+)
+
+// evaluationObserver is the simulated subject that answers an
+// evaluation protocol in its dry run.
+func evaluationObserver(t *testing.T, e *Experiment) Options {
+	t.Helper()
+	if e.Set == nil {
+		return Options{CueObservers: []*psych.CueObserver{cueObserver(t, "cue:lambda=0.01,seed=7")}}
+	}
+	spec := map[SetKind]string{Identify: "match:lambda=0.02,seed=7", Rate: "rate:seed=7", Magnitude: "magnitude:exponent=0.7,sigma=0.3,seed=7"}[e.Set.Kind]
+	o, err := ParseSetObserver(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Options{SetObserver: o}
+}
+
+// Every protocol under examples/evaluation runs to completion with
+// simulated observers and writes its analysis: the discrimination
+// staircases' fit.json, the matching's confusion matrix, the ratings'
+// real-versus-virtual analysis, the magnitude estimations' power laws.
+// The short version runs each on an 8² cloth with a few trials (under
+// the race detector: the matching, roughness only, and the real
+// ratings); -long runs the files as they are.
+func TestEvaluationProtocols(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "evaluation", "*.toml"))
+	if err != nil || len(files) < 8 {
+		t.Fatalf("%d protocols (%v)", len(files), err)
+	}
+	out := t.TempDir()
+	// The real ratings first, so that the virtual ones' analysis has
+	// both conditions.
+	files = append([]string{filepath.Join("..", "..", "examples", "evaluation", "semantic-real.toml")}, files...)
+	ran := map[string]bool{}
+	for _, path := range files {
+		name := filepath.Base(path)
+		if ran[name] {
+			continue
+		}
+		ran[name] = true
+		if raceEnabled && !*long && name != "semantic-real.toml" && name != "matching.toml" {
+			// Under the race detector the cloth runs about ten times
+			// slower: one protocol that renders (the set runner on the
+			// rig) and the real ratings; the staircases' runner is the
+			// other examples' (TestDryRunMatchesCheck).
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			e, src, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := evaluationObserver(t, e)
+			if !*long {
+				e.Side = 8
+				if e.Set == nil {
+					e.Procedure.Staircase.MaxTrials = 6
+					o.SkipStimulusCheck = true
+				} else {
+					shorten(e.Set)
+				}
+			}
+			o.Experiment, o.Source, o.Path, o.Subject, o.OutDir = e, src, path, "sim01", out
+			o.NoTraces, o.Force = !*long, true
+			res, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			analysis := filepath.Join(res.Dir, "fit.json")
+			if e.Set != nil {
+				analysis = res.Analysis
+			}
+			b, err := safefile.ReadFile(analysis, 1<<24)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v map[string]any
+			if err := json.Unmarshal(b, &v); err != nil {
+				t.Fatalf("%s: %v", analysis, err)
+			}
+			t.Logf("%s: %d trials, %s", name, res.Trials, analysis)
+			if e.Set != nil && e.Set.Kind == Rate && e.Set.Condition == "virtual" && v["analysis"] == nil {
+				t.Errorf("no real-versus-virtual analysis: %v", v["error"])
+			}
+			if e.Set != nil && e.Set.Kind == Identify && v["confusion"] == nil {
+				t.Error("no confusion matrix")
+			}
+			if _, err := os.Stat(filepath.Join(res.Dir, "trials.csv")); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// shorten cuts a set experiment down for the short test: two fabrics or
+// three levels, one repeat, and under the race detector roughness only.
+func shorten(s *Set) {
+	s.Repeats = 1
+	if len(s.Fabrics) > 2 {
+		s.Fabrics = []string{s.Fabrics[0], s.Fabrics[len(s.Fabrics)-1]}
+		if len(s.Responses) > 0 {
+			s.Responses = s.Fabrics
+		}
+	}
+	if len(s.Levels) > 3 {
+		s.Levels = []float64{0, 100, 200}
+	}
+	if raceEnabled && s.Kind != Magnitude {
+		s.Properties = []Kind{Roughness}
+	}
+}
+
+// Real ratings typed from a paper form (one answer per line, in the
+// order asked; a wrong entry is asked again) land in trials.csv with the
+// swatch each rated, and an interrupted entry resumes at the next swatch
+// with the answers it had kept: nothing typed is lost or taken twice.
+func TestRealRatingsFromForm(t *testing.T) {
+	path := filepath.Join("..", "..", "examples", "evaluation", "semantic-real.toml")
+	e, src, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(e.Set.Fabrics) * e.Set.Repeats
+	scales := len(e.Set.Scales)
+	var form strings.Builder
+	for i := range n * scales {
+		if i == 3 {
+			form.WriteString("9\nsoft\n") // outside 1..7 and not a number: asked again
+		}
+		fmt.Fprintf(&form, "%d\n", 1+i%7)
+	}
+	lines := strings.SplitAfter(form.String(), "\n")
+	out := t.TempDir()
+	// The first sitting ends after 4 trials; the second types the rest.
+	var typed strings.Builder
+	first := 4*scales + 2
+	for _, l := range lines[:first] {
+		typed.WriteString(l)
+	}
+	o := Options{Experiment: e, Source: src, Path: path, Subject: "P01", OutDir: out, Out: io.Discard,
+		In: strings.NewReader(typed.String()), AfterTrial: func(done int) error {
+			if done == 4 {
+				return errors.New("the form's first page is done")
+			}
+			return nil
+		}}
+	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "first page") {
+		t.Fatalf("first sitting: %v", err)
+	}
+	typed.Reset()
+	for _, l := range lines[first:] {
+		typed.WriteString(l)
+	}
+	e2, _, _ := Load(path)
+	o.Experiment, o.In, o.AfterTrial = e2, strings.NewReader(typed.String()), nil
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Resumed || res.Trials != n {
+		t.Fatalf("resumed %v, %d trials, want %d", res.Resumed, res.Trials, n)
+	}
+	b, err := os.ReadFile(filepath.Join(res.Dir, "trials.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(strings.NewReader(string(b))).ReadAll()
+	if err != nil || len(recs) != n+1 {
+		t.Fatalf("%d rows (%v)", len(recs), err)
+	}
+	col := slices.Index(recs[0], "rating_"+e.Set.Scales[0])
+	for i, r := range recs[1:] {
+		for k := range scales {
+			if got, want := r[col+k], fmt.Sprint(1+(i*scales+k)%7); got != want {
+				t.Fatalf("trial %d scale %d: %s, typed %s", i+1, k, got, want)
+			}
+		}
+		if r[slices.Index(recs[0], "condition")] != "real" || r[slices.Index(recs[0], "observer")] != "person" {
+			t.Fatalf("trial %d: %v", i+1, r)
+		}
+	}
+}
+
+// A set experiment's file is checked as the rest: each mistake is one
+// line naming the field.
+func TestSetFileErrors(t *testing.T) {
+	base := `format = 1
+name = "s"
+[set]
+kind = "identify"
+fabrics = ["denim", "linen"]
+`
+	for _, c := range []struct{ edit, field string }{
+		{`kind = "identify"`, ""},
+		{`kind = "guess"`, "set.kind"},
+		{`fabrics = ["denim"]`, "set.fabrics: 1 fabrics"},
+		{`fabrics = ["denim", "denim"]`, `set.fabrics: "denim" twice`},
+		{`fabrics = ["denim", "../x"]`, "set.fabrics[1]"},
+		{"kind = \"identify\"\nrepeats = 1000", "set.repeats"},
+		{"kind = \"identify\"\nproperties = [\"weight\"]", "set.properties"},
+		{"kind = \"identify\"\nscales = [\"smooth-rough\"]", "only a rating"},
+		{"kind = \"rate\"\nscales = [\"smooth\"]", "set.scales"},
+		{"kind = \"rate\"\nscales = [\"smooth-rough\"]\npoints = 2", "set.points"},
+		{"kind = \"rate\"\nscales = [\"smooth-rough\"]\ncondition = \"dream\"", "set.condition"},
+		{"kind = \"rate\"\nscales = [\"warm-cool\"]", "set.properties"},
+		{`kind = "magnitude"`, "stimulus.kind"},
+	} {
+		doc := strings.Replace(base, `kind = "identify"`, c.edit, 1)
+		if strings.HasPrefix(c.edit, `fabrics`) {
+			doc = strings.Replace(base, `fabrics = ["denim", "linen"]`, c.edit, 1)
+		}
+		_, err := Parse([]byte(doc), "s.toml")
+		switch {
+		case c.field == "" && err != nil:
+			t.Errorf("%q: %v", c.edit, err)
+		case c.field != "" && (err == nil || !strings.Contains(err.Error(), c.field) || strings.Contains(err.Error(), "\n")):
+			t.Errorf("%q: %v, want one line naming %s", c.edit, err, c.field)
+		}
+	}
+	mag := "format = 1\nname = \"m\"\n[stimulus]\nkind = \"bending\"\n[set]\nkind = \"magnitude\"\nlevels = [0, 0, 50]\n"
+	if _, err := Parse([]byte(mag), "m.toml"); err == nil || !strings.Contains(err.Error(), "set.levels: 2 distinct") {
+		t.Errorf("two distinct levels: %v", err)
+	}
+	if _, err := Parse([]byte(strings.Replace(mag, "[0, 0, 50]", "[-100, 0, 50]", 1)), "m.toml"); err == nil || !strings.Contains(err.Error(), "set.levels: -100") {
+		t.Errorf("-100 %%: %v", err)
+	}
+	if _, err := Parse([]byte(strings.Replace(mag, "[0, 0, 50]", "[0, 50, 100]\nfabrics = [\"denim\"]", 1)), "m.toml"); err == nil || !strings.Contains(err.Error(), "set.fabrics") {
+		t.Errorf("fabrics in a magnitude estimation: %v", err)
+	}
+}

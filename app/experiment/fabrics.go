@@ -1,0 +1,282 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/haptex/haptex/app/rig"
+	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/sim"
+)
+
+// FabricReport is what CheckFabrics found: the delivered cue of the
+// experiment's dimension for each fabric handled as the reference, beside
+// the fabric's KES quantity of that dimension.
+type FabricReport struct {
+	Dimension Kind   `json:"dimension"`
+	Motion    string `json:"motion"`
+	Cue       string `json:"cue"`
+	Unit      string `json:"unit"`
+	// Quantity and QuantityUnit name the KES quantity.
+	Quantity     string      `json:"quantity"`
+	QuantityUnit string      `json:"quantity_unit"`
+	Fabrics      []FabricCue `json:"fabrics"` // in increasing KES value
+	// Unmeasured are the fabrics whose cue the motion could not measure
+	// (a fabric that slips out of the pinch, say), with the reason.
+	Unmeasured []FabricCue `json:"unmeasured,omitempty"`
+	// Monotone: the mean cue rises with the KES value from each fabric to
+	// the next (falls, for an Inverse quantity).
+	Monotone bool `json:"monotone"`
+	// Spearman is the rank correlation of cue and KES value (its sign
+	// flipped for an Inverse quantity).
+	Spearman float64 `json:"spearman"`
+	// Extremes is the contrast between the fabrics of the smallest and
+	// the largest KES value, (cue_high + f)/(cue_low + f) − 1, in units of
+	// the cue's Weber fraction.
+	ExtremeContrast float64 `json:"extreme_contrast"`
+	ExtremeWebers   float64 `json:"extreme_webers"`
+	Weber           float64 `json:"weber"`
+}
+
+// FabricCue is one fabric's line of a FabricReport: its KES value and the
+// mean and standard deviation of the cue its intervals delivered.
+type FabricCue struct {
+	Fabric string    `json:"fabric"`
+	KES    float64   `json:"kes"`
+	Cue    float64   `json:"cue"`
+	CueSD  float64   `json:"cue_sd"`
+	Cues   []float64 `json:"cues,omitempty"`
+	Error  string    `json:"error,omitempty"`
+}
+
+// CheckFabrics handles each of the named fabrics (from o.Library) with
+// the experiment's motion and timing, in virtual time on the simulated
+// devices, for intervals reference intervals each (0: 4), and reports the
+// cue each delivered against its KES quantity: whether what reaches the
+// finger orders the fabrics as their KES values do. The experiment's own
+// fabric is ignored; its dimension must scale a KES quantity.
+func CheckFabrics(ctx context.Context, o CheckOptions, names []string, intervals int) (*FabricReport, error) {
+	e := o.Experiment
+	if e == nil {
+		return nil, fmt.Errorf("experiment: check: no experiment")
+	}
+	dim := dimensions[e.Stimulus.Kind]
+	q := dim.kes
+	if q == nil {
+		return nil, fmt.Errorf("experiment: check: %s scales no KES quantity", e.Stimulus.Kind)
+	}
+	if intervals == 0 {
+		intervals = 4
+	}
+	weber := o.Weber
+	if weber == 0 {
+		weber = dim.cue.Weber
+	}
+	rep := &FabricReport{Dimension: e.Stimulus.Kind, Motion: e.Timing.Motion, Cue: dim.cue.Name, Unit: dim.cue.Unit,
+		Quantity: q.Name, QuantityUnit: q.Unit, Weber: weber}
+	base := o.Rig
+	base.Exos, base.Tactile, base.OpenDevices = [sim.NumFingers]devices.Exoskeleton{}, [sim.NumFingers]devices.TactileArray{}, nil
+	base.OutDir, base.RecordDevices, base.Logf = "", false, nil
+	for _, name := range names {
+		f, err := o.Library.Load(name)
+		if err != nil {
+			return nil, fmt.Errorf("experiment: check: %w", err)
+		}
+		v, err := q.at(f, 1)
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := rigConfig(e, base, f)
+		if err != nil {
+			return nil, err
+		}
+		cues, err := referenceCues(ctx, e, cfg, dim.cue, intervals)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			rep.Unmeasured = append(rep.Unmeasured, FabricCue{Fabric: name, KES: v, Error: err.Error()})
+			continue
+		}
+		fc := FabricCue{Fabric: name, KES: v, Cues: cues}
+		for _, c := range cues {
+			fc.Cue += c / float64(len(cues))
+		}
+		for _, c := range cues {
+			fc.CueSD += (c - fc.Cue) * (c - fc.Cue) / math.Max(1, float64(len(cues)-1))
+		}
+		fc.CueSD = math.Sqrt(fc.CueSD)
+		rep.Fabrics = append(rep.Fabrics, fc)
+	}
+	slices.SortStableFunc(rep.Fabrics, func(a, b FabricCue) int { return cmpFloat(a.KES, b.KES) })
+	sign := 1.0
+	if q.Inverse {
+		sign = -1
+	}
+	rep.Monotone = len(rep.Fabrics) > 1
+	for i := 1; i < len(rep.Fabrics); i++ {
+		if !(sign*(rep.Fabrics[i].Cue-rep.Fabrics[i-1].Cue) > 0) {
+			rep.Monotone = false
+		}
+	}
+	rep.Spearman = sign * spearman(rep.Fabrics)
+	if n := len(rep.Fabrics); n > 1 {
+		lo, hi := rep.Fabrics[0].Cue, rep.Fabrics[n-1].Cue
+		if q.Inverse {
+			lo, hi = hi, lo
+		}
+		rep.ExtremeContrast = dim.cue.Contrast(hi, lo, weber)
+		rep.ExtremeWebers = rep.ExtremeContrast / weber
+	}
+	return rep, nil
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// spearman is the rank correlation of the fabrics' KES values (their
+// order) and their cues.
+func spearman(fs []FabricCue) float64 {
+	n := len(fs)
+	if n < 2 {
+		return math.NaN()
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmpFloat(fs[a].Cue, fs[b].Cue) })
+	var d2 float64
+	for rank, i := range idx {
+		d := float64(rank - i)
+		d2 += d * d
+	}
+	nf := float64(n)
+	return 1 - 6*d2/(nf*(nf*nf-1))
+}
+
+// referenceCues plays n intervals of the experiment's motion on a rig of
+// configuration cfg at the reference level and returns the cue of each.
+func referenceCues(ctx context.Context, e *Experiment, cfg rig.Config, cue *Cue, n int) ([]float64, error) {
+	script := motions[e.Timing.Motion].script(cfg.Scene)
+	cfg.Script = script
+	r, err := rig.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s, err := r.Lockstep()
+	if err != nil {
+		return nil, err
+	}
+	defer s.Finish()
+	if err := r.HoldMotion(script); err != nil {
+		return nil, err
+	}
+	if err := settleRig(ctx, r, &lockstepDriver{s: s}, script, e.Timing.Interval, func() {}); err != nil {
+		return nil, err
+	}
+	tr := r.NewIntervalTrace(e.Timing.Interval)
+	var cues []float64
+	s.Advance(e.Timing.ITI)
+	for range n {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		s.Advance(e.Timing.Gap)
+		if err := r.BeginTracedInterval(tr); err != nil {
+			return nil, err
+		}
+		s.Advance(e.Timing.Interval)
+		ch, err := r.EndInterval()
+		if err != nil {
+			return nil, err
+		}
+		s.Advance(50 * time.Millisecond)
+		<-ch
+		c, err := measureCue(cue, tr, script)
+		if err != nil {
+			return nil, err
+		}
+		cues = append(cues, c)
+		s.Advance(e.Timing.ITI)
+	}
+	return cues, nil
+}
+
+// SetReport is the stimulus check of a set experiment: for an
+// identification or rating, per property the cue each fabric of the set
+// delivered (CheckFabrics); for a magnitude estimation, the levels' check
+// (Check).
+type SetReport struct {
+	Experiment string          `json:"experiment"`
+	Kind       SetKind         `json:"kind"`
+	Properties []*FabricReport `json:"properties,omitempty"`
+	Levels     *StimulusReport `json:"levels,omitempty"`
+	Valid      bool            `json:"valid"`
+	Reason     string          `json:"reason,omitempty"`
+}
+
+// CheckSet runs a set experiment's stimulus check in virtual time. An
+// identification or rating is valid when at least one property delivers
+// contrasts across the set of at least twice its cue's Weber fraction
+// between its extremes (otherwise a subject could tell no fabric from
+// another by what reaches the finger); a rating of real swatches needs no
+// check. A magnitude estimation is valid as a discrimination experiment
+// over its levels is (Check).
+func CheckSet(ctx context.Context, o CheckOptions, intervals int) (*SetReport, error) {
+	e := o.Experiment
+	if e == nil || e.Set == nil {
+		return nil, fmt.Errorf("experiment: check: not a set experiment")
+	}
+	s := e.Set
+	rep := &SetReport{Experiment: e.Name, Kind: s.Kind}
+	if s.Kind == Rate && s.Condition == "real" {
+		rep.Valid = true
+		return rep, nil
+	}
+	if s.Kind == Magnitude {
+		m := *e
+		m.Set = nil
+		m.Timing.Motion = dimensions[e.Stimulus.Kind].motion
+		m.Timing.Interval = motions[m.Timing.Motion].length()
+		m.Procedure = psych.Config{Kind: psych.KindConstant, Constant: &psych.ConstantConfig{Task: psych.TwoAFC, Levels: s.Levels, Repeats: 1}}
+		o.Experiment = &m
+		lr, err := Check(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		rep.Levels, rep.Valid, rep.Reason = lr, lr.Valid, lr.Reason
+		return rep, nil
+	}
+	var best float64
+	for _, p := range s.Properties {
+		m := *e
+		m.Set = nil
+		m.Stimulus.Kind = p
+		m.Timing.Motion = dimensions[p].motion
+		m.Timing.Interval = motions[m.Timing.Motion].length()
+		o.Experiment = &m
+		fr, err := CheckFabrics(ctx, o, s.Fabrics, intervals)
+		if err != nil {
+			return nil, err
+		}
+		rep.Properties = append(rep.Properties, fr)
+		best = math.Max(best, math.Abs(fr.ExtremeContrast)/fr.Weber)
+	}
+	rep.Valid = best >= 2
+	if !rep.Valid {
+		rep.Reason = fmt.Sprintf("stimulus check: no property delivers a contrast across the set of twice its Weber fraction (at most %.2g times): choose fabrics that differ more, or properties the rig delivers", best)
+	}
+	return rep, nil
+}

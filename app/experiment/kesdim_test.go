@@ -1,0 +1,191 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/haptex/haptex/calib/kes"
+	"github.com/haptex/haptex/calib/psych"
+)
+
+// kesExperiment is a 2AFC staircase of the given dimension on fabric,
+// on a cloth of side nodes per side.
+func kesExperiment(t *testing.T, kind Kind, fabric string, side int) *Experiment {
+	t.Helper()
+	src := fmt.Sprintf(`format = 1
+name = "kes-test"
+side = %d
+[stimulus]
+kind = %q
+fabric = %q
+[procedure]
+kind = "staircase"
+[procedure.staircase]
+task = { kind = "afc", alternatives = 2 }
+scale = "log10"
+start = 40
+min = 2.5
+max = 160
+up = 1
+down = 2
+steps = [0.2, 0.1]
+max_trials = 60
+`, side, kind, fabric)
+	e, err := Parse([]byte(src), "kes-test.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// A level is a Weber fraction of the dimension's KES quantity, read from
+// the fabric file: SMD, MIU and B scale with it; EMT, the strain at the
+// tensile test's maximum load, falls as the tensile curves stiffen (by
+// 1/k exactly where a curve is linear).
+func TestKESLevels(t *testing.T) {
+	f, err := kes.Library{}.Load("cotton-shirting")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		kind       Kind
+		x          float64
+		name       string
+		ref, test  float64
+		tol, weber float64
+	}{
+		{Roughness, 100, "SMD", 3.25, 6.5, 1e-12, 1},
+		{Friction, 10, "MIU", 0.205, 0.2255, 1e-12, 0.1},
+		{Bending, 50, "B", 0.085, 0.1275, 1e-9, 0.5},
+		// EMT: warp 3 %, weft 5.5 %.
+		{Stiffness, 0, "EMT", 4.25, 4.25, 1e-9, 0},
+	} {
+		e := kesExperiment(t, c.kind, "cotton-shirting", 8)
+		l, ok, err := KESLevelOf(e, f, c.x)
+		if err != nil || !ok {
+			t.Fatalf("%s: %v %v", c.kind, ok, err)
+		}
+		if l.Quantity != c.name || math.Abs(l.Reference-c.ref) > c.tol*c.ref || math.Abs(l.Test-c.test) > c.tol*c.test || math.Abs(l.Weber-c.weber) > 1e-9 {
+			t.Errorf("%s at %g %%: %+v, want %s %g → %g", c.kind, c.x, l, c.name, c.ref, c.test)
+		}
+	}
+	e := kesExperiment(t, Stiffness, "cotton-shirting", 8)
+	l, _, err := KESLevelOf(e, f, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Convex curves (LT < 1) reach half their load beyond half their
+	// strain.
+	if !(l.Test > l.Reference/2) || !(l.Test < l.Reference) {
+		t.Errorf("EMT of a fabric twice as stiff: %g %%, the reference's %g %%", l.Test, l.Reference)
+	}
+	if _, ok, _ := KESLevelOf(kesExperiment(t, ForceScale, "", 8), f, 10); ok {
+		t.Error("force-scale scales no KES quantity")
+	}
+}
+
+// What reaches the finger follows the KES quantity a level scales: on
+// cotton shirting the check's delivered cue of roughness and friction
+// grows with the level, and the bending cue of the two built-in fabrics
+// that differ most in B (silk habutae, 0.0175, and denim, 0.725
+// gf·cm²/cm) differs by more than three times the cue's Weber fraction.
+// -long runs the level sweep of all four properties and every built-in
+// fabric on the examples' 16² cloth (figures in docs/evaluation.md).
+func TestDeliveredCuesFollowKES(t *testing.T) {
+	kinds := []Kind{Roughness, Friction}
+	side, intervals, pairs := 8, 2, 0
+	// Two levels, a constant-stimuli design's: the short test's time goes
+	// into the intervals.
+	levels := []float64{40, 160}
+	if raceEnabled {
+		// The race detector's run checks the code path with one interval
+		// of each fabric (the level checks run without it, and the
+		// protocols' test renders the roughness levels).
+		kinds, intervals = nil, 1
+	}
+	fabrics := []string{"silk-habutae", "denim"}
+	across := []Kind{Bending}
+	if *long {
+		side, levels, intervals = 16, nil, 4
+		kinds = []Kind{Roughness, Friction, Stiffness, Bending}
+		fabrics = kes.List()
+		across = kinds
+	}
+	for _, kind := range kinds {
+		t.Run("levels/"+string(kind), func(t *testing.T) {
+			e := kesExperiment(t, kind, "cotton-shirting", side)
+			if kind == Roughness {
+				e.Stimulus.ReferenceDB = -16
+			}
+			if levels != nil {
+				e.Procedure = psych.Config{Kind: psych.KindConstant, Constant: &psych.ConstantConfig{Task: psych.TwoAFC, Levels: levels, Repeats: 1}}
+			}
+			rep, err := Check(context.Background(), CheckOptions{Experiment: e, Pairs: pairs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			prev := math.Inf(-1)
+			for _, l := range rep.Levels {
+				t.Logf("%s %+.4g %% (%s %.4g): cue %.4g against %.4g %s, contrast %.3f", kind, l.X, rep.KES.Quantity, *l.KES, l.CueTest, l.CueReference, rep.Unit, l.Contrast)
+				if kind != Bending && !(l.Contrast > prev) {
+					t.Errorf("%s: the contrast at %g %% is %.3g, not above the smaller level's %.3g", kind, l.X, l.Contrast, prev)
+				}
+				prev = l.Contrast
+			}
+			t.Logf("%s: efficiency %.3g, cue sd %.3g, valid %v %s", kind, rep.Efficiency, rep.CueSD, rep.Valid, rep.Reason)
+			if kind != Bending && !rep.Valid {
+				t.Errorf("%s: %s", kind, rep.Reason)
+			}
+		})
+	}
+	for _, kind := range across {
+		t.Run("fabrics/"+string(kind), func(t *testing.T) {
+			e := kesExperiment(t, kind, "", side)
+			rep, err := CheckFabrics(context.Background(), CheckOptions{Experiment: e}, fabrics, intervals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range rep.Fabrics {
+				t.Logf("%s %s %.4g %s: cue %.4g ± %.2g %s", f.Fabric, rep.Quantity, f.KES, rep.QuantityUnit, f.Cue, f.CueSD, rep.Unit)
+			}
+			for _, f := range rep.Unmeasured {
+				t.Logf("%s %s %.4g %s: not measured: %s", f.Fabric, rep.Quantity, f.KES, rep.QuantityUnit, f.Error)
+			}
+			t.Logf("%s: monotone %v, Spearman %.3f, extremes' contrast %.3g = %.3g Weber fractions", kind, rep.Monotone, rep.Spearman, rep.ExtremeContrast, rep.ExtremeWebers)
+			if kind == Bending && !(rep.ExtremeWebers >= 3) {
+				t.Errorf("bending: the extremes' contrast is %.3g Weber fractions, want at least 3", rep.ExtremeWebers)
+			}
+		})
+	}
+}
+
+// The check of an identification measures each property on every fabric
+// of the set: silk habutae and denim differ in roughness by several Weber
+// fractions, so the set is valid; a set that renders one fabric twice is
+// refused in one line.
+func TestCheckSet(t *testing.T) {
+	if raceEnabled {
+		t.Skip("renders fabrics for about 10 s of CPU; the race detector's run of TestDeliveredCuesFollowKES covers CheckFabrics")
+	}
+	e := loadExample(t, "evaluation/matching.toml")
+	e.Side = 8
+	e.Set.Fabrics, e.Set.Properties = []string{"silk-habutae", "denim"}, []Kind{Roughness}
+	rep, err := CheckSet(context.Background(), CheckOptions{Experiment: e}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Valid || len(rep.Properties) != 1 || rep.Properties[0].ExtremeWebers < 2 {
+		t.Fatalf("valid %v %s: %+v", rep.Valid, rep.Reason, rep.Properties)
+	}
+	t.Logf("roughness: %+v", rep.Properties[0].Fabrics)
+	e.Set.Fabrics = []string{"denim", "denim"}
+	if rep, err = CheckSet(context.Background(), CheckOptions{Experiment: e}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Valid || strings.Contains(rep.Reason, "\n") || !strings.Contains(rep.Reason, "Weber") {
+		t.Fatalf("one fabric twice: valid %v, reason %q", rep.Valid, rep.Reason)
+	}
+}

@@ -1,0 +1,287 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/internal/safefile"
+)
+
+// MatchingAnalysis is an identification's matching.json.
+type MatchingAnalysis struct {
+	Experiment string                   `json:"experiment"`
+	Subject    string                   `json:"subject"`
+	Properties []Kind                   `json:"properties"`
+	Confusion  *psych.ConfusionAnalysis `json:"confusion"`
+}
+
+// SemanticResult is a rating's semantic.json: every subject's ratings in
+// the experiment's folder, both conditions, analysed together.
+type SemanticResult struct {
+	Experiment string                  `json:"experiment"`
+	Points     int                     `json:"points"`
+	Ratings    int                     `json:"ratings"`
+	Analysis   *psych.SemanticAnalysis `json:"analysis,omitempty"`
+	// Error says why there is no analysis yet (one condition only, say).
+	Error string `json:"error,omitempty"`
+}
+
+// MagnitudeAnalysis is a magnitude estimation's magnitude.json: Stevens'
+// power law of the estimates against the level's KES value (the
+// fabric's own quantity) and against the cue each trial delivered.
+type MagnitudeAnalysis struct {
+	Experiment string             `json:"experiment"`
+	Subject    string             `json:"subject"`
+	Property   Kind               `json:"property"`
+	Quantity   string             `json:"quantity"`
+	Unit       string             `json:"unit"`
+	Cue        string             `json:"cue"`
+	KES        *psych.PowerLawFit `json:"kes,omitempty"`
+	Delivered  *psych.PowerLawFit `json:"delivered,omitempty"`
+	Errors     []string           `json:"errors,omitempty"`
+}
+
+// analyseSet reads the completed trials back from trials.csv and writes
+// the set's analysis beside it.
+func (run *setRun) analyseSet() (*Result, error) {
+	e, s := run.e, run.set
+	res := &Result{Dir: run.dir, Trials: run.done}
+	_, rows, err := run.readRows()
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	col := func(r []string, c string) string { return r[run.col[c]] }
+	out := run.o.Out
+	fmt.Fprintf(out, "%s, subject %s: %d trials\n", e.Name, run.o.Subject, len(rows))
+	var name string
+	var v any
+	switch s.Kind {
+	case Identify:
+		c, err := psych.NewConfusion(s.Fabrics, s.Responses)
+		if err != nil {
+			return nil, fmt.Errorf("experiment: %w", err)
+		}
+		for _, r := range rows {
+			if err := c.Add(col(r, "stimulus"), col(r, "response")); err != nil {
+				return nil, fmt.Errorf("experiment: %w", err)
+			}
+		}
+		a, err := c.Analyse(psych.ConfusionOptions{Seed: 1})
+		if err != nil {
+			return nil, fmt.Errorf("experiment: %w", err)
+		}
+		fmt.Fprintf(out, "  %.1f %% correct [%.1f, %.1f] (chance %.1f %%); information transmitted %.3g bits [%.3g, %.3g] of %.3g\n",
+			a.PercentCorrect, a.PercentCorrectInterval.Lo, a.PercentCorrectInterval.Hi, a.ChancePercent,
+			a.InformationBits, a.InformationInterval.Lo, a.InformationInterval.Hi, a.StimulusBits)
+		name, v = "matching.json", MatchingAnalysis{Experiment: e.Name, Subject: run.o.Subject, Properties: run.props, Confusion: a}
+	case Rate:
+		sr, err := run.semantic()
+		if err != nil {
+			return nil, err
+		}
+		if sr.Analysis != nil {
+			for _, c := range sr.Analysis.Correlations {
+				fmt.Fprintf(out, "  %s: real-virtual r = %.3g [%.3g, %.3g] over %d fabrics\n", c.Scale, c.R, c.Interval.Lo, c.Interval.Hi, c.Fabrics)
+			}
+		} else {
+			fmt.Fprintf(out, "  no real-versus-virtual analysis yet: %s\n", sr.Error)
+		}
+		b, err := marshalNaN(sr)
+		if err != nil {
+			return nil, fmt.Errorf("experiment: %w", err)
+		}
+		// The group's analysis, in the experiment's folder too.
+		if err := safefile.WriteFile(filepath.Join(filepath.Dir(run.dir), "semantic.json"), b); err != nil {
+			return nil, fmt.Errorf("experiment: %w", err)
+		}
+		name, v = "semantic.json", sr
+	case Magnitude:
+		dim := dimensions[e.Stimulus.Kind]
+		ma := MagnitudeAnalysis{Experiment: e.Name, Subject: run.o.Subject, Property: e.Stimulus.Kind, Quantity: dim.kes.Name, Unit: dim.kes.Unit, Cue: dim.cue.Name}
+		var byKES, byCue []psych.Magnitude
+		for _, r := range rows {
+			m, _ := strconv.ParseFloat(col(r, "estimate"), 64)
+			k, _ := strconv.ParseFloat(col(r, "kes_"+dim.kes.Name), 64)
+			c, _ := strconv.ParseFloat(col(r, "cue_"+string(e.Stimulus.Kind)), 64)
+			byKES = append(byKES, psych.Magnitude{X: k, M: m})
+			if c > 0 {
+				byCue = append(byCue, psych.Magnitude{X: c, M: m})
+			}
+		}
+		if ma.KES, err = psych.FitPowerLaw(byKES, 0); err != nil {
+			ma.Errors = append(ma.Errors, "KES: "+err.Error())
+		} else {
+			fmt.Fprintf(out, "  against %s: exponent %.3g [%.3g, %.3g], R² %.3g\n", dim.kes.Name, ma.KES.Exponent, ma.KES.ExponentInterval.Lo, ma.KES.ExponentInterval.Hi, ma.KES.R2)
+		}
+		// The delivered cues vary from trial to trial: one point per
+		// trial would not be a level, so they are grouped by level and
+		// fitted at each level's mean cue.
+		if ma.Delivered, err = psych.FitPowerLaw(meanCuePerLevel(byKES, byCue), 0); err != nil {
+			ma.Errors = append(ma.Errors, "delivered: "+err.Error())
+		} else {
+			fmt.Fprintf(out, "  against the delivered %s: exponent %.3g [%.3g, %.3g], R² %.3g\n", dim.cue.Name, ma.Delivered.Exponent, ma.Delivered.ExponentInterval.Lo, ma.Delivered.ExponentInterval.Hi, ma.Delivered.R2)
+		}
+		for _, m := range ma.Errors {
+			fmt.Fprintf(out, "  WARNING: no power law %s\n", m)
+		}
+		name, v = "magnitude.json", ma
+	}
+	b, err := marshalNaN(v)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	if err := run.root.WriteFile(name, b); err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	res.Analysis = run.root.Join(name)
+	fmt.Fprintf(out, "  results in %s\n", run.dir)
+	return res, nil
+}
+
+// meanCuePerLevel pairs each level's trials (byKES, in trial order, whose
+// X is the level's KES value) with the mean of their delivered cues.
+func meanCuePerLevel(byKES, byCue []psych.Magnitude) []psych.Magnitude {
+	if len(byCue) != len(byKES) {
+		return byCue // a trial lost its cue: fit what there is
+	}
+	sum := map[float64]float64{}
+	n := map[float64]int{}
+	for i, t := range byKES {
+		sum[t.X] += byCue[i].X
+		n[t.X]++
+	}
+	out := make([]psych.Magnitude, len(byCue))
+	for i, t := range byKES {
+		out[i] = psych.Magnitude{X: sum[t.X] / float64(n[t.X]), M: t.M}
+	}
+	return out
+}
+
+// semantic analyses the ratings of every subject and condition in the
+// experiment's folder (each subject's trials.csv of this experiment).
+func (run *setRun) semantic() (*SemanticResult, error) {
+	e, s := run.e, run.set
+	expDir := filepath.Dir(run.dir)
+	ents, err := os.ReadDir(expDir)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	var ratings []psych.SDRating
+	for _, ent := range ents {
+		if !ent.IsDir() {
+			continue
+		}
+		data, err := safefile.ReadFile(filepath.Join(expDir, ent.Name(), "trials.csv"), maxTrialsSize)
+		if err != nil {
+			continue // not a subject's folder, or no trial yet
+		}
+		recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+		if err != nil || len(recs) < 2 || !slices.Equal(recs[0], run.header) {
+			continue
+		}
+		for _, r := range recs[1:] {
+			for _, sc := range s.Scales {
+				v, err := strconv.ParseFloat(r[run.col["rating_"+sc]], 64)
+				if err != nil || math.IsNaN(v) {
+					continue
+				}
+				// A subject's two conditions share the subject's name.
+				subj := r[run.col["subject"]]
+				if c := r[run.col["condition"]]; len(subj) > len(c)+1 && subj[len(subj)-len(c)-1:] == "-"+c {
+					subj = subj[:len(subj)-len(c)-1]
+				}
+				ratings = append(ratings, psych.SDRating{Subject: subj, Fabric: r[run.col["stimulus"]], Condition: r[run.col["condition"]], Scale: sc, Value: v})
+			}
+		}
+	}
+	sr := &SemanticResult{Experiment: e.Name, Points: s.Points, Ratings: len(ratings)}
+	a, err := psych.AnalyseSemantic(ratings, psych.SemanticOptions{Seed: 1})
+	if err != nil {
+		sr.Error = err.Error()
+		return sr, nil
+	}
+	sr.Analysis = a
+	return sr, nil
+}
+
+// marshalNaN is json.MarshalIndent for analyses that hold NaN (an
+// undefined correlation, a standard deviation of one subject): JSON has no
+// NaN, so NaN and ±Inf are written as null.
+func marshalNaN(v any) ([]byte, error) {
+	t, err := nanToNil(reflect.ValueOf(v))
+	if err != nil {
+		return nil, err
+	}
+	return json.MarshalIndent(t, "", "  ")
+}
+
+// nanToNil converts v into the JSON tree encoding/json would write, with
+// non-finite floats as nil.
+func nanToNil(v reflect.Value) (any, error) {
+	switch v.Kind() {
+	case reflect.Invalid:
+		return nil, nil
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return nil, nil
+		}
+		return nanToNil(v.Elem())
+	case reflect.Float32, reflect.Float64:
+		if f := v.Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, nil
+		}
+		return v.Interface(), nil
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.IsNil() {
+			return nil, nil
+		}
+		out := make([]any, v.Len())
+		for i := range out {
+			e, err := nanToNil(v.Index(i))
+			if err != nil {
+				return nil, err
+			}
+			out[i] = e
+		}
+		return out, nil
+	case reflect.Struct:
+		// Round-trip the struct's own encoding for its field names and
+		// options, with its float fields replaced first.
+		out := map[string]any{}
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			fv := v.Field(i)
+			if strings.Contains(opts, "omitempty") && fv.IsZero() {
+				continue
+			}
+			e, err := nanToNil(fv)
+			if err != nil {
+				return nil, err
+			}
+			out[name] = e
+		}
+		return out, nil
+	}
+	return v.Interface(), nil
+}
