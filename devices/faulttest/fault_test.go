@@ -141,6 +141,24 @@ func TestLossAndCorruption(t *testing.T) {
 	in.Seed = 8
 	x, fc, l, dev := setup(t, cfg, in, 5*time.Second)
 	reads := drive(t, x, l, 2000)
+	// On a loaded machine the last frames can still be on the line (the
+	// kernel's tty worker may wait long for a core): wait until the device
+	// has taken every frame that reached the line, a delimiter hit merging
+	// two, so that its counts are complete.
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		fs, dec := fc.Stats(), dev.Stats().Decode
+		l.mu.Lock()
+		var merged uint64
+		for _, e := range l.events {
+			if e.Dir == faulttest.Out && e.HitsDelimiter() {
+				merged++
+			}
+		}
+		l.mu.Unlock()
+		if dec.Frames+dec.Empty+dec.Corrupt() >= fs.Frames[faulttest.Out]-fs.Dropped[faulttest.Out]-merged {
+			break
+		}
+	}
 	dev.OnSend(nil) // the device's hooks take l.mu: none may run while the test holds it
 	dev.OnCommand(nil)
 	fs, ds, hs := fc.Stats(), dev.Stats(), x.Stats()

@@ -148,6 +148,7 @@ func (b *bench) dial(opt link.Options) (*link.Exo, error) {
 
 // trial is what one forged fault came to.
 type trial struct {
+	start   time.Duration // the trial began (clock time)
 	trip    time.Duration // host saw the fault (clock time)
 	off     time.Duration // the device's stage switched off
 	cause   string        // what switched it off, at the device
@@ -180,7 +181,7 @@ func (s *servo) step(t time.Duration) {
 	if !s.active {
 		select {
 		case <-s.start:
-			s.active, s.phase, s.since, s.tr, s.asked = true, 0, t, trial{}, false
+			s.active, s.phase, s.since, s.tr, s.asked = true, 0, t, trial{start: t}, false
 		default:
 			return
 		}
@@ -262,17 +263,23 @@ func (s *servo) write(x *link.Exo, tau [3]float64) {
 
 func (s *servo) finish(err error) {
 	s.tr.err = err
+	// From the trip on, or, for a trial that failed before it, from its
+	// start: the device's loops' lateness was reset at either.
+	from := s.tr.start
 	if s.tr.trip > 0 {
-		s.tr.pause = max(s.b.em.Lateness(), s.b.proxy.Lateness(), s.b.canaries.Held(s.tr.trip, s.b.clock.Now()))
+		from = s.tr.trip
 	}
+	s.tr.pause = max(s.b.em.Lateness(), s.b.proxy.Lateness(), s.b.canaries.Held(from, s.b.clock.Now()))
 	s.b.atk.forging.Store(false)
 	s.active = false
 	s.done <- s.tr
 }
 
-// pauseLimit: a trial in which, between the trip and the confirmation, a
-// CPU stopped (a canary on it woke late) or the device's loop or the
-// proxy's woke later than this, was disturbed by the machine, not by the
+// pauseLimit: a trial in which, between the trip (or the start of a trial
+// that failed before it) and the end, a CPU stopped (a canary on it woke
+// late), the kernel held a line's bytes (the line canary), or the
+// device's loop or the proxy's woke later than this, was disturbed by the
+// machine, not by the
 // code under test: this virtual machine stops for milliseconds at a time
 // (README, "Real-time timing"), and here the device's firmware stops with
 // it. Such a trial is run again, and counted. The stand-in servo's own
