@@ -99,6 +99,7 @@ type bench struct {
 	atk      *attack
 	clock    *rt.Clock
 	offAt    atomic.Int64 // clock time the device's stage last switched off
+	onAt     atomic.Int64 // clock time it last switched on
 	offWhy   atomic.Pointer[string]
 }
 
@@ -118,6 +119,8 @@ func newBench(t *testing.T) *bench {
 		if !on {
 			b.offAt.Store(int64(b.clock.Now()))
 			b.offWhy.Store(&cause)
+		} else {
+			b.onAt.Store(int64(b.clock.Now()))
 		}
 	})
 	b.proxy, err = faulttest.NewProxy(em.Plug("exo").Path(), b.atk.toDevice, b.atk.toHost)
@@ -484,7 +487,6 @@ func staysOnSession(b *bench) (disturbed string, err error) {
 	mu.Lock()
 	logged := len(lines)
 	mu.Unlock()
-	offBefore := b.offAt.Load()
 	b.atk.forging.Store(true)
 	asked := int64(b.clock.Now())
 	x.Enable(false)
@@ -492,7 +494,7 @@ func staysOnSession(b *bench) (disturbed string, err error) {
 		x.Read(&st)
 	}
 	s := x.Stats().Safe
-	if off := b.offAt.Load(); off != offBefore && off < asked {
+	if off := b.offAt.Load(); off > b.onAt.Load() && off < asked {
 		return fmt.Sprintf("the device's watchdog stopped it before the fault: %+v", s), nil
 	}
 	if strings.HasPrefix(s.Last, "no STATE reported the power stage off") {
