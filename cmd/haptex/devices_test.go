@@ -451,18 +451,30 @@ func TestThresholdOnEmulatedDevices(t *testing.T) {
 			}
 		}
 	}()
-	out, err := capture(t, func() error {
-		_, err := execute([]string{"calib", "threshold", "-subject", "emu02", "-finger", "thumb", "-devices", file, "-out", dir, "-priority", "0",
-			"-o", filepath.Join(dir, "emu02-thresholds.json"),
-			"-observer", "nominal:form=weibull,threshold=5,beta=3,lambda=0.01,seed=3",
-			"-observer", "nominal:form=weibull,threshold=0.5,beta=3,lambda=0.01,seed=4"})
-		return err
-	})
+	// At normal priority on a loaded machine (and under the race
+	// detector) the rig can fall below 1 kHz: the fingers trip for
+	// overruns and may not settle within the runner's limit. The
+	// calibration stops then with nothing recorded, and is run again (as
+	// a lab engineer would); what is checked is the interruption of the
+	// run that settled.
+	var out string
+	var err error
+	for attempt := 1; ; attempt++ {
+		out, err = capture(t, func() error {
+			_, err := execute([]string{"calib", "threshold", "-subject", "emu02", "-finger", "thumb", "-devices", file, "-out", dir, "-priority", "0",
+				"-o", filepath.Join(dir, "emu02-thresholds.json"),
+				"-observer", "nominal:form=weibull,threshold=5,beta=3,lambda=0.01,seed=3",
+				"-observer", "nominal:form=weibull,threshold=0.5,beta=3,lambda=0.01,seed=4"})
+			return err
+		})
+		if err == nil || !strings.Contains(err.Error(), "did not settle") || attempt == 3 {
+			break
+		}
+		t.Logf("attempt %d: %v", attempt, err)
+	}
 	close(stop)
 	if raceEnabled && err != nil && strings.Contains(err.Error(), "did not settle") {
-		// The race detector can slow the rig below 1 kHz at normal
-		// priority: the fingers trip for overruns and never settle.
-		t.Skipf("under the race detector: %v", err)
+		t.Skipf("under the race detector, 3 attempts: %v", err)
 	}
 	if err == nil || !strings.Contains(err.Error(), "resume") {
 		t.Fatalf("an interrupted threshold calibration: %v\n%s", err, out)

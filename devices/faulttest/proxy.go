@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/haptex/haptex/devices/emu"
+	"github.com/haptex/haptex/devices/transport"
 	"github.com/haptex/haptex/devices/wire"
 )
 
@@ -52,24 +53,48 @@ const ProxyPriority = 75
 // pseudo-terminal of its own (Port) for the host to open instead, and
 // passes every frame through a rule in each direction. One loop on its
 // own thread, under SCHED_FIFO where permitted, carries both directions:
-// a frame no rule touches crosses within microseconds.
+// it wakes every tick, or when a delayed frame is due, and takes what has
+// arrived on each line, so a frame no rule touches crosses within a tick.
+//
+// The loop never polls a line, nor reads one the kernel says is empty
+// (transport.ReadArrived): either waits for the kernel's tty worker, a
+// normal-priority thread, for as long as a loaded machine keeps it from
+// a core, and a proxy at SCHED_FIFO would then hold the cable shut for
+// milliseconds (docs/safety.md, "Scheduling on a shared machine").
 type Proxy struct {
-	host   emu.Line // our end of the host's pseudo-terminal
-	devFd  int      // the device's port, opened non-blocking
-	rules  [2]Rule
-	mu     sync.Mutex
-	stats  [2]ProxyStats
-	stop   chan struct{}
-	done   chan struct{}
-	once   sync.Once
-	sched  emu.Sched
-	wakeFd [2]int       // a pipe that wakes the loop for Close
-	late   atomic.Int64 // worst lateness of the loop's wake-ups since Lateness [ns]
+	host  emu.Line // our end of the host's pseudo-terminal
+	devFd int      // the device's port, opened non-blocking
+	rules [2]Rule
+	dirs  [2]direction
+	buf   [4096]byte
+	mu    sync.Mutex
+	stats [2]ProxyStats
+	stop  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+	sched emu.Sched
+	late  atomic.Int64 // worst lateness of the loop's wake-ups since Lateness [ns]
 }
+
+// proxyTick is the proxy's period: a frame waits at most this long in
+// the cable (a 115200-baud line carries about 3 bytes in it).
+const proxyTick = 250 * time.Microsecond
 
 // NewProxy opens devicePort and starts passing frames: toDevice sees what
 // the host sends, toHost what the device sends (nil passes all).
 func NewProxy(devicePort string, toDevice, toHost Rule) (*Proxy, error) {
+	p, err := openProxy(devicePort, toDevice, toHost)
+	if err != nil {
+		return nil, err
+	}
+	started := make(chan emu.Sched)
+	go p.run(started)
+	p.sched = <-started
+	return p, nil
+}
+
+// openProxy opens both lines; the loop is not started.
+func openProxy(devicePort string, toDevice, toHost Rule) (*Proxy, error) {
 	fd, err := unix.Open(devicePort, unix.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("faulttest: proxy: %s: %w", devicePort, err)
@@ -80,14 +105,8 @@ func NewProxy(devicePort string, toDevice, toHost Rule) (*Proxy, error) {
 		return nil, fmt.Errorf("faulttest: proxy: %w", err)
 	}
 	p := &Proxy{host: line, devFd: fd, rules: [2]Rule{toDevice, toHost}, stop: make(chan struct{}), done: make(chan struct{})}
-	if err := unix.Pipe2(p.wakeFd[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
-		unix.Close(fd)
-		line.Close()
-		return nil, fmt.Errorf("faulttest: proxy: %w", err)
-	}
-	started := make(chan emu.Sched)
-	go p.run(started)
-	p.sched = <-started
+	p.dirs[ToDevice] = direction{in: line.Fd(), out: fd}
+	p.dirs[ToHost] = direction{in: fd, out: line.Fd()}
 	return p, nil
 }
 
@@ -99,8 +118,8 @@ func (p *Proxy) Port() string { return p.host.TTY() }
 func (p *Proxy) Sched() emu.Sched { return p.sched }
 
 // Lateness returns how late the proxy's loop woke at worst since the
-// previous call: it wakes at least every millisecond, so a stop of its
-// thread longer than that shows here (frames waited in the cable).
+// previous call: it wakes every tick (250 µs), so a stop of its thread
+// longer than that shows here (frames waited in the cable).
 func (p *Proxy) Lateness() time.Duration { return time.Duration(p.late.Swap(0)) }
 
 // Stats returns the counts so far, [ToDevice] and [ToHost].
@@ -114,12 +133,9 @@ func (p *Proxy) Stats() [2]ProxyStats {
 func (p *Proxy) Close() error {
 	p.once.Do(func() {
 		close(p.stop)
-		_, _ = unix.Write(p.wakeFd[1], []byte{0})
 		<-p.done
 		p.host.Close()
 		unix.Close(p.devFd)
-		unix.Close(p.wakeFd[0])
-		unix.Close(p.wakeFd[1])
 	})
 	return nil
 }
@@ -133,7 +149,7 @@ type held struct {
 // direction is one way through the proxy.
 type direction struct {
 	in, out int  // descriptors
-	dead    bool // in failed (a line hung up): no longer polled
+	dead    bool // in failed (a line hung up): no longer read
 	partial []byte
 	dec     wire.Decoder
 	enc     wire.Encoder
@@ -144,68 +160,61 @@ type direction struct {
 func (p *Proxy) run(started chan<- emu.Sched) {
 	defer close(p.done)
 	started <- emu.Realtime(ProxyPriority)
-	dirs := [2]*direction{
-		ToDevice: {in: p.host.Fd(), out: p.devFd},
-		ToHost:   {in: p.devFd, out: p.host.Fd()},
-	}
-	var buf [4096]byte
+	next := time.Now()
 	for {
 		select {
 		case <-p.stop:
 			return
 		default:
 		}
-		wait := time.Millisecond // a bound on the wait, so that Lateness sees a stopped thread
+		next = next.Add(proxyTick)
 		now := time.Now()
-		for _, d := range dirs {
-			if len(d.queue) > 0 {
-				wait = min(wait, max(d.queue[0].due.Sub(now), 0))
+		if next.Before(now) { // the thread was held: no burst to catch up
+			next = now
+		}
+		wake := next
+		for i := range p.dirs {
+			if q := p.dirs[i].queue; len(q) > 0 && q[0].due.Before(wake) {
+				wake = q[0].due
 			}
 		}
-		fds := []unix.PollFd{
-			{Fd: pollable(dirs[ToDevice]), Events: unix.POLLIN},
-			{Fd: pollable(dirs[ToHost]), Events: unix.POLLIN},
-			{Fd: int32(p.wakeFd[0]), Events: unix.POLLIN},
+		if wait := wake.Sub(now); wait > 0 {
+			ts := unix.NsecToTimespec(int64(wait))
+			// EINTR (the runtime's signals) only wakes it early.
+			_ = unix.ClockNanosleep(unix.CLOCK_MONOTONIC, 0, &ts, nil)
 		}
-		ts := unix.NsecToTimespec(int64(wait))
-		if _, err := unix.Ppoll(fds, &ts, nil); err != nil && err != unix.EINTR {
-			return
-		}
-		if late := int64(time.Since(now) - wait); late > p.late.Load() {
+		if late := int64(time.Since(wake)); late > p.late.Load() {
 			p.late.Store(late)
 		}
-		for i, d := range dirs {
-			if fds[i].Revents&(unix.POLLIN|unix.POLLHUP|unix.POLLERR) == 0 {
-				continue
-			}
-			for {
-				n, err := unix.Read(d.in, buf[:])
-				if n > 0 {
-					p.carry(i, d, buf[:n])
-					continue
-				}
-				if err != unix.EAGAIN && err != unix.EINTR {
-					d.dead = true // hung up (or EOF): polling it would spin
-				}
-				break
-			}
-		}
-		now = time.Now()
-		for i, d := range dirs {
-			for len(d.queue) > 0 && !d.queue[0].due.After(now) {
-				p.write(i, d, d.queue[0].frame)
-				d.queue = d.queue[1:]
-			}
-		}
+		p.pass()
 	}
 }
 
-// pollable is the descriptor to wait on, or -1 (ignored by ppoll).
-func pollable(d *direction) int32 {
-	if d.dead {
-		return -1
+// pass takes what has arrived on both lines, passes it through the rules
+// and sends the delayed frames that are due.
+func (p *Proxy) pass() {
+	for i := range p.dirs {
+		d := &p.dirs[i]
+		for !d.dead {
+			n, err := transport.ReadArrived(d.in, p.buf[:])
+			if n > 0 {
+				p.carry(i, d, p.buf[:n])
+				continue
+			}
+			if err != unix.EAGAIN && err != unix.EINTR {
+				d.dead = true // hung up (or EOF)
+			}
+			break
+		}
 	}
-	return int32(d.in)
+	now := time.Now()
+	for i := range p.dirs {
+		d := &p.dirs[i]
+		for len(d.queue) > 0 && !d.queue[0].due.After(now) {
+			p.write(i, d, d.queue[0].frame)
+			d.queue = d.queue[1:]
+		}
+	}
 }
 
 // carry splits bytes into frames and applies the direction's rule.
