@@ -88,7 +88,9 @@ func TestConfirm(t *testing.T) {
 	if err := x.Enable(true); !errors.As(err, &nce) || nce.Confirm != devices.ConfirmSilenced {
 		t.Errorf("Enable(true) while silent: %v", err)
 	}
-	if s := x.Stats().Safe; s.Silenced != s.Late+1 || !strings.Contains(s.Last, "no STATE reported the power stage off") {
+	// A STATE the device sent before it went mute may still arrive, late,
+	// within the bound: the silence then names the stage it reported on.
+	if s := x.Stats().Safe; s.Silenced != s.Late+1 || !strings.Contains(s.Last, "no STATE reported the power stage off") && !strings.Contains(s.Last, "still reported its power stage on") {
 		t.Errorf("stats %+v", s)
 	}
 	// The repeats count: ENABLE 0 went out every millisecond of the bound.
