@@ -149,7 +149,7 @@ type Plug struct {
 	link  string
 	lines *sync.Mutex // the emulator's lineMu
 	mu    sync.Mutex
-	conn  *ptyConn
+	conn  Line
 }
 
 // Run starts the emulated devices, each on its own pseudo-terminal, and
@@ -340,7 +340,7 @@ func (e *Emulator) run(ctx context.Context, tick time.Duration, prio int, clock 
 		fds = fds[:0]
 		for _, p := range e.plugs {
 			if c := p.conn; c != nil {
-				fds = append(fds, unix.PollFd{Fd: int32(c.fd), Events: unix.POLLIN})
+				fds = append(fds, unix.PollFd{Fd: int32(c.Fd()), Events: unix.POLLIN})
 			}
 		}
 		e.lineMu.Unlock()
@@ -399,9 +399,9 @@ func (e *Emulator) work(clock func() time.Duration, tick time.Duration, standby 
 			continue
 		}
 		for {
-			k, rerr := unix.Read(c.fd, e.buf[:])
+			k, rerr := unix.Read(c.Fd(), e.buf[:])
 			if k > 0 {
-				p.dev.receive(c, e.buf[:k], nil)
+				p.dev.Receive(c, e.buf[:k], nil)
 				continue
 			}
 			if rerr != unix.EAGAIN && rerr != unix.EINTR { // hung up, or EOF: the line is gone
@@ -409,7 +409,7 @@ func (e *Emulator) work(clock func() time.Duration, tick time.Duration, standby 
 				if rerr != nil {
 					cause = rerr
 				}
-				p.dev.receive(c, nil, &transport.Error{Transport: "pty", Op: "read", Port: c.name, Kind: transport.Gone, Err: cause})
+				p.dev.Receive(c, nil, &transport.Error{Transport: "pty", Op: "read", Port: c.Name(), Kind: transport.Gone, Err: cause})
 			}
 			break
 		}
@@ -474,7 +474,7 @@ func (e *Emulator) Ports() []Port {
 	out := make([]Port, len(e.plugs))
 	for i, p := range e.plugs {
 		c := &p.dev.cfg
-		out[i] = Port{Name: c.Name, Kind: c.Kind.String(), Path: p.link, TTY: p.TTY(), Model: c.Model, Serial: c.Serial}
+		out[i] = Port{Name: c.Name, Kind: c.Kind.String(), Path: p.Path(), TTY: p.TTY(), Model: c.Model, Serial: c.Serial}
 	}
 	return out
 }
@@ -506,7 +506,7 @@ func (e *Emulator) writeDevicesFile() error {
 		if section == "" {
 			continue
 		}
-		fmt.Fprintf(&b, "\n[%s.%s]\nkind = \"serial\"\nport = %q\n", finger, section, p.link)
+		fmt.Fprintf(&b, "\n[%s.%s]\nkind = \"serial\"\nport = %q\n", finger, section, p.Path())
 		if section == "exoskeleton" {
 			// The emulated exoskeleton is haptex's own geometry at the
 			// finger's default mount.
@@ -593,7 +593,7 @@ func (p *Plug) Replug() error {
 	if p.conn != nil {
 		return nil
 	}
-	c, err := openPTY(p.dev.cfg.Name)
+	c, err := OpenLine(p.dev.cfg.Name)
 	if err != nil {
 		return fmt.Errorf("emu: %s: pseudo-terminal: %w", p.dev.cfg.Name, err)
 	}
@@ -602,6 +602,6 @@ func (p *Plug) Replug() error {
 		return fmt.Errorf("emu: %s: %w", p.dev.cfg.Name, err)
 	}
 	p.conn = c
-	p.dev.attach(c) // the devices' loop reads the line
+	p.dev.Connect(c) // the devices' loop reads the line
 	return nil
 }
