@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary runs as haptex itself when HAPTEX_TEST_MAIN is 1, so
+// that a test can signal a real haptex process.
+func TestMain(m *testing.M) {
+	if os.Getenv("HAPTEX_TEST_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// A bench that ignores the context (the cloth's, the servo's) stops on
+// SIGTERM or SIGINT all the same: haptex exits within the grace period
+// with one line saying so, and its JSON names the bench interrupted;
+// under bench all, the benches after it do not run and the JSON still
+// comes, with the provenance.
+func TestBenchStopsOnSignal(t *testing.T) {
+	for _, tc := range []struct {
+		args  []string
+		ready string // the stderr line after which the signal handler is in place
+		sig   syscall.Signal
+		cause string
+	}{
+		{[]string{"bench", "sim", "-json"}, "bench sim (", syscall.SIGTERM, "terminated"},
+		{[]string{"bench", "all", "-json"}, "bench 1/8: control (", syscall.SIGINT, "interrupt"},
+	} {
+		t.Run(tc.args[1], func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], tc.args...)
+			cmd.Env = append(os.Environ(), "HAPTEX_TEST_MAIN=1")
+			var stdout bytes.Buffer
+			cmd.Stdout = &stdout
+			errPipe, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Kill it whatever happens; a generous limit on a loaded machine.
+			timer := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
+			defer timer.Stop()
+			sc := bufio.NewScanner(errPipe)
+			var stderr []string
+			for sc.Scan() {
+				stderr = append(stderr, sc.Text())
+				if strings.HasPrefix(sc.Text(), tc.ready) {
+					break
+				}
+			}
+			sent := time.Now()
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			rest, _ := io.ReadAll(errPipe)
+			err = cmd.Wait()
+			took := time.Since(sent)
+			stderr = append(stderr, strings.Split(strings.TrimSpace(string(rest)), "\n")...)
+			last := stderr[len(stderr)-1]
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+				t.Fatalf("exit: %v after %v, want status 1 (stderr:\n%s)", err, took, strings.Join(stderr, "\n"))
+			}
+			if !strings.Contains(last, tc.cause) || !strings.Contains(last, "during "+map[string]string{"sim": "sim", "all": "control"}[tc.args[1]]) {
+				t.Errorf("last line %q, want the signal and the bench it stopped", last)
+			}
+			t.Logf("exited %v after the signal: %s", took.Round(time.Millisecond), last)
+			var out map[string]any
+			if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+				t.Fatalf("stdout is not one JSON object: %v\n%s", err, stdout.Bytes())
+			}
+			for _, k := range []string{"interrupted", "software", "timestamp", "host"} {
+				if out[k] == nil {
+					t.Errorf("JSON lacks %q: %s", k, stdout.Bytes())
+				}
+			}
+			if tc.args[1] == "all" {
+				results, _ := out["results"].(map[string]any)
+				control, _ := results["control"].(map[string]any)
+				if len(results) != 1 || control["interrupted"] == nil {
+					t.Errorf("results %v, want only control, interrupted", results)
+				}
+				if s, _ := out["interrupted"].(string); !strings.Contains(s, "not run: devices, lockstep, loop, render, sim, statebuf, tactile") {
+					t.Errorf("interrupted %q does not name the benches left", s)
+				}
+			}
+		})
+	}
+}
+
+// A bench that watches the context returns what it measured, marked
+// interrupted; one that does not is left after the grace period and
+// reported by name; a bench that finishes before any signal is not
+// marked.
+func TestRunUntilSignal(t *testing.T) {
+	partial := func(ctx context.Context, _ benchOpts) (any, error) {
+		<-ctx.Done()
+		return map[string]any{"ticks": 12}, nil
+	}
+	deaf := func(context.Context, benchOpts) (any, error) {
+		time.Sleep(benchGrace + 5*time.Second)
+		return map[string]any{"ticks": 99}, nil
+	}
+	quick := func(context.Context, benchOpts) (any, error) { return map[string]any{"ticks": 1}, nil }
+	for name, fn := range map[string]func(context.Context, benchOpts) (any, error){"test-partial": partial, "test-deaf": deaf, "test-quick": quick} {
+		benches[name] = fn
+		t.Cleanup(func() { delete(benches, name) })
+	}
+	cause := errors.New("terminated signal received")
+
+	obj, err := runUntilSignal(t.Context(), "test-quick", benchOpts{})
+	if err != nil || obj["ticks"] != 1.0 || obj["interrupted"] != nil {
+		t.Errorf("quick bench: %v, %v", obj, err)
+	}
+
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cancel(cause)
+	obj, err = runUntilSignal(ctx, "test-partial", benchOpts{})
+	if err != nil || obj["ticks"] != 12.0 || obj["interrupted"] != cause.Error() {
+		t.Errorf("partial bench: %v, %v", obj, err)
+	}
+	obj, err = runUntilSignal(ctx, "test-deaf", benchOpts{})
+	if err != nil || obj["ticks"] != nil || obj["interrupted"] != cause.Error() || obj["bench"] != "test-deaf" || obj["software"] == nil {
+		t.Errorf("deaf bench: %v, %v", obj, err)
+	}
+}
