@@ -139,3 +139,87 @@ func TestRunUntilSignal(t *testing.T) {
 		t.Errorf("deaf bench: %v, %v", obj, err)
 	}
 }
+
+// bench all on a machine without a display, nor Xvfb to make one: the
+// JSON still comes, whole: the provenance at the top, every bench's
+// result with a goal_met for each of its README goals, and the render
+// bench skipped with the reason. The other benches are stand-ins that
+// report each figure their goals name (the benches themselves are tested
+// in their packages; this is the assembly).
+func TestBenchAllHeadless(t *testing.T) {
+	t.Setenv("DISPLAY", "")
+	t.Setenv("PATH", t.TempDir())
+	for name := range benches {
+		if name == "render" {
+			continue
+		}
+		old := benches[name]
+		t.Cleanup(func() { benches[name] = old })
+		obj := map[string]any{"scenes": []any{map[string]any{"side": 24, "dt_ms": 1, "script": "showcase", "self_collision": true,
+			"penetrations": 0, "goal_percentile": "p999", "goal_ms": 1, "step_ms": map[string]any{"p999": 0.5}}}}
+		for _, g := range benchGoals[name] {
+			put(obj, g.figure, 1)
+		}
+		benches[name] = func(context.Context, benchOpts) (any, error) { return obj, nil }
+	}
+	out, err := capture(t, func() error { return runBench([]string{"all", "-json"}) })
+	if err != nil {
+		t.Fatalf("bench all: %v\n%s", err, out)
+	}
+	var all struct {
+		Software  map[string]any            `json:"software"`
+		Timestamp string                    `json:"timestamp"`
+		Host      map[string]any            `json:"host"`
+		Total     int                       `json:"goals_total"`
+		Results   map[string]map[string]any `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &all); err != nil {
+		t.Fatalf("not one JSON object: %v\n%s", err, out)
+	}
+	if all.Software["commit"] == nil || all.Timestamp == "" || all.Host["cpu_model"] == nil && all.Host["hostname"] == nil {
+		t.Errorf("provenance: software %v, timestamp %q, host %v", all.Software, all.Timestamp, all.Host)
+	}
+	if len(all.Results) != len(benches) {
+		t.Errorf("%d results for %d benches", len(all.Results), len(benches))
+	}
+	if s, _ := all.Results["render"]["skipped"].(string); !strings.Contains(s, "no display") {
+		t.Errorf("render without a display: %v", all.Results["render"])
+	}
+	want := 0
+	for name, r := range all.Results {
+		goals, _ := r["goals"].([]any)
+		if name != "render" && len(goals) == 0 {
+			t.Errorf("%s: no goals", name)
+		}
+		for _, g := range goals {
+			if m := g.(map[string]any); m["goal_met"] == nil || m["goal"] == nil {
+				t.Errorf("%s: goal without goal or goal_met: %v", name, m)
+			}
+		}
+		want += len(goals)
+	}
+	readme := 2 // the sim stand-in's scene: its penetrations and its step time
+	for name, g := range benchGoals {
+		if name != "render" {
+			readme += len(g)
+		}
+	}
+	if all.Total != want || want != readme {
+		t.Errorf("goals_total %d, the results hold %d, the README's goals %d", all.Total, want, readme)
+	}
+}
+
+// put sets the number v at a dotted path of keys in m, making the maps on
+// the way (list indices are not needed by the goals above sim's).
+func put(m map[string]any, path string, v float64) {
+	keys := strings.Split(path, ".")
+	for _, k := range keys[:len(keys)-1] {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+	m[keys[len(keys)-1]] = v
+}
