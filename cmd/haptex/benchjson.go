@@ -18,8 +18,8 @@ import (
 // runOneBench runs one bench and returns its result as a JSON object with
 // the common fields and its goals; a bench that fails still gives an
 // object, with "error".
-func runOneBench(ctx context.Context, n string, o benchOpts) (map[string]any, error) {
-	res, err := benches[n](ctx, o)
+func runOneBench(ctx context.Context, n string, bench func(context.Context, benchOpts) (any, error), o benchOpts) (map[string]any, error) {
+	res, err := bench(ctx, o)
 	var obj map[string]any
 	if err == nil {
 		obj, err = withCommonFields(n, res)
@@ -51,8 +51,9 @@ func runUntilSignal(ctx context.Context, n string, o benchOpts) (map[string]any,
 		err error
 	}
 	done := make(chan outcome, 1)
+	bench := benches[n] // read here: a bench left behind reads nothing shared
 	go func() {
-		obj, err := runOneBench(ctx, n, o)
+		obj, err := runOneBench(ctx, n, bench, o)
 		done <- outcome{obj, err}
 	}()
 	var r outcome
