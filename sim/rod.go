@@ -33,12 +33,35 @@ func (r *rod) init(c *Cloth) {
 
 func (r *rod) linearize(x, f []float64) float64 {
 	r.list = r.list[:0]
+	var e float64
+	r.contacts(x, func(k int, pen float64, n [3]float64) {
+		kk := r.stiffness(k)
+		addAt3(f, int32(k), kk*pen, n)
+		e += 0.5 * kk * pen * pen
+		r.list = append(r.list, rodContact{node: int32(k), n: n, k: kk})
+	})
+	return e
+}
+
+// energyAt returns the rod contacts' energy at x, as linearize counts it.
+func (r *rod) energyAt(x []float64) float64 {
+	var e float64
+	r.contacts(x, func(k int, pen float64, _ [3]float64) {
+		e += 0.5 * r.stiffness(k) * pen * pen
+	})
+	return e
+}
+
+// contacts calls fn for every free node inside the rod at x, with how
+// deep it is [m] and the rod's outward normal there: the one contact test
+// of linearize and energyAt. A node within 1 nm of the axis, where the
+// normal is undefined, is left out.
+func (r *rod) contacts(x []float64, fn func(k int, pen float64, n [3]float64)) {
 	if !r.enabled {
-		return 0
+		return
 	}
 	c := r.c
-	reff := r.radius + c.fab.thick/2
-	var e float64
+	reff := r.reach()
 	for k := range c.n {
 		// Most nodes are far from the rod: a squared distance rules them
 		// out before the root.
@@ -51,34 +74,8 @@ func (r *rod) linearize(x, f []float64) float64 {
 		if pen <= 0 || d < 1e-9 {
 			continue
 		}
-		kk := c.fab.compression * c.m.area[k]
-		n := [3]float64{0, dy / d, dz / d}
-		addAt3(f, int32(k), kk*pen, n)
-		e += 0.5 * kk * pen * pen
-		r.list = append(r.list, rodContact{node: int32(k), n: n, k: kk})
+		fn(k, pen, [3]float64{0, dy / d, dz / d})
 	}
-	return e
-}
-
-// energyAt returns the rod contacts' energy at x, as linearize counts it.
-func (r *rod) energyAt(x []float64) float64 {
-	if !r.enabled {
-		return 0
-	}
-	c := r.c
-	reff := r.radius + c.fab.thick/2
-	var e float64
-	for k := range c.n {
-		dy, dz := x[3*k+1]-r.y, x[3*k+2]-r.z
-		if dy*dy+dz*dz >= reff*reff || !c.cons.free[k] {
-			continue
-		}
-		d := math.Sqrt(dy*dy + dz*dz)
-		if pen := reff - d; pen > 0 && d >= 1e-9 {
-			e += 0.5 * c.fab.compression * c.m.area[k] * pen * pen
-		}
-	}
-	return e
 }
 
 func (r *rod) assemble(a *bcsr, cK float64) {
@@ -102,3 +99,11 @@ func (r *rod) mulAdd(dst, p []float64, c float64) {
 		addAt3(dst, rc.node, s, rc.n)
 	}
 }
+
+// stiffness is node k's contact stiffness against the rod [N/m]: the
+// fabric's compression over the node's area.
+func (r *rod) stiffness(k int) float64 { return r.c.fab.compression * r.c.m.area[k] }
+
+// reach is the distance from the rod's axis at which a node's layer of
+// cloth touches it: the radius and half the fabric's thickness.
+func (r *rod) reach() float64 { return r.radius + r.c.fab.thick/2 }

@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/sim/tritri"
+	"github.com/haptex/haptex/sim/tritri/tritritest"
 )
 
 var folds = flag.Int("sim.folds", 20, "number of randomised fold-and-pinch trajectories TestRandomFoldAndPinch runs (200 for the full set; at most 4 under the race detector)")
 
 // layerCheck is what the oracle found over a run: intersecting pairs of
 // triangles that share no node (exact test, every step) and the closest
-// two layers came (the Layers distance over pairs at least 2·thickness
+// two layers came (tritritest's Measure over pairs at least 2·thickness
 // apart on the rest surface), against the limit 0.45·thickness.
 type layerCheck struct {
 	steps, intersections, firstBad int
@@ -32,6 +33,7 @@ func (l *layerCheck) ok() bool {
 // every step.
 func checkLayers(c *Cloth, s *Script, tail time.Duration) layerCheck {
 	chk := tritri.NewChecker(c.Topology().Triangles)
+	layers := tritritest.NewLayers(c.Topology().Triangles)
 	th := c.fab.thick
 	l := layerCheck{closest: math.Inf(1), thick: th, firstBad: -1}
 	runScript(c, s, s.Duration()+tail, func(step int, _ time.Duration) {
@@ -48,7 +50,7 @@ func checkLayers(c *Cloth, s *Script, tail time.Duration) layerCheck {
 				l.firstBad = step
 			}
 		}
-		d, _ := chk.Layers(c.x, c.m.uv, 2*th, 0.45*th)
+		d, _ := layers.Measure(c.x, c.m.uv, 2*th, 0.45*th)
 		l.closest = math.Min(l.closest, d)
 	})
 	return l

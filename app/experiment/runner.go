@@ -65,6 +65,9 @@ type Options struct {
 	// Rig is the base rig configuration (devices, priority, logging); the
 	// runner sets the fabric and the cloth resolution.
 	Rig rig.Config
+	// BIDS also writes trials.csv as a BIDS behavioural table beside it
+	// at the end of the run (bidsout.go; docs/experiments.md).
+	BIDS bool
 	// AfterTrial, when set, is called after each trial is on disk with
 	// the number of completed trials; an error stops the run there (tests
 	// use it to interrupt a run).
@@ -225,7 +228,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Resumed = resumed
-	return res, nil
+	return res, run.writeBIDS()
 }
 
 // Limits on the files a run reads back: far above what the longest

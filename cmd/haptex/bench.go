@@ -88,7 +88,12 @@ const benchNotes = `Output: without -json, a table of every figure that has a go
 own figures plus "software" (version and commit), "timestamp", "host", and
 "goals" (one entry per goal: figure, value, op, goal, unit, goal_met).
 bench all prints {"bench": "all", ..., "results": {NAME: ...}}; a bench that
-fails or cannot run carries "error" or "skipped" and the others still run.`
+fails or cannot run carries "error" or "skipped" and the others still run.
+SIGINT or SIGTERM stops the bench at work: a bench that can stop early
+reports what it measured, marked "interrupted"; one that cannot is reported
+as {"bench": NAME, "interrupted": ...} with no figures; the benches after it
+do not run; the output still prints and haptex exits with status 1. A
+second signal ends haptex at once.`
 
 func runBench(args []string) error {
 	fs := subFlags("bench", args)
@@ -112,8 +117,11 @@ func runBench(args []string) error {
 	if name != "all" && benches[name] == nil {
 		return fmt.Errorf("%w: unknown bench %q (have %s, all)", errUsage, name, strings.Join(benchNames(), ", "))
 	}
+	// A signal stops the bench at work: what it measured so far (or that
+	// it was interrupted) and every finished bench's result still print.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	var interrupted error
 	o := benchOpts{chart: *chart, frames: *frames, duration: *duration, priority: *prio, standby: *standby, idleSleep: *idleSleep, baseline: *baseline, logf: stderrf}
 	names := []string{name}
 	if name == "all" {
@@ -124,9 +132,11 @@ func runBench(args []string) error {
 	for i, n := range names {
 		if name == "all" {
 			fmt.Fprintf(os.Stderr, "bench %d/%d: %s (%s)...\n", i+1, len(names), n, benchSummaries[n])
+		} else {
+			fmt.Fprintf(os.Stderr, "bench %s (%s)...\n", n, benchSummaries[n])
 		}
 		t0 := time.Now()
-		obj, err := runOneBench(ctx, n, o)
+		obj, err := runUntilSignal(ctx, n, o)
 		if err != nil {
 			if name != "all" {
 				return fmt.Errorf("%s: %w", n, err)
@@ -138,10 +148,15 @@ func runBench(args []string) error {
 			if r, ok := obj["skipped"].(string); ok {
 				state = "skipped: " + r
 			}
-			fmt.Fprintf(os.Stderr, "bench %d/%d: %s %s in %.1f s\n", i+1, len(names), n, state, time.Since(t0).Seconds())
+			if _, ok := obj["interrupted"]; ok {
+				state = "interrupted"
+			}
+			fmt.Fprintf(os.Stderr, "bench %d/%d: %s %s after %.1f s\n", i+1, len(names), n, state, time.Since(t0).Seconds())
 		}
 		results[n] = obj
 		if ctx.Err() != nil {
+			stop() // a second signal ends the program at once
+			interrupted = fmt.Errorf("%v during %s%s", context.Cause(ctx), n, notRun(names[i+1:]))
 			break
 		}
 	}
@@ -164,6 +179,9 @@ func runBench(args []string) error {
 		if len(failed) > 0 {
 			out["failed"] = failed
 		}
+		if interrupted != nil {
+			out["interrupted"] = interrupted.Error()
+		}
 	}
 	if *asJSON {
 		if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
@@ -172,8 +190,11 @@ func runBench(args []string) error {
 	} else {
 		printBenchTable(os.Stdout, names, results)
 	}
+	if interrupted != nil {
+		return interrupted
+	}
 	if len(failed) > 0 {
 		return fmt.Errorf("%s failed (see \"error\" in its result)", strings.Join(failed, ", "))
 	}
-	return ctx.Err()
+	return nil
 }

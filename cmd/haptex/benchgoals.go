@@ -142,6 +142,16 @@ func printBenchTable(w io.Writer, names []string, results map[string]any) {
 	var notes []string
 	for _, n := range names {
 		m, _ := results[n].(map[string]any)
+		if m == nil {
+			notes = append(notes, n+" did not run")
+			continue
+		}
+		if s, ok := m["interrupted"].(string); ok {
+			notes = append(notes, fmt.Sprintf("%s interrupted: %s", n, s))
+			if len(goalsOf(m)) == 0 {
+				continue
+			}
+		}
 		if e, ok := m["error"].(string); ok {
 			notes = append(notes, fmt.Sprintf("%s failed: %s", n, e))
 			continue

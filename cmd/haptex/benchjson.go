@@ -18,8 +18,8 @@ import (
 // runOneBench runs one bench and returns its result as a JSON object with
 // the common fields and its goals; a bench that fails still gives an
 // object, with "error".
-func runOneBench(ctx context.Context, n string, o benchOpts) (map[string]any, error) {
-	res, err := benches[n](ctx, o)
+func runOneBench(ctx context.Context, n string, bench func(context.Context, benchOpts) (any, error), o benchOpts) (map[string]any, error) {
+	res, err := bench(ctx, o)
 	var obj map[string]any
 	if err == nil {
 		obj, err = withCommonFields(n, res)
@@ -33,6 +33,55 @@ func runOneBench(ctx context.Context, n string, o benchOpts) (map[string]any, er
 		obj["goals"] = evalGoals(n, obj)
 	}
 	return obj, nil
+}
+
+// benchGrace is how long a bench has, after a signal, to return what it
+// measured: the benches that watch the context stop within a tick or a
+// run; one that does not is left behind when it is over.
+const benchGrace = 3 * time.Second
+
+// runUntilSignal is runOneBench until a signal cancels ctx. The bench's
+// result then carries "interrupted" (the signal); a bench that has not
+// returned within benchGrace is reported by that alone, with its name and
+// the provenance. A bench that failed because of the signal is not a
+// failure: its error stays in the result.
+func runUntilSignal(ctx context.Context, n string, o benchOpts) (map[string]any, error) {
+	type outcome struct {
+		obj map[string]any
+		err error
+	}
+	done := make(chan outcome, 1)
+	bench := benches[n] // read here: a bench left behind reads nothing shared
+	go func() {
+		obj, err := runOneBench(ctx, n, bench, o)
+		done <- outcome{obj, err}
+	}()
+	var r outcome
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		t := time.NewTimer(benchGrace)
+		defer t.Stop()
+		select {
+		case r = <-done:
+		case <-t.C:
+			r.obj = map[string]any{"bench": n}
+			addProvenance(r.obj)
+		}
+	}
+	if ctx.Err() == nil {
+		return r.obj, r.err
+	}
+	r.obj["interrupted"] = context.Cause(ctx).Error()
+	return r.obj, nil
+}
+
+// notRun says which benches a signal kept from running, if any.
+func notRun(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return "; not run: " + strings.Join(names, ", ")
 }
 
 // withCommonFields turns a bench result into a JSON object carrying the

@@ -378,7 +378,8 @@ seed = 1
 
 // experiment run -devices runs, in real time, against the emulator: the
 // tones reach the emulated index array over its serial line, and the
-// trials and the sidecar name the devices.
+// trials and the sidecar name the devices; -bids writes the trials as a
+// BIDS table too.
 func TestExperimentOnEmulatedDevices(t *testing.T) {
 	if raceEnabled {
 		// Its stimulus check alone takes about 30 s there, and the rig
@@ -405,7 +406,7 @@ func TestExperimentOnEmulatedDevices(t *testing.T) {
 	}
 	out, err := capture(t, func() error {
 		_, err := execute([]string{"experiment", "run", exp, "-subject", "emu01", "-devices", file, "-out", dir, "-priority", "0",
-			"-observer", "nominal:form=weibull,threshold=8,beta=3,lambda=0.01,seed=3"})
+			"-observer", "nominal:form=weibull,threshold=8,beta=3,lambda=0.01,seed=3", "-bids"})
 		return err
 	})
 	if err != nil {
@@ -420,6 +421,10 @@ func TestExperimentOnEmulatedDevices(t *testing.T) {
 	}
 	if loud.Load() == 0 {
 		t.Error("no tone reached the emulated index array")
+	}
+	beh, err := os.ReadFile(filepath.Join(dir, "tone-on-devices", "emu01", "sub-emu01", "beh", "sub-emu01_task-toneondevices_beh.tsv"))
+	if err != nil || strings.Count(string(beh), "\n") != 3 {
+		t.Errorf("-bids: the BIDS table %q, %v", beh, err)
 	}
 	side, err := os.ReadFile(filepath.Join(dir, "tone-on-devices", "emu01", "sidecar.json"))
 	if err != nil || !strings.Contains(string(side), file) {

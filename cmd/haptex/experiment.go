@@ -42,6 +42,7 @@ func runExperiment(args []string) error {
 	force := fs.Bool("force", false, "run an experiment the stimulus check finds invalid")
 	switchObs := fs.Bool("switch-observer", false, "let a resumed run continue with another observer (or a person) than the one that answered so far")
 	traces := fs.Bool("traces", true, "keep each interval's tick-level record under the subject's traces/ folder (gzipped CSV)")
+	bidsOut := fs.Bool("bids", false, "also write the trials as a BIDS behavioural table beside trials.csv: sub-ID/beh/sub-ID_task-NAME_beh.tsv and its .json")
 	devFile := fs.String("devices", "", "devices file (TOML; haptex devices check FILE): each finger's exoskeleton and tactile array, simulated, serial or HID; the rig then runs in real time")
 	prio := fs.Int("priority", 80, "SCHED_FIFO priority of the 1 kHz thread (0: normal scheduling)")
 	var cal calFlags
@@ -79,7 +80,7 @@ func runExperiment(args []string) error {
 	opt := experiment.Options{Experiment: e, Source: src, Path: path, Subject: *subject, OutDir: *out,
 		Library: kes.Library{Dir: *library}, In: os.Stdin, Out: clearing{os.Stdout, prog}, Rig: cfg,
 		AfterTrial: func(n int) error { prog.update(n); return nil },
-		Force:      *force, SwitchObserver: *switchObs, NoTraces: !*traces}
+		Force:      *force, SwitchObserver: *switchObs, NoTraces: !*traces, BIDS: *bidsOut}
 	for _, spec := range observers {
 		if e.Set != nil {
 			if len(observers) > 1 {

@@ -79,7 +79,6 @@ type Device struct {
 
 	onCommand func(seq uint32, c *wire.Command)
 	onFrame   func(seq uint32, f *wire.TactileFrame)
-	onSend    func(seq uint32, b wire.Body)
 	onPower   func(on bool, cause string)
 	onHost    func(now time.Duration, hello bool) // the emulator's: every host frame
 }
@@ -122,14 +121,6 @@ func (d *Device) latch() {
 	if d.fault != 0 && d.enabled && d.exo != nil {
 		d.setEnabled(false, "fault")
 	}
-}
-
-// OnSend sets a function called, under the device's lock, with every frame
-// the device sends, before it is written.
-func (d *Device) OnSend(fn func(seq uint32, b wire.Body)) {
-	d.mu.Lock()
-	d.onSend = fn
-	d.mu.Unlock()
 }
 
 // OnCommand sets a function called, under the device's lock, with every
@@ -186,17 +177,11 @@ func (d *Device) defaults(period, watchdog uint32, model, serial string) {
 	}
 }
 
-// Attach serves the protocol over conn until conn fails or the device is
-// attached elsewhere or detached, reading it in a goroutine of its own.
-// It returns at once.
-func (d *Device) Attach(conn transport.Conn) {
-	d.attach(conn)
-	go d.readLoop(conn)
-}
-
-// attach makes conn the device's line; the caller feeds it what arrives
-// (receive).
-func (d *Device) attach(conn transport.Conn) {
+// Connect makes conn the device's line, in place of any other; the caller
+// reads conn and feeds the device what arrives (Receive), as the
+// emulator's loop does (devices/emu/emutest.Serve reads a line in a
+// goroutine of its own).
+func (d *Device) Connect(conn transport.Conn) {
 	d.mu.Lock()
 	d.conn = conn
 	d.ready = false
@@ -236,19 +221,10 @@ func (d *Device) Stats() DeviceStats {
 	return s
 }
 
-func (d *Device) readLoop(conn transport.Conn) {
-	var buf [4096]byte
-	for {
-		n, err := conn.Read(buf[:])
-		if !d.receive(conn, buf[:n], err) {
-			return
-		}
-	}
-}
-
-// receive acts on bytes read from conn (or on the read's error) and
-// reports whether conn is still the device's line.
-func (d *Device) receive(conn transport.Conn, p []byte, err error) bool {
+// Receive acts on bytes read from conn (or on the read's error) and
+// reports whether conn is still the device's line: a read error detaches
+// it.
+func (d *Device) Receive(conn transport.Conn, p []byte, err error) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.conn != conn {
@@ -577,9 +553,6 @@ func (d *Device) sendSessionless(code wire.ErrorCode, ref wire.Type, refSeq uint
 	}
 	d.errAt[int(code)%16] = now
 	d.er = wire.ErrorReport{Code: code, RefType: ref, RefSeq: refSeq, Value: value}
-	if d.onSend != nil {
-		d.onSend(0, &d.er)
-	}
 	if _, err := d.conn.Write(d.enc.Encode(&d.er, 0, uint64(now/time.Microsecond))); err != nil {
 		d.stats.SendDropped++
 		return
@@ -606,9 +579,6 @@ func (d *Device) send(b wire.Body, now time.Duration) {
 		return
 	}
 	d.seq = wire.NextSeq(d.seq)
-	if d.onSend != nil {
-		d.onSend(d.seq, b)
-	}
 	frame := d.enc.Encode(b, d.seq, uint64(now/time.Microsecond))
 	d.lastSent = now
 	if _, err := d.conn.Write(frame); err != nil {

@@ -6,9 +6,10 @@
 // driver, byte for byte.
 //
 // Run starts a set of emulated devices and returns their port paths;
-// Device.Unplug and Device.Replug make a device vanish and come back like a
-// pulled cable. Serve attaches an engine to any transport.Conn (the HID fake
-// of package hid uses it).
+// Plug.Unplug and Plug.Replug make a device vanish and come back like a
+// pulled cable. An engine serves any transport.Conn its caller reads
+// (Device.Connect, Device.Receive; emutest.Serve reads one for the HID
+// fake of package hid and the protocol tests).
 //
 // The default backends are the physical twins of devices/twin: the
 // exoskeleton on the emulated hand, whose fingers follow a handling script

@@ -149,7 +149,7 @@ type Plug struct {
 	link  string
 	lines *sync.Mutex // the emulator's lineMu
 	mu    sync.Mutex
-	conn  *ptyConn
+	conn  Line
 }
 
 // Run starts the emulated devices, each on its own pseudo-terminal, and
@@ -393,9 +393,9 @@ func (e *Emulator) work(clock func() time.Duration, tick time.Duration, standby 
 			continue
 		}
 		for {
-			k, rerr := transport.ReadArrived(c.fd, e.buf[:])
+			k, rerr := transport.ReadArrived(c.Fd(), e.buf[:])
 			if k > 0 {
-				p.dev.receive(c, e.buf[:k], nil)
+				p.dev.Receive(c, e.buf[:k], nil)
 				continue
 			}
 			if rerr != unix.EAGAIN && rerr != unix.EINTR { // hung up, or EOF: the line is gone
@@ -403,7 +403,7 @@ func (e *Emulator) work(clock func() time.Duration, tick time.Duration, standby 
 				if rerr != nil {
 					cause = rerr
 				}
-				p.dev.receive(c, nil, &transport.Error{Transport: "pty", Op: "read", Port: c.name, Kind: transport.Gone, Err: cause})
+				p.dev.Receive(c, nil, &transport.Error{Transport: "pty", Op: "read", Port: c.Name(), Kind: transport.Gone, Err: cause})
 			}
 			break
 		}
@@ -468,7 +468,7 @@ func (e *Emulator) Ports() []Port {
 	out := make([]Port, len(e.plugs))
 	for i, p := range e.plugs {
 		c := &p.dev.cfg
-		out[i] = Port{Name: c.Name, Kind: c.Kind.String(), Path: p.link, TTY: p.TTY(), Model: c.Model, Serial: c.Serial}
+		out[i] = Port{Name: c.Name, Kind: c.Kind.String(), Path: p.Path(), TTY: p.TTY(), Model: c.Model, Serial: c.Serial}
 	}
 	return out
 }
@@ -500,7 +500,7 @@ func (e *Emulator) writeDevicesFile() error {
 		if section == "" {
 			continue
 		}
-		fmt.Fprintf(&b, "\n[%s.%s]\nkind = \"serial\"\nport = %q\n", finger, section, p.link)
+		fmt.Fprintf(&b, "\n[%s.%s]\nkind = \"serial\"\nport = %q\n", finger, section, p.Path())
 		if section == "exoskeleton" {
 			// The emulated exoskeleton is haptex's own geometry at the
 			// finger's default mount.
@@ -587,7 +587,7 @@ func (p *Plug) Replug() error {
 	if p.conn != nil {
 		return nil
 	}
-	c, err := openPTY(p.dev.cfg.Name)
+	c, err := OpenLine(p.dev.cfg.Name)
 	if err != nil {
 		return fmt.Errorf("emu: %s: pseudo-terminal: %w", p.dev.cfg.Name, err)
 	}
@@ -596,6 +596,6 @@ func (p *Plug) Replug() error {
 		return fmt.Errorf("emu: %s: %w", p.dev.cfg.Name, err)
 	}
 	p.conn = c
-	p.dev.attach(c) // the devices' loop reads the line
+	p.dev.Connect(c) // the devices' loop reads the line
 	return nil
 }

@@ -28,7 +28,10 @@ type ptyConn struct {
 
 var _ transport.Conn = (*ptyConn)(nil)
 
-func openPTY(name string) (*ptyConn, error) {
+// OpenLine opens a pseudo-terminal in raw mode and returns its device
+// end: the line of each emulated device, and of equipment that stands
+// where a device would (the proxy of devices/faulttest).
+func OpenLine(name string) (Line, error) {
 	m, s, err := pty.Open()
 	if err != nil {
 		return nil, err
@@ -186,8 +189,3 @@ type Line interface {
 	// instead of calling Read.
 	Fd() int
 }
-
-// OpenLine opens a pseudo-terminal in raw mode and returns its device
-// end, for equipment that stands where a device would (the proxy of
-// devices/faulttest).
-func OpenLine(name string) (Line, error) { return openPTY(name) }

@@ -30,7 +30,7 @@ func newHost(t *testing.T) *host {
 	t.Cleanup(func() { h.Close(); d.Close() })
 	hh := &host{t: t, conn: h, frames: make(chan wire.Frame, 256)}
 	hh.dev = emu.NewExoDevice(emu.DeviceConfig{Name: "exo", WatchdogMs: 20}, emutest.NewMassDamperExo("m", "s"), func() time.Duration { return hh.now })
-	hh.dev.Attach(d)
+	emutest.Serve(hh.dev, d)
 	go func() {
 		var dec wire.Decoder
 		var buf [4096]byte

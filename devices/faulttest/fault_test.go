@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/haptex/haptex/devices/faulttest"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/serial"
+	"github.com/haptex/haptex/devices/transport"
 	"github.com/haptex/haptex/devices/wire"
 )
 
@@ -33,6 +35,31 @@ type ledger struct {
 	damaged    map[uint32]bool         // host seqs of commands dropped or corrupted on the way out
 	events     []faulttest.Event
 	dupOut     uint64 // duplicated host frames other than HELLO (which restarts a session whatever its seq)
+	stop       atomic.Bool
+}
+
+// tap records every STATE the device sent, by its seq, from the bytes the
+// port delivers before any fault is injected into them: what the device
+// said, for the host's reads to be checked against.
+type tap struct {
+	transport.Conn
+	l   *ledger
+	dec wire.Decoder
+	st  wire.State
+}
+
+func (t *tap) Read(p []byte) (int, error) {
+	n, err := t.Conn.Read(p)
+	for b := p[:n]; len(b) > 0 && !t.l.stop.Load(); {
+		k, f, _ := t.dec.Decode(b)
+		b = b[k:]
+		if f != nil && f.Type == wire.TypeState && t.st.Parse(f.Body) == nil {
+			t.l.mu.Lock()
+			t.l.sentStates[f.Seq] = append(t.l.sentStates[f.Seq], t.st)
+			t.l.mu.Unlock()
+		}
+	}
+	return n, err
 }
 
 func (l *ledger) event(e faulttest.Event) {
@@ -70,13 +97,6 @@ func setup(t *testing.T, out, in faulttest.Config, silence time.Duration) (*link
 	t.Cleanup(func() { em.Close() })
 	dev := em.Plug("exo").Device()
 	l := &ledger{sentStates: map[uint32][]wire.State{}, damaged: map[uint32]bool{}}
-	dev.OnSend(func(seq uint32, b wire.Body) {
-		if s, ok := b.(*wire.State); ok {
-			l.mu.Lock()
-			l.sentStates[seq] = append(l.sentStates[seq], *s)
-			l.mu.Unlock()
-		}
-	})
 	dev.OnCommand(func(seq uint32, c *wire.Command) {
 		l.mu.Lock()
 		defer l.mu.Unlock()
@@ -93,7 +113,7 @@ func setup(t *testing.T, out, in faulttest.Config, silence time.Duration) (*link
 	if err != nil {
 		t.Fatal(err)
 	}
-	fc := faulttest.Wrap(port, out, in, l.event)
+	fc := faulttest.Wrap(&tap{Conn: port, l: l}, out, in, l.event)
 	x, err := link.DialExo(fc, link.Options{SilenceTimeout: silence, HandshakeTimeout: 5 * time.Second, Limits: link.Limits{MaxExoWatchdog: 10 * time.Second, MaxTactileWatchdog: 10 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +185,7 @@ func TestLossAndCorruption(t *testing.T) {
 			break
 		}
 	}
-	dev.OnSend(nil) // the device's hooks take l.mu: none may run while the test holds it
+	l.stop.Store(true) // the device's hook and the tap take l.mu: none may run while the test holds it
 	dev.OnCommand(nil)
 	fs, ds, hs := fc.Stats(), dev.Stats(), x.Stats()
 
@@ -215,7 +235,7 @@ func TestDuplicationAndReordering(t *testing.T) {
 	in.Seed = 4
 	x, fc, l, dev := setup(t, cfg, in, 5*time.Second)
 	drive(t, x, l, 1000)
-	dev.OnSend(nil)
+	l.stop.Store(true)
 	dev.OnCommand(nil)
 	fs, ds, hs := fc.Stats(), dev.Stats(), x.Stats()
 	l.mu.Lock()

@@ -36,7 +36,7 @@ var errGone = errors.New("hidapi: LIBUSB_ERROR_NO_DEVICE")
 
 func newFake(t *testing.T, dev *emu.Device) *fakeHID {
 	host, devEnd := transporttest.Pipe("fake-hid", "emu")
-	dev.Attach(devEnd)
+	emutest.Serve(dev, devEnd)
 	f := &fakeHID{host: host, reports: make(chan []byte, 4096), free: make(chan []byte, 4096), timer: time.NewTimer(time.Hour)}
 	for range 4096 {
 		f.free <- make([]byte, wire.HIDReportSize)

@@ -21,7 +21,7 @@ import (
 func pipeDevice(t *testing.T, dev *emu.Device) transport.Conn {
 	t.Helper()
 	host, devEnd := transporttest.Pipe("host", "dev")
-	dev.Attach(devEnd)
+	emutest.Serve(dev, devEnd)
 	stop := make(chan struct{})
 	start := time.Now()
 	go func() {

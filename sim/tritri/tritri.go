@@ -1,7 +1,8 @@
 // Package tritri decides exactly whether two triangles in space share a
 // point, and counts the pairs of a triangle mesh that do: the oracle the
 // cloth's self-collision tests and `haptex bench sim` check the simulation
-// against. It also measures how close the mesh's layers come (Layers).
+// against. Checker.Pairs lists a mesh's nearby pairs for other measures
+// (sim/tritri/tritritest measures how close the layers come with it).
 //
 // The test is the classic one for closed triangles: two triangles that are
 // not coplanar meet exactly when an edge of one meets the other, and an

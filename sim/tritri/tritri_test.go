@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/haptex/haptex/internal/vec3"
 )
 
 func tri(a, b, c [3]float64) *[3][3]float64 { return &[3][3]float64{a, b, c} }
@@ -118,13 +120,13 @@ func TestIntersectAgainstIntervals(t *testing.T) {
 func moller(p, q *[3][3]float64) (hit, ok bool) {
 	const tiny = 1e-9
 	plane := func(t *[3][3]float64) ([3]float64, float64) {
-		n := cross(sub(t[1], t[0]), sub(t[2], t[0]))
-		return n, -dot(n, t[0])
+		n := vec3.Cross(vec3.Sub(t[1], t[0]), vec3.Sub(t[2], t[0]))
+		return n, -vec3.Dot(n, t[0])
 	}
 	n1, d1 := plane(p)
 	var dq [3]float64
 	for i := range 3 {
-		dq[i] = dot(n1, q[i]) + d1
+		dq[i] = vec3.Dot(n1, q[i]) + d1
 		if math.Abs(dq[i]) < tiny {
 			return false, false
 		}
@@ -135,7 +137,7 @@ func moller(p, q *[3][3]float64) (hit, ok bool) {
 	n2, d2 := plane(q)
 	var dp [3]float64
 	for i := range 3 {
-		dp[i] = dot(n2, p[i]) + d2
+		dp[i] = vec3.Dot(n2, p[i]) + d2
 		if math.Abs(dp[i]) < tiny {
 			return false, false
 		}
@@ -143,7 +145,7 @@ func moller(p, q *[3][3]float64) (hit, ok bool) {
 	if dp[0]*dp[1] > 0 && dp[0]*dp[2] > 0 {
 		return false, true
 	}
-	dir := cross(n1, n2)
+	dir := vec3.Cross(n1, n2)
 	interval := func(t *[3][3]float64, d [3]float64) (lo, hi float64) {
 		// The vertex alone on its side, then the two crossings of the
 		// line through the plane of the other triangle.
@@ -155,7 +157,7 @@ func moller(p, q *[3][3]float64) (hit, ok bool) {
 			k = 1
 		}
 		a, b := (k+1)%3, (k+2)%3
-		pk, pa, pb := dot(dir, t[k]), dot(dir, t[a]), dot(dir, t[b])
+		pk, pa, pb := vec3.Dot(dir, t[k]), vec3.Dot(dir, t[a]), vec3.Dot(dir, t[b])
 		x0 := pk + (pa-pk)*d[k]/(d[k]-d[a])
 		x1 := pk + (pb-pk)*d[k]/(d[k]-d[b])
 		return min(x0, x1), max(x0, x1)

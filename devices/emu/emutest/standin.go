@@ -2,8 +2,9 @@
 // protocol tests run behind devices/emu: an exoskeleton of one
 // mass-damper per joint held by a visco-elastic finger, and a pin array
 // that switches frames on the 40 Hz grid, both simple enough for a test
-// to predict their response. The physical twins (devices/twin) are the
-// emulator's default backends.
+// to predict their response (the physical twins of devices/twin are the
+// emulator's default backends); and Serve, which serves an emulated device
+// over any transport.Conn.
 package emutest
 
 import (
