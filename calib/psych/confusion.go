@@ -81,15 +81,6 @@ func (c *Confusion) Add(stimulus, response string) error {
 	return nil
 }
 
-// AddIndex counts one trial by indices into Stimuli and Responses.
-func (c *Confusion) AddIndex(stimulus, response int) error {
-	if stimulus < 0 || stimulus >= len(c.Stimuli) || response < 0 || response >= len(c.Responses) {
-		return fmt.Errorf("psych: confusion matrix: trial (%d, %d) outside %d × %d", stimulus, response, len(c.Stimuli), len(c.Responses))
-	}
-	c.Counts[stimulus][response]++
-	return nil
-}
-
 // correctColumn returns, per stimulus, the index of the response that
 // names it, or −1.
 func (c *Confusion) correctColumn() []int {

@@ -101,10 +101,11 @@
 //     Analyse gives row probabilities with Wilson intervals, percent
 //     correct, and the information transmitted (Miller & Nicely 1955)
 //     with the Miller–Madow correction and a smoothed parametric-
-//     bootstrap interval. MatchingObserver answers with set confusions.
+//     bootstrap interval (checked in the tests against an observer with
+//     set confusions).
 //   - Joint fits: FitJoint fits one psychometric function per condition
 //     with α, β, γ and λ each separate, shared or fixed across conditions;
-//     CompareModels and CompareModelsWith test nested models by
+//     CompareModelsWith tests nested models by
 //     likelihood ratio (χ² and Monte Carlo p-values) and AIC, as
 //     Palamedes does.
 //   - Magnitude estimation: FitPowerLaw fits Stevens' exponent per subject

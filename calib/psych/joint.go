@@ -1,6 +1,7 @@
 package psych
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -462,6 +463,20 @@ type ModelComparison struct {
 	AICPrefersFuller bool `json:"aic_prefers_fuller"`
 }
 
+// MarshalJSON writes MonteCarloP as null without simulations: JSON has
+// no NaN.
+func (m ModelComparison) MarshalJSON() ([]byte, error) {
+	type plain ModelComparison
+	p := struct {
+		plain
+		MonteCarloP *float64 `json:"monte_carlo_p"`
+	}{plain: plain(m)}
+	if finite(m.MonteCarloP) {
+		p.MonteCarloP = &m.MonteCarloP
+	}
+	return json.Marshal(p)
+}
+
 // CompareOptions configures CompareModelsWith.
 type CompareOptions struct {
 	// Alpha is the test's level; 0 means 0.05.
@@ -473,11 +488,6 @@ type CompareOptions struct {
 	// Workers is the number of goroutines of the simulations; 0 means 1.
 	// The result does not depend on it.
 	Workers int `json:"-" toml:"-"`
-}
-
-// CompareModels is CompareModelsWith at level alpha without simulations.
-func CompareModels(conds []Condition, lesser, fuller JointOptions, alpha float64) (*ModelComparison, error) {
-	return CompareModelsWith(conds, lesser, fuller, CompareOptions{Alpha: alpha})
 }
 
 // CompareModelsWith fits the lesser and the fuller model to the same

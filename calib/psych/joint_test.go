@@ -215,7 +215,7 @@ func readConditions(t *testing.T, path string) []Condition {
 	return conds
 }
 
-// TestJointMatchesSciPy compares FitJoint and CompareModels with SciPy
+// TestJointMatchesSciPy compares FitJoint and CompareModelsWith with SciPy
 // maximum-likelihood fits of the same models on committed data sets
 // (testdata/scipy_joint.py, output in testdata/scipy_joint.json).
 func TestJointMatchesSciPy(t *testing.T) {
@@ -262,7 +262,7 @@ func TestJointMatchesSciPy(t *testing.T) {
 		}
 		for _, c := range d.Comparisons {
 			t.Run(d.Name+"/"+c.Lesser+"-"+c.Fuller, func(t *testing.T) {
-				m, err := CompareModels(conds, opts[c.Lesser], opts[c.Fuller], 0)
+				m, err := CompareModelsWith(conds, opts[c.Lesser], opts[c.Fuller], CompareOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -340,11 +340,11 @@ func TestJointErrors(t *testing.T) {
 		{JointOptions{Form: Weibull, Gamma: 0.5, Lambda: 0.01}, JointOptions{Form: Weibull, Gamma: 0.5, Lambda: 0.02}, "not nested"},
 		{sharedLapse, sharedLapse, "the fuller model has 9 parameters, the lesser 9"},
 	} {
-		if _, err := CompareModels(conds, tc.lesser, tc.fuller, 0); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("CompareModels: error %v, want %q", err, tc.want)
+		if _, err := CompareModelsWith(conds, tc.lesser, tc.fuller, CompareOptions{}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("CompareModelsWith: error %v, want %q", err, tc.want)
 		}
 	}
-	if _, err := CompareModels(conds, sharedLapse, separateLapse, 1.5); err == nil {
+	if _, err := CompareModelsWith(conds, sharedLapse, separateLapse, CompareOptions{Alpha: 1.5}); err == nil {
 		t.Error("level 1.5 accepted")
 	}
 }

@@ -126,3 +126,49 @@ func cmpFloat(a, b float64) int {
 	}
 	return 0
 }
+
+// MagnitudeObserver is a simulated subject of a magnitude-estimation
+// experiment who follows Stevens' power law: it answers stimulus x with
+// Scale·x^Exponent·exp(Sigma·ε), ε standard normal, so that ln(answer) is
+// linear in ln(x) with normal noise of SD Sigma. Fed the cue a device
+// delivered instead of the nominal stimulus, it perceives what reached
+// the finger.
+type MagnitudeObserver struct {
+	Exponent float64 `json:"exponent"`
+	Scale    float64 `json:"scale"`
+	Sigma    float64 `json:"sigma"`
+	Seed     uint64  `json:"seed"`
+	RNG      rng     `json:"rng"`
+}
+
+// NewMagnitudeObserver returns a seeded magnitude-estimation observer.
+func NewMagnitudeObserver(exponent, scale, sigma float64, seed uint64) (*MagnitudeObserver, error) {
+	o := &MagnitudeObserver{Exponent: exponent, Scale: scale, Sigma: sigma, Seed: seed, RNG: newRNG(seed, 0x5e75)}
+	return o, o.validate()
+}
+
+func (o *MagnitudeObserver) validate() error {
+	if !(o.Exponent > 0 && o.Exponent < 10) {
+		return fmt.Errorf("psych: magnitude observer exponent %g outside (0, 10)", o.Exponent)
+	}
+	if !(o.Scale > 0) || math.IsInf(o.Scale, 0) {
+		return fmt.Errorf("psych: magnitude observer scale %g must be positive", o.Scale)
+	}
+	if !(o.Sigma >= 0 && o.Sigma < 5) {
+		return fmt.Errorf("psych: magnitude observer noise %g outside [0, 5)", o.Sigma)
+	}
+	if o.RNG.pcg == nil {
+		return fmt.Errorf("psych: magnitude observer has no random state")
+	}
+	return nil
+}
+
+// Respond returns the magnitude the observer gives stimulus x > 0; for
+// x <= 0 or NaN (nothing felt) it returns 0.
+func (o *MagnitudeObserver) Respond(x float64) float64 {
+	z := o.RNG.normal()
+	if !(x > 0) || math.IsInf(x, 0) {
+		return 0
+	}
+	return o.Scale * math.Pow(x, o.Exponent) * math.Exp(o.Sigma*z)
+}

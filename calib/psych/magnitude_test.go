@@ -109,14 +109,6 @@ func TestPowerLawErrors(t *testing.T) {
 	if m := o.Respond(math.NaN()); m != 0 {
 		t.Errorf("nothing delivered answered %g, want 0", m)
 	}
-	st, _ := o.State()
-	r, err := RestoreMagnitudeObserver(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a, b := o.Respond(4), r.Respond(4); a != b {
-		t.Errorf("restored observer answers %g, original %g", b, a)
-	}
 }
 
 func TestSummarise(t *testing.T) {
