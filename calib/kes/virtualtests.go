@@ -275,6 +275,38 @@ type shearReading struct {
 // shearSteps is how many angles the virtual shear test takes up to 5°.
 const shearSteps = 10
 
+// shearSpecimen builds the shear tests' specimen, gripped at both ends,
+// with rows elements along the warp and across over the width, and
+// returns its pull: place the top chuck at (dx, dy) sideways and along
+// the warp, let the cloth settle (adding the steps to *steps), and read
+// the load cell's sideways and along-warp force per width [N/m].
+func shearSpecimen(m sim.Material, rows, across int, steps *int) (pull func(dx, dy float64) (side, along float64, err error), err error) {
+	const w, l = tensileWidth, tensileLength
+	c, err := sim.New(instrumentConfig(m, 1, l, w, rows, across))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Grip(sim.EdgeBottom, 1); err != nil {
+		return nil, err
+	}
+	if err := c.Grip(sim.EdgeTop, 1); err != nil {
+		return nil, err
+	}
+	var in sim.FingerState
+	return func(dx, dy float64) (side, along float64, err error) {
+		if err := c.MoveGrip(sim.EdgeTop, [3]float64{dx, dy, 0}); err != nil {
+			return 0, 0, err
+		}
+		n, err := relax(c, &in, 200, 1e-9*l)
+		*steps += n
+		if err != nil {
+			return 0, 0, err
+		}
+		f, err := c.GripForce(sim.EdgeTop)
+		return -f[0] / w, -f[1] / w, err
+	}, nil
+}
+
 // virtualShear runs KES-FB1's shear test: the standard specimen, 20 cm
 // wide (along the weft, sim's u) and 5 cm between the chucks (along the
 // warp), under the standard tension: at each angle φ the moving chuck
@@ -292,32 +324,11 @@ const shearSteps = 10
 // fabric's own shear stiffness, G less the tension per radian
 // (Material), and this test, under the tension, reads G again.
 func virtualShear(m sim.Material, tension float64, nu, nv int) (shearReading, error) {
-	const w, l = tensileWidth, tensileLength
-	c, err := sim.New(instrumentConfig(m, 1, l, w, nv-1, nu-1))
-	if err != nil {
-		return shearReading{}, err
-	}
-	if err := c.Grip(sim.EdgeBottom, 1); err != nil {
-		return shearReading{}, err
-	}
-	if err := c.Grip(sim.EdgeTop, 1); err != nil {
-		return shearReading{}, err
-	}
-	var in sim.FingerState
+	const l = tensileLength
 	var r shearReading
-	// pull places the chuck at (dx, dy) and returns its load cell's
-	// sideways and along-warp readings per width.
-	pull := func(dx, dy float64) (side, along float64, err error) {
-		if err := c.MoveGrip(sim.EdgeTop, [3]float64{dx, dy, 0}); err != nil {
-			return 0, 0, err
-		}
-		steps, err := relax(c, &in, 200, 1e-9*l)
-		r.Steps += steps
-		if err != nil {
-			return 0, 0, err
-		}
-		f, err := c.GripForce(sim.EdgeTop)
-		return -f[0] / w, -f[1] / w, err
+	pull, err := shearSpecimen(m, nv-1, nu-1, &r.Steps)
+	if err != nil {
+		return r, err
 	}
 	dy := 0.0
 	for i := 1; i <= shearSteps; i++ {
@@ -378,32 +389,11 @@ const shearStep = 0.5 * math.Pi / 180
 // widths 5-25 % low, depending on the fabric, where one element reads
 // them within 10 %.
 func virtualShearLoop(m sim.Material, tension, maxAngle float64, across int) (shearLoopReading, error) {
-	const w, l = tensileWidth, tensileLength
-	c, err := sim.New(instrumentConfig(m, 1, l, w, 1, across))
-	if err != nil {
-		return shearLoopReading{}, err
-	}
-	if err := c.Grip(sim.EdgeBottom, 1); err != nil {
-		return shearLoopReading{}, err
-	}
-	if err := c.Grip(sim.EdgeTop, 1); err != nil {
-		return shearLoopReading{}, err
-	}
-	var in sim.FingerState
+	const l = tensileLength
 	var r shearLoopReading
-	// pull places the chuck at (dx, dy) and returns its load cell's
-	// sideways and along-warp readings per width.
-	pull := func(dx, dy float64) (side, along float64, err error) {
-		if err := c.MoveGrip(sim.EdgeTop, [3]float64{dx, dy, 0}); err != nil {
-			return 0, 0, err
-		}
-		steps, err := relax(c, &in, 200, 1e-9*l)
-		r.Steps += steps
-		if err != nil {
-			return 0, 0, err
-		}
-		f, err := c.GripForce(sim.EdgeTop)
-		return -f[0] / w, -f[1] / w, err
+	pull, err := shearSpecimen(m, 1, across, &r.Steps)
+	if err != nil {
+		return r, err
 	}
 	n := int(math.Round(maxAngle / shearStep))
 	if n < 10 {
