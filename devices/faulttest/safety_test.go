@@ -180,7 +180,6 @@ type servo struct {
 }
 
 func (s *servo) step(t time.Duration) {
-	x := s.x.Load()
 	if !s.active {
 		select {
 		case <-s.start:
@@ -189,6 +188,9 @@ func (s *servo) step(t time.Duration) {
 			return
 		}
 	}
+	// Loaded only once the trial has started: a link loaded before the
+	// start may be the one closed between trials.
+	x := s.x.Load()
 	if err := x.Read(&s.st); err != nil && !errors.Is(err, devices.ErrTimeout) {
 		s.finish(fmt.Errorf("read: %w", err))
 		return
