@@ -272,11 +272,10 @@ func (c *safeCounters) stats() *SafeStats {
 const GapNote = 4 * time.Millisecond
 
 // GapStats counts the samples that arrived more than GapNote after the
-// previous one, by what the device's own clock says of the wait: when it
-// advanced as much, the device sent nothing (its firmware, or a machine
-// that stopped it); when it advanced much less, the device's samples were
-// held on the way (the line, or the host's reader, which runs at normal
-// priority and can wait for a core).
+// previous one, by what the device's own clock says of the wait (see
+// heldOnTheWay): the device sent nothing (its firmware, or a machine that
+// stopped it), or its samples were held on the way (the line, or the
+// host's reader, which runs at normal priority and can wait for a core).
 type GapStats struct {
 	Device    uint64  `json:"device"`     // the device sent nothing
 	OnTheWay  uint64  `json:"on_the_way"` // sent in time, arrived late
@@ -291,6 +290,16 @@ type gapCounter struct {
 	loggedAt int64
 }
 
+// heldOnTheWay says which part of a wait between two consecutive samples
+// is the larger: the time the second one spent on the way (the wait less
+// what the device's clock advanced between them), or the device's own
+// lateness (what its clock advanced beyond its period). A 2 ms array whose
+// sample came 4.3 ms after the one before, 2.3 ms later by its own clock,
+// sent on time and was held for 2 ms.
+func heldOnTheWay(wait, dev, period time.Duration) bool {
+	return wait-dev > dev-period
+}
+
 // gap runs on every sample the reader accepts (under rmu).
 func (s *session) gap(seq uint32, devUs uint64, now int64) {
 	g := &s.gaps
@@ -303,7 +312,7 @@ func (s *session) gap(seq uint32, devUs uint64, now int64) {
 	dev := time.Duration(devUs-prevDev) * time.Microsecond
 	g.LongestMs = max(g.LongestMs, float64(wait)/1e6)
 	what := "the device sent nothing"
-	if dev < wait/2 {
+	if heldOnTheWay(wait, dev, s.period) {
 		g.OnTheWay++
 		what = "the device sent its sample in time, it was held on the way (the line, or this host's reader)"
 	} else {

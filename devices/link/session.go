@@ -172,6 +172,7 @@ type session struct {
 	capsTactile wire.CapsTactile
 	silence     time.Duration
 	stale       time.Duration
+	period      time.Duration // the device's period_us: how often it sends a sample
 	heartbeat   time.Duration // send a HEARTBEAT when nothing was sent for this long
 	watchdog    time.Duration // the device's watchdog_ms
 
@@ -666,6 +667,7 @@ func (s *session) refuse(err error) bool {
 
 func (s *session) start(c *wire.Caps, seq uint32, now int64) {
 	period := time.Duration(c.PeriodUs) * time.Microsecond
+	s.period = period
 	s.silence = s.opt.SilenceTimeout
 	if s.silence <= 0 {
 		s.silence = max(250*time.Millisecond, 10*period)
