@@ -88,7 +88,10 @@ type Conn struct {
 	once   sync.Once
 }
 
-var _ transport.Conn = (*Conn)(nil)
+var (
+	_ transport.Conn         = (*Conn)(nil)
+	_ transport.WriteLimiter = (*Conn)(nil)
+)
 
 // Wrap returns inner with the out faults applied to what is written and
 // the in faults to what is read. onEvent, if not nil, is called for every
@@ -220,6 +223,14 @@ func (c *Conn) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// SetWriteLimit passes the limit on to the wrapped Conn when it has one,
+// so that a link's write limit holds through the injector as on the port.
+func (c *Conn) SetWriteLimit(d time.Duration) {
+	if wl, ok := c.inner.(transport.WriteLimiter); ok {
+		wl.SetWriteLimit(d)
+	}
 }
 
 // Read returns shaped bytes read from the wrapped Conn.

@@ -17,6 +17,7 @@ import (
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/serial"
 	"github.com/haptex/haptex/devices/transport"
+	"github.com/haptex/haptex/devices/transport/transporttest"
 	"github.com/haptex/haptex/devices/wire"
 )
 
@@ -296,4 +297,28 @@ func TestMuteDeviceIsLost(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	t.Fatal("a mute device was never declared lost")
+}
+
+// limitRecorder is a port that notes the write limit it was given.
+type limitRecorder struct {
+	transport.Conn
+	limit time.Duration
+}
+
+func (l *limitRecorder) SetWriteLimit(d time.Duration) { l.limit = d }
+
+// A link's write limit (link.Options.WriteLimit) reaches the port behind
+// the injector, so a device that stops reading stalls the writer no
+// longer there than on the port itself.
+func TestWriteLimitReachesThePort(t *testing.T) {
+	host, dev := transporttest.Pipe("host", "device")
+	defer dev.Close()
+	port := &limitRecorder{Conn: host}
+	c := faulttest.Wrap(port, faulttest.Config{}, faulttest.Config{}, nil)
+	defer c.Close()
+	var wl transport.WriteLimiter = c
+	wl.SetWriteLimit(7 * time.Millisecond)
+	if port.limit != 7*time.Millisecond {
+		t.Fatalf("the port's write limit is %v, want 7ms", port.limit)
+	}
 }
