@@ -53,6 +53,10 @@ type Result struct {
 	// RenderedStiffness is the stiffness felt against the stiffness asked.
 	RenderedStiffness []StiffnessPoint `json:"rendered_stiffness"`
 	ZWidth            ZWidthResult     `json:"zwidth"`
+	// ContactResponse is the force loop's frequency response in contact:
+	// the finger held still against walls of 300 and 1,000 N/m whose
+	// force varies by 20 mN at 1-16 Hz.
+	ContactResponse []ResponsePoint `json:"contact_response"`
 	// ContactTracking is measured on the showcase in lockstep by the
 	// application layer (haptex bench control), not by this package.
 	ContactTracking *haptics.TrackingResult `json:"contact_tracking,omitempty"`
@@ -180,6 +184,9 @@ func Bench(opt Options) (Result, error) {
 	}
 	res.RenderedStiffness = append(res.RenderedStiffness, sp)
 	if res.ZWidth, err = runZWidth(cfg, p, opt.ZWidthB); err != nil {
+		return res, err
+	}
+	if res.ContactResponse, err = runContactResponse(cfg, p, []float64{300, 1000}, []float64{1, 2, 4, 8, 16}); err != nil {
 		return res, err
 	}
 	pr, err := runPinch(cfg, p, opt.PinchTime)
