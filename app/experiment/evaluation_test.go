@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/haptex/haptex/calib/psych"
 	"github.com/haptex/haptex/internal/safefile"
@@ -36,9 +37,9 @@ func evaluationObserver(t *testing.T, e *Experiment) Options {
 // simulated observers and writes its analysis: the discrimination
 // staircases' fit.json, the matching's confusion matrix, the ratings'
 // real-versus-virtual analysis, the magnitude estimations' power laws.
-// The short version runs each on an 8² cloth with a few trials (under
-// the race detector: the matching, roughness only, and the real
-// ratings); -long runs the files as they are.
+// The short version runs each on an 8² cloth with a few trials and
+// short pauses (under the race detector: the matching, roughness only,
+// and the real ratings); -long runs the files as they are.
 func TestEvaluationProtocols(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "evaluation", "*.toml"))
 	if err != nil || len(files) < 8 {
@@ -69,7 +70,9 @@ func TestEvaluationProtocols(t *testing.T) {
 			}
 			o := evaluationObserver(t, e)
 			if !*long {
-				e.Side = 8
+				// The pauses of the small and pinch tests: the gap still
+				// outlasts the material ramp between fabrics.
+				e.Side, e.Timing.Gap, e.Timing.ITI = 8, 300*time.Millisecond, 300*time.Millisecond
 				if e.Set == nil {
 					e.Procedure.Staircase.MaxTrials = 6
 					o.SkipStimulusCheck = true

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -94,14 +95,29 @@ func runFile(t *testing.T, file, dir string, after func(int) error, base rig.Con
 	})
 }
 
+// uninterrupted is the small experiment run once to its end, the
+// reference of both resume tests (its folder goes with the first test
+// that asks; they compare only its records and trial count).
+var uninterrupted struct {
+	once sync.Once
+	res  *Result
+	err  error
+}
+
+func wholeRun(t *testing.T) *Result {
+	t.Helper()
+	uninterrupted.once.Do(func() { uninterrupted.res, uninterrupted.err = run(t, t.TempDir(), nil) })
+	if uninterrupted.res == nil {
+		t.Fatalf("the uninterrupted run: %v", uninterrupted.err)
+	}
+	return uninterrupted.res
+}
+
 // Interrupting a run after any trial and resuming it gives the same trials,
 // responses and procedure state as a run that was never interrupted, and
 // loses no completed trial.
 func TestResumeContinuesTheSameProcedure(t *testing.T) {
-	whole, err := run(t, t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	whole := wholeRun(t)
 	dir := t.TempDir()
 	stop := errors.New("killed")
 	if _, err := run(t, dir, func(n int) error {
@@ -134,10 +150,7 @@ func TestResumeContinuesTheSameProcedure(t *testing.T) {
 // A run stopped after a trial reached the CSV but before its state was
 // saved replays that trial on resume: nothing is lost or doubled.
 func TestResumeAfterCSVBeforeState(t *testing.T) {
-	whole, err := run(t, t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	whole := wholeRun(t)
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "level-test", "sim01")
 	var saved []byte

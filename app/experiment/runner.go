@@ -215,6 +215,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			err = ferr
 		}
 	}
+	res, err := run.conclude(err, cleanup, resumed, run.analyse)
+	if err != nil {
+		return nil, err
+	}
+	return res, run.writeBIDS()
+}
+
+// conclude ends a run whose trials ended with err: on an error it
+// discards a folder this run created and completed no trial in (cleanup
+// removes the folders openDir made), otherwise it analyses the run and
+// marks the result resumed or not.
+func (run *runner) conclude(err error, cleanup func(), resumed bool, analyse func() (*Result, error)) (*Result, error) {
 	if err != nil {
 		if run.fresh && run.done == 0 {
 			// No trial to keep: leave nothing that would stop the next run.
@@ -223,12 +235,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		return nil, err
 	}
-	res, err := run.analyse()
+	res, err := analyse()
 	if err != nil {
 		return nil, err
 	}
 	res.Resumed = resumed
-	return res, run.writeBIDS()
+	return res, nil
 }
 
 // Limits on the files a run reads back: far above what the longest

@@ -179,19 +179,7 @@ func runSet(ctx context.Context, o Options) (*Result, error) {
 			err = run.setLoop(ctx)
 		}
 	}
-	if err != nil {
-		if run.fresh && run.done == 0 {
-			run.discard()
-			cleanup()
-		}
-		return nil, err
-	}
-	res, err := run.analyseSet()
-	if err != nil {
-		return nil, err
-	}
-	res.Resumed = resumed
-	return res, nil
+	return run.conclude(err, cleanup, resumed, run.analyseSet)
 }
 
 // loadStimuli loads the set's fabrics (or the magnitude estimation's
