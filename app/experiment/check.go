@@ -192,6 +192,32 @@ func roundLevel(x float64) float64 {
 	return math.Round(x*p) / p
 }
 
+// lockstepRig builds a rig of configuration cfg playing the experiment's
+// motion in virtual time, holds the fingers at the motion's start and
+// settles the grip as a run does, so that the first interval played on it
+// starts as every other one. The caller owns the lockstep and finishes it.
+func lockstepRig(ctx context.Context, e *Experiment, cfg rig.Config) (*rig.Rig, *rig.Stepper, *twin.Script, error) {
+	script := motions[e.Timing.Motion].script(cfg.Scene)
+	cfg.Script = script
+	r, err := rig.New(cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, err := r.Lockstep()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := r.HoldMotion(script); err != nil {
+		s.Finish()
+		return nil, nil, nil, err
+	}
+	if err := settleRig(ctx, r, &lockstepDriver{s: s}, script, e.Timing.Interval, func() {}); err != nil {
+		s.Finish()
+		return nil, nil, nil, err
+	}
+	return r, s, script, nil
+}
+
 func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int, sp psych.Span, n, pairs int, weber float64) (*StimulusReport, error) {
 	dim := dimensions[e.Stimulus.Kind]
 	cue := dim.cue
@@ -200,24 +226,11 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 	}
 	rep := &StimulusReport{Experiment: e.Name, Dimension: e.Stimulus.Kind, Motion: e.Timing.Motion, Cue: cue.Name, Unit: cue.Unit,
 		XUnit: e.Stimulus.Unit, Stream: stream, Weber: weber, cue: cue, scale: sp.Scale, gain: dim.gain}
-	script := motions[e.Timing.Motion].script(cfg.Scene)
-	cfg.Script = script
-	r, err := rig.New(cfg)
+	r, s, script, err := lockstepRig(ctx, e, cfg)
 	if err != nil {
-		return nil, err
-	}
-	s, err := r.Lockstep()
-	if err != nil {
-		return nil, err
-	}
-	defer s.Finish()
-	if err := r.HoldMotion(script); err != nil {
-		return nil, err
-	}
-	// As a run does: the first checked interval starts as every other one.
-	if err := settleRig(ctx, r, &lockstepDriver{s: s}, script, e.Timing.Interval, func() {}); err != nil {
 		return nil, fmt.Errorf("experiment: check: %w", err)
 	}
+	defer s.Finish()
 	stim := newStimulus(e, r, cfg.Fabric)
 	tr := r.NewIntervalTrace(e.Timing.Interval)
 	interval := func(x float64) (float64, error) {

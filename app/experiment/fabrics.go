@@ -169,23 +169,11 @@ func spearman(fs []FabricCue) float64 {
 // referenceCues plays n intervals of the experiment's motion on a rig of
 // configuration cfg at the reference level and returns the cue of each.
 func referenceCues(ctx context.Context, e *Experiment, cfg rig.Config, cue *Cue, n int) ([]float64, error) {
-	script := motions[e.Timing.Motion].script(cfg.Scene)
-	cfg.Script = script
-	r, err := rig.New(cfg)
-	if err != nil {
-		return nil, err
-	}
-	s, err := r.Lockstep()
+	r, s, script, err := lockstepRig(ctx, e, cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Finish()
-	if err := r.HoldMotion(script); err != nil {
-		return nil, err
-	}
-	if err := settleRig(ctx, r, &lockstepDriver{s: s}, script, e.Timing.Interval, func() {}); err != nil {
-		return nil, err
-	}
 	tr := r.NewIntervalTrace(e.Timing.Interval)
 	var cues []float64
 	s.Advance(e.Timing.ITI)
