@@ -71,17 +71,16 @@ func (h *hinge) vector(x []float64) vec {
 // normal returns the surface's unit normal at the hinge (u × v), or prev
 // where the stencil is degenerate.
 func (h *hinge) normal(x []float64, prev vec) vec {
-	across := vecAt(x, h.n[4]).add(vecAt(x, h.n[5])).sub(vecAt(x, h.n[0])).sub(vecAt(x, h.n[1]))
-	along := vecAt(x, h.n[3]).sub(vecAt(x, h.n[2]))
-	a, b := across.arr(), along.arr()
+	a := vecAt(x, h.n[4]).add(vecAt(x, h.n[5])).sub(vecAt(x, h.n[0])).sub(vecAt(x, h.n[1]))
+	b := vecAt(x, h.n[3]).sub(vecAt(x, h.n[2]))
 	if h.fam == 1 {
 		a, b = b, a
 	}
-	n, l := unit(cross3(a, b))
+	n, l := unitVec(vec{a.y*b.z - a.z*b.y, a.z*b.x - a.x*b.z, a.x*b.y - a.y*b.x})
 	if l < 1e-12 {
 		return prev
 	}
-	return vec{n[0], n[1], n[2]}
+	return n
 }
 
 // hingeHyst is one hinge's friction state at the start of the step.
