@@ -668,15 +668,16 @@ func virtualBending(m sim.Material, d Direction, n int) (bendingReading, error) 
 // KES-FB2, the pure bending tester, bends a specimen 1 cm long between its
 // chucks (20 cm wide; the virtual one is fb2Width wide, as the moment is
 // read per width) to ±2.5 1/cm and back: fb2Length is the bent length,
-// fb2Step the curvature step of the virtual cycle (half the friction's
-// characteristic curvature, Material), and a specimen gets at least
+// fb2Step the curvature step of the virtual cycle (every node is held, so
+// each step's friction is exact however long the step: a step only has
+// to land on ±1 1/cm, where 2HB is read), and a specimen gets at least
 // fb2MinElements along its bent length: KES's largest curvature is a
 // circle of 4 mm radius, which an element longer than 8 mm cannot span.
 const (
 	fb2Length      = 0.01
 	fb2Width       = 0.01
 	fb2Across      = 2
-	fb2Step        = 0.05 / 0.01 // 0.05 1/cm [1/m]
+	fb2Step        = 0.25 / 0.01 // 0.25 1/cm [1/m]
 	fb2MinElements = 4
 	oneCurvature   = 1 / 0.01 // 1 1/cm [1/m]: where KES reads 2HB
 )
