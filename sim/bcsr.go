@@ -19,6 +19,9 @@ type bcsr struct {
 	// The entries of the bending operator inside the block pattern, in the
 	// operator's order: entry src adds to the diagonal of block blk.
 	bendIn []struct{ src, blk int32 }
+	// bendAt is where each entry of the bending operator goes: its block
+	// (≥ 0) or, as -1-k, scalar coupling k.
+	bendAt []int32
 
 	// Scalar couplings (bending only): row i has exRow[i]..exRow[i+1].
 	exRow []int32
@@ -78,13 +81,16 @@ func newBCSR(m *mesh) *bcsr {
 		}
 	}
 	s.exRow = make([]int32, n+1)
+	s.bendAt = make([]int32, len(m.bend.col))
 	for i := range n {
 		for k := m.bend.rowPtr[i]; k < m.bend.rowPtr[i+1]; k++ {
 			j := m.bend.col[k]
 			if adj[i][j] {
 				s.bendIn = append(s.bendIn, struct{ src, blk int32 }{k, s.find(int32(i), j)})
+				s.bendAt[k] = s.find(int32(i), j)
 				continue
 			}
+			s.bendAt[k] = -1 - int32(len(s.exCol))
 			s.exCol = append(s.exCol, j)
 			s.exSrc = append(s.exSrc, k)
 		}
@@ -184,6 +190,19 @@ func (s *bcsr) setBending(bend *scalarCSR, cK float64, gen uint64) {
 		s.exVal[k] = cK * val[src]
 	}
 	s.exCK, s.exGen = cK, gen+1
+}
+
+// addBend adds w times the identity at the bending operator's entry src.
+func (s *bcsr) addBend(src int32, w float64) {
+	k := s.bendAt[src]
+	if k < 0 {
+		s.exVal[-1-k] += w
+		return
+	}
+	b := &s.val[k]
+	b[0][0] += w
+	b[1][1] += w
+	b[2][2] += w
 }
 
 // addBlock adds c·b to block k.

@@ -200,16 +200,22 @@ func BenchmarkFoldScript(b *testing.B) {
 }
 
 // BenchmarkHysteresis is the showcase step with the internal friction of
-// the hysteresis tests (testHysteresis) on and off, at the steps.
+// the hysteresis tests (testHysteresis) off, in the in-plane modes only,
+// and in every mode (bending too), at the steps.
 func BenchmarkHysteresis(b *testing.B) {
 	for _, sc := range []struct {
 		n  int
 		dt float64
 	}{{24, 0.001}, {32, 0.005}, {64, 0.010}} {
-		for _, on := range []bool{false, true} {
-			b.Run(fmt.Sprintf("side=%d/dt=%gms/on=%v", sc.n, 1000*sc.dt, on), func(b *testing.B) {
+		for _, on := range []string{"off", "inplane", "all"} {
+			b.Run(fmt.Sprintf("side=%d/dt=%gms/friction=%s", sc.n, 1000*sc.dt, on), func(b *testing.B) {
 				c, s := benchCloth(b, sc.n, sc.dt, func(cfg *Config) {
-					if on {
+					switch on {
+					case "inplane":
+						h := testHysteresis()
+						h.BendWeft, h.BendWarp, h.BendCurvature = 0, 0, 0
+						cfg.Material.Hysteresis = h
+					case "all":
 						cfg.Material.Hysteresis = testHysteresis()
 					}
 				})

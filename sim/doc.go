@@ -34,9 +34,10 @@
 // see mesh.bendStencils for the grid stencils and the λ that makes the
 // discrete energy equal the plate's. Internal friction (Material.Hysteresis,
 // Kawabata's hysteresis loops) is an augmented Dahl element per triangle
-// and in-plane mode (Miguel et al., ACM TOG 32(6):212, 2013; dahl.go,
-// hysteresis.go), exact within a step, so that its work joins the step's
-// potential below; its state moves on with each accepted step.
+// and in-plane mode and per weft and warp bending edge (Miguel et al., ACM
+// TOG 32(6):212, 2013; dahl.go, hysteresis.go, bendhyst.go), exact within
+// a step, so that its work joins the step's potential below; its state
+// moves on with each accepted step.
 //
 // Time integration is the tutorial's generalised Euler and BDF-2 with
 // implicitness α (eq. 22-25), each step solved as what it is: the

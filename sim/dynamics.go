@@ -156,6 +156,9 @@ func (d *clothDynamics) mulKv(dst, av []float64) bool {
 			dst[q] = (m*fo.v[q] - op.cD*fo.fVisc[q] - av[q]) * s
 		}
 	}
+	if fo.hingeLive {
+		fo.exactHinges(dst, fo.v)
+	}
 	d.filter(av)
 	return true
 }

@@ -24,7 +24,7 @@ type fabric struct {
 	thick, compression, muS, muK float64
 	layerMu                      float64 // Coulomb coefficient between layers
 	hyst                         Hysteresis
-	hystOn                       bool   // some mode of hyst has friction
+	hystOn                       bool   // some in-plane mode of hyst has friction (the triangles')
 	gen                          uint64 // counts the updates
 }
 
@@ -88,6 +88,7 @@ func (f *fabric) update() {
 	f.hyst = Hysteresis{
 		Weft: f.mix(ch.Weft, oh.Weft), Warp: f.mix(ch.Warp, oh.Warp), TensileStrain: f.mix(ch.TensileStrain, oh.TensileStrain),
 		Shear05: f.mix(ch.Shear05, oh.Shear05), Shear5: f.mix(ch.Shear5, oh.Shear5), ShearAngle: f.mix(ch.ShearAngle, oh.ShearAngle),
+		BendWeft: f.mix(ch.BendWeft, oh.BendWeft), BendWarp: f.mix(ch.BendWarp, oh.BendWarp), BendCurvature: f.mix(ch.BendCurvature, oh.BendCurvature),
 	}
 	f.hystOn = f.hyst.tensileOn() || f.hyst.shearOn()
 }

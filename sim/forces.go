@@ -19,15 +19,18 @@ type forces struct {
 	// touch disjoint nodes and run side by side on the cloth's team; the
 	// seam (part 2) runs after them.
 	parts       [3][]int32
-	psi, strain [3]float64 // per part: tensile energy, largest strain
-	diss        [3]float64 // per part: dissipation rate
-	bendE       [2]float64 // per part: bending energy of its rows
-	fric        [3]float64 // per part: the friction's work since the step's start
-	work        float64    // the last pass's friction work, all parts [J]
-	hyst        []triHyst  // the elements' friction state (hysteresis.go)
-	hystLive    bool       // hyst holds the state of the cloth's last accepted positions
-	px, pv, pf  []float64  // the arguments of the pass in progress
-	asm         *bcsr      // the matrix the pass assembles into; nil: none
+	psi, strain [3]float64  // per part: tensile energy, largest strain
+	diss        [3]float64  // per part: dissipation rate
+	bendE       [2]float64  // per part: bending energy of its rows
+	fric        [3]float64  // per part: the friction's work since the step's start
+	work        float64     // the last pass's friction work, all parts [J]
+	hyst        []triHyst   // the elements' friction state (hysteresis.go)
+	hystLive    bool        // hyst holds the state of the cloth's last accepted positions
+	hinge       []hingeHyst // the bending friction's state (bendhyst.go)
+	hingeK      []float64   // per hinge: A·dz/dκ of the last pass with forces [N·m]
+	hingeLive   bool        // hinge holds the state of the cloth's last accepted positions
+	px, pv, pf  []float64   // the arguments of the pass in progress
+	asm         *bcsr       // the matrix the pass assembles into; nil: none
 	job         func(part int)
 	half        int // the bending forces' rows split at half, as the parts' nodes
 }
@@ -43,6 +46,7 @@ func (fo *forces) init(c *Cloth, op *operator) {
 	fo.job = fo.part
 	fo.half = c.n / 2
 	fo.initHyst(c.x)
+	fo.initHinges(c.x)
 }
 
 // rows returns part p's rows of the bending forces.
@@ -109,6 +113,9 @@ func (fo *forces) elastic(x, v, f []float64, asm *bcsr) (e Energy, strain, diss 
 	strain = max(fo.strain[0], fo.strain[1], fo.strain[2])
 	diss = fo.diss[0] + fo.diss[1] + fo.diss[2]
 	fo.work = fo.fric[0] + fo.fric[1] + fo.fric[2]
+	if fo.hingeLive {
+		fo.work += fo.hingePass(x, f)
+	}
 	return e, strain, diss
 }
 
@@ -183,6 +190,9 @@ func (fo *forces) mulK(dst, y []float64, cK float64) {
 		fo.lin[i].mulAdd(&c.m.tris[i], dst, y, -1, 0, cK, eta)
 	}
 	c.m.bend.mulAdd(dst, y, -1)
+	if fo.hingeLive {
+		fo.mulAddHinges(dst, y, -1, true)
+	}
 	c.pads.mulAdd(dst, y, 1)
 	c.rod.mulAdd(dst, y, 1)
 	if c.self != nil {
@@ -220,6 +230,9 @@ func (fo *forces) potential(y, V []float64) (e Energy, diss, work float64) {
 	for p := range 2 {
 		i0, i1 := fo.rows(p)
 		e.Bending += fo.bending(y, i0, i1)
+	}
+	if fo.hingeLive {
+		work += fo.hingePass(y, nil)
 	}
 	e.Contact = c.pads.potential(y) + c.rod.energyAt(y)
 	if c.self != nil {

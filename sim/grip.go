@@ -125,3 +125,51 @@ func (c *Cloth) GripForce(e Edge) ([3]float64, error) {
 	}
 	return f, nil
 }
+
+// PlaceGrip moves each of edge e's gripped nodes to place(its position
+// when gripped) [m]: a chuck that bends or turns its specimen, not only
+// shifts it (MoveGrip). The next step brings the nodes there, over the
+// step.
+func (c *Cloth) PlaceGrip(e Edge, place func(origin [3]float64) [3]float64) error {
+	g := c.grips[e]
+	if g == nil {
+		return fmt.Errorf("sim: the %v edge is not gripped", e)
+	}
+	for i, k := range g.nodes {
+		p := place([3]float64{g.origin[3*i], g.origin[3*i+1], g.origin[3*i+2]})
+		if !isFinite(p[0]) || !isFinite(p[1]) || !isFinite(p[2]) {
+			return fmt.Errorf("sim: grip position %v not finite", p)
+		}
+		for q := range 3 {
+			c.cons.target[3*k+int32(q)] = p[q]
+		}
+	}
+	return nil
+}
+
+// GripWork returns the work the cloth's forces on edge e's gripped nodes
+// (those GripForce sums) do over the virtual displacement d(origin) of
+// each node [J]: with d the derivative of PlaceGrip's placement in a
+// parameter, minus the derivative of the cloth's energy in it, the load a
+// bending instrument reads by virtual work. It takes a forces pass.
+func (c *Cloth) GripWork(e Edge, d func(origin [3]float64) [3]float64) (float64, error) {
+	g := c.grips[e]
+	if g == nil {
+		return 0, fmt.Errorf("sim: the %v edge is not gripped", e)
+	}
+	if c.gripF == nil {
+		c.gripF = make([]float64, 3*c.n)
+	}
+	c.dyn.pending = false
+	c.dyn.force.elastic(c.x, c.v, c.gripF, nil)
+	grav := c.cfg.Gravity
+	var w float64
+	for i, k := range g.nodes {
+		dk := d([3]float64{g.origin[3*i], g.origin[3*i+1], g.origin[3*i+2]})
+		m := c.fab.mass[k]
+		for q := range 3 {
+			w += (c.gripF[3*k+int32(q)] - m*grav[q]) * dk[q]
+		}
+	}
+	return w, nil
+}

@@ -98,11 +98,17 @@ func (fo *forces) initHyst(x []float64) {
 	fo.hystLive = c.fab.hystOn
 }
 
-// commitHyst moves every element's friction state to the accepted
+// commitHyst moves the friction state of every element and hinge to the
+// accepted positions x and returns the friction's work over the step [J].
+func (fo *forces) commitHyst(x []float64) (work float64) {
+	return fo.commitTris(x) + fo.commitHinges(x)
+}
+
+// commitTris moves every element's friction state to the accepted
 // positions x: the stresses the step's Dahl elements reach there, the
 // strains of x, and the Dahl elements of the next step. It returns the
 // friction's work over the step [J].
-func (fo *forces) commitHyst(x []float64) (work float64) {
+func (fo *forces) commitTris(x []float64) (work float64) {
 	c := fo.c
 	if !c.fab.hystOn {
 		fo.hystLive = false

@@ -49,9 +49,10 @@ func zeroHystRun(t *testing.T, scene string, m Material) (string, float64) {
 }
 
 // testHysteresis is a friction of the strength KES data give (RT about
-// 55 %, 2HG 1.5 gf/cm, 2HG5 2.8 gf/cm).
+// 55 %, 2HG 1.5 gf/cm, 2HG5 2.8 gf/cm, 2HB 0.08 and 0.1 gf·cm/cm).
 func testHysteresis() Hysteresis {
-	return Hysteresis{Weft: 0.3, Warp: 0.3, TensileStrain: 4e-4, Shear05: 0.74, Shear5: 1.37, ShearAngle: 0.004}
+	return Hysteresis{Weft: 0.3, Warp: 0.3, TensileStrain: 4e-4, Shear05: 0.74, Shear5: 1.37, ShearAngle: 0.004,
+		BendWeft: 3.9e-4, BendWarp: 4.9e-4, BendCurvature: 10}
 }
 
 // TestZeroHysteresisIsMain: a fabric without hysteresis steps through the

@@ -67,8 +67,8 @@ type Material struct {
 	Hysteresis Hysteresis
 }
 
-// Hysteresis is the internal friction of the fabric's in-plane modes, the
-// augmented Dahl model of Miguel et al. ("Modeling and estimation of
+// Hysteresis is the internal friction of the fabric's in-plane modes and
+// of its bending, the augmented Dahl model of Miguel et al. ("Modeling and estimation of
 // internal friction in cloth", ACM TOG 32(6):212, 2013; see Dahl): per
 // element and mode a friction stress z added to the elastic one, which
 // approaches ±S(ε) over the characteristic deformation whichever way the
@@ -91,11 +91,20 @@ type Hysteresis struct {
 	// ShearAngle is the shear mode's characteristic angle [rad] (> 0 when
 	// Shear05 or Shear5 is).
 	ShearAngle float64
+	// BendWeft and BendWarp are the bending saturations [N·m/m = N]: the
+	// friction moment per width that curvature along u (BendWeft) and
+	// along v (BendWarp) saturates at, constant (half KES's bending loop
+	// width, 2HB/2).
+	BendWeft, BendWarp float64
+	// BendCurvature is the bending modes' characteristic curvature [1/m]
+	// (> 0 when BendWeft or BendWarp is).
+	BendCurvature float64
 }
 
 // tensileOn and shearOn report which modes have friction.
 func (h *Hysteresis) tensileOn() bool { return h.Weft > 0 || h.Warp > 0 }
 func (h *Hysteresis) shearOn() bool   { return h.Shear05 > 0 || h.Shear5 > 0 }
+func (h *Hysteresis) bendOn() bool    { return h.BendWeft > 0 || h.BendWarp > 0 }
 
 func (h *Hysteresis) validate() error {
 	for _, p := range []struct {
@@ -104,6 +113,7 @@ func (h *Hysteresis) validate() error {
 	}{
 		{"weft", h.Weft, 1}, {"warp", h.Warp, 1}, {"tensile strain", h.TensileStrain, math.Inf(1)},
 		{"shear at 0.5°", h.Shear05, math.Inf(1)}, {"shear at 5°", h.Shear5, math.Inf(1)}, {"shear angle", h.ShearAngle, math.Inf(1)},
+		{"weft bending", h.BendWeft, math.Inf(1)}, {"warp bending", h.BendWarp, math.Inf(1)}, {"bending curvature", h.BendCurvature, math.Inf(1)},
 	} {
 		if !isFinite(p.v) || p.v < 0 || p.v >= p.max {
 			return fmt.Errorf("hysteresis: %s %g outside [0, %g)", p.name, p.v, p.max)
@@ -114,6 +124,9 @@ func (h *Hysteresis) validate() error {
 	}
 	if h.shearOn() && h.ShearAngle == 0 {
 		return fmt.Errorf("hysteresis: shear saturation without a characteristic angle")
+	}
+	if h.bendOn() && h.BendCurvature == 0 {
+		return fmt.Errorf("hysteresis: bending saturation without a characteristic curvature")
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ type mesh struct {
 	bend      scalarCSR    // bending pattern; val is filled by bendParts × rigidities
 	bendParts [3][]float64 // bending operator values per unit rigidity: weft, warp, twist
 	bendGen   uint64       // counts the changes of bend.val
+	hinges    []hinge      // the weft and warp bending edges, for the bending friction (bendhyst.go)
 	area      []float64    // lumped rest area per node: its dual cell [m²]
 	nodeTris  [][]int32    // triangles around each node
 }
@@ -190,6 +191,7 @@ func (m *mesh) buildEdges() {
 // The three operators Σ λ/B·α·αᵀ are stored per unit rigidity, so a
 // material change only recombines them.
 func (m *mesh) bendStencils() {
+	m.hinges = m.hinges[:0]
 	n := m.nodes()
 	var bld csrBuilder
 	bld.init(n)
@@ -228,6 +230,7 @@ func (m *mesh) bendStencils() {
 			}
 			h1, h2 := m.gu[ia]-m.gu[ia-1], m.gu[ia+1]-m.gu[ia]
 			add(acc, 0, 2*e.rest*(h1+h2)/(h1*h1*h2*h2))
+			m.hinges = append(m.hinges, newHinge(acc, 0, [6]int32{id(ia-1, j), id(ia-1, j+1), c, d, id(ia+1, j), id(ia+1, j+1)}, e.rest, h1, h2))
 		case ja == jb: // along u: curvature along v
 			if ja == 0 || ja == m.nv-1 {
 				continue
@@ -241,6 +244,7 @@ func (m *mesh) bendStencils() {
 			}
 			h1, h2 := m.gv[ja]-m.gv[ja-1], m.gv[ja+1]-m.gv[ja]
 			add(acc, 1, 2*e.rest*(h1+h2)/(h1*h1*h2*h2))
+			m.hinges = append(m.hinges, newHinge(acc, 1, [6]int32{id(i, ja-1), id(i+1, ja-1), c, d, id(i, ja+1), id(i+1, ja+1)}, e.rest, h1, h2))
 		default: // a diagonal: the other diagonal of its square
 			i, j := min(ia, ib), min(ja, jb)
 			corners := [4]int32{id(i, j), id(i+1, j), id(i+1, j+1), id(i, j+1)}
@@ -255,6 +259,9 @@ func (m *mesh) bendStencils() {
 		}
 	}
 	m.bend, m.bendParts = bld.build()
+	for k := range m.hinges {
+		m.hinges[k].locate(&m.bend)
+	}
 }
 
 // lineDist is the rest-space distance of node p from the line through a, b.

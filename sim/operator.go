@@ -53,6 +53,9 @@ func (op *operator) finish() {
 		c.pads.assemble(a, cK)
 		c.rod.assemble(a, cK)
 		a.setBending(&c.m.bend, cK, c.m.bendGen)
+		if fo := &c.dyn.force; fo.hingeLive {
+			fo.assembleHinges(a, cK)
+		}
 		if c.self != nil {
 			c.self.assemble(a, cK)
 			a.merge(c.self.cpl)
@@ -95,5 +98,8 @@ func (op *operator) mulA(dst, p []float64) {
 		c.self.mulAdd(dst, p, -op.cK)
 	}
 	c.m.bend.mulAdd(dst, p, op.cK)
+	if fo := &c.dyn.force; fo.hingeLive {
+		fo.mulAddHinges(dst, p, op.cK, false)
+	}
 	c.cons.filter(dst)
 }

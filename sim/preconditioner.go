@@ -84,9 +84,11 @@ func (pc *preconditioner) setup() {
 		// work. A coupling is dropped only if both its rows are lumped.
 		// The couplings are cK times the bending operator, so the lists
 		// are rebuilt only when cK, the operator or a row's choice changes.
+		// The bending friction's stiffness (bendhyst.go) changes them at
+		// every pass: with it they are rebuilt every time.
 		fresh := !pc.sm.ok || pc.sm.cK != cK || pc.sm.gen != c.m.bendGen
 		if fresh {
-			pc.sm.ok, pc.sm.cK, pc.sm.gen = true, cK, c.m.bendGen
+			pc.sm.ok, pc.sm.cK, pc.sm.gen = !c.dyn.force.hingeLive, cK, c.m.bendGen
 			for k := range c.n {
 				var s float64
 				for q := a.exRow[k]; q < a.exRow[k+1]; q++ {
@@ -162,6 +164,9 @@ func (pc *preconditioner) setup() {
 					pc.dinv[k][2][2] += w
 				}
 			}
+		}
+		if fo := &c.dyn.force; fo.hingeLive {
+			fo.addHingeDiag(pc.dinv, cK)
 		}
 	}
 	cons := &c.cons

@@ -305,7 +305,8 @@ func (st *stimulus) surface(r *rig.Rig, k float64) (*tactile.Surface, error) {
 }
 
 // scaleMaterial returns m with its tensile and shear curves k times as
-// stiff: the same strains carry k times the stress.
+// stiff: the same strains carry k times the stress, and the internal
+// friction's loops are k times as wide.
 func scaleMaterial(m sim.Material, k float64) sim.Material {
 	scale := func(c sim.Curve) sim.Curve {
 		s := make([]float64, len(c.Stress))
@@ -315,6 +316,11 @@ func scaleMaterial(m sim.Material, k float64) sim.Material {
 		return sim.Curve{Strain: append([]float64(nil), c.Strain...), Stress: s}
 	}
 	m.Weft, m.Warp, m.Shear = scale(m.Weft), scale(m.Warp), scale(m.Shear)
+	// The internal friction's loops scale with the curves they ride on:
+	// the tensile saturation is a fraction of the scaled stress already,
+	// the shear and bending saturations are absolute.
+	h := &m.Hysteresis
+	h.Shear05, h.Shear5, h.BendWeft, h.BendWarp = k*h.Shear05, k*h.Shear5, k*h.BendWeft, k*h.BendWarp
 	m.Name = fmt.Sprintf("%s (x%.4g)", m.Name, k)
 	return m
 }

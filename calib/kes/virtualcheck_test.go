@@ -37,8 +37,8 @@ func TestCheckBuiltin(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("steps %d\n%s", rep.Steps, buf.String())
-			if len(rep.Readings) != 15 {
-				t.Errorf("%d readings, want 15 (EMT, LT, WT, RT, B, c per direction, G, 2HG and 2HG5)", len(rep.Readings))
+			if len(rep.Readings) != 17 {
+				t.Errorf("%d readings, want 17 (EMT, LT, WT, RT, B, c, 2HB per direction, G, 2HG and 2HG5)", len(rep.Readings))
 			}
 			for _, r := range rep.Readings {
 				if !r.Pass {
@@ -268,6 +268,8 @@ func TestCheckDetectsUnits(t *testing.T) {
 		// W maps 50 % high: the strip droops more, c reads 13 % low.
 		{kindArealMass, []string{"cantilever warp c", "cantilever weft c"}},
 		{kindShearStiffness, []string{"shear mean G"}},
+		// 2HB maps 50 % high: the FB2 cycle's loop is as wide.
+		{kindBendMoment, []string{"bending warp 2HB", "bending weft 2HB"}},
 	} {
 		t.Run(units[tc.k].kes, func(t *testing.T) {
 			// The mapping parses and maps with the wrong factor; the check
@@ -297,9 +299,12 @@ func TestCheckDetectsUnits(t *testing.T) {
 		failed := checkFailures(t, f, func(m *sim.Material) {
 			m.Weft, m.Warp = m.Warp, m.Weft
 			m.BendWeft, m.BendWarp = m.BendWarp, m.BendWeft
+			h := &m.Hysteresis
+			h.BendWeft, h.BendWarp = h.BendWarp, h.BendWeft
 		})
-		// Silk's EMT is 5 % warp and 7 % weft, B 0.02 and 0.015.
-		for _, w := range []string{"tensile warp EMT", "tensile weft EMT", "bending warp B", "bending weft B"} {
+		// Silk's EMT is 5 % warp and 7 % weft, B 0.02 and 0.015, 2HB 0.01
+		// and 0.008.
+		for _, w := range []string{"tensile warp EMT", "tensile weft EMT", "bending warp B", "bending weft B", "bending warp 2HB", "bending weft 2HB"} {
 			if !failed[w] {
 				t.Errorf("%s passed with weft and warp swapped in the mapping", w)
 			}

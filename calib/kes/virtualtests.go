@@ -613,9 +613,8 @@ type bendingReading struct {
 // material along d, where Peirce's test reads (θ ≈ 41.5°), in n elements,
 // and reads it twice:
 //
-//   - Moment against curvature, KES-FB2's reading: sim cannot hold a strip
-//     in an arc of prescribed curvature as FB2 does, so each cross-section
-//     of the cantilever serves as one reading instead, its moment from
+//   - Moment against curvature, KES-FB2's reading: each cross-section of
+//     the cantilever serves as one reading, its moment from
 //     statics (the weight beyond it times its lever arm), its curvature
 //     from the deformed strip. B is the least-squares slope over every
 //     section, through the origin. FB2 reads B over 0.5-1.5 cm⁻¹; the cantilever reaches 1.6/c
@@ -625,7 +624,14 @@ type bendingReading struct {
 //   - Peirce's bending length: the chord from the clamp's edge to the tip
 //     makes the angle θ with the horizontal, and c = l·(cos(θ/2)/(8·tan
 //     θ))^(1/3).
+//
+// Both are the loop's mid-line, the elastic part, as G is: the strip
+// droops on the material without its bending friction, which, loaded once
+// from flat, would hold it on the loading branch, M = B·K + 2HB/2, and
+// read B twice too high (cotton shirting's warp: +97 %). KES-FB2's cycle
+// reads the friction (virtualPureBending).
 func virtualBending(m sim.Material, d Direction, n int) (bendingReading, error) {
+	m.Hysteresis.BendWeft, m.Hysteresis.BendWarp, m.Hysteresis.BendCurvature = 0, 0, 0
 	b := m.BendWarp
 	if d == Weft {
 		b = m.BendWeft
@@ -656,5 +662,147 @@ func virtualBending(m sim.Material, d Direction, n int) (bendingReading, error) 
 		return r, fmt.Errorf("the strip settled with its tip at %.1f° from the clamp, not hanging below it as a cantilever", r.ChordAngle*180/math.Pi)
 	}
 	r.Length = cl.l * math.Cbrt(math.Cos(r.ChordAngle/2)/(8*math.Tan(r.ChordAngle)))
+	return r, nil
+}
+
+// KES-FB2, the pure bending tester, bends a specimen 1 cm long between its
+// chucks (20 cm wide; the virtual one is fb2Width wide, as the moment is
+// read per width) to ±2.5 1/cm and back: fb2Length is the bent length,
+// fb2Step the curvature step of the virtual cycle (every node is held, so
+// each step's friction is exact however long the step: a step only has
+// to land on ±1 1/cm, where 2HB is read), and a specimen gets at least
+// fb2MinElements along its bent length: KES's largest curvature is a
+// circle of 4 mm radius, which an element longer than 8 mm cannot span.
+const (
+	fb2Length      = 0.01
+	fb2Width       = 0.01
+	fb2Across      = 2
+	fb2Step        = 0.25 / 0.01 // 0.25 1/cm [1/m]
+	fb2MinElements = 4
+	oneCurvature   = 1 / 0.01 // 1 1/cm [1/m]: where KES reads 2HB
+)
+
+// pureBendingReading is what the virtual FB2 test recovers.
+type pureBendingReading struct {
+	// HB is the loop's width at K = ±1 1/cm, the mean of both sides [N].
+	HB float64
+	// Legs are the cycle's (curvature [1/m], moment per width [N]): 0 →
+	// +max, +max → −max, −max → +max.
+	Legs  [3][]Point
+	Steps int
+}
+
+// virtualPureBending runs KES-FB2's cycle, 0 → +maxK → −maxK → +maxK, on
+// a specimen of the material along the fabric's direction d, n elements
+// along its bent length. The chucks hold every node (sim's Grip of all
+// the node lines): at each curvature K the nodes lie on a circle of
+// curvature K, each at the rest distance from the next along the
+// specimen, so the cloth is not stretched and sim's bending hinges, whose
+// curvature is the second difference over the nodes' spacing, measure K
+// itself. The moment per width is the load of the chucks by virtual work:
+// the derivative of the cloth's energy and friction work in K, over the
+// bent area, the cells of the interior node lines that carry sim's
+// bending (the specimen reaches half an element beyond them at either
+// end). 2HB is the width between the branches at ±1 1/cm, as KES-FB2
+// reads it.
+func virtualPureBending(m sim.Material, d Direction, maxK float64, n int) (pureBendingReading, error) {
+	var r pureBendingReading
+	if n < 2 {
+		return r, fmt.Errorf("%d elements along the specimen, want at least 2", n)
+	}
+	if maxK < 2*oneCurvature {
+		return r, fmt.Errorf("maximum curvature %.3g 1/cm, want at least 2", maxK/100)
+	}
+	axis := axisOf(d)
+	h := fb2Length / float64(n-1)
+	if maxK*h/2 >= 1 {
+		return r, fmt.Errorf("elements of %.3g mm cannot bend to %.3g 1/cm", 1e3*h, maxK/100)
+	}
+	cfg := instrumentConfig(m, axis, float64(n)*h, fb2Width, n, fb2Across)
+	c, err := sim.New(cfg)
+	if err != nil {
+		return r, err
+	}
+	// The specimen's frame: its axis, its normal (u × v) and its centre.
+	x := c.Positions()
+	nu := cfg.NodesU
+	node := func(k int) [3]float64 { return [3]float64{x[3*k], x[3*k+1], x[3*k+2]} }
+	unit := func(a [3]float64) [3]float64 { return vec3.Scale(1/vec3.Norm(a), a) }
+	eu, ev := unit(vec3.Sub(node(1), node(0))), unit(vec3.Sub(node(nu), node(0)))
+	ea, en := eu, unit(vec3.Cross(eu, ev))
+	if axis == 1 {
+		ea = ev
+	}
+	var centre [3]float64
+	for k := range len(x) / 3 {
+		centre = vec3.Add(centre, vec3.Scale(3/float64(len(x)), node(k)))
+	}
+	// place puts a node on the circle of curvature k: its turning angle
+	// from the centre is its distance along the axis over the spacing
+	// times the angle a chord of length h subtends.
+	place := func(k float64) func(o [3]float64) [3]float64 {
+		return func(o [3]float64) [3]float64 {
+			p := vec3.Sub(o, centre)
+			s := vec3.Dot(p, ea)
+			base := vec3.Add(centre, vec3.Sub(p, vec3.Scale(s, ea)))
+			if k == 0 {
+				return vec3.Add(base, vec3.Scale(s, ea))
+			}
+			phi := s / h * 2 * math.Asin(k*h/2)
+			sh := math.Sin(phi / 2)
+			return vec3.Add(base, vec3.Add(vec3.Scale(math.Sin(phi)/k, ea), vec3.Scale(2*sh*sh/k, en)))
+		}
+	}
+	fixed, moving := chucks(axis)
+	if err := c.Grip(fixed, n); err != nil {
+		return r, err
+	}
+	if err := c.Grip(moving, 1); err != nil {
+		return r, err
+	}
+	dk := 1e-6 * maxK
+	moment := func(k float64) (float64, error) {
+		lo, hi := place(k-dk), place(k+dk)
+		d := func(o [3]float64) [3]float64 {
+			return vec3.Scale(1/(2*dk), vec3.Sub(hi(o), lo(o)))
+		}
+		var w float64
+		for _, e := range []sim.Edge{fixed, moving} {
+			we, err := c.GripWork(e, d)
+			if err != nil {
+				return 0, err
+			}
+			w += we
+		}
+		return -w / (fb2Length * fb2Width), nil
+	}
+	var in sim.FingerState
+	steps := int(math.Round(maxK / fb2Step))
+	for leg, ends := range [3][2]int{{0, steps}, {steps, -steps}, {-steps, steps}} {
+		step := 1
+		if ends[1] < ends[0] {
+			step = -1
+		}
+		for i := ends[0] + step; i != ends[1]+step; i += step {
+			k := maxK * float64(i) / float64(steps)
+			for _, e := range []sim.Edge{fixed, moving} {
+				if err := c.PlaceGrip(e, place(k)); err != nil {
+					return r, err
+				}
+			}
+			st, err := relax(c, &in, 20, 1e-9*fb2Length)
+			r.Steps += st
+			if err != nil {
+				return r, err
+			}
+			mk, err := moment(k)
+			if err != nil {
+				return r, err
+			}
+			r.Legs[leg] = append(r.Legs[leg], Point{k, mk})
+		}
+	}
+	up, down := r.Legs[2], r.Legs[1]
+	r.HB = (at(up, oneCurvature) - at(down, oneCurvature) + at(up, -oneCurvature) - at(down, -oneCurvature)) / 2
 	return r, nil
 }
