@@ -184,15 +184,21 @@ func TestOpenEmulatedRig(t *testing.T) {
 		if !ok || k.Kinematics() == nil || k.Base() != twin.DefaultBase(i) {
 			t.Errorf("finger %d exoskeleton without its kinematics and default base: %T", i, s.Exo[i])
 		}
-		s.Exo[i].Enable(true)
 	}
+	// COMMANDs go out once a device reports its stage on; on a loaded
+	// machine its first STATEs can be late, and the link refuses to
+	// enable until one came: ask again until both are on.
 	var st devices.ExoState
-	for k := 1; k <= 50; k++ {
+	var on [2]bool
+	for k, end := 1, time.Now().Add(10*time.Second); k <= 50 || !(on[0] && on[1]) && time.Now().Before(end); k++ {
 		for i := range 2 {
 			if c, ok := s.Exo[i].(devices.Clocked); ok {
 				c.Advance(time.Duration(k) * time.Millisecond)
 			}
 			s.Exo[i].Read(&st)
+			if on[i] = on[i] || st.Enabled; !st.Enabled {
+				s.Exo[i].Enable(true)
+			}
 			s.Exo[i].Write(&devices.ExoCommand{Seq: uint32(k), Torque: [3]float64{0.01, 0, 0}})
 		}
 		time.Sleep(time.Millisecond)
