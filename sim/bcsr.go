@@ -86,8 +86,9 @@ func newBCSR(m *mesh) *bcsr {
 		for k := m.bend.rowPtr[i]; k < m.bend.rowPtr[i+1]; k++ {
 			j := m.bend.col[k]
 			if adj[i][j] {
-				s.bendIn = append(s.bendIn, struct{ src, blk int32 }{k, s.find(int32(i), j)})
-				s.bendAt[k] = s.find(int32(i), j)
+				blk := s.find(int32(i), j)
+				s.bendIn = append(s.bendIn, struct{ src, blk int32 }{k, blk})
+				s.bendAt[k] = blk
 				continue
 			}
 			s.bendAt[k] = -1 - int32(len(s.exCol))

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -112,7 +113,7 @@ func CheckFabrics(ctx context.Context, o CheckOptions, names []string, intervals
 		fc.CueSD = math.Sqrt(fc.CueSD)
 		rep.Fabrics = append(rep.Fabrics, fc)
 	}
-	slices.SortStableFunc(rep.Fabrics, func(a, b FabricCue) int { return cmpFloat(a.KES, b.KES) })
+	slices.SortStableFunc(rep.Fabrics, func(a, b FabricCue) int { return cmp.Compare(a.KES, b.KES) })
 	sign := 1.0
 	if q.Inverse {
 		sign = -1
@@ -135,16 +136,6 @@ func CheckFabrics(ctx context.Context, o CheckOptions, names []string, intervals
 	return rep, nil
 }
 
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // spearman is the rank correlation of the fabrics' KES values (their
 // order) and their cues.
 func spearman(fs []FabricCue) float64 {
@@ -156,7 +147,7 @@ func spearman(fs []FabricCue) float64 {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmpFloat(fs[a].Cue, fs[b].Cue) })
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(fs[a].Cue, fs[b].Cue) })
 	var d2 float64
 	for rank, i := range idx {
 		d := float64(rank - i)

@@ -1,6 +1,7 @@
 package psych
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -83,7 +84,7 @@ func FitPowerLaw(trials []Magnitude, level float64) (*PowerLawFit, error) {
 		fit.Points = append(fit.Points, *p)
 	}
 	slices.SortFunc(fit.Points, func(a, b MagnitudePoint) int {
-		return cmpFloat(a.X, b.X)
+		return cmp.Compare(a.X, b.X)
 	})
 	l := len(fit.Points)
 	if l < 3 {
@@ -115,16 +116,6 @@ func FitPowerLaw(trials []Magnitude, level float64) (*PowerLawFit, error) {
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.5 + level/2)
 	fit.ExponentInterval = Interval{Lo: b - t*fit.ExponentSE, Hi: b + t*fit.ExponentSE}
 	return fit, nil
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // MagnitudeObserver is a simulated subject of a magnitude-estimation

@@ -1,6 +1,9 @@
 package tritri
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // Checker runs the oracle over one mesh: it keeps the triangles and
 // scratch space, so checking a state allocates nothing once the scratch
@@ -115,10 +118,7 @@ func (c *Checker) Pairs(pos []float64, reach float64, pair func(i, j int32) bool
 		}
 	}
 	slices.SortFunc(c.cells, func(a, b cellEntry) int {
-		if a.key != b.key {
-			return cmpInt(a.key, b.key)
-		}
-		return cmpInt(int64(a.tri), int64(b.tri))
+		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.tri, b.tri))
 	})
 	for s := 0; s < len(c.cells); {
 		e := s + 1
@@ -155,16 +155,6 @@ func (c *Checker) Pairs(pos []float64, reach float64, pair func(i, j int32) bool
 type cellEntry struct {
 	key int64
 	tri int32
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func finiteBox(b *box) bool {
