@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/haptex/haptex/devices/transport/transporttest"
 )
 
@@ -32,5 +34,23 @@ func TestLoopMakesNoEmptyRead(t *testing.T) {
 	}
 	if d := calls() - before - 1; d != 0 {
 		t.Fatalf("%d passes over %d idle lines made %d read calls, want 0", n, len(e.plugs), d)
+	}
+}
+
+// A line's master is closed on exec: a child process (the real-time
+// watchdog the emulator's loop starts, say) that kept a copy would keep
+// the line up after its device unplugs.
+func TestLineClosedOnExec(t *testing.T) {
+	line, err := OpenLine("cloexec")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer line.Close()
+	flags, err := unix.FcntlInt(uintptr(line.Fd()), unix.F_GETFD, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if flags&unix.FD_CLOEXEC == 0 {
+		t.Errorf("line master descriptor %d lacks FD_CLOEXEC", line.Fd())
 	}
 }

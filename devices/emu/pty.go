@@ -69,7 +69,10 @@ func nonBlocking(f *os.File) (*os.File, int, error) {
 	fd := -1
 	var derr error
 	if err := rc.Control(func(u uintptr) {
-		fd, derr = unix.Dup(int(u))
+		// Close-on-exec, as every descriptor Go opens: a child process
+		// that kept a copy would keep the line up after the device
+		// unplugs (the host then sees no hang-up).
+		fd, derr = unix.FcntlInt(u, unix.F_DUPFD_CLOEXEC, 0)
 	}); err != nil {
 		return nil, 0, err
 	}

@@ -20,7 +20,7 @@ import (
 // hands the master back in blocking mode).
 func nonBlocking(t *testing.T, f *os.File) *os.File {
 	t.Helper()
-	fd, err := unix.Dup(int(f.Fd()))
+	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
 	if err == nil {
 		err = unix.SetNonblock(fd, true)
 	}

@@ -28,6 +28,15 @@
 // locked, so the runtime retires the thread instead of handing a real-time
 // thread to other goroutines.
 //
+// # Watchdog
+//
+// The Go runtime busy-waits in a few places (the garbage collector waits
+// so for a goroutine to stop), and a SCHED_FIFO thread that spins waiting
+// for a thread of lower priority holds both forever. The first thread
+// made real-time starts a watchdog process at the highest priority that
+// puts any real-time thread of this one that runs 75 % of 500 ms back
+// under normal scheduling (watchdog_linux.go, Demotions).
+//
 // # Standby
 //
 // A host (a hypervisor above all) may stop one core for milliseconds, or

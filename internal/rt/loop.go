@@ -55,7 +55,8 @@ type Telemetry struct {
 	// LateOver1ms counts ticks that woke more than 1 ms after their
 	// deadline; LateTicks lists the first of them.
 	LateOver1ms atomic.Uint64
-	// RealTime reports whether the loop's thread runs under SCHED_FIFO.
+	// RealTime reports whether the loop's thread runs under SCHED_FIFO. It
+	// turns false if the watchdog takes SCHED_FIFO away (see Demotions).
 	RealTime atomic.Bool
 	// Standby reports whether a standby thread runs (see Config.Standby).
 	Standby atomic.Bool
@@ -156,7 +157,7 @@ func (l *Loop) Run(ctx context.Context) error {
 	// No UnlockOSThread: a thread that may have been made real-time must
 	// die with this goroutine rather than run other goroutines.
 	if l.cfg.Priority > 0 {
-		if err := setRealtime(l.cfg.Priority); err != nil {
+		if err := setRealtime(l.cfg.Priority, &l.Tel.RealTime); err != nil {
 			l.logf("rt: loop %s: SCHED_FIFO priority %d not permitted (%v); running at normal priority", l.cfg.Name, l.cfg.Priority, err)
 		} else {
 			l.Tel.RealTime.Store(true)
@@ -212,7 +213,7 @@ func (l *Loop) startStandby(ctx context.Context) (stopped <-chan struct{}, start
 		// Never unlocked, as in Run.
 		err := pinThread(other)
 		if err == nil {
-			err = setRealtime(l.cfg.Priority)
+			err = setRealtime(l.cfg.Priority, nil)
 		}
 		ready <- err
 		if err != nil {
@@ -349,7 +350,7 @@ func LockRealtime(priority int) error {
 	runtime.LockOSThread()
 	// No UnlockOSThread: a thread made real-time must die with its
 	// goroutine rather than run other goroutines.
-	return setRealtime(priority)
+	return setRealtime(priority, nil)
 }
 
 var procsMu sync.Mutex

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -50,13 +51,18 @@ func sleepUntilMono(ns int64) error {
 }
 
 // setRealtime puts the calling OS thread (only it) under SCHED_FIFO at the
-// given priority.
-func setRealtime(priority int) error {
-	return unix.SchedSetAttr(0, &unix.SchedAttr{
+// given priority, under the watchdog (watchdog_linux.go), which clears
+// flag (if not nil) should it put the thread back under normal scheduling.
+func setRealtime(priority int, flag *atomic.Bool) error {
+	err := unix.SchedSetAttr(0, &unix.SchedAttr{
 		Size:     unix.SizeofSchedAttr,
 		Policy:   unix.SCHED_FIFO,
 		Priority: uint32(priority),
 	}, 0)
+	if err == nil {
+		watch(flag)
+	}
+	return err
 }
 
 // LockThreadNice locks the calling goroutine to its OS thread for good and

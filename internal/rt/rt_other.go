@@ -5,6 +5,7 @@ package rt
 import (
 	"errors"
 	"runtime"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,7 +22,9 @@ func sleepUntilMono(ns int64) error {
 	return nil
 }
 
-func setRealtime(int) error { return errors.New("real-time scheduling is implemented on Linux only") }
+func setRealtime(int, *atomic.Bool) error {
+	return errors.New("real-time scheduling is implemented on Linux only")
+}
 
 // LockThreadNice locks the calling goroutine to its OS thread; thread
 // nice values are implemented on Linux only.
@@ -42,3 +45,6 @@ func HoldIdlePoll() (release func() error, err error) {
 }
 
 const realtimeSupported = false
+
+// Demotions is always 0: there is no real-time scheduling to take away.
+func Demotions() uint64 { return 0 }

@@ -38,7 +38,7 @@ func TestStandbyRunsTicksWhileTheCoreIsTaken(t *testing.T) {
 					taken <- err
 					return
 				}
-				if err := setRealtime(20); err != nil {
+				if err := setRealtime(20, nil); err != nil {
 					taken <- err
 					return
 				}
