@@ -51,7 +51,7 @@ const (
 	// watchBusy is the share of the window a thread must have run. A
 	// spinning thread runs 95 % of every second (sched_rt_runtime_us).
 	watchBusy     = 0.75
-	watchPriority = 99 // above every thread it watches
+	watchPriority = 99 // above every thread it watches, where permitted
 	watchEnv      = "HAPTEX_RT_WATCHDOG"
 )
 
@@ -120,7 +120,13 @@ func init() {
 		os.Exit(2)
 	}
 	runtime.LockOSThread()
-	_ = unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: watchPriority}, 0)
+	if unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: watchPriority}, 0) != nil {
+		// Allowed real-time by an rtprio limit: take the highest it allows.
+		var lim unix.Rlimit
+		if unix.Getrlimit(unix.RLIMIT_RTPRIO, &lim) == nil && lim.Cur > 0 {
+			_ = unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: uint32(min(lim.Cur, watchPriority))}, 0)
+		}
+	}
 	guard(parent, os.Stdout)
 	os.Exit(0)
 }
