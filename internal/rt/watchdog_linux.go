@@ -86,6 +86,7 @@ func watch(flag *atomic.Bool) {
 
 func startWatchdog() {
 	cmd := exec.Command("/proc/self/exe")
+	cmd.Args[0] = filepath.Base(os.Args[0]) + "-rt-watchdog" // as ps shows it
 	cmd.Env = append(os.Environ(), watchEnv+"="+strconv.Itoa(os.Getpid()))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
