@@ -120,8 +120,8 @@ var (
 		},
 	}
 	// cueBendingLoad is the loading stiffness of the fold: the pinched
-	// fabric, lifted and folded over, pulls back on the pads by its weight
-	// and by its bending rigidity.
+	// fabric, pushed up until it buckles, pushes back on the pads by its
+	// weight and by its bending rigidity and bending friction.
 	cueBendingLoad = &Cue{
 		Name: "bending-stiffness", Unit: "N/m", Weber: 0.23, Phase: bendPhase,
 		Source: "a stiffness cue: Jones & Hunter 1990 (23 %)",

@@ -191,8 +191,9 @@ const (
 	// (KES MIU): the Coulomb coefficients between fingertip and fabric
 	// are scaled.
 	Friction Kind = "friction"
-	// Bending: the test interval's fabric has X percent more bending
-	// rigidity (KES B) in both directions, and in twist.
+	// Bending: the test interval's fabric bends X percent harder: its
+	// bending rigidity (KES B) in both directions and in twist, and its
+	// bending friction (KES 2HB), are X percent larger.
 	Bending Kind = "bending"
 )
 

@@ -31,7 +31,7 @@ var (
 		at: func(f *kes.Fabric, k float64) (float64, error) { return k * f.Roughness(kes.Bias).SMD * 1e6, nil }}
 	kesMIU = &KESQuantity{Name: "MIU", Unit: "1", Doc: "mean coefficient of friction, mean of warp and weft (KES-FB4); the level scales the fingertip's Coulomb coefficients in the same proportion",
 		at: func(f *kes.Fabric, k float64) (float64, error) { return k * f.Friction(kes.Bias).Mu, nil }}
-	kesB = &KESQuantity{Name: "B", Unit: "gf·cm²/cm", Doc: "bending rigidity, mean of warp and weft (KES-FB2)",
+	kesB = &KESQuantity{Name: "B", Unit: "gf·cm²/cm", Doc: "bending rigidity, mean of warp and weft (KES-FB2); the level scales the bending hysteresis 2HB in the same proportion",
 		at: func(f *kes.Fabric, k float64) (float64, error) {
 			return k * f.BendingRigidity(kes.Bias) / 9.80665e-5, nil
 		}}

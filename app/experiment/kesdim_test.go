@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -187,5 +188,37 @@ func TestCheckSet(t *testing.T) {
 	}
 	if rep.Valid || strings.Contains(rep.Reason, "\n") || !strings.Contains(rep.Reason, "Weber") {
 		t.Fatalf("one fabric twice: valid %v, reason %q", rep.Valid, rep.Reason)
+	}
+}
+
+// A bending level scales the whole bending response of the fabric, its
+// rigidities and its bending friction, and nothing else.
+func TestScaleBending(t *testing.T) {
+	f, err := kes.Library{}.Load("cotton-shirting")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := f.Material()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(m.Hysteresis.BendWeft > 0) || !(m.BendWeft > 0) {
+		t.Fatalf("cotton shirting without bending friction: %+v", m.Hysteresis)
+	}
+	s := scaleBending(m, 2.5)
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"weft B", s.BendWeft, 2.5 * m.BendWeft}, {"warp B", s.BendWarp, 2.5 * m.BendWarp}, {"twist", s.BendTwist, 2.5 * m.BendTwist},
+		{"weft 2HB", s.Hysteresis.BendWeft, 2.5 * m.Hysteresis.BendWeft}, {"warp 2HB", s.Hysteresis.BendWarp, 2.5 * m.Hysteresis.BendWarp},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %g, want %g", c.name, c.got, c.want)
+		}
+	}
+	s.BendWeft, s.BendWarp, s.BendTwist, s.Hysteresis.BendWeft, s.Hysteresis.BendWarp = m.BendWeft, m.BendWarp, m.BendTwist, m.Hysteresis.BendWeft, m.Hysteresis.BendWarp
+	if !reflect.DeepEqual(s, m) {
+		t.Errorf("scaling the bending changed more than the bending:\n%+v\n%+v", s, m)
 	}
 }

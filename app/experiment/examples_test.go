@@ -1,0 +1,75 @@
+package experiment
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/haptex/haptex/calib/kes"
+	"github.com/haptex/haptex/calib/psych"
+)
+
+// Every example experiment passes haptex experiment check: its file and
+// fabric load and validate, and its stimulus check finds it valid. The
+// stimulus checks of the examples run for minutes, so the short version
+// checks the stimulus of the bending example only (the one the check
+// used to refuse; the others' are run by TestDryRunMatchesCheck,
+// TestDeliveredCuesFollowKES, TestEvaluationProtocols and cmd/haptex's
+// tests), and that as the full check judges it, at its largest level,
+// with one trial on an 8² cloth; -long runs the check of every file as
+// it is.
+func TestExamplesPassCheck(t *testing.T) {
+	var files []string
+	for _, dir := range []string{"", "evaluation"} {
+		m, err := filepath.Glob(filepath.Join("..", "..", "examples", dir, "*.toml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	if len(files) < 15 {
+		t.Fatalf("%d examples", len(files))
+	}
+	for _, path := range files {
+		name, _ := filepath.Rel(filepath.Join("..", "..", "examples"), path)
+		t.Run(name, func(t *testing.T) {
+			e, _, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Set == nil {
+				if _, err := e.LoadFabric(kes.Library{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			o := CheckOptions{Experiment: e}
+			if !*long {
+				if name != filepath.Join("evaluation", "bending-2afc.toml") {
+					return
+				}
+				sp := psych.SpanOf(e.Procedure)[0]
+				e.Procedure = psych.Config{Kind: psych.KindConstant, Constant: &psych.ConstantConfig{Task: psych.TwoAFC, Levels: []float64{sp.Max}, Repeats: 1}}
+				e.Side, o.Pairs = 8, 1
+			}
+			if e.Set != nil {
+				rep, err := CheckSet(context.Background(), o, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !rep.Valid {
+					t.Fatal(rep.Reason)
+				}
+				return
+			}
+			rep, err := Check(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := rep.Levels[len(rep.Levels)-1]
+			t.Logf("%g %s: %s %.4g against %.4g %s (contrast %.3g, %.2g Weber fractions)", l.X, e.Stimulus.Unit, rep.Cue, l.CueTest, l.CueReference, rep.Unit, l.Contrast, l.Contrast/rep.Weber)
+			if !rep.Valid {
+				t.Fatal(rep.Reason)
+			}
+		})
+	}
+}
