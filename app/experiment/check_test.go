@@ -38,7 +38,10 @@ func TestStimulusCheckRefusesMotion(t *testing.T) {
 	e.Timing.Motion = "stroke"
 	e.Timing.Interval = motions["stroke"].length()
 	e.Side = 8 // the refusal does not depend on the mesh
-	rep, err := Check(context.Background(), CheckOptions{Experiment: e, Levels: 2})
+	// Nor on the fingertips: the motion has no stretch to measure the cue
+	// in, whatever drives it. Scripted ones settle and stroke faster.
+	scripted := rig.Config{Scripted: true}
+	rep, err := Check(context.Background(), CheckOptions{Experiment: e, Levels: 2, Rig: scripted})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +50,7 @@ func TestStimulusCheckRefusesMotion(t *testing.T) {
 	}
 	src := []byte("stroke")
 	_, err = Run(context.Background(), Options{Experiment: e, Source: src, Subject: "s", OutDir: t.TempDir(),
-		CueObservers: []*psych.CueObserver{cueObserver(t, "cue:seed=1")}})
+		CueObservers: []*psych.CueObserver{cueObserver(t, "cue:seed=1")}, Rig: scripted})
 	if err == nil || !strings.Contains(err.Error(), "loading-stiffness") || !strings.Contains(err.Error(), "-force") {
 		t.Fatalf("run of an invalid experiment: %v", err)
 	}
@@ -69,7 +72,9 @@ func TestStimulusCheckIntervalTooShort(t *testing.T) {
 	e := loadExample(t, "stiffness-2afc.toml")
 	e.Timing.Interval = 600 * time.Millisecond
 	e.Side = 8
-	rep, err := Check(context.Background(), CheckOptions{Experiment: e, Levels: 2})
+	// The interval is too short whatever drives the fingertips; scripted
+	// ones settle faster.
+	rep, err := Check(context.Background(), CheckOptions{Experiment: e, Levels: 2, Rig: rig.Config{Scripted: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
