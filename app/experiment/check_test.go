@@ -98,12 +98,14 @@ func cueObserver(t *testing.T, spec string) *psych.CueObserver {
 func TestResumeWithAnotherObserver(t *testing.T) {
 	dir := t.TempDir()
 	stop := errors.New("killed")
+	// Three trials by the first observer, two by the second.
+	five := strings.Replace(small, "max_trials = 9", "max_trials = 5", 1)
 	opts := func(obs ...*psych.Observer) Options {
-		e, err := Parse([]byte(small), "exp.toml")
+		e, err := Parse([]byte(five), "exp.toml")
 		if err != nil {
 			t.Fatal(err)
 		}
-		return Options{Experiment: e, Source: []byte(small), Path: "exp.toml", Subject: "sim01", OutDir: dir,
+		return Options{Experiment: e, Source: []byte(five), Path: "exp.toml", Subject: "sim01", OutDir: dir,
 			Observers: obs, Rig: rig.Config{Scripted: true}, SkipStimulusCheck: true}
 	}
 	o := opts(observer(t))
@@ -154,8 +156,8 @@ func TestResumeWithAnotherObserver(t *testing.T) {
 	if !strings.Contains(sc, `"from_trial": 1`) || !strings.Contains(sc, `"from_trial": 4`) || !strings.Contains(sc, other.Spec) {
 		t.Errorf("sidecar.json does not list both observers:\n%s", sc)
 	}
-	if res.Trials != len(rows) {
-		t.Errorf("%d trials, %d rows", res.Trials, len(rows))
+	if res.Trials != len(rows) || len(rows) != 5 {
+		t.Errorf("%d trials, %d rows, want 5", res.Trials, len(rows))
 	}
 }
 
