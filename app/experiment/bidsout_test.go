@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"path/filepath"
@@ -11,8 +10,6 @@ import (
 	"testing"
 
 	"github.com/haptex/haptex/app/experiment/bids"
-	"github.com/haptex/haptex/app/rig"
-	"github.com/haptex/haptex/calib/psych"
 )
 
 // With BIDS on, a run writes its trials again as a BIDS behavioural table
@@ -20,17 +17,12 @@ import (
 // but n/a where trials.csv has none (an empty field or NaN), and a sidecar
 // that names the task and describes every column, with its unit.
 func TestBIDSBesideTrials(t *testing.T) {
-	dir := t.TempDir()
+	_, dir := wholeRun(t)
 	e, err := Parse([]byte(small), "exp.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(context.Background(), Options{Experiment: e, Source: []byte(small), Path: "exp.toml", Subject: "sim-01", OutDir: dir,
-		Observers: []*psych.Observer{observer(t)}, Rig: rig.Config{Scripted: true}, SkipStimulusCheck: true, NoTraces: true, BIDS: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub := filepath.Join(dir, "level-test", "sim-01")
+	sub := filepath.Join(dir, "level-test", wholeSubject)
 	trials, err := csv.NewReader(strings.NewReader(readFile(t, filepath.Join(sub, "trials.csv")))).ReadAll()
 	if err != nil {
 		t.Fatal(err)

@@ -38,7 +38,10 @@ func TestStimulusCheckRefusesMotion(t *testing.T) {
 	e.Timing.Motion = "stroke"
 	e.Timing.Interval = motions["stroke"].length()
 	e.Side = 8 // the refusal does not depend on the mesh
-	rep, err := Check(context.Background(), CheckOptions{Experiment: e, Levels: 2})
+	// Nor on the fingertips: the motion has no stretch to measure the cue
+	// in, whatever drives it. Scripted ones settle and stroke faster.
+	scripted := rig.Config{Scripted: true}
+	rep, err := Check(context.Background(), CheckOptions{Experiment: e, Levels: 2, Rig: scripted})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +50,7 @@ func TestStimulusCheckRefusesMotion(t *testing.T) {
 	}
 	src := []byte("stroke")
 	_, err = Run(context.Background(), Options{Experiment: e, Source: src, Subject: "s", OutDir: t.TempDir(),
-		CueObservers: []*psych.CueObserver{cueObserver(t, "cue:seed=1")}})
+		CueObservers: []*psych.CueObserver{cueObserver(t, "cue:seed=1")}, Rig: scripted})
 	if err == nil || !strings.Contains(err.Error(), "loading-stiffness") || !strings.Contains(err.Error(), "-force") {
 		t.Fatalf("run of an invalid experiment: %v", err)
 	}
@@ -69,7 +72,9 @@ func TestStimulusCheckIntervalTooShort(t *testing.T) {
 	e := loadExample(t, "stiffness-2afc.toml")
 	e.Timing.Interval = 600 * time.Millisecond
 	e.Side = 8
-	rep, err := Check(context.Background(), CheckOptions{Experiment: e, Levels: 2})
+	// The interval is too short whatever drives the fingertips; scripted
+	// ones settle faster.
+	rep, err := Check(context.Background(), CheckOptions{Experiment: e, Levels: 2, Rig: rig.Config{Scripted: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,12 +98,14 @@ func cueObserver(t *testing.T, spec string) *psych.CueObserver {
 func TestResumeWithAnotherObserver(t *testing.T) {
 	dir := t.TempDir()
 	stop := errors.New("killed")
+	// Three trials by the first observer, two by the second.
+	five := strings.Replace(small, "max_trials = 9", "max_trials = 5", 1)
 	opts := func(obs ...*psych.Observer) Options {
-		e, err := Parse([]byte(small), "exp.toml")
+		e, err := Parse([]byte(five), "exp.toml")
 		if err != nil {
 			t.Fatal(err)
 		}
-		return Options{Experiment: e, Source: []byte(small), Path: "exp.toml", Subject: "sim01", OutDir: dir,
+		return Options{Experiment: e, Source: []byte(five), Path: "exp.toml", Subject: "sim01", OutDir: dir,
 			Observers: obs, Rig: rig.Config{Scripted: true}, SkipStimulusCheck: true}
 	}
 	o := opts(observer(t))
@@ -149,8 +156,8 @@ func TestResumeWithAnotherObserver(t *testing.T) {
 	if !strings.Contains(sc, `"from_trial": 1`) || !strings.Contains(sc, `"from_trial": 4`) || !strings.Contains(sc, other.Spec) {
 		t.Errorf("sidecar.json does not list both observers:\n%s", sc)
 	}
-	if res.Trials != len(rows) {
-		t.Errorf("%d trials, %d rows", res.Trials, len(rows))
+	if res.Trials != len(rows) || len(rows) != 5 {
+		t.Errorf("%d trials, %d rows, want 5", res.Trials, len(rows))
 	}
 }
 
@@ -268,7 +275,7 @@ func TestStimulusCheckTactileLevelDelivers(t *testing.T) {
 	e := loadExample(t, "tactile-level-2afc.toml")
 	e.Procedure = psych.Config{Kind: psych.KindConstant, Constant: &psych.ConstantConfig{Task: psych.TwoAFC, Levels: []float64{12}, Repeats: 1}}
 	e.Side = 8 // as on the example's 16² (3.43 and 3.42), in half the time
-	rep, err := Check(context.Background(), CheckOptions{Experiment: e})
+	rep, err := Check(context.Background(), CheckOptions{Experiment: e, Pairs: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +283,9 @@ func TestStimulusCheckTactileLevelDelivers(t *testing.T) {
 		t.Fatalf("levels %+v", rep.Levels)
 	}
 	gain := math.Pow(10, 12.0/20)
-	if r := *rep.Levels[0].Ratio; !rep.Valid || r < 0.75*gain || r > 1.1*gain {
+	r := *rep.Levels[0].Ratio
+	t.Logf("+12 dB delivered %.3g×", r)
+	if !rep.Valid || r < 0.75*gain || r > 1.1*gain {
 		t.Fatalf("+12 dB delivered %.3g× (reference %.3g × threshold), want near %.3g× (valid %v: %s)", r, rep.Levels[0].CueReference, gain, rep.Valid, rep.Reason)
 	}
 }

@@ -46,8 +46,8 @@ steps = [4, 2]
 max_trials = 9
 `
 
-// pinch is a two-trial stiffness experiment with real handling, on a mesh
-// graded round the pinch.
+// pinch is a one-trial stiffness experiment with real handling, on a mesh
+// graded round the pinch: one trial has a test and a reference interval.
 const pinch = `
 format = 1
 name = "stiffness-test"
@@ -59,12 +59,17 @@ kind = "stiffness"
 gap_s = 0.3
 iti_s = 0.3
 [procedure]
-kind = "constant"
-[procedure.constant]
+kind = "staircase"
+[procedure.staircase]
 task = { kind = "afc", alternatives = 2 }
-levels = [20, 40]
-repeats = 1
-seed = 1
+scale = "linear"
+start = 40
+min = 10
+max = 160
+up = 1
+down = 2
+steps = [10]
+max_trials = 1
 `
 
 func observer(t *testing.T) *psych.Observer {
@@ -95,29 +100,55 @@ func runFile(t *testing.T, file, dir string, after func(int) error, base rig.Con
 	})
 }
 
-// uninterrupted is the small experiment run once to its end, the
-// reference of both resume tests (its folder goes with the first test
-// that asks; they compare only its records and trial count).
+// uninterrupted is the small experiment run once to its end with its BIDS
+// table on: the reference of both resume tests (they compare its records
+// and trial count) and the run whose files TestBIDSBesideTrials reads.
+// Its subject, sim-01, is not a BIDS label as it is. Its folder lives
+// until TestMain removes it.
 var uninterrupted struct {
 	once sync.Once
+	dir  string
 	res  *Result
 	err  error
 }
 
-func wholeRun(t *testing.T) *Result {
+const wholeSubject = "sim-01"
+
+func wholeRun(t *testing.T) (*Result, string) {
 	t.Helper()
-	uninterrupted.once.Do(func() { uninterrupted.res, uninterrupted.err = run(t, t.TempDir(), nil) })
+	uninterrupted.once.Do(func() {
+		e, err := Parse([]byte(small), "exp.toml")
+		if err != nil {
+			uninterrupted.err = err
+			return
+		}
+		if uninterrupted.dir, uninterrupted.err = os.MkdirTemp("", "experiment-whole-"); uninterrupted.err != nil {
+			return
+		}
+		uninterrupted.res, uninterrupted.err = Run(context.Background(), Options{
+			Experiment: e, Source: []byte(small), Path: "exp.toml", Subject: wholeSubject, OutDir: uninterrupted.dir,
+			Observers: []*psych.Observer{observer(t)}, Rig: rig.Config{Scripted: true}, SkipStimulusCheck: true, BIDS: true,
+		})
+	})
 	if uninterrupted.res == nil {
 		t.Fatalf("the uninterrupted run: %v", uninterrupted.err)
 	}
-	return uninterrupted.res
+	return uninterrupted.res, uninterrupted.dir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if uninterrupted.dir != "" {
+		os.RemoveAll(uninterrupted.dir)
+	}
+	os.Exit(code)
 }
 
 // Interrupting a run after any trial and resuming it gives the same trials,
 // responses and procedure state as a run that was never interrupted, and
 // loses no completed trial.
 func TestResumeContinuesTheSameProcedure(t *testing.T) {
-	whole := wholeRun(t)
+	whole, _ := wholeRun(t)
 	dir := t.TempDir()
 	stop := errors.New("killed")
 	if _, err := run(t, dir, func(n int) error {
@@ -150,7 +181,7 @@ func TestResumeContinuesTheSameProcedure(t *testing.T) {
 // A run stopped after a trial reached the CSV but before its state was
 // saved replays that trial on resume: nothing is lost or doubled.
 func TestResumeAfterCSVBeforeState(t *testing.T) {
-	whole := wholeRun(t)
+	whole, _ := wholeRun(t)
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "level-test", "sim01")
 	var saved []byte
@@ -265,8 +296,8 @@ func TestTrialRecord(t *testing.T) {
 	for i, h := range header {
 		col[h] = i
 	}
-	if len(rows) != 2 {
-		t.Fatalf("%d trials, want 2", len(rows))
+	if len(rows) != 1 {
+		t.Fatalf("%d trials, want 1", len(rows))
 	}
 	for _, r := range rows {
 		if len(r) != len(header) {
@@ -292,8 +323,8 @@ func TestTrialRecord(t *testing.T) {
 		}
 	}
 	traces, _ := filepath.Glob(filepath.Join(sub, "traces", "*.csv.gz"))
-	if len(traces) != 8 {
-		t.Fatalf("%d trace files, want 2 trials × 2 intervals × haptics and tactile: %v", len(traces), traces)
+	if len(traces) != 4 {
+		t.Fatalf("%d trace files, want 2 intervals × haptics and tactile: %v", len(traces), traces)
 	}
 	f, err := os.Open(filepath.Join(sub, "traces", "0001-i1-haptics.csv.gz"))
 	if err != nil {
