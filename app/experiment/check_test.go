@@ -63,7 +63,7 @@ func TestStimulusCheckIntervalTooShort(t *testing.T) {
 		t.Fatal(err)
 	}
 	short := strings.Replace(string(src), "gap_s = 0.5", "interval_s = 0.6\ngap_s = 0.5", 1)
-	if _, err := Parse([]byte(short), "short.toml"); err == nil || !strings.Contains(err.Error(), "timing.interval_s") || !strings.Contains(err.Error(), "2.6 s") {
+	if _, err := Parse([]byte(short), "short.toml"); err == nil || !strings.Contains(err.Error(), "timing.interval_s") || !strings.Contains(err.Error(), "3.5 s") {
 		t.Errorf("a 0.6 s stretch interval: %v", err)
 	}
 	e := loadExample(t, "stiffness-2afc.toml")
@@ -73,7 +73,7 @@ func TestStimulusCheckIntervalTooShort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Valid || strings.Contains(rep.Reason, "\n") || !strings.Contains(rep.Reason, "interval_s to at least 2.6 s") || strings.Contains(rep.Reason, "use motion") {
+	if rep.Valid || strings.Contains(rep.Reason, "\n") || !strings.Contains(rep.Reason, "interval_s to at least 3.5 s") || strings.Contains(rep.Reason, "use motion") {
 		t.Fatalf("valid %v, reason %q", rep.Valid, rep.Reason)
 	}
 }
