@@ -238,10 +238,15 @@ func TestDryRunMatchesCheck(t *testing.T) {
 			levels := 0
 			if !*long {
 				// At rest nothing is handled: scripted fingertips deliver
-				// the same tone, faster; 40 trials and four checked
-				// levels keep the test short.
+				// the same tone, faster, and so do a cloth stepped every
+				// 20 ms (it touches nothing) and the shortest interval and
+				// pauses a file may ask for (the tone is steady from its
+				// first frame, and the check and the run both use them);
+				// 40 trials and four checked levels keep the test short.
 				base.Scripted = true
+				base.SimPeriod = 20 * time.Millisecond
 				e.Procedure.Staircase.MaxTrials = 40
+				e.Timing.Interval, e.Timing.Gap, e.Timing.ITI = 300*time.Millisecond, 300*time.Millisecond, 300*time.Millisecond
 				levels = 4
 			}
 			rep, err := Check(context.Background(), CheckOptions{Experiment: e, Rig: base, Weber: w, Levels: levels})
