@@ -66,7 +66,7 @@ func TestStimulusCheckIntervalTooShort(t *testing.T) {
 		t.Fatal(err)
 	}
 	short := strings.Replace(string(src), "gap_s = 0.5", "interval_s = 0.6\ngap_s = 0.5", 1)
-	if _, err := Parse([]byte(short), "short.toml"); err == nil || !strings.Contains(err.Error(), "timing.interval_s") || !strings.Contains(err.Error(), "2.6 s") {
+	if _, err := Parse([]byte(short), "short.toml"); err == nil || !strings.Contains(err.Error(), "timing.interval_s") || !strings.Contains(err.Error(), "3.5 s") {
 		t.Errorf("a 0.6 s stretch interval: %v", err)
 	}
 	e := loadExample(t, "stiffness-2afc.toml")
@@ -78,7 +78,7 @@ func TestStimulusCheckIntervalTooShort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Valid || strings.Contains(rep.Reason, "\n") || !strings.Contains(rep.Reason, "interval_s to at least 2.6 s") || strings.Contains(rep.Reason, "use motion") {
+	if rep.Valid || strings.Contains(rep.Reason, "\n") || !strings.Contains(rep.Reason, "interval_s to at least 3.5 s") || strings.Contains(rep.Reason, "use motion") {
 		t.Fatalf("valid %v, reason %q", rep.Valid, rep.Reason)
 	}
 }
@@ -245,10 +245,15 @@ func TestDryRunMatchesCheck(t *testing.T) {
 			levels := 0
 			if !*long {
 				// At rest nothing is handled: scripted fingertips deliver
-				// the same tone, faster; 40 trials and four checked
-				// levels keep the test short.
+				// the same tone, faster, and so do a cloth stepped every
+				// 20 ms (it touches nothing) and the shortest interval and
+				// pauses a file may ask for (the tone is steady from its
+				// first frame, and the check and the run both use them);
+				// 40 trials and four checked levels keep the test short.
 				base.Scripted = true
+				base.SimPeriod = 20 * time.Millisecond
 				e.Procedure.Staircase.MaxTrials = 40
+				e.Timing.Interval, e.Timing.Gap, e.Timing.ITI = 300*time.Millisecond, 300*time.Millisecond, 300*time.Millisecond
 				levels = 4
 			}
 			rep, err := Check(context.Background(), CheckOptions{Experiment: e, Rig: base, Weber: w, Levels: levels})

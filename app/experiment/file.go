@@ -125,7 +125,7 @@ func (m motion) length() time.Duration {
 }
 
 var motions = map[string]motion{
-	"stretch":  {twin.StretchScript, "pinch firmly and pull the pinched point 1 mm down, loading the fabric in tension (3.3 s)"},
+	"stretch":  {twin.StretchScript, "pinch firmly, pull the pinched point 1 mm down and back once, then pull it 1 mm down again, loading the fabric in tension (4.2 s)"},
 	"bend":     {twin.BendScript, "pinch firmly and lift the pinched point 25 mm up and 15 mm out, folding the fabric (3.3 s)"},
 	"stroke":   {twin.StrokeScript, "rub the fabric ±3 mm with the index finger over the thumb, which holds it from behind (3 s)"},
 	"fold":     {foldScript, "pinch firmly and push the pinched point 15 mm up towards the rod, in the fabric's plane, so that the fabric between them buckles (3.3 s)"},

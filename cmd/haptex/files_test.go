@@ -77,7 +77,7 @@ func TestExperimentCheckResolvesFabric(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := filepath.Join(t.TempDir(), "x.toml")
-	os.WriteFile(p, []byte(strings.Replace(string(src), `fabric = "cotton-shirting"`, `fabric = "no-such-fabric"`, 1)), 0o600)
+	os.WriteFile(p, []byte(strings.Replace(string(src), `fabric = "wool-suiting"`, `fabric = "no-such-fabric"`, 1)), 0o600)
 	err = runExperiment([]string{"check", p, "-library", t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "stimulus.fabric") || !strings.Contains(err.Error(), "no-such-fabric") {
 		t.Errorf("%v", err)

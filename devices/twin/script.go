@@ -254,17 +254,28 @@ func PinchScript(sc Scene) *Script {
 	return s
 }
 
-// StretchScript is a 3.3 s pinch and stretch for experiment intervals:
-// both pads close firmly on the fabric at the pinch point (Grip) and hold
-// it for 0.5 s, pull the pinched point by Stretch over 0.5 s (the
-// "stretch" phase, 1.5 to 2.0 s), hold it there for 0.6 s ("hold"), open
-// and return. Pulled down, away from the rod, the fabric between the pinch
-// and the rod is loaded in tension, so the force felt while stretching
-// grows with the fabric's tensile stiffness; the small stretch keeps the
-// pull below what the pads' friction holds, and the holds before and
-// after it let a force be averaged at rest.
+// StretchScript is a 4.2 s pinch and stretch for experiment intervals:
+// both pads close firmly on the fabric at the pinch point (Grip), pull the
+// pinched point by Stretch and bring it back (the "precondition" phase,
+// 1.2 to 2.0 s), hold it for 0.4 s ("settle"), pull it by Stretch again
+// (the "stretch" phase, 2.4 to 2.9 s), hold it there for 0.6 s ("hold"),
+// open and return. Pulled down, away from the rod, the fabric between the
+// pinch and the rod is loaded in tension, so the force felt while
+// stretching grows with the fabric's tensile stiffness; the small stretch
+// keeps the pull below what the pads' friction holds, and the holds before
+// and after it let a force be averaged at rest.
+//
+// The first cycle conditions the grip and the fabric, as a KES tensile
+// test cycles its specimen: a pinch closes on the fabric in whatever
+// friction state the last handling left at the pads and in the cloth, and
+// a stretch from there loads it along a different path each time (without
+// the cycle the loading stiffness of one fabric scattered by about 20 %
+// from interval to interval). After a stretch and its return the pads'
+// contacts and the fabric's internal friction have been driven over the
+// same path, so the measured stretch starts from the same state.
 func StretchScript(sc Scene) *Script {
-	return GripScript(sc, sc.Stretch, "stretch")
+	return gripScript(sc, sc.Stretch, []float64{1.2, 1.6, 2.0, 2.4, 2.9, 3.5}, []float64{0, 1, 0, 0, 1, 1},
+		[]Phase{{"precondition", 1200 * time.Millisecond}, {"settle", 2 * time.Second}, {"stretch", 2400 * time.Millisecond}, {"hold", 2900 * time.Millisecond}})
 }
 
 // BendScript is a 3.3 s pinch and lift for experiment intervals: the pads
@@ -277,31 +288,39 @@ func BendScript(sc Scene) *Script {
 	return GripScript(sc, sc.Lift, "bend")
 }
 
-// GripScript is the 3.3 s firm pinch of StretchScript and BendScript that
-// moves the pinched point by move [m] in its phase named phase (1.5 to
-// 2.0 s), holds it there and releases.
+// GripScript is the 3.3 s firm pinch of BendScript that moves the pinched
+// point by move [m] in its phase named phase (1.5 to 2.0 s), holds it
+// there and releases.
 func GripScript(sc Scene, move [3]float64, phase string) *Script {
+	return gripScript(sc, move, []float64{1.5, 2.0, 2.6}, []float64{0, 1, 1},
+		[]Phase{{phase, 1500 * time.Millisecond}, {"hold", 2 * time.Second}})
+}
+
+// gripScript is a firm pinch at the pinch point: the pads approach (0 to
+// 0.6 s) and close on the fabric by Grip (the "pinch" phase, from 0.6 s;
+// closed at 1.0 s), then carry the pinched point to the fractions at[i] of
+// move at the times ts[i] [s], open 0.3 s after the last (the "release"
+// phase) and return to where they started 0.4 s later. phases name what
+// happens between the pinch and the release.
+func gripScript(sc Scene, move [3]float64, ts, at []float64, phases []Phase) *Script {
 	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 	surf := sc.PadRadius + sc.Thickness/2
 	gripZ := surf - sc.Grip
 	p := sc.Pinch
+	last, end := ts[len(ts)-1], at[len(at)-1]
 	kf := func(side float64) []Keyframe {
-		at := func(d float64, z float64) [3]float64 {
+		pos := func(d float64, z float64) [3]float64 {
 			return [3]float64{p[0] + d*move[0], p[1] + d*move[1], side*z + d*move[2]}
 		}
-		return []Keyframe{
-			{0, at(0, 0.03)},
-			{sec(0.6), at(0, surf+0.004)},
-			{sec(1.0), at(0, gripZ)},
-			{sec(1.5), at(0, gripZ)},
-			{sec(2.0), at(1, gripZ)},
-			{sec(2.6), at(1, gripZ)},
-			{sec(2.9), at(1, surf+0.01)},
-			{sec(3.3), at(0, 0.03)},
+		k := []Keyframe{{0, pos(0, 0.03)}, {sec(0.6), pos(0, surf+0.004)}, {sec(1.0), pos(0, gripZ)}}
+		for i, t := range ts {
+			k = append(k, Keyframe{sec(t), pos(at[i], gripZ)})
 		}
+		return append(k, Keyframe{sec(last + 0.3), pos(end, surf+0.01)}, Keyframe{sec(last + 0.7), pos(0, 0.03)})
 	}
-	phases := []Phase{{"approach", 0}, {"pinch", sec(0.6)}, {phase, sec(1.5)}, {"hold", sec(2.0)}, {"release", sec(2.6)}}
-	s, err := NewScript(kf(-1), kf(1), phases)
+	all := append([]Phase{{"approach", 0}, {"pinch", sec(0.6)}}, phases...)
+	all = append(all, Phase{"release", sec(last)})
+	s, err := NewScript(kf(-1), kf(1), all)
 	if err != nil {
 		panic(err) // constant keyframes, checked by tests
 	}

@@ -124,24 +124,43 @@ func TestShortScriptsEndWhereTheyStart(t *testing.T) {
 }
 
 // The experiment motions do what their documentation says: the stretch
-// grips the fabric (each pad's intent Grip past its surface) and moves
-// the pinched point by exactly Stretch within its "stretch" phase, then
-// holds it; the bend does the same with Lift; the stroke presses both
+// grips the fabric (each pad's intent Grip past its surface), pulls the
+// pinched point by Stretch and back in its "precondition" phase, then
+// moves it by exactly Stretch within its "stretch" phase and holds it; the
+// bend does the same with Lift, without the first cycle; the stroke presses both
 // pads into the fabric from either side and sweeps the index ±Rub while
 // the thumb holds still; every motion's velocity is its position's derivative.
 func TestExperimentMotions(t *testing.T) {
 	sc := DefaultScene()
 	surf := sc.PadRadius + sc.Thickness/2
 	for _, c := range []struct {
-		name  string
-		s     *Script
-		phase string
-		move  [3]float64
-	}{{"stretch", StretchScript(sc), "stretch", sc.Stretch}, {"bend", BendScript(sc), "bend", sc.Lift}} {
+		name       string
+		s          *Script
+		phase      string
+		start, end time.Duration
+		move       [3]float64
+	}{{"stretch", StretchScript(sc), "stretch", 2400 * time.Millisecond, 2900 * time.Millisecond, sc.Stretch},
+		{"bend", BendScript(sc), "bend", 1500 * time.Millisecond, 2 * time.Second, sc.Lift}} {
 		t.Run(c.name, func(t *testing.T) {
 			start, end, ok := c.s.PhaseSpan(c.phase)
-			if !ok || start != 1500*time.Millisecond || end != 2*time.Second {
-				t.Fatalf("phase %q spans %v..%v (%v)", c.phase, start, end, ok)
+			if !ok || start != c.start || end != c.end {
+				t.Fatalf("phase %q spans %v..%v (%v), want %v..%v", c.phase, start, end, ok, c.start, c.end)
+			}
+			if pre, _, ok := c.s.PhaseSpan("precondition"); ok != (c.name == "stretch") {
+				t.Fatalf("precondition phase: %v", ok)
+			} else if ok {
+				// The first cycle goes as far as the measured stretch and
+				// comes back to where it started.
+				for f := range 2 {
+					a, _ := c.s.At(pre, f)
+					m, _ := c.s.At(pre+400*time.Millisecond, f)
+					b, _ := c.s.At(start, f)
+					for k := range 3 {
+						if math.Abs(m[k]-a[k]-c.move[k]) > 1e-12 || b[k] != a[k] {
+							t.Fatalf("finger %d: precondition from %v to %v and back to %v", f, a, m, b)
+						}
+					}
+				}
 			}
 			for f := range 2 {
 				a, _ := c.s.At(start, f)
