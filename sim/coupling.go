@@ -95,20 +95,16 @@ func (cp *coupling) publish(k int, sum *padSummary, lm *LocalModel, patch *Conta
 // symmetrised and clipped to be negative semi-definite, so the local model
 // is passive.
 func (cp *coupling) stiffness(k int) [3][3]float64 {
-	c := cp.c
-	fc := &c.pads.f[k]
+	fc := &cp.c.pads.f[k]
 	fs := &cp.f[k]
-	probes := &c.pads.probes
-	var kd [3][3]float64
-	ah := c.dyn.op.cD
 	// The pad's influence on the cloth changes slowly while the contact
 	// lasts: one of the three solves is refreshed per refresh interval, all
 	// three when the contact starts or its size changes by a third. The two
 	// fingers take turns, so a step makes one solve at most (the local
 	// model's error against 1 ms steps did not change:
 	// TestLocalModelExtrapolation).
-	every := uint64(c.refreshSteps())
-	ph := c.steps + uint64(k)*every
+	every := uint64(cp.c.refreshSteps())
+	ph := cp.c.steps + uint64(k)*every
 	every *= 2
 	first, last := int(ph/every%3), int(ph/every%3)
 	if ph%every != 0 {
@@ -122,28 +118,49 @@ func (cp *coupling) stiffness(k int) [3][3]float64 {
 		}
 	}
 	for q := first; q <= last; q++ {
-		rhs := cp.rhs
-		clear(rhs)
-		var e [3]float64
-		e[q] = 1
-		for i := range fc.lin {
-			p := &fc.lin[i]
-			j := padStiffness(p)
-			g := mulVec33(&j, e)
-			probes.scatter(p, rhs, scale3(-c.it.lastH, g))
-		}
-		c.dyn.filter(rhs)
-		if c.cfg.SensitivityIterations == 0 {
-			c.dyn.precond(fs.sens[q], rhs)
-		} else {
-			res := c.it.cg.solve(&c.dyn, fs.sens[q], rhs, 1e-2, 0, c.cfg.SensitivityIterations, false)
-			cp.iters += res.iters
-			if res.broke {
-				clear(fs.sens[q])
-			}
-		}
+		cp.solve(k, q)
 	}
 	fs.ok = true
+	return cp.assemble(k)
+}
+
+// solve renews finger k's sensitivity to a pad motion along axis q from
+// the step's system and the pad's contacts.
+func (cp *coupling) solve(k, q int) {
+	c := cp.c
+	fc := &c.pads.f[k]
+	fs := &cp.f[k]
+	rhs := cp.rhs
+	clear(rhs)
+	var e [3]float64
+	e[q] = 1
+	for i := range fc.lin {
+		p := &fc.lin[i]
+		j := padStiffness(p)
+		g := mulVec33(&j, e)
+		c.pads.probes.scatter(p, rhs, scale3(-c.it.lastH, g))
+	}
+	c.dyn.filter(rhs)
+	if c.cfg.SensitivityIterations == 0 {
+		c.dyn.precond(fs.sens[q], rhs)
+		return
+	}
+	res := c.it.cg.solve(&c.dyn, fs.sens[q], rhs, 1e-2, 0, c.cfg.SensitivityIterations, false)
+	cp.iters += res.iters
+	if res.broke {
+		clear(fs.sens[q])
+	}
+}
+
+// assemble returns finger k's stiffness from its contacts and its
+// sensitivities as they stand.
+func (cp *coupling) assemble(k int) [3][3]float64 {
+	c := cp.c
+	fc := &c.pads.f[k]
+	fs := &cp.f[k]
+	probes := &c.pads.probes
+	ah := c.dyn.op.cD
+	var kd [3][3]float64
 	for i := range fc.lin {
 		p := &fc.lin[i]
 		j := padStiffness(p)
