@@ -1,6 +1,9 @@
 package sim
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // The haptic coupling: after each step every finger's contact force is
 // linearised into the LocalModel that the 1 kHz loop evaluates between
@@ -22,9 +25,10 @@ type coupling struct {
 
 // fingerSens is one finger's sensitivities.
 type fingerSens struct {
-	sens [3][]float64 // velocity change of the cloth per unit pad motion along x, y, z
-	ok   bool         // sens belongs to the contact in progress
-	sig  uint64       // contactSignature of the contacts sens was solved for
+	sens [3][]float64  // velocity change of the cloth per unit pad motion along x, y, z
+	ok   bool          // sens belongs to the contact in progress
+	sig  uint64        // contactSignature of the contacts sens was solved for
+	k    [3][3]float64 // the stiffness published last [N/m]
 }
 
 func (cp *coupling) init(c *Cloth) {
@@ -76,9 +80,10 @@ func (cp *coupling) publish(k int, sum *padSummary, lm *LocalModel, patch *Conta
 		return
 	}
 	f0 := scale3(-1, sum.force)
+	fresh := !cp.f[k].ok
 	lm.InContact, lm.F0, lm.Normal = true, f0, normal
 	lm.V = scale3(1/fnSum, sum.velSum)
-	lm.K = cp.stiffness(k)
+	lm.K = cp.smooth(k, cp.stiffness(k), fresh)
 	knn := dot3(normal, mulVec33(&lm.K, normal))
 	fPress := -dot3(f0, normal)
 	// Without a stiffness the region is the fabric's compression.
@@ -139,6 +144,35 @@ func contactSignature(lin []contactPt) uint64 {
 		sig += key ^ key>>31
 	}
 	return sig + uint64(len(lin))
+}
+
+// stiffnessLag is the time constant of the low-pass on a contact's
+// published stiffness. While the pads rest in a pinch the cloth creeps
+// under them and its probes flicker between stick and slip every few
+// steps; a slipping probe loses its friction springs, so K jumped by up to
+// 30 % from one 5 ms step to the next (docs/rendering.md, "The local model
+// at rest"). 20 ms averages that flicker over four steps and is short
+// against the contact's own changes (pressing in, pulling: 100 ms and
+// more).
+const stiffnessLag = 20 * time.Millisecond
+
+// smooth returns finger k's published stiffness: K low-passed with
+// stiffnessLag while the contact lasts, K itself at its first step. A
+// convex combination of symmetric negative semi-definite matrices is one,
+// so the model stays passive.
+func (cp *coupling) smooth(k int, kNew [3][3]float64, fresh bool) [3][3]float64 {
+	fs := &cp.f[k]
+	if fresh {
+		fs.k = kNew
+		return kNew
+	}
+	a := cp.c.dt / (stiffnessLag.Seconds() + cp.c.dt)
+	for i := range 3 {
+		for j := range 3 {
+			fs.k[i][j] += a * (kNew[i][j] - fs.k[i][j])
+		}
+	}
+	return fs.k
 }
 
 // solve renews finger k's sensitivity to a pad motion along axis q from
