@@ -205,19 +205,16 @@ func TestLocalModelStiffnessFD(t *testing.T) {
 	if !lm.InContact {
 		t.Fatal("thumb not in contact in the hold")
 	}
-	var fd [3][3]float64
-	for q := range 3 {
+	// Under -race only the normal's column (z), three runs instead of seven.
+	axes := []int{2, 0, 1}[:pick(3, 1)]
+	var fd, diff [3][3]float64
+	for _, q := range axes {
 		var d [3]float64
 		d[q] = h
 		fp, fm := run(d).F0, run(scale3(-1, d)).F0
 		for a := range 3 {
 			fd[a][q] = (fp[a] - fm[a]) / (2 * h)
-		}
-	}
-	diff := fd
-	for a := range 3 {
-		for q := range 3 {
-			diff[a][q] -= lm.K[a][q]
+			diff[a][q] = fd[a][q] - lm.K[a][q]
 		}
 	}
 	rel := frobenius33(&diff) / frobenius33(&fd)
