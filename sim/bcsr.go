@@ -174,9 +174,27 @@ func (s *bcsr) merge(cpl []scalarCoupling) {
 // the diagonals of their blocks and fills the scalar couplings with cK
 // times the others; gen is the mesh's bendGen. The scalar couplings are
 // kept while cK and the bending operator are (every step at a fixed step
-// and fabric).
-func (s *bcsr) setBending(bend *scalarCSR, cK float64, gen uint64) {
+// and fabric). With extra (the bending friction's stiffness at each of the
+// operator's entries, bendhyst.go) the values are cK·(bend + extra): one
+// pass over the entries, whose couplings are then new at every call.
+func (s *bcsr) setBending(bend *scalarCSR, extra []float64, cK float64, gen uint64) {
 	val := bend.val
+	if extra != nil {
+		extra = extra[:len(val)]
+		for k, at := range s.bendAt[:len(val)] {
+			w := cK * (val[k] + extra[k])
+			if at < 0 {
+				s.exVal[-1-at] = w
+				continue
+			}
+			b := &s.val[at]
+			b[0][0] += w
+			b[1][1] += w
+			b[2][2] += w
+		}
+		s.exGen = 0
+		return
+	}
 	for _, e := range s.bendIn {
 		w := cK * val[e.src]
 		b := &s.val[e.blk]
@@ -191,19 +209,6 @@ func (s *bcsr) setBending(bend *scalarCSR, cK float64, gen uint64) {
 		s.exVal[k] = cK * val[src]
 	}
 	s.exCK, s.exGen = cK, gen+1
-}
-
-// addBend adds w times the identity at the bending operator's entry src.
-func (s *bcsr) addBend(src int32, w float64) {
-	k := s.bendAt[src]
-	if k < 0 {
-		s.exVal[-1-k] += w
-		return
-	}
-	b := &s.val[k]
-	b[0][0] += w
-	b[1][1] += w
-	b[2][2] += w
 }
 
 // addBlock adds c·b to block k.

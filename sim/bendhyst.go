@@ -126,6 +126,9 @@ func (fo *forces) initHinges(x []float64) {
 		fo.hinge = make([]hingeHyst, len(c.m.hinges))
 		fo.hingeK = make([]float64, len(c.m.hinges))
 	}
+	if len(fo.hingeB) != len(c.m.bend.col) {
+		fo.hingeB = make([]float64, len(c.m.bend.col))
+	}
 	for i := range c.m.hinges {
 		h := &c.m.hinges[i]
 		n := h.normal(x, vec{})
@@ -160,23 +163,30 @@ func (fo *forces) commitHinges(x []float64) (work float64) {
 	return work
 }
 
-// assembleHinges adds cK times the hinges' stiffnesses of the last pass to
-// the assembled matrix a, whose bending entries setBending has just set.
-func (fo *forces) assembleHinges(a *bcsr, cK float64) {
-	c := fo.c
-	for i := range c.m.hinges {
-		h := &c.m.hinges[i]
-		k := cK * fo.hingeK[i]
+// hingeEntries returns the hinges' stiffnesses of the last pass at the
+// bending operator's entries (what setBending adds to them before scaling
+// by cK), or nil when no hinge is live.
+func (fo *forces) hingeEntries() []float64 {
+	if !fo.hingeLive {
+		return nil
+	}
+	hb := fo.hingeB
+	clear(hb)
+	for i := range fo.c.m.hinges {
+		h := &fo.c.m.hinges[i]
+		k := fo.hingeK[i]
 		if k == 0 {
 			continue
 		}
 		for r := range 6 {
-			for q := range 6 {
-				a.addBend(h.pos[6*r+q], k*h.a[r]*h.a[q])
+			kr := k * h.a[r]
+			pos := h.pos[6*r : 6*r+6]
+			for q, p := range pos {
+				hb[p] += kr * h.a[q]
 			}
 		}
 	}
-	a.exGen = 0 // the scalar couplings hold more than the bending's now
+	return hb
 }
 
 // mulAddHinges adds c times the hinges' stiffness matrix of the step

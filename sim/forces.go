@@ -28,6 +28,7 @@ type forces struct {
 	hystLive    bool        // hyst holds the state of the cloth's last accepted positions
 	hinge       []hingeHyst // the bending friction's state (bendhyst.go)
 	hingeK      []float64   // per hinge: A·dz/dκ of the last pass with forces [N·m]
+	hingeB      []float64   // hingeK summed at the bending operator's entries (hingeEntries)
 	hingeLive   bool        // hinge holds the state of the cloth's last accepted positions
 	px, pv, pf  []float64   // the arguments of the pass in progress
 	asm         *bcsr       // the matrix the pass assembles into; nil: none

@@ -52,10 +52,7 @@ func (op *operator) finish() {
 		a := op.a
 		c.pads.assemble(a, cK)
 		c.rod.assemble(a, cK)
-		a.setBending(&c.m.bend, cK, c.m.bendGen)
-		if fo := &c.dyn.force; fo.hingeLive {
-			fo.assembleHinges(a, cK)
-		}
+		a.setBending(&c.m.bend, c.dyn.force.hingeEntries(), cK, c.m.bendGen)
 		if c.self != nil {
 			c.self.assemble(a, cK)
 			a.merge(c.self.cpl)

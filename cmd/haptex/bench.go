@@ -11,8 +11,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/app/rigbench"
+	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/internal/statebuf/statebufbench"
+	"github.com/haptex/haptex/sim"
 	"github.com/haptex/haptex/sim/simbench"
 	"github.com/haptex/haptex/tactile/tactilebench"
 )
@@ -28,10 +31,7 @@ var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 	"statebuf": func(context.Context, benchOpts) (any, error) { r := statebufbench.Bench(); return &r, nil },
 	"control":  benchControl,
 	"devices":  benchDevices,
-	"sim": func(context.Context, benchOpts) (any, error) {
-		r, err := simbench.Bench(simbench.Options{})
-		return &r, err
-	},
+	"sim":      benchSim,
 	"tactile": func(context.Context, benchOpts) (any, error) {
 		r, err := tactilebench.Bench(4000)
 		return &r, err
@@ -42,6 +42,39 @@ var benches = map[string]func(ctx context.Context, o benchOpts) (any, error){
 	},
 }
 
+// benchSim runs the cloth's scenes (simOptions).
+func benchSim(_ context.Context, o benchOpts) (any, error) {
+	opt, err := simOptions(o)
+	if err != nil {
+		return nil, err
+	}
+	r, err := simbench.Bench(opt)
+	return &struct {
+		*simbench.Result
+		Fabric string `json:"fabric,omitempty"`
+	}{&r, o.fabric}, err
+}
+
+// simOptions sets the sim bench's scenes on o.fabric's material when it
+// is set (with its internal friction, as a session runs it); sim's
+// default cloth otherwise.
+func simOptions(o benchOpts) (simbench.Options, error) {
+	var opt simbench.Options
+	if o.fabric == "" {
+		return opt, nil
+	}
+	f, err := o.library.Load(o.fabric)
+	if err != nil {
+		return opt, err
+	}
+	m, err := f.Material()
+	if err != nil {
+		return opt, fmt.Errorf("fabric %s: %w", o.fabric, err)
+	}
+	opt.Edit = func(c *sim.Config) { c.Material = m }
+	return opt, nil
+}
+
 type benchOpts struct {
 	chart     string
 	frames    int
@@ -50,6 +83,8 @@ type benchOpts struct {
 	standby   time.Duration
 	idleSleep bool
 	baseline  time.Duration
+	fabric    string      // sim bench: the cloth's fabric ("": sim's default cloth)
+	library   kes.Library // where fabric is looked up after the built-in ones
 	logf      func(string, ...any)
 }
 
@@ -106,6 +141,8 @@ func runBench(args []string) error {
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
 	frames := fs.Int("frames", 600, "frames the render bench draws")
 	chart := fs.String("chart", "", "control bench: write the Z-width chart to this .png or .svg file (and the other format beside it)")
+	fabric := fs.String("fabric", "", "sim bench: run the scenes on this fabric (haptex fabric list; "+rig.DefaultFabric+" is a session's default) instead of sim's default cloth, which has no internal friction")
+	library := fs.String("library", defaultLibraryDir(), "user fabric library folder, for -fabric")
 	if len(args) == 0 {
 		fs.Usage()
 		return fmt.Errorf("%w: which bench?", errUsage)
@@ -122,7 +159,7 @@ func runBench(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var interrupted error
-	o := benchOpts{chart: *chart, frames: *frames, duration: *duration, priority: *prio, standby: *standby, idleSleep: *idleSleep, baseline: *baseline, logf: stderrf}
+	o := benchOpts{chart: *chart, frames: *frames, duration: *duration, priority: *prio, standby: *standby, idleSleep: *idleSleep, baseline: *baseline, fabric: *fabric, library: kes.Library{Dir: *library}, logf: stderrf}
 	names := []string{name}
 	if name == "all" {
 		names = benchNames()

@@ -13,6 +13,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/haptex/haptex/app/rig"
+	"github.com/haptex/haptex/calib/kes"
+	"github.com/haptex/haptex/sim"
 )
 
 // The test binary runs as haptex itself when HAPTEX_TEST_MAIN is 1, so
@@ -222,4 +226,38 @@ func put(m map[string]any, path string, v float64) {
 		m = next
 	}
 	m[keys[len(keys)-1]] = v
+}
+
+// bench sim -fabric runs the scenes on the fabric's material, internal
+// friction included; without it on sim's default cloth; an unknown name
+// is an error before any scene runs.
+func TestBenchSimFabric(t *testing.T) {
+	opt, err := simOptions(benchOpts{})
+	if err != nil || opt.Edit != nil {
+		t.Errorf("no fabric: edit %v, err %v; want sim's default cloth", opt.Edit != nil, err)
+	}
+	lib := kes.Library{Dir: t.TempDir()}
+	if _, err := simOptions(benchOpts{fabric: "no-such-fabric", library: lib}); err == nil || !strings.Contains(err.Error(), "no-such-fabric") {
+		t.Errorf("unknown fabric: %v, want an error naming it", err)
+	}
+	opt, err = simOptions(benchOpts{fabric: rig.DefaultFabric, library: lib})
+	if err != nil || opt.Edit == nil {
+		t.Fatalf("%s: edit %v, err %v", rig.DefaultFabric, opt.Edit != nil, err)
+	}
+	f, err := kes.Builtin(rig.DefaultFabric)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := f.Material()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sim.DefaultConfig()
+	opt.Edit(&cfg)
+	if h := cfg.Material.Hysteresis; h != want.Hysteresis || h.BendWeft <= 0 || h.Weft <= 0 {
+		t.Errorf("%s: hysteresis %+v, want the fabric's %+v, bending friction included", rig.DefaultFabric, h, want.Hysteresis)
+	}
+	if cfg.Material.Thickness != want.Thickness {
+		t.Errorf("thickness %g, want the fabric's %g", cfg.Material.Thickness, want.Thickness)
+	}
 }
