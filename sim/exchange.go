@@ -87,7 +87,7 @@ type LocalModel struct {
 	Step      uint64        // simulation step number
 	X0        [3]float64    // fingertip position the model was linearised at [m]
 	F0        [3]float64    // force of the cloth on the fingertip at X0 [N]
-	K         [3][3]float64 // dF/dx at X0 [N/m], low-passed over the contact's last steps; row i is dF_i/dx; symmetric, negative semi-definite
+	K         [3][3]float64 // dF/dx at X0 [N/m]; row i is dF_i/dx; symmetric, negative semi-definite
 	Normal    [3]float64    // contact normal, unit, pointing from the finger into the cloth
 	Depth     float64       // distance the finger can retreat along -Normal before losing contact [m]; > 0 in contact
 	InContact bool          // the finger touched the cloth at this step
