@@ -3,13 +3,53 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
+
+// built is the program as a user runs it, built once for the tests that
+// run it: without the race detector, with the Makefile's link flags when
+// make is at hand (stamped). make test runs go vet first, which leaves
+// every package compiled without -race in the build cache, so the build
+// is a link of a few seconds there (a cold cache compiles everything,
+// GLFW's C code too: a minute or more).
+var built struct {
+	once    sync.Once
+	dir     string
+	path    string
+	stamped bool
+	err     error
+}
+
+// program returns the path of the built program and whether it carries
+// the Makefile's link flags; the test fails when it cannot be built.
+func program(t *testing.T) (path string, stamped bool) {
+	t.Helper()
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "haptex-test-"); built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "haptex")
+		args := []string{"build", "-o", built.path}
+		if ldflags, err := exec.Command("make", "-s", "--no-print-directory", "-C", filepath.Join("..", ".."), "ldflags").Output(); err == nil {
+			args = append(args, "-ldflags", strings.TrimSpace(string(ldflags)))
+			built.stamped = true
+		}
+		if out, err := exec.Command("go", append(args, ".")...).CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.path, built.stamped
+}
 
 // captureHelp sends what -h prints to a buffer for the test.
 func captureHelp(t *testing.T) *bytes.Buffer {
@@ -167,23 +207,9 @@ func TestVersionNamesTheCommit(t *testing.T) {
 	if err != nil {
 		t.Skipf("not a git checkout: %v", err)
 	}
-	ldflags, err := exec.Command("make", "-s", "--no-print-directory", "-C", filepath.Join("..", ".."), "ldflags").Output()
-	if err != nil {
-		t.Skipf("make: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "haptex")
-	args := []string{"build", "-ldflags", strings.TrimSpace(string(ldflags)), "-o", bin}
-	if raceEnabled {
-		// Under -race the build cache holds the packages compiled for
-		// this test binary with -race; a plain build would compile them
-		// all again (GLFW's C code too: a minute or more on a clean CI
-		// machine). The commit's stamp is a link flag and does not
-		// depend on it.
-		args = append(args, "-race")
-	}
-	build := exec.Command("go", append(args, ".")...)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, stamped := program(t)
+	if !stamped {
+		t.Skip("make is not at hand: the build has no link flags")
 	}
 	out, err := exec.Command(bin, "version").Output()
 	if err != nil {

@@ -1,15 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/haptex/haptex/app/experiment"
 	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/device"
 	"github.com/haptex/haptex/calib/psych"
@@ -92,14 +97,49 @@ func TestCalFlagsApply(t *testing.T) {
 	}
 }
 
+// haptex experiment check on the stiffness example, run as a user runs it
+// (`-stimulus -json`): the file, its fabric and the stimulus it delivers in
+// virtual time on the simulated devices are valid, and at +40 % the
+// delivered cue is at least 1.3 times the reference's. The program runs
+// without the race detector: the check steps minutes of cloth, eight times
+// slower under -race, and app/experiment's tests run its code under -race.
+// A file with an unknown stimulus is refused in the command's own process.
 func TestExperimentCheckExample(t *testing.T) {
-	if err := runExperiment([]string{"check", filepath.Join("..", "..", "examples", "stiffness-2afc.toml")}); err != nil {
+	example := filepath.Join("..", "..", "examples", "stiffness-2afc.toml")
+	if err := runExperiment([]string{"check", "-no-stimulus", example}); err != nil {
 		t.Fatal(err)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.toml")
 	os.WriteFile(bad, []byte("format = 1\nname = \"x\"\n[stimulus]\nkind = \"loudness\"\n"), 0o644)
 	if err := runExperiment([]string{"check", bad}); err == nil || !strings.Contains(err.Error(), "stimulus.kind") {
 		t.Errorf("bad stimulus kind: %v", err)
+	}
+	if testing.Short() {
+		t.Skip("the stimulus check runs the example's motion 56 times")
+	}
+	bin, _ := program(t)
+	cmd := exec.Command(bin, "experiment", "check", example, "-stimulus", "-json")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("experiment check: %v\n%s", err, stderr.Bytes())
+	}
+	var rep experiment.StimulusReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("experiment check -json: %v\n%s", err, out)
+	}
+	if !rep.Valid {
+		t.Errorf("not valid: %s", rep.Reason)
+	}
+	i := slices.IndexFunc(rep.Levels, func(l experiment.LevelCue) bool { return l.X == 40 })
+	switch {
+	case i < 0:
+		t.Errorf("no level at +40 %%: %+v", rep.Levels)
+	case rep.Levels[i].Ratio == nil || *rep.Levels[i].Ratio < 1.3:
+		t.Errorf("at +40 %% the delivered cue ratio is %v, want at least 1.3", rep.Levels[i].Ratio)
+	default:
+		t.Logf("at +40 %% the delivered cue ratio is %.3f", *rep.Levels[i].Ratio)
 	}
 }
 
