@@ -148,8 +148,11 @@ func (d *Device) OnFrame(fn func(seq uint32, f *wire.TactileFrame)) {
 // longer (a stopped or overloaded machine) would otherwise compute all it
 // owes at once, holding its lines the while and falling further behind
 // each time. A backend that can skip (twin.Exo.Skip) stands still for the
-// rest, and the device counts the stall (Device.Stalls).
-const MaxCatchUp = 2 * time.Millisecond
+// rest, and the device counts the stall (Device.Stalls). It is the host's
+// default silence limit (haptics safety.silent_ms): a device held longer
+// has failed its host already, and catching up more would only hold its
+// lines longer; a shorter hold is integrated as it happened.
+const MaxCatchUp = 5 * time.Millisecond
 
 // skipper is a clocked backend whose clock can jump without integrating.
 type skipper interface {
