@@ -63,11 +63,13 @@ type Config struct {
 	// deadline at once: it costs an idle core's power.
 	IdleSleep bool `json:"idle_sleep"`
 	// SimNice is the nice value of the simulation's thread, 1..19 (0:
-	// DefaultSimNice): the cloth is the one CPU-bound loop, and nothing the
-	// haptics thread may wait for (the runtime's helper threads, the
-	// recorder) should queue behind it. It then also yields to any other
-	// CPU-bound process on the machine; ProcessNice leaves the thread at
-	// the process's nice value instead.
+	// DefaultSimNice), which runs as a batch thread with a long slice
+	// (rt.LockThreadBatch): the cloth is the one CPU-bound loop, and
+	// nothing the haptics thread may wait for (the runtime's helper
+	// threads, the recorder, the kernel's tty worker carrying the
+	// devices' bytes) should queue behind it. It then also yields to any
+	// other CPU-bound process on the machine; ProcessNice leaves the
+	// thread at the process's nice value and policy instead.
 	SimNice     int  `json:"sim_nice"`
 	ProcessNice bool `json:"process_nice"`
 	// Scene and Script give the fingers' intended motion: the scripted

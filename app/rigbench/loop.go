@@ -105,9 +105,13 @@ func Loop(ctx context.Context, c LoopConfig) (*LoopResult, error) {
 	go func() {
 		defer wg.Done()
 		// The load stands for the simulation, so it runs as the rig runs
-		// the simulation: on a thread of its own at its nice value. The
-		// thread dies with the goroutine.
-		_ = rt.LockThreadNice(cfg.EffectiveSimNice())
+		// the simulation: on a thread of its own, a batch thread at its
+		// nice value (rt.Config.Nice). The thread dies with the goroutine.
+		if n := cfg.EffectiveSimNice(); n != 0 {
+			_ = rt.LockThreadBatch(n)
+		} else {
+			runtime.LockOSThread()
+		}
 		clothLikeLoad(&stop, &rounds)
 	}()
 	cpu0, _ := rt.ReadCPUTimes()

@@ -123,6 +123,11 @@ func emulate(ctx context.Context, o emulateOptions) error {
 	if sched.Standby {
 		fmt.Printf("the devices' loop: its standby thread did the loop's work %d times; the duties ran at worst %v late\n", em.Takeovers(), em.Lateness().Round(time.Microsecond))
 	}
+	if st := em.Stalls(); st.Count > 0 {
+		fmt.Printf("the devices' physics stalled %d times (held longer than %v, they skipped up to %v)\n", st.Count, emu.MaxCatchUp, st.Longest.Round(time.Microsecond))
+	} else {
+		fmt.Printf("the devices' physics never stalled (never owed more than %v)\n", emu.MaxCatchUp)
+	}
 	if !o.stand {
 		fmt.Printf("the emulated hand played the %s script from its start %d times (once a run)\n", o.script, em.Runs())
 	}

@@ -42,6 +42,7 @@ type Device struct {
 	exo      devices.Exoskeleton
 	tac      devices.TactileArray
 	backendC devices.Clocked // nil when the backend keeps its own time
+	skipper  skipper         // nil when the backend cannot skip (then it bounds its own catch-up)
 	exoSpec  devices.ExoSpec
 	tacSpec  devices.TactileSpec
 
@@ -65,6 +66,9 @@ type Device struct {
 	errAt     [16]time.Duration
 	errCount  [16]uint64
 	stats     DeviceStats
+	advanced  time.Duration // the time the backend was last advanced to
+	on        bool          // the backend has been advanced
+	stalls    Stalls
 
 	hello    wire.Hello
 	cmd      wire.Command
@@ -139,6 +143,36 @@ func (d *Device) OnFrame(fn func(seq uint32, f *wire.TactileFrame)) {
 	d.mu.Unlock()
 }
 
+// MaxCatchUp is the most device time one call integrates: firmware
+// computes each control period within it, and an emulator that was held
+// longer (a stopped or overloaded machine) would otherwise compute all it
+// owes at once, holding its lines the while and falling further behind
+// each time. A backend that can skip (twin.Exo.Skip) stands still for the
+// rest, and the device counts the stall (Device.Stalls). It is the host's
+// default silence limit (haptics safety.silent_ms): a device held longer
+// has failed its host already, and catching up more would only hold its
+// lines longer; a shorter hold is integrated as it happened.
+const MaxCatchUp = 5 * time.Millisecond
+
+// skipper is a clocked backend whose clock can jump without integrating.
+type skipper interface {
+	Skip(t time.Duration)
+}
+
+// Stalls counts the times an emulated device's physics skipped time it
+// was owed beyond MaxCatchUp.
+type Stalls struct {
+	Count   uint64
+	Longest time.Duration // the longest span skipped
+}
+
+// Stalls returns the device's physics stalls so far.
+func (d *Device) Stalls() Stalls {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.stalls
+}
+
 // NewExoDevice wraps an exoskeleton backend. clock is the device's
 // monotonic clock (the emulator's); if backend implements devices.Clocked
 // it is advanced to clock() before every sample.
@@ -146,6 +180,7 @@ func NewExoDevice(cfg DeviceConfig, backend devices.Exoskeleton, clock func() ti
 	cfg.Kind = wire.KindExo
 	d := &Device{cfg: cfg, clock: clock, exo: backend, exoSpec: backend.Spec()}
 	d.backendC, _ = backend.(devices.Clocked)
+	d.skipper, _ = backend.(skipper)
 	d.defaults(1000, 50, d.exoSpec.Model, d.exoSpec.Serial)
 	return d
 }
@@ -406,9 +441,20 @@ func (d *Device) caps(k wire.Kind) wire.Caps {
 }
 
 func (d *Device) advance(now time.Duration) {
-	if d.backendC != nil {
-		d.backendC.Advance(now)
+	if d.backendC == nil {
+		return
 	}
+	if owed := now - d.advanced; owed > MaxCatchUp && d.skipper != nil {
+		d.skipper.Skip(now - MaxCatchUp)
+		// The first call only starts the device's clock where its own
+		// clock is: it is switched on then.
+		if d.on {
+			d.stalls.Count++
+			d.stalls.Longest = max(d.stalls.Longest, owed-MaxCatchUp)
+		}
+	}
+	d.backendC.Advance(now)
+	d.advanced, d.on = max(d.advanced, now), true
 }
 
 // setEnabled switches the power stage. Off means no motor current at

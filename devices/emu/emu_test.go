@@ -92,8 +92,15 @@ func TestExoOverPTY(t *testing.T) {
 		t.Errorf("joints %v forces %v do not follow the torques", st.Joint, st.Force)
 	}
 	s := x.Stats()
-	if s.Decode.Corrupt() != 0 || s.SeqLost != 0 || s.SeqDropped != 0 {
-		t.Errorf("clean link lost or corrupted frames: %+v", s)
+	// A frame the device could not write (the line full because this
+	// loaded machine kept the host's reader from it: a 221 ms silence
+	// once) is lost, and one cut short by the write limit runs into the
+	// next, which arrives corrupt with it; the device counts each such
+	// frame. The link may lose or corrupt no other.
+	dropped := e.Plug("thumb-exo").Device().Stats().SendDropped
+	corrupt := s.Decode.Corrupt()
+	if corrupt > dropped || s.SeqLost > dropped+corrupt || s.SeqDropped != 0 {
+		t.Errorf("clean link lost or corrupted frames the device sent whole (%d it could not send): %+v", dropped, s)
 	}
 	t.Logf("command-to-state latency: %+v", s.CommandLatency)
 }

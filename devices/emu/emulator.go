@@ -137,6 +137,19 @@ func (s Sched) String() string {
 	return fmt.Sprintf("SCHED_FIFO priority %d", s.Priority)
 }
 
+// Stalls sums its devices' physics stalls (Device.Stalls): the times the
+// devices' loop was held so long that a device skipped time rather than
+// integrate more than MaxCatchUp at once.
+func (e *Emulator) Stalls() Stalls {
+	var s Stalls
+	for _, p := range e.plugs {
+		d := p.dev.Stalls()
+		s.Count += d.Count
+		s.Longest = max(s.Longest, d.Longest)
+	}
+	return s
+}
+
 // Takeovers counts the times the standby thread did the loop's work.
 func (e *Emulator) Takeovers() uint64 { return e.takeovers.Load() }
 

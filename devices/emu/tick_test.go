@@ -46,3 +46,48 @@ func TestIdleExoKeepsItsPhysicsCurrent(t *testing.T) {
 		t.Fatalf("backend at %v after 2 s of ticks", log.last)
 	}
 }
+
+func (s *stepLog) Skip(t time.Duration) {
+	s.last = t
+	s.clocked.(skipper).Skip(t)
+}
+
+// A devices' loop held for 100 ms integrates at most MaxCatchUp of it
+// when it runs again, skips the rest and counts a stall: the loop never
+// computes for long, however far behind it is (under -race at load 31 it
+// once spent 6 minutes integrating what it owed). Virtual time.
+func TestHeldLoopStallsBriefly(t *testing.T) {
+	dc := DefaultDevices()[0]
+	b, err := handExo(dc, newHand(twin.DefaultScript(twin.DefaultScene())), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &stepLog{Exoskeleton: b, clocked: b.(devices.Clocked)}
+	now := 10 * time.Second // the emulator started long before this device
+	d := NewExoDevice(dc, log, func() time.Duration { return now })
+	const tick = 250 * time.Microsecond
+	for range 8 {
+		now += tick
+		d.Tick(now)
+	}
+	if s := d.Stalls(); s.Count != 0 {
+		t.Fatalf("%d stalls before the loop was held (switching on is none)", s.Count)
+	}
+	log.longest = 0
+	now += 100 * time.Millisecond
+	d.Tick(now)
+	if log.longest > MaxCatchUp {
+		t.Errorf("held 100 ms, the backend integrated %v at once, want at most %v", log.longest, MaxCatchUp)
+	}
+	s := d.Stalls()
+	if s.Count != 1 || s.Longest != 100*time.Millisecond-MaxCatchUp {
+		t.Errorf("stalls %+v, want 1 of %v", s, 100*time.Millisecond-MaxCatchUp)
+	}
+	var st devices.ExoState
+	if err := b.Read(&st); err != nil {
+		t.Fatal(err)
+	}
+	if st.DeviceTime != now.Truncate(time.Millisecond) {
+		t.Errorf("the device's newest sample is from %v, want %v: its clock stays on time", st.DeviceTime, now.Truncate(time.Millisecond))
+	}
+}

@@ -200,6 +200,34 @@ func (e *Exo) Advance(t time.Duration) {
 	}
 }
 
+// Skip moves the device's clock to the last sample period boundary at or
+// before t without integrating: the links, the rotors and the finger
+// stand still over the span, as if time had stopped for them, while the
+// sample and command bookkeeping goes on at every boundary crossed (the
+// last samples of the span are taken, the commands due in it latched),
+// so that the device's clock and sequence stay on their grid. An
+// emulator that was held longer than it can catch up skips so
+// (devices/emu). No effect when no boundary lies between the device's
+// clock and t.
+func (e *Exo) Skip(t time.Duration) {
+	next := (e.now/e.periodNs + 1) * e.periodNs // the first boundary after now
+	if int64(t) < next {
+		return
+	}
+	k := (int64(t)-next)/e.periodNs + 1 // boundaries crossed
+	// Only the last ring's worth of samples and commands can still be
+	// read or latched.
+	first := max(k-int64(len(e.samples)), 0)
+	e.now = next + (first-1)*e.periodNs
+	e.sample += uint64(first)
+	for range k - first {
+		e.now += e.periodNs
+		e.sample++
+		e.latchCommand()
+		e.takeSample()
+	}
+}
+
 // Read fills dst with the newest sample that has crossed the transport.
 func (e *Exo) Read(dst *devices.ExoState) error {
 	if e.closed.Load() || e.disconnected {

@@ -521,3 +521,37 @@ func TestExoClampedLoad(t *testing.T) {
 		}
 	}
 }
+
+// Skip moves the clock by whole sample periods and leaves the plant where
+// it was: the joints, the finger and the sample grid.
+func TestSkipStandsStill(t *testing.T) {
+	p := DefaultExoParams()
+	p.Transport.SensorDelay = 1
+	e := newTestExo(t, p)
+	e.Advance(5*time.Millisecond + 300*time.Microsecond)
+	q, xf := e.q, e.xf
+	e.Skip(105*time.Millisecond + 900*time.Microsecond)
+	if e.q != q || e.xf != xf {
+		t.Errorf("the plant moved in a skip: joints %v -> %v, finger %v -> %v", q, e.q, xf, e.xf)
+	}
+	if time.Duration(e.now) != 105*time.Millisecond {
+		t.Errorf("clock at %v after the skip, want 105ms (the last period boundary)", time.Duration(e.now))
+	}
+	var st devices.ExoState
+	_ = e.Read(&st)
+	// One sample of sensor delay: the sample of the period before.
+	if st.Seq != 104 || st.DeviceTime != 104*time.Millisecond {
+		t.Errorf("read sample %d at %v after the skip, want 104 at 104ms", st.Seq, st.DeviceTime)
+	}
+	e.Skip(105*time.Millisecond + 999*time.Microsecond) // no boundary crossed: nothing
+	e.Skip(50 * time.Millisecond)                       // behind the clock: nothing
+	if time.Duration(e.now) != 105*time.Millisecond {
+		t.Errorf("a skip within the period or backwards moved the clock to %v", time.Duration(e.now))
+	}
+	// The integration goes on from there on its grid.
+	e.Advance(110 * time.Millisecond)
+	_ = e.Read(&st)
+	if st.Seq != 109 || st.DeviceTime != 109*time.Millisecond {
+		t.Errorf("read sample %d at %v after advancing on, want 109 at 109ms", st.Seq, st.DeviceTime)
+	}
+}

@@ -24,11 +24,12 @@ type Config struct {
 	// Priority is the SCHED_FIFO priority (1..99) of the loop's thread; 0
 	// keeps normal scheduling.
 	Priority int
-	// Nice is the nice value (-20..19) of a loop at normal priority. A
-	// CPU-bound loop (the cloth simulation) runs at a positive value so that
-	// the runtime's helper threads, which hand a preempted real-time
-	// goroutine back to its thread, never queue behind it (see
-	// LockThreadNice). Ignored under SCHED_FIFO.
+	// Nice, when not 0, makes a loop at normal priority a batch thread at
+	// this nice value (-20..19; see LockThreadBatch): a CPU-bound loop
+	// (the cloth simulation) runs so, at a positive value, so that the
+	// kernel's tty worker and the runtime's helper threads, which carry a
+	// device's bytes and hand a preempted real-time goroutine back to its
+	// thread, never queue behind it. Ignored under SCHED_FIFO.
 	Nice int
 	// Standby, when positive, gives a real-time loop a second thread on
 	// another core that wakes Standby after each deadline and runs the tick
@@ -164,8 +165,8 @@ func (l *Loop) Run(ctx context.Context) error {
 		}
 	}
 	if l.cfg.Nice != 0 && !l.Tel.RealTime.Load() {
-		if err := LockThreadNice(l.cfg.Nice); err != nil {
-			l.logf("rt: loop %s: nice %d not permitted (%v)", l.cfg.Name, l.cfg.Nice, err)
+		if err := LockThreadBatch(l.cfg.Nice); err != nil {
+			l.logf("rt: loop %s: SCHED_BATCH at nice %d not permitted (%v)", l.cfg.Name, l.cfg.Nice, err)
 		}
 	}
 	var first chan<- int64

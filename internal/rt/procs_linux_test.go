@@ -5,33 +5,40 @@ package rt
 import (
 	"runtime"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-func TestLockThreadNiceSetsOnlyThisThread(t *testing.T) {
-	type reading struct{ tid, prio int }
+// LockThreadBatch makes the calling thread, and only it, a batch thread at
+// the nice value, asking for BatchSlice: the kernel's own record of the
+// thread (sched_getattr) says so.
+func TestLockThreadBatchSetsOnlyThisThread(t *testing.T) {
+	type reading struct {
+		tid  int
+		attr *unix.SchedAttr
+	}
 	read := func() reading {
-		p, err := unix.Getpriority(unix.PRIO_PROCESS, unix.Gettid())
+		a, err := unix.SchedGetAttr(0, 0)
 		if err != nil {
-			t.Error(err)
+			t.Fatal(err)
 		}
-		return reading{unix.Gettid(), p}
+		return reading{unix.Gettid(), a}
 	}
 	// The test may itself run under nice: the other threads keep the
 	// process's own.
-	base := read().prio
-	niced, other := make(chan reading), make(chan reading)
+	base := read().attr
+	batch, other := make(chan reading), make(chan reading)
 	release := make(chan struct{})
 	go func() {
-		if err := LockThreadNice(7); err != nil {
+		if err := LockThreadBatch(7); err != nil {
 			t.Error(err)
 		}
-		niced <- read()
+		batch <- read()
 		<-release
 		// The goroutine exits locked: the runtime retires the thread.
 	}()
-	n := <-niced
+	b := <-batch
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
@@ -39,12 +46,17 @@ func TestLockThreadNiceSetsOnlyThisThread(t *testing.T) {
 	}()
 	o := <-other
 	close(release)
-	// The raw system call returns 20 - nice.
-	if n.prio != 20-7 {
-		t.Errorf("thread nice %d, want 7", 20-n.prio)
+	if b.attr.Policy != unix.SCHED_BATCH || b.attr.Nice != 7 {
+		t.Errorf("thread policy %d at nice %d, want SCHED_BATCH (%d) at nice 7", b.attr.Policy, b.attr.Nice, unix.SCHED_BATCH)
 	}
-	if o.tid == n.tid || o.prio != base {
-		t.Errorf("another thread (%d, the niced one %d) has nice %d, want the process's %d", o.tid, n.tid, 20-o.prio, 20-base)
+	// Kernels before 6.12 report no slice for a normal thread (and take
+	// none); those after report the one it runs with.
+	if base.Runtime != 0 && time.Duration(b.attr.Runtime) != BatchSlice {
+		t.Errorf("thread slice %v, want %v", time.Duration(b.attr.Runtime), BatchSlice)
+	}
+	if o.tid == b.tid || o.attr.Policy != base.Policy || o.attr.Nice != base.Nice || o.attr.Runtime != base.Runtime {
+		t.Errorf("another thread (%d, the batch one %d) has policy %d, nice %d, slice %d, want the process's %d, %d, %d",
+			o.tid, b.tid, o.attr.Policy, o.attr.Nice, o.attr.Runtime, base.Policy, base.Nice, base.Runtime)
 	}
 }
 

@@ -65,21 +65,49 @@ func setRealtime(priority int, flag *atomic.Bool) error {
 	return err
 }
 
-// LockThreadNice locks the calling goroutine to its OS thread for good and
-// sets that thread's nice value (only its own: Linux applies
-// PRIO_PROCESS to the thread id).
+// BatchSlice is the scheduler slice a thread LockThreadBatch sets up
+// asks for (sched_attr.sched_runtime, honoured for normal and batch
+// threads since Linux 6.12; earlier kernels ignore it).
+const BatchSlice = 20 * time.Millisecond
+
+// LockThreadBatch locks the calling goroutine to its OS thread for good and
+// makes that thread (only it) a batch thread: SCHED_BATCH at the given
+// nice value, asking for a scheduler slice of BatchSlice. It is for the
+// one CPU-bound loop of a run (the cloth simulation), so that the normal
+// threads that wake while it computes get their core promptly.
 //
-// The Go runtime hands a goroutine it preempted back to that goroutine's
-// locked thread through a helper thread at normal priority. On a 2-core
-// machine with a CPU-bound goroutine on each core, that helper waits for
-// a CFS slice (up to milliseconds) while the real-time loop waits for it.
-// With the CPU-bound goroutine at nice 10 the helper got its core promptly
-// in every measured run (no tick later than 1 ms in 3 × 60 s, against 1-39
-// a minute at nice 0), and the goroutine still gets every cycle nothing
-// else wants.
-func LockThreadNice(nice int) error {
+// Two kinds of thread wait for it otherwise (docs/safety.md, "Scheduling
+// on a shared machine"):
+//
+//   - The kernel's tty worker (kworker/u*-events_unbound, nice 0) moves
+//     every byte written to a terminal (a device's serial line, a
+//     pseudo-terminal) to its reader. Under the EEVDF scheduler (Linux
+//     6.6 on) a waking thread preempts the running one only if it has
+//     the earlier virtual deadline, and a thread whose slice has begun
+//     keeps its core for that slice (the kernel's base slice, 0.7 ms ×
+//     (1 + log2 cores)), at any nice value: nice weighs a thread only
+//     against the threads of its own group (the session's autogroup),
+//     and the worker is in the root group. A waking thread whose slice is
+//     shorter than the running one's may preempt it at once (the
+//     kernel's PREEMPT_SHORT): BatchSlice makes every default slice
+//     shorter. It changes nothing in how much CPU the thread gets over
+//     time.
+//   - The Go runtime hands a goroutine it preempted back to that
+//     goroutine's locked thread through a helper thread at normal
+//     priority; with a CPU-bound goroutine on each core that helper
+//     waited for a slice while the real-time loop waited for it. A
+//     positive nice value lets it through within the process's group.
+//
+// SCHED_BATCH also keeps the thread itself from preempting others when it
+// wakes. It needs no privilege (nor does a positive nice value).
+func LockThreadBatch(nice int) error {
 	runtime.LockOSThread()
-	return unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), nice)
+	return unix.SchedSetAttr(0, &unix.SchedAttr{
+		Size:    unix.SizeofSchedAttr,
+		Policy:  unix.SCHED_BATCH,
+		Nice:    int32(nice),
+		Runtime: uint64(BatchSlice),
+	}, 0)
 }
 
 // realtimeSupported: this platform sleeps to absolute deadlines with

@@ -26,11 +26,14 @@ func setRealtime(int, *atomic.Bool) error {
 	return errors.New("real-time scheduling is implemented on Linux only")
 }
 
-// LockThreadNice locks the calling goroutine to its OS thread; thread
-// nice values are implemented on Linux only.
-func LockThreadNice(int) error {
+// BatchSlice is the slice LockThreadBatch asks for on Linux.
+const BatchSlice = 20 * time.Millisecond
+
+// LockThreadBatch locks the calling goroutine to its OS thread; batch
+// scheduling and thread nice values are implemented on Linux only.
+func LockThreadBatch(int) error {
 	runtime.LockOSThread()
-	return errors.New("per-thread nice values are implemented on Linux only")
+	return errors.New("per-thread batch scheduling is implemented on Linux only")
 }
 
 func twoCPUs() (own, other int, err error) {
