@@ -134,8 +134,9 @@ type Config struct {
 	// solves per finger in contact that give LocalModel.K; 0 (the default)
 	// approximates each with one application of the preconditioner (with
 	// TwoGrid a V-cycle, most of a CG iteration's work). While a contact
-	// lasts, one of its three solves is renewed per refresh interval
-	// (2 ms), so at 5 ms steps each finger costs one a step.
+	// lasts, its three solves are renewed together every three refresh
+	// intervals (at 5 ms steps every sixth step) and whenever its contacts
+	// or their stick/slip states change.
 	SensitivityIterations int
 
 	// StrainLimit is the largest edge strain kept after each step (Provot's

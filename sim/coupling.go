@@ -24,7 +24,7 @@ type coupling struct {
 type fingerSens struct {
 	sens [3][]float64 // velocity change of the cloth per unit pad motion along x, y, z
 	ok   bool         // sens belongs to the contact in progress
-	n    int          // contacts when the three solves were last all refreshed
+	sig  uint64       // contactSignature of the contacts sens was solved for
 }
 
 func (cp *coupling) init(c *Cloth) {
@@ -95,55 +95,89 @@ func (cp *coupling) publish(k int, sum *padSummary, lm *LocalModel, patch *Conta
 // symmetrised and clipped to be negative semi-definite, so the local model
 // is passive.
 func (cp *coupling) stiffness(k int) [3][3]float64 {
-	c := cp.c
-	fc := &c.pads.f[k]
+	fc := &cp.c.pads.f[k]
 	fs := &cp.f[k]
-	probes := &c.pads.probes
-	var kd [3][3]float64
-	ah := c.dyn.op.cD
-	// The pad's influence on the cloth changes slowly while the contact
-	// lasts: one of the three solves is refreshed per refresh interval, all
-	// three when the contact starts or its size changes by a third. The two
-	// fingers take turns, so a step makes one solve at most (the local
-	// model's error against 1 ms steps did not change:
-	// TestLocalModelExtrapolation).
-	every := uint64(c.refreshSteps())
-	ph := c.steps + uint64(k)*every
-	every *= 2
-	first, last := int(ph/every%3), int(ph/every%3)
-	if ph%every != 0 {
-		first, last = 0, -1
+	// The three solves are renewed together, so that K is that of one
+	// state: every three refresh intervals while the contact lasts (the
+	// two fingers half a period apart, so a step makes the solves of one
+	// finger at most), and at once when the contacts in the solve or their
+	// stick/slip state change. The sensitivities' right-hand sides are the
+	// contacts' stiffnesses, so a probe that starts or stops slipping
+	// changes them as much as one that comes or goes; renewing one
+	// direction at a time mixed the old contacts' sensitivity with the new
+	// ones' direct stiffness for up to 30 ms (TestLocalModelAtRest).
+	every := uint64(cp.c.refreshSteps())
+	period := 6 * every
+	ph := cp.c.steps + uint64(k)*period/2
+	sig := contactSignature(fc.lin)
+	if fs.ok && sig == fs.sig && ph%period != 0 {
+		return cp.assemble(k)
 	}
-	if n := len(fc.lin); !fs.ok || 3*abs(n-fs.n) > fs.n {
-		first, last = 0, 2
-		fs.n = n
+	if !fs.ok {
 		for q := range fs.sens {
 			clear(fs.sens[q])
 		}
 	}
-	for q := first; q <= last; q++ {
-		rhs := cp.rhs
-		clear(rhs)
-		var e [3]float64
-		e[q] = 1
-		for i := range fc.lin {
-			p := &fc.lin[i]
-			j := padStiffness(p)
-			g := mulVec33(&j, e)
-			probes.scatter(p, rhs, scale3(-c.it.lastH, g))
-		}
-		c.dyn.filter(rhs)
-		if c.cfg.SensitivityIterations == 0 {
-			c.dyn.precond(fs.sens[q], rhs)
-		} else {
-			res := c.it.cg.solve(&c.dyn, fs.sens[q], rhs, 1e-2, 0, c.cfg.SensitivityIterations, false)
-			cp.iters += res.iters
-			if res.broke {
-				clear(fs.sens[q])
-			}
-		}
+	fs.sig = sig
+	for q := range fs.sens {
+		cp.solve(k, q)
 	}
 	fs.ok = true
+	return cp.assemble(k)
+}
+
+// contactSignature identifies a list of contacts by their probes and
+// stick/slip states, whatever their order.
+func contactSignature(lin []contactPt) uint64 {
+	var sig uint64
+	for i := range lin {
+		key := uint64(lin[i].probe)<<1 | uint64(b2i(lin[i].slipping))
+		// splitmix64's finaliser: a sum of well-mixed keys rarely collides.
+		key += 0x9e3779b97f4a7c15
+		key = (key ^ key>>30) * 0xbf58476d1ce4e5b9
+		key = (key ^ key>>27) * 0x94d049bb133111eb
+		sig += key ^ key>>31
+	}
+	return sig + uint64(len(lin))
+}
+
+// solve renews finger k's sensitivity to a pad motion along axis q from
+// the step's system and the pad's contacts.
+func (cp *coupling) solve(k, q int) {
+	c := cp.c
+	fc := &c.pads.f[k]
+	fs := &cp.f[k]
+	rhs := cp.rhs
+	clear(rhs)
+	var e [3]float64
+	e[q] = 1
+	for i := range fc.lin {
+		p := &fc.lin[i]
+		j := padStiffness(p)
+		g := mulVec33(&j, e)
+		c.pads.probes.scatter(p, rhs, scale3(-c.it.lastH, g))
+	}
+	c.dyn.filter(rhs)
+	if c.cfg.SensitivityIterations == 0 {
+		c.dyn.precond(fs.sens[q], rhs)
+		return
+	}
+	res := c.it.cg.solve(&c.dyn, fs.sens[q], rhs, 1e-2, 0, c.cfg.SensitivityIterations, false)
+	cp.iters += res.iters
+	if res.broke {
+		clear(fs.sens[q])
+	}
+}
+
+// assemble returns finger k's stiffness from its contacts and its
+// sensitivities as they stand.
+func (cp *coupling) assemble(k int) [3][3]float64 {
+	c := cp.c
+	fc := &c.pads.f[k]
+	fs := &cp.f[k]
+	probes := &c.pads.probes
+	ah := c.dyn.op.cD
+	var kd [3][3]float64
 	for i := range fc.lin {
 		p := &fc.lin[i]
 		j := padStiffness(p)
@@ -177,9 +211,9 @@ func padStiffness(p *contactPt) [3][3]float64 {
 	return scaled33(-p.k, &nn)
 }
 
-func abs(n int) int {
-	if n < 0 {
-		return -n
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	return n
+	return 0
 }
