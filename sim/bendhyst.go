@@ -89,6 +89,14 @@ type hingeHyst struct {
 	k0, z float64 // the curvature along it [1/m], the friction moment [N]
 }
 
+// hingeNext is what the last pass with forces found at a hinge: the
+// curvature vector, the friction moment and its work there (a step that
+// ends at that pass's positions commits them, commitHinges).
+type hingeNext struct {
+	r    vec
+	z, w float64
+}
+
 // hingeDahl returns the Dahl elements of the fabric's weft and warp
 // hinges.
 func (f *fabric) hingeDahl() [2]Dahl {
@@ -105,11 +113,13 @@ func (fo *forces) hingePass(x, f []float64) (work float64) {
 	for i := range c.m.hinges {
 		h := &c.m.hinges[i]
 		s := &fo.hinge[i]
-		z, dz, w := d[h.fam].Step(s.z, s.nrm.dot(h.vector(x))-s.k0)
+		r := h.vector(x)
+		z, dz, w := d[h.fam].Step(s.z, s.nrm.dot(r)-s.k0)
 		work += h.area * w
 		if f == nil {
 			continue
 		}
+		fo.hingeN[i] = hingeNext{r: r, z: z, w: w}
 		fo.hingeK[i] = h.area * max(dz, 0)
 		g := s.nrm.scale(-h.area * z)
 		for k, n := range h.n {
@@ -124,6 +134,7 @@ func (fo *forces) initHinges(x []float64) {
 	c := fo.c
 	if len(fo.hinge) != len(c.m.hinges) {
 		fo.hinge = make([]hingeHyst, len(c.m.hinges))
+		fo.hingeN = make([]hingeNext, len(c.m.hinges))
 		fo.hingeK = make([]float64, len(c.m.hinges))
 	}
 	if len(fo.hingeB) != len(c.m.bend.col) {
@@ -138,8 +149,10 @@ func (fo *forces) initHinges(x []float64) {
 }
 
 // commitHinges moves every hinge's friction to the accepted positions x
-// and returns its work over the step [J].
-func (fo *forces) commitHinges(x []float64) (work float64) {
+// and returns its work over the step [J]. At the last trial point
+// (atTrial) it takes the curvature vectors and moments its pass found,
+// the same bits.
+func (fo *forces) commitHinges(x []float64, atTrial bool) (work float64) {
 	c := fo.c
 	if !c.fab.hyst.bendOn() {
 		fo.hingeLive = false
@@ -153,9 +166,15 @@ func (fo *forces) commitHinges(x []float64) (work float64) {
 	for i := range c.m.hinges {
 		h := &c.m.hinges[i]
 		s := &fo.hinge[i]
-		r := h.vector(x)
+		var r vec
 		var w float64
-		s.z, _, w = d[h.fam].Step(s.z, s.nrm.dot(r)-s.k0)
+		if atTrial {
+			n := &fo.hingeN[i]
+			r, s.z, w = n.r, n.z, n.w
+		} else {
+			r = h.vector(x)
+			s.z, _, w = d[h.fam].Step(s.z, s.nrm.dot(r)-s.k0)
+		}
 		work += h.area * w
 		s.nrm = h.normal(x, s.nrm)
 		s.k0 = s.nrm.dot(r)

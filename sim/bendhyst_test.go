@@ -51,7 +51,7 @@ func TestHingeForcesAreGradient(t *testing.T) {
 	}
 	for range 3 {
 		bump(4e-4)
-		fo.commitHinges(x)
+		fo.commitHinges(x, false)
 	}
 	bump(2e-4)
 	var zs [2]int

@@ -331,7 +331,7 @@ func (c *Cloth) Step(t time.Duration, in *FingerState) {
 	}
 	if ok {
 		c.it.commit(c.x, c.v)
-		c.stats.Friction = c.dyn.force.commitHyst(c.x)
+		c.stats.Friction = c.dyn.force.commitHyst(c.x, atTrial)
 		copy(c.xGood, c.x)
 		copy(c.vGood, c.v)
 	} else {

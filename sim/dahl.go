@@ -58,8 +58,14 @@ func (d Dahl) Step(z, de float64) (zNew, dz, work float64) {
 	l, b := d.Strain, d.Slope
 	c := s * d.Saturation
 	a := p / l
-	keep := math.Exp(-a)    // what remains of the transient
-	gone := -math.Expm1(-a) // 1 - keep, accurate for small moves
+	// gone = 1 - keep, accurate for small moves; one transcendental a
+	// call (the steps' moves are mostly under a hundredth of Strain),
+	// keep = 1 - gone exact to rounding while gone ≤ ½.
+	gone := -math.Expm1(-a)
+	keep := 1 - gone // what remains of the transient
+	if a > math.Ln2 {
+		keep = math.Exp(-a)
+	}
 	z0 := z - c + b*l
 	zNew = c + b*(p-l) + z0*keep
 	dz = s * (c + b*p - zNew) / l

@@ -78,13 +78,14 @@ func (t *tri) geom(x []float64) (g triGeom, eu, ev, es float64) {
 // largest principal strain and its dissipation rate A₀·Σ η·(dε/dt)². The
 // viscous stresses are η·dε/dt (eq. 9-10, exactly ∂ε/∂P·P'). With h, the
 // element's friction state, its friction stresses join the elastic ones
-// and fric is their work since the start of the step (triHyst.apply).
-func (t *tri) pass(x, v, f, fv []float64, fab *fabric, h *triHyst, lin *triLin, mMin float64) (w, strain, diss, fric float64) {
+// and fric is their work since the start of the step (triHyst.apply,
+// which records in next and hw the state to commit at x).
+func (t *tri) pass(x, v, f, fv []float64, fab *fabric, h, next *triHyst, hw *[3]float64, lin *triLin, mMin float64) (w, strain, diss, fric float64) {
 	g, eu, ev, es := t.geom(x)
 	var st stress
 	fab.eval(eu, ev, es, &st)
 	if h != nil {
-		fric = t.area * h.apply(fab, eu, ev, es, &st)
+		fric = t.area * h.apply(fab, eu, ev, es, &st, next, hw)
 	}
 	du, dv := t.weftWarp(v)
 	eta := &fab.eta

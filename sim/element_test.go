@@ -70,7 +70,7 @@ func elemForce(t *tri, l *law, x []float64) []float64 {
 	fab := fabric{cur: *l}
 	f, fv := make([]float64, 9), make([]float64, 9)
 	var lin triLin
-	t.pass(x, make([]float64, 9), f, fv, &fab, nil, &lin, 0)
+	t.pass(x, make([]float64, 9), f, fv, &fab, nil, nil, nil, &lin, 0)
 	return f
 }
 
@@ -149,7 +149,7 @@ func TestElementViscousJacobian(t *testing.T) {
 		force := func(v []float64) []float64 { // the viscous part of tri.pass
 			f, fv := make([]float64, 9), make([]float64, 9)
 			var l triLin
-			tr.pass(x, v, f, fv, &fab, nil, &l, 0)
+			tr.pass(x, v, f, fv, &fab, nil, nil, nil, &l, 0)
 			return fv
 		}
 		var got, fd []float64
@@ -296,7 +296,7 @@ func TestRigidMotionIsForceFree(t *testing.T) {
 		fab := fabric{cur: l}
 		var lin triLin
 		for i := range m.tris {
-			m.tris[i].pass(x, v, f, fv, &fab, nil, &lin, 0)
+			m.tris[i].pass(x, v, f, fv, &fab, nil, nil, nil, &lin, 0)
 		}
 		// Scale: the force of a 1 % stretch of one element.
 		s1, _ := mat.Weft.Eval(0.01)

@@ -19,19 +19,22 @@ type forces struct {
 	// touch disjoint nodes and run side by side on the cloth's team; the
 	// seam (part 2) runs after them.
 	parts       [3][]int32
-	psi, strain [3]float64  // per part: tensile energy, largest strain
-	diss        [3]float64  // per part: dissipation rate
-	bendE       [2]float64  // per part: bending energy of its rows
-	fric        [3]float64  // per part: the friction's work since the step's start
-	work        float64     // the last pass's friction work, all parts [J]
-	hyst        []triHyst   // the elements' friction state (hysteresis.go)
-	hystLive    bool        // hyst holds the state of the cloth's last accepted positions
-	hinge       []hingeHyst // the bending friction's state (bendhyst.go)
-	hingeK      []float64   // per hinge: A·dz/dκ of the last pass with forces [N·m]
-	hingeB      []float64   // hingeK summed at the bending operator's entries (hingeEntries)
-	hingeLive   bool        // hinge holds the state of the cloth's last accepted positions
-	px, pv, pf  []float64   // the arguments of the pass in progress
-	asm         *bcsr       // the matrix the pass assembles into; nil: none
+	psi, strain [3]float64   // per part: tensile energy, largest strain
+	diss        [3]float64   // per part: dissipation rate
+	bendE       [2]float64   // per part: bending energy of its rows
+	fric        [3]float64   // per part: the friction's work since the step's start
+	work        float64      // the last pass's friction work, all parts [J]
+	hyst        []triHyst    // the elements' friction state (hysteresis.go)
+	hystNext    []triHyst    // the state the last pass with forces would commit
+	hystWork    [][3]float64 // and the work of each element's modes to there [J/m²]
+	hystLive    bool         // hyst holds the state of the cloth's last accepted positions
+	hinge       []hingeHyst  // the bending friction's state (bendhyst.go)
+	hingeN      []hingeNext  // per hinge: what the last pass with forces found
+	hingeK      []float64    // per hinge: A·dz/dκ of the last pass with forces [N·m]
+	hingeB      []float64    // hingeK summed at the bending operator's entries (hingeEntries)
+	hingeLive   bool         // hinge holds the state of the cloth's last accepted positions
+	px, pv, pf  []float64    // the arguments of the pass in progress
+	asm         *bcsr        // the matrix the pass assembles into; nil: none
 	job         func(part int)
 	half        int // the bending forces' rows split at half, as the parts' nodes
 }
@@ -146,7 +149,8 @@ func (fo *forces) part(p int) {
 	for _, i := range fo.parts[p] {
 		t := &c.m.tris[i]
 		lin := &fo.lin[i]
-		w, s, d, fw := t.pass(x, v, f, fo.fVisc, &c.fab, fo.hystFor(i), lin, min(c.fab.mass[t.n[0]], min(c.fab.mass[t.n[1]], c.fab.mass[t.n[2]])))
+		h, next, hw := fo.hystFor(i)
+		w, s, d, fw := t.pass(x, v, f, fo.fVisc, &c.fab, h, next, hw, lin, min(c.fab.mass[t.n[0]], min(c.fab.mass[t.n[1]], c.fab.mass[t.n[2]])))
 		psi += w
 		strain = max(strain, s)
 		diss += d
@@ -224,8 +228,8 @@ func (fo *forces) potential(y, V []float64) (e Energy, diss, work float64) {
 		if visc {
 			diss += t.area * g.dissipation(t, V, eta)
 		}
-		if h := fo.hystFor(int32(i)); h != nil {
-			work += t.area * h.apply(&c.fab, eu, ev, es, &st)
+		if h, _, _ := fo.hystFor(int32(i)); h != nil {
+			work += t.area * h.apply(&c.fab, eu, ev, es, &st, nil, nil)
 		}
 	}
 	for p := range 2 {

@@ -32,27 +32,41 @@ func (f *fabric) hystModes() (tensile, shear bool) {
 	return f.hyst.tensileOn(), f.hyst.shearOn()
 }
 
-// apply adds the friction stresses at the strains (eu, ev, es) to st, and
-// their stiffnesses (never negative, to keep the step's matrix positive
-// definite), and returns the friction's work per rest area since the start
-// of the step.
-func (h *triHyst) apply(f *fabric, eu, ev, es float64, st *stress) (work float64) {
+// apply adds the friction stresses at the strains (eu, ev, es) to st, the
+// elastic stress there, and their stiffnesses (never negative, to keep the
+// step's matrix positive definite), and returns the friction's work per
+// rest area since the start of the step. With next it also records there
+// the state an accepted step at these strains commits, and in w each
+// mode's work (commitTris).
+func (h *triHyst) apply(f *fabric, eu, ev, es float64, st *stress, next *triHyst, w *[3]float64) (work float64) {
 	tensile, shear := f.hystModes()
+	if next != nil {
+		next.e0 = [3]float64{eu, ev, es}
+		next.setFrom(f, st, es)
+		next.z, *w = [3]float64{}, [3]float64{}
+	}
+	var z [3]float64
+	var wk [3]float64
 	if tensile {
-		z, dz, w := h.d[0].Step(h.z[0], eu-h.e0[0])
-		st.su += z
+		var dz float64
+		z[0], dz, wk[0] = h.d[0].Step(h.z[0], eu-h.e0[0])
+		st.su += z[0]
 		st.kuu += max(dz, 0)
-		work += w
-		z, dz, w = h.d[1].Step(h.z[1], ev-h.e0[1])
-		st.sv += z
+		work += wk[0]
+		z[1], dz, wk[1] = h.d[1].Step(h.z[1], ev-h.e0[1])
+		st.sv += z[1]
 		st.kvv += max(dz, 0)
-		work += w
+		work += wk[1]
 	}
 	if shear {
-		z, dz, w := h.d[2].Step(h.z[2], es-h.e0[2])
-		st.ss += z
+		var dz float64
+		z[2], dz, wk[2] = h.d[2].Step(h.z[2], es-h.e0[2])
+		st.ss += z[2]
 		st.kss += max(dz, 0)
-		work += w
+		work += wk[2]
+	}
+	if next != nil {
+		next.z, *w = z, wk
 	}
 	return work
 }
@@ -72,9 +86,15 @@ func (h *Hysteresis) shearSaturation(es float64) (s, slope float64) {
 // set prepares the step's Dahl elements at the strains (eu, ev, es) with
 // the material in effect.
 func (h *triHyst) set(f *fabric, eu, ev, es float64) {
-	hy := &f.hyst
 	var st stress
 	f.eval(eu, ev, es, &st)
+	h.setFrom(f, &st, es)
+}
+
+// setFrom prepares the step's Dahl elements from st, the material's
+// elastic stress at strains whose shear strain is es.
+func (h *triHyst) setFrom(f *fabric, st *stress, es float64) {
+	hy := &f.hyst
 	l := hy.TensileStrain
 	h.d[0] = Dahl{Saturation: hy.Weft * math.Abs(st.su), Slope: hy.Weft * math.Copysign(st.kuu, st.su), Strain: l}
 	h.d[1] = Dahl{Saturation: hy.Warp * math.Abs(st.sv), Slope: hy.Warp * math.Copysign(st.kvv, st.sv), Strain: l}
@@ -88,6 +108,8 @@ func (fo *forces) initHyst(x []float64) {
 	c := fo.c
 	if len(fo.hyst) != len(c.m.tris) {
 		fo.hyst = make([]triHyst, len(c.m.tris))
+		fo.hystNext = make([]triHyst, len(c.m.tris))
+		fo.hystWork = make([][3]float64, len(c.m.tris))
 	}
 	for i := range c.m.tris {
 		_, eu, ev, es := c.m.tris[i].geom(x)
@@ -100,15 +122,19 @@ func (fo *forces) initHyst(x []float64) {
 
 // commitHyst moves the friction state of every element and hinge to the
 // accepted positions x and returns the friction's work over the step [J].
-func (fo *forces) commitHyst(x []float64) (work float64) {
-	return fo.commitTris(x) + fo.commitHinges(x)
+// atTrial says x is the last trial point's, whose forces pass recorded
+// the state to commit there (the usual end of a step).
+func (fo *forces) commitHyst(x []float64, atTrial bool) (work float64) {
+	return fo.commitTris(x, atTrial) + fo.commitHinges(x, atTrial)
 }
 
 // commitTris moves every element's friction state to the accepted
 // positions x: the stresses the step's Dahl elements reach there, the
 // strains of x, and the Dahl elements of the next step. It returns the
-// friction's work over the step [J].
-func (fo *forces) commitTris(x []float64) (work float64) {
+// friction's work over the step [J]. At the last trial point (atTrial)
+// its pass computed all of it from the same operands: the state it
+// recorded is taken over, bit for bit what the pass below would give.
+func (fo *forces) commitTris(x []float64, atTrial bool) (work float64) {
 	c := fo.c
 	if !c.fab.hystOn {
 		fo.hystLive = false
@@ -117,6 +143,16 @@ func (fo *forces) commitTris(x []float64) (work float64) {
 	if !fo.hystLive {
 		fo.initHyst(x)
 		return 0
+	}
+	if atTrial {
+		for i := range c.m.tris {
+			a, w := c.m.tris[i].area, &fo.hystWork[i]
+			work += a * w[0]
+			work += a * w[1]
+			work += a * w[2]
+		}
+		fo.hyst, fo.hystNext = fo.hystNext, fo.hyst
+		return work
 	}
 	tensile, shear := c.fab.hystModes()
 	for i := range c.m.tris {
@@ -140,10 +176,11 @@ func (fo *forces) commitTris(x []float64) (work float64) {
 }
 
 // hystFor returns element i's friction state for a forces pass, nil when
-// the fabric has none.
-func (fo *forces) hystFor(i int32) *triHyst {
+// the fabric has none, and where the pass records the state to commit
+// and its work.
+func (fo *forces) hystFor(i int32) (h, next *triHyst, w *[3]float64) {
 	if !fo.hystLive {
-		return nil
+		return nil, nil, nil
 	}
-	return &fo.hyst[i]
+	return &fo.hyst[i], &fo.hystNext[i], &fo.hystWork[i]
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -176,4 +177,55 @@ func dahlLoopArea(path []float64, sub, from int, dz func(x, z, s float64) float6
 		x0 = x1
 	}
 	return area
+}
+
+// TestCommitAtTrialIsRecompute: a step that ends at its last trial point
+// commits the friction state that point's pass recorded; it must be, bit
+// for bit, what the commit computes from the positions, in every mode
+// (moves short and long against the characteristic deformations).
+func TestCommitAtTrialIsRecompute(t *testing.T) {
+	c := newTestCloth(t, func(cfg *Config) {
+		cfg.NodesU, cfg.NodesV = 12, 12
+		cfg.Dt = 5 * time.Millisecond
+		cfg.Material.Hysteresis = testHysteresis()
+	})
+	runScript(c, ShowcasePinch(c.cfg.Material.Thickness), 500*time.Millisecond, nil)
+	fo := &c.dyn.force
+	rng := rand.New(rand.NewPCG(3, 4))
+	y := append([]float64(nil), c.x...)
+	for i := range y {
+		y[i] += 1e-4 * math.Pow(rng.Float64(), 3) * (rng.Float64() - 0.5)
+	}
+	c.dyn.trial(y, c.v, make([]float64, len(y)))
+	hyst := append([]triHyst(nil), fo.hyst...)
+	hinge := append([]hingeHyst(nil), fo.hinge...)
+	wAt := fo.commitHyst(y, true)
+	gotH := append([]triHyst(nil), fo.hyst...)
+	gotB := append([]hingeHyst(nil), fo.hinge...)
+	copy(fo.hyst, hyst)
+	copy(fo.hinge, hinge)
+	w := fo.commitHyst(y, false)
+	if wAt != w || !(w > 0) {
+		t.Errorf("work %g at the trial point, %g recomputed (want equal, > 0)", wAt, w)
+	}
+	var moved int
+	for i := range gotH {
+		if gotH[i] != fo.hyst[i] {
+			t.Fatalf("element %d: %+v at the trial point, %+v recomputed", i, gotH[i], fo.hyst[i])
+		}
+		if gotH[i].z != hyst[i].z {
+			moved++
+		}
+	}
+	for i := range gotB {
+		if gotB[i] != fo.hinge[i] {
+			t.Fatalf("hinge %d: %+v at the trial point, %+v recomputed", i, gotB[i], fo.hinge[i])
+		}
+		if gotB[i].z != hinge[i].z {
+			moved++
+		}
+	}
+	if moved < len(gotH)+len(gotB)/2 {
+		t.Errorf("only %d of %d friction states moved", moved, len(gotH)+len(gotB))
+	}
 }
