@@ -41,13 +41,21 @@ type StimulusReport struct {
 	// (the cue unit per x unit).
 	Efficiency float64 `json:"efficiency"`
 	// CueSD is the standard deviation of ln(cue + f) from one interval to
-	// the next at the same level, from the check's trials about the
-	// fitted power law: how much what is delivered varies by itself.
+	// the next at the same level, from the check's trials about their
+	// level's mean: how much what is delivered varies by itself.
 	CueSD float64 `json:"cue_sd"`
 	// DetectableFromX is the smallest level whose delivered contrast a
 	// person of Weber fraction Weber discriminates (see Predict); null
 	// when it lies beyond the largest level.
 	DetectableFromX *float64 `json:"detectable_from_x"`
+	// Prediction says how DetectableFromX was found: "interpolated"
+	// between the two checked levels whose delivered contrasts bracket
+	// the one needed, or "power law" (Efficiency) when no checked level
+	// delivers it; empty when DetectableFromX is null.
+	Prediction string `json:"prediction,omitempty"`
+	// DetectableFromXPowerLaw is the level the power law alone predicts
+	// (see PredictPowerLaw), for comparison; null beyond the largest level.
+	DetectableFromXPowerLaw *float64 `json:"detectable_from_x_power_law"`
 	Valid           bool     `json:"valid"`
 	Reason          string   `json:"reason,omitempty"`
 	// KES names the KES quantity the dimension scales and the reference
@@ -303,8 +311,11 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 		rep.Levels = append(rep.Levels, lc)
 	}
 	rep.fit(trials, weber)
-	if d := rep.Predict(weber); !math.IsNaN(d) {
-		rep.DetectableFromX = &d
+	if d, how := rep.predict(weber); !math.IsNaN(d) {
+		rep.DetectableFromX, rep.Prediction = &d, how
+	}
+	if d := rep.PredictPowerLaw(weber); !math.IsNaN(d) {
+		rep.DetectableFromXPowerLaw = &d
 	}
 	last := rep.Levels[len(rep.Levels)-1]
 	top := rep.modelContrast(last.X, weber)
@@ -350,7 +361,8 @@ type checkTrial struct{ x, ref, test float64 }
 
 // fit sets Efficiency and CueSD from the check's trials (see their docs):
 // the power law by least squares through the origin on the logarithms,
-// pooling every trial of every level, and the spread about it.
+// pooling every trial of every level, and the spread of the trials about
+// their level's mean.
 func (r *StimulusReport) fit(trials []checkTrial, w float64) {
 	f := r.cue.Floor(w)
 	var sxx, sxy float64
@@ -368,30 +380,35 @@ func (r *StimulusReport) fit(trials []checkTrial, w float64) {
 	if sxx > 0 {
 		r.Efficiency = sxy / sxx
 	}
-	// The spread: from the pairs' residuals about the fit (both roles
-	// vary, and a pair's log ratio holds two intervals' variation), or for
-	// a detection cue, whose reference delivers nothing, from the test
-	// cues about the line.
-	var ss float64
-	n := 0
+	// The spread: of the pairs' log ratios about their level's mean (both
+	// roles vary, and a pair's log ratio holds two intervals' variation),
+	// or for a detection cue, whose reference delivers nothing, of the
+	// test cues' logarithms. About the level's mean rather than the power
+	// law, so that a law that fits some levels worse than others does not
+	// count as variation the observer sees.
+	byLevel := map[float64][]float64{}
 	for _, t := range trials {
-		var e float64
-		if r.cue.Absolute > 0 {
-			if !(t.test > 0) || !(t.x > 0) {
-				continue
-			}
-			e = math.Log(t.test / (r.Efficiency * t.x))
-		} else {
-			if !(t.ref+f > 0) || !(t.test+f > 0) {
-				continue
-			}
-			e = (math.Log((t.test+f)/(t.ref+f)) - r.Efficiency*math.Log(r.gain(t.x))) / math.Sqrt2
+		switch {
+		case r.cue.Absolute > 0 && t.test > 0:
+			byLevel[t.x] = append(byLevel[t.x], math.Log(t.test))
+		case r.cue.Absolute == 0 && t.ref+f > 0 && t.test+f > 0:
+			byLevel[t.x] = append(byLevel[t.x], math.Log((t.test+f)/(t.ref+f))/math.Sqrt2)
 		}
-		ss += e * e
-		n++
 	}
-	if n > 1 {
-		r.CueSD = math.Sqrt(ss / float64(n-1))
+	var ss float64
+	dof := 0
+	for _, es := range byLevel {
+		var m float64
+		for _, e := range es {
+			m += e / float64(len(es))
+		}
+		for _, e := range es {
+			ss += (e - m) * (e - m)
+		}
+		dof += len(es) - 1
+	}
+	if dof > 0 {
+		r.CueSD = math.Sqrt(ss / float64(dof))
 	}
 }
 
@@ -405,14 +422,43 @@ func (r *StimulusReport) modelContrast(x, w float64) float64 {
 
 // Predict returns the level a cue observer of Weber fraction w should
 // find as its threshold (75 % correct in 2AFC, F = 0.5): the level whose
-// fitted delivered contrast it discriminates. Its own noise σ_w (see
+// delivered contrast it discriminates. Its own noise σ_w (see
 // psych.CueObserver) adds to the delivered cue's variation from interval
 // to interval (CueSD), so the contrast it needs is
-// ln(1 + c) = ln(1 + w)·√(1 + (CueSD/σ_w)²). NaN when the stimulus does
-// not grow the cue or the level lies beyond the procedure's maximum.
+// ln(1 + c) = ln(1 + w)·√(1 + (CueSD/σ_w)²). The level is where the
+// checked levels' contrasts cross it (see crossing), or where the power
+// law does when no checked level reaches it (see PredictPowerLaw). NaN
+// when neither reaches it within the largest checked level.
 func (r *StimulusReport) Predict(w float64) float64 {
+	x, _ := r.predict(w)
+	return x
+}
+
+// predict is Predict, with how the level was found: "interpolated" or
+// "power law" (empty with NaN).
+func (r *StimulusReport) predict(w float64) (float64, string) {
+	if x, ok := r.crossing(w); ok {
+		return x, "interpolated"
+	}
+	if x := r.PredictPowerLaw(w); !math.IsNaN(x) {
+		return x, "power law"
+	}
+	return math.NaN(), ""
+}
+
+// need returns the log contrast ln(1 + c) a cue observer of Weber
+// fraction w discriminates at F = 0.5 through the cue's own variation.
+func (r *StimulusReport) need(w float64) float64 {
 	sigmaW := math.Log1p(w) / (math.Sqrt2 * 0.6744897501960817)
-	need := math.Log1p(w) * math.Sqrt(1+(r.CueSD/sigmaW)*(r.CueSD/sigmaW))
+	return math.Log1p(w) * math.Sqrt(1+(r.CueSD/sigmaW)*(r.CueSD/sigmaW))
+}
+
+// PredictPowerLaw is Predict from the power law alone (Efficiency): the
+// level where the fitted contrast reaches what the observer needs. NaN
+// when the stimulus does not grow the cue or the level lies beyond the
+// largest checked level.
+func (r *StimulusReport) PredictPowerLaw(w float64) float64 {
+	need := r.need(w)
 	if !(r.Efficiency > 0) || len(r.Levels) == 0 {
 		return math.NaN()
 	}
@@ -426,6 +472,80 @@ func (r *StimulusReport) Predict(w float64) float64 {
 		return math.NaN()
 	}
 	return x
+}
+
+// crossing returns the level where the contrasts the checked levels
+// delivered, for Weber fraction w, reach what the observer needs: their
+// values made monotone in the level (adjacent levels that fall are pooled
+// to their mean), then interpolated between the two that bracket it, the
+// reference (contrast 0) below the lowest, linearly in the coordinates
+// in which the power law is a line through the origin (ln(1 + c) against
+// ln gain(x); for a detection cue c against x), that is with the local
+// efficiency of the two levels instead of one fitted over all. A single
+// law fitted to every level follows the largest ones, and where the
+// efficiency falls with the level (a fabric in series with the pads'
+// grip) it under-states the contrast near the threshold. ok is false when
+// no checked level reaches the contrast.
+func (r *StimulusReport) crossing(w float64) (x float64, ok bool) {
+	detect := r.cue.Absolute > 0
+	target := r.need(w)
+	if detect {
+		target = math.Expm1(target)
+	}
+	// u, v: the level's and its contrast's coordinates.
+	var us, vs []float64
+	for _, l := range r.Levels {
+		c := r.cue.Contrast(l.CueTest, l.CueReference, w)
+		u, v := l.X, c
+		if !detect {
+			u, v = math.Log(r.gain(l.X)), math.Log1p(c)
+		}
+		if !(u > 0) || math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		us, vs = append(us, u), append(vs, v)
+	}
+	vs = poolAdjacentViolators(vs)
+	pu, pv := 0.0, 0.0
+	for i, v := range vs {
+		if v >= target {
+			u := pu + (target-pv)*(us[i]-pu)/(v-pv)
+			if detect {
+				return u, true
+			}
+			return r.gain.inverse(math.Exp(u)), true
+		}
+		pu, pv = us[i], v
+	}
+	return math.NaN(), false
+}
+
+// poolAdjacentViolators returns the non-decreasing sequence closest to v
+// in least squares (equal weights): each run of values that falls is
+// replaced by its mean.
+func poolAdjacentViolators(v []float64) []float64 {
+	type block struct {
+		sum float64
+		n   int
+	}
+	var bs []block
+	for _, x := range v {
+		bs = append(bs, block{x, 1})
+		for len(bs) > 1 {
+			a, b := bs[len(bs)-2], bs[len(bs)-1]
+			if a.sum/float64(a.n) <= b.sum/float64(b.n) {
+				break
+			}
+			bs = append(bs[:len(bs)-2], block{a.sum + b.sum, a.n + b.n})
+		}
+	}
+	out := make([]float64, 0, len(v))
+	for _, b := range bs {
+		for range b.n {
+			out = append(out, b.sum/float64(b.n))
+		}
+	}
+	return out
 }
 
 // stimulusCheck runs the check before a run's first trial (and on a resume
@@ -451,7 +571,7 @@ func (run *runner) stimulusCheck(ctx context.Context) error {
 	if rep.Valid {
 		from := "no checked level"
 		if d := rep.DetectableFromX; d != nil {
-			from = fmt.Sprintf("%.3g %s", *d, run.e.Stimulus.Unit)
+			from = fmt.Sprintf("%.3g %s (%s)", *d, run.e.Stimulus.Unit, rep.Prediction)
 		}
 		fmt.Fprintf(o.Out, "stimulus check: ok; the delivered contrast reaches the Weber fraction %.3g from %s\n", rep.Weber, from)
 	}
