@@ -260,6 +260,11 @@ func TestDryRunMatchesCheck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			for _, l := range rep.Levels {
+				t.Logf("%s checked %g %s: cue %.4g against %.4g", name, l.X, e.Stimulus.Unit, l.CueTest, l.CueReference)
+			}
+			_, how := rep.predict(w)
+			t.Logf("%s: predicted %.4g %s (%s; the power law %.4g, efficiency %.3g, cue sd %.3g)", name, rep.Predict(w), e.Stimulus.Unit, how, rep.PredictPowerLaw(w), rep.Efficiency, rep.CueSD)
 			for _, seed := range seeds {
 				th, pred := dryRun(t, e, rep, w, seed, base)
 				t.Logf("%s seed %d: threshold %.4g %s, predicted %.4g (ratio %.2f)", name, seed, th, e.Stimulus.Unit, pred, th/pred)
