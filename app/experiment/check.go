@@ -48,16 +48,23 @@ type StimulusReport struct {
 	// person of Weber fraction Weber discriminates (see Predict); null
 	// when it lies beyond the largest level.
 	DetectableFromX *float64 `json:"detectable_from_x"`
-	// Prediction says how DetectableFromX was found: "interpolated"
-	// between the two checked levels whose delivered contrasts bracket
-	// the one needed, or "power law" (Efficiency) when no checked level
-	// delivers it; empty when DetectableFromX is null.
+	// Prediction says how DetectableFromX was found: "curve" from Curve,
+	// or "power law" (Efficiency) when the curve does not reach the
+	// contrast within the largest checked level but the power law does;
+	// empty when DetectableFromX is null.
 	Prediction string `json:"prediction,omitempty"`
+	// Curve is the delivered contrast as a curve that may bend, fitted
+	// over every trial: ln(1 + c) = a·u + b·u², u = ln gain(x), so that
+	// the efficiency near the threshold is the one delivered there, a +
+	// 2b·u, rather than one fitted over the whole range (b = 0 is the
+	// power law); for a detection cue the test cue against x,
+	// c_test = a·x + b·x².
+	Curve [2]float64 `json:"curve"`
 	// DetectableFromXPowerLaw is the level the power law alone predicts
 	// (see PredictPowerLaw), for comparison; null beyond the largest level.
 	DetectableFromXPowerLaw *float64 `json:"detectable_from_x_power_law"`
-	Valid           bool     `json:"valid"`
-	Reason          string   `json:"reason,omitempty"`
+	Valid                   bool     `json:"valid"`
+	Reason                  string   `json:"reason,omitempty"`
 	// KES names the KES quantity the dimension scales and the reference
 	// fabric's value of it (absent for the dimensions that scale none);
 	// each level's KES is the test fabric's value.
@@ -359,8 +366,8 @@ func unmeasurable(e *Experiment, dim dimension, script *twin.Script, err error) 
 // reference and test intervals.
 type checkTrial struct{ x, ref, test float64 }
 
-// fit sets Efficiency and CueSD from the check's trials (see their docs):
-// the power law by least squares through the origin on the logarithms,
+// fit sets Efficiency, Curve and CueSD from the check's trials (see their
+// docs): the power law by least squares through the origin on the logarithms,
 // pooling every trial of every level, and the spread of the trials about
 // their level's mean.
 func (r *StimulusReport) fit(trials []checkTrial, w float64) {
@@ -380,6 +387,7 @@ func (r *StimulusReport) fit(trials []checkTrial, w float64) {
 	if sxx > 0 {
 		r.Efficiency = sxy / sxx
 	}
+	r.fitCurve(trials, f)
 	// The spread: of the pairs' log ratios about their level's mean (both
 	// roles vary, and a pair's log ratio holds two intervals' variation),
 	// or for a detection cue, whose reference delivers nothing, of the
@@ -425,20 +433,20 @@ func (r *StimulusReport) modelContrast(x, w float64) float64 {
 // delivered contrast it discriminates. Its own noise σ_w (see
 // psych.CueObserver) adds to the delivered cue's variation from interval
 // to interval (CueSD), so the contrast it needs is
-// ln(1 + c) = ln(1 + w)·√(1 + (CueSD/σ_w)²). The level is where the
-// checked levels' contrasts cross it (see crossing), or where the power
-// law does when no checked level reaches it (see PredictPowerLaw). NaN
-// when neither reaches it within the largest checked level.
+// ln(1 + c) = ln(1 + w)·√(1 + (CueSD/σ_w)²). The level is where Curve
+// reaches it, or where the power law does when the curve does not within
+// the largest checked level (see PredictPowerLaw). NaN when neither
+// reaches it there.
 func (r *StimulusReport) Predict(w float64) float64 {
 	x, _ := r.predict(w)
 	return x
 }
 
-// predict is Predict, with how the level was found: "interpolated" or
+// predict is Predict, with how the level was found: "curve" or
 // "power law" (empty with NaN).
 func (r *StimulusReport) predict(w float64) (float64, string) {
 	if x, ok := r.crossing(w); ok {
-		return x, "interpolated"
+		return x, "curve"
 	}
 	if x := r.PredictPowerLaw(w); !math.IsNaN(x) {
 		return x, "power law"
@@ -474,78 +482,75 @@ func (r *StimulusReport) PredictPowerLaw(w float64) float64 {
 	return x
 }
 
-// crossing returns the level where the contrasts the checked levels
-// delivered, for Weber fraction w, reach what the observer needs: their
-// values made monotone in the level (adjacent levels that fall are pooled
-// to their mean), then interpolated between the two that bracket it, the
-// reference (contrast 0) below the lowest, linearly in the coordinates
-// in which the power law is a line through the origin (ln(1 + c) against
-// ln gain(x); for a detection cue c against x), that is with the local
-// efficiency of the two levels instead of one fitted over all. A single
-// law fitted to every level follows the largest ones, and where the
-// efficiency falls with the level (a fabric in series with the pads'
-// grip) it under-states the contrast near the threshold. ok is false when
-// no checked level reaches the contrast.
-func (r *StimulusReport) crossing(w float64) (x float64, ok bool) {
-	detect := r.cue.Absolute > 0
-	target := r.need(w)
-	if detect {
-		target = math.Expm1(target)
+// curveCoords returns a checked trial's coordinates for the curve: u, the
+// level's, and v, what its cues delivered. For a discrimination cue
+// u = ln gain(x) and v = ln((test + f)/(reference + f)) = ln(1 + c), in
+// which the power law is the line v = Efficiency·u; for a detection cue
+// u = x and v the test cue, which the contrast is v/f of. ok is false
+// for a trial that delivered nothing to compare.
+func (r *StimulusReport) curveCoords(t checkTrial, f float64) (u, v float64, ok bool) {
+	if r.cue.Absolute > 0 {
+		return t.x, t.test, t.x > 0 && !math.IsNaN(t.test)
 	}
-	// u, v: the level's and its contrast's coordinates.
-	var us, vs []float64
-	for _, l := range r.Levels {
-		c := r.cue.Contrast(l.CueTest, l.CueReference, w)
-		u, v := l.X, c
-		if !detect {
-			u, v = math.Log(r.gain(l.X)), math.Log1p(c)
-		}
-		if !(u > 0) || math.IsNaN(v) || math.IsInf(v, 0) {
-			continue
-		}
-		us, vs = append(us, u), append(vs, v)
+	if !(t.ref+f > 0) || !(t.test+f > 0) {
+		return 0, 0, false
 	}
-	vs = poolAdjacentViolators(vs)
-	pu, pv := 0.0, 0.0
-	for i, v := range vs {
-		if v >= target {
-			u := pu + (target-pv)*(us[i]-pu)/(v-pv)
-			if detect {
-				return u, true
-			}
-			return r.gain.inverse(math.Exp(u)), true
-		}
-		pu, pv = us[i], v
-	}
-	return math.NaN(), false
+	return math.Log(r.gain(t.x)), math.Log((t.test + f) / (t.ref + f)), t.x > 0
 }
 
-// poolAdjacentViolators returns the non-decreasing sequence closest to v
-// in least squares (equal weights): each run of values that falls is
-// replaced by its mean.
-func poolAdjacentViolators(v []float64) []float64 {
-	type block struct {
-		sum float64
-		n   int
-	}
-	var bs []block
-	for _, x := range v {
-		bs = append(bs, block{x, 1})
-		for len(bs) > 1 {
-			a, b := bs[len(bs)-2], bs[len(bs)-1]
-			if a.sum/float64(a.n) <= b.sum/float64(b.n) {
-				break
-			}
-			bs = append(bs[:len(bs)-2], block{a.sum + b.sum, a.n + b.n})
+// fitCurve sets Curve from the check's trials: v = a·u + b·u² (see
+// curveCoords) by least squares over every trial, so that the local
+// efficiency a + 2b·u may change with the level. Left zero when fewer
+// than two levels delivered a cue.
+func (r *StimulusReport) fitCurve(trials []checkTrial, f float64) {
+	var s2, s3, s4, b1, b2 float64
+	levels := map[float64]bool{}
+	for _, t := range trials {
+		u, v, ok := r.curveCoords(t, f)
+		if !ok {
+			continue
 		}
+		levels[t.x] = true
+		s2, s3, s4 = s2+u*u, s3+u*u*u, s4+u*u*u*u
+		b1, b2 = b1+u*v, b2+u*u*v
 	}
-	out := make([]float64, 0, len(v))
-	for _, b := range bs {
-		for range b.n {
-			out = append(out, b.sum/float64(b.n))
+	det := s2*s4 - s3*s3
+	if len(levels) < 2 || !(det > 0) {
+		return
+	}
+	r.Curve = [2]float64{(b1*s4 - b2*s3) / det, (s2*b2 - s3*b1) / det}
+}
+
+// crossing returns the level where the fitted curve (Curve) reaches the
+// contrast the observer of Weber fraction w needs: the smallest u > 0 with
+// a·u + b·u² = need, on the curve's rising part. ok is false when the
+// curve does not rise from the reference or does not reach the contrast
+// within the largest checked level.
+func (r *StimulusReport) crossing(w float64) (x float64, ok bool) {
+	a, b := r.Curve[0], r.Curve[1]
+	if !(a > 0) || len(r.Levels) == 0 {
+		return math.NaN(), false
+	}
+	need := r.need(w)
+	if r.cue.Absolute > 0 {
+		need = math.Expm1(need) * r.cue.Floor(w)
+	}
+	u := need / a
+	if b != 0 {
+		disc := a*a + 4*b*need
+		if disc < 0 {
+			return math.NaN(), false // the curve turns before it gets there
 		}
+		u = 2 * need / (a + math.Sqrt(disc))
 	}
-	return out
+	x = u
+	if r.cue.Absolute == 0 {
+		x = r.gain.inverse(math.Exp(u))
+	}
+	if !(x <= r.Levels[len(r.Levels)-1].X) {
+		return math.NaN(), false
+	}
+	return x, true
 }
 
 // stimulusCheck runs the check before a run's first trial (and on a resume

@@ -304,12 +304,12 @@ func TestStimulusCheckTactileLevelDelivers(t *testing.T) {
 // with a fabric in series with the pads' grip the efficiency falls as the
 // fabric stiffens, and the power law fitted over every level, which the
 // largest follow, under-states the contrast near the threshold and so
-// over-states the threshold; interpolating between the checked levels
-// lands on the level where the series stiffness delivers what the
-// observer needs. A level whose contrast falls below the one beneath it is
-// pooled with it, and a contrast no checked level delivers is left to the
-// power law, which says so.
-func TestPredictInterpolates(t *testing.T) {
+// over-states the threshold; the curve, whose efficiency may change with
+// the level, lands near the level where the series stiffness delivers
+// what the observer needs. With one level there is no curve, and the
+// power law predicts, saying so; a contrast neither reaches within the
+// checked levels is no prediction.
+func TestPredictFollowsCurve(t *testing.T) {
 	const w, kGrip = 0.15, 1.0
 	series := func(x float64) float64 { // loading stiffness at level x
 		kf := 0.6 * kGrip * (1 + x/100)
@@ -325,8 +325,7 @@ func TestPredictInterpolates(t *testing.T) {
 		r.fit(trials, w)
 		return r
 	}
-	levels := []float64{2.5, 5.74, 13.2, 30.3, 40, 69.6, 160}
-	r := report(series, levels...)
+	r := report(series, 2.5, 5.74, 13.2, 30.3, 40, 69.6, 160)
 	// The level whose contrast reaches 1 + w, by bisection on the model.
 	lo, hi := 0.0, 160.0
 	for range 60 {
@@ -338,48 +337,19 @@ func TestPredictInterpolates(t *testing.T) {
 	}
 	got, how := r.predict(w)
 	pl := r.PredictPowerLaw(w)
-	t.Logf("exact %.3g %%, interpolated %.3g %% (%s), power law %.3g %% (efficiency %.3g)", lo, got, how, pl, r.Efficiency)
-	if how != "interpolated" || math.Abs(got/lo-1) > 0.03 {
-		t.Errorf("interpolated %.4g (%s), the series stiffness reaches 1 + w at %.4g", got, how, lo)
+	t.Logf("exact %.3g %%, curve %.3g %% (%s), power law %.3g %% (efficiency %.3g, curve %.3g)", lo, got, how, pl, r.Efficiency, r.Curve)
+	if how != "curve" || math.Abs(got/lo-1) > 0.03 {
+		t.Errorf("curve predicts %.4g (%s), the series stiffness reaches 1 + w at %.4g", got, how, lo)
 	}
 	if !(pl > 1.1*lo) {
-		t.Errorf("the power law predicts %.4g, the exact level is %.4g: the test no longer shows what interpolation is for", pl, lo)
+		t.Errorf("the power law predicts %.4g, the exact level is %.4g: the test no longer shows what the curve is for", pl, lo)
 	}
 
-	// A level that delivers less than the one below it (cue 1.02 at 30.3)
-	// is pooled with it: the crossing moves to the next level up.
-	dip := func(x float64) float64 {
-		if x == 30.3 {
-			return 1.02
-		}
-		return 1 + x/100
+	linear := func(x float64) float64 { return 1 + x/100 }
+	if got, how := report(linear, 40).predict(w); how != "power law" || math.Abs(got-15) > 1e-9 {
+		t.Errorf("one level: %.4g (%s), want the power law's 15", got, how)
 	}
-	if got, how := report(dip, levels...).predict(w); how != "interpolated" || !(got > 30.3 && got < 40) {
-		t.Errorf("non-monotone contrasts: %.4g (%s), want between 30.3 and 40", got, how)
-	}
-
-	// Checked only up to 10 %: no level reaches 15 %, the power law does.
-	if got, how := report(dip, 2.5, 5, 10).predict(w); how != "" || !math.IsNaN(got) {
+	if got, how := report(linear, 2.5, 5, 10).predict(w); how != "" || !math.IsNaN(got) {
 		t.Errorf("beyond the checked levels: %.4g (%s), want NaN", got, how)
-	}
-	r = report(func(x float64) float64 { return 1 + x/100 }, 2.5, 5, 10, 40)
-	r.Levels[3].CueTest = 1.1 // a largest level that falls short
-	if got, how := r.predict(w); how != "power law" || math.IsNaN(got) {
-		t.Errorf("no level reaches the contrast: %.4g (%s), want the power law's", got, how)
-	}
-}
-
-func TestPoolAdjacentViolators(t *testing.T) {
-	for _, c := range []struct{ in, want []float64 }{
-		{nil, []float64{}},
-		{[]float64{1, 2, 3}, []float64{1, 2, 3}},
-		{[]float64{1, 3, 2, 4}, []float64{1, 2.5, 2.5, 4}},
-		{[]float64{3, 2, 1}, []float64{2, 2, 2}},
-		{[]float64{1, 4, 2, 0, 5}, []float64{1, 2, 2, 2, 5}},
-	} {
-		got := poolAdjacentViolators(c.in)
-		if fmt.Sprint(got) != fmt.Sprint(c.want) {
-			t.Errorf("%v: %v, want %v", c.in, got, c.want)
-		}
 	}
 }
