@@ -41,15 +41,30 @@ type StimulusReport struct {
 	// (the cue unit per x unit).
 	Efficiency float64 `json:"efficiency"`
 	// CueSD is the standard deviation of ln(cue + f) from one interval to
-	// the next at the same level, from the check's trials about the
-	// fitted power law: how much what is delivered varies by itself.
+	// the next at the same level, from the check's trials about their
+	// level's mean: how much what is delivered varies by itself.
 	CueSD float64 `json:"cue_sd"`
 	// DetectableFromX is the smallest level whose delivered contrast a
 	// person of Weber fraction Weber discriminates (see Predict); null
 	// when it lies beyond the largest level.
 	DetectableFromX *float64 `json:"detectable_from_x"`
-	Valid           bool     `json:"valid"`
-	Reason          string   `json:"reason,omitempty"`
+	// Prediction says how DetectableFromX was found: "curve" from Curve,
+	// or "power law" (Efficiency) when the curve does not reach the
+	// contrast within the largest checked level but the power law does;
+	// empty when DetectableFromX is null.
+	Prediction string `json:"prediction,omitempty"`
+	// Curve is the delivered contrast as a curve that may bend, fitted
+	// over every trial: ln(1 + c) = a·u + b·u², u = ln gain(x), so that
+	// the efficiency near the threshold is the one delivered there, a +
+	// 2b·u, rather than one fitted over the whole range (b = 0 is the
+	// power law); for a detection cue the test cue against x,
+	// c_test = a·x + b·x².
+	Curve [2]float64 `json:"curve"`
+	// DetectableFromXPowerLaw is the level the power law alone predicts
+	// (see PredictPowerLaw), for comparison; null beyond the largest level.
+	DetectableFromXPowerLaw *float64 `json:"detectable_from_x_power_law"`
+	Valid                   bool     `json:"valid"`
+	Reason                  string   `json:"reason,omitempty"`
 	// KES names the KES quantity the dimension scales and the reference
 	// fabric's value of it (absent for the dimensions that scale none);
 	// each level's KES is the test fabric's value.
@@ -303,8 +318,11 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 		rep.Levels = append(rep.Levels, lc)
 	}
 	rep.fit(trials, weber)
-	if d := rep.Predict(weber); !math.IsNaN(d) {
-		rep.DetectableFromX = &d
+	if d, how := rep.predict(weber); !math.IsNaN(d) {
+		rep.DetectableFromX, rep.Prediction = &d, how
+	}
+	if d := rep.PredictPowerLaw(weber); !math.IsNaN(d) {
+		rep.DetectableFromXPowerLaw = &d
 	}
 	last := rep.Levels[len(rep.Levels)-1]
 	top := rep.modelContrast(last.X, weber)
@@ -348,9 +366,10 @@ func unmeasurable(e *Experiment, dim dimension, script *twin.Script, err error) 
 // reference and test intervals.
 type checkTrial struct{ x, ref, test float64 }
 
-// fit sets Efficiency and CueSD from the check's trials (see their docs):
-// the power law by least squares through the origin on the logarithms,
-// pooling every trial of every level, and the spread about it.
+// fit sets Efficiency, Curve and CueSD from the check's trials (see their
+// docs): the power law by least squares through the origin on the logarithms,
+// pooling every trial of every level, and the spread of the trials about
+// their level's mean.
 func (r *StimulusReport) fit(trials []checkTrial, w float64) {
 	f := r.cue.Floor(w)
 	var sxx, sxy float64
@@ -368,30 +387,36 @@ func (r *StimulusReport) fit(trials []checkTrial, w float64) {
 	if sxx > 0 {
 		r.Efficiency = sxy / sxx
 	}
-	// The spread: from the pairs' residuals about the fit (both roles
-	// vary, and a pair's log ratio holds two intervals' variation), or for
-	// a detection cue, whose reference delivers nothing, from the test
-	// cues about the line.
-	var ss float64
-	n := 0
+	r.fitCurve(trials, f)
+	// The spread: of the pairs' log ratios about their level's mean (both
+	// roles vary, and a pair's log ratio holds two intervals' variation),
+	// or for a detection cue, whose reference delivers nothing, of the
+	// test cues' logarithms. About the level's mean rather than the power
+	// law, so that a law that fits some levels worse than others does not
+	// count as variation the observer sees.
+	byLevel := map[float64][]float64{}
 	for _, t := range trials {
-		var e float64
-		if r.cue.Absolute > 0 {
-			if !(t.test > 0) || !(t.x > 0) {
-				continue
-			}
-			e = math.Log(t.test / (r.Efficiency * t.x))
-		} else {
-			if !(t.ref+f > 0) || !(t.test+f > 0) {
-				continue
-			}
-			e = (math.Log((t.test+f)/(t.ref+f)) - r.Efficiency*math.Log(r.gain(t.x))) / math.Sqrt2
+		switch {
+		case r.cue.Absolute > 0 && t.test > 0:
+			byLevel[t.x] = append(byLevel[t.x], math.Log(t.test))
+		case r.cue.Absolute == 0 && t.ref+f > 0 && t.test+f > 0:
+			byLevel[t.x] = append(byLevel[t.x], math.Log((t.test+f)/(t.ref+f))/math.Sqrt2)
 		}
-		ss += e * e
-		n++
 	}
-	if n > 1 {
-		r.CueSD = math.Sqrt(ss / float64(n-1))
+	var ss float64
+	dof := 0
+	for _, es := range byLevel {
+		var m float64
+		for _, e := range es {
+			m += e / float64(len(es))
+		}
+		for _, e := range es {
+			ss += (e - m) * (e - m)
+		}
+		dof += len(es) - 1
+	}
+	if dof > 0 {
+		r.CueSD = math.Sqrt(ss / float64(dof))
 	}
 }
 
@@ -405,14 +430,43 @@ func (r *StimulusReport) modelContrast(x, w float64) float64 {
 
 // Predict returns the level a cue observer of Weber fraction w should
 // find as its threshold (75 % correct in 2AFC, F = 0.5): the level whose
-// fitted delivered contrast it discriminates. Its own noise σ_w (see
+// delivered contrast it discriminates. Its own noise σ_w (see
 // psych.CueObserver) adds to the delivered cue's variation from interval
 // to interval (CueSD), so the contrast it needs is
-// ln(1 + c) = ln(1 + w)·√(1 + (CueSD/σ_w)²). NaN when the stimulus does
-// not grow the cue or the level lies beyond the procedure's maximum.
+// ln(1 + c) = ln(1 + w)·√(1 + (CueSD/σ_w)²). The level is where Curve
+// reaches it, or where the power law does when the curve does not within
+// the largest checked level (see PredictPowerLaw). NaN when neither
+// reaches it there.
 func (r *StimulusReport) Predict(w float64) float64 {
+	x, _ := r.predict(w)
+	return x
+}
+
+// predict is Predict, with how the level was found: "curve" or
+// "power law" (empty with NaN).
+func (r *StimulusReport) predict(w float64) (float64, string) {
+	if x, ok := r.crossing(w); ok {
+		return x, "curve"
+	}
+	if x := r.PredictPowerLaw(w); !math.IsNaN(x) {
+		return x, "power law"
+	}
+	return math.NaN(), ""
+}
+
+// need returns the log contrast ln(1 + c) a cue observer of Weber
+// fraction w discriminates at F = 0.5 through the cue's own variation.
+func (r *StimulusReport) need(w float64) float64 {
 	sigmaW := math.Log1p(w) / (math.Sqrt2 * 0.6744897501960817)
-	need := math.Log1p(w) * math.Sqrt(1+(r.CueSD/sigmaW)*(r.CueSD/sigmaW))
+	return math.Log1p(w) * math.Sqrt(1+(r.CueSD/sigmaW)*(r.CueSD/sigmaW))
+}
+
+// PredictPowerLaw is Predict from the power law alone (Efficiency): the
+// level where the fitted contrast reaches what the observer needs. NaN
+// when the stimulus does not grow the cue or the level lies beyond the
+// largest checked level.
+func (r *StimulusReport) PredictPowerLaw(w float64) float64 {
+	need := r.need(w)
 	if !(r.Efficiency > 0) || len(r.Levels) == 0 {
 		return math.NaN()
 	}
@@ -426,6 +480,77 @@ func (r *StimulusReport) Predict(w float64) float64 {
 		return math.NaN()
 	}
 	return x
+}
+
+// curveCoords returns a checked trial's coordinates for the curve: u, the
+// level's, and v, what its cues delivered. For a discrimination cue
+// u = ln gain(x) and v = ln((test + f)/(reference + f)) = ln(1 + c), in
+// which the power law is the line v = Efficiency·u; for a detection cue
+// u = x and v the test cue, which the contrast is v/f of. ok is false
+// for a trial that delivered nothing to compare.
+func (r *StimulusReport) curveCoords(t checkTrial, f float64) (u, v float64, ok bool) {
+	if r.cue.Absolute > 0 {
+		return t.x, t.test, t.x > 0 && !math.IsNaN(t.test)
+	}
+	if !(t.ref+f > 0) || !(t.test+f > 0) {
+		return 0, 0, false
+	}
+	return math.Log(r.gain(t.x)), math.Log((t.test + f) / (t.ref + f)), t.x > 0
+}
+
+// fitCurve sets Curve from the check's trials: v = a·u + b·u² (see
+// curveCoords) by least squares over every trial, so that the local
+// efficiency a + 2b·u may change with the level. Left zero when fewer
+// than two levels delivered a cue.
+func (r *StimulusReport) fitCurve(trials []checkTrial, f float64) {
+	var s2, s3, s4, b1, b2 float64
+	levels := map[float64]bool{}
+	for _, t := range trials {
+		u, v, ok := r.curveCoords(t, f)
+		if !ok {
+			continue
+		}
+		levels[t.x] = true
+		s2, s3, s4 = s2+u*u, s3+u*u*u, s4+u*u*u*u
+		b1, b2 = b1+u*v, b2+u*u*v
+	}
+	det := s2*s4 - s3*s3
+	if len(levels) < 2 || !(det > 0) {
+		return
+	}
+	r.Curve = [2]float64{(b1*s4 - b2*s3) / det, (s2*b2 - s3*b1) / det}
+}
+
+// crossing returns the level where the fitted curve (Curve) reaches the
+// contrast the observer of Weber fraction w needs: the smallest u > 0 with
+// a·u + b·u² = need, on the curve's rising part. ok is false when the
+// curve does not rise from the reference or does not reach the contrast
+// within the largest checked level.
+func (r *StimulusReport) crossing(w float64) (x float64, ok bool) {
+	a, b := r.Curve[0], r.Curve[1]
+	if !(a > 0) || len(r.Levels) == 0 {
+		return math.NaN(), false
+	}
+	need := r.need(w)
+	if r.cue.Absolute > 0 {
+		need = math.Expm1(need) * r.cue.Floor(w)
+	}
+	u := need / a
+	if b != 0 {
+		disc := a*a + 4*b*need
+		if disc < 0 {
+			return math.NaN(), false // the curve turns before it gets there
+		}
+		u = 2 * need / (a + math.Sqrt(disc))
+	}
+	x = u
+	if r.cue.Absolute == 0 {
+		x = r.gain.inverse(math.Exp(u))
+	}
+	if !(x <= r.Levels[len(r.Levels)-1].X) {
+		return math.NaN(), false
+	}
+	return x, true
 }
 
 // stimulusCheck runs the check before a run's first trial (and on a resume
@@ -451,7 +576,7 @@ func (run *runner) stimulusCheck(ctx context.Context) error {
 	if rep.Valid {
 		from := "no checked level"
 		if d := rep.DetectableFromX; d != nil {
-			from = fmt.Sprintf("%.3g %s", *d, run.e.Stimulus.Unit)
+			from = fmt.Sprintf("%.3g %s (%s)", *d, run.e.Stimulus.Unit, rep.Prediction)
 		}
 		fmt.Fprintf(o.Out, "stimulus check: ok; the delivered contrast reaches the Weber fraction %.3g from %s\n", rep.Weber, from)
 	}

@@ -260,6 +260,11 @@ func TestDryRunMatchesCheck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			for _, l := range rep.Levels {
+				t.Logf("%s checked %g %s: cue %.4g against %.4g", name, l.X, e.Stimulus.Unit, l.CueTest, l.CueReference)
+			}
+			_, how := rep.predict(w)
+			t.Logf("%s: predicted %.4g %s (%s; the power law %.4g, efficiency %.3g, cue sd %.3g)", name, rep.Predict(w), e.Stimulus.Unit, how, rep.PredictPowerLaw(w), rep.Efficiency, rep.CueSD)
 			for _, seed := range seeds {
 				th, pred := dryRun(t, e, rep, w, seed, base)
 				t.Logf("%s seed %d: threshold %.4g %s, predicted %.4g (ratio %.2f)", name, seed, th, e.Stimulus.Unit, pred, th/pred)
@@ -292,5 +297,59 @@ func TestStimulusCheckTactileLevelDelivers(t *testing.T) {
 	t.Logf("+12 dB delivered %.3g×", r)
 	if !rep.Valid || r < 0.75*gain || r > 1.1*gain {
 		t.Fatalf("+12 dB delivered %.3g× (reference %.3g × threshold), want near %.3g× (valid %v: %s)", r, rep.Levels[0].CueReference, gain, rep.Valid, rep.Reason)
+	}
+}
+
+// The prediction follows the contrasts delivered near the threshold:
+// with a fabric in series with the pads' grip the efficiency falls as the
+// fabric stiffens, and the power law fitted over every level, which the
+// largest follow, under-states the contrast near the threshold and so
+// over-states the threshold; the curve, whose efficiency may change with
+// the level, lands near the level where the series stiffness delivers
+// what the observer needs. With one level there is no curve, and the
+// power law predicts, saying so; a contrast neither reaches within the
+// checked levels is no prediction.
+func TestPredictFollowsCurve(t *testing.T) {
+	const w, kGrip = 0.15, 1.0
+	series := func(x float64) float64 { // loading stiffness at level x
+		kf := 0.6 * kGrip * (1 + x/100)
+		return kf * kGrip / (kf + kGrip)
+	}
+	report := func(cue func(x float64) float64, xs ...float64) *StimulusReport {
+		r := &StimulusReport{cue: cueLoadingStiffness, gain: percentGain, Weber: w}
+		var trials []checkTrial
+		for _, x := range xs {
+			r.Levels = append(r.Levels, LevelCue{X: x, CueReference: cue(0), CueTest: cue(x)})
+			trials = append(trials, checkTrial{x: x, ref: cue(0), test: cue(x)})
+		}
+		r.fit(trials, w)
+		return r
+	}
+	r := report(series, 2.5, 5.74, 13.2, 30.3, 40, 69.6, 160)
+	// The level whose contrast reaches 1 + w, by bisection on the model.
+	lo, hi := 0.0, 160.0
+	for range 60 {
+		if m := (lo + hi) / 2; series(m)/series(0) < 1+w {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	got, how := r.predict(w)
+	pl := r.PredictPowerLaw(w)
+	t.Logf("exact %.3g %%, curve %.3g %% (%s), power law %.3g %% (efficiency %.3g, curve %.3g)", lo, got, how, pl, r.Efficiency, r.Curve)
+	if how != "curve" || math.Abs(got/lo-1) > 0.03 {
+		t.Errorf("curve predicts %.4g (%s), the series stiffness reaches 1 + w at %.4g", got, how, lo)
+	}
+	if !(pl > 1.1*lo) {
+		t.Errorf("the power law predicts %.4g, the exact level is %.4g: the test no longer shows what the curve is for", pl, lo)
+	}
+
+	linear := func(x float64) float64 { return 1 + x/100 }
+	if got, how := report(linear, 40).predict(w); how != "power law" || math.Abs(got-15) > 1e-9 {
+		t.Errorf("one level: %.4g (%s), want the power law's 15", got, how)
+	}
+	if got, how := report(linear, 2.5, 5, 10).predict(w); how != "" || !math.IsNaN(got) {
+		t.Errorf("beyond the checked levels: %.4g (%s), want NaN", got, how)
 	}
 }

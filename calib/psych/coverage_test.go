@@ -20,7 +20,7 @@ type coverageDesign struct {
 }
 
 // coverageDesigns are the designs of the coverage study: the stiffness
-// example's staircase (1-up/2-down on a log scale, 60 trials), QUEST
+// example's staircase with 60 trials (1-up/2-down on a log scale), QUEST
 // (told β = 3, 60 trials) and constant stimuli (7 levels, 10 each).
 func coverageDesigns() []coverageDesign {
 	return []coverageDesign{

@@ -61,7 +61,7 @@ func checkExperiment(args []string) error {
 	if !*asJSON {
 		from := "no checked level"
 		if d := rep.DetectableFromX; d != nil {
-			from = fmt.Sprintf("%.3g %s", *d, rep.XUnit)
+			from = fmt.Sprintf("%.3g %s (%s)", *d, rep.XUnit, rep.Prediction)
 		}
 		fmt.Printf("%s: %s, %s stimulus (cue %s), %s procedure, motion %s: ok; the delivered contrast reaches the Weber fraction %.3g from %s\n",
 			path, e.Name, e.Stimulus.Kind, rep.Cue, e.Procedure.Kind, rep.Motion, rep.Weber, from)
