@@ -168,6 +168,17 @@ func Open(name string, opt Options) (*Port, error) {
 		data.Close()
 		return nil, portErr("open", name, transport.Other, err)
 	}
+	// The exclusive mode go.bug.st/serial sets (TIOCEXCL) does not keep
+	// root out, and haptex runs as root for its real-time threads: a
+	// second session on the line would split the device's bytes with the
+	// first. An advisory lock on the line keeps out every program that
+	// takes it, haptex's own sessions, scans and soaks among them.
+	var lockErr error
+	if err := raw.Control(func(fd uintptr) { lockErr = unix.Flock(int(fd), unix.LOCK_EX|unix.LOCK_NB) }); err == nil && errors.Is(lockErr, unix.EWOULDBLOCK) {
+		p.Close()
+		data.Close()
+		return nil, portErr("open", name, transport.Busy, errors.New("another program holds the line (advisory lock)"))
+	}
 	port := &Port{name: name, port: p, io: data, latency: lowerLatencyTimer(root, name), try: transport.NewTryWriter(raw), tryR: transport.NewTryReader(raw)}
 	port.SetWriteLimit(opt.WriteLimit)
 	_ = p.ResetInputBuffer() // stale bytes are resynchronised away anyway

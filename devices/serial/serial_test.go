@@ -72,6 +72,32 @@ func TestPortOverPTY(t *testing.T) {
 	}
 }
 
+// A second open of a line a session holds is refused as busy, as root
+// too (TIOCEXCL does not stop root), and the line opens again once the
+// first is closed.
+func TestSecondOpenIsBusy(t *testing.T) {
+	_, name := openPTY(t)
+	p, err := Open(name, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := Open(name, Options{})
+	var te *transport.Error
+	if err == nil || !errors.As(err, &te) || te.Kind != transport.Busy {
+		if q != nil {
+			q.Close()
+		}
+		t.Fatalf("second open: %v, want busy", err)
+	}
+	t.Log(err)
+	p.Close()
+	q, err = Open(name, Options{})
+	if err != nil {
+		t.Fatalf("open after close: %v", err)
+	}
+	q.Close()
+}
+
 func TestPortHangup(t *testing.T) {
 	m, name := openPTY(t)
 	p, err := Open(name, Options{})
