@@ -49,6 +49,9 @@ for i in $(seq 1 "$n"); do
 	[ "${all:-0}" -le "$trips" ] || { atleast="at least "; more=" or more"; }
 	total=$((total + silent))
 	echo "run $i (load $load -> $load2): $atleast$silent device-silent trips ($machine of them after the host's own 1 kHz loop woke late: the machine stopped it), $atleast$((trips - silent)) other trips (${all:-0} in all; the summary lists the first 64); exoskeleton gap lines: $exo_nothing 'sent nothing', $exo_held 'held on the way'; tactile 'held on the way': $tac_held"
+	# Each trip (time into the run and finger): both fingers at one time
+	# is a stall of every line, one alone a stall of its device's.
+	grep -E '^ +[0-9.]+ s +[a-z]+ device-silent' "$dir/run$i.log" | cut -d: -f1 | sed 's/^ */    /' || true
 done
 kill -INT $emu
 wait $emu || true
