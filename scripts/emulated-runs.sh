@@ -17,13 +17,16 @@
 # core: the machine's load, or a thread of the host's). At the end: the
 # emulator's own lateness, standby takeovers and physics stalls, and the
 # verdict. Run it with nothing else on the machine (load under 1) to
-# measure the code rather than the load.
+# measure the code rather than the load. With KEEP=DIR set, the run and
+# emulator logs are kept in DIR (it must not exist yet).
 set -eu
 bin=${1:?usage: emulated-runs.sh BINARY [N] [DURATION]}
 n=${2:-3}
 dur=${3:-60s}
 dir=$(mktemp -d)
-trap 'kill -INT $emu 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$dir"' EXIT
+keep=${KEEP:-}
+[ -z "$keep" ] || [ ! -e "$keep" ] || { echo "emulated-runs.sh: KEEP=$keep exists" >&2; exit 2; }
+trap 'kill -INT $emu 2>/dev/null || true; wait 2>/dev/null || true; [ -z "$keep" ] || cp -r "$dir" "$keep"; rm -rf "$dir"' EXIT
 echo "$("$bin" version 2>&1 | head -1); $(nproc) cores; $n runs of $dur; goal: at most 1 device-silent trip in all runs"
 "$bin" devices emulate -dir "$dir/emu" >"$dir/emu.log" 2>&1 </dev/null &
 emu=$!
