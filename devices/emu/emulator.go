@@ -350,12 +350,9 @@ func (e *Emulator) run(ctx context.Context, tick time.Duration, prio int, clock 
 			return
 		default:
 		}
-		if wait := e.nextTick() - clock(); wait > 0 {
-			ts := unix.NsecToTimespec(int64(wait))
-			// EINTR (the runtime's signals) only wakes it early: work
-			// runs no duty before it is due.
-			_ = unix.ClockNanosleep(unix.CLOCK_MONOTONIC, 0, &ts, nil)
-		}
+		// A signal (the runtime's) only wakes it early: work runs no
+		// duty before it is due.
+		rt.Sleep(e.nextTick() - clock())
 		e.work(clock, tick, false)
 	}
 }
@@ -367,14 +364,13 @@ const standbyAfter = 1500 * time.Microsecond
 func (e *Emulator) standby(tick time.Duration, prio, cpu int, clock func() time.Duration) {
 	Realtime(prio)
 	pin(cpu)
-	period := unix.NsecToTimespec(int64(time.Millisecond))
 	for {
 		select {
 		case <-e.stop:
 			return
 		default:
 		}
-		_ = unix.ClockNanosleep(unix.CLOCK_MONOTONIC, 0, &period, nil)
+		rt.Sleep(time.Millisecond)
 		if clock()-time.Duration(e.worked.Load()) > standbyAfter {
 			e.work(clock, tick, true)
 		}

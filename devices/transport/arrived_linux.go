@@ -2,7 +2,11 @@
 
 package transport
 
-import "golang.org/x/sys/unix"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
 
 // ReadArrived reads into b what has arrived on the non-blocking
 // descriptor fd without ever making a read(2) that finds nothing: it asks
@@ -17,9 +21,23 @@ import "golang.org/x/sys/unix"
 // a SCHED_FIFO loop waits as long as a loaded machine keeps the worker
 // from a core: the priority inversion docs/safety.md ("Scheduling on a
 // shared machine") measured. TIOCINQ only reads the count.
+//
+// Both calls are raw system calls, which the Go scheduler is not told of:
+// they never wait, and a real-time thread leaving a call the scheduler saw
+// can spin until the scheduler's monitor thread, at normal priority, lets
+// go of its goroutine (internal/rt, "Sleeping without the scheduler").
 func ReadArrived(fd int, b []byte) (int, error) {
-	if n, err := unix.IoctlGetInt(fd, unix.TIOCINQ); err == nil && n == 0 {
+	var n int32
+	_, _, errno := unix.RawSyscall(unix.SYS_IOCTL, uintptr(fd), unix.TIOCINQ, uintptr(unsafe.Pointer(&n)))
+	if errno == 0 && n == 0 {
 		return 0, unix.EAGAIN
 	}
-	return unix.Read(fd, b)
+	if len(b) == 0 {
+		return 0, nil
+	}
+	r, _, errno := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(r), nil
 }

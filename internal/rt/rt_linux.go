@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -48,6 +49,20 @@ func sleepUntilMono(ns int64) error {
 			return err
 		}
 	}
+}
+
+// Sleep sleeps for d on the monotonic clock, or less if a signal comes
+// (the Go runtime sends them for preemption), in a system call the Go
+// scheduler is not told of: the goroutine stays running and its thread
+// keeps its P. It is for the real-time threads of a process that does not
+// collect garbage while they run (the device emulator); see "Sleeping
+// without the scheduler" in the package doc.
+func Sleep(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	ts := unix.NsecToTimespec(int64(d))
+	_, _, _ = unix.RawSyscall6(unix.SYS_CLOCK_NANOSLEEP, unix.CLOCK_MONOTONIC, 0, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 }
 
 // setRealtime puts the calling OS thread (only it) under SCHED_FIFO at the

@@ -22,6 +22,9 @@ func sleepUntilMono(ns int64) error {
 	return nil
 }
 
+// Sleep sleeps for d with time.Sleep.
+func Sleep(d time.Duration) { time.Sleep(d) }
+
 func setRealtime(int, *atomic.Bool) error {
 	return errors.New("real-time scheduling is implemented on Linux only")
 }
