@@ -261,7 +261,7 @@ func (s *padContact) collect(k int, x, anchor []float64, dst []contactPt) []cont
 				p, d := pv.arr(), dv.arr()
 				dist := norm3(d)
 				pen := in.r - dist
-				if pen <= 0 || dist < 1e-9 {
+				if pen <= 0 || dist < 1e-9 || (c.self != nil && !c.self.faces(k, p)) {
 					continue
 				}
 				if len(dst) == cap(dst) {

@@ -12,11 +12,11 @@ import (
 // footprint's edge come and go), is the compression model's for a double
 // layer: half the pressure the same pads put on one layer of the flat
 // cloth at the same place and the same indentation (two layers in series).
-// The goal is within 10 %; on the Newton cloth the fold spreads wider under
-// the pads and the ratio reads 0.42-0.45 (docs/cloth-contact.md), so the
-// test holds it within 20 %, which still fails a pad that does not divide
-// its stiffness by the layers it holds (a ratio near 1). It logs the local
-// models' normal stiffness beside it (not yet the double layer's).
+// Within 10 %: a pad that pressed both layers in parallel read 0.42-0.45
+// (docs/cloth-contact.md), one that did not divide its stiffness by the
+// layers it holds would read near 1. It logs the local models' normal
+// stiffness beside it (the dynamic Schur complement, not the static
+// compression).
 func TestTwoLayerPinch(t *testing.T) {
 	const n, dt = 24, 5 * time.Millisecond
 	edit := func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = n, n, dt }
@@ -72,8 +72,8 @@ func TestTwoLayerPinch(t *testing.T) {
 	for f := range NumFingers {
 		p2 := p2[f] / float64(samples)
 		p1 := single.Contact[f].NormalForce / single.Contact[f].Area
-		if held[f] != samples || !(math.Abs(p2/p1-0.5) <= 0.1) {
-			t.Errorf("finger %d: two layers held in %d of %d steps, mean pressure %.0f Pa against one layer's %.0f (ratio %.3f, want 0.5 ± 20 %%)",
+		if held[f] != samples || !(math.Abs(p2/p1-0.5) <= 0.05) {
+			t.Errorf("finger %d: two layers held in %d of %d steps, mean pressure %.0f Pa against one layer's %.0f (ratio %.3f, want 0.5 ± 10 %%)",
 				f, held[f], samples, p2, p1, p2/p1)
 		}
 		k2, k1 := two.Local[f].K[2][2], single.Local[f].K[2][2]

@@ -122,6 +122,12 @@ type selfContact struct {
 	nProx, nStack, nResp, nCCD, nZones int
 	frozen                             bool
 	layers                             [NumFingers]int
+	// face bounds, in a pinch of several layers, the layer each pad
+	// faces: a point p is in pad k's layer when (p − faceAt[k])·faceDir
+	// has the sign faceSign[k] (halfway to the next layer).
+	faceAt   [NumFingers][3]float64
+	faceDir  [3]float64
+	faceSign [NumFingers]float64
 	// restFar is the rest-surface distance below which two features are
 	// one layer bending round [m].
 	restFar float64
@@ -368,14 +374,36 @@ func (s *selfContact) padLayers(x []float64) {
 		}
 	}
 	slices.Sort(hits[:nh])
+	// The layers' positions along the segment: each the first crossing
+	// of its cluster.
+	var at [16]float64
 	n := 0
 	for i := range nh {
 		if i == 0 || hits[i]-hits[i-1] > th/4 {
+			at[n] = hits[i]
 			n++
 		}
 	}
 	n = max(n, 1)
 	s.layers = [NumFingers]int{n, n}
+	if n < 2 {
+		return
+	}
+	// Each pad presses the layer it faces; the stack's springs carry the
+	// squeeze through the others, so that n layers render in series.
+	s.faceDir = dir.arr()
+	s.faceAt[Thumb] = add3(a.c, scale3((at[0]+at[1])/2, s.faceDir))
+	s.faceAt[IndexFinger] = add3(a.c, scale3((at[n-2]+at[n-1])/2, s.faceDir))
+	s.faceSign = [NumFingers]float64{-1, 1}
+}
+
+// faces reports whether point p is in the layer pad k faces (always, but
+// in a pinch of several layers).
+func (s *selfContact) faces(k int, p [3]float64) bool {
+	if s.layers[k] < 2 {
+		return true
+	}
+	return dot3(sub3(p, s.faceAt[k]), s.faceDir)*s.faceSign[k] > 0
 }
 
 // rayTri returns where the ray o + h·dir crosses the triangle (a, b, c),
