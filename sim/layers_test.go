@@ -14,9 +14,9 @@ import (
 // cloth at the same place and the same indentation (two layers in series).
 // Within 10 %: a pad that pressed both layers in parallel read 0.42-0.45
 // (docs/cloth-contact.md), one that did not divide its stiffness by the
-// layers it holds would read near 1. It logs the local models' normal
-// stiffness beside it (the dynamic Schur complement, not the static
-// compression).
+// layers it holds would read near 1. The local models' normal stiffness per
+// contact area must be the double layer's half too, within 20 % (the goal
+// is 10 %; 0.54 and 0.43 now).
 func TestTwoLayerPinch(t *testing.T) {
 	const n, dt = 24, 5 * time.Millisecond
 	edit := func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = n, n, dt }
@@ -77,8 +77,15 @@ func TestTwoLayerPinch(t *testing.T) {
 				f, held[f], samples, p2, p1, p2/p1)
 		}
 		k2, k1 := two.Local[f].K[2][2], single.Local[f].K[2][2]
-		t.Logf("finger %d: mean pressure ratio %.3f over %d steps; at the hold's end K_zz two layers %.1f N/m, one layer %.1f N/m, ratio %.3f; area %.1f / %.1f mm², force %.3f / %.3f N, depth %.2f / %.2f mm",
-			f, p2/p1, samples, k2, k1, k2/k1, 1e6*two.Contact[f].Area, 1e6*single.Contact[f].Area,
+		// The stiffness per contact area, as the pressure: the double
+		// layer's half within 20 % (one V-cycle per sensitivity solve read
+		// 0.86 here).
+		ka := (k2 / two.Contact[f].Area) / (k1 / single.Contact[f].Area)
+		if !(math.Abs(ka-0.5) <= 0.1) {
+			t.Errorf("finger %d: K_zz per contact area %.3f of one layer's, want 0.5 ± 20 %%", f, ka)
+		}
+		t.Logf("finger %d: mean pressure ratio %.3f over %d steps; at the hold's end K_zz two layers %.1f N/m, one layer %.1f N/m, ratio %.3f (per contact area %.3f); area %.1f / %.1f mm², force %.3f / %.3f N, depth %.2f / %.2f mm",
+			f, p2/p1, samples, k2, k1, k2/k1, ka, 1e6*two.Contact[f].Area, 1e6*single.Contact[f].Area,
 			two.Contact[f].NormalForce, single.Contact[f].NormalForce, 1e3*two.Local[f].Depth, 1e3*single.Local[f].Depth)
 	}
 }
