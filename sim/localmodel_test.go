@@ -1,10 +1,13 @@
 package sim
 
 import (
+	"flag"
 	"math"
 	"testing"
 	"time"
 )
+
+var overFold = flag.Bool("sim.overfold", false, "run TestLocalModelOverFold, a goal not met yet")
 
 // hapticTrace runs the showcase pinch-and-pull with the cloth stepping
 // every dt and a 1 kHz loop evaluating the latest local model at the
@@ -12,17 +15,30 @@ import (
 // on each finger at every millisecond tick.
 func hapticTrace(t *testing.T, edit func(*Config), dt float64) [][NumFingers][3]float64 {
 	t.Helper()
-	c := newTestCloth(t, func(cfg *Config) {
-		cfg.Dt = sec(dt)
+	return scriptTrace(t, func(cfg *Config) {
 		cfg.NodesU, cfg.NodesV = pick(32, 10), pick(32, 10)
 		cfg.ProbeSpacing = pick(cfg.ProbeSpacing, 0.005)
 		if edit != nil {
 			edit(cfg)
 		}
+	}, dt, func(cfg Config) *Script { return ShowcasePinch(cfg.Material.Thickness) }, pick(time.Duration(0), 2*time.Second))
+}
+
+// scriptTrace is hapticTrace along the script script(cfg) of a cloth
+// configured by edit, for its whole length or for until (if positive).
+func scriptTrace(t *testing.T, edit func(*Config), dt float64, script func(Config) *Script, until time.Duration) [][NumFingers][3]float64 {
+	t.Helper()
+	c := newTestCloth(t, func(cfg *Config) {
+		cfg.Dt = sec(dt)
+		edit(cfg)
 	})
-	s := ShowcasePinch(c.cfg.Material.Thickness)
+	s := script(c.cfg)
 	const tick = time.Millisecond
-	ticks := int(pick(s.Duration(), 2*time.Second) / tick) // under -race: up to mid-pull
+	d := s.Duration()
+	if until > 0 {
+		d = until // under -race: up to mid-pull
+	}
+	ticks := int(d / tick)
 	per := int(math.Round(dt / tick.Seconds()))
 	var in, at FingerState
 	var out Output
@@ -50,6 +66,32 @@ func hapticTrace(t *testing.T, edit func(*Config), dt float64) [][NumFingers][3]
 func TestLocalModelExtrapolation(t *testing.T) {
 	ref := hapticTrace(t, nil, 0.001)
 	got := hapticTrace(t, nil, 0.005)
+	for k := range NumFingers {
+		var sum, peak float64
+		for n := range ref {
+			d := sub3(got[n][k], ref[n][k])
+			sum += dot3(d, d)
+			peak = math.Max(peak, norm3(ref[n][k]))
+		}
+		rms := math.Sqrt(sum / float64(len(ref)))
+		t.Logf("%s: RMS difference %.4f N over a force range of %.3f N: %.2f %%", FingerName(k), rms, peak, 100*rms/peak)
+		if rms > 0.1*peak {
+			t.Errorf("%s: RMS difference %.3g N is more than 10 %% of the force range %.3g N", FingerName(k), rms, peak)
+		}
+	}
+}
+
+// TestLocalModelOverFold: the same along the fold scene, whose pads ride
+// the flap over and then pinch, press and slide the fold with two layers
+// between them (24², the cloth every 5 ms against every 1 ms). With
+// -sim.overfold only: it does not meet the goal yet (docs/cloth-contact.md).
+func TestLocalModelOverFold(t *testing.T) {
+	if !*overFold {
+		t.Skip("a goal not met yet (docs/cloth-contact.md); run with -sim.overfold")
+	}
+	edit := func(cfg *Config) { cfg.NodesU, cfg.NodesV = 24, 24 }
+	ref := scriptTrace(t, edit, 0.001, FoldScript, 0)
+	got := scriptTrace(t, edit, 0.005, FoldScript, 0)
 	for k := range NumFingers {
 		var sum, peak float64
 		for n := range ref {
