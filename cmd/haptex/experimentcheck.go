@@ -22,8 +22,9 @@ predicts the threshold a person of Weber fraction W would find
 (detectable_from_x).
 
 -quick is its short form, on the experiment's own cloth and motion (a coarser
-cloth delivers other cues): one reference trial to settle the fabric, then the
-procedure's largest level alone, 4 trials (the test interval first and second
+cloth delivers other cues): one reference interval, unmeasured (the first after
+the grip settles delivers a cue of its own), then the procedure's largest level
+alone, 4 trials (the test interval first and second
 in turn; 12 more from the start when 4 cannot decide). Valid when the contrast
 delivered there is above W at its one-sided 95 % bound (t over the trials'
 spread, cue_sd): the stimulus reaches the finger, and a person discriminates
@@ -73,8 +74,11 @@ func checkExperiment(args []string) error {
 	}
 	if o.Levels == 1 {
 		// The largest level would otherwise take the rig's first
-		// intervals, whose cue is the fabric's first stretch from rest.
+		// interval, whose cue is the fabric's first stretch from rest.
 		o.Warmup = 1
+		if o.Pairs == 0 {
+			o.Pairs = quickPairs // the check's own default, which the verdict's bound needs to know
+		}
 	}
 	if e.Set != nil {
 		return checkSetExperiment(path, o, *quick, *noStim, *asJSON)
@@ -177,10 +181,12 @@ func shortVerdict(rep *experiment.StimulusReport, pairs int) verdict {
 		if l.Ratio != nil {
 			s *= math.Sqrt2
 		}
-		half := math.Inf(1) // one trial has no spread to bound the contrast with
-		if pairs > 1 {
-			half = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(pairs - 1)}.Quantile(0.95) * s / math.Sqrt(float64(pairs))
+		if pairs < 2 {
+			r.Valid, worst = false, max(worst, undecided)
+			r.Reason = "stimulus check (short form): one trial has no spread to bound its contrast with: -pairs 2 or more"
+			continue
 		}
+		half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(pairs - 1)}.Quantile(0.95) * s / math.Sqrt(float64(pairs))
 		v, need := math.Log1p(l.Contrast), math.Log1p(r.Weber)
 		lo, hi := 100*math.Expm1(v-half), 100*math.Expm1(v+half)
 		r.Valid, r.Reason = v-half > need, ""
@@ -239,11 +245,7 @@ func checkSetExperiment(path string, o experiment.CheckOptions, quick, noStim, a
 	short := o.Levels == 1 && rep.Levels != nil
 	if short && len(rep.Levels.Levels) > 0 {
 		// A magnitude estimation: its levels' check, of the largest alone.
-		pairs := o.Pairs
-		if pairs == 0 {
-			pairs = 4
-		}
-		if shortVerdict(rep.Levels, pairs) == undecided && quick {
+		if shortVerdict(rep.Levels, o.Pairs) == undecided && quick {
 			o.Pairs = quickMorePairs
 			if rep, err = experiment.CheckSet(context.Background(), o, intervals); err != nil {
 				return err
