@@ -101,11 +101,22 @@ type CheckOptions struct {
 	// Weber replaces the cue's discrimination threshold (0: the cue's).
 	Weber float64
 	// Levels is how many levels spread over each stream's range (0: 6),
-	// besides a staircase's start.
+	// besides a staircase's start; 1 checks the largest level alone (a
+	// verdict without a threshold prediction).
 	Levels int
 	// Pairs is how many trials the check runs per level, the test
 	// interval second and first in turn (0: 4).
 	Pairs int
+	// Warmup is how many reference intervals the check plays before its
+	// first level, unmeasured (0: none): the first interval after the
+	// grip settles delivers a cue of its own (the fabric's first stretch
+	// from rest), which the full check's lowest level absorbs and a check
+	// of the largest level alone must not.
+	Warmup int
+	// Extremes: an identification or rating set's check (CheckFabrics)
+	// handles, per property, only the fabrics of the smallest and the
+	// largest KES value, the two its verdict compares.
+	Extremes bool
 }
 
 // Check runs the stimulus check: the experiment's motion, in virtual time
@@ -152,7 +163,7 @@ func Check(ctx context.Context, o CheckOptions) (*StimulusReport, error) {
 		if pairs == 0 {
 			pairs = checkPairs
 		}
-		rep, err := checkStream(ctx, e, cfg, stream, sp, n, pairs, o.Weber)
+		rep, err := checkStream(ctx, e, cfg, stream, sp, n, pairs, o.Warmup, o.Weber)
 		if err != nil {
 			return nil, err
 		}
@@ -171,8 +182,12 @@ func Check(ctx context.Context, o CheckOptions) (*StimulusReport, error) {
 }
 
 // checkLevels spreads n levels over a span on its scale, adds the start,
-// and for constant stimuli takes the design's own levels (at most n+2).
+// and for constant stimuli takes the design's own levels (at most n+2);
+// n = 1 is the span's largest level alone, the one the verdict is on.
 func checkLevels(sp psych.Span, n int) []float64 {
+	if n == 1 {
+		return []float64{sp.Max}
+	}
 	var xs []float64
 	if len(sp.Levels) > 0 && len(sp.Levels) <= n+2 {
 		return slices.Clone(sp.Levels)
@@ -233,7 +248,7 @@ func lockstepRig(ctx context.Context, e *Experiment, cfg rig.Config) (*rig.Rig, 
 	return r, s, script, nil
 }
 
-func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int, sp psych.Span, n, pairs int, weber float64) (*StimulusReport, error) {
+func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int, sp psych.Span, n, pairs, warmup int, weber float64) (*StimulusReport, error) {
 	dim := dimensions[e.Stimulus.Kind]
 	cue := dim.cue
 	if weber == 0 {
@@ -267,6 +282,15 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 	}
 	var trials []checkTrial
 	s.Advance(e.Timing.ITI)
+	for range warmup {
+		if _, err := interval(0); err != nil {
+			rep.Reason = fmt.Sprintf("stimulus check: %s cannot be measured at the reference with motion %q: %v (%s)", cue.Name, e.Timing.Motion, err, unmeasurable(e, dim, script, err))
+			return rep, nil
+		}
+	}
+	if warmup > 0 {
+		s.Advance(e.Timing.ITI)
+	}
 	for _, x := range checkLevels(sp, n) {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/app/rig"
+	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/calib/psych"
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/sim"
@@ -58,8 +59,9 @@ type FabricCue struct {
 // the experiment's motion and timing, in virtual time on the simulated
 // devices, for intervals reference intervals each (0: 4), and reports the
 // cue each delivered against its KES quantity: whether what reaches the
-// finger orders the fabrics as their KES values do. The experiment's own
-// fabric is ignored; its dimension must scale a KES quantity.
+// finger orders the fabrics as their KES values do (o.Extremes: only the
+// two fabrics of extreme KES value). The experiment's own fabric is
+// ignored; its dimension must scale a KES quantity.
 func CheckFabrics(ctx context.Context, o CheckOptions, names []string, intervals int) (*FabricReport, error) {
 	e := o.Experiment
 	if e == nil {
@@ -82,6 +84,12 @@ func CheckFabrics(ctx context.Context, o CheckOptions, names []string, intervals
 	base := o.Rig
 	base.Exos, base.Tactile, base.OpenDevices = [sim.NumFingers]devices.Exoskeleton{}, [sim.NumFingers]devices.TactileArray{}, nil
 	base.OutDir, base.RecordDevices, base.Logf = "", false, nil
+	type fabric struct {
+		name string
+		f    *kes.Fabric
+		v    float64
+	}
+	var fabs []fabric
 	for _, name := range names {
 		f, err := o.Library.Load(name)
 		if err != nil {
@@ -91,6 +99,14 @@ func CheckFabrics(ctx context.Context, o CheckOptions, names []string, intervals
 		if err != nil {
 			return nil, err
 		}
+		fabs = append(fabs, fabric{name, f, v})
+	}
+	if o.Extremes && len(fabs) > 2 {
+		slices.SortStableFunc(fabs, func(a, b fabric) int { return cmp.Compare(a.v, b.v) })
+		fabs = []fabric{fabs[0], fabs[len(fabs)-1]}
+	}
+	for _, fb := range fabs {
+		name, f, v := fb.name, fb.f, fb.v
 		cfg, err := rigConfig(e, base, f)
 		if err != nil {
 			return nil, err

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -121,13 +119,10 @@ func TestExperimentCheckExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the stimulus check runs the example's motion 56 times")
 	}
-	bin, _ := program(t)
-	cmd := exec.Command(bin, "experiment", "check", example, "-stimulus", "-json")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	t.Parallel() // beside TestExperimentCheckExamplesQuick's checks
+	out, err := runCheck(t, example, "-stimulus", "-json")
 	if err != nil {
-		t.Fatalf("experiment check: %v\n%s", err, stderr.Bytes())
+		t.Fatalf("experiment check: %v", err)
 	}
 	var rep experiment.StimulusReport
 	if err := json.Unmarshal(out, &rep); err != nil {
