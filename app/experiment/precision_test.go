@@ -25,10 +25,10 @@ import (
 // 1.5× with a probability of 0.9 or more. The force example's delivery
 // is also run through the procedures that were weighed against more
 // trials (Psi, QUEST, a 1-up/2-down staircase), logged for
-// docs/experiments.md. With -long only, as it fits 1,400 simulated runs.
+// docs/experiments.md. With -long only, as it fits 1,300 simulated runs.
 func TestStaircasePrecision(t *testing.T) {
 	if !*long {
-		t.Skip("fits 1,400 simulated runs; run with -long")
+		t.Skip("fits 1,300 simulated runs; run with -long")
 	}
 	const w, runs = 0.15, 100
 	if s := loadExample(t, "stiffness-2afc.toml"); !reflect.DeepEqual(s.Procedure, loadExample(t, "force-2afc.toml").Procedure) {
