@@ -184,8 +184,8 @@ func TestSmootherIsOperatorWithBendingFriction(t *testing.T) {
 		t      float64
 		merged bool
 	}{
-		{"pinch 20²", 20, false, 1.5, false},
-		{"fold 16²", 16, true, 3.2, true},
+		{"pinch 12²", 12, false, 0.5, false},
+		{"fold 12²", 12, true, 3, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newTestCloth(t, func(cfg *Config) {
