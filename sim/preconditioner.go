@@ -29,6 +29,12 @@ type preconditioner struct {
 		gen uint64 // mesh.bendGen
 	}
 
+	// plain: the smoother keeps every coupling of the operator (while the
+	// bending friction lives, see setup); exMid[i] is the first of row i's
+	// to a higher row in the operator's lists.
+	plain bool
+	exMid []int32
+
 	// With self-contact springs in the step, the smoother's couplings are
 	// its bending ones plus the springs', which it never lumps: xmRow,
 	// xmMid, xmCol, xmVal replace smRow, smMid, smCol, smVal (see mixIn).
@@ -64,6 +70,15 @@ func (pc *preconditioner) init(c *Cloth, op *operator) {
 	pc.smVal = make([]float64, 0, len(op.a.exCol))
 	pc.exAbs = make([]float64, c.n)
 	pc.exDrop = make([]float64, c.n)
+	a := op.a
+	pc.exMid = make([]int32, c.n)
+	for i := range c.n {
+		q := a.exRow[i]
+		for q < a.exRow[i+1] && a.exCol[q] < int32(i) {
+			q++
+		}
+		pc.exMid[i] = q
+	}
 	pc.sm.ok = false
 	pc.split.init(c.n)
 	pc.upJob = pc.mulUpperPart
@@ -77,59 +92,20 @@ func (pc *preconditioner) setup() {
 	cK := op.cK
 	if c.cfg.Operator == Assembled {
 		a := op.a
-		// Where the bending-only couplings are small against a row's
-		// weakest diagonal entry, the smoother leaves them out and adds
-		// their magnitudes to the diagonal instead, which keeps its matrix
-		// symmetric and above A (so positive definite) at a third less
-		// work. A coupling is dropped only if both its rows are lumped.
-		// The couplings are cK times the bending operator, so the lists
-		// are rebuilt only when cK, the operator or a row's choice changes.
-		// The bending friction's stiffness (bendhyst.go) changes them at
-		// every pass: with it they are rebuilt every time.
-		fresh := !pc.sm.ok || pc.sm.cK != cK || pc.sm.gen != c.m.bendGen
-		if fresh {
-			pc.sm.ok, pc.sm.cK, pc.sm.gen = !c.dyn.force.hingeLive, cK, c.m.bendGen
+		if c.dyn.force.hingeLive {
+			// The bending friction's stiffness (bendhyst.go) changes the
+			// couplings at every pass and makes them uneven, up to several
+			// times the elastic bending at a reversal: lumping them then
+			// left a patchwork of lumped and kept rows whose smoother
+			// doubled the CG iterations at 64² (docs/cloth.md, section 8).
+			// The smoother keeps every coupling: it reads the operator's.
+			pc.plain, pc.sm.ok = true, false
 			for k := range c.n {
-				var s float64
-				for q := a.exRow[k]; q < a.exRow[k+1]; q++ {
-					s += math.Abs(a.exVal[q])
-				}
-				pc.exAbs[k] = s
+				pc.dinv[k] = a.val[a.diag[k]]
 			}
-		}
-		for k := range c.n {
-			pc.dinv[k] = a.val[a.diag[k]]
-			b := &pc.dinv[k]
-			l := pc.exAbs[k] < 0.25*min(b[0][0], min(b[1][1], b[2][2]))
-			fresh = fresh || l != pc.lumped[k]
-			pc.lumped[k] = l
-		}
-		if fresh {
-			pc.smCol, pc.smVal = pc.smCol[:0], pc.smVal[:0]
-			for k := range c.n {
-				var lump float64
-				pc.smMid[k] = int32(len(pc.smCol))
-				for q := a.exRow[k]; q < a.exRow[k+1]; q++ {
-					j := a.exCol[q]
-					if pc.lumped[k] && pc.lumped[j] {
-						lump += math.Abs(a.exVal[q])
-						continue
-					}
-					if j < int32(k) {
-						pc.smMid[k]++
-					}
-					pc.smCol = append(pc.smCol, j)
-					pc.smVal = append(pc.smVal, a.exVal[q])
-				}
-				pc.smRow[k+1] = int32(len(pc.smCol))
-				pc.exDrop[k] = lump
-			}
-		}
-		for k := range c.n {
-			b, lump := &pc.dinv[k], pc.exDrop[k]
-			b[0][0] += lump
-			b[1][1] += lump
-			b[2][2] += lump
+		} else {
+			pc.plain = false
+			pc.setupLumped(cK)
 		}
 		pc.mixIn()
 	} else {
@@ -205,6 +181,64 @@ func (pc *preconditioner) setup() {
 	}
 }
 
+// setupLumped sets the smoother's diagonal blocks (not yet inverted) and
+// coupling lists for the assembled operator without the bending friction.
+func (pc *preconditioner) setupLumped(cK float64) {
+	c, a := pc.c, pc.op.a
+	// Where the bending-only couplings are small against a row's
+	// weakest diagonal entry, the smoother leaves them out and adds
+	// their magnitudes to the diagonal instead, which keeps its matrix
+	// symmetric and above A (so positive definite) at a third less
+	// work. A coupling is dropped only if both its rows are lumped.
+	// The couplings are cK times the bending operator, so the lists
+	// are rebuilt only when cK, the operator or a row's choice changes.
+	fresh := !pc.sm.ok || pc.sm.cK != cK || pc.sm.gen != c.m.bendGen
+	if fresh {
+		pc.sm.ok, pc.sm.cK, pc.sm.gen = true, cK, c.m.bendGen
+		for k := range c.n {
+			var s float64
+			for q := a.exRow[k]; q < a.exRow[k+1]; q++ {
+				s += math.Abs(a.exVal[q])
+			}
+			pc.exAbs[k] = s
+		}
+	}
+	for k := range c.n {
+		pc.dinv[k] = a.val[a.diag[k]]
+		b := &pc.dinv[k]
+		l := pc.exAbs[k] < 0.25*min(b[0][0], min(b[1][1], b[2][2]))
+		fresh = fresh || l != pc.lumped[k]
+		pc.lumped[k] = l
+	}
+	if fresh {
+		pc.smCol, pc.smVal = pc.smCol[:0], pc.smVal[:0]
+		for k := range c.n {
+			var lump float64
+			pc.smMid[k] = int32(len(pc.smCol))
+			for q := a.exRow[k]; q < a.exRow[k+1]; q++ {
+				j := a.exCol[q]
+				if pc.lumped[k] && pc.lumped[j] {
+					lump += math.Abs(a.exVal[q])
+					continue
+				}
+				if j < int32(k) {
+					pc.smMid[k]++
+				}
+				pc.smCol = append(pc.smCol, j)
+				pc.smVal = append(pc.smVal, a.exVal[q])
+			}
+			pc.smRow[k+1] = int32(len(pc.smCol))
+			pc.exDrop[k] = lump
+		}
+	}
+	for k := range c.n {
+		b, lump := &pc.dinv[k], pc.exDrop[k]
+		b[0][0] += lump
+		b[1][1] += lump
+		b[2][2] += lump
+	}
+}
+
 // mixIn builds the smoother's coupling lists with the self-contact
 // springs' (the operator's merged couplings), or turns them off.
 func (pc *preconditioner) mixIn() {
@@ -218,9 +252,10 @@ func (pc *preconditioner) mixIn() {
 	if len(pc.xmRow) != n+1 {
 		// Room as in bcsr.merge.
 		pc.xmRow, pc.xmMid = make([]int32, n+1), make([]int32, n)
-		pc.xmCol = make([]int32, 0, len(pc.smCol)+cap(cpl))
-		pc.xmVal = make([]float64, 0, len(pc.smCol)+cap(cpl))
+		pc.xmCol = make([]int32, 0, len(a.exCol)+cap(cpl))
+		pc.xmVal = make([]float64, 0, len(a.exCol)+cap(cpl))
 	}
+	smRow, smMid, smCol, smVal := pc.base()
 	pc.xmCol, pc.xmVal = pc.xmCol[:0], pc.xmVal[:0]
 	q := 0
 	for k := range n {
@@ -230,8 +265,8 @@ func (pc *preconditioner) mixIn() {
 		for ; q < len(cpl) && cpl[q].i == int32(k); q++ {
 		}
 		row := cpl[lo:q]
-		for e := pc.smRow[k]; e < pc.smMid[k]; e++ {
-			pc.xmCol, pc.xmVal = append(pc.xmCol, pc.smCol[e]), append(pc.xmVal, pc.smVal[e])
+		for e := smRow[k]; e < smMid[k]; e++ {
+			pc.xmCol, pc.xmVal = append(pc.xmCol, smCol[e]), append(pc.xmVal, smVal[e])
 		}
 		for _, cp := range row {
 			if cp.j < int32(k) {
@@ -239,8 +274,8 @@ func (pc *preconditioner) mixIn() {
 			}
 		}
 		pc.xmMid[k] = int32(len(pc.xmCol))
-		for e := pc.smMid[k]; e < pc.smRow[k+1]; e++ {
-			pc.xmCol, pc.xmVal = append(pc.xmCol, pc.smCol[e]), append(pc.xmVal, pc.smVal[e])
+		for e := smMid[k]; e < smRow[k+1]; e++ {
+			pc.xmCol, pc.xmVal = append(pc.xmCol, smCol[e]), append(pc.xmVal, smVal[e])
 		}
 		for _, cp := range row {
 			if cp.j > int32(k) {
@@ -255,6 +290,16 @@ func (pc *preconditioner) mixIn() {
 func (pc *preconditioner) smoother() (row, mid, col []int32, val []float64) {
 	if pc.mixed {
 		return pc.xmRow, pc.xmMid, pc.xmCol, pc.xmVal
+	}
+	return pc.base()
+}
+
+// base returns the smoother's bending couplings: the operator's own, or
+// the lists setupLumped built.
+func (pc *preconditioner) base() (row, mid, col []int32, val []float64) {
+	if pc.plain {
+		a := pc.op.a
+		return a.exRow, pc.exMid, a.exCol, a.exVal
 	}
 	return pc.smRow, pc.smMid, pc.smCol, pc.smVal
 }
