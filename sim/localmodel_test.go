@@ -66,19 +66,7 @@ func scriptTrace(t *testing.T, edit func(*Config), dt float64, script func(Confi
 func TestLocalModelExtrapolation(t *testing.T) {
 	ref := hapticTrace(t, nil, 0.001)
 	got := hapticTrace(t, nil, 0.005)
-	for k := range NumFingers {
-		var sum, peak float64
-		for n := range ref {
-			d := sub3(got[n][k], ref[n][k])
-			sum += dot3(d, d)
-			peak = math.Max(peak, norm3(ref[n][k]))
-		}
-		rms := math.Sqrt(sum / float64(len(ref)))
-		t.Logf("%s: RMS difference %.4f N over a force range of %.3f N: %.2f %%", FingerName(k), rms, peak, 100*rms/peak)
-		if rms > 0.1*peak {
-			t.Errorf("%s: RMS difference %.3g N is more than 10 %% of the force range %.3g N", FingerName(k), rms, peak)
-		}
-	}
+	within10(t, ref, got)
 }
 
 // TestLocalModelOverFold: the same along the fold scene, whose pads ride
@@ -92,6 +80,13 @@ func TestLocalModelOverFold(t *testing.T) {
 	edit := func(cfg *Config) { cfg.NodesU, cfg.NodesV = 24, 24 }
 	ref := scriptTrace(t, edit, 0.001, FoldScript, 0)
 	got := scriptTrace(t, edit, 0.005, FoldScript, 0)
+	within10(t, ref, got)
+}
+
+// within10 fails unless each finger's force in got is within 10 % RMS of
+// the force range of ref.
+func within10(t *testing.T, ref, got [][NumFingers][3]float64) {
+	t.Helper()
 	for k := range NumFingers {
 		var sum, peak float64
 		for n := range ref {
