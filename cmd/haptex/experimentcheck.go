@@ -25,7 +25,7 @@ predicts the threshold a person of Weber fraction W would find
 cloth delivers other cues): one reference interval, unmeasured (the first after
 the grip settles delivers a cue of its own), then the procedure's largest level
 alone, 4 trials (the test interval first and second
-in turn; 12 more from the start when 4 cannot decide). Valid when the contrast
+in turn; 24 from the start when 4 cannot decide). Valid when the contrast
 delivered there is above W at its one-sided 95 % bound (t over the trials'
 spread, cue_sd): the stimulus reaches the finger, and a person discriminates
 its largest level. It cannot say from which level a person discriminates it
@@ -127,7 +127,7 @@ func checkExperiment(args []string) error {
 
 // quickPairs is how many trials -quick runs at the largest level first,
 // quickMorePairs how many it runs from the start when they cannot decide.
-const quickPairs, quickMorePairs = 4, 12
+const quickPairs, quickMorePairs = 4, 24
 
 // checkStimulus runs the stimulus check; a check of one level is judged
 // by shortVerdict instead of the full check's fitted power law, and
