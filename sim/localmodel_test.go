@@ -21,7 +21,8 @@ func hapticTrace(t *testing.T, edit func(*Config), dt float64) [][NumFingers][3]
 		if edit != nil {
 			edit(cfg)
 		}
-	}, dt, func(cfg Config) *Script { return ShowcasePinch(cfg.Material.Thickness) }, pick(time.Duration(0), 2*time.Second))
+	}, dt, func(cfg Config) *Script { return ShowcasePinch(cfg.Material.Thickness) },
+		pick(time.Duration(0), 2*time.Second)) // under -race: up to mid-pull
 }
 
 // scriptTrace is hapticTrace along the script script(cfg) of a cloth
@@ -36,7 +37,7 @@ func scriptTrace(t *testing.T, edit func(*Config), dt float64, script func(Confi
 	const tick = time.Millisecond
 	d := s.Duration()
 	if until > 0 {
-		d = until // under -race: up to mid-pull
+		d = until
 	}
 	ticks := int(d / tick)
 	per := int(math.Round(dt / tick.Seconds()))

@@ -123,11 +123,10 @@ type selfContact struct {
 	frozen                             bool
 	layers                             [NumFingers]int
 	// face bounds, in a pinch of several layers, the layer each pad
-	// faces: a point p is in pad k's layer when (p − faceAt[k])·faceDir
-	// has the sign faceSign[k] (halfway to the next layer).
-	faceAt   [NumFingers][3]float64
-	faceDir  [3]float64
-	faceSign [NumFingers]float64
+	// faces: the plane through faceAt[k] normal to faceDir (from the
+	// thumb to the index), halfway to the next layer.
+	faceAt  [NumFingers][3]float64
+	faceDir [3]float64
 	// restFar is the rest-surface distance below which two features are
 	// one layer bending round [m].
 	restFar float64
@@ -394,7 +393,6 @@ func (s *selfContact) padLayers(x []float64) {
 	s.faceDir = dir.arr()
 	s.faceAt[Thumb] = add3(a.c, scale3((at[0]+at[1])/2, s.faceDir))
 	s.faceAt[IndexFinger] = add3(a.c, scale3((at[n-2]+at[n-1])/2, s.faceDir))
-	s.faceSign = [NumFingers]float64{-1, 1}
 }
 
 // faces reports whether point p is in the layer pad k faces (always, but
@@ -403,7 +401,11 @@ func (s *selfContact) faces(k int, p [3]float64) bool {
 	if s.layers[k] < 2 {
 		return true
 	}
-	return dot3(sub3(p, s.faceAt[k]), s.faceDir)*s.faceSign[k] > 0
+	h := dot3(sub3(p, s.faceAt[k]), s.faceDir)
+	if k == Thumb {
+		return h < 0
+	}
+	return h > 0
 }
 
 // rayTri returns where the ray o + h·dir crosses the triangle (a, b, c),
