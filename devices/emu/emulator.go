@@ -125,16 +125,23 @@ type Sched struct {
 	Priority int    `json:"priority,omitempty"`
 	Standby  bool   `json:"standby,omitempty"` // a standby thread on another core
 	Note     string `json:"note,omitempty"`    // why not real time
+	// Monitor says why the Go runtime's monitor thread was not made
+	// real-time with the loop (rt.RaiseMonitor), when it was not.
+	Monitor string `json:"monitor,omitempty"`
 }
 
 func (s Sched) String() string {
 	if !s.RealTime {
 		return "normal priority (" + s.Note + ")"
 	}
+	out := fmt.Sprintf("SCHED_FIFO priority %d", s.Priority)
 	if s.Standby {
-		return fmt.Sprintf("SCHED_FIFO priority %d, with a standby thread on another core", s.Priority)
+		out += ", with a standby thread on another core"
 	}
-	return fmt.Sprintf("SCHED_FIFO priority %d", s.Priority)
+	if s.Monitor != "" {
+		out += "; " + s.Monitor
+	}
+	return out
 }
 
 // Stalls sums its devices' physics stalls (Device.Stalls): the times the
@@ -469,7 +476,11 @@ func Realtime(prio int) Sched {
 	if err := rt.LockRealtime(prio); err != nil {
 		return Sched{Note: fmt.Sprintf("SCHED_FIFO priority %d not permitted: %v; it needs root or CAP_SYS_NICE", prio, err)}
 	}
-	return Sched{RealTime: true, Priority: prio}
+	s := Sched{RealTime: true, Priority: prio}
+	if err := rt.RaiseMonitor(); err != nil {
+		s.Monitor = err.Error()
+	}
+	return s
 }
 
 // Ports lists the emulated devices' ports.

@@ -24,23 +24,31 @@
 // run queue for milliseconds. ReserveProcs, called before the loops start,
 // gives each loop a P of its own.
 //
-// # Sleeping without the scheduler
+// # The runtime's monitor
 //
 // A sleep in a system call the scheduler sees lets its monitor thread
-// (sysmon, at normal priority) lock the sleeping goroutine's status for a
-// moment to retake its P (Go 1.26). If the sleeper's timer expires while
-// sysmon holds that lock on the same core, the real-time thread preempts
-// sysmon and then spins in the runtime's exitsyscall until the kernel
-// moves sysmon to another core: the device emulator's loop spun so for
-// 10-15 ms a few times a minute, and the kernel's tty worker, queued on
-// that core, held every line's bytes as long. Sleep makes the system call
-// raw, so the goroutine never leaves the running state and sysmon never
-// takes the lock. The emulator, which does not allocate while it runs,
-// sleeps so. A process that collects garbage must not: each
-// stop-the-world then preempts the sleeping goroutine, which needs another
-// thread to hand its P back, so the loops here keep the scheduler's sleep
-// (the host's 1 kHz loop with Sleep: 613 of 23,600 ticks over 1 ms late
-// against 20 with the scheduler's sleep, at load 17).
+// (sysmon) lock the sleeping goroutine's status for a moment, on each of
+// its passes, to decide whether to retake its P (Go 1.26). If the
+// sleeper's timer expires while a normal-priority monitor holds that lock
+// on the same core, the real-time thread preempts it and then spins in
+// the runtime's exitsyscall until the kernel moves the monitor to another
+// core, and everything queued on that core (the kernel's tty worker,
+// which carries the device lines' bytes) waits as long. So the first
+// thread made real-time raises the monitor itself to SCHED_FIFO at
+// MonitorPriority, above the loops (RaiseMonitor): its pass, a few µs,
+// then always ends before a loop can take its core.
+// TestMonitorInversion builds the case; docs/safety.md has the figures.
+//
+// # Sleeping without the scheduler
+//
+// Sleep sleeps in a raw system call: the goroutine never leaves the
+// running state and the monitor never takes the lock. The device
+// emulator, which does not allocate while it runs, sleeps so. A process
+// that collects garbage must not: each stop-the-world then preempts the
+// sleeping goroutine, which needs another thread to hand its P back, so
+// the loops here keep the scheduler's sleep (the host's 1 kHz loop with
+// Sleep: 613 of 23,600 ticks over 1 ms late against 20 with the
+// scheduler's sleep, at load 17).
 //
 // The thread is never unlocked: when the loop returns, its goroutine exits
 // locked, so the runtime retires the thread instead of handing a real-time

@@ -162,6 +162,9 @@ func (l *Loop) Run(ctx context.Context) error {
 			l.logf("rt: loop %s: SCHED_FIFO priority %d not permitted (%v); running at normal priority", l.cfg.Name, l.cfg.Priority, err)
 		} else {
 			l.Tel.RealTime.Store(true)
+			if err := RaiseMonitor(); err != nil {
+				l.logf("rt: loop %s: %v; a stall of the monitor can hold this loop's thread (the package doc, \"The runtime's monitor\")", l.cfg.Name, err)
+			}
 		}
 	}
 	if l.cfg.Nice != 0 && !l.Tel.RealTime.Load() {

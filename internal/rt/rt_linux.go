@@ -76,6 +76,9 @@ func setRealtime(priority int, flag *atomic.Bool) error {
 	}, 0)
 	if err == nil {
 		watch(flag)
+		// Not waited for: a link's keeper must send its first heartbeat
+		// at once.
+		go func() { _ = RaiseMonitor() }()
 	}
 	return err
 }

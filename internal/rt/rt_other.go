@@ -54,3 +54,11 @@ const realtimeSupported = false
 
 // Demotions is always 0: there is no real-time scheduling to take away.
 func Demotions() uint64 { return 0 }
+
+// MonitorPriority is the monitor's priority on Linux.
+const MonitorPriority = 98
+
+// RaiseMonitor is implemented on Linux only.
+func RaiseMonitor() error {
+	return errors.New("real-time scheduling is implemented on Linux only")
+}

@@ -1,0 +1,165 @@
+//go:build linux
+
+package rt
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+var (
+	inversionFor  = flag.Duration("rt.inversion", 4*time.Second, "how long TestMonitorInversion runs its 20 kHz loop")
+	monitorNormal = flag.Bool("rt.monitor-normal", false, "TestMonitorInversion: put the runtime's monitor back under normal scheduling first, the case RaiseMonitor prevents (expected to fail)")
+)
+
+// The monitor is made real-time above the loops, and the threads it
+// starts are not.
+func TestRaiseMonitor(t *testing.T) {
+	needFIFO(t)
+	if err := RaiseMonitor(); err != nil {
+		t.Fatal(err)
+	}
+	tid := monitor.tid
+	attr, err := unix.SchedGetAttr(tid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if attr.Policy != unix.SCHED_FIFO || attr.Priority != MonitorPriority || attr.Flags&unix.SCHED_FLAG_RESET_ON_FORK == 0 {
+		t.Fatalf("monitor thread %d: policy %d priority %d flags %#x, want SCHED_FIFO %d with reset-on-fork", tid, attr.Policy, attr.Priority, attr.Flags, MonitorPriority)
+	}
+	// It is the runtime's monitor: the thread that sleeps between passes
+	// it makes more often while a goroutine sits in a system call with
+	// work waiting for its P (the monitor retakes the P every 20 µs then).
+	before := wakeups(t, tid)
+	busy(100 * time.Millisecond)
+	if d := wakeups(t, tid) - before; d < 50 {
+		t.Errorf("thread %d woke %d times in 100 ms while a P sat in a system call with work waiting: not the runtime's monitor", tid, d)
+	}
+}
+
+// wakeups is how many times thread tid has been scheduled in (the third
+// field of its schedstat).
+func wakeups(t *testing.T, tid int) int64 {
+	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/schedstat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run, wait, n int64
+	if _, err := fmt.Sscan(string(b), &run, &wait, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// busy holds GOMAXPROCS at 1 while one goroutine sleeps in a system call
+// and another waits to run, for d.
+func busy(d time.Duration) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	done := make(chan struct{})
+	go func() {
+		for end := time.Now().Add(d); time.Now().Before(end); {
+		}
+		close(done)
+	}()
+	ts := unix.NsecToTimespec(int64(d))
+	_ = unix.ClockNanosleep(unix.CLOCK_MONOTONIC, 0, &ts, nil)
+	<-done
+}
+
+// A real-time loop sleeping in the scheduler's sleep at 20 kHz, with the
+// runtime's monitor pinned to the loop's core so that the kernel cannot
+// move it away: with the monitor at normal priority the loop, woken while
+// the monitor holds its goroutine's status, spins in exitsyscall until the
+// watchdog demotes it (-rt.monitor-normal shows it); raised, it never
+// waits for more than the monitor's pass.
+func TestMonitorInversion(t *testing.T) {
+	needFIFO(t)
+	own, _, err := twoCPUs()
+	if err != nil {
+		t.Skipf("needs two cores: %v", err)
+	}
+	if err := RaiseMonitor(); err != nil {
+		t.Fatal(err)
+	}
+	tid := monitor.tid
+	var one, all unix.CPUSet
+	one.Set(own)
+	if err := unix.SchedGetaffinity(tid, &all); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.SchedSetaffinity(tid, &one); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = unix.SchedSetaffinity(tid, &all) }()
+	if *monitorNormal {
+		normal := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
+		if err := unix.SchedSetAttr(tid, &normal, 0); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			raised := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: MonitorPriority, Flags: unix.SCHED_FLAG_RESET_ON_FORK}
+			_ = unix.SchedSetAttr(tid, &raised, 0)
+		}()
+	}
+	defer ReserveProcs(2)()
+	// A goroutine woken before each sleep leaves work waiting for the
+	// loop's P, so the monitor keeps its shortest pass interval.
+	wake := make(chan struct{}, 1)
+	defer close(wake)
+	go func() {
+		for range wake {
+		}
+	}()
+	demotions := Demotions()
+	const period = 50 * time.Microsecond
+	type result struct {
+		worst time.Duration
+		late  int
+		err   error
+	}
+	res := make(chan result)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread dies with it
+		var r result
+		if r.err = pinThread(own); r.err == nil {
+			r.err = setRealtime(80, nil)
+		}
+		if r.err != nil {
+			res <- r
+			return
+		}
+		next := monoNow()
+		for range int(*inversionFor / period) {
+			next += int64(period)
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+			if r.err = sleepUntilMono(next); r.err != nil {
+				break
+			}
+			d := time.Duration(monoNow() - next)
+			r.worst = max(r.worst, d)
+			if d > 50*time.Millisecond {
+				r.late++
+				next = monoNow()
+			}
+		}
+		res <- r
+	}()
+	r := <-res
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	t.Logf("%d wakes %v apart, the monitor pinned to cpu %d: the latest %v", int(*inversionFor/period), period, own, r.worst)
+	if n := Demotions() - demotions; n > 0 || r.late > 0 {
+		t.Errorf("%d wakes over 50 ms late (the latest %v), %d threads demoted by the watchdog: the loop waited for the runtime's monitor", r.late, r.worst, n)
+	}
+}
