@@ -100,7 +100,7 @@ type SafetyConfig struct {
 	EnableRamp    time.Duration // torque and force ramp from 0 on enable
 	EnableWait    time.Duration // how long a device may take to report its power stage on after enable
 	StopRamp      time.Duration // torque ramp to 0 on a fault
-	Silent        time.Duration // a device with no new sample for longer is silent
+	Silent        time.Duration // a device with no new sample for longer, in the loop's own time (its stalls not counted), is silent
 	OverrunStreak int           // this many late ticks in a row trip both fingers
 	OverrunFactor float64       // a tick later than this many periods after the previous one is late
 	Recover       time.Duration // healthy time before a tripped finger is re-enabled

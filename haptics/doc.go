@@ -49,7 +49,7 @@
 //
 // Each finger is in one State (safe, enabling, active, stopping) with a
 // Reason. Faults (device gone or erroring, silent for more than
-// safety.silent_ms, a streak of late ticks, NaN or Inf in a sample, the
+// safety.silent_ms of the loop's own time, a streak of late ticks, NaN or Inf in a sample, the
 // model or the controller, a sensor spike, a force or speed trip, device
 // fault bits, a power stage that goes off, or does not report itself on
 // within safety.enable_wait_ms of the enable) ramp the torque to zero

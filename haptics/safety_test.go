@@ -308,3 +308,64 @@ func TestSilenceIsNotStaysEnabled(t *testing.T) {
 		t.Errorf("%+v after the silence", st)
 	}
 }
+
+// Silence is counted while the loop runs: samples held on the way during
+// a stall of the loop itself (under the overrun check's bounds) are not a
+// silent device, and a device that does fall silent is still flagged
+// within safety.silent_ms of the loop's own time.
+func TestSilenceCountsTheLoopsTime(t *testing.T) {
+	const ms = time.Millisecond
+	for _, tc := range []struct {
+		name               string
+		stallFrom, stallTo time.Duration // the loop runs no tick in [stallFrom, stallTo)
+		quietFrom, quietTo time.Duration // the device's samples do not arrive
+		tripBy             time.Duration // 0: no device-silent trip
+	}{
+		// The loop's tick after 299 ms comes at 303 ms, and its reads find
+		// no new sample until 306 ms: 7 ms since the last, 4 of them
+		// listened.
+		{"held during a stall", 300 * ms, 303 * ms, 300 * ms, 306 * ms, 0},
+		// Silent for good from 300 ms with the same kind of stall at
+		// 302-305 ms: flagged at most the stall's 3 ms later than without.
+		{"silent across a stall", 302 * ms, 305 * ms, 300 * ms, time.Second, 308 * ms},
+		{"silent, no stall", 0, 0, 300 * ms, time.Second, 305 * ms},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := twin.DefaultExoParams()
+			e, err := twin.NewExo(p, twin.DefaultBase(1), holdIntent{homePad(p, 1)}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &frozen{Exo: e}
+			s, err := NewServo(DefaultConfig(), [sim.NumFingers]Finger{{}, {Device: d, Kin: e.Kinematics(), Base: e.Base()}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rec TickRecord
+			var in sim.Output
+			tripped := time.Duration(-1)
+			for k := time.Duration(0); k < 400*ms; k += ms {
+				if k >= tc.stallFrom && k < tc.stallTo {
+					continue
+				}
+				e.Advance(k)
+				d.on = k >= tc.quietFrom && k < tc.quietTo
+				s.Tick(k, &in, nil, &rec)
+				switch fr := &rec.Fingers[1]; fr.Reason {
+				case ReasonSilent:
+					if tripped < 0 {
+						tripped = k
+					}
+				case ReasonOverrun:
+					t.Fatalf("overrun at %v: the stall is meant to stay within the overrun check's bounds", k)
+				}
+			}
+			switch {
+			case tc.tripBy == 0 && tripped >= 0:
+				t.Errorf("device-silent at %v: samples held during the loop's own stall counted as the device's silence", tripped)
+			case tc.tripBy > 0 && (tripped < 0 || tripped > tc.tripBy):
+				t.Errorf("device-silent at %v, want by %v", tripped, tc.tripBy)
+			}
+		})
+	}
+}

@@ -230,6 +230,14 @@ func (s *Servo) Tick(t time.Duration, in *sim.Output, out *sim.FingerState, rec 
 		} else {
 			s.streak = 0
 		}
+		// Silence is judged over the time the loop listened: a stall of
+		// the loop itself is the overrun check's, and the samples the
+		// device sent meanwhile are still on their way to the reader.
+		if gap := t - s.tPrev; gap > s.period {
+			for f := range s.fingers {
+				s.fingers[f].lastFresh += gap - s.period
+			}
+		}
 	}
 	s.started, s.tPrev = true, t
 	for f := range s.fingers {
