@@ -12,29 +12,35 @@ import (
 
 // watchPower prints every switch of an emulated exoskeleton's power
 // stage, with what switched it (enable, disable, hello, watchdog, fault):
-// the safe state as the device itself confirms it. A line the output
-// cannot take at once is dropped; the device is never held for it.
+// the safe state as the device itself confirms it. A switch the output
+// cannot take at once is dropped; the device is never held for it, and
+// the line is formatted away from the device's real-time loop, which
+// reports the switch.
 func watchPower(em *emu.Emulator, out io.Writer) {
-	lines := make(chan string, 256)
+	type power struct {
+		name, cause string
+		on          bool
+	}
+	switches := make(chan power, 256)
 	for _, p := range em.Ports() {
 		if p.Kind != wire.KindExo.String() {
 			continue
 		}
 		name := p.Name
 		em.Plug(name).Device().OnPower(func(on bool, cause string) {
-			state := "off"
-			if on {
-				state = "on"
-			}
 			select {
-			case lines <- fmt.Sprintf("%s: power stage %s (%s)", name, state, cause):
+			case switches <- power{name, cause, on}:
 			default:
 			}
 		})
 	}
 	go func() {
-		for l := range lines {
-			fmt.Fprintln(out, l)
+		for s := range switches {
+			state := "off"
+			if s.on {
+				state = "on"
+			}
+			fmt.Fprintf(out, "%s: power stage %s (%s)\n", s.name, state, s.cause)
 		}
 	}()
 }
