@@ -120,8 +120,10 @@ var (
 		},
 	}
 	// cueBendingLoad is the loading stiffness of the fold: the pinched
-	// fabric, pushed up until it buckles, pushes back on the pads by its
-	// weight and by its bending rigidity and bending friction.
+	// fabric, pushed up until it buckles, pushes back on the pads mostly
+	// by the weight of the fabric below the pinch, of which a stiffer
+	// fabric lifts more; the bending force itself is a few millinewtons
+	// at the examples' mesh (docs/evaluation.md).
 	cueBendingLoad = &Cue{
 		Name: "bending-stiffness", Unit: "N/m", Weber: 0.23, Phase: bendPhase,
 		Source: "a stiffness cue: Jones & Hunter 1990 (23 %)",

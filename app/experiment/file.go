@@ -146,10 +146,12 @@ func rubScript(sc twin.Scene) *twin.Script {
 
 // foldScript pinches the fabric and pushes the pinched point foldPush
 // up towards the rod in the fabric's plane: the fabric between them
-// cannot carry the compression and buckles, and what pushes back on the
-// pads is the force that bends it, which grows with its bending rigidity
-// (Euler's buckling load is proportional to B), rather than the weight a
-// lift mostly raises.
+// cannot carry the compression and buckles. It was meant to load the pads
+// with the force that bends the fabric (Euler's buckling load grows with
+// B); what it loads them with is mostly the weight of the fabric below the
+// pinch, which the pads take over once the fabric above goes slack, and
+// how much of that sheet lifts with the pinch grows with B
+// (docs/evaluation.md, "What the fold's cue is made of").
 func foldScript(sc twin.Scene) *twin.Script {
 	return twin.GripScript(sc, [3]float64{0, foldPush, 0}, bendPhase)
 }
