@@ -73,7 +73,9 @@ func TestLocalModelExtrapolation(t *testing.T) {
 // TestLocalModelOverFold: the same along the fold scene, whose pads ride
 // the flap over and then pinch, press and slide the fold with two layers
 // between them (24², the cloth every 5 ms against every 1 ms). With
-// -sim.overfold only: it does not meet the goal yet (docs/cloth-contact.md).
+// -sim.overfold only: it does not meet the goal yet, and the 1 ms
+// reference loses the flap before the pinch, so its pads hold one layer
+// (docs/cloth-contact.md).
 func TestLocalModelOverFold(t *testing.T) {
 	if !*overFold {
 		t.Skip("a goal not met yet (docs/cloth-contact.md); run with -sim.overfold")
