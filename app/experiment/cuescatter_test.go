@@ -77,14 +77,16 @@ func (s sensorRig) rig() rig.Config {
 var sensorRigs = []sensorRig{{"seed 1 (the default)", 1, true}, {"seed 1, no noise", 1, false}, {"seed 3", 3, true}, {"seed 7", 7, true}, {"seed 11", 11, true}, {"seed 13", 13, true}}
 
 // The stiffness example's full stimulus check, as haptex experiment check
-// runs it, on the rigs of TestStiffnessCueScatter: valid on each, and its
-// +40 % level reads at least 1.3 on each (the level the example's
-// staircase starts at). Builds that differ only by rounding play the
-// stretches along other trajectories as another seed does, so this is
-// the check's reading from one build to the next. Each rig's +40 %
-// reading, the curve's value there, the cue's spread and the predicted
-// threshold (W 0.15) are logged; figures in docs/experiments.md. With
-// -long only: six full checks.
+// runs it, on the rigs of TestStiffnessCueScatter: valid on each, with
+// the stimulus reaching the finger at +40 % (the level the example's
+// staircase starts at: above 1.2, where a stimulus lost on the way
+// reads about 1). Builds that differ only by rounding play the stretches
+// along other trajectories as another seed does, so this is the check's
+// reading from one build to the next; each rig's +40 % reading, the
+// curve's value there, the cue's spread and the predicted threshold
+// (W 0.15) are logged, figures in docs/experiments.md. It does not hold
+// the reading to 1.3: the delivery itself differs from rig to rig (1.27
+// to 1.40 over 20 pairs), about 1.33. With -long only: six full checks.
 func TestStiffnessCheckAcrossRigs(t *testing.T) {
 	if !*long {
 		t.Skip("runs the stiffness example's full check on six rigs; run with -long")
@@ -103,8 +105,8 @@ func TestStiffnessCheckAcrossRigs(t *testing.T) {
 		u := math.Log(rep.gain(40))
 		t.Logf("sensor %s: +40 %% reads %.3f (the curve %.3f), cue_sd %.3f, predicted threshold for W 0.15 %.3g %%, valid %v",
 			s.name, r, math.Exp(rep.Curve[0]*u+rep.Curve[1]*u*u), rep.CueSD, rep.Predict(0.15), rep.Valid)
-		if !rep.Valid || r < 1.3 {
-			t.Errorf("sensor %s: +40 %% reads %.3f, want at least 1.3 (valid %v: %s)", s.name, r, rep.Valid, rep.Reason)
+		if !rep.Valid || r < 1.2 {
+			t.Errorf("sensor %s: +40 %% reads %.3f, want above 1.2 (valid %v: %s)", s.name, r, rep.Valid, rep.Reason)
 		}
 	}
 }
