@@ -117,7 +117,7 @@ func TestExperimentCheckExample(t *testing.T) {
 		t.Errorf("bad stimulus kind: %v", err)
 	}
 	if testing.Short() {
-		t.Skip("the stimulus check runs the example's motion 56 times")
+		t.Skip("the stimulus check runs the example's motion 57 times")
 	}
 	t.Parallel() // beside TestExperimentCheckExamplesQuick's checks
 	out, err := runCheck(t, example, "-stimulus", "-json")

@@ -15,16 +15,16 @@ import (
 
 // checkNotes says what the stimulus check's short form can and cannot
 // conclude; experiment check's usage prints it after the flags.
-const checkNotes = `The full check runs 6 levels over the procedure's range (and a staircase's
-start), 4 trials each, judges the contrast a power law fitted over them gives
-at the largest level (valid from twice the cue's Weber fraction W) and
-predicts the threshold a person of Weber fraction W would find
-(detectable_from_x).
+const checkNotes = `The full check plays one reference interval, unmeasured (the first after the
+grip settles delivers a cue of its own), then 6 levels over the procedure's
+range (and a staircase's start), 4 trials each, judges the contrast a power
+law fitted over them gives at the largest level (valid from twice the cue's
+Weber fraction W) and predicts the threshold a person of Weber fraction W
+would find (detectable_from_x).
 
 -quick is its short form, on the experiment's own cloth and motion (a coarser
-cloth delivers other cues): one reference interval, unmeasured (the first after
-the grip settles delivers a cue of its own), then the procedure's largest level
-alone, 4 trials (the test interval first and second
+cloth delivers other cues): the same reference interval, then the procedure's
+largest level alone, 4 trials (the test interval first and second
 in turn; 24 from the start when 4 cannot decide). Valid when the contrast
 delivered there is above W at its one-sided 95 % bound (t over the trials'
 spread, cue_sd): the stimulus reaches the finger, and a person discriminates
@@ -72,13 +72,8 @@ func checkExperiment(args []string) error {
 	if *quick {
 		o.Levels, o.Pairs, o.Extremes = 1, quickPairs, true
 	}
-	if o.Levels == 1 {
-		// The largest level would otherwise take the rig's first
-		// interval, whose cue is the fabric's first stretch from rest.
-		o.Warmup = 1
-		if o.Pairs == 0 {
-			o.Pairs = quickPairs // the check's own default, which the verdict's bound needs to know
-		}
+	if o.Levels == 1 && o.Pairs == 0 {
+		o.Pairs = quickPairs // the check's own default, which the verdict's bound needs to know
 	}
 	if e.Set != nil {
 		return checkSetExperiment(path, o, *quick, *noStim, *asJSON)
