@@ -268,12 +268,10 @@ func (d *frozen) Read(st *devices.ExoState) error {
 	return err
 }
 
-// A device that falls silent, trips device-silent and speaks again just
-// before the host's switch-off reaches it, its new sample still reporting
-// the stage on, is not stays-enabled: the wait is counted in the device's
-// time from when the host switched the stage off, not from the last
-// sample it had.
-func TestSilenceIsNotStaysEnabled(t *testing.T) {
+// frozenIndex is a servo whose index finger holds its pad on an
+// exoskeleton twin behind a frozen link, and no thumb.
+func frozenIndex(t *testing.T) (*twin.Exo, *frozen, *Servo) {
+	t.Helper()
 	p := twin.DefaultExoParams()
 	e, err := twin.NewExo(p, twin.DefaultBase(1), holdIntent{homePad(p, 1)}, 1)
 	if err != nil {
@@ -284,6 +282,16 @@ func TestSilenceIsNotStaysEnabled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return e, d, s
+}
+
+// A device that falls silent, trips device-silent and speaks again just
+// before the host's switch-off reaches it, its new sample still reporting
+// the stage on, is not stays-enabled: the wait is counted in the device's
+// time from when the host switched the stage off, not from the last
+// sample it had.
+func TestSilenceIsNotStaysEnabled(t *testing.T) {
+	e, d, s := frozenIndex(t)
 	var rec TickRecord
 	var in sim.Output
 	safe := time.Duration(-1)
@@ -331,16 +339,7 @@ func TestSilenceCountsTheLoopsTime(t *testing.T) {
 		{"silent, no stall", 0, 0, 300 * ms, time.Second, 305 * ms},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := twin.DefaultExoParams()
-			e, err := twin.NewExo(p, twin.DefaultBase(1), holdIntent{homePad(p, 1)}, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := &frozen{Exo: e}
-			s, err := NewServo(DefaultConfig(), [sim.NumFingers]Finger{{}, {Device: d, Kin: e.Kinematics(), Base: e.Base()}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			e, d, s := frozenIndex(t)
 			var rec TickRecord
 			var in sim.Output
 			tripped := time.Duration(-1)
