@@ -220,7 +220,8 @@ func (s *Servo) Status(f int) FingerStatus { return s.fingers[f].status }
 func (s *Servo) Tick(t time.Duration, in *sim.Output, out *sim.FingerState, rec *TickRecord) {
 	overrun := false
 	if s.started {
-		if gap := t - s.tPrev; float64(gap) > s.cfg.Safety.OverrunFactor*float64(s.period) {
+		gap := t - s.tPrev
+		if float64(gap) > s.cfg.Safety.OverrunFactor*float64(s.period) {
 			overrun = true
 			s.streak++
 			// A single stall longer than the silence watchdog trips at once.
@@ -233,7 +234,7 @@ func (s *Servo) Tick(t time.Duration, in *sim.Output, out *sim.FingerState, rec 
 		// Silence is judged over the time the loop listened: a stall of
 		// the loop itself is the overrun check's, and the samples the
 		// device sent meanwhile are still on their way to the reader.
-		if gap := t - s.tPrev; gap > s.period {
+		if gap > s.period {
 			for f := range s.fingers {
 				s.fingers[f].lastFresh += gap - s.period
 			}

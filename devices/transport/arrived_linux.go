@@ -24,8 +24,9 @@ import (
 //
 // Both calls are raw system calls, which the Go scheduler is not told of:
 // they never wait, and a real-time thread leaving a call the scheduler saw
-// can spin until the scheduler's monitor thread, at normal priority, lets
-// go of its goroutine (internal/rt, "Sleeping without the scheduler").
+// can spin until the scheduler's monitor thread lets go of its goroutine
+// (internal/rt, "The runtime's monitor" and "Sleeping without the
+// scheduler").
 func ReadArrived(fd int, b []byte) (int, error) {
 	var n int32
 	_, _, errno := unix.RawSyscall(unix.SYS_IOCTL, uintptr(fd), unix.TIOCINQ, uintptr(unsafe.Pointer(&n)))

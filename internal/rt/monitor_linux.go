@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -59,11 +58,13 @@ func RaiseMonitor() error {
 	return monitor.err
 }
 
-// Sampling of the threads' system calls: while any P runs, the monitor
-// sleeps in nanosleep (the runtime's usleep) between its passes, 20 µs to
-// 10 ms, and runs for a few µs. No other thread of a Go program sleeps in nanosleep for
-// longer than a few µs (the runtime's scheduler, stealing work, naps 3 µs
-// so), and the loops here sleep in clock_nanosleep.
+// Sampling of the threads' system calls: the monitor sleeps in nanosleep
+// (the runtime's usleep) between its passes, 20 µs to 10 ms, and runs for
+// a few µs; in a process with nothing to run it sleeps in a futex until
+// the next timer, and the search's own timers keep it passing. No other
+// thread of a Go program sleeps in nanosleep for longer than a few µs (the
+// runtime's scheduler, stealing work, naps 3 µs so), and the loops here
+// sleep in clock_nanosleep.
 const (
 	monitorSamples  = 20
 	monitorInterval = 2 * time.Millisecond
@@ -75,14 +76,6 @@ const (
 // quarter of them (a busy monitor sleeps about half the time), when it is
 // the only thread so found more than twice.
 func findMonitor() (int, error) {
-	// The monitor sleeps in a futex instead while every P is idle: keep
-	// one busy meanwhile.
-	var stop atomic.Bool
-	defer stop.Store(true)
-	go func() {
-		for !stop.Load() {
-		}
-	}()
 	hits := map[int]int{}
 	want := strconv.Itoa(unix.SYS_NANOSLEEP)
 	for i := range monitorSamples {
