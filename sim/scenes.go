@@ -121,28 +121,28 @@ func (f fold) keys(z0, surf, th float64) []Keyframe {
 }
 
 // CrumpleScript is the crumple scene: both pads press into the front of
-// the cloth 10 cm apart and push it back, then move together, so that the
-// cloth between them bunches into folds, and push the bunch up towards the
-// stand, pressing it, before they withdraw. It lasts 5.5 s.
+// the hanging cloth near its bottom edge, 10 cm apart, and push it up
+// towards the stand's rod, so that the cloth above them, with nothing to
+// hold it up, piles into folds laid on one another; they hold the pile
+// pressed, then withdraw. It lasts 4.5 s.
 func CrumpleScript(cfg Config) *Script {
 	c, w, h, surf, _ := sceneRef(cfg)
 	const ms = time.Millisecond
-	x0, y0 := c[0]+w/2, c[1]+0.4*h
-	at := func(half, dy, z float64) [NumFingers][3]float64 {
-		return [NumFingers][3]float64{{x0 - half, y0 + dy, c[2] + z}, {x0 + half, y0 + dy, c[2] + z}}
+	x0 := c[0] + w/2
+	at := func(y, z float64) [NumFingers][3]float64 {
+		const half = 0.05
+		return [NumFingers][3]float64{{x0 - half, c[1] + y, c[2] + z}, {x0 + half, c[1] + y, c[2] + z}}
 	}
-	const far, wide, close = 0.05, 0.05, 0.0085 // the pads' surfaces 1 mm apart when close
-	press := surf - 0.015                       // 1.5 cm behind the cloth's plane
+	const far = 0.05
+	press := surf - 0.004 // 4 mm behind the cloth's plane
+	low, high := 0.05*h, 0.65*h
 	keys := []Keyframe{
-		{0, at(wide, 0, far)},
-		{500 * ms, at(wide, 0, surf+0.003)},
-		{1000 * ms, at(wide, 0, press)},
-		{2200 * ms, at(close, 0, press)},
-		{2500 * ms, at(close, 0, press)},
-		{3500 * ms, at(close, 0.3*h, press-0.01)},
-		{4000 * ms, at(close, 0.3*h, press-0.01)},
-		{4500 * ms, at(wide, 0.3*h, far)},
-		{5500 * ms, at(wide, 0, far)},
+		{0, at(low, far)},
+		{500 * ms, at(low, surf+0.003)},
+		{1000 * ms, at(low, press)},
+		{3000 * ms, at(high, press)},
+		{3500 * ms, at(high, press)},
+		{4500 * ms, at(high, far)},
 	}
 	s, err := NewScript(keys)
 	if err != nil {

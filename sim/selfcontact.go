@@ -113,10 +113,13 @@ type selfContact struct {
 	pressed []bool
 	// The stack's couplings cK·k·w_i·w_j, i ≠ j, sorted by row.
 	cpl  []scalarCoupling
-	x0   []float64    // positions at the step's start
-	zone []int32      // impact zones: union-find parents per node
-	disp []float64    // the step's displacement before the fail-safe
-	zsum [][5]float64 // per zone: Σ m·d (3), Σ m (+Inf with a pinned node), nodes
+	x0   []float64 // positions at the step's start
+	zone []int32   // impact zones: union-find parents per node
+	disp []float64 // the step's displacement before the fail-safe
+	// The impact zones' result, while separateAfterZones tries to improve
+	// on it.
+	xz, vz []float64
+	zsum   [][5]float64 // per zone: Σ m·d (3), Σ m (+Inf with a pinned node), nodes
 	// Per step: pairs found, corrections, collisions; and the layers each
 	// pad's pinch holds.
 	nProx, nStack, nResp, nCCD, nZones int
@@ -185,6 +188,8 @@ func (s *selfContact) init(c *Cloth) {
 	s.x0 = make([]float64, 3*n)
 	s.zone = make([]int32, n)
 	s.disp = make([]float64, 3*n)
+	s.xz = make([]float64, 3*n)
+	s.vz = make([]float64, 3*n)
 	s.zsum = make([][5]float64, n)
 	// Room for what a fold of the whole cloth finds (the fold scene: up to
 	// 272 pairs at 16², 269 at 64²), so that a handling does not grow the
@@ -624,6 +629,13 @@ func (s *selfContact) correct(p *featPair, x, v []float64, target, mu float64) b
 	return true
 }
 
+// maxSeparationRounds bounds the fail-safe's separation sweeps. Moving
+// one pair apart can push a third layer's feature towards another (in a
+// fold laid over a fold), so the sweeps go on until none moves a pair (a
+// random fold of TestRandomFoldAndPinch needed 6, where 3 left a pair at
+// 0.28 of the thickness).
+const maxSeparationRounds = 20
+
 // maxZoneRounds bounds the fail-safe's rounds of detection and merging
 // before it keeps the cloth's start-of-step shape.
 const maxZoneRounds = 50
@@ -632,9 +644,11 @@ const maxZoneRounds = 50
 // every collision of the step from x0 (s.x0) to x by rigid impact zones
 // (see the top of the file), adjusting x and v. It first moves apart, to
 // minSeparation of the thickness, the pairs of features that end the step
-// closer than that without having been proximity pairs at its start (they
-// approached faster than the proximity's reach in one step), along the
-// direction between them at the start: a pair that crossed is moved back.
+// closer than that (pairs that approached faster than the proximity's
+// reach in one step, and edge pairs the response measured at other
+// points), to the side they were on at the start: a pair that crossed is
+// moved back. After impact zones it does so once more
+// (separateAfterZones).
 func (s *selfContact) failsafe(x, v []float64) {
 	c := s.c
 	th := c.fab.thick
@@ -648,7 +662,7 @@ func (s *selfContact) failsafe(x, v []float64) {
 	s.bvh.refit(s.x0, x, r/2)
 	pairs := s.bvh.collect(0.5)
 	var moved float64
-	for range 3 {
+	for range maxSeparationRounds {
 		n, m := s.separate(x, v, pairs, sep)
 		moved += m
 		if n == 0 {
@@ -675,6 +689,9 @@ func (s *selfContact) failsafe(x, v []float64) {
 			s.nCCD = hits
 		}
 		if hits == 0 {
+			if merged {
+				s.separateAfterZones(x, v, sep, tol)
+			}
 			return
 		}
 		s.fresh = false
@@ -705,10 +722,42 @@ func (s *selfContact) failsafe(x, v []float64) {
 	s.frozen = true
 }
 
+// separateAfterZones moves apart, to sep, every pair of features the
+// impact zones left closer than that: a zone moves rigidly, so a feature
+// outside it can end the step next to one inside. It keeps the result only
+// if the step from x0 is still free of collisions, and otherwise restores
+// the zones' result.
+func (s *selfContact) separateAfterZones(x, v []float64, sep, tol float64) {
+	copy(s.xz, x)
+	copy(s.vz, v)
+	s.bvh.refit(x, nil, sep/2)
+	pairs := s.bvh.collect(0.5)
+	moved := false
+	for range maxSeparationRounds {
+		n, _ := s.separate(x, v, pairs, sep)
+		if n == 0 {
+			break
+		}
+		moved = true
+	}
+	if !moved {
+		return
+	}
+	s.bvh.refit(s.x0, x, tol/2)
+	for _, sq := range s.bvh.collect(0) {
+		if s.ccdSquares(x, sq[0], sq[1], tol, false) > 0 || s.ccdSquares(x, sq[1], sq[0], tol, false) > 0 ||
+			s.ccdEdges(x, sq[0], sq[1], tol, false) > 0 {
+			copy(x, s.xz)
+			copy(v, s.vz)
+			return
+		}
+	}
+}
+
 // separate moves apart, to sep, the pairs of features of the squares in
-// pairs that end the step closer than sep, lie apart on the rest surface
-// and were not proximity pairs at its start; it returns how many it moved
-// and a bound on how far it moved a node.
+// pairs that end the step closer than sep and lie apart on the rest
+// surface; it returns how many it moved and a bound on how far it moved a
+// node.
 func (s *selfContact) separate(x, v []float64, pairs [][2]int32, sep float64) (n int, moved float64) {
 	for _, sq := range pairs {
 		for _, ab := range [2][2]int32{{sq[0], sq[1]}, {sq[1], sq[0]}} {
@@ -755,19 +804,11 @@ func (s *selfContact) separate(x, v []float64, pairs [][2]int32, sep float64) (n
 
 // separatePair moves one pair apart to sep along the direction between its
 // closest points at the end of the step, turned to the side the pair was
-// on at the start (a pair that crossed is moved back), unless it was a
-// proximity pair then.
+// on at the start (a pair that crossed is moved back). The response
+// (respond) has moved the step's proximity pairs apart already, but at
+// the closest points of the step's start: an edge pair's slide along its
+// edges, so its edges can end closer than the response's pair reads.
 func (s *selfContact) separatePair(p *featPair, x, v []float64, sep float64) (bool, float64) {
-	for i := range s.prox {
-		if q := &s.prox[i]; q.n == p.n && q.edge == p.edge {
-			return false, 0
-		}
-	}
-	for i := range s.stack {
-		if q := &s.stack[i]; q.n == p.n && q.edge == p.edge {
-			return false, 0
-		}
-	}
 	nrm, l := unitVec(p.gap(x))
 	if l == 0 {
 		a, b, d := vecAt(x, p.n[1]), vecAt(x, p.n[2]), vecAt(x, p.n[3])
@@ -777,12 +818,35 @@ func (s *selfContact) separatePair(p *featPair, x, v []float64, sep float64) (bo
 			nrm, _ = unitVec(b.sub(a).cross(d.sub(a)))
 		}
 	}
-	if nrm.dot(p.gap(s.x0)) < 0 {
+	// The side the pair was on at the start: a proximity pair's normal,
+	// found where the features were closest then (an edge pair's closest
+	// points move along its edges).
+	side := p.gap(s.x0)
+	if q := s.proximityPair(p); q != nil {
+		side = q.nrm
+	}
+	if nrm.dot(side) < 0 {
 		nrm = nrm.scale(-1)
 	}
 	p.nrm = nrm
 	gn := p.gap(x).dot(nrm)
 	return s.correct(p, x, v, sep, s.c.fab.layerMu), max(0, sep-gn)
+}
+
+// proximityPair returns the proximity or stack pair of p's features at
+// the step's start, or nil.
+func (s *selfContact) proximityPair(p *featPair) *featPair {
+	for i := range s.prox {
+		if q := &s.prox[i]; q.n == p.n && q.edge == p.edge {
+			return q
+		}
+	}
+	for i := range s.stack {
+		if q := &s.stack[i].featPair; q.n == p.n && q.edge == p.edge {
+			return q
+		}
+	}
+	return nil
 }
 
 // find returns node k's zone.

@@ -14,7 +14,7 @@ import (
 // "showcase" (devices/twin's DefaultScript, the default), "fold" (a
 // corner carried across onto the cloth, the two layers pinched, pressed
 // flat and slid along the fold) and "crumple" (both pads push the cloth
-// back and together into folds and press the bunch): sim's FoldScript and
+// up from its bottom edge, piling it into folds, and press the pile): sim's FoldScript and
 // CrumpleScript, the scenes its self-collision is tested and benched on.
 var Handlings = []string{"showcase", "fold", "crumple"}
 

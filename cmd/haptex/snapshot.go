@@ -23,7 +23,7 @@ func runSnapshot(args []string) error {
 	fs := newFlags("snapshot", "snapshot -o FILE.png|FILE.jpg [flags]")
 	outPath := fs.String("o", "", "image file to write: .png, or .jpg/.jpeg for JPEG (required)")
 	script := fs.String("script", "showcase", "handling script to play: "+strings.Join(rig.Handlings, ", ")+" (fold and crumple with the fingertips on the script's path, no exoskeletons)")
-	at := fs.Duration("at", 0, "time into the handling script to render (default: the showcase's stretch, held, 8.2 s; the fold pressed flat, 3.7 s; the crumple's bunch pressed, 3.8 s)")
+	at := fs.Duration("at", 0, "time into the handling script to render (default: the showcase's stretch, held, 8.2 s; the fold pressed flat, 3.7 s; the crumple's pile pressed, 3.3 s)")
 	fabric := fs.String("fabric", rig.DefaultFabric, "fabric to handle (haptex fabric list)")
 	library := fs.String("library", defaultLibraryDir(), "user fabric library folder")
 	width := fs.Int("width", 1280, "image width [px]")
@@ -87,12 +87,12 @@ const defaultSnapshotAt = 8200 * time.Millisecond
 
 // snapshotAt is each handling's default moment: the showcase's stretch,
 // the fold pressed flat between the pads (sim.FoldScript: 0.7 s lift,
-// 2 s turn, pinch by 3.2 s, held to 3.7 s), the crumple's bunch held
-// between the pads (sim.CrumpleScript).
+// 2 s turn, pinch by 3.2 s, held to 3.7 s), the crumple's pile pressed
+// (sim.CrumpleScript: pushed up by 3 s, held to 3.5 s).
 var snapshotAt = map[string]time.Duration{
 	"showcase": defaultSnapshotAt,
 	"fold":     3700 * time.Millisecond,
-	"crumple":  3800 * time.Millisecond,
+	"crumple":  3300 * time.Millisecond,
 }
 
 // imageFormat is the image format a file name asks for.
