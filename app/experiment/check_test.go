@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,10 @@ import (
 )
 
 var long = flag.Bool("long", false, "run the long tests: every shipped example dry-run by cue observers in 5 seeds (figures in docs/experiments.md), and kill -9 of a real haptex experiment run resumed at least 5 times")
+
+// seedList narrows TestDryRunMatchesCheck's seeds, to finish or repeat a
+// run of -long one seed at a time (each takes minutes to tens of minutes).
+var seedList = flag.String("seeds", "", "comma-separated seeds for TestDryRunMatchesCheck (default 1 to 5 with -long, 1 without)")
 
 func loadExample(t *testing.T, name string) *Experiment {
 	t.Helper()
@@ -237,6 +242,16 @@ func TestDryRunMatchesCheck(t *testing.T) {
 	if *long {
 		examples = []string{"stiffness-2afc.toml", "force-2afc.toml", "tactile-level-2afc.toml", "tactile-tone-2afc.toml"}
 		seeds = []uint64{1, 2, 3, 4, 5}
+	}
+	if *seedList != "" {
+		seeds = seeds[:0]
+		for f := range strings.SplitSeq(*seedList, ",") {
+			n, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
+			if err != nil {
+				t.Fatalf("-seeds %q: %v", *seedList, err)
+			}
+			seeds = append(seeds, n)
+		}
 	}
 	for _, name := range examples {
 		t.Run(name, func(t *testing.T) {
