@@ -236,7 +236,7 @@ func TestBendingResolution(t *testing.T) {
 			line := ""
 			for _, l := range sizes {
 				n := max(minBendElements, int(math.Round(2*c/l-0.5)))
-				r, err := virtualBending(m, d, n)
+				r, err := virtualBending(m, d, n, -1)
 				if err != nil {
 					t.Fatalf("%s %v at %.1f mm: %v", name, d, 1000*l, err)
 				}
@@ -244,6 +244,56 @@ func TestBendingResolution(t *testing.T) {
 				line += fmt.Sprintf("  %.1f mm (%d): c %+.2f %%, B %+.2f %%", 1000*l, n, 100*ec, 100*eb)
 				if math.Abs(ec) > BendingLengthTolerance || math.Abs(eb) > CheckTolerance {
 					t.Errorf("%s %v at %.1f mm elements (%d): c %+.2f %%, B %+.2f %%", name, d, 1000*l, n, 100*ec, 100*eb)
+				}
+			}
+			t.Logf("%s %v, c = %.2f cm:%s", name, d, 100*c, line)
+		}
+	}
+}
+
+// TestBendingGraded: the cantilever of TestBendingResolution cut from the
+// cloth haptex run -refine simulates: its strip's lines graded as that
+// cloth's round the pinch (sim.RefineRadius, sim.RefineRatio, and the
+// spacing's growth θ of a 0.3 m side of 24 or 32 nodes graded round the
+// showcase's pinch, 0.1 and 0.2 m from its edges), the grading's centre at
+// the strip's tip, middle or clamped end. Every built-in fabric, both
+// directions: Peirce's bending length within 5 % and B within 10 %.
+func TestBendingGraded(t *testing.T) {
+	sides := []int{24, 32}
+	if testing.Short() || raceEnabled {
+		sides = []int{24}
+	}
+	a := sim.RefineRadius / math.Sqrt(sim.RefineRatio*sim.RefineRatio-1)
+	for _, name := range List() {
+		f, err := Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := f.Material()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []Direction{Warp, Weft} {
+			c := bendingLength(f, d)
+			b := map[Direction]float64{Warp: m.BendWarp, Weft: m.BendWeft}[d]
+			line := ""
+			for _, side := range sides {
+				theta := (math.Asinh(0.1/a) + math.Asinh(0.2/a)) / float64(side-1)
+				for _, at := range []float64{0, 0.5, 1} {
+					// The strip's n + 1 elements, about 2c long, span the
+					// angle asinh(at·2c/a) + asinh((1-at)·2c/a) of the
+					// hyperbola, θ an element.
+					l := 2 * c
+					n := max(minBendElements, int(math.Round((math.Asinh(at*l/a)+math.Asinh((1-at)*l/a))/theta))-1)
+					r, err := virtualBending(m, d, n, at)
+					if err != nil {
+						t.Fatalf("%s %v, %d² grading at %.1f: %v", name, d, side, at, err)
+					}
+					ec, eb := r.Length/c-1, r.B/b-1
+					line += fmt.Sprintf("  %d² at %.1f (%d): c %+.2f %%, B %+.2f %%", side, at, n, 100*ec, 100*eb)
+					if math.Abs(ec) > BendingLengthTolerance || math.Abs(eb) > CheckTolerance {
+						t.Errorf("%s %v, %d² grading at %.1f (%d elements): c %+.2f %%, B %+.2f %%", name, d, side, at, n, 100*ec, 100*eb)
+					}
 				}
 			}
 			t.Logf("%s %v, c = %.2f cm:%s", name, d, 100*c, line)
