@@ -8,34 +8,54 @@ import (
 )
 
 // TestGridLines checks the graded lines: they span the side in increasing
-// order, and the spacing at the centre over that far away is the ratio
-// (the density is 1 + (Ratio-1)·exp(-d²/Radius²)).
+// order, the spacing at Radius from the centre is Ratio times the finest,
+// the finest pair of lines straddles the centre, and each line's second
+// difference is proportional to its distance from the centre, the
+// property the bending force's accuracy rests on (Refinement).
 func TestGridLines(t *testing.T) {
-	r := Refinement{Centre: [2]float64{0.20, 0.10}, Radius: 0.02, Ratio: 4}
+	r := Refinement{Centre: [2]float64{0.20, 0.10}, Radius: RefineRadius, Ratio: RefineRatio}
 	for axis, n := range []int{64, 97} {
 		g := gridLines(n, 0.3, r, axis)
 		if g[0] != 0 || g[n-1] != 0.3 {
 			t.Fatalf("axis %d: lines span [%g, %g], want [0, 0.3]", axis, g[0], g[n-1])
 		}
-		fine, coarse := math.Inf(1), 0.0
+		c := r.Centre[axis]
+		fine, atRadius := math.Inf(1), 0.0
 		for i := 1; i < n; i++ {
 			h := g[i] - g[i-1]
 			if !(h > 0) {
 				t.Fatalf("axis %d: lines %d, %d at %g, %g not increasing", axis, i-1, i, g[i-1], g[i])
 			}
-			fine, coarse = min(fine, h), max(coarse, h)
+			fine = min(fine, h)
+			// The spacing at c + Radius, linear between the midpoints of
+			// the intervals either side: off by θ²/32 of it, and the
+			// discrete spacings differ from the hyperbola by about θ²/8.
+			if i > 1 {
+				m0, m1, h0 := (g[i-2]+g[i-1])/2, (g[i-1]+g[i])/2, g[i-1]-g[i-2]
+				if x := c + r.Radius; m0 <= x && x < m1 {
+					atRadius = h0 + (h-h0)*(x-m0)/(m1-m0)
+				}
+			}
 		}
-		// The finest and coarsest spacings sample the density at the centre
-		// and 0.20 m (10 radii) from it, where it is 1 to 1e-43.
-		if got := coarse / fine; math.Abs(got-4) > 0.02*4 {
-			t.Errorf("axis %d, %d lines: spacing ratio %.3f, want 4", axis, n, got)
+		if got := atRadius / fine; math.Abs(got-r.Ratio) > 0.005*r.Ratio {
+			t.Errorf("axis %d, %d lines: spacing at Radius over the finest %.4f, want %g", axis, n, got, r.Ratio)
 		}
 		i := 0
-		for g[i+1] < r.Centre[axis] {
+		for g[i+1] < c {
 			i++
 		}
 		if h := g[i+1] - g[i]; h > 1.01*fine {
 			t.Errorf("axis %d: the line pair round the centre is %.4g m apart, the finest %.4g m", axis, h, fine)
+		}
+		// g[i+1] − 2g[i] + g[i-1] = (2·cosh θ − 2)·(g[i] − c).
+		a := r.Radius / math.Sqrt(r.Ratio*r.Ratio-1)
+		theta := (math.Asinh((0.3-c)/a) + math.Asinh(c/a)) / float64(n-1)
+		beta := 2*math.Cosh(theta) - 2
+		for k := 1; k < n-1; k++ {
+			d2, want := g[k+1]-2*g[k]+g[k-1], beta*(g[k]-c)
+			if math.Abs(d2-want) > 1e-12*fine {
+				t.Fatalf("axis %d, line %d: second difference %.6g m, want %.6g", axis, k, d2, want)
+			}
 		}
 	}
 	u := gridLines(5, 0.3, Refinement{}, 0)

@@ -68,11 +68,12 @@ var (
 // TestPinchPullResolution runs a pinch-and-pull whose grip holds (2 mm
 // squeeze, friction 3: the showcase's 1 mm squeeze at cotton's friction
 // slips at about 0.15 N, so its curve is stick-slip, not cloth mechanics)
-// on 24², 32² and 64² meshes graded round the pinch point (Refinement
-// ratio 4 over 2 cm) and compares their force-displacement curves while
-// the pinch holds: while each pad still presses with at least half the
-// normal force it had when the pull began, on the 64² mesh (to 12 mm of
-// the 36 mm pull). The goal is < 5 % of the curve's peak.
+// on 24², 32² and 64² meshes graded round the pinch point (RefineRadius
+// and RefineRatio: the spacing doubles 3 cm from it) and compares their
+// force-displacement curves while the pinch holds: while each pad still
+// presses with at least half the normal force it had when the pull began,
+// on the 64² mesh (to 14 mm of the 36 mm pull). The goal is < 5 % of the
+// curve's peak.
 //
 // Why graded. On uniform meshes the same comparison gives 13.1 % (24²) and
 // 11.5 % (32²), the coarse meshes stiffer: a grip of about 6 mm radius

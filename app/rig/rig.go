@@ -246,8 +246,8 @@ const DefaultFabric = "cotton-shirting"
 // than real time on a two-core machine (README.md, "Measured on this
 // machine"). On a uniform mesh its pinch-and-pull force stays within 11 %
 // of the 64-node curve's peak, 32 nodes within 13 %; graded round the
-// pinch point (sim.Config.Refine, haptex run -refine) within 2.6 % and
-// 1.5 % (sim's TestPinchPullResolution).
+// pinch point (sim.Config.Refine, haptex run -refine) within 2.0 % and
+// 1.7 % (sim's TestPinchPullResolution).
 const DefaultSide = 24
 
 // PinchRefinement grades cfg's mesh round the point where sc's scripts

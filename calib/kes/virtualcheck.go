@@ -212,7 +212,7 @@ func check(f *Fabric, m sim.Material, opt CheckOptions) (*CheckReport, error) {
 			// The overhang is n + ½ elements (newCantilever).
 			n = max(minBendElements, int(math.Round(2*c/opt.ElementSize-0.5)))
 		}
-		br, err := virtualBending(m, d, n)
+		br, err := virtualBending(m, d, n, -1)
 		if err != nil {
 			return nil, fmt.Errorf("kes: %s: virtual cantilever (%s): %w", f.Name, d, err)
 		}

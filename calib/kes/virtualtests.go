@@ -500,14 +500,14 @@ const (
 // holds the element between them) and bending under gravity g along -z.
 type cantilever struct {
 	c       *sim.Cloth
-	axis    int     // sim's axis the strip runs along
-	lines   int     // node lines across the strip, from the tip (0) to the clamped end (lines-1)
-	across  int     // nodes across
-	dl      float64 // element length along the strip [m]
-	rho     float64 // areal mass [kg/m²]
-	support int     // the first free bending line: the clamp's inner line
-	g       float64 // [m/s²]
-	l       float64 // overhang [m]
+	axis    int       // sim's axis the strip runs along
+	lines   int       // node lines across the strip, from the tip (0) to the clamped end (lines-1)
+	across  int       // nodes across
+	cell    []float64 // each line's share of the strip's length, half the spacing to each neighbour [m]
+	rho     float64   // areal mass [kg/m²]
+	support int       // the first free bending line: the clamp's inner line
+	g       float64   // [m/s²]
+	l       float64   // overhang [m]
 	steps   int
 }
 
@@ -544,11 +544,44 @@ func (cl *cantilever) line(j int) [3]float64 {
 // from there, n + ½ elements. (Measured from the clamp's inner line of
 // nodes instead, the strip is charged with the curvature of the half cell
 // the clamp holds, and reads c 20 % low at three elements.)
-func newCantilever(m sim.Material, axis int, l, g float64, n int) (*cantilever, error) {
-	dl := l / (float64(n) + 0.5)
+//
+// With at >= 0 sim grades the strip's lines as a -refine mesh
+// (sim.RefineRadius, sim.RefineRatio) round the point at the fraction at
+// of its length from the tip (0) to the clamped end (1), and the strip's
+// length is set so that the overhang, from the middle of the clamped
+// element, is l; each line then carries the fabric of its own dual cell.
+func newCantilever(m sim.Material, axis int, l, g float64, n int, at float64) (*cantilever, error) {
 	lines := n + 2
 	w := bendWidthPerL * l
-	cfg := instrumentConfig(m, axis, dl*float64(lines-1), w, lines-1, bendNodes-1)
+	length := l * float64(lines-1) / (float64(n) + 0.5)
+	var cfg sim.Config
+	var s []float64 // the lines' rest distances from the tip
+	// On a graded strip the clamped element's length depends on the
+	// strip's, weakly: a few rounds bring the overhang close to l, and the
+	// strip is read with the overhang it has.
+	for range 8 {
+		cfg = instrumentConfig(m, axis, length, w, lines-1, bendNodes-1)
+		if at >= 0 {
+			cfg.Refine = sim.Refinement{Centre: [2]float64{w / 2, at * length}, Radius: sim.RefineRadius, Ratio: sim.RefineRatio}
+			if axis == 0 {
+				cfg.Refine.Centre = [2]float64{(1 - at) * length, w / 2}
+			}
+		}
+		c, err := sim.New(cfg)
+		if err != nil {
+			return nil, err
+		}
+		cl := &cantilever{c: c, axis: axis, lines: lines, across: bendNodes}
+		o := cl.line(0)
+		s = s[:0]
+		for j := range lines {
+			s = append(s, horizontal(cl.line(j), o))
+		}
+		length += l - (s[lines-2]+s[lines-1])/2
+		if at < 0 {
+			break
+		}
+	}
 	cfg.NoGravity, cfg.Gravity = false, [3]float64{0, 0, -g}
 	c, err := sim.New(cfg)
 	if err != nil {
@@ -561,7 +594,10 @@ func newCantilever(m sim.Material, axis int, l, g float64, n int) (*cantilever, 
 	if err := c.Grip(clamp, 2); err != nil {
 		return nil, err
 	}
-	cl := &cantilever{c: c, axis: axis, lines: lines, across: bendNodes, dl: dl, rho: m.ArealMass, support: lines - 2, g: g, l: l}
+	cl := &cantilever{c: c, axis: axis, lines: lines, across: bendNodes, rho: m.ArealMass, support: lines - 2, g: g, l: (s[lines-2] + s[lines-1]) / 2}
+	for j := range lines {
+		cl.cell = append(cl.cell, (s[min(j+1, lines-1)]-s[max(j-1, 0)])/2)
+	}
 	// Settled to a ten-millionth of the overhang a step.
 	if cl.steps, err = relax(c, nil, 1000, 1e-7*l); err != nil {
 		return nil, err
@@ -574,19 +610,15 @@ func horizontal(a, b [3]float64) float64 { return math.Hypot(a[0]-b[0], a[1]-b[1
 
 // moment is the bending moment per unit width [N] at node line j, by
 // statics: the weight of the lines beyond it (towards the tip, line 0;
-// each line holds a line of elements' fabric, the tip's half of one) times
+// each line holds its dual cell's fabric, the tip's half an element) times
 // their horizontal lever arm.
 func (cl *cantilever) moment(j int) float64 {
 	pj := cl.line(j)
 	var m float64
 	for k := range j {
-		wk := 1.0
-		if k == 0 {
-			wk = 0.5
-		}
-		m += wk * horizontal(pj, cl.line(k))
+		m += cl.cell[k] * horizontal(pj, cl.line(k))
 	}
-	return cl.rho * cl.g * cl.dl * m
+	return cl.rho * cl.g * m
 }
 
 // curvature is the curvature [1/m] at node line j: the circle through
@@ -610,8 +642,9 @@ type bendingReading struct {
 // virtualBending loads a strip of the material along direction d as
 // Peirce's cantilever (Peirce 1930) under standard gravity, with an
 // overhang l = 2c, twice the bending length (B/(W·g))^(1/3) of the
-// material along d, where Peirce's test reads (θ ≈ 41.5°), in n elements,
-// and reads it twice:
+// material along d, where Peirce's test reads (θ ≈ 41.5°), in n elements
+// (graded round the fraction at of the strip from its tip when at >= 0,
+// newCantilever), and reads it twice:
 //
 //   - Moment against curvature, KES-FB2's reading: each cross-section of
 //     the cantilever serves as one reading, its moment from
@@ -630,14 +663,14 @@ type bendingReading struct {
 // from flat, would hold it on the loading branch, M = B·K + 2HB/2, and
 // read B twice too high (cotton shirting's warp: +97 %). KES-FB2's cycle
 // reads the friction (virtualPureBending).
-func virtualBending(m sim.Material, d Direction, n int) (bendingReading, error) {
+func virtualBending(m sim.Material, d Direction, n int, at float64) (bendingReading, error) {
 	m.Hysteresis.BendWeft, m.Hysteresis.BendWarp, m.Hysteresis.BendCurvature = 0, 0, 0
 	b := m.BendWarp
 	if d == Weft {
 		b = m.BendWeft
 	}
 	c0 := math.Cbrt(b / (m.ArealMass * StandardGravity))
-	cl, err := newCantilever(m, axisOf(d), 2*c0, StandardGravity, n)
+	cl, err := newCantilever(m, axisOf(d), 2*c0, StandardGravity, n, at)
 	if err != nil {
 		return bendingReading{}, err
 	}

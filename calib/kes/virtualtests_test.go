@@ -32,7 +32,7 @@ func TestVirtualCantilever(t *testing.T) {
 	c0 := f.BendingLength(Warp)
 	prev := math.Inf(1)
 	for _, n := range []int{16, 32} {
-		r, err := virtualBending(m, Warp, n)
+		r, err := virtualBending(m, Warp, n, -1)
 		if err != nil {
 			t.Fatalf("%d elements: %v", n, err)
 		}

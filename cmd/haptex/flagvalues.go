@@ -40,7 +40,7 @@ func refineFlag(fs *flag.FlagSet) func(cfg *rig.Config) error {
 }
 
 // parseRefine reads -refine's "u,v" into the grading the sim tests
-// validate: nodes 4 times denser at the point, over a 2 cm band
+// validate: the finest spacing at the point, twice that 3 cm from it
 // (TestPinchPullResolution).
 func parseRefine(s string) (sim.Refinement, error) {
 	f := strings.Split(s, ",")
