@@ -26,6 +26,10 @@ func coverageDesigns() []coverageDesign {
 	return []coverageDesign{
 		{"staircase-1u2d-log-60", Config{Kind: KindStaircase, Staircase: &StaircaseConfig{
 			Task: TwoAFC, Scale: Log10, Start: 40, Min: 2.5, Max: 160, Up: 1, Down: 2, Steps: []float64{0.2, 0.1}, MaxTrials: 60}}, [2]float64{2.5, 160}},
+		// The shipped examples' procedure since they went to 300 trials
+		// (examples/stiffness-2afc.toml).
+		{"staircase-1u3d-log-300", Config{Kind: KindStaircase, Staircase: &StaircaseConfig{
+			Task: TwoAFC, Scale: Log10, Start: 40, Min: 2.5, Max: 160, Up: 1, Down: 3, Steps: []float64{0.2, 0.1}, MaxTrials: 300}}, [2]float64{2.5, 160}},
 		{"quest-60", Config{Kind: KindQuest, Quest: &QuestConfig{
 			Task: TwoAFC, Form: Weibull, Beta: 3, Lambda: 0.01, Scale: Log10, Min: 2.5, Max: 160, PriorThreshold: 20, PriorSD: 0.5, MaxTrials: 60}}, [2]float64{2.5, 160}},
 		{"constant-7x10", Config{Kind: KindConstant, Constant: &ConstantConfig{
