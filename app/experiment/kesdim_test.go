@@ -169,13 +169,13 @@ func TestDeliveredCuesFollowKES(t *testing.T) {
 // +100 %), with its areal mass doubled and with gravity off. The swatch's
 // weight hardly loads the finger, so neither the weight nor gravity moves
 // the cue by more than its scatter (one interval's cue scatters by 20-30 %
-// about the mean of eight), while doubling B raises it by half or more:
-// the device's own force error (a few millinewtons at rest) is a large
-// share of what the finger feels of the softer fabrics, and does not grow
-// with B. The short version handles cotton shirting; -long every built-in
-// fabric that the finger holds (polyester lining is not held, as in the
-// fold). Not under the race detector: four rigs of a minute of virtual
-// time each.
+// about the mean of eight), nor over the fabrics by more than 10 %, while
+// doubling B raises it, by less than twice: the device's own force error
+// (a few millinewtons at rest) is a large share of what the finger feels
+// of the softer fabrics and does not grow with B, so over the fabrics it
+// rises by at least ×1.4 (geometric mean), on cotton by at least ×1.3. The short version handles cotton shirting,
+// -long every built-in fabric. Not under the race detector: four rigs of
+// a minute of virtual time each.
 func TestFlexCueParts(t *testing.T) {
 	if raceEnabled && !*long {
 		t.Skip("four rigs of a minute of virtual time each: without the race detector")
@@ -191,6 +191,8 @@ func TestFlexCueParts(t *testing.T) {
 		}
 		return m
 	}
+	var logs [3]float64 // ln of the ratios: B doubled, W doubled, without gravity
+	measured := 0
 	for _, name := range fabrics {
 		f, err := kes.Library{}.Load(name)
 		if err != nil {
@@ -224,18 +226,34 @@ func TestFlexCueParts(t *testing.T) {
 			cues[v] = mean(c)
 		}
 		if failed != nil {
-			if name == "polyester-lining" {
-				t.Logf("%s: not measured: %v", name, failed)
-				continue
-			}
 			t.Errorf("%s: not measured: %v", name, failed)
 			continue
 		}
 		b, g, wt := cues[1]/cues[0], cues[3]/cues[0], cues[2]/cues[0]
 		t.Logf("%s (B %.4g gf·cm²/cm, W %.3g kg/m²): flex cue %.3f N/m; B doubled ×%.3f, W doubled ×%.3f, without gravity ×%.3f",
 			name, f.BendingRigidity(kes.Bias)/9.80665e-5, f.ArealMass(), cues[0], b, wt, g)
-		if !(b > 1.3 && b < 2.2) || !(math.Abs(wt-1) < 0.2) || !(math.Abs(g-1) < 0.2) {
-			t.Errorf("%s: the flex cue is not the bending's: B doubled ×%.3f (want 1.3-2.2), W doubled ×%.3f, without gravity ×%.3f (want within 20 %%)", name, b, wt, g)
+		// A ratio of two means of eight scatters by about 13 %.
+		if !(math.Abs(wt-1) < 0.3) || !(math.Abs(g-1) < 0.3) {
+			t.Errorf("%s: the weight moves the flex cue: W doubled ×%.3f, without gravity ×%.3f (want within 30 %%)", name, wt, g)
+		}
+		if !(b < 2.2) || len(fabrics) == 1 && !(b > 1.3) {
+			t.Errorf("%s: B doubled ×%.3f, want 1.3-2.2", name, b)
+		}
+		logs[0], logs[1], logs[2] = logs[0]+math.Log(b), logs[1]+math.Log(wt), logs[2]+math.Log(g)
+		measured++
+	}
+	// Over the fabrics (geometric means): the weight and gravity within
+	// 10 %, B doubled at least ×1.4 (the softest fabrics' cue is mostly the
+	// device's error: silk's rises by a fifth, the stiffer ones' by half or
+	// more).
+	if measured > 1 {
+		var gm [3]float64
+		for i := range gm {
+			gm[i] = math.Exp(logs[i] / float64(measured))
+		}
+		t.Logf("over %d fabrics: B doubled ×%.3f, W doubled ×%.3f, without gravity ×%.3f", measured, gm[0], gm[1], gm[2])
+		if !(gm[0] > 1.4) || !(math.Abs(gm[1]-1) < 0.1) || !(math.Abs(gm[2]-1) < 0.1) {
+			t.Errorf("over the fabrics: B doubled ×%.3f (want at least 1.4), W doubled ×%.3f, without gravity ×%.3f (want within 10 %%)", gm[0], gm[1], gm[2])
 		}
 	}
 }
