@@ -150,8 +150,10 @@ func newCloth(cfg Config, bias float64) (*Cloth, error) {
 	c.normals = make([]float64, n3)
 	c.cons.init(c.n)
 	if cfg.Pin == PinTopEdge {
-		for i := range cfg.NodesU {
-			c.pin(int32((cfg.NodesV-1)*cfg.NodesU + i))
+		for j := range max(cfg.PinLines, 1) {
+			for i := range cfg.NodesU {
+				c.pin(int32((cfg.NodesV-1-j)*cfg.NodesU + i))
+			}
 		}
 	}
 	c.fab.init(&cfg.Material, c.m)

@@ -87,6 +87,11 @@ type Config struct {
 	// Material is the fabric; the zero Material takes DefaultMaterial.
 	Material Material
 	Pin      Pinning
+	// PinLines is how many node rows PinTopEdge clamps, from the top (0:
+	// 1). One row is a hinge the fabric turns about, as it hangs from
+	// the stand; two hold the element between them as a clamp does, so
+	// that a short swatch below it bends as a cantilever.
+	PinLines int
 	// RodRadius is the radius of the stand's rod [m] (0: 5 mm); NoRod
 	// removes the rod. The rod runs along x just above the top edge: its
 	// axis is RodRadius + Thickness/2 above the top row, so the clamped
@@ -245,6 +250,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("sim: mesh %d × %d nodes, want 2..1M", c.NodesU, c.NodesV)
 	case c.Pin != PinTopEdge && c.Pin != PinNone:
 		return fmt.Errorf("sim: unknown pinning %d", c.Pin)
+	case c.PinLines < 0 || c.PinLines >= c.NodesV:
+		return fmt.Errorf("sim: %d clamped rows of a %d-row mesh", c.PinLines, c.NodesV)
 	case !(c.RodRadius >= 0) || !isFinite(c.RodRadius):
 		return fmt.Errorf("sim: rod radius %g m", c.RodRadius)
 	case !(c.Tolerance > 0) || c.Tolerance >= 1:

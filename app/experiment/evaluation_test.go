@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/haptex/haptex/calib/psych"
+	devrecord "github.com/haptex/haptex/devices/record"
+	"github.com/haptex/haptex/devices/setup"
 	"github.com/haptex/haptex/internal/safefile"
 )
 
@@ -247,4 +249,25 @@ fabrics = ["denim", "linen"]
 	if _, err := Parse([]byte(strings.Replace(mag, "[0, 0, 50]", "[0, 50, 100]\nfabrics = [\"denim\"]", 1)), "m.toml"); err == nil || !strings.Contains(err.Error(), "set.fabrics") {
 		t.Errorf("fabrics in a magnitude estimation: %v", err)
 	}
+}
+
+// A set whose properties need two benches (flex's swatch beside the
+// hanging fabric) on devices is refused in one line before any device
+// opens: one set of devices renders one cloth.
+func TestSetOnDevicesRefusesTwoBenches(t *testing.T) {
+	e, src, err := Load(filepath.Join("..", "..", "examples", "evaluation", "matching.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := evaluationObserver(t, e)
+	o.Experiment, o.Source, o.Subject, o.OutDir = e, src, "sim01", t.TempDir()
+	o.Rig.OpenDevices = func(*devrecord.Session) (*setup.Set, error) {
+		t.Error("devices opened")
+		return nil, errors.New("no devices here")
+	}
+	_, err = Run(context.Background(), o)
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "one set of devices") {
+		t.Fatalf("two benches on devices: %v", err)
+	}
+	t.Log(err)
 }

@@ -176,11 +176,23 @@ func spearman(fs []FabricCue) float64 {
 // referenceCues plays n intervals of the experiment's motion on a rig of
 // configuration cfg at the reference level and returns the cue of each.
 func referenceCues(ctx context.Context, e *Experiment, cfg rig.Config, cue *Cue, n int) ([]float64, error) {
+	return levelCues(ctx, e, cfg, cue, n, 0)
+}
+
+// levelCues is referenceCues at the experiment's level x, set once the rig
+// has settled, after which one interval plays unmeasured.
+func levelCues(ctx context.Context, e *Experiment, cfg rig.Config, cue *Cue, n int, x float64) ([]float64, error) {
 	r, s, script, err := lockstepRig(ctx, e, cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Finish()
+	if x != 0 {
+		if err := newStimulus(e, r, cfg.Fabric).set(r, x, 0); err != nil {
+			return nil, err
+		}
+		n++
+	}
 	tr := r.NewIntervalTrace(e.Timing.Interval)
 	var cues []float64
 	s.Advance(e.Timing.ITI)
@@ -205,6 +217,9 @@ func referenceCues(ctx context.Context, e *Experiment, cfg rig.Config, cue *Cue,
 		}
 		cues = append(cues, c)
 		s.Advance(e.Timing.ITI)
+	}
+	if x != 0 {
+		cues = cues[1:]
 	}
 	return cues, nil
 }

@@ -40,6 +40,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/psych"
 	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/internal/safefile"
@@ -78,7 +79,7 @@ var dimensions = map[Kind]dimension{
 	TactileTone:  {"µm", "Which interval held the vibration?", "rest", cueVibrationDetection, nil, nil},
 	Roughness:    {"%", "Which interval felt rougher?", "stroke", cueVibration, percentGain, kesSMD},
 	Friction:     {"%", "Which interval was harder to rub?", "rub", cueFrictionDrag, percentGain, kesMIU},
-	Bending:      {"%", "Which interval was harder to bend?", "fold", cueBendingLoad, percentGain, kesB},
+	Bending:      {"%", "Which interval was harder to bend?", "flex", cueBending, percentGain, kesB},
 }
 
 // gainFunc is a dimension's gain: the factor its level scales its
@@ -114,6 +115,9 @@ func kindList() string {
 type motion struct {
 	script func(twin.Scene) *twin.Script
 	doc    string
+	// bench sets the rig's cloth the motion handles; nil: the fabric
+	// hanging from the stand's rod, as the rig builds it.
+	bench func(*rig.Config)
 }
 
 // length is the motion's duration (a still pose: 1 s).
@@ -125,14 +129,15 @@ func (m motion) length() time.Duration {
 }
 
 var motions = map[string]motion{
-	"stretch":  {twin.StretchScript, "pinch firmly, pull the pinched point 1 mm down and back once, then pull it 1 mm down again, loading the fabric in tension (4.2 s)"},
-	"bend":     {twin.BendScript, "pinch firmly and lift the pinched point 25 mm up and 15 mm out, folding the fabric (3.3 s)"},
-	"stroke":   {twin.StrokeScript, "rub the fabric ±3 mm with the index finger over the thumb, which holds it from behind (3 s)"},
-	"fold":     {foldScript, "pinch firmly and push the pinched point 15 mm up towards the rod, in the fabric's plane, so that the fabric between them buckles (3.3 s)"},
-	"rub":      {rubScript, "the stroke with a longer rub, ±12 mm (about 48 mm/s), so that the index slides over the fabric rather than dragging it (3 s)"},
-	"pinch":    {twin.PinchScript, "pinch lightly and pull 36 mm out of the plane and down (3 s)"},
-	"showcase": {twin.DefaultScript, "the showcase handling: touch, stroke, pinch, stretch (10 s)"},
-	"rest":     {twin.RestScript, "no handling: both fingers still, 3 cm off the fabric (1 s)"},
+	"stretch":  {twin.StretchScript, "pinch firmly, pull the pinched point 1 mm down and back once, then pull it 1 mm down again, loading the fabric in tension (4.2 s)", nil},
+	"bend":     {twin.BendScript, "pinch firmly and lift the pinched point 25 mm up and 15 mm out, folding the fabric (3.3 s)", nil},
+	"stroke":   {twin.StrokeScript, "rub the fabric ±3 mm with the index finger over the thumb, which holds it from behind (3 s)", nil},
+	"fold":     {foldScript, "pinch firmly and push the pinched point 15 mm up towards the rod, in the fabric's plane, so that the fabric between them buckles (3.3 s)", nil},
+	"flex":     {flexScript, "on a 3 × 1.5 cm swatch clamped along its top edge: the thumb presses it back flat from behind, the index touches its face 2.5 mm above its free edge, rests, pushes 6 mm further, bending it between the clamp and the finger, and holds (4.3 s)", swatchBench},
+	"rub":      {rubScript, "the stroke with a longer rub, ±12 mm (about 48 mm/s), so that the index slides over the fabric rather than dragging it (3 s)", nil},
+	"pinch":    {twin.PinchScript, "pinch lightly and pull 36 mm out of the plane and down (3 s)", nil},
+	"showcase": {twin.DefaultScript, "the showcase handling: touch, stroke, pinch, stretch (10 s)", nil},
+	"rest":     {twin.RestScript, "no handling: both fingers still, 3 cm off the fabric (1 s)", nil},
 }
 
 // rubScript is the stroke (twin.StrokeScript) rubbing rubLength to
@@ -151,7 +156,8 @@ func rubScript(sc twin.Scene) *twin.Script {
 // B); what it loads them with is mostly the weight of the fabric below the
 // pinch, which the pads take over once the fabric above goes slack, and
 // how much of that sheet lifts with the pinch grows with B
-// (docs/evaluation.md, "What the fold's cue is made of").
+// (docs/evaluation.md, "Why the fold did not deliver B"): the bending
+// dimension uses flex.
 func foldScript(sc twin.Scene) *twin.Script {
 	return twin.GripScript(sc, [3]float64{0, foldPush, 0}, bendPhase)
 }
@@ -257,10 +263,10 @@ type Stimulus struct {
 // (interval_s, gap_s, iti_s); Parse decodes them into time.Duration.
 type Timing struct {
 	// Motion is the simulated hand's handling in each interval (see
-	// motions): "stretch", "bend", "fold", "stroke", "rub", "pinch",
-	// "showcase" or "rest"; the default is the one that delivers the
-	// dimension (stiffness: stretch; force-scale: pinch; tactile-level
-	// and roughness: stroke; friction: rub; bending: fold; tactile-tone:
+	// motions): "stretch", "bend", "fold", "flex", "stroke", "rub",
+	// "pinch", "showcase" or "rest"; the default is the one that delivers
+	// the dimension (stiffness: stretch; force-scale: pinch; tactile-level
+	// and roughness: stroke; friction: rub; bending: flex; tactile-tone:
 	// rest).
 	Motion string
 	// Interval is an interval's length (0: the motion's length; 1 s at

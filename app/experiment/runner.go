@@ -737,13 +737,24 @@ func software() map[string]string { return buildinfo.Read().Map() }
 
 // rigConfig is the rig configuration of an experiment: base with the
 // experiment's fabric f, cloth resolution and grading, and the scene's
-// defaults filled in (the motions are built on it).
+// defaults filled in (the motions are built on it). A motion with a bench
+// of its own (flex's swatch) sets the cloth instead.
 func rigConfig(e *Experiment, base rig.Config, f *kes.Fabric) (rig.Config, error) {
+	return benchConfig(e, base, f, motions[e.Timing.Motion].bench)
+}
+
+// benchConfig is rigConfig with the cloth of bench (nil: the hanging
+// fabric at the experiment's side and grading).
+func benchConfig(e *Experiment, base rig.Config, f *kes.Fabric, bench func(*rig.Config)) (rig.Config, error) {
 	cfg := base
 	cfg.Fabric = f
 	cfg.Duration = 0
 	if cfg.Scene == (twin.Scene{}) {
 		cfg.Scene = twin.DefaultScene()
+	}
+	if bench != nil {
+		bench(&cfg)
+		return cfg, nil
 	}
 	if e.Side > 0 {
 		cfg.Sim.NodesU, cfg.Sim.NodesV = e.Side, e.Side

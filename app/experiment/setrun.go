@@ -111,16 +111,16 @@ func ParseSetObserver(spec string) (*SetObserver, error) {
 // setRun is a set experiment in progress.
 type setRun struct {
 	*runner
-	set      *Set
-	props    []Kind
-	scripts  []*twin.Script
-	trace    *rig.IntervalTrace
-	fabrics  []*kes.Fabric // identify, rate: the set
-	mats     []sim.Material
-	surfaces []*tactile.Surface
-	order    []int // the trials' stimuli
-	real     bool  // a rating of real swatches: no rig
-	obs      *SetObserver
+	set     *Set
+	props   []Kind
+	scripts []*twin.Script // per property
+	benches []*setBench
+	benchOf []int         // per property, its bench
+	fabrics []*kes.Fabric // identify, rate: the set
+	mats    []sim.Material
+	order   []int // the trials' stimuli
+	real    bool  // a rating of real swatches: no rig
+	obs     *SetObserver
 	// templates are the cues felt at familiarization, per stimulus and
 	// property (ln of the cue; NaN where it could not be measured).
 	templates [][]float64
@@ -171,7 +171,9 @@ func runSet(ctx context.Context, o Options) (*Result, error) {
 				if err == nil {
 					err = run.setLoop(ctx)
 				}
-				if _, ferr := run.drive.finish(); ferr != nil && err == nil {
+			}
+			for _, b := range run.benches {
+				if _, ferr := b.drive.finish(); ferr != nil && err == nil {
 					err = ferr
 				}
 			}
@@ -345,57 +347,98 @@ func (run *setRun) setHeaderCols(h []string) {
 	run.runner.setHeader(h)
 }
 
-// startSetRig builds the rig on the first stimulus's fabric and starts
-// it, in virtual time with a simulated observer.
+// setBench is one of a set run's rigs: the cloth some of its properties'
+// motions handle (the hanging fabric; flex's clamped swatch).
+type setBench struct {
+	r        *rig.Rig
+	drive    driver
+	stim     *stimulus
+	trace    *rig.IntervalTrace
+	surfaces []*tactile.Surface // identify, rate: per fabric, on this cloth
+}
+
+// startSetRig builds a rig per bench the properties' motions need (most
+// handle the hanging fabric, flex a swatch of its own), on the first
+// stimulus's fabric, and starts each, in virtual time with a simulated
+// observer. A bench stands still while another's motion plays.
 func (run *setRun) startSetRig(ctx context.Context) error {
-	cfg, err := rigConfig(run.e, run.o.Rig, run.fab)
-	if err != nil {
-		return err
+	type group struct {
+		bench func(*rig.Config)
+		props []int
 	}
-	for _, p := range run.props {
-		run.scripts = append(run.scripts, motions[dimensions[p].motion].script(cfg.Scene))
-	}
-	cfg.Script = run.scripts[0]
-	r, err := rig.New(cfg)
-	if err != nil {
-		return err
-	}
-	run.r = r
-	run.stim = newStimulus(run.e, r, run.fab)
-	run.trace = r.NewIntervalTrace(maxScriptLength(run.scripts))
-	if run.set.Kind != Magnitude {
-		rc := r.Config()
-		for i, f := range run.fabrics {
-			sp, err := f.SurfaceParams(rc.Sim.Width, rc.Sim.Height)
-			if err != nil {
-				return fmt.Errorf("experiment: set.fabrics[%d]: tactile surface: %w", i, err)
-			}
-			surf, err := tactile.NewSurface(sp, 1)
-			if err != nil {
-				return fmt.Errorf("experiment: set.fabrics[%d]: tactile surface: %w", i, err)
-			}
-			run.surfaces = append(run.surfaces, surf)
+	var groups []group
+	keys := map[string]int{}
+	for k, p := range run.props {
+		name := dimensions[p].motion
+		key := ""
+		if motions[name].bench != nil {
+			key = name
 		}
+		g, ok := keys[key]
+		if !ok {
+			g = len(groups)
+			keys[key] = g
+			groups = append(groups, group{bench: motions[name].bench})
+		}
+		run.benchOf = append(run.benchOf, g)
+		groups[g].props = append(groups[g].props, k)
 	}
-	if run.obs != nil && cfg.OpenDevices == nil {
-		s, err := r.Lockstep()
+	if len(groups) > 1 && run.o.Rig.OpenDevices != nil {
+		return fmt.Errorf("experiment: set.properties: %s's motion handles a clamped swatch beside the hanging fabric, and one set of devices renders one of them: run %s as an experiment of its own on the devices", run.props[groups[1].props[0]], run.props[groups[1].props[0]])
+	}
+	run.scripts = make([]*twin.Script, len(run.props))
+	for _, g := range groups {
+		cfg, err := benchConfig(run.e, run.o.Rig, run.fab, g.bench)
 		if err != nil {
 			return err
 		}
-		run.drive = &lockstepDriver{s: s}
-	} else {
-		run.drive = startRealtime(ctx, r)
-	}
-	if err := r.HoldMotion(run.scripts[0]); err != nil {
-		return err
-	}
-	if err := settleRig(ctx, r, run.drive, run.scripts[0], run.scripts[0].Duration(), func() {
-		if run.obs == nil {
-			fmt.Fprintf(run.o.Out, "  warm-up interval (not recorded) ...\n")
+		var ss []*twin.Script
+		for _, k := range g.props {
+			run.scripts[k] = motions[dimensions[run.props[k]].motion].script(cfg.Scene)
+			ss = append(ss, run.scripts[k])
 		}
-	}); err != nil {
-		return fmt.Errorf("experiment: before trial %d: %w", run.done+1, err)
+		cfg.Script = ss[0]
+		r, err := rig.New(cfg)
+		if err != nil {
+			return err
+		}
+		b := &setBench{r: r, stim: newStimulus(run.e, r, run.fab), trace: r.NewIntervalTrace(maxScriptLength(ss))}
+		if run.set.Kind != Magnitude {
+			rc := r.Config()
+			for i, f := range run.fabrics {
+				sp, err := f.SurfaceParams(rc.Sim.Width, rc.Sim.Height)
+				if err != nil {
+					return fmt.Errorf("experiment: set.fabrics[%d]: tactile surface: %w", i, err)
+				}
+				surf, err := tactile.NewSurface(sp, 1)
+				if err != nil {
+					return fmt.Errorf("experiment: set.fabrics[%d]: tactile surface: %w", i, err)
+				}
+				b.surfaces = append(b.surfaces, surf)
+			}
+		}
+		if run.obs != nil && cfg.OpenDevices == nil {
+			s, err := r.Lockstep()
+			if err != nil {
+				return err
+			}
+			b.drive = &lockstepDriver{s: s}
+		} else {
+			b.drive = startRealtime(ctx, r)
+		}
+		run.benches = append(run.benches, b)
+		if err := r.HoldMotion(ss[0]); err != nil {
+			return err
+		}
+		if err := settleRig(ctx, r, b.drive, ss[0], ss[0].Duration(), func() {
+			if run.obs == nil {
+				fmt.Fprintf(run.o.Out, "  warm-up interval (not recorded) ...\n")
+			}
+		}); err != nil {
+			return fmt.Errorf("experiment: before trial %d: %w", run.done+1, err)
+		}
 	}
+	run.r, run.drive, run.stim = run.benches[0].r, run.benches[0].drive, run.benches[0].stim
 	return nil
 }
 
@@ -411,41 +454,43 @@ func maxScriptLength(ss []*twin.Script) time.Duration {
 // returns the cue each delivered (NaN where it could not be measured).
 func (run *setRun) present(ctx context.Context, i int) ([]float64, error) {
 	e := run.e
-	if run.set.Kind == Magnitude {
-		if err := run.stim.set(run.r, run.set.Levels[i], 0); err != nil {
+	for _, b := range run.benches {
+		if run.set.Kind == Magnitude {
+			if err := b.stim.set(b.r, run.set.Levels[i], 0); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := b.r.SetMaterial(run.mats[i], sim.MaterialRamp); err != nil {
 			return nil, err
 		}
-	} else {
-		if err := run.r.SetMaterial(run.mats[i], sim.MaterialRamp); err != nil {
-			return nil, err
-		}
-		if err := run.r.SetSurface(run.surfaces[i]); err != nil {
+		if err := b.r.SetSurface(b.surfaces[i]); err != nil {
 			return nil, err
 		}
 	}
 	cues := make([]float64, len(run.props))
 	for k, p := range run.props {
-		script := run.scripts[k]
-		if err := run.r.HoldMotion(script); err != nil {
+		b, script := run.benches[run.benchOf[k]], run.scripts[k]
+		if err := b.r.HoldMotion(script); err != nil {
 			return nil, err
 		}
-		if err := run.drive.wait(ctx, e.Timing.Gap); err != nil {
+		if err := b.drive.wait(ctx, e.Timing.Gap); err != nil {
 			return nil, err
 		}
 		if run.obs == nil {
 			fmt.Fprintf(run.o.Out, "  %s ...\n", motions[dimensions[p].motion].doc)
 		}
-		if err := run.r.BeginTracedInterval(run.trace); err != nil {
+		if err := b.r.BeginTracedInterval(b.trace); err != nil {
 			return nil, err
 		}
-		if err := run.drive.wait(ctx, script.Duration()); err != nil {
+		if err := b.drive.wait(ctx, script.Duration()); err != nil {
 			return nil, err
 		}
-		ch, err := run.r.EndInterval()
+		ch, err := b.r.EndInterval()
 		if err != nil {
 			return nil, err
 		}
-		if err := run.drive.wait(ctx, 50*time.Millisecond); err != nil {
+		if err := b.drive.wait(ctx, 50*time.Millisecond); err != nil {
 			return nil, err
 		}
 		select {
@@ -453,7 +498,7 @@ func (run *setRun) present(ctx context.Context, i int) ([]float64, error) {
 		case <-time.After(5 * time.Second):
 			return nil, errors.New("experiment: the rig's loops did not report the interval (is the rig running?)")
 		}
-		cues[k], _ = measureCue(dimensions[p].cue, run.trace, script)
+		cues[k], _ = measureCue(dimensions[p].cue, b.trace, script)
 	}
 	return cues, nil
 }
