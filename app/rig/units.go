@@ -47,6 +47,7 @@ var sessionUnits = map[string]string{
 	"config.sim.height":                                 "m",
 	"config.sim.nodes_u":                                "count",
 	"config.sim.nodes_v":                                "count",
+	"config.sim.pin_lines":                              "count",
 	"config.sim.refine.centre":                          "m (u, v)",
 	"config.sim.refine.radius":                          "m",
 	"config.sim.refine.ratio":                           "1",
