@@ -661,14 +661,7 @@ func (s *selfContact) failsafe(x, v []float64) {
 	r := s.reach()
 	s.bvh.refit(s.x0, x, r/2)
 	pairs := s.bvh.collect(0.5)
-	var moved float64
-	for range maxSeparationRounds {
-		n, m := s.separate(x, v, pairs, sep)
-		moved += m
-		if n == 0 {
-			break
-		}
-	}
+	moved := s.separateFully(x, v, pairs, sep)
 	if moved > (r-tol)/2 {
 		// The separation moved nodes further than the boxes had room
 		// for: bound the motion again.
@@ -679,12 +672,7 @@ func (s *selfContact) failsafe(x, v []float64) {
 	s.candReach, s.fresh = r, moved <= (r-tol)/2
 	merged := false
 	for round := range maxZoneRounds {
-		hits := 0
-		for _, sq := range pairs {
-			hits += s.ccdSquares(x, sq[0], sq[1], tol, merged)
-			hits += s.ccdSquares(x, sq[1], sq[0], tol, merged)
-			hits += s.ccdEdges(x, sq[0], sq[1], tol, merged)
-		}
+		hits := s.collisions(x, pairs, tol, merged)
 		if round == 0 {
 			s.nCCD = hits
 		}
@@ -705,11 +693,7 @@ func (s *selfContact) failsafe(x, v []float64) {
 			}
 			// The first round only counted the collisions: run it again,
 			// merging.
-			for _, sq := range pairs {
-				s.ccdSquares(x, sq[0], sq[1], tol, true)
-				s.ccdSquares(x, sq[1], sq[0], tol, true)
-				s.ccdEdges(x, sq[0], sq[1], tol, true)
-			}
+			s.collisions(x, pairs, tol, true)
 		}
 		s.moveZones(x, v)
 		s.bvh.refit(s.x0, x, tol/2)
@@ -731,27 +715,41 @@ func (s *selfContact) separateAfterZones(x, v []float64, sep, tol float64) {
 	copy(s.xz, x)
 	copy(s.vz, v)
 	s.bvh.refit(x, nil, sep/2)
-	pairs := s.bvh.collect(0.5)
-	moved := false
-	for range maxSeparationRounds {
-		n, _ := s.separate(x, v, pairs, sep)
-		if n == 0 {
-			break
-		}
-		moved = true
-	}
-	if !moved {
+	if s.separateFully(x, v, s.bvh.collect(0.5), sep) == 0 {
 		return
 	}
 	s.bvh.refit(s.x0, x, tol/2)
-	for _, sq := range s.bvh.collect(0) {
-		if s.ccdSquares(x, sq[0], sq[1], tol, false) > 0 || s.ccdSquares(x, sq[1], sq[0], tol, false) > 0 ||
-			s.ccdEdges(x, sq[0], sq[1], tol, false) > 0 {
-			copy(x, s.xz)
-			copy(v, s.vz)
-			return
+	if s.collisions(x, s.bvh.collect(0), tol, false) > 0 {
+		copy(x, s.xz)
+		copy(v, s.vz)
+	}
+}
+
+// separateFully sweeps separate over pairs until a sweep moves no pair
+// (at most maxSeparationRounds) and returns a bound on how far it moved a
+// node, 0 when it moved none.
+func (s *selfContact) separateFully(x, v []float64, pairs [][2]int32, sep float64) (moved float64) {
+	for range maxSeparationRounds {
+		n, m := s.separate(x, v, pairs, sep)
+		moved += m
+		if n == 0 {
+			break
 		}
 	}
+	return moved
+}
+
+// collisions runs the continuous tests over the squares of pairs, both
+// ways, and returns the collisions found; with merge it merges each
+// collision's nodes into one impact zone.
+func (s *selfContact) collisions(x []float64, pairs [][2]int32, tol float64, merge bool) int {
+	hits := 0
+	for _, sq := range pairs {
+		hits += s.ccdSquares(x, sq[0], sq[1], tol, merge)
+		hits += s.ccdSquares(x, sq[1], sq[0], tol, merge)
+		hits += s.ccdEdges(x, sq[0], sq[1], tol, merge)
+	}
+	return hits
 }
 
 // separate moves apart, to sep, the pairs of features of the squares in
