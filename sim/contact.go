@@ -450,12 +450,26 @@ func (s *padContact) settle(k int) padSummary {
 		if p.slipping {
 			mu = muK
 		}
-		if l := norm3(ft); l > mu*fn {
+		l := norm3(ft)
+		if l > mu*fn {
 			p.slipping = true
 			ft = scale3(muK*fn/l, ft)
 			anchor = add3(pos, scale3(1/p.k, ft))
-		} else if p.slipping && norm3(rel) < stickSpeed {
-			p.slipping = false
+		} else if p.slipping {
+			if r := norm3(rel); r < stickSpeed {
+				p.slipping = false
+			} else if l > 0 && dot3(ft, rel) > 0 {
+				// Still sliding, and the spring drags the cloth the way
+				// the pad slides over it: Coulomb's kinetic force. Left
+				// at the last step's anchor, the spring would ease off
+				// as the cloth gives towards it, and a pad drawn over a
+				// held cloth would feel a fraction of μ_k·N. (A spring
+				// that pulls against the slide, after the pad turned,
+				// is left to ease off: renewed, it would push the cloth
+				// with the pad's old motion.)
+				ft = scale3(muK*fn/l, ft)
+				anchor = add3(pos, scale3(1/p.k, ft))
+			}
 		}
 		p.offset = sub3(anchor, fc.in.c)
 		p.f = add3(scale3(fn, p.n), ft)

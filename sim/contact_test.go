@@ -2,10 +2,12 @@ package sim
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
 // TestSubdivideLayout checks the probe order probeRows assumes: row i
@@ -117,4 +119,62 @@ func everyProbe(s *padContact, fc *fingerContact, x []float64, dst []contactPt) 
 		}
 	}
 	return dst
+}
+
+// TestPadsSlideAtKineticFriction: two pads pinch a swatch held by a clamp
+// along its top edge and draw it 12 mm down between them, as one draws a
+// fabric between finger and thumb. The clamp holds the fabric, so the pads
+// slide over it the whole way, and Coulomb's law gives each pad a
+// tangential force of μ_k times its normal force, early in the draw as
+// late. (With a sliding probe's friction spring left at its last anchor,
+// the force eased off as the cloth gave towards it: the pads felt a third
+// of μ_k·N or less.)
+func TestPadsSlideAtKineticFriction(t *testing.T) {
+	for _, tc := range []struct {
+		mu, squeeze float64
+	}{{0.2, 0.0001}, {0.4, 0.0001}, {0.4, 0.0002}} {
+		t.Run(fmt.Sprintf("mu=%g/squeeze=%gmm", tc.mu, 1000*tc.squeeze), func(t *testing.T) {
+			c := newTestCloth(t, func(cfg *Config) {
+				cfg.Width, cfg.Height = 0.03, 0.04
+				cfg.NodesU, cfg.NodesV = 13, 17
+				cfg.Pin, cfg.PinLines, cfg.NoRod = PinTopEdge, 2, true
+				cfg.Offset = [3]float64{0.05, 0.07, 0}
+				cfg.Material.FrictionStatic, cfg.Material.FrictionKinetic = 1.25*tc.mu, tc.mu
+			})
+			s, err := PinchAndPull([3]float64{0.05, 0.10, 0}, [3]float64{0, -0.012, 0}, 0.008, c.cfg.Material.Thickness, tc.squeeze)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The draw runs from Keys[3] to Keys[4]; its middle 60 % in
+			// two halves, past the onset and before the stop.
+			t0, t1 := s.Keys[3].T, s.Keys[4].T
+			a, mid, b := t0+(t1-t0)/5, t0+(t1-t0)/2, t1-(t1-t0)/5
+			var ft, fn [2]float64
+			var out Output
+			runScript(c, s, t1, func(step int, tm time.Duration) {
+				if tm < a || tm >= b {
+					return
+				}
+				c.Output(&out)
+				h := 0
+				if tm >= mid {
+					h = 1
+				}
+				for k := range NumFingers {
+					if !out.Contact[k].InContact {
+						t.Fatalf("%v: the %s lost the fabric", tm, FingerName(k))
+					}
+					ft[h] += out.Local[k].F0[1] // the cloth holds the pads back: along +y
+					fn[h] += out.Contact[k].NormalForce
+				}
+			})
+			for h, name := range []string{"first", "second"} {
+				got := ft[h] / fn[h]
+				t.Logf("%s half of the draw: tangential over normal force %.4f, μ_k %.3g", name, got, tc.mu)
+				if math.Abs(got/tc.mu-1) > 0.02 {
+					t.Errorf("%s half of the draw: the pads feel %.4f of their normal force along the draw, want μ_k = %.3g within 2 %%", name, got, tc.mu)
+				}
+			}
+		})
+	}
 }

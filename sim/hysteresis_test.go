@@ -59,14 +59,16 @@ func testHysteresis() Hysteresis {
 // TestZeroHysteresisIsMain: a fabric without hysteresis steps through the
 // pinch and the fold bit for bit as the code before hysteresis did (the
 // digests were computed with it, on amd64 with AVX2 and FMA, whose kernels
-// fix every operation's order); and a fabric with hysteresis does not.
+// fix every operation's order, with the pads' kinetic friction renewed
+// while a probe slides as contact.go's settle now does applied to it); and
+// a fabric with hysteresis does not.
 func TestZeroHysteresisIsMain(t *testing.T) {
 	if !useKernelAsm {
 		t.Skip("the digests are those of the AVX2 kernels")
 	}
 	want := map[string]string{
-		"pinch": "d1c416ee6089473b9126925977123edb26145cf4105c158fa70bcda5a9494472",
-		"fold":  "09d83ee01a3637ac12e6a66cf1bc9df19bcd1eb120bd2ba27161f3f17e9e5901",
+		"pinch": "7f6d4e494fb5ca0fe86f78306cc8f0182e41310e78e5b6bd21b8dc255a0bb112",
+		"fold":  "51f656d845cad0672017b5bdcd81c453dcf1cc8242bdf85e234ca3786816db58",
 	}
 	for _, scene := range []string{"pinch", "fold"} {
 		got, pinch := zeroHystRun(t, scene, DefaultMaterial())
