@@ -456,19 +456,24 @@ func (s *padContact) settle(k int) padSummary {
 			ft = scale3(muK*fn/l, ft)
 			anchor = add3(pos, scale3(1/p.k, ft))
 		} else if p.slipping {
-			if r := norm3(rel); r < stickSpeed {
+			switch {
+			case norm3(rel) < stickSpeed:
 				p.slipping = false
-			} else if l > 0 && dot3(ft, rel) > 0 {
-				// Still sliding, and the spring drags the cloth the way
-				// the pad slides over it: Coulomb's kinetic force. Left
-				// at the last step's anchor, the spring would ease off
-				// as the cloth gives towards it, and a pad drawn over a
-				// held cloth would feel a fraction of μ_k·N. (A spring
-				// that pulls against the slide, after the pad turned,
-				// is left to ease off: renewed, it would push the cloth
-				// with the pad's old motion.)
+			case l > 0 && dot3(ft, rel) > 0:
+				// Still sliding: Coulomb's kinetic force, renewed every
+				// step. Left at the last step's anchor, the spring eased
+				// off as the cloth gave towards it, and a pad drawn over
+				// a held cloth felt a third of μ_k·N or less.
 				ft = scale3(muK*fn/l, ft)
 				anchor = add3(pos, scale3(1/p.k, ft))
+			default:
+				// The spring pulls against the probe's slide (the pad
+				// turned, or the cloth under it overtook it): it sticks
+				// again, so that its anchor rides with the pad and the
+				// spring turns round through the cone, rather than
+				// holding the cloth back the old way for as long as it
+				// touches.
+				p.slipping = false
 			}
 		}
 		p.offset = sub3(anchor, fc.in.c)
