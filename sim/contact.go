@@ -23,11 +23,15 @@ import (
 // the friction cone: beyond FrictionStatic × the normal force the probe
 // slips and its anchor is dragged to the cone of FrictionKinetic. While a
 // probe slips its anchor stays where the last step left it (it does not
-// ride along with the pad), so the spring pulls the probe with the kinetic
-// force towards where the pad dragged it. It sticks again when its speed
-// relative to the pad falls below 1 mm/s. A pinch is two pads pressing the
-// same probes from both sides: the cloth stays trapped as long as the
-// friction of both pads holds it.
+// ride along with the pad, whose step would stretch the stiff spring far
+// past the cone), and after each step the spring is renewed to the
+// kinetic force, so that a pad sliding over the cloth feels Coulomb's
+// μ_k·N however far it slides. It sticks again when its speed relative to
+// the pad falls below 1 mm/s, or when its spring pulls against its slide
+// (the pad turned): its anchor then rides with the pad and the spring
+// turns round through the cone. A pinch is two pads pressing the same
+// probes from both sides: the cloth stays trapped as long as the friction
+// of both pads holds it.
 //
 // The contacts are linearised at the start of the step with the pad at its
 // end-of-step position, so the implicit solve pushes the cloth out within
