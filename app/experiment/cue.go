@@ -134,11 +134,11 @@ var (
 	}
 	// cueFrictionDrag is the drag the rubbing finger feels.
 	cueFrictionDrag = &Cue{
-		Name: "friction-drag", Unit: "1", Weber: 0.10, Phase: strokePhase,
+		Name: "friction-drag", Unit: "1", Weber: 0.10, Phase: drawPhase,
 		Source: "Pang et al. 1991 (force, 5-10 %), taken at its upper end for a force along the skin",
-		Doc: "the mean force opposing the index's sliding over the motion's stroke phase per newton of its press: the work the index " +
-			"does against its fingertip sensor's force in the plane of the fabric (across the pads' approach), over the sensor's normal force integrated along the path slid",
-		compute: frictionDrag,
+		Doc: "the mean force opposing the pads' sliding over the motion's draw phase per newton of their press: the work both pads " +
+			"do against their fingertip sensors' force in the plane of the fabric (across the pads' approach), over the sensors' normal force integrated along the paths slid",
+		compute: drawFriction,
 	}
 	cueContactForce = &Cue{
 		Name: "contact-force", Unit: "N", Weber: 0.07,
@@ -277,7 +277,6 @@ func phaseStiffness(tr *rig.IntervalTrace, script *twin.Script, phase string, w 
 const (
 	stretchPhase = "stretch"
 	bendPhase    = "bend"
-	strokePhase  = "stroke"
 )
 
 // averageWindow is how long the loading stiffness averages force and
@@ -288,57 +287,6 @@ const (
 	averageWindow = 300 * time.Millisecond
 	bendWindow    = 500 * time.Millisecond
 )
-
-// frictionDrag is cueFrictionDrag: over the stroke phase, the work the
-// index does against the fabric's pull along the pad's path, −∫F·v dt with
-// F and v across z (the axis along which both pads approach and press the
-// fabric), divided by the normal force integrated along the same path,
-// ∫F_z·|v| dt. The stroke starts and ends at rest at the same place, so
-// what the device's inertia and the fabric's elastic pull give back
-// cancels, and what is left is the force that opposed the sliding, per
-// newton of press: the friction coefficient the finger feels. (A drag
-// alone would order the fabrics by how hard the same press pushes into
-// them, their compression, rather than by their friction.)
-func frictionDrag(tr *rig.IntervalTrace, script *twin.Script) (float64, error) {
-	start, end, ok := script.PhaseSpan(strokePhase)
-	if !ok {
-		return 0, fmt.Errorf("%w %q", errNoPhase, strokePhase)
-	}
-	h := tr.Haptics
-	t0 := h[0].T
-	if h[len(h)-1].T-t0 < end.Seconds()-2*tr.HapticsPeriod.Seconds() {
-		return 0, fmt.Errorf("%w: it lasted %.3g s, the stroke ends %.3g s into the motion",
-			errIntervalShort, h[len(h)-1].T-t0+tr.HapticsPeriod.Seconds(), end.Seconds())
-	}
-	dt := tr.HapticsPeriod.Seconds()
-	var work, path, press float64
-	n, in := 0, 0
-	for i := range h {
-		if t := h[i].T - t0; t < start.Seconds() || t >= end.Seconds() {
-			continue
-		}
-		in++
-		ix := &h[i].Fingers[sim.IndexFinger]
-		if ix.Contact {
-			n++
-		}
-		v := math.Hypot(ix.Vel[0], ix.Vel[1])
-		work -= (ix.ForceMeas[0]*ix.Vel[0] + ix.ForceMeas[1]*ix.Vel[1]) * dt
-		path += v * dt
-		// The index presses along -z: the device pushes it back along +z.
-		press += ix.ForceMeas[2] * v * dt
-	}
-	if n < in*3/4 {
-		return 0, fmt.Errorf("the index touched the fabric in %d of the stroke's %d ticks", n, in)
-	}
-	if !(path > 1e-3) {
-		return 0, fmt.Errorf("the index slid %.3g mm in the stroke", 1000*path)
-	}
-	if !(press > 0) {
-		return 0, errors.New("the index did not press the fabric in the stroke")
-	}
-	return work / press, nil
-}
 
 // contactForce is cueContactForce: the mean magnitude of the net force
 // of both fingertip sensors over the ticks where a finger touches the

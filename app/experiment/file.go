@@ -78,7 +78,7 @@ var dimensions = map[Kind]dimension{
 	TactileLevel: {"dB", "Which interval felt rougher?", "stroke", cueVibration, decibelGain, nil},
 	TactileTone:  {"µm", "Which interval held the vibration?", "rest", cueVibrationDetection, nil, nil},
 	Roughness:    {"%", "Which interval felt rougher?", "stroke", cueVibration, percentGain, kesSMD},
-	Friction:     {"%", "Which interval was harder to rub?", "rub", cueFrictionDrag, percentGain, kesMIU},
+	Friction:     {"%", "Which interval was harder to draw?", "draw", cueFrictionDrag, percentGain, kesMIU},
 	Bending:      {"%", "Which interval was harder to bend?", "flex", cueBending, percentGain, kesB},
 }
 
@@ -134,19 +134,10 @@ var motions = map[string]motion{
 	"stroke":   {twin.StrokeScript, "rub the fabric ±3 mm with the index finger over the thumb, which holds it from behind (3 s)", nil},
 	"fold":     {foldScript, "pinch firmly and push the pinched point 15 mm up towards the rod, in the fabric's plane, so that the fabric between them buckles (3.3 s)", nil},
 	"flex":     {flexScript, "on a 3 × 1.5 cm swatch clamped along its top edge: the thumb presses it back flat from behind, the index touches its face 2.5 mm above its free edge, rests, pushes 6 mm further, bending it between the clamp and the finger, and holds (4.3 s)", swatchBench},
-	"rub":      {rubScript, "the stroke with a longer rub, ±12 mm (about 48 mm/s), so that the index slides over the fabric rather than dragging it (3 s)", nil},
+	"draw":     {drawScript, "on a 3 × 4 cm swatch clamped along its top edge: thumb and index pinch it 1 cm below the clamp, draw it 12 mm down between them and open (3.2 s)", drawBench},
 	"pinch":    {twin.PinchScript, "pinch lightly and pull 36 mm out of the plane and down (3 s)", nil},
 	"showcase": {twin.DefaultScript, "the showcase handling: touch, stroke, pinch, stretch (10 s)", nil},
 	"rest":     {twin.RestScript, "no handling: both fingers still, 3 cm off the fabric (1 s)", nil},
-}
-
-// rubScript is the stroke (twin.StrokeScript) rubbing rubLength to
-// either side: far enough that the fabric, pinched between the pads,
-// slips under the index rather than following it, so that the drag the
-// index feels is the fabric's friction.
-func rubScript(sc twin.Scene) *twin.Script {
-	sc.Rub = rubLength
-	return twin.StrokeScript(sc)
 }
 
 // foldScript pinches the fabric and pushes the pinched point foldPush
@@ -164,9 +155,6 @@ func foldScript(sc twin.Scene) *twin.Script {
 
 // foldPush is how far the fold motion pushes the pinched point up [m].
 const foldPush = 0.015
-
-// rubLength is how far the rub motion moves the index to either side [m].
-const rubLength = 0.012
 
 func motionList() string {
 	names := make([]string, 0, len(motions))
@@ -263,10 +251,10 @@ type Stimulus struct {
 // (interval_s, gap_s, iti_s); Parse decodes them into time.Duration.
 type Timing struct {
 	// Motion is the simulated hand's handling in each interval (see
-	// motions): "stretch", "bend", "fold", "flex", "stroke", "rub",
+	// motions): "stretch", "bend", "fold", "flex", "draw", "stroke",
 	// "pinch", "showcase" or "rest"; the default is the one that delivers
 	// the dimension (stiffness: stretch; force-scale: pinch; tactile-level
-	// and roughness: stroke; friction: rub; bending: flex; tactile-tone:
+	// and roughness: stroke; friction: draw; bending: flex; tactile-tone:
 	// rest).
 	Motion string
 	// Interval is an interval's length (0: the motion's length; 1 s at

@@ -1,0 +1,148 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"time"
+
+	"github.com/haptex/haptex/app/rig"
+	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/sim"
+)
+
+// The draw motion's bench: a swatch held in a clamp along its top edge,
+// which thumb and index pinch from either side and draw down towards its
+// free edge, as one draws a fabric between finger and thumb to judge its
+// hand. Both pads slide over the fabric together and the clamp holds it in
+// tension, so each pad's tangential force is the fabric's sliding friction
+// on it, whatever the fabric's stiffness: on the hanging fabric, a finger
+// rubbing over the thumb presses the fabric on the thumb only within a
+// couple of millimetres of the thumb's centre (two 8 mm spheres), and
+// beyond that the fabric moves with the finger and the drag is the
+// fabric's pull rather than its friction.
+const (
+	drawWidth   = 0.03   // swatch along x [m]
+	drawHeight  = 0.04   // swatch along y [m], clamp included
+	drawSpacing = 0.0025 // element side [m]
+	drawClamp   = 2      // node rows the clamp holds
+	// drawBelow is how far below the swatch's top edge the pads pinch
+	// [m], and drawLength how far down they draw it [m]: they end
+	// drawHeight - drawBelow - drawLength (18 mm) above its free edge.
+	drawBelow  = 0.006
+	drawLength = 0.012
+	// drawGrip is how far each pad's intended surface goes past the
+	// fabric's surface [m]: with the finger's 300 N/m, about 0.5 N.
+	drawGrip = 0.002
+)
+
+// drawBench sets the rig's cloth to the draw motion's swatch, placed so
+// that the pinch starts at the scene's pinch point, and the scene's
+// thickness to the fabric's (KES T0), so that the pads grip each fabric by
+// drawGrip past its own surface.
+func drawBench(cfg *rig.Config) {
+	if f := cfg.Fabric; f != nil && f.Compression.T0 != nil && f.Compression.TM != nil {
+		if t0, _ := f.Thickness(); t0 > 0 {
+			cfg.Scene.Thickness = t0
+		}
+	}
+	p := cfg.Scene.Pinch
+	s := &cfg.Sim
+	s.Width, s.Height = drawWidth, drawHeight
+	s.NodesU = int(math.Round(drawWidth/drawSpacing)) + 1
+	s.NodesV = int(math.Round(drawHeight/drawSpacing)) + 1
+	s.Offset = [3]float64{p[0], p[1] + drawBelow - drawHeight, p[2]}
+	s.Pin, s.PinLines, s.NoRod = sim.PinTopEdge, drawClamp, true
+	s.Refine = sim.Refinement{}
+}
+
+// drawScript is the draw motion, 3.2 s: the pads approach the swatch from
+// either side (to 0.8 s), grip it ("grip", to 1.2 s), draw it drawLength
+// down ("draw", to 2.2 s, about 12 mm/s on average), hold ("hold", to
+// 2.5 s), open and return.
+func drawScript(sc twin.Scene) *twin.Script {
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	p := sc.Pinch
+	surf := sc.PadRadius + sc.Thickness/2
+	kf := func(side float64) []twin.Keyframe {
+		at := func(dy, z float64) [3]float64 { return [3]float64{p[0], p[1] + dy, p[2] + side*z} }
+		return []twin.Keyframe{
+			{T: 0, Pos: at(0, 0.03)},
+			{T: sec(0.5), Pos: at(0, surf+0.004)},
+			{T: sec(0.8), Pos: at(0, surf-drawGrip)},
+			{T: sec(1.2), Pos: at(0, surf-drawGrip)},
+			{T: sec(2.2), Pos: at(-drawLength, surf-drawGrip)},
+			{T: sec(2.5), Pos: at(-drawLength, surf-drawGrip)},
+			{T: sec(2.8), Pos: at(-drawLength, surf+0.01)},
+			{T: sec(3.2), Pos: at(0, 0.03)},
+		}
+	}
+	s, err := twin.NewScript(kf(-1), kf(1), []twin.Phase{
+		{Name: "approach", Start: 0}, {Name: "grip", Start: sec(0.8)}, {Name: drawPhase, Start: sec(1.2)},
+		{Name: "hold", Start: sec(2.2)}, {Name: "release", Start: sec(2.5)},
+	})
+	if err != nil {
+		panic(err) // constant keyframes, checked by tests
+	}
+	return s
+}
+
+// drawPhase is the draw motion's phase the friction is measured over.
+const drawPhase = "draw"
+
+// drawFriction is cueFrictionDrag: over the draw phase, the work both pads
+// do against their fingertip sensors' force in the fabric's plane,
+// −Σ∫F·v dt with F and v across z (the axis along which the pads press
+// the fabric), over their normal forces integrated along the same paths,
+// Σ∫|F_z|·|v| dt: the friction coefficient the fingers feel. The swatch's
+// stretch under the pull gives back what it stores, a hundredth of the
+// friction's work.
+func drawFriction(tr *rig.IntervalTrace, script *twin.Script) (float64, error) {
+	start, end, ok := script.PhaseSpan(drawPhase)
+	if !ok {
+		return 0, fmt.Errorf("%w %q", errNoPhase, drawPhase)
+	}
+	h := tr.Haptics
+	t0 := h[0].T
+	if h[len(h)-1].T-t0 < end.Seconds()-2*tr.HapticsPeriod.Seconds() {
+		return 0, fmt.Errorf("%w: it lasted %.3g s, the draw ends %.3g s into the motion",
+			errIntervalShort, h[len(h)-1].T-t0+tr.HapticsPeriod.Seconds(), end.Seconds())
+	}
+	dt := tr.HapticsPeriod.Seconds()
+	var work, path, press float64
+	in := 0
+	var n [sim.NumFingers]int
+	for i := range h {
+		if t := h[i].T - t0; t < start.Seconds() || t >= end.Seconds() {
+			continue
+		}
+		in++
+		for f := range sim.NumFingers {
+			fr := &h[i].Fingers[f]
+			if fr.Contact {
+				n[f]++
+			}
+			v := math.Hypot(fr.Vel[0], fr.Vel[1])
+			work -= (fr.ForceMeas[0]*fr.Vel[0] + fr.ForceMeas[1]*fr.Vel[1]) * dt
+			path += v * dt
+			press += math.Abs(fr.ForceMeas[2]) * v * dt
+		}
+		if os.Getenv("ZZTRACE") != "" && i%25 == 0 {
+			th, ix := &h[i].Fingers[0], &h[i].Fingers[1]
+			fmt.Fprintf(os.Stderr, "ZT %.3f y %.2f vy %.1f | th des %.4f %.4f meas %.4f %.4f | ix des %.4f %.4f meas %.4f %.4f\n", h[i].T-t0, 1000*ix.Pos[1], 1000*ix.Vel[1], th.ForceDes[1], th.ForceDes[2], th.ForceMeas[1], th.ForceMeas[2], ix.ForceDes[1], ix.ForceDes[2], ix.ForceMeas[1], ix.ForceMeas[2])
+		}
+	}
+	for f := range sim.NumFingers {
+		if n[f] < in*3/4 {
+			return 0, fmt.Errorf("the %s touched the fabric in %d of the draw's %d ticks", sim.FingerName(f), n[f], in)
+		}
+	}
+	if !(path > 1e-3) {
+		return 0, fmt.Errorf("the pads slid %.3g mm in the draw", 1000*path)
+	}
+	if !(press > 0) {
+		return 0, errors.New("the pads did not press the fabric in the draw")
+	}
+	return work / press, nil
+}
