@@ -61,6 +61,7 @@ type ForceConfig struct {
 	OnsetStop      bool    `toml:"onset_stop"`            // at first contact, drop a share of the admittance's speed into the cloth beyond the cloth's own
 	OnsetStopNpm   float64 `toml:"onset_stop_npm"`        // k_s: the share dropped is k/(k + k_s) for a contact of normal stiffness k [N/m]; 0 = all
 	ContactTau     float64 `toml:"contact_tau_s"`         // τ_c: in contact, damp the admittance's speed into the cloth with k·τ_c [s]; 0 = off
+	ContactRest    float64 `toml:"contact_rest_mps"`      // while the pad moves slower than this, damp only the speed into the cloth it makes [m/s]; 0 = damp the admittance's speed always
 }
 
 // DLSConfig is the damped-least-squares inverse Jacobian.
@@ -311,6 +312,7 @@ func (c *Config) Validate() error {
 	check(nonneg(c.Force.StiffBandwidth), "force.stiff_bandwidth_rad_s = %g, want >= 0", c.Force.StiffBandwidth)
 	check(nonneg(c.Force.StiffIntegral), "force.stiff_integral_rad_s = %g, want >= 0", c.Force.StiffIntegral)
 	check(nonneg(c.Force.ContactTau), "force.contact_tau_s = %g, want >= 0", c.Force.ContactTau)
+	check(nonneg(c.Force.ContactRest), "force.contact_rest_mps = %g, want >= 0", c.Force.ContactRest)
 	check(nonneg(c.Force.OnsetStopNpm), "force.onset_stop_npm = %g, want >= 0", c.Force.OnsetStopNpm)
 	check(c.Force.SetpointWeight >= 0 && c.Force.SetpointWeight <= 1, "force.setpoint_weight = %g, want 0..1", c.Force.SetpointWeight)
 	check(nonneg(c.Velocity.FrictionWidth), "velocity.friction_width_rps = %g, want >= 0", c.Velocity.FrictionWidth)

@@ -104,6 +104,11 @@ func (c *controller) observe(q [3]float64, dt float64) {
 // admittance's speed; in contact its part into the cloth beyond the
 // cloth's own is damped with kRender·τ_c (force.contact_tau_s), so the
 // virtual mass does not carry its approach speed into a stiff surface.
+// While the pad rests (its encoder speed under force.contact_rest_mps)
+// only the speed it makes into the cloth is damped: a pad at rest carries
+// no approach, and damping the integrator there held it short of the
+// drive's stiction, so a stuck drive kept the finger's push on the
+// sensor. The integral action now winds up until the drive breaks away.
 func (c *controller) step(k *exo.Kin, fDes, fMeas, fStiff [3]float64, tauLim [3]float64, kRender float64, n [3]float64, vs float64) [3]float64 {
 	cfg := c.cfg
 	gs := 1.0
@@ -116,7 +121,14 @@ func (c *controller) step(k *exo.Kin, fDes, fMeas, fStiff [3]float64, tauLim [3]
 		gi = 1 / (1 + cfg.Force.Ki*kRender/(wi*wi))
 	}
 	if tc := cfg.Force.ContactTau; tc > 0 && kRender > 0 {
-		if d := vec3.Dot(c.iF, n) - vs; d > 0 {
+		into := vec3.Dot(c.iF, n)
+		if rest := cfg.Force.ContactRest; rest > 0 {
+			// At rest the speed not damped is only what the pad makes.
+			if v := k.J.MulVec(c.qd); vec3.Norm(v) < rest {
+				into = math.Min(into, math.Max(0, vec3.Dot(v, n)))
+			}
+		}
+		if d := into - vs; d > 0 {
 			a := math.Min(1, cfg.Force.Ki*gi*kRender*tc*c.t)
 			c.iF = vec3.Sub(c.iF, vec3.Scale(a*d, n))
 		}

@@ -135,6 +135,7 @@ func TestConfig(t *testing.T) {
 		{"stop_ramp_ms = 4.0", "stop_ramp_ms = 20.0"},
 		{"feedforward = 0.96", "feedforward = 2.0"},
 		{"contact_tau_s = 0.036", "contact_tau_s = -1.0"},
+		{"contact_rest_mps = 0.005", "contact_rest_mps = -0.005"},
 		{"stiff_integral_rad_s = 110.0", "stiff_integral_rad_s = -1.0"},
 		{"viscous_nms = [0.034, 0.042, 0.012]", "viscous_nms = [0.034, -0.042, 0.012]"},
 		{"transmission_stiffness_nm_per_rad = [367.0, 367.0, 164.0]", "transmission_stiffness_nm_per_rad = [367.0, nan, 164.0]"},
