@@ -56,6 +56,14 @@ const (
 // same bend on a fleece as on a silk (the cantilever stiffens as it
 // bends). A set run's rig takes the first fabric's.
 func swatchBench(cfg *rig.Config) {
+	clampedSwatch(cfg, swatchWidth, swatchHeight, swatchHeight-flexAbove)
+}
+
+// clampedSwatch sets the rig's cloth to a width × height swatch [m],
+// meshed at swatchSpacing and held by a clamp of swatchClamp node rows
+// along its top edge, placed with the scene's pinch point below [m] under
+// its top edge, and the scene's thickness to the fabric's (KES T0).
+func clampedSwatch(cfg *rig.Config, width, height, below float64) {
 	if f := cfg.Fabric; f != nil && f.Compression.T0 != nil && f.Compression.TM != nil {
 		if t0, _ := f.Thickness(); t0 > 0 {
 			cfg.Scene.Thickness = t0
@@ -63,10 +71,10 @@ func swatchBench(cfg *rig.Config) {
 	}
 	p := cfg.Scene.Pinch
 	s := &cfg.Sim
-	s.Width, s.Height = swatchWidth, swatchHeight
-	s.NodesU = int(math.Round(swatchWidth/swatchSpacing)) + 1
-	s.NodesV = int(math.Round(swatchHeight/swatchSpacing)) + 1
-	s.Offset = [3]float64{p[0], p[1] - flexAbove, p[2]}
+	s.Width, s.Height = width, height
+	s.NodesU = int(math.Round(width/swatchSpacing)) + 1
+	s.NodesV = int(math.Round(height/swatchSpacing)) + 1
+	s.Offset = [3]float64{p[0], p[1] + below - height, p[2]}
 	s.Pin, s.PinLines, s.NoRod = sim.PinTopEdge, swatchClamp, true
 	s.Refine = sim.Refinement{}
 }
