@@ -23,7 +23,7 @@ type stackBlocks struct {
 	off   []int     // block b's factor starts at fac[off[b]]
 	idx   []int32   // per node: its place in nodes, or -1
 	root  []int32   // per node: union-find parent while the blocks are built
-	fac   []float64 // per block of m unknowns: the m×m lower Cholesky factor, row-major
+	fac   []float64 // per block of m unknowns: its Cholesky factor L (m×m, row-major), then Lᵀ
 	res   []float64 // scratch: a block's residual, then its correction
 	dz    []float64 // the first pass's correction, per stack unknown
 	ok    bool      // blocks are set and factorised
@@ -45,7 +45,7 @@ func (sb *stackBlocks) init(n int) {
 	sb.nodes = make([]int32, 0, 128)
 	sb.start = make([]int32, 0, 64)
 	sb.off = make([]int, 0, 64)
-	sb.fac = make([]float64, 0, 2*(3*maxStackBlock)*(3*maxStackBlock))
+	sb.fac = make([]float64, 0, 4*(3*maxStackBlock)*(3*maxStackBlock))
 	sb.res = make([]float64, 3*maxStackBlock)
 	sb.dz = make([]float64, 0, 3*128)
 }
@@ -118,7 +118,7 @@ func (pc *preconditioner) buildStack(dsm [][3][3]float64) {
 		m := 3 * int(hi-lo)
 		o := len(sb.fac)
 		sb.off = append(sb.off, o)
-		sb.fac = slices.Grow(sb.fac, m*m)[:o+m*m]
+		sb.fac = slices.Grow(sb.fac, 2*m*m)[:o+2*m*m]
 		f := sb.fac[o : o+m*m]
 		clear(f)
 		for p := lo; p < hi; p++ {
@@ -155,6 +155,12 @@ func (pc *preconditioner) buildStack(dsm [][3][3]float64) {
 		}
 		if !cholesky(f, m) {
 			return
+		}
+		ft := sb.fac[o+m*m : o+2*m*m]
+		for i := range m {
+			for k := i; k < m; k++ {
+				ft[i*m+k] = f[k*m+i]
+			}
 		}
 	}
 	sb.ok = true
@@ -195,17 +201,14 @@ func cholesky(a []float64, m int) bool {
 	return true
 }
 
-// choleskySolve overwrites x with a⁻¹·x for cholesky's factor of a.
-func choleskySolve(l, x []float64, m int) {
+// choleskySolve overwrites x with a⁻¹·x from cholesky's factor L of a
+// and its transpose lt (each m×m, row-major), both solves along rows.
+func choleskySolve(l, lt, x []float64, m int) {
 	for i := range m {
 		x[i] = (x[i] - dot8(l[i*m:i*m+i], x)) / l[i*m+i]
 	}
 	for i := m - 1; i >= 0; i-- {
-		s := x[i]
-		for k := i + 1; k < m; k++ {
-			s -= l[k*m+i] * x[k]
-		}
-		x[i] = s / l[i*m+i]
+		x[i] = (x[i] - dot8(lt[i*m+i+1:i*m+m], x[i+1:m])) / lt[i*m+i]
 	}
 }
 
@@ -228,7 +231,8 @@ func (pc *preconditioner) stackPass(z, r, gs []float64, backward bool) {
 		m := 3 * int(hi-lo)
 		x := sb.res[:m]
 		pc.stackResidual(x, z, r, sb.nodes[lo:hi])
-		choleskySolve(sb.fac[sb.off[b]:sb.off[b]+m*m], x, m)
+		o := sb.off[b]
+		choleskySolve(sb.fac[o:o+m*m], sb.fac[o+m*m:o+2*m*m], x, m)
 		for p, i := range sb.nodes[lo:hi] {
 			zi := z[3*i : 3*i+3 : 3*i+3]
 			d := x[3*p : 3*p+3 : 3*p+3]
