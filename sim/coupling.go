@@ -160,10 +160,9 @@ func (cp *coupling) solve(k, q int) {
 	c.dyn.filter(rhs)
 	iters := c.cfg.SensitivityIterations
 	if iters == 0 && c.self != nil && c.self.layers[k] > 1 {
-		// One V-cycle leaves part of a pinched stack's compliance out
-		// (the pressed fold's K_zz up to 87 % off the converged solve's);
-		// two CG iterations, warm-started, are within 0.5 % on average
-		// over the fold's pinch (docs/cloth-contact.md).
+		// One V-cycle leaves part of a pinched stack's compliance out;
+		// two CG iterations, warm-started, come close to the converged
+		// solve (docs/cloth-contact.md, "Speed").
 		iters = stackSensitivityIterations
 	}
 	if iters == 0 {

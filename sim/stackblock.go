@@ -13,10 +13,9 @@ import (
 // that lie far apart in the grid. Node-by-node Gauss-Seidel relaxes such a
 // pair one node at a time, each held by the other's spring, so the mode in
 // which the layers move together converges slowly; the coarse level's
-// aggregates of 4 × 4 nodes cannot represent it either (the pressed
+// aggregates (4 × 4 nodes at 32²) cannot represent it either (the pressed
 // region is a few nodes of each layer). Solving each piece at once
-// removes it: the 32² fold's pinched steps took 30-71 CG iterations
-// without the blocks (docs/cloth-contact.md).
+// removes it (docs/cloth-contact.md, "Speed").
 type stackBlocks struct {
 	nodes []int32   // the stack's free nodes, block by block, each in grid order
 	start []int32   // block b holds nodes[start[b]:start[b+1]]
@@ -40,8 +39,9 @@ func (sb *stackBlocks) init(n int) {
 	for i := range sb.idx {
 		sb.idx[i], sb.root[i] = -1, int32(i)
 	}
-	// Room for the stacks the scenes form (up to 51 nodes in 10 pieces,
-	// the crumple at 24²), so that a pinch does not allocate in its steps.
+	// Room for the stacks the scenes form (about 50 nodes at most, the
+	// crumple's), so that a pinch does not allocate in its steps; the
+	// lists still grow if they must.
 	sb.nodes = make([]int32, 0, 128)
 	sb.start = make([]int32, 0, 64)
 	sb.off = make([]int, 0, 64)
@@ -98,12 +98,16 @@ func (pc *preconditioner) buildStack(dsm [][3][3]float64) {
 	}
 	// The pieces in the order of their lowest nodes, each in grid order:
 	// idx of a piece's root holds the place of its lowest node meanwhile.
+	// Every node's root is set directly, for the sort and cutBlocks.
 	slices.Sort(sb.nodes)
 	for _, k := range sb.nodes {
 		sb.idx[k] = -1
 	}
+	for _, k := range sb.nodes {
+		sb.root[k] = sb.find(k)
+	}
 	for p, k := range sb.nodes {
-		if r := sb.find(k); sb.idx[r] < 0 {
+		if r := sb.root[k]; sb.idx[r] < 0 {
 			sb.idx[r] = int32(p)
 		}
 	}
@@ -220,7 +224,7 @@ func (pc *preconditioner) stackPass(z, r, gs []float64, backward bool) {
 	sb := &pc.sb
 	nb := len(sb.start) - 1
 	if gs != nil {
-		sb.dz = sb.dz[:3*len(sb.nodes)]
+		sb.dz = slices.Grow(sb.dz[:0], 3*len(sb.nodes))[:3*len(sb.nodes)]
 	}
 	for t := range nb {
 		b := t
