@@ -173,6 +173,46 @@ func BenchmarkSelfCollision(b *testing.B) {
 	}
 }
 
+// BenchmarkFoldStack steps the 32² fold's pinched stack at 5 ms, the
+// scene's slowest steps: from 3.9 s (the pads pressing the fold flat,
+// then sliding it) to 4.6 s, the script (not the cloth) starting over
+// there. Each step is a call of foldStack.step, so that callgrind's
+// --toggle-collect='*foldStack).step' counts the steps alone
+// (docs/cloth-contact.md).
+func BenchmarkFoldStack(b *testing.B) {
+	c := newTestCloth(b, func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = 32, 32, sec(0.005) })
+	st := &foldStack{c: c, s: FoldScript(c.cfg), from: sec(3.9), span: int(sec(0.7) / c.cfg.Dt)}
+	runScript(c, st.s, st.from, nil)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		st.step()
+	}
+	b.ReportMetric(float64(st.cg)/float64(st.n), "cg-iters/step")
+	b.ReportMetric(float64(st.sens)/float64(st.n), "sens-iters/step")
+}
+
+type foldStack struct {
+	c        *Cloth
+	s        *Script
+	in       FingerState
+	from     time.Duration
+	span     int // steps before the script starts over
+	n        int // steps so far
+	cg, sens int // their CG and sensitivity iterations
+}
+
+//go:noinline
+func (f *foldStack) step() {
+	c := f.c
+	f.s.Sample(f.from+time.Duration(f.n%f.span)*c.cfg.Dt, &f.in)
+	f.in.T = c.t
+	c.Step(c.t, &f.in)
+	f.n++
+	f.cg += c.stats.CGIters
+	f.sens += c.stats.SensIters
+}
+
 // BenchmarkFoldScript runs the whole fold scene, a new cloth each time,
 // with self-collision and without. Under callgrind it gives the
 // instructions per step and the self-collision's share of them

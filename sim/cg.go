@@ -93,6 +93,11 @@ func (w *cg) solve(s linearSystem, x, b []float64, tol, floor float64, maxIter i
 		if res <= tol*ref {
 			return solveResult{iters: it, residual: res / ref, ok: true, psi: psi}
 		}
+		if it == maxIter {
+			// No iteration left to use a preconditioned residual (the
+			// local models' solves stop here every time).
+			break
+		}
 		s.precond(z, r)
 		rzNew := dot8(r, z)
 		beta := rzNew / rz

@@ -138,7 +138,8 @@ type Config struct {
 	// SensitivityIterations caps the CG iterations of each of the three
 	// solves per finger in contact that give LocalModel.K; 0 (the default)
 	// approximates each with one application of the preconditioner (with
-	// TwoGrid a V-cycle, most of a CG iteration's work). While a contact
+	// TwoGrid a V-cycle, most of a CG iteration's work; two CG iterations
+	// while the pad holds a stack of layers). While a contact
 	// lasts, its three solves are renewed together every three refresh
 	// intervals (at 5 ms steps every sixth step) and whenever its contacts
 	// or their stick/slip states change.

@@ -160,9 +160,9 @@ func (cp *coupling) solve(k, q int) {
 	c.dyn.filter(rhs)
 	iters := c.cfg.SensitivityIterations
 	if iters == 0 && c.self != nil && c.self.layers[k] > 1 {
-		// One V-cycle leaves most of a pinched stack's compliance out:
-		// the pressed fold's K read 1.5-2 times the converged solve's,
-		// which three CG iterations reach within 3 % (TestTwoLayerPinch).
+		// One V-cycle leaves part of a pinched stack's compliance out;
+		// two CG iterations, warm-started, come close to the converged
+		// solve (docs/cloth-contact.md, "Speed").
 		iters = stackSensitivityIterations
 	}
 	if iters == 0 {
@@ -178,7 +178,7 @@ func (cp *coupling) solve(k, q int) {
 
 // stackSensitivityIterations caps the CG iterations of a sensitivity solve
 // while the pad holds several layers (Config.SensitivityIterations 0).
-const stackSensitivityIterations = 3
+const stackSensitivityIterations = 2
 
 // assemble returns finger k's stiffness from its contacts and its
 // sensitivities as they stand.

@@ -86,7 +86,8 @@
 // whose iterations grow with the grid; the coarse level removes the long
 // waves that converge slowest, so the warm-started CG needs only a few
 // iterations a step at the default tolerance, 1e-2 (haptex bench sim
-// reports them).
+// reports them). With a pinched stack, the sweeps are joined by exact
+// solves on the nodes its springs join (stackblock.go).
 //
 // The matrix products and the Gauss-Seidel sweeps go through two kernels,
 // the CG's inner products and the coarse level's banded solves through a
@@ -122,7 +123,8 @@
 // each step every finger's force is linearised into a LocalModel
 // (coupling.go): its stiffness K is the dynamic Schur complement of the
 // step's system with respect to the pad position, approximated by one
-// V-cycle per direction, and the contact's drift velocity V lets the 1 kHz
+// V-cycle per direction (two CG iterations while the pad holds a stack of
+// layers), and the contact's drift velocity V lets the 1 kHz
 // loop follow a contact that moves with the cloth. A contact the step's
 // solve did not include (the cloth ran into a pad during the step) exerted
 // no force and gets no LocalModel until a step resolves it.

@@ -45,6 +45,11 @@ type preconditioner struct {
 
 	split rowSplit
 	upJob func(part int)
+
+	// dsm is the smoother's diagonal blocks before inversion, and sb the
+	// pinched stack's blocks (TwoGrid with the assembled operator).
+	dsm [][3][3]float64
+	sb  stackBlocks
 }
 
 func (pc *preconditioner) init(c *Cloth, op *operator) {
@@ -82,6 +87,8 @@ func (pc *preconditioner) init(c *Cloth, op *operator) {
 	pc.sm.ok = false
 	pc.split.init(c.n)
 	pc.upJob = pc.mulUpperPart
+	pc.dsm = make([][3][3]float64, c.n)
+	pc.sb.init(c.n)
 }
 
 // setup builds the preconditioner for the operator just finished: the
@@ -146,6 +153,11 @@ func (pc *preconditioner) setup() {
 		}
 	}
 	cons := &c.cons
+	copy(pc.dsm, pc.dinv)
+	pc.sb.ok = false
+	if c.cfg.Operator == Assembled && c.cfg.Preconditioner == TwoGrid && pc.co != nil {
+		pc.buildStack(pc.dsm)
+	}
 	for k := range c.n {
 		inv, ok := inv3(&pc.dinv[k])
 		if !ok {
@@ -326,17 +338,29 @@ func (pc *preconditioner) apply(dst, r []float64) {
 // vcycle applies the two-grid V(1,1) preconditioner: a forward block
 // Gauss-Seidel sweep from zero, the coarse correction of its residual, a
 // backward sweep. After a forward sweep from zero, (D+L)·z = r, so the
-// residual is -U·z (U the strictly upper blocks): half a product.
+// residual is -U·z (U the strictly upper blocks): half a product. With a
+// pinched stack, its blocks are solved on either side of the coarse
+// correction, forward then backward (stackBlocks), so the cycle stays
+// symmetric.
 func (pc *preconditioner) vcycle(z, r []float64) {
 	cons := &pc.c.cons
 	pc.sweepFromZero(z, r)
+	stack := pc.sb.ok
 	if pc.co.ok {
 		pc.mulUpper(pc.gs, z)
 		for i := range pc.gs {
 			pc.gs[i] = -pc.gs[i]
 		}
+		if stack {
+			pc.stackPass(z, r, pc.gs, false)
+		}
 		cons.filter(pc.gs)
 		pc.co.addCorrection(z, pc.gs)
+	} else if stack {
+		pc.stackPass(z, r, nil, false)
+	}
+	if stack {
+		pc.stackPass(z, r, nil, true)
 	}
 	pc.sweepBack(z, r)
 	cons.filter(z)

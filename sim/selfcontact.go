@@ -633,8 +633,10 @@ func (s *selfContact) correct(p *featPair, x, v []float64, target, mu float64) b
 // one pair apart can push a third layer's feature towards another (in a
 // fold laid over a fold), so the sweeps go on until none moves a pair (a
 // random fold of TestRandomFoldAndPinch needed 6, where 3 left a pair at
-// 0.28 of the thickness).
-const maxSeparationRounds = 20
+// 0.28 of the thickness; another, after the stack's blocks changed its
+// path, still moved a pair after 20 in many steps and ended closer than
+// the test allows: docs/cloth-contact.md).
+const maxSeparationRounds = 100
 
 // maxZoneRounds bounds the fail-safe's rounds of detection and merging
 // before it keeps the cloth's start-of-step shape.
