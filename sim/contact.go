@@ -455,30 +455,22 @@ func (s *padContact) settle(k int) padSummary {
 			mu = muK
 		}
 		l := norm3(ft)
-		if l > mu*fn {
+		if p.slipping && !(l > mu*fn) && (norm3(rel) < stickSpeed || !(dot3(ft, rel) > 0)) {
+			// It sticks again when it stops sliding, or when its spring
+			// pulls against its slide (the pad turned, or the cloth under
+			// it overtook it): its anchor then rides with the pad and the
+			// spring turns round through the cone, rather than holding
+			// the cloth back the old way for as long as it touches.
+			p.slipping = false
+		} else if p.slipping || l > mu*fn {
+			// Past the cone, or still sliding: Coulomb's kinetic force,
+			// renewed every step. Left at the last step's anchor, a
+			// sliding probe's spring eased off as the cloth gave towards
+			// it, and a pad drawn over a held cloth felt a third of
+			// μ_k·N or less.
 			p.slipping = true
 			ft = scale3(muK*fn/l, ft)
 			anchor = add3(pos, scale3(1/p.k, ft))
-		} else if p.slipping {
-			switch {
-			case norm3(rel) < stickSpeed:
-				p.slipping = false
-			case l > 0 && dot3(ft, rel) > 0:
-				// Still sliding: Coulomb's kinetic force, renewed every
-				// step. Left at the last step's anchor, the spring eased
-				// off as the cloth gave towards it, and a pad drawn over
-				// a held cloth felt a third of μ_k·N or less.
-				ft = scale3(muK*fn/l, ft)
-				anchor = add3(pos, scale3(1/p.k, ft))
-			default:
-				// The spring pulls against the probe's slide (the pad
-				// turned, or the cloth under it overtook it): it sticks
-				// again, so that its anchor rides with the pad and the
-				// spring turns round through the cone, rather than
-				// holding the cloth back the old way for as long as it
-				// touches.
-				p.slipping = false
-			}
 		}
 		p.offset = sub3(anchor, fc.in.c)
 		p.f = add3(scale3(fn, p.n), ft)

@@ -46,8 +46,9 @@ type preconditioner struct {
 	split rowSplit
 	upJob func(part int)
 
-	// dsm is the smoother's diagonal blocks before inversion, and sb the
-	// pinched stack's blocks (TwoGrid with the assembled operator).
+	// dsm is the smoother's diagonal blocks before inversion, kept on
+	// the pinched stack's nodes, and sb the stack's blocks (TwoGrid with
+	// the assembled operator).
 	dsm [][3][3]float64
 	sb  stackBlocks
 }
@@ -153,10 +154,9 @@ func (pc *preconditioner) setup() {
 		}
 	}
 	cons := &c.cons
-	copy(pc.dsm, pc.dinv)
 	pc.sb.ok = false
 	if c.cfg.Operator == Assembled && c.cfg.Preconditioner == TwoGrid && pc.co != nil {
-		pc.buildStack(pc.dsm)
+		pc.buildStack()
 	}
 	for k := range c.n {
 		inv, ok := inv3(&pc.dinv[k])

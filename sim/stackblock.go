@@ -59,10 +59,10 @@ func (sb *stackBlocks) find(k int32) int32 {
 }
 
 // buildStack sets the stack's blocks for the smoother's matrix (its
-// coupling lists and dsm, its diagonal blocks before inversion) and
-// factorises them; without a stack, or if a factorisation fails, the
-// V-cycle goes without them.
-func (pc *preconditioner) buildStack(dsm [][3][3]float64) {
+// coupling lists and its diagonal blocks, dinv before inversion, which it
+// keeps in dsm for the stack's nodes) and factorises them; without a
+// stack, or if a factorisation fails, the V-cycle goes without them.
+func (pc *preconditioner) buildStack() {
 	sb := &pc.sb
 	for _, k := range sb.nodes {
 		sb.idx[k], sb.root[k] = -1, k
@@ -114,6 +114,10 @@ func (pc *preconditioner) buildStack(dsm [][3][3]float64) {
 	slices.SortStableFunc(sb.nodes, func(a, b int32) int {
 		return int(sb.idx[sb.root[a]] - sb.idx[sb.root[b]])
 	})
+	dsm := pc.dsm
+	for _, k := range sb.nodes {
+		dsm[k] = pc.dinv[k]
+	}
 	pc.cutBlocks()
 	a := pc.op.a
 	row, _, col, val := pc.smoother()

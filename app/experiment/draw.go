@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"time"
 
 	"github.com/haptex/haptex/app/rig"
@@ -112,10 +111,6 @@ func drawFriction(tr *rig.IntervalTrace, script *twin.Script) (float64, error) {
 			work -= (fr.ForceMeas[0]*fr.Vel[0] + fr.ForceMeas[1]*fr.Vel[1]) * dt
 			path += v * dt
 			press += math.Abs(fr.ForceMeas[2]) * v * dt
-		}
-		if os.Getenv("ZZTRACE") != "" && i%25 == 0 {
-			th, ix := &h[i].Fingers[0], &h[i].Fingers[1]
-			fmt.Fprintf(os.Stderr, "ZT %.3f y %.2f vy %.1f | th des %.4f %.4f meas %.4f %.4f | ix des %.4f %.4f meas %.4f %.4f\n", h[i].T-t0, 1000*ix.Pos[1], 1000*ix.Vel[1], th.ForceDes[1], th.ForceDes[2], th.ForceMeas[1], th.ForceMeas[2], ix.ForceDes[1], ix.ForceDes[2], ix.ForceMeas[1], ix.ForceMeas[2])
 		}
 	}
 	for f := range sim.NumFingers {

@@ -8,15 +8,15 @@ import (
 
 	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/kes"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/internal/vec3"
 )
 
 // flexRestError runs n flex intervals of fabric on a rig with servo and
-// returns, per interval and for each of the two rests the bending cue
-// compares, the mean of the index sensor's force less the cloth's own at
-// the pad (ForceDes) against the push [N]: what the device adds to the
-// cue's forces.
+// returns, per interval, the mean magnitude over the two rests the bending
+// cue compares of the index sensor's force less the cloth's own at the pad
+// (ForceDes) along the push [N]: what the device adds to the cue's forces.
 func flexRestError(t *testing.T, fabric string, servo haptics.Config, n int) []float64 {
 	t.Helper()
 	f, err := kes.Library{}.Load(fabric)
@@ -28,32 +28,13 @@ func flexRestError(t *testing.T, fabric string, servo haptics.Config, n int) []f
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	r, s, script, err := lockstepRig(ctx, e, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Finish()
-	start, after, _ := phaseAndRest(script, bendPhase)
-	p0, _ := script.At(start, 1)
-	p1, _ := script.At(after, 1)
-	u := vec3.Scale(1/vec3.Norm(vec3.Sub(p1, p0)), vec3.Sub(p1, p0))
-	tr := r.NewIntervalTrace(e.Timing.Interval)
-	var errs []float64
-	s.Advance(e.Timing.ITI)
-	for range n {
-		s.Advance(e.Timing.Gap)
-		if err := r.BeginTracedInterval(tr); err != nil {
-			t.Fatal(err)
-		}
-		s.Advance(e.Timing.Interval)
-		ch, err := r.EndInterval()
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Advance(50 * time.Millisecond)
-		<-ch
+	restError := &Cue{Name: "rest-error", Unit: "N", compute: func(tr *rig.IntervalTrace, script *twin.Script) (float64, error) {
+		start, after, _ := phaseAndRest(script, bendPhase)
+		p0, _ := script.At(start, 1)
+		p1, _ := script.At(after, 1)
+		u := vec3.Scale(1/vec3.Norm(vec3.Sub(p1, p0)), vec3.Sub(p1, p0))
 		t0 := tr.Haptics[0].T
+		var m float64
 		for _, end := range []time.Duration{start, after} {
 			var sum, k float64
 			for _, h := range tr.Haptics {
@@ -63,9 +44,13 @@ func flexRestError(t *testing.T, fabric string, servo haptics.Config, n int) []f
 					k++
 				}
 			}
-			errs = append(errs, sum/k)
+			m += math.Abs(sum/k) / 2
 		}
-		s.Advance(e.Timing.ITI)
+		return m, nil
+	}}
+	errs, err := levelCues(context.Background(), e, cfg, restError, n, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return errs
 }
@@ -92,7 +77,7 @@ func TestFlexRestError(t *testing.T) {
 		mean := func(e []float64) float64 {
 			var m float64
 			for _, v := range e {
-				m += math.Abs(v) / float64(len(e))
+				m += v / float64(len(e))
 			}
 			return m
 		}
