@@ -134,12 +134,7 @@ func CheckFabrics(ctx context.Context, o CheckOptions, names []string, intervals
 	if q.Inverse {
 		sign = -1
 	}
-	rep.Monotone = len(rep.Fabrics) > 1
-	for i := 1; i < len(rep.Fabrics); i++ {
-		if !(sign*(rep.Fabrics[i].Cue-rep.Fabrics[i-1].Cue) > 0) {
-			rep.Monotone = false
-		}
-	}
+	rep.Monotone = monotone(rep.Fabrics, sign)
 	rep.Spearman = sign * spearman(rep.Fabrics)
 	if n := len(rep.Fabrics); n > 1 {
 		lo, hi := rep.Fabrics[0].Cue, rep.Fabrics[n-1].Cue
@@ -152,25 +147,71 @@ func CheckFabrics(ctx context.Context, o CheckOptions, names []string, intervals
 	return rep, nil
 }
 
-// spearman is the rank correlation of the fabrics' KES values (their
-// order) and their cues.
+// monotone says whether the cue of fs (in increasing KES value) rises
+// with it, sign times: every fabric's cue above that of every fabric of
+// smaller KES value. Fabrics of equal KES value (two denims of MIU 0.22)
+// are not ordered among themselves.
+func monotone(fs []FabricCue, sign float64) bool {
+	if len(fs) < 2 {
+		return false
+	}
+	for j := range fs {
+		for i := range j {
+			if fs[i].KES < fs[j].KES && !(sign*(fs[j].Cue-fs[i].Cue) > 0) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// spearman is the rank correlation of the fabrics' KES values and their
+// cues: Pearson's correlation of their ranks, tied values given the mean
+// of the ranks they span (as scipy.stats.spearmanr does).
 func spearman(fs []FabricCue) float64 {
 	n := len(fs)
 	if n < 2 {
 		return math.NaN()
 	}
-	idx := make([]int, n)
+	kes, cue := make([]float64, n), make([]float64, n)
+	for i, f := range fs {
+		kes[i], cue[i] = f.KES, f.Cue
+	}
+	rk, rc := ranks(kes), ranks(cue)
+	var mk, mc float64
+	for i := range n {
+		mk += rk[i] / float64(n)
+		mc += rc[i] / float64(n)
+	}
+	var skc, skk, scc float64
+	for i := range n {
+		skc += (rk[i] - mk) * (rc[i] - mc)
+		skk += (rk[i] - mk) * (rk[i] - mk)
+		scc += (rc[i] - mc) * (rc[i] - mc)
+	}
+	return skc / math.Sqrt(skk*scc)
+}
+
+// ranks returns the ranks of v, from 1, ties at the mean of the ranks
+// they span.
+func ranks(v []float64) []float64 {
+	idx := make([]int, len(v))
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(fs[a].Cue, fs[b].Cue) })
-	var d2 float64
-	for rank, i := range idx {
-		d := float64(rank - i)
-		d2 += d * d
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(v[a], v[b]) })
+	r := make([]float64, len(v))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && v[idx[j+1]] == v[idx[i]] {
+			j++
+		}
+		for k := i; k <= j; k++ {
+			r[idx[k]] = float64(i+j)/2 + 1
+		}
+		i = j + 1
 	}
-	nf := float64(n)
-	return 1 - 6*d2/(nf*(nf*nf-1))
+	return r
 }
 
 // referenceCues plays n intervals of the experiment's motion on a rig of
