@@ -12,6 +12,7 @@ import (
 	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/calib/psych"
 	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/internal/rankcorr"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -166,52 +167,13 @@ func monotone(fs []FabricCue, sign float64) bool {
 }
 
 // spearman is the rank correlation of the fabrics' KES values and their
-// cues: Pearson's correlation of their ranks, tied values given the mean
-// of the ranks they span (as scipy.stats.spearmanr does).
+// cues, ties ranked at their mean rank.
 func spearman(fs []FabricCue) float64 {
-	n := len(fs)
-	if n < 2 {
-		return math.NaN()
-	}
-	kes, cue := make([]float64, n), make([]float64, n)
+	kes, cue := make([]float64, len(fs)), make([]float64, len(fs))
 	for i, f := range fs {
 		kes[i], cue[i] = f.KES, f.Cue
 	}
-	rk, rc := ranks(kes), ranks(cue)
-	var mk, mc float64
-	for i := range n {
-		mk += rk[i] / float64(n)
-		mc += rc[i] / float64(n)
-	}
-	var skc, skk, scc float64
-	for i := range n {
-		skc += (rk[i] - mk) * (rc[i] - mc)
-		skk += (rk[i] - mk) * (rk[i] - mk)
-		scc += (rc[i] - mc) * (rc[i] - mc)
-	}
-	return skc / math.Sqrt(skk*scc)
-}
-
-// ranks returns the ranks of v, from 1, ties at the mean of the ranks
-// they span.
-func ranks(v []float64) []float64 {
-	idx := make([]int, len(v))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(v[a], v[b]) })
-	r := make([]float64, len(v))
-	for i := 0; i < len(idx); {
-		j := i
-		for j+1 < len(idx) && v[idx[j+1]] == v[idx[i]] {
-			j++
-		}
-		for k := i; k <= j; k++ {
-			r[idx[k]] = float64(i+j)/2 + 1
-		}
-		i = j + 1
-	}
-	return r
+	return rankcorr.Spearman(kes, cue)
 }
 
 // referenceCues plays n intervals of the experiment's motion on a rig of

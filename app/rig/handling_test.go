@@ -51,10 +51,14 @@ func TestHandlingScript(t *testing.T) {
 // the simulated exoskeletons the fingers do not carry the flap over; see
 // docs/cloth-contact.md.)
 func TestFoldSession(t *testing.T) {
-	// The flap lands at 2.6 s and lies on the cloth in over 200 pairs by
-	// 3.1 s. The cloth does not read the tactile arrays, whose frames at
-	// their longest period cost the least.
-	r, err := New(Config{OutDir: t.TempDir(), Duration: 3200 * time.Millisecond, Handling: "fold", Scripted: true,
+	// The flap lands at 2.9 s and the pads pinch the two layers from
+	// 3.1 s to 5 s, in 10-40 pairs on this coarse mesh (the flap's
+	// landing on it turns on how the flap slides on the pad: with the
+	// pads' kinetic friction kept in the spring's direction, 241 pairs at
+	// 3.15 s; sim's TestSelfCollisionScenes covers 24² to 64²). The cloth
+	// does not read the tactile arrays, whose frames at their longest
+	// period cost the least.
+	r, err := New(Config{OutDir: t.TempDir(), Duration: 4500 * time.Millisecond, Handling: "fold", Scripted: true,
 		TactilePeriod: 100 * time.Millisecond, Sim: sim.Config{NodesU: 16, NodesV: 16}})
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +88,7 @@ func TestFoldSession(t *testing.T) {
 		most = max(most, n)
 	}
 	t.Logf("most self-contact pairs in a step: %d", most)
-	if most < 50 {
+	if most < 20 {
 		t.Errorf("at most %d self-contact pairs: the fold did not lay the cloth on itself", most)
 	}
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Reference rank correlations for fabrics.go's spearman: scipy.stats.spearmanr
-(ties at the mean of the ranks they span). Run: python3 spearman.py > spearman.json"""
+"""Reference rank correlations for rankcorr.Spearman: scipy.stats.spearmanr
+(ties at the mean of the ranks they span). Run: python3 spearman.py > spearman.json (in internal/rankcorr/testdata)"""
 import json
 from scipy.stats import spearmanr
 
