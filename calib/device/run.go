@@ -114,7 +114,8 @@ type exoReading struct {
 
 // readExo averages n fresh samples, waiting one sample period before each
 // Read. Stale samples and timeouts are skipped; a fault, non-finite data
-// or a device that stays silent for 10n+100 periods is an error.
+// or a device that stays silent for 10n+100 periods in a row is an error
+// (a device that samples, however slowly a loaded host sees it, is not).
 func readExo(ctx context.Context, dev devices.Exoskeleton, s *Session, n int) (exoReading, error) {
 	period := dev.Spec().SamplePeriod
 	if period <= 0 {
@@ -124,25 +125,28 @@ func readExo(ctx context.Context, dev devices.Exoskeleton, s *Session, n int) (e
 	var st devices.ExoState
 	lo := [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
 	hi := [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
-	got := 0
-	for tries := 0; got < n; tries++ {
+	got, silent := 0, 0
+	for got < n {
 		if err := ctx.Err(); err != nil {
 			return rd, fmt.Errorf("device: calibration: %w", err)
 		}
-		if tries == 10*n+100 {
-			return rd, fmt.Errorf("device: %d fresh samples in %d sample periods, want %d: is the device sampling?", got, tries, n)
+		if silent == 10*n+100 {
+			return rd, fmt.Errorf("device: no fresh sample in %d sample periods (%d of %d read): is the device sampling?", silent, got, n)
 		}
 		s.Clock.Sleep(period)
 		err := dev.Read(&st)
 		if errors.Is(err, devices.ErrTimeout) {
+			silent++
 			continue
 		}
 		if err != nil {
 			return rd, fmt.Errorf("device: read: %w", err)
 		}
 		if st.Stale {
+			silent++
 			continue
 		}
+		silent = 0
 		if st.Fault != 0 {
 			return rd, fmt.Errorf("device: device reports fault bits %#x", st.Fault)
 		}

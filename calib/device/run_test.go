@@ -438,7 +438,7 @@ func TestRunForce(t *testing.T) {
 	s.Clock = RealClock{}
 	s.Samples = 2
 	frozen.last = frozen.clock.Now()
-	if _, err := RunForce(context.Background(), frozen, s, plan, Matrix); err == nil || !strings.Contains(err.Error(), "fresh samples") {
+	if _, err := RunForce(context.Background(), frozen, s, plan, Matrix); err == nil || !strings.Contains(err.Error(), "no fresh sample") {
 		t.Errorf("frozen device: %v", err)
 	}
 }
