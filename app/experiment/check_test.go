@@ -50,7 +50,7 @@ func TestStimulusCheckRefusesMotion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Valid || strings.Contains(rep.Reason, "\n") || !strings.Contains(rep.Reason, "loading-stiffness") || !strings.Contains(rep.Reason, `motion = "stretch"`) {
+	if rep.Valid || strings.Contains(rep.Reason, "\n") || !strings.Contains(rep.Reason, "loading-stiffness") || !strings.Contains(rep.Reason, `motion = "pull"`) {
 		t.Fatalf("valid %v, reason %q", rep.Valid, rep.Reason)
 	}
 	src := []byte("stroke")

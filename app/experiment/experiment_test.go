@@ -373,8 +373,8 @@ func TestTiming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Timing.Motion != "stretch" || p.Timing.Interval != 4200*time.Millisecond {
-		t.Errorf("default timing %+v, want the 4.2 s stretch that delivers stiffness", p.Timing)
+	if p.Timing.Motion != "pull" || p.Timing.Interval != 4200*time.Millisecond {
+		t.Errorf("default timing %+v, want the 4.2 s pull that delivers stiffness", p.Timing)
 	}
 	for _, bad := range []string{"interval_s = nan", "interval_s = 1e300", "interval_s = 0.05"} {
 		if _, err := Parse([]byte(strings.Replace(small, "interval_s = 0.3", bad, 1)), "bad.toml"); err == nil || !strings.Contains(err.Error(), "timing.interval_s") {

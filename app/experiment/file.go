@@ -73,7 +73,7 @@ type dimension struct {
 }
 
 var dimensions = map[Kind]dimension{
-	Stiffness:    {"%", "Which interval felt stiffer?", "stretch", cueLoadingStiffness, percentGain, kesEMT},
+	Stiffness:    {"%", "Which interval felt stiffer?", "pull", cueLoadingStiffness, percentGain, kesEMT},
 	ForceScale:   {"%", "Which interval pulled harder?", "pinch", cueContactForce, percentGain, nil},
 	TactileLevel: {"dB", "Which interval felt rougher?", "stroke", cueVibration, decibelGain, nil},
 	TactileTone:  {"µm", "Which interval held the vibration?", "rest", cueVibrationDetection, nil, nil},
@@ -134,6 +134,7 @@ var motions = map[string]motion{
 	"stroke":   {twin.StrokeScript, "rub the fabric ±3 mm with the index finger over the thumb, which holds it from behind (3 s)", nil},
 	"fold":     {foldScript, "pinch firmly and push the pinched point 15 mm up towards the rod, in the fabric's plane, so that the fabric between them buckles (3.3 s)", nil},
 	"flex":     {flexScript, "on a 3 × 1.5 cm swatch clamped along its top edge: the thumb presses it back flat from behind, the index touches its face 2.5 mm above its free edge, rests, pushes 6 mm further, bending it between the clamp and the finger, and holds (4.3 s)", swatchBench},
+	"pull":     {pullScript, "on a 2.5 × 2.5 cm swatch clamped along its top and left edges: pinch its middle lightly, pull it 0.4 mm away from both clamps and back once, then again, stretching warp and weft alike (4.2 s)", pullBench},
 	"draw":     {drawScript, "on a 3 × 4 cm swatch clamped along its top edge: thumb and index pinch it 6 mm below its top edge, draw it 12 mm down between them and open (3.2 s)", drawBench},
 	"pinch":    {twin.PinchScript, "pinch lightly and pull 36 mm out of the plane and down (3 s)", nil},
 	"showcase": {twin.DefaultScript, "the showcase handling: touch, stroke, pinch, stretch (10 s)", nil},
@@ -251,9 +252,9 @@ type Stimulus struct {
 // (interval_s, gap_s, iti_s); Parse decodes them into time.Duration.
 type Timing struct {
 	// Motion is the simulated hand's handling in each interval (see
-	// motions): "stretch", "bend", "fold", "flex", "draw", "stroke",
+	// motions): "stretch", "pull", "bend", "fold", "flex", "draw", "stroke",
 	// "pinch", "showcase" or "rest"; the default is the one that delivers
-	// the dimension (stiffness: stretch; force-scale: pinch; tactile-level
+	// the dimension (stiffness: pull; force-scale: pinch; tactile-level
 	// and roughness: stroke; friction: draw; bending: flex; tactile-tone:
 	// rest).
 	Motion string

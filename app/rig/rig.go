@@ -126,8 +126,12 @@ type Config struct {
 	// side, the grading); every zero field takes sim's default, the side
 	// DefaultSide. Its step is SimPeriod, its pads the scene's and its
 	// material the fabric's, whatever Sim says (see simConfig).
-	Sim  sim.Config           `json:"sim"`
-	Logf func(string, ...any) `json:"-"`
+	Sim sim.Config `json:"sim"`
+	// Clamps are further edges of the cloth held where they lie in a
+	// clamp of two node lines (sim.Cloth.Grip), besides Sim's pinning: a
+	// swatch clamped along two edges, say.
+	Clamps []sim.Edge           `json:"clamps,omitempty"`
+	Logf   func(string, ...any) `json:"-"`
 }
 
 func (c *Config) setDefaults() error {

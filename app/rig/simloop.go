@@ -74,6 +74,11 @@ func newSimLoop(r *Rig) (*simLoop, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rig: cloth: %w", err)
 	}
+	for _, e := range r.cfg.Clamps {
+		if err := c.Grip(e, 2); err != nil {
+			return nil, fmt.Errorf("rig: cloth: %w", err)
+		}
+	}
 	return &simLoop{r: r, cloth: c, fingers: r.fingers.NewReader()}, nil
 }
 
