@@ -190,15 +190,17 @@ func squareTris(s int32) (int32, int32) { return 2 * s, 2*s + 1 }
 func (b *bvh) refit(x0, x1 []float64, r float64) {
 	b.x0, b.x1 = x0, x1
 	for k := range b.plo {
-		project(vecAt(x0, int32(k)), &b.plo[k])
-		b.phi[k] = b.plo[k]
+		var lo [dopK]float64
+		project(vecAt(x0, int32(k)), &lo)
+		hi := lo
 		if x1 != nil {
 			var q [dopK]float64
 			project(vecAt(x1, int32(k)), &q)
 			for a := range dopK {
-				b.plo[k][a], b.phi[k][a] = min(b.plo[k][a], q[a]), max(b.phi[k][a], q[a])
+				lo[a], hi[a] = min(lo[a], q[a]), max(hi[a], q[a])
 			}
 		}
+		b.plo[k], b.phi[k] = lo, hi
 	}
 	for i := range b.m.tris {
 		t := &b.m.tris[i]
@@ -217,24 +219,31 @@ func (b *bvh) refit(x0, x1 []float64, r float64) {
 	}
 	for k := len(b.nodes) - 1; k >= 0; k-- {
 		n := &b.nodes[k]
+		// The boxes are built in locals and stored whole: through n, the
+		// compiler reloads and bounds-checks every entry.
+		var lo, hi [dopK]float64
 		if !n.leaf() {
 			l, rr := &b.nodes[n.left], &b.nodes[n.right]
 			for a := range dopK {
-				n.lo[a], n.hi[a] = min(l.lo[a], rr.lo[a]), max(l.hi[a], rr.hi[a])
+				lo[a], hi[a] = min(l.lo[a], rr.lo[a]), max(l.hi[a], rr.hi[a])
 			}
+			n.lo, n.hi = lo, hi
 			n.cone = merge(&l.cone, &rr.cone)
 			continue
 		}
-		n.lo, n.hi = b.plo[n.j0*nu+n.i0], b.phi[n.j0*nu+n.i0]
-		for _, q := range [3]int32{n.j0*nu + n.i0 + 1, (n.j0+1)*nu + n.i0, (n.j0+1)*nu + n.i0 + 1} {
+		q0 := n.j0*nu + n.i0
+		lo, hi = b.plo[q0], b.phi[q0]
+		for _, q := range [3]int32{q0 + 1, q0 + nu, q0 + nu + 1} {
+			pl, ph := &b.plo[q], &b.phi[q]
 			for a := range dopK {
-				n.lo[a], n.hi[a] = min(n.lo[a], b.plo[q][a]), max(n.hi[a], b.phi[q][a])
+				lo[a], hi[a] = min(lo[a], pl[a]), max(hi[a], ph[a])
 			}
 		}
 		for a := range dopK {
-			n.lo[a] -= grow[a]
-			n.hi[a] += grow[a]
+			lo[a] -= grow[a]
+			hi[a] += grow[a]
 		}
+		n.lo, n.hi = lo, hi
 		t0, t1 := squareTris(n.j0*(nu-1) + n.i0)
 		vs := [6]vec{b.n0[t0], b.n0[t1]}
 		m := 2

@@ -5,12 +5,14 @@ package sim
 // (operator) and its preconditioner, with the constraints filtered out.
 //
 // A step ends at the last trial point of its Newton iteration, where the
-// forces, the elements' linearisations and their blocks of the matrix were
-// just evaluated (trial): the next step's linearisation at the same state
-// takes them over instead of a second pass (linearize), and only the
-// contacts, whose pads have moved, are evaluated again. So a step that
-// converges at its first trial point costs one forces pass, as a single
-// linearised solve did.
+// forces and the elements' linearisations were just evaluated (trial): the
+// next step's linearisation at the same state takes them over instead of
+// a second pass (linearize), and only the contacts, whose pads have moved,
+// are evaluated again. So a step that converges at its first trial point
+// costs one forces pass, as a single linearised solve did. The elements'
+// blocks of the matrix there are assembled only when they are taken over
+// (trialBlocks): a step whose end the self-collision's response moves
+// starts from another state, and the blocks would go unused.
 type clothDynamics struct {
 	c     *Cloth
 	force forces
@@ -18,7 +20,8 @@ type clothDynamics struct {
 	pc    preconditioner
 
 	// The last trial point: its state and what its pass evaluated. pending
-	// says its blocks are in op.next.
+	// says the elements' linearisations are its; owed, that their blocks
+	// are not in op.next yet.
 	tx, tv  []float64
 	fEl     []float64 // gravity, the elements' and the bending forces there
 	tE      Energy    // its energy but the contacts'
@@ -27,6 +30,7 @@ type clothDynamics struct {
 	tCK     float64
 	tCD     float64
 	pending bool
+	owed    bool
 }
 
 func (d *clothDynamics) init(c *Cloth) {
@@ -51,6 +55,7 @@ func (d *clothDynamics) linearize(x, v, f []float64, cK, cD float64) (pot, kin f
 	hit := d.pending && d.tCK == cK && d.tCD == cD && d.tGen == d.c.fab.gen && same(x, d.tx) && same(v, d.tv)
 	if hit {
 		if d.c.cfg.Operator == Assembled {
+			d.trialBlocks()
 			d.op.swap()
 		}
 		copy(f, d.fEl)
@@ -64,7 +69,7 @@ func (d *clothDynamics) linearize(x, v, f []float64, cK, cD float64) (pot, kin f
 		d.op.cK, d.op.cD = cK, cD
 		e, strain, _ = fo.elastic(x, v, f, asm)
 	}
-	d.pending = false
+	d.pending, d.owed = false, false
 	d.op.cK, d.op.cD = cK, cD
 	e.Contact = fo.contacts(x, f, false, hit)
 	d.c.stats.Energy, d.c.stats.MaxStrain = e, strain
@@ -79,11 +84,8 @@ func (d *clothDynamics) linearize(x, v, f []float64, cK, cD float64) (pot, kin f
 // the potential energy at y and the dissipation rate at (y, V).
 func (d *clothDynamics) trial(y, V, f []float64) (pot, diss float64) {
 	fo := &d.force
-	var asm *bcsr
-	if d.c.cfg.Operator == Assembled {
-		asm = d.op.next
-	}
-	e, strain, diss := fo.elastic(y, V, d.fEl, asm)
+	e, strain, diss := fo.elastic(y, V, d.fEl, nil)
+	d.owed = d.c.cfg.Operator == Assembled
 	copy(f, d.fEl)
 	cont := fo.contacts(y, f, true, false)
 	d.tE, d.tStrain, d.tGen, d.tCK, d.tCD = e, strain, d.c.fab.gen, d.op.cK, d.op.cD
@@ -114,12 +116,22 @@ func (d *clothDynamics) touching() bool {
 // preconditioner: the Newton iteration goes on from there.
 func (d *clothDynamics) adopt() {
 	if d.c.cfg.Operator == Assembled {
+		d.trialBlocks()
 		d.op.swap()
 	}
 	d.pending = false
 	d.c.pads.adopt()
 	d.op.finish()
 	d.pc.setup()
+}
+
+// trialBlocks assembles the elements' blocks at the last trial point into
+// op.next, if they are owed.
+func (d *clothDynamics) trialBlocks() {
+	if d.owed {
+		d.force.assemble(d.op.next, d.tCK, d.tCD)
+		d.owed = false
+	}
 }
 
 // potential returns the potential energy at y and the dissipation rate at

@@ -36,7 +36,9 @@ type forces struct {
 	px, pv, pf  []float64    // the arguments of the pass in progress
 	asm         *bcsr        // the matrix the pass assembles into; nil: none
 	job         func(part int)
-	half        int // the bending forces' rows split at half, as the parts' nodes
+	asmJob      func(part int) // assemblePart
+	aCK, aCD    float64        // the coefficients assemble uses
+	half        int            // the bending forces' rows split at half, as the parts' nodes
 }
 
 func (fo *forces) init(c *Cloth, op *operator) {
@@ -48,6 +50,7 @@ func (fo *forces) init(c *Cloth, op *operator) {
 	fo.fVisc = make([]float64, n3)
 	fo.parts = splitTris(c.m)
 	fo.job = fo.part
+	fo.asmJob = fo.assemblePart
 	fo.half = c.n / 2
 	fo.initHyst(c.x)
 	fo.initHinges(c.x)
@@ -169,6 +172,30 @@ func (fo *forces) part(p int) {
 		for i := 3 * i0; i < 3*i1; i++ {
 			f[i] -= fo.tmp[i]
 		}
+	}
+}
+
+// assemble adds the elements' blocks of the last pass's linearisations,
+// for the coefficients cK and cD, to a after startAssembly, triangle by
+// triangle in the pass's order, so that a holds what a pass assembling
+// into it would have left, bit for bit (a trial point's blocks are
+// assembled only if the step takes them over: clothDynamics.trialBlocks).
+func (fo *forces) assemble(a *bcsr, cK, cD float64) {
+	fo.op.startAssembly(a)
+	fo.asm, fo.aCK, fo.aCD = a, cK, cD
+	fo.c.team.run(fo.asmJob)
+	fo.assemblePart(2)
+	fo.asm = nil
+}
+
+// assemblePart is assemble's work on one part of the triangles (parts 0
+// and 1 touch disjoint blocks, as in the pass).
+func (fo *forces) assemblePart(p int) {
+	c := fo.c
+	a := fo.asm
+	eta := &c.fab.eta
+	for _, i := range fo.parts[p] {
+		fo.lin[i].assemble(a, &a.triBlk[i], &c.m.tris[i], fo.aCK, fo.aCD, eta)
 	}
 }
 

@@ -9,7 +9,8 @@ type operator struct {
 	c *Cloth
 	a *bcsr // assembled operator (Assembled)
 	// next is the matrix a trial point of the step's Newton iteration is
-	// assembled into (Assembled): the operator's own stays in use (by the
+	// assembled into (Assembled), when it is taken over
+	// (clothDynamics.trialBlocks): the operator's own stays in use (by the
 	// local models) unless the iteration goes on from there (swap).
 	next   *bcsr
 	mf     [][4][3][3]float64 // per triangle: uu, uv, vv, uvᵀ of triLin.mats (MatrixFree)
