@@ -108,8 +108,9 @@ func (t *terminal) start(ctx context.Context) error {
 	if t.tty == nil {
 		return nil
 	}
+	open := t.openWindow()
 	fmt.Fprint(t.out, "Press Enter to start. ")
-	_, err := t.readLine(ctx, t.openWindow())
+	_, err := t.readLine(ctx, open)
 	fmt.Fprintln(t.out)
 	return err
 }
@@ -135,12 +136,15 @@ func (t *terminal) ask(ctx context.Context, question string, intervals, test int
 		if err := ctx.Err(); err != nil {
 			return 0, 0, 0, err
 		}
+		// The window opens before the question shows: an answer typed as
+		// soon as it shows is not flushed with what came before (a lost
+		// answer, and a run waiting for one).
+		open := t.openWindow()
 		if intervals == 2 {
 			fmt.Fprintf(t.out, "%s [1/2] ", question)
 		} else {
 			fmt.Fprintf(t.out, "%s [y/n] ", question)
 		}
-		open := t.openWindow()
 		line, err := t.readLine(ctx, open)
 		if err != nil {
 			if errors.Is(err, context.Canceled) {

@@ -127,3 +127,55 @@ func TestTerminalDiscardsEarlyKeys(t *testing.T) {
 		t.Fatalf("%d trials recorded, want 2", len(rows))
 	}
 }
+
+// answerOnPrompt is a subject who answers the moment the prompt shows:
+// its Write sends answer to the terminal before it returns, when it sees
+// prompt.
+type answerOnPrompt struct {
+	t              *testing.T
+	master         interface{ Write([]byte) (int, error) }
+	prompt, answer string
+}
+
+func (a *answerOnPrompt) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), a.prompt) {
+		if _, err := a.master.Write([]byte(a.answer)); err != nil {
+			a.t.Error(err)
+		}
+	}
+	return len(p), nil
+}
+
+// An answer typed as soon as the question shows counts: the terminal's
+// unread input is flushed before the question is written, not after it,
+// which lost such an answer and left the run waiting for one.
+func TestTerminalTakesAnswerAsPromptShows(t *testing.T) {
+	for _, c := range []struct {
+		prompt, answer string
+		ask            func(*terminal, context.Context) error
+	}{
+		{"Press Enter", "\n", func(term *terminal, ctx context.Context) error { return term.start(ctx) }},
+		{"[1/2]", "2\n", func(term *terminal, ctx context.Context) error {
+			_, chosen, _, err := term.ask(ctx, "Which interval?", 2, 1)
+			if err == nil && chosen != 1 {
+				t.Errorf("chosen %d, want 1 (the answer 2)", chosen)
+			}
+			return err
+		}},
+	} {
+		// A terminal per question: each reads its terminal's lines
+		// until the terminal closes.
+		master, slave, err := pty.Open()
+		if err != nil {
+			t.Skipf("no pseudo-terminal: %v", err)
+		}
+		term := newTerminal(slave, &answerOnPrompt{t: t, master: master, prompt: c.prompt, answer: c.answer})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := c.ask(term, ctx); err != nil {
+			t.Errorf("%q answered as it showed: %v", c.prompt, err)
+		}
+		cancel()
+		slave.Close()
+		master.Close()
+	}
+}
