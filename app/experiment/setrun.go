@@ -759,8 +759,8 @@ func (run *setRun) askName(ctx context.Context) (string, float64, error) {
 		list = append(list, fmt.Sprintf("%d %s", i+1, r))
 	}
 	for {
+		open := run.term.openWindow() // before the question: see terminal.ask
 		fmt.Fprintf(run.o.Out, "Which fabric was it? [%s] ", strings.Join(list, ", "))
-		open := run.term.openWindow()
 		line, err := run.term.readLine(ctx, open)
 		if err != nil {
 			return "", 0, fmt.Errorf("reading the response: %w", err)
@@ -781,8 +781,9 @@ func (run *setRun) askName(ctx context.Context) (string, float64, error) {
 func (run *setRun) askRating(ctx context.Context, sc string) (int, error) {
 	left, right, _ := strings.Cut(sc, "-")
 	for {
+		open := run.term.openWindow() // before the question: see terminal.ask
 		fmt.Fprintf(run.o.Out, "%s 1 ... %d %s: ", left, run.set.Points, right)
-		line, err := run.term.readLine(ctx, run.term.openWindow())
+		line, err := run.term.readLine(ctx, open)
 		if err != nil {
 			return 0, fmt.Errorf("reading the rating: %w", err)
 		}
@@ -796,8 +797,8 @@ func (run *setRun) askRating(ctx context.Context, sc string) (int, error) {
 // askNumber asks a person for a magnitude estimate.
 func (run *setRun) askNumber(ctx context.Context) (float64, float64, error) {
 	for {
+		open := run.term.openWindow() // before the question: see terminal.ask
 		fmt.Fprintf(run.o.Out, "%s ", run.e.Stimulus.Question)
-		open := run.term.openWindow()
 		line, err := run.term.readLine(ctx, open)
 		if err != nil {
 			return 0, 0, fmt.Errorf("reading the estimate: %w", err)
