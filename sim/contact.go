@@ -30,9 +30,9 @@ import (
 // slip over slipTurnLength of relative travel. It sticks again when its
 // speed relative to the pad falls below 1 mm/s, or when its spring pulls
 // against its slide (the pad turned): its anchor then rides with the pad
-// and the spring turns round through the cone. A pinch is two pads pressing the same
-// probes from both sides: the cloth stays trapped as long as the friction
-// of both pads holds it.
+// and the spring turns round through the cone. A pinch is two pads
+// pressing the same probes from both sides: the cloth stays trapped as
+// long as the friction of both pads holds it.
 //
 // The contacts are linearised at the start of the step with the pad at its
 // end-of-step position, so the implicit solve pushes the cloth out within
@@ -484,8 +484,9 @@ func (s *padContact) settle(k int) padSummary {
 			// narrows under the pads sideways, and a knit drawn between
 			// them felt 0.65 of μ_k·N along the draw.
 			if u, lu := unit(ft); lu > 0 {
-				if w := tangent(add3(u, scale3(c.dt/slipTurnLength, rel)), p.n); norm3(w) > 0 {
-					ft, l = w, norm3(w)
+				w := tangent(add3(u, scale3(c.dt/slipTurnLength, rel)), p.n)
+				if lw := norm3(w); lw > 0 {
+					ft, l = w, lw
 				}
 			}
 			ft = scale3(muK*fn/l, ft)

@@ -47,7 +47,6 @@ const (
 // scene's pinch point) and the scene's thickness to the fabric's.
 func pullBench(cfg *rig.Config) {
 	clampedSwatch(cfg, pullSide, pullSide, pullSide/2)
-	cfg.Sim.Offset[0] = cfg.Scene.Pinch[0]
 	cfg.Clamps = []sim.Edge{sim.EdgeLeft}
 }
 

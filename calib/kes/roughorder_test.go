@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/haptex/haptex/calib/psych"
 	"github.com/haptex/haptex/internal/rankcorr"
 	"github.com/haptex/haptex/tactile"
 )
@@ -55,7 +56,7 @@ func TestRoughnessLevelOrder(t *testing.T) {
 				r.Step(time.Duration(i)*25*time.Millisecond, &in, &fr)
 				ff := &fr.Fingers[0]
 				for k := range ff.A40Um {
-					a, b := ff.A40Um[k]/4, ff.A320Um[k]/0.35
+					a, b := ff.A40Um[k]/psych.Expected40Um, ff.A320Um[k]/psych.Expected320Um
 					ss += a*a + b*b
 					n++
 				}
