@@ -112,11 +112,7 @@ func checkExperiment(args []string) error {
 		fmt.Printf("%s (short form); %s; no threshold prediction from one level (the full check, without -quick, predicts it)\n", head, largestContrast(rep))
 		return nil
 	}
-	from := "no checked level"
-	if d := rep.DetectableFromX; d != nil {
-		from = fmt.Sprintf("%.3g %s (%s)", *d, rep.XUnit, rep.Prediction)
-	}
-	fmt.Printf("%s; the delivered contrast reaches the Weber fraction %.3g from %s\n", head, rep.Weber, from)
+	fmt.Printf("%s; the delivered contrast reaches the Weber fraction %.3g from %s\n", head, rep.Weber, rep.DetectableFrom(rep.XUnit))
 	return nil
 }
 
@@ -165,7 +161,7 @@ func shortVerdict(rep *experiment.StimulusReport, pairs int) verdict {
 	all := append([]*experiment.StimulusReport{rep}, rep.Streams...)
 	worst := shown
 	for _, r := range all {
-		r.DetectableFromX, r.Prediction, r.DetectableFromXPowerLaw = nil, "", nil
+		r.DetectableFromX, r.Prediction, r.DetectableFromXPowerLaw, r.DetectableFromXCI = nil, "", nil, [2]*float64{}
 		if len(r.Levels) == 0 {
 			// The cue could not be measured: Check says why.
 			r.Valid, worst = false, refused
