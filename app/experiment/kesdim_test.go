@@ -126,6 +126,14 @@ func TestDeliveredCuesFollowKES(t *testing.T) {
 			if kind == Roughness {
 				e.Stimulus.ReferenceDB = -16
 			}
+			if kind == Stiffness {
+				// Within a fabric the stretch, as tensile-2afc.toml: the
+				// pull's light grip slips now and then, and its cue
+				// scatters three times as much on cotton shirting
+				// (docs/evaluation.md). Both motions last StretchScript's
+				// 4.2 s, so the parsed interval holds.
+				e.Timing.Motion = "stretch"
+			}
 			if levels != nil {
 				e.Procedure = psych.Config{Kind: psych.KindConstant, Constant: &psych.ConstantConfig{Task: psych.TwoAFC, Levels: levels, Repeats: 1}}
 			}
@@ -133,13 +141,29 @@ func TestDeliveredCuesFollowKES(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			prev := math.Inf(-1)
+			// A level's contrast may fall below a smaller level's only
+			// within their scatter: each level's log contrast averages
+			// the check's pairs, whose log ratio scatters by √2·cue_sd,
+			// so two levels' differ by 2·cue_sd/√pairs at one standard
+			// deviation; a fall of twice that is a reversal. (Strictly
+			// in order, the pull's stiffness within cotton shirting and
+			// the flex's bending failed at levels under +30 %, whose
+			// contrasts are within that scatter: docs/evaluation.md.)
+			n := pairs
+			if n == 0 {
+				n = checkPairs
+			}
+			se := 2 * rep.CueSD / math.Sqrt(float64(n))
+			best, at := math.Inf(-1), 0.0
 			for _, l := range rep.Levels {
 				t.Logf("%s %+.4g %% (%s %.4g): cue %.4g against %.4g %s, contrast %.3f", kind, l.X, rep.KES.Quantity, *l.KES, l.CueTest, l.CueReference, rep.Unit, l.Contrast)
-				if kind != Bending && !(l.Contrast > prev) {
-					t.Errorf("%s: the contrast at %g %% is %.3g, not above the smaller level's %.3g", kind, l.X, l.Contrast, prev)
+				v := math.Log1p(l.Contrast)
+				if !(v >= best-2*se) {
+					t.Errorf("%s: the contrast at %g %% is %.3g, below the %.3g at %g %% by more than twice their scatter (%.3g in ln(1 + c))", kind, l.X, l.Contrast, math.Expm1(best), at, 2*se)
 				}
-				prev = l.Contrast
+				if v > best {
+					best, at = v, l.X
+				}
 			}
 			t.Logf("%s: efficiency %.3g, cue sd %.3g, valid %v %s", kind, rep.Efficiency, rep.CueSD, rep.Valid, rep.Reason)
 			if kind != Bending && !rep.Valid {
