@@ -154,6 +154,205 @@ L0:
 	VHADDPD      X, X, X9  \
 	VADDSD       X8, X9, X9
 
+// The three-vector kernels, mulRows3Asm and gsSweep3Asm: the same rows
+// for three vectors x₀, x₁, x₂ (at SI, R10, R11) in one pass, each
+// vector's arithmetic that of mulRowsAsm or gsSweepAsm on it alone, so
+// that every result is bit for bit the same. A block's rows are loaded
+// once (Y4, Y5, Y6) for the three. The partial sums p[0] and p[1] of
+// the three vectors (18 registers) do not fit: the blocks at even places
+// of the row's ranges are summed first (Y0-Y2, Y8-Y10, Y11-Y13 for x₀,
+// x₁, x₂), kept on the stack, then those at odd places; each entry's
+// chain of fused multiply-adds is the one the one-vector kernels make.
+// Then each vector's couplings and the row's end, as there.
+
+#define XM1 VMASKMOVPD (R10)(AX*8), Y7, Y3
+#define XM2 VMASKMOVPD (R11)(AX*8), Y7, Y3
+
+#define XS0 \
+	VMOVUPD     (SI)(AX*8), X3    \
+	VMOVSD      16(SI)(AX*8), X14 \
+	VINSERTF128 $1, X14, Y3, Y3
+
+#define XS1 \
+	VMOVUPD     (R10)(AX*8), X3    \
+	VMOVSD      16(R10)(AX*8), X14 \
+	VINSERTF128 $1, X14, Y3, Y3
+
+#define XS2 \
+	VMOVUPD     (R11)(AX*8), X3    \
+	VMOVSD      16(R11)(AX*8), X14 \
+	VINSERTF128 $1, X14, Y3, Y3
+
+// BLOCK3(L0, L1, L2) adds block CX of val (at DX) times the three
+// vectors' triples at its column (col at DI) to their sums, then moves CX
+// two blocks on.
+#define BLOCK3(L0, L1, L2) \
+	COLUMN(DI)                 \
+	LEAQ        (CX)(CX*8), R9 \
+	LEAQ        (DX)(R9*8), R9 \
+	VMOVUPD     (R9), Y4       \
+	VMOVUPD     24(R9), Y5     \
+	VMASKMOVPD  48(R9), Y7, Y6 \
+	L0                         \
+	VFMADD231PD Y4, Y3, Y0     \
+	VFMADD231PD Y5, Y3, Y1     \
+	VFMADD231PD Y6, Y3, Y2     \
+	L1                         \
+	VFMADD231PD Y4, Y3, Y8     \
+	VFMADD231PD Y5, Y3, Y9     \
+	VFMADD231PD Y6, Y3, Y10    \
+	L2                         \
+	VFMADD231PD Y4, Y3, Y11    \
+	VFMADD231PD Y5, Y3, Y12    \
+	VFMADD231PD Y6, Y3, Y13    \
+	ADDQ        $2, CX
+
+// EVERY2(L0, L1, L2, labels) adds blocks CX, CX+2, … below BX.
+#define EVERY2(L0, L1, L2, LL, LD) \
+LL:                       \
+	CMPQ CX, BX             \
+	JGE  LD               \
+	BLOCK3(L0, L1, L2)      \
+	JMP  LL               \
+LD:
+
+#define ZERO9 \
+	VXORPD Y0, Y0, Y0    \
+	VXORPD Y1, Y1, Y1    \
+	VXORPD Y2, Y2, Y2    \
+	VXORPD Y8, Y8, Y8    \
+	VXORPD Y9, Y9, Y9    \
+	VXORPD Y10, Y10, Y10 \
+	VXORPD Y11, Y11, Y11 \
+	VXORPD Y12, Y12, Y12 \
+	VXORPD Y13, Y13, Y13
+
+#define SPILL9 \
+	VMOVUPD Y0, 0(SP)    \
+	VMOVUPD Y1, 32(SP)   \
+	VMOVUPD Y2, 64(SP)   \
+	VMOVUPD Y8, 96(SP)   \
+	VMOVUPD Y9, 128(SP)  \
+	VMOVUPD Y10, 160(SP) \
+	VMOVUPD Y11, 192(SP) \
+	VMOVUPD Y12, 224(SP) \
+	VMOVUPD Y13, 256(SP)
+
+// ADDP(OFF, Y) sets Y to p[0] + p[1], p[0] at OFF(SP) and p[1] in Y, in
+// the one-vector kernels' order of operands.
+#define ADDP(OFF, Y) \
+	VMOVUPD OFF(SP), Y14 \
+	VADDPD  Y, Y14, Y
+
+// ROWSUM3(Y, X, OFF) stores (P[r][0] + P[r][1]) + P[r][2] at OFF(SP).
+#define ROWSUM3(Y, X, OFF) \
+	VEXTRACTF128 $1, Y, X14 \
+	VHADDPD      X, X, X15  \
+	VADDSD       X14, X15, X15 \
+	VMOVSD       X15, OFF(SP)
+
+// SUMS9 sets P = p[0] + p[1] for the three vectors and stores their
+// rows' block parts at 288(SP) + 8·(3v + r).
+#define SUMS9 \
+	ADDP(0, Y0)             \
+	ADDP(32, Y1)            \
+	ADDP(64, Y2)            \
+	ADDP(96, Y8)            \
+	ADDP(128, Y9)           \
+	ADDP(160, Y10)          \
+	ADDP(192, Y11)          \
+	ADDP(224, Y12)          \
+	ADDP(256, Y13)          \
+	ROWSUM3(Y0, X0, 288)    \
+	ROWSUM3(Y1, X1, 296)    \
+	ROWSUM3(Y2, X2, 304)    \
+	ROWSUM3(Y8, X8, 312)    \
+	ROWSUM3(Y9, X9, 320)    \
+	ROWSUM3(Y10, X10, 328)  \
+	ROWSUM3(Y11, X11, 336)  \
+	ROWSUM3(Y12, X12, 344)  \
+	ROWSUM3(Y13, X13, 352)
+
+#define ZERO4 \
+	VXORPD Y5, Y5, Y5    \
+	VXORPD Y6, Y6, Y6    \
+	VXORPD Y11, Y11, Y11 \
+	VXORPD Y12, Y12, Y12
+
+// ETOTAL sets E's rows to X5[0], X10[0], X6[0], as TOTAL does.
+#define ETOTAL \
+	VADDPD       Y6, Y5, Y5    \
+	VADDPD       Y12, Y11, Y11 \
+	VADDPD       Y11, Y5, Y5   \
+	VEXTRACTF128 $1, Y5, X6    \
+	VPERMILPD    $1, X5, X10
+
+// MEND(V, OFF) writes row R13 of dst[V]: the blocks' part at OFF(SP)
+// plus E.
+#define MEND(V, OFF) \
+	MOVQ   dst+0(FP), R9      \
+	MOVQ   (V*8)(R9), R9      \
+	LEAQ   (R13)(R13*2), AX   \
+	VMOVSD OFF(SP), X9        \
+	VADDSD X5, X9, X9         \
+	VMOVSD X9, (R9)(AX*8)     \
+	VMOVSD (OFF+8)(SP), X9    \
+	VADDSD X10, X9, X9        \
+	VMOVSD X9, 8(R9)(AX*8)    \
+	VMOVSD (OFF+16)(SP), X9   \
+	VADDSD X6, X9, X9         \
+	VMOVSD X9, 16(R9)(AX*8)
+
+// MCPL(LOADX, labels) sums the couplings of row R13 for one vector.
+#define MCPL(LOADX, L4, L1, L0) \
+	RANGE(exLo_base+120(FP), exHi_base+144(FP), R14) \
+	MOVQ exCol_base+168(FP), DX                      \
+	MOVQ exVal_base+192(FP), DI                      \
+	ZERO4                                            \
+	COUPLINGS(LOADX, L4, L1, L0)                     \
+	ETOTAL
+
+// SCPL(LOADX, labels) sums the couplings of row R13 for one vector.
+#define SCPL(LOADX, L4, L1, L0) \
+	RANGE(exLo_base+144(FP), exHi_base+168(FP), R14) \
+	MOVQ exCol_base+192(FP), DX                      \
+	MOVQ exVal_base+216(FP), DI                      \
+	ZERO4                                            \
+	COUPLINGS(LOADX, L4, L1, L0)                     \
+	ETOTAL
+
+// SEND(V, OFF, B) sets row R13 of z[V] (at B) to dinv·s, s = (rhs[V]'s
+// row − the blocks' part at OFF(SP)) − E, as gsSweepAsm does.
+#define SEND(V, OFF, B) \
+	MOVQ        rhs+8(FP), R9       \
+	MOVQ        (V*8)(R9), R9       \
+	LEAQ        (R13)(R13*2), AX    \
+	VMOVSD      (R9)(AX*8), X11     \
+	VSUBSD      OFF(SP), X11, X11   \
+	VSUBSD      X5, X11, X11        \
+	VMOVSD      8(R9)(AX*8), X12    \
+	VSUBSD      (OFF+8)(SP), X12, X12  \
+	VSUBSD      X10, X12, X12       \
+	VMOVSD      16(R9)(AX*8), X13   \
+	VSUBSD      (OFF+16)(SP), X13, X13 \
+	VSUBSD      X6, X13, X13        \
+	MOVQ        dinv_base+240(FP), R9 \
+	LEAQ        (R13)(R13*8), CX    \
+	LEAQ        (R9)(CX*8), R9      \
+	VMULSD      (R9), X11, X14      \
+	VFMADD231SD 8(R9), X12, X14     \
+	VFMADD231SD 16(R9), X13, X14    \
+	VMULSD      24(R9), X11, X15    \
+	VFMADD231SD 32(R9), X12, X15    \
+	VFMADD231SD 40(R9), X13, X15    \
+	VMULSD      48(R9), X11, X3     \
+	VFMADD231SD 56(R9), X12, X3     \
+	VFMADD231SD 64(R9), X13, X3     \
+	VUNPCKLPD   X15, X14, X14       \
+	VMOVUPD     X14, (B)(AX*8)      \
+	VMOVSD      X3, 16(B)(AX*8)
+
+
 // func mulRowsAsm(dst, x []float64, lo, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64) (ok bool)
 TEXT ·mulRowsAsm(SB), NOSPLIT, $0-241
 	MOVQ    dst_base+0(FP), R12
@@ -295,3 +494,130 @@ bad:
 	VZEROUPPER
 	RET
 
+// func mulRows3Asm(dst, x *[3]*float64, nx int, lo, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64) (ok bool)
+TEXT ·mulRows3Asm(SB), NOSPLIT, $384-217
+	MOVQ    x+8(FP), AX
+	MOVQ    (AX), SI
+	MOVQ    8(AX), R10
+	MOVQ    16(AX), R11
+	TRIPLES(nx+16(FP))
+	MOVQ    col_len+80(FP), R12
+	MOVQ    exCol_len+176(FP), R14
+	VMOVDQU lanes3<>(SB), Y7
+	XORQ    R13, R13
+
+m3row:
+	CMPQ R13, lo_len+32(FP)
+	JGE  m3done
+	RANGE(lo_base+24(FP), hi_base+48(FP), R12)
+	MOVQ col_base+72(FP), DI
+	MOVQ val_base+96(FP), DX
+	ZERO9
+	EVERY2(XMASK, XM1, XM2, m3e, m3ed)
+	SPILL9
+	ZERO9
+	MOVQ    lo_base+24(FP), AX
+	MOVLQSX (AX)(R13*4), CX
+	INCQ    CX
+	EVERY2(XMASK, XM1, XM2, m3o, m3od)
+	SUMS9
+
+	MCPL(XMASK, m3a4, m3a1, m3a0)
+	MEND(0, 288)
+	MCPL(XM1, m3b4, m3b1, m3b0)
+	MEND(1, 312)
+	MCPL(XM2, m3c4, m3c1, m3c0)
+	MEND(2, 336)
+	INCQ R13
+	JMP  m3row
+
+m3done:
+	MOVB $1, ok+216(FP)
+	VZEROUPPER
+	RET
+
+bad:
+	MOVB $0, ok+216(FP)
+	VZEROUPPER
+	RET
+
+// func gsSweep3Asm(z, rhs *[3]*float64, nz int, lo, mid, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64, dinv [][3][3]float64, backward bool) (ok bool)
+TEXT ·gsSweep3Asm(SB), NOSPLIT, $384-273
+	MOVQ    z+0(FP), AX
+	MOVQ    (AX), SI
+	MOVQ    8(AX), R10
+	MOVQ    16(AX), R11
+	TRIPLES(nz+16(FP))
+	MOVQ    col_len+104(FP), R12
+	MOVQ    exCol_len+200(FP), R14
+	VMOVDQU lanes3<>(SB), Y7
+	XORQ    R13, R13
+	MOVQ    lo_len+32(FP), BX
+	TESTQ   BX, BX
+	JZ      s3done
+	MOVBLZX backward+264(FP), AX
+	TESTQ   AX, AX
+	JZ      s3row
+	LEAQ    -1(BX), R13
+
+s3row:
+	// The blocks at even places of the lower range, then of the upper.
+	RANGE(lo_base+24(FP), mid_base+48(FP), R12)
+	MOVQ    col_base+96(FP), DI
+	MOVQ    val_base+120(FP), DX
+	ZERO9
+	EVERY2(XS0, XS1, XS2, s3le, s3led)
+	MOVQ    mid_base+48(FP), AX
+	MOVLQSX (AX)(R13*4), CX
+	INCQ    CX
+	MOVQ    hi_base+72(FP), AX
+	MOVLQSX (AX)(R13*4), BX
+	CMPQ    BX, R12
+	JA      bad
+	EVERY2(XS0, XS1, XS2, s3ue, s3ued)
+	SPILL9
+
+	// Those at odd places.
+	ZERO9
+	MOVQ    lo_base+24(FP), AX
+	MOVLQSX (AX)(R13*4), CX
+	INCQ    CX
+	MOVQ    mid_base+48(FP), AX
+	MOVLQSX (AX)(R13*4), BX
+	EVERY2(XS0, XS1, XS2, s3lo, s3lod)
+	MOVQ    mid_base+48(FP), AX
+	MOVLQSX (AX)(R13*4), CX
+	ADDQ    $2, CX
+	MOVQ    hi_base+72(FP), AX
+	MOVLQSX (AX)(R13*4), BX
+	EVERY2(XS0, XS1, XS2, s3uo, s3uod)
+	SUMS9
+
+	SCPL(XS0, s3a4, s3a1, s3a0)
+	SEND(0, 288, SI)
+	SCPL(XS1, s3b4, s3b1, s3b0)
+	SEND(1, 312, R10)
+	SCPL(XS2, s3c4, s3c1, s3c0)
+	SEND(2, 336, R11)
+
+	MOVBLZX backward+264(FP), CX
+	TESTQ   CX, CX
+	JNZ     s3back
+	INCQ    R13
+	CMPQ    R13, lo_len+32(FP)
+	JL      s3row
+	JMP     s3done
+
+s3back:
+	DECQ R13
+	JGE  s3row
+
+s3done:
+	MOVB $1, ok+272(FP)
+	VZEROUPPER
+	RET
+
+bad:
+	MOVB $0, ok+272(FP)
+	VZEROUPPER
+	RET
