@@ -170,18 +170,18 @@ L0:
 
 #define XS0 \
 	VMOVUPD     (SI)(AX*8), X3    \
-	VMOVSD      16(SI)(AX*8), X14 \
-	VINSERTF128 $1, X14, Y3, Y3
+	VMOVSD      16(SI)(AX*8), X15 \
+	VINSERTF128 $1, X15, Y3, Y3
 
 #define XS1 \
 	VMOVUPD     (R10)(AX*8), X3    \
-	VMOVSD      16(R10)(AX*8), X14 \
-	VINSERTF128 $1, X14, Y3, Y3
+	VMOVSD      16(R10)(AX*8), X15 \
+	VINSERTF128 $1, X15, Y3, Y3
 
 #define XS2 \
 	VMOVUPD     (R11)(AX*8), X3    \
-	VMOVSD      16(R11)(AX*8), X14 \
-	VINSERTF128 $1, X14, Y3, Y3
+	VMOVSD      16(R11)(AX*8), X15 \
+	VINSERTF128 $1, X15, Y3, Y3
 
 // BLOCK3(L0, L1, L2) adds block CX of val (at DX) times the three
 // vectors' triples at its column (col at DI) to their sums, then moves CX
@@ -273,85 +273,107 @@ LD:
 	ROWSUM3(Y12, X12, 344)  \
 	ROWSUM3(Y13, X13, 352)
 
-#define ZERO4 \
+// COUPLING3(L0, L1, L2, E0, E1, E2) adds coupling CX (columns at DX,
+// values at DI) times the three vectors' triples to E0, E1, E2.
+#define COUPLING3(L0, L1, L2, E0, E1, E2) \
+	COLUMN(DX)                   \
+	VBROADCASTSD (DI)(CX*8), Y14 \
+	L0                           \
+	VFMADD231PD  Y14, Y3, E0     \
+	L1                           \
+	VFMADD231PD  Y14, Y3, E1     \
+	L2                           \
+	VFMADD231PD  Y14, Y3, E2     \
+	INCQ         CX
+
+// COUPLINGS3(L0, L1, L2, labels) adds couplings CX..BX-1, four at a time
+// into e[0..3]: Y0, Y1, Y2, Y8 for x₀, Y9-Y12 for x₁, Y13, Y4, Y5, Y6
+// for x₂.
+#define COUPLINGS3(L0, L1, L2, LB4, LB1, LB0) \
+LB4:                                      \
+	LEAQ 3(CX), R9                          \
+	CMPQ R9, BX                             \
+	JGE  LB1                              \
+	COUPLING3(L0, L1, L2, Y0, Y9, Y13)      \
+	COUPLING3(L0, L1, L2, Y1, Y10, Y4)      \
+	COUPLING3(L0, L1, L2, Y2, Y11, Y5)      \
+	COUPLING3(L0, L1, L2, Y8, Y12, Y6)      \
+	JMP  LB4                              \
+LB1:                                      \
+	CMPQ CX, BX                             \
+	JGE  LB0                              \
+	COUPLING3(L0, L1, L2, Y0, Y9, Y13)      \
+	CMPQ CX, BX                             \
+	JGE  LB0                              \
+	COUPLING3(L0, L1, L2, Y1, Y10, Y4)      \
+	CMPQ CX, BX                             \
+	JGE  LB0                              \
+	COUPLING3(L0, L1, L2, Y2, Y11, Y5)      \
+LB0:
+
+#define ZERO12 \
+	ZERO9                \
+	VXORPD Y4, Y4, Y4    \
 	VXORPD Y5, Y5, Y5    \
-	VXORPD Y6, Y6, Y6    \
-	VXORPD Y11, Y11, Y11 \
-	VXORPD Y12, Y12, Y12
+	VXORPD Y6, Y6, Y6
 
-// ETOTAL sets E's rows to X5[0], X10[0], X6[0], as TOTAL does.
-#define ETOTAL \
-	VADDPD       Y6, Y5, Y5    \
-	VADDPD       Y12, Y11, Y11 \
-	VADDPD       Y11, Y5, Y5   \
-	VEXTRACTF128 $1, Y5, X6    \
-	VPERMILPD    $1, X5, X10
+// ETOTAL3(YA, YB, YC, YD, XA, XB, XC) sets one vector's E from its
+// partial sums e[0..3] in YA..YD, as TOTAL does: its rows to XA[0],
+// XB[0], XC[0].
+#define ETOTAL3(YA, YB, YC, YD, XA, XB, XC) \
+	VADDPD       YB, YA, YA \
+	VADDPD       YD, YC, YC \
+	VADDPD       YC, YA, YA \
+	VEXTRACTF128 $1, YA, XC \
+	VPERMILPD    $1, XA, XB
 
-// MEND(V, OFF) writes row R13 of dst[V]: the blocks' part at OFF(SP)
-// plus E.
-#define MEND(V, OFF) \
-	MOVQ   dst+0(FP), R9      \
-	MOVQ   (V*8)(R9), R9      \
-	LEAQ   (R13)(R13*2), AX   \
-	VMOVSD OFF(SP), X9        \
-	VADDSD X5, X9, X9         \
-	VMOVSD X9, (R9)(AX*8)     \
-	VMOVSD (OFF+8)(SP), X9    \
-	VADDSD X10, X9, X9        \
-	VMOVSD X9, 8(R9)(AX*8)    \
-	VMOVSD (OFF+16)(SP), X9   \
-	VADDSD X6, X9, X9         \
-	VMOVSD X9, 16(R9)(AX*8)
+// MEND3(V, OFF, XA, XB, XC) writes row R13 of dst[V]: the blocks' part
+// at OFF(SP) plus E (rows in XA, XB, XC).
+#define MEND3(V, OFF, XA, XB, XC) \
+	MOVQ   dst+0(FP), R9    \
+	MOVQ   (V*8)(R9), R9    \
+	LEAQ   (R13)(R13*2), AX \
+	VMOVSD OFF(SP), X3      \
+	VADDSD XA, X3, X3       \
+	VMOVSD X3, (R9)(AX*8)   \
+	VMOVSD (OFF+8)(SP), X3  \
+	VADDSD XB, X3, X3       \
+	VMOVSD X3, 8(R9)(AX*8)  \
+	VMOVSD (OFF+16)(SP), X3 \
+	VADDSD XC, X3, X3       \
+	VMOVSD X3, 16(R9)(AX*8)
 
-// MCPL(LOADX, labels) sums the couplings of row R13 for one vector.
-#define MCPL(LOADX, L4, L1, L0) \
-	RANGE(exLo_base+120(FP), exHi_base+144(FP), R14) \
-	MOVQ exCol_base+168(FP), DX                      \
-	MOVQ exVal_base+192(FP), DI                      \
-	ZERO4                                            \
-	COUPLINGS(LOADX, L4, L1, L0)                     \
-	ETOTAL
-
-// SCPL(LOADX, labels) sums the couplings of row R13 for one vector.
-#define SCPL(LOADX, L4, L1, L0) \
-	RANGE(exLo_base+144(FP), exHi_base+168(FP), R14) \
-	MOVQ exCol_base+192(FP), DX                      \
-	MOVQ exVal_base+216(FP), DI                      \
-	ZERO4                                            \
-	COUPLINGS(LOADX, L4, L1, L0)                     \
-	ETOTAL
-
-// SEND(V, OFF, B) sets row R13 of z[V] (at B) to dinv·s, s = (rhs[V]'s
-// row − the blocks' part at OFF(SP)) − E, as gsSweepAsm does.
-#define SEND(V, OFF, B) \
-	MOVQ        rhs+8(FP), R9       \
-	MOVQ        (V*8)(R9), R9       \
-	LEAQ        (R13)(R13*2), AX    \
-	VMOVSD      (R9)(AX*8), X11     \
-	VSUBSD      OFF(SP), X11, X11   \
-	VSUBSD      X5, X11, X11        \
-	VMOVSD      8(R9)(AX*8), X12    \
-	VSUBSD      (OFF+8)(SP), X12, X12  \
-	VSUBSD      X10, X12, X12       \
-	VMOVSD      16(R9)(AX*8), X13   \
-	VSUBSD      (OFF+16)(SP), X13, X13 \
-	VSUBSD      X6, X13, X13        \
-	MOVQ        dinv_base+240(FP), R9 \
-	LEAQ        (R13)(R13*8), CX    \
-	LEAQ        (R9)(CX*8), R9      \
-	VMULSD      (R9), X11, X14      \
-	VFMADD231SD 8(R9), X12, X14     \
-	VFMADD231SD 16(R9), X13, X14    \
-	VMULSD      24(R9), X11, X15    \
-	VFMADD231SD 32(R9), X12, X15    \
-	VFMADD231SD 40(R9), X13, X15    \
-	VMULSD      48(R9), X11, X3     \
-	VFMADD231SD 56(R9), X12, X3     \
-	VFMADD231SD 64(R9), X13, X3     \
-	VUNPCKLPD   X15, X14, X14       \
-	VMOVUPD     X14, (B)(AX*8)      \
-	VMOVSD      X3, 16(B)(AX*8)
-
+// SEND3(V, OFF, B, XA, XB, XC, XD) sets row R13 of z[V] (at B) to
+// dinv·s, s = (rhs[V]'s row − the blocks' part at OFF(SP)) − E (E's rows
+// in XA, XB, XC; XD scratch), as gsSweepAsm does.
+#define SEND3(V, OFF, B, XA, XB, XC, XD) \
+	MOVQ        rhs+8(FP), R9          \
+	MOVQ        (V*8)(R9), R9          \
+	LEAQ        (R13)(R13*2), AX       \
+	VMOVSD      (R9)(AX*8), XD         \
+	VSUBSD      OFF(SP), XD, XD        \
+	VSUBSD      XA, XD, XD             \
+	VMOVSD      8(R9)(AX*8), X3        \
+	VSUBSD      (OFF+8)(SP), X3, X3    \
+	VSUBSD      XB, X3, X3             \
+	VMOVSD      16(R9)(AX*8), X14      \
+	VSUBSD      (OFF+16)(SP), X14, X14 \
+	VSUBSD      XC, X14, X14           \
+	MOVQ        dinv_base+240(FP), R9  \
+	LEAQ        (R13)(R13*8), CX       \
+	LEAQ        (R9)(CX*8), R9         \
+	VMULSD      (R9), XD, XA           \
+	VFMADD231SD 8(R9), X3, XA          \
+	VFMADD231SD 16(R9), X14, XA        \
+	VMULSD      24(R9), XD, XB         \
+	VFMADD231SD 32(R9), X3, XB         \
+	VFMADD231SD 40(R9), X14, XB        \
+	VMULSD      48(R9), XD, XC         \
+	VFMADD231SD 56(R9), X3, XC         \
+	VFMADD231SD 64(R9), X14, XC        \
+	VUNPCKLPD   XB, XA, XA             \
+	VMOVUPD     XA, (B)(AX*8)          \
+	VMOVSD      XC, 16(B)(AX*8)
 
 // func mulRowsAsm(dst, x []float64, lo, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64) (ok bool)
 TEXT ·mulRowsAsm(SB), NOSPLIT, $0-241
@@ -522,12 +544,17 @@ m3row:
 	EVERY2(XMASK, XM1, XM2, m3o, m3od)
 	SUMS9
 
-	MCPL(XMASK, m3a4, m3a1, m3a0)
-	MEND(0, 288)
-	MCPL(XM1, m3b4, m3b1, m3b0)
-	MEND(1, 312)
-	MCPL(XM2, m3c4, m3c1, m3c0)
-	MEND(2, 336)
+	RANGE(exLo_base+120(FP), exHi_base+144(FP), R14)
+	MOVQ exCol_base+168(FP), DX
+	MOVQ exVal_base+192(FP), DI
+	ZERO12
+	COUPLINGS3(XMASK, XM1, XM2, m3c4, m3c1, m3c0)
+	ETOTAL3(Y0, Y1, Y2, Y8, X0, X1, X2)
+	MEND3(0, 288, X0, X1, X2)
+	ETOTAL3(Y9, Y10, Y11, Y12, X9, X10, X11)
+	MEND3(1, 312, X9, X10, X11)
+	ETOTAL3(Y13, Y4, Y5, Y6, X13, X4, X5)
+	MEND3(2, 336, X13, X4, X5)
 	INCQ R13
 	JMP  m3row
 
@@ -593,12 +620,17 @@ s3row:
 	EVERY2(XS0, XS1, XS2, s3uo, s3uod)
 	SUMS9
 
-	SCPL(XS0, s3a4, s3a1, s3a0)
-	SEND(0, 288, SI)
-	SCPL(XS1, s3b4, s3b1, s3b0)
-	SEND(1, 312, R10)
-	SCPL(XS2, s3c4, s3c1, s3c0)
-	SEND(2, 336, R11)
+	RANGE(exLo_base+144(FP), exHi_base+168(FP), R14)
+	MOVQ exCol_base+192(FP), DX
+	MOVQ exVal_base+216(FP), DI
+	ZERO12
+	COUPLINGS3(XS0, XS1, XS2, s3c4, s3c1, s3c0)
+	ETOTAL3(Y0, Y1, Y2, Y8, X0, X1, X2)
+	SEND3(0, 288, SI, X0, X1, X2, X8)
+	ETOTAL3(Y9, Y10, Y11, Y12, X9, X10, X11)
+	SEND3(1, 312, R10, X9, X10, X11, X12)
+	ETOTAL3(Y13, Y4, Y5, Y6, X13, X4, X5)
+	SEND3(2, 336, R11, X13, X4, X5, X6)
 
 	MOVBLZX backward+264(FP), CX
 	TESTQ   CX, CX
