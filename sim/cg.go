@@ -121,9 +121,13 @@ type cg3 struct {
 	r, z, p, q [3][]float64
 }
 
-func newCG3(n int) *cg3 {
+// newCG3 makes the workspace with first's vectors as the first solve's:
+// the step's solve has just left them in the caches.
+func newCG3(first *cg) *cg3 {
 	w := &cg3{}
-	for v := range 3 {
+	w.r[0], w.z[0], w.p[0], w.q[0] = first.r, first.z, first.p, first.q
+	n := len(first.r)
+	for v := 1; v < 3; v++ {
 		w.r[v], w.z[v], w.p[v], w.q[v] = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	}
 	return w

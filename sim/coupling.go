@@ -40,7 +40,8 @@ func (cp *coupling) init(c *Cloth) {
 	for q := range cp.rhs {
 		cp.rhs[q] = make([]float64, 3*c.n)
 	}
-	cp.w = newCG3(3 * c.n)
+	// The step's solve is over when the sensitivities are solved.
+	cp.w = newCG3(c.it.cg)
 }
 
 // forget drops finger k's sensitivities: its contact ended.

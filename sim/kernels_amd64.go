@@ -73,3 +73,8 @@ func mulRows3Asm(dst, x *[3]*float64, nx int, lo, hi, col []int32, val [][3][3]f
 //
 //go:noescape
 func gsSweep3Asm(z, rhs *[3]*float64, nz int, lo, mid, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64, dinv [][3][3]float64, backward bool) (ok bool)
+
+// dopMinMaxAsm is dopMinMax.
+//
+//go:noescape
+func dopMinMaxAsm(lo, hi, a, b *[dopK]float64)

@@ -37,3 +37,5 @@ func mulRows3Asm(dst, x *[3]*float64, nx int, lo, hi, col []int32, val [][3][3]f
 func gsSweep3Asm(z, rhs *[3]*float64, nz int, lo, mid, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64, dinv [][3][3]float64, backward bool) bool {
 	return false
 }
+
+func dopMinMaxAsm(lo, hi, a, b *[dopK]float64) {}
