@@ -209,6 +209,19 @@ func axpy(dst, y, x []float64, s float64) {
 	}
 }
 
+// neg negates p entry by entry: the V-cycle's residual after its forward
+// sweep. The assembly flips the sign bits four at a time, as Go's
+// negation flips one.
+func neg(p []float64) {
+	if useKernelAsm && len(p) > 0 {
+		negAsm(&p[0], len(p))
+		return
+	}
+	for i := range p {
+		p[i] = -p[i]
+	}
+}
+
 // aggAdd adds node triples between the fine level and the coarse one's
 // aggregates: with restrict, dst[sel[i]] += src[i] for i = 0, 1, … (the
 // coarse level's Pᵀ·r); without, dst[i] += src[sel[i]] (P·y). The

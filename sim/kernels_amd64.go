@@ -78,3 +78,8 @@ func gsSweep3Asm(z, rhs *[3]*float64, nz int, lo, mid, hi, col []int32, val [][3
 //
 //go:noescape
 func dopMinMaxAsm(lo, hi, a, b *[dopK]float64)
+
+// negAsm is neg for n > 0 entries.
+//
+//go:noescape
+func negAsm(p *float64, n int)

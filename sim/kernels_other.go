@@ -39,3 +39,5 @@ func gsSweep3Asm(z, rhs *[3]*float64, nz int, lo, mid, hi, col []int32, val [][3
 }
 
 func dopMinMaxAsm(lo, hi, a, b *[dopK]float64) {}
+
+func negAsm(p *float64, n int) {}

@@ -858,3 +858,31 @@ func TestTriMats(t *testing.T) {
 		}
 	}
 }
+
+// TestNeg: the kernel flips the sign of every entry as Go's negation does
+// (zeros, infinities and NaNs too), for every length of tail.
+func TestNeg(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for n := range 12 {
+		p := make([]float64, n)
+		for i := range p {
+			p[i] = randNum(rng)
+			switch rng.IntN(8) {
+			case 0:
+				p[i] = math.Inf(1 - 2*rng.IntN(2))
+			case 1:
+				p[i] = math.NaN()
+			}
+		}
+		want := make([]float64, n)
+		for i := range p {
+			want[i] = -p[i]
+		}
+		neg(p)
+		for i := range p {
+			if math.Float64bits(p[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("n %d, entry %d: %v, want %v", n, i, p[i], want[i])
+			}
+		}
+	}
+}

@@ -352,9 +352,7 @@ func (pc *preconditioner) vcycle(z, r []float64) {
 	stack := pc.sb.ok
 	if pc.co.ok {
 		pc.mulUpper(pc.gs, z)
-		for i := range pc.gs {
-			pc.gs[i] = -pc.gs[i]
-		}
+		neg(pc.gs)
 		if stack {
 			pc.stackPass(z, r, pc.gs, false)
 		}
@@ -425,9 +423,7 @@ func (pc *preconditioner) vcycle3(z, r *[3][]float64) {
 	if pc.co.ok {
 		pc.split.run3(pc.c.team, pc.upJob3, &pc.gs3, z)
 		for v, gs := range pc.gs3 {
-			for i := range gs {
-				gs[i] = -gs[i]
-			}
+			neg(gs)
 			if stack {
 				pc.stackPass(z[v], r[v], gs, false)
 			}
