@@ -15,6 +15,9 @@ import "math"
 // the identity; columns exCol[e]). On amd64 with AVX2 and FMA, assembly
 // computes them (kernels_amd64.s), one block row per vector instruction;
 // elsewhere the plain Go code below does, to round-off the same.
+// mulRows3 and gsSweep3 are the first two for three vectors at once (the
+// local models' sensitivity solves), each vector's arithmetic that of the
+// one-vector kernel, and neg negates a vector.
 //
 // The assembly fixes the order of every operation, so that its results do
 // not depend on the machine (kernels_ref_test.go spells it out in Go, and
