@@ -132,6 +132,13 @@ func (s *bcsr) mulRange(dst, x []float64, i0, i1 int) {
 	mulRows(dst[3*i0:3*i1], x, s.rowPtr[i0:i1], s.rowPtr[i0+1:i1+1], s.col, s.val, exRow[i0:i1], exRow[i0+1:i1+1], exCol, exVal)
 }
 
+// mulRange3 is mulRange for three vectors at once (dst holding rows
+// i0..i1-1 alone).
+func (s *bcsr) mulRange3(dst, x *[3][]float64, i0, i1 int) {
+	exRow, exCol, exVal := s.couplings()
+	mulRows3(dst, x, s.rowPtr[i0:i1], s.rowPtr[i0+1:i1+1], s.col, s.val, exRow[i0:i1], exRow[i0+1:i1+1], exCol, exVal)
+}
+
 // couplings returns the scalar couplings the products use.
 func (s *bcsr) couplings() (row, col []int32, val []float64) {
 	if s.merged {

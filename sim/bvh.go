@@ -196,9 +196,7 @@ func (b *bvh) refit(x0, x1 []float64, r float64) {
 		if x1 != nil {
 			var q [dopK]float64
 			project(vecAt(x1, int32(k)), &q)
-			for a := range dopK {
-				lo[a], hi[a] = min(lo[a], q[a]), max(hi[a], q[a])
-			}
+			dopMinMax(&lo, &hi, &q, &q)
 		}
 		b.plo[k], b.phi[k] = lo, hi
 	}
@@ -224,9 +222,8 @@ func (b *bvh) refit(x0, x1 []float64, r float64) {
 		var lo, hi [dopK]float64
 		if !n.leaf() {
 			l, rr := &b.nodes[n.left], &b.nodes[n.right]
-			for a := range dopK {
-				lo[a], hi[a] = min(l.lo[a], rr.lo[a]), max(l.hi[a], rr.hi[a])
-			}
+			lo, hi = l.lo, l.hi
+			dopMinMax(&lo, &hi, &rr.lo, &rr.hi)
 			n.lo, n.hi = lo, hi
 			n.cone = merge(&l.cone, &rr.cone)
 			continue
@@ -234,10 +231,7 @@ func (b *bvh) refit(x0, x1 []float64, r float64) {
 		q0 := n.j0*nu + n.i0
 		lo, hi = b.plo[q0], b.phi[q0]
 		for _, q := range [3]int32{q0 + 1, q0 + nu, q0 + nu + 1} {
-			pl, ph := &b.plo[q], &b.phi[q]
-			for a := range dopK {
-				lo[a], hi[a] = min(lo[a], pl[a]), max(hi[a], ph[a])
-			}
+			dopMinMax(&lo, &hi, &b.plo[q], &b.phi[q])
 		}
 		for a := range dopK {
 			lo[a] -= grow[a]
@@ -252,6 +246,21 @@ func (b *bvh) refit(x0, x1 []float64, r float64) {
 			m = 6
 		}
 		n.cone = coneOf(vs[:m])
+	}
+}
+
+// dopMinMax sets lo to min(lo, a) and hi to max(hi, b), entry by entry.
+// The assembly (bvh_amd64.s) does the nine of each in three instructions;
+// it may give +0 where the Go code gives -0 (or the reverse), which no
+// comparison of the boxes tells apart, and no NaN comes here (a step
+// that made one is undone before self-collision runs).
+func dopMinMax(lo, hi, a, b *[dopK]float64) {
+	if useKernelAsm {
+		dopMinMaxAsm(lo, hi, a, b)
+		return
+	}
+	for k := range dopK {
+		lo[k], hi[k] = min(lo[k], a[k]), max(hi[k], b[k])
 	}
 }
 

@@ -120,8 +120,8 @@ func freshStiffness(c *Cloth, k int) float64 {
 	var keep [3][]float64
 	for q := range keep {
 		keep[q] = slices.Clone(fs.sens[q])
-		c.coupling.solve(k, q)
 	}
+	c.coupling.solve(k)
 	kf := c.coupling.assemble(k)
 	for q := range keep {
 		copy(fs.sens[q], keep[q])

@@ -401,3 +401,36 @@ cdone:
 cbad:
 	MOVB $0, ret+152(FP)
 	RET
+
+// func negAsm(p *float64, n int)
+//
+// Flips the sign bit of n entries, four at a time and the rest one by one
+// (Go's negation).
+TEXT ·negAsm(SB), NOSPLIT, $0-16
+	MOVQ     p+0(FP), DI
+	MOVQ     n+8(FP), CX
+	VPCMPEQQ Y5, Y5, Y5
+	VPSLLQ   $63, Y5, Y5
+	XORQ     AX, AX
+
+nloop:
+	LEAQ    4(AX), DX
+	CMPQ    DX, CX
+	JA      ntail
+	VXORPD  (DI)(AX*8), Y5, Y2
+	VMOVUPD Y2, (DI)(AX*8)
+	MOVQ    DX, AX
+	JMP     nloop
+
+ntail:
+	CMPQ   AX, CX
+	JAE    ndone
+	VMOVSD (DI)(AX*8), X2
+	VXORPD X5, X2, X2
+	VMOVSD X2, (DI)(AX*8)
+	INCQ   AX
+	JMP    ntail
+
+ndone:
+	VZEROUPPER
+	RET

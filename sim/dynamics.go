@@ -145,11 +145,13 @@ func (d *clothDynamics) potential(y, V []float64) (pot, diss float64) {
 // positions of the step's linearisation.
 func (d *clothDynamics) dissipation(V []float64) float64 { return d.force.dissipation(V) }
 
-func (d *clothDynamics) mulA(dst, p []float64)        { d.op.mulA(dst, p) }
-func (d *clothDynamics) precond(dst, r []float64)     { d.pc.apply(dst, r) }
-func (d *clothDynamics) mulK(dst, y []float64)        { d.force.mulK(dst, y, d.op.cK) }
-func (d *clothDynamics) filter(p []float64)           { d.c.cons.filter(p) }
-func (d *clothDynamics) energy(x, v []float64) Energy { return d.force.energy(x, v) }
+func (d *clothDynamics) mulA(dst, p []float64)         { d.op.mulA(dst, p) }
+func (d *clothDynamics) precond(dst, r []float64)      { d.pc.apply(dst, r) }
+func (d *clothDynamics) mulA3(dst, p *[3][]float64)    { d.op.mulA3(dst, p) }
+func (d *clothDynamics) precond3(dst, r *[3][]float64) { d.pc.apply3(dst, r) }
+func (d *clothDynamics) mulK(dst, y []float64)         { d.force.mulK(dst, y, d.op.cK) }
+func (d *clothDynamics) filter(p []float64)            { d.c.cons.filter(p) }
+func (d *clothDynamics) energy(x, v []float64) Energy  { return d.force.energy(x, v) }
 
 // mulKv sets dst = ∂f/∂x·v for the velocities of the last linearize. With
 // the assembled operator it is one product instead of a pass over the

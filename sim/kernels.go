@@ -15,6 +15,9 @@ import "math"
 // the identity; columns exCol[e]). On amd64 with AVX2 and FMA, assembly
 // computes them (kernels_amd64.s), one block row per vector instruction;
 // elsewhere the plain Go code below does, to round-off the same.
+// mulRows3 and gsSweep3 are the first two for three vectors at once (the
+// local models' sensitivity solves), each vector's arithmetic that of the
+// one-vector kernel, and neg negates a vector.
 //
 // The assembly fixes the order of every operation, so that its results do
 // not depend on the machine (kernels_ref_test.go spells it out in Go, and
@@ -91,6 +94,63 @@ func gsSweep(z, rhs []float64, lo, mid, hi, col []int32, val [][3][3]float64, ex
 	}
 }
 
+// mulRows3 is mulRows for three vectors at once, dst[v] from x[v]: bit
+// for bit what three calls give. The assembly (mulRows3Asm) reads each
+// block once for the three, which saves about a third of a product's
+// instructions.
+func mulRows3(dst, x *[3][]float64, lo, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64) {
+	n := len(lo)
+	if useKernelAsm && len(hi) >= n && len(exLo) >= n && len(exHi) >= n &&
+		len(val) >= len(col) && len(exVal) >= len(exCol) {
+		var dp, xp [3]*float64
+		nx, ok := vectors3(&xp, x, 0)
+		if ok {
+			_, ok = vectors3(&dp, dst, 3*n)
+		}
+		if ok && mulRows3Asm(&dp, &xp, nx, lo, hi, col, val[:len(col)], exLo, exHi, exCol, exVal[:len(exCol)]) {
+			return
+		}
+	}
+	for v := range 3 {
+		mulRows(dst[v], x[v], lo, hi, col, val, exLo, exHi, exCol, exVal)
+	}
+}
+
+// gsSweep3 is gsSweep for three vectors at once, z[v] with rhs[v]: bit
+// for bit what three calls give (gsSweep3Asm).
+func gsSweep3(z, rhs *[3][]float64, lo, mid, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64, dinv [][3][3]float64, backward bool) {
+	n := len(lo)
+	if useKernelAsm && len(mid) >= n && len(hi) >= n && len(exLo) >= n && len(exHi) >= n &&
+		len(dinv) >= n && len(val) >= len(col) && len(exVal) >= len(exCol) {
+		var zp, rp [3]*float64
+		nz, ok := vectors3(&zp, z, 3*n)
+		if ok {
+			_, ok = vectors3(&rp, rhs, 3*n)
+		}
+		if ok && gsSweep3Asm(&zp, &rp, nz, lo, mid, hi, col, val[:len(col)], exLo, exHi, exCol, exVal[:len(exCol)], dinv, backward) {
+			return
+		}
+	}
+	for v := range 3 {
+		gsSweep(z[v], rhs[v], lo, mid, hi, col, val, exLo, exHi, exCol, exVal, dinv, backward)
+	}
+}
+
+// vectors3 sets p to the three vectors' first entries and returns the
+// shortest one's length; false if one is shorter than least entries, or
+// empty.
+func vectors3(p *[3]*float64, v *[3][]float64, least int) (int, bool) {
+	n := len(v[0])
+	for k := range 3 {
+		if len(v[k]) < max(least, 1) {
+			return 0, false
+		}
+		p[k] = &v[k][0]
+		n = min(n, len(v[k]))
+	}
+	return n, true
+}
+
 // rowSum returns Σ val[k]·x[col[k]].
 func rowSum(x []float64, col []int32, val [][3][3]float64) (a0, a1, a2 float64) {
 	val = val[:len(col)]
@@ -149,6 +209,19 @@ func axpy(dst, y, x []float64, s float64) {
 	}
 	for i := range dst {
 		dst[i] = y[i] + s*x[i]
+	}
+}
+
+// neg negates p entry by entry: the V-cycle's residual after its forward
+// sweep. The assembly flips the sign bits four at a time, as Go's
+// negation flips one.
+func neg(p []float64) {
+	if useKernelAsm && len(p) > 0 {
+		negAsm(&p[0], len(p))
+		return
+	}
+	for i := range p {
+		p[i] = -p[i]
 	}
 }
 

@@ -60,3 +60,26 @@ func addTriBlocksAsm(val *[3][3]float64, tb *[9]int32, m *[4][3][3]float64, c *[
 //
 //go:noescape
 func triMatsAsm(m *[4][3][3]float64, geo *triGeom, k *[9]float64)
+
+// mulRows3Asm is mulRowsAsm for the three vectors x[0], x[1], x[2] into
+// dst[0], dst[1], dst[2], each of x's nx entries and of dst's 3·len(lo)
+// at least.
+//
+//go:noescape
+func mulRows3Asm(dst, x *[3]*float64, nx int, lo, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64) (ok bool)
+
+// gsSweep3Asm is gsSweepAsm for the three vectors z[0], z[1], z[2] (nz
+// entries each) and their right-hand sides rhs[0], rhs[1], rhs[2].
+//
+//go:noescape
+func gsSweep3Asm(z, rhs *[3]*float64, nz int, lo, mid, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64, dinv [][3][3]float64, backward bool) (ok bool)
+
+// dopMinMaxAsm is dopMinMax.
+//
+//go:noescape
+func dopMinMaxAsm(lo, hi, a, b *[dopK]float64)
+
+// negAsm is neg for n > 0 entries.
+//
+//go:noescape
+func negAsm(p *float64, n int)

@@ -29,3 +29,15 @@ func bandSolveAsm(y, rc, band, ut, dinv *float64, n, bw int) {}
 func addTriBlocksAsm(val *[3][3]float64, tb *[9]int32, m *[4][3][3]float64, c *[10]float64) {}
 
 func triMatsAsm(m *[4][3][3]float64, geo *triGeom, k *[9]float64) {}
+
+func mulRows3Asm(dst, x *[3]*float64, nx int, lo, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64) bool {
+	return false
+}
+
+func gsSweep3Asm(z, rhs *[3]*float64, nz int, lo, mid, hi, col []int32, val [][3][3]float64, exLo, exHi, exCol []int32, exVal []float64, dinv [][3][3]float64, backward bool) bool {
+	return false
+}
+
+func dopMinMaxAsm(lo, hi, a, b *[dopK]float64) {}
+
+func negAsm(p *float64, n int) {}

@@ -177,6 +177,62 @@ func TestKernelsMatchReference(t *testing.T) {
 	}
 }
 
+// TestKernels3MatchOne checks that the three-vector kernels give, for
+// each vector, bit for bit what the one-vector kernels give it alone, on
+// every shape of range mulRows and gsSweep are called with.
+func TestKernels3MatchOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 3000 {
+		m := newRandRows(rng)
+		var x [3][]float64
+		for v := range x {
+			x[v] = m.vec(rng)
+		}
+		mid1 := make([]int32, m.n)
+		for i := range mid1 {
+			mid1[i] = m.mid[i] + 1
+		}
+		for _, p := range []struct {
+			name             string
+			lo, hi, elo, ehi []int32
+		}{
+			{"whole rows", m.lo, m.hi, m.exLo, m.exHi},
+			{"upper parts", mid1, m.hi, m.exMid, m.exHi},
+		} {
+			var got [3][]float64
+			for v := range got {
+				got[v] = make([]float64, 3*m.n)
+			}
+			mulRows3(&got, &x, p.lo, p.hi, m.col, m.val, p.elo, p.ehi, m.exCol, m.exVal)
+			for v := range 3 {
+				want := make([]float64, 3*m.n)
+				mulRows(want, x[v], p.lo, p.hi, m.col, m.val, p.elo, p.ehi, m.exCol, m.exVal)
+				if !sameBits(got[v], want) {
+					t.Fatalf("trial %d, mulRows3 over %s, vector %d:\nthree %v\none   %v", trial, p.name, v, got[v], want)
+				}
+			}
+		}
+		for _, back := range []bool{false, true} {
+			hi, ehi := m.mid, m.exMid
+			if back {
+				hi, ehi = m.hi, m.exHi
+			}
+			var got, want [3][]float64
+			for v := range got {
+				got[v] = m.vec(rng)
+				want[v] = slices.Clone(got[v])
+			}
+			gsSweep3(&got, &x, m.lo, m.mid, hi, m.col, m.val, m.exLo, ehi, m.exCol, m.exVal, m.dinv, back)
+			for v := range 3 {
+				gsSweep(want[v], x[v], m.lo, m.mid, hi, m.col, m.val, m.exLo, ehi, m.exCol, m.exVal, m.dinv, back)
+				if !sameBits(got[v], want[v]) {
+					t.Fatalf("trial %d, gsSweep3 backward=%v, vector %d:\nthree %v\none   %v", trial, back, v, got[v], want[v])
+				}
+			}
+		}
+	}
+}
+
 // TestKernelsAgainstPlainSums checks the kernels (the one in use, the Go
 // code and the reference) against plain loops, to round-off: a whole-row
 // product, and a Gauss-Seidel sweep.
@@ -798,6 +854,34 @@ func TestTriMats(t *testing.T) {
 						t.Fatalf("trial %d, entry (%d, %d): uu or vv not symmetric, or m[3] not uvᵀ", trial, a, d)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestNeg: the kernel flips the sign of every entry as Go's negation does
+// (zeros, infinities and NaNs too), for every length of tail.
+func TestNeg(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for n := range 12 {
+		p := make([]float64, n)
+		for i := range p {
+			p[i] = randNum(rng)
+			switch rng.IntN(8) {
+			case 0:
+				p[i] = math.Inf(1 - 2*rng.IntN(2))
+			case 1:
+				p[i] = math.NaN()
+			}
+		}
+		want := make([]float64, n)
+		for i := range p {
+			want[i] = -p[i]
+		}
+		neg(p)
+		for i := range p {
+			if math.Float64bits(p[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("n %d, entry %d: %v, want %v", n, i, p[i], want[i])
 			}
 		}
 	}

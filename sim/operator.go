@@ -17,6 +17,7 @@ type operator struct {
 	cK, cD float64
 	split  rowSplit
 	job    func(part int)
+	job3   func(part int)
 }
 
 func (op *operator) init(c *Cloth) {
@@ -28,6 +29,7 @@ func (op *operator) init(c *Cloth) {
 	}
 	op.split.init(c.n)
 	op.job = op.mulPart
+	op.job3 = op.mulPart3
 }
 
 // startAssembly clears a (the operator's matrix or next) and puts the
@@ -73,6 +75,29 @@ func (op *operator) swap() { op.a, op.next = op.next, op.a }
 func (op *operator) mulPart(p int) {
 	i0, i1 := op.split.rows(p)
 	op.a.mulRange(op.split.dst, op.split.x, i0, i1)
+}
+
+func (op *operator) mulPart3(p int) {
+	i0, i1 := op.split.rows(p)
+	d := op.split.part3(i0, i1)
+	op.a.mulRange3(&d, op.split.x3, i0, i1)
+}
+
+// mulA3 sets dst[v] = A·p[v], filtered, for three vectors: bit for bit
+// three calls of mulA, the assembled operator's rows read once for the
+// three.
+func (op *operator) mulA3(dst, p *[3][]float64) {
+	c := op.c
+	if c.cfg.Operator != Assembled {
+		for v := range 3 {
+			op.mulA(dst[v], p[v])
+		}
+		return
+	}
+	op.split.run3(c.team, op.job3, dst, p)
+	for v := range 3 {
+		c.cons.filter(dst[v])
+	}
 }
 
 // mulA sets dst = A·p, filtered.

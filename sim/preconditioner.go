@@ -12,6 +12,7 @@ type preconditioner struct {
 	dinv      [][3][3]float64 // per node: the inverse of its diagonal block (the smoother's, with TwoGrid)
 	co        *coarse         // nil without the coarse level
 	gs        []float64       // two-grid residual
+	gs3       [3][]float64    // those of a three-vector V-cycle (gs the first)
 	lumped    []bool          // rows whose bending-only couplings are weak
 	planGen   uint64          // constraints.gen + 1 of the coarse plan; 0: none
 	coarseAge int             // steps since the coarse factorisation
@@ -43,8 +44,9 @@ type preconditioner struct {
 	xmCol        []int32
 	xmVal        []float64
 
-	split rowSplit
-	upJob func(part int)
+	split  rowSplit
+	upJob  func(part int)
+	upJob3 func(part int)
 
 	// dsm is the smoother's diagonal blocks before inversion, kept on
 	// the pinched stack's nodes, and sb the stack's blocks (TwoGrid with
@@ -69,6 +71,7 @@ func (pc *preconditioner) init(c *Cloth, op *operator) {
 		pc.co = newCoarse(c.m, size)
 	}
 	pc.gs = make([]float64, 3*c.n)
+	pc.gs3 = [3][]float64{pc.gs, make([]float64, 3*c.n), make([]float64, 3*c.n)}
 	pc.lumped = make([]bool, c.n)
 	pc.smRow = make([]int32, c.n+1)
 	pc.smMid = make([]int32, c.n)
@@ -88,6 +91,7 @@ func (pc *preconditioner) init(c *Cloth, op *operator) {
 	pc.sm.ok = false
 	pc.split.init(c.n)
 	pc.upJob = pc.mulUpperPart
+	pc.upJob3 = pc.mulUpperPart3
 	pc.dsm = make([][3][3]float64, c.n)
 	pc.sb.init(c.n)
 }
@@ -348,9 +352,7 @@ func (pc *preconditioner) vcycle(z, r []float64) {
 	stack := pc.sb.ok
 	if pc.co.ok {
 		pc.mulUpper(pc.gs, z)
-		for i := range pc.gs {
-			pc.gs[i] = -pc.gs[i]
-		}
+		neg(pc.gs)
 		if stack {
 			pc.stackPass(z, r, pc.gs, false)
 		}
@@ -393,4 +395,61 @@ func (pc *preconditioner) sweepBack(z, r []float64) {
 	a, n := pc.op.a, pc.c.n
 	row, _, col, val := pc.smoother()
 	gsSweep(z, r, a.rowPtr[:n], a.diag, a.rowPtr[1:], a.col, a.val, row[:n], row[1:], col, val, pc.dinv, true)
+}
+
+// apply3 is apply for three vectors at once, bit for bit three calls of
+// it: the two-grid V-cycle's sweeps and products read each row once for
+// the three (vcycle3).
+func (pc *preconditioner) apply3(dst, r *[3][]float64) {
+	if pc.c.cfg.Preconditioner != TwoGrid {
+		for v := range 3 {
+			pc.apply(dst[v], r[v])
+		}
+		return
+	}
+	pc.vcycle3(dst, r)
+}
+
+// vcycle3 is vcycle for three vectors, each vector's operations those of
+// vcycle in the same order; the sweeps and the upper product run on the
+// three at once, the stack's blocks and the coarse correction on each in
+// turn.
+func (pc *preconditioner) vcycle3(z, r *[3][]float64) {
+	cons := &pc.c.cons
+	a, n := pc.op.a, pc.c.n
+	row, mid, col, val := pc.smoother()
+	gsSweep3(z, r, a.rowPtr[:n], a.diag, a.diag, a.col, a.val, row[:n], mid, col, val, pc.dinv, false)
+	stack := pc.sb.ok
+	if pc.co.ok {
+		pc.split.run3(pc.c.team, pc.upJob3, &pc.gs3, z)
+		for v, gs := range pc.gs3 {
+			neg(gs)
+			if stack {
+				pc.stackPass(z[v], r[v], gs, false)
+			}
+			cons.filter(gs)
+			pc.co.addCorrection(z[v], gs)
+		}
+	} else if stack {
+		for v := range 3 {
+			pc.stackPass(z[v], r[v], nil, false)
+		}
+	}
+	if stack {
+		for v := range 3 {
+			pc.stackPass(z[v], r[v], nil, true)
+		}
+	}
+	gsSweep3(z, r, a.rowPtr[:n], a.diag, a.rowPtr[1:], a.col, a.val, row[:n], row[1:], col, val, pc.dinv, true)
+	for v := range 3 {
+		cons.filter(z[v])
+	}
+}
+
+func (pc *preconditioner) mulUpperPart3(p int) {
+	i0, i1 := pc.split.rows(p)
+	a := pc.op.a
+	row, mid, col, val := pc.smoother()
+	d := pc.split.part3(i0, i1)
+	mulRows3(&d, pc.split.x3, a.diag1[i0:i1], a.rowPtr[i0+1:i1+1], a.col, a.val, mid[i0:i1], row[i0+1:i1+1], col, val)
 }

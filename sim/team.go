@@ -73,6 +73,8 @@ func (t *team) assist() bool {
 type rowSplit struct {
 	n, half int
 	dst, x  []float64 // the arguments of the product in progress
+	dst3    *[3][]float64
+	x3      *[3][]float64 // those of a three-vector product (run3)
 }
 
 func (s *rowSplit) init(n int) { s.n, s.half = n, n/2 }
@@ -91,4 +93,17 @@ func (s *rowSplit) run(t *team, job func(part int), dst, x []float64) {
 	s.dst, s.x = dst, x
 	t.run(job)
 	s.dst, s.x = nil, nil
+}
+
+// run3 is run for a product of three vectors at once.
+func (s *rowSplit) run3(t *team, job func(part int), dst, x *[3][]float64) {
+	s.dst3, s.x3 = dst, x
+	t.run(job)
+	s.dst3, s.x3 = nil, nil
+}
+
+// part3 returns the three vectors' rows i0..i1-1 of dst3.
+func (s *rowSplit) part3(i0, i1 int) [3][]float64 {
+	d := s.dst3
+	return [3][]float64{d[0][3*i0 : 3*i1], d[1][3*i0 : 3*i1], d[2][3*i0 : 3*i1]}
 }
