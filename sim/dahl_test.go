@@ -136,3 +136,56 @@ func TestDahlReversalStiffness(t *testing.T) {
 		}
 	}
 }
+
+// TestDahlSaturationStaysPositive: a move towards a smaller saturation
+// that would carry its linear form below zero holds S at zero beyond, as
+// the ODE with S = max(0, S₀ + Slope·δ) integrated by Runge-Kutta does;
+// the work is the gradient of z across the point where S reaches zero;
+// and no move does more than |z|·Strain of negative work (what the
+// friction stress already there can give back), where the linear S
+// continued below zero gave −|Slope|·p²/2 for a long move p and let a
+// dropped cloth's Newton iterations run to 28 times its drop energy.
+func TestDahlSaturationStaysPositive(t *testing.T) {
+	d := Dahl{Saturation: 0.8, Slope: 40, Strain: 0.01}
+	for _, z0 := range []float64{-0.7, 0, 0.5} {
+		for _, de := range []float64{-0.005, -0.02, -0.05, -0.2} {
+			z, _, w := d.Step(z0, de)
+			// The ODE along p = |δ|: dz/dp = (s·S(p) - z)/Strain, S(p) = max(0, S₀ + Slope·s·p).
+			s := math.Copysign(1, de)
+			f := func(z, x float64) float64 {
+				return (s*math.Max(0, d.Saturation+d.Slope*s*x) - z) / d.Strain
+			}
+			const n = 20000
+			p, h := math.Abs(de), math.Abs(de)/n
+			zr, wr := z0, 0.0
+			for k := range n {
+				x := float64(k) * h
+				k1 := f(zr, x)
+				k2 := f(zr+h/2*k1, x+h/2)
+				k3 := f(zr+h/2*k2, x+h/2)
+				k4 := f(zr+h*k3, x+h)
+				zn := zr + h/6*(k1+2*k2+2*k3+k4)
+				wr += s * h * (zr + zn) / 2
+				zr = zn
+			}
+			if math.Abs(z-zr) > 1e-7 || math.Abs(w-wr) > 1e-7*p {
+				t.Errorf("z0 %g, move %g: z %.10g against %.10g, work %.10g against %.10g", z0, de, z, zr, w, wr)
+			}
+			const hd = 1e-8
+			_, _, wp := d.Step(z0, de+hd)
+			_, _, wm := d.Step(z0, de-hd)
+			if g := (wp - wm) / (2 * hd); math.Abs(g-z) > 1e-5 {
+				t.Errorf("z0 %g, move %g: the work's derivative %.8g, z %.8g", z0, de, g, z)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(17, 18))
+	for range 100000 {
+		d := Dahl{Saturation: rng.Float64(), Slope: 100 * (rng.Float64() - 0.5), Strain: 0.001 + 0.05*rng.Float64()}
+		z := 2 * (rng.Float64() - 0.5)
+		de := math.Pow(10, -4+4*rng.Float64()) * math.Copysign(1, rng.Float64()-0.5)
+		if _, _, w := d.Step(z, de); !(w >= -math.Abs(z)*d.Strain*(1+1e-9)) {
+			t.Fatalf("%+v from z %g, move %g: work %g, below -|z|·Strain %g", d, z, de, w, -math.Abs(z)*d.Strain)
+		}
+	}
+}
