@@ -26,24 +26,28 @@ func TestDahlStepIsTheODE(t *testing.T) {
 		e0 := e
 		e += de
 		f := func(z, x float64) float64 { return (s0 + slope*(e0+x) - s*z) / d.Strain }
-		const n = 400
-		h := de / n
-		wsum := 0.0
-		for k := range n {
-			x := float64(k) * h
-			k1 := f(zr, x)
-			k2 := f(zr+h/2*k1, x+h/2)
-			k3 := f(zr+h/2*k2, x+h/2)
-			k4 := f(zr+h*k3, x+h)
-			zn := zr + h/6*(k1+2*k2+2*k3+k4)
-			wsum += h * (zr + zn) / 2
-			zr = zn
-		}
-		wr = wsum
+		zr, wr = rk4(f, zr, de/400, 400)
 		if math.Abs(z-zr) > 1e-8 || math.Abs(w-wr) > 1e-5*math.Abs(de)*d.Saturation {
 			t.Fatalf("after a move of %g: z %.12g against %.12g, work %.12g against %.12g", de, z, zr, w, wr)
 		}
 	}
+}
+
+// rk4 integrates dz/dx = f(z, x) from z0 at x = 0 over n classic
+// Runge-Kutta steps of h, and returns z and ∫z dx (trapezoids).
+func rk4(f func(z, x float64) float64, z0, h float64, n int) (z, w float64) {
+	z = z0
+	for k := range n {
+		x := float64(k) * h
+		k1 := f(z, x)
+		k2 := f(z+h/2*k1, x+h/2)
+		k3 := f(z+h/2*k2, x+h/2)
+		k4 := f(z+h*k3, x+h)
+		zn := z + h/6*(k1+2*k2+2*k3+k4)
+		w += h * (z + zn) / 2
+		z = zn
+	}
+	return z, w
 }
 
 // TestDahlDerivative checks the returned dz against a difference quotient
@@ -155,19 +159,9 @@ func TestDahlSaturationStaysPositive(t *testing.T) {
 			f := func(z, x float64) float64 {
 				return (s*math.Max(0, d.Saturation+d.Slope*s*x) - z) / d.Strain
 			}
-			const n = 20000
-			p, h := math.Abs(de), math.Abs(de)/n
-			zr, wr := z0, 0.0
-			for k := range n {
-				x := float64(k) * h
-				k1 := f(zr, x)
-				k2 := f(zr+h/2*k1, x+h/2)
-				k3 := f(zr+h/2*k2, x+h/2)
-				k4 := f(zr+h*k3, x+h)
-				zn := zr + h/6*(k1+2*k2+2*k3+k4)
-				wr += s * h * (zr + zn) / 2
-				zr = zn
-			}
+			p := math.Abs(de)
+			zr, wr := rk4(f, z0, p/20000, 20000)
+			wr *= s
 			if math.Abs(z-zr) > 1e-7 || math.Abs(w-wr) > 1e-7*p {
 				t.Errorf("z0 %g, move %g: z %.10g against %.10g, work %.10g against %.10g", z0, de, z, zr, w, wr)
 			}
