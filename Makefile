@@ -21,7 +21,7 @@ GIT_MODIFIED := $(shell test -n "$$(git status --porcelain --untracked-files=no 
 LDFLAGS      := -X github.com/haptex/haptex/internal/buildinfo.commit=$(GIT_COMMIT) \
                 -X github.com/haptex/haptex/internal/buildinfo.modified=$(GIT_MODIFIED)
 
-.PHONY: demo test deps vet build bench ldflags FORCE
+.PHONY: demo test test-long deps vet build bench ldflags FORCE
 
 demo: deps $(BIN)
 	./$(BIN) run -duration $(DURATION) -out sessions
@@ -38,6 +38,16 @@ ldflags:
 
 test: deps vet
 	./scripts/with-display $(GO) test -race -timeout 30m ./...
+
+# The goals' long suites, which make test runs shortened: the drop and
+# swing over every built-in fabric, both schemes and six step lengths; the
+# virtual Kawabata checks and cycles at every resolution; the four cues'
+# level sweeps and their order across the built-in fabrics. About 4
+# minutes on two cores, without the race detector.
+test-long: deps
+	$(GO) test -count=1 -run TestDropAndSwing ./sim -args -long
+	$(GO) test -count=1 ./calib/kes -args -long
+	$(GO) test -count=1 -run TestDeliveredCuesFollowKES ./app/experiment -args -long
 
 vet:
 	$(GO) vet ./...
