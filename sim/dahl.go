@@ -53,10 +53,11 @@ type Dahl struct {
 // S never falls below zero: where a move towards a smaller S would carry
 // its linear form below zero (at p₀ = S/|Slope|), S is zero beyond, and z
 // decays there to nothing, z(p) = z(p₀)·exp(-(p - p₀)/Strain). A negative
-// S would turn the friction round against the move, and its work, −|Slope|·p²/2
-// for large moves, would make the step's incremental potential unbounded
-// below: Newton's iterations followed it, and a cloth dropped from
-// horizontal rose to 28 times its drop energy in a 10 ms step.
+// S would turn the friction round against the move, and its work,
+// −|Slope|·p²/2 for large moves, would make the step's incremental
+// potential unbounded below: Newton's iterations followed it, and a cloth
+// dropped from horizontal rose to 28 times its drop energy in a 10 ms
+// step.
 func (d Dahl) Step(z, de float64) (zNew, dz, work float64) {
 	if de == 0 {
 		return z, (d.Saturation + math.Abs(z)) / d.Strain, 0
@@ -66,15 +67,9 @@ func (d Dahl) Step(z, de float64) (zNew, dz, work float64) {
 	if sb := s * d.Slope; sb < 0 && d.Saturation+sb*p < 0 {
 		p0 := d.Saturation / -sb
 		z0, _, w0 := d.linear(z, s, p0)
-		// Past p₀, S = 0: dz/dp = -z/Strain.
-		l := d.Strain
-		q := (p - p0) / l
-		gone := -math.Expm1(-q)
-		zNew = z0 * (1 - gone)
-		if q > math.Ln2 {
-			zNew = z0 * math.Exp(-q)
-		}
-		return zNew, -s * zNew / l, w0 + s*z0*l*gone
+		// Past p₀ the element with S = 0 throughout.
+		zNew, dz, work = Dahl{Strain: d.Strain}.linear(z0, s, p-p0)
+		return zNew, dz, w0 + work
 	}
 	return d.linear(z, s, p)
 }
