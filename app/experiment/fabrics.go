@@ -34,6 +34,13 @@ type FabricReport struct {
 	// Monotone: the mean cue rises with the KES value from each fabric to
 	// the next (falls, for an Inverse quantity).
 	Monotone bool `json:"monotone"`
+	// Reversals are the pairs of fabrics whose mean cues are in the
+	// opposite order to their KES values by more than twice the standard
+	// error of the difference (from each fabric's intervals): what the
+	// check's scatter does not explain. MonotoneWithinScatter: there are
+	// none (and at least two fabrics were measured).
+	Reversals             []Reversal `json:"reversals,omitempty"`
+	MonotoneWithinScatter bool       `json:"monotone_within_scatter"`
 	// Spearman is the rank correlation of cue and KES value (its sign
 	// flipped for an Inverse quantity).
 	Spearman float64 `json:"spearman"`
@@ -54,6 +61,17 @@ type FabricCue struct {
 	CueSD  float64   `json:"cue_sd"`
 	Cues   []float64 `json:"cues,omitempty"`
 	Error  string    `json:"error,omitempty"`
+}
+
+// Reversal is a pair of fabrics whose cues reverse their KES order beyond
+// the scatter (FabricReport.Reversals).
+type Reversal struct {
+	Lower  string `json:"lower"`  // the fabric of smaller KES value
+	Higher string `json:"higher"` // the fabric of larger KES value
+	// Difference is the higher's mean cue less the lower's (sign flipped
+	// for an Inverse quantity): negative. SE is its standard error.
+	Difference float64 `json:"difference"`
+	SE         float64 `json:"se"`
 }
 
 // CheckFabrics handles each of the named fabrics (from o.Library) with
@@ -136,6 +154,8 @@ func CheckFabrics(ctx context.Context, o CheckOptions, names []string, intervals
 		sign = -1
 	}
 	rep.Monotone = monotone(rep.Fabrics, sign)
+	rep.Reversals = reversals(rep.Fabrics, sign)
+	rep.MonotoneWithinScatter = len(rep.Fabrics) > 1 && len(rep.Reversals) == 0
 	rep.Spearman = sign * spearman(rep.Fabrics)
 	if n := len(rep.Fabrics); n > 1 {
 		lo, hi := rep.Fabrics[0].Cue, rep.Fabrics[n-1].Cue
@@ -164,6 +184,36 @@ func monotone(fs []FabricCue, sign float64) bool {
 		}
 	}
 	return true
+}
+
+// reversals returns the pairs of fs (in increasing KES value) whose cues,
+// sign times, fall from the smaller KES value to the larger by more than
+// twice the standard error of their difference, √(sd₁²/n₁ + sd₂²/n₂).
+// Fabrics of equal KES value are not ordered among themselves.
+func reversals(fs []FabricCue, sign float64) []Reversal {
+	var rs []Reversal
+	for j := range fs {
+		for i := range j {
+			lo, hi := &fs[i], &fs[j]
+			if !(lo.KES < hi.KES) {
+				continue
+			}
+			d := sign * (hi.Cue - lo.Cue)
+			se := math.Sqrt(sqErr(lo) + sqErr(hi))
+			if d < -2*se {
+				rs = append(rs, Reversal{Lower: lo.Fabric, Higher: hi.Fabric, Difference: d, SE: se})
+			}
+		}
+	}
+	return rs
+}
+
+// sqErr is the squared standard error of f's mean cue.
+func sqErr(f *FabricCue) float64 {
+	if len(f.Cues) == 0 {
+		return 0
+	}
+	return f.CueSD * f.CueSD / float64(len(f.Cues))
 }
 
 // spearman is the rank correlation of the fabrics' KES values and their

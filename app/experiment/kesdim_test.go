@@ -192,7 +192,10 @@ func TestDeliveredCuesFollowKES(t *testing.T) {
 					t.Errorf("stiffness: the pull did not hold %s", f.Fabric)
 				}
 			}
-			t.Logf("%s: monotone %v, Spearman %.3f, extremes' contrast %.3g = %.3g Weber fractions", kind, rep.Monotone, rep.Spearman, rep.ExtremeContrast, rep.ExtremeWebers)
+			t.Logf("%s: monotone %v (within the scatter %v), Spearman %.3f, extremes' contrast %.3g = %.3g Weber fractions", kind, rep.Monotone, rep.MonotoneWithinScatter, rep.Spearman, rep.ExtremeContrast, rep.ExtremeWebers)
+			for _, r := range rep.Reversals {
+				t.Logf("%s: reversed beyond the scatter: %s under %s by %.3g ± %.2g %s", kind, r.Higher, r.Lower, -r.Difference, r.SE, rep.Unit)
+			}
 			if kind == Bending && !(rep.ExtremeWebers >= 3) {
 				t.Errorf("bending: the extremes' contrast is %.3g Weber fractions, want at least 3", rep.ExtremeWebers)
 			}
@@ -202,6 +205,9 @@ func TestDeliveredCuesFollowKES(t *testing.T) {
 			// 0.98) passes, the device's error at rest (0.88) does not.
 			if kind == Bending && len(rep.Fabrics) > 2 && !(rep.Spearman >= 0.95) {
 				t.Errorf("bending: rank correlation with B %.3f over %d fabrics, want at least 0.95", rep.Spearman, len(rep.Fabrics))
+			}
+			if kind == Bending && !rep.MonotoneWithinScatter {
+				t.Errorf("bending: %d pairs of fabrics reverse B's order beyond the scatter", len(rep.Reversals))
 			}
 			// The pull orders the ten in EMT's order but for neighbours
 			// whose curves differ little at the strain it reaches: cotton
