@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"flag"
 	"math"
 	"testing"
@@ -89,7 +90,7 @@ func TestLocalModelExtrapolation(t *testing.T) {
 // fold; there the 1 ms reference loses the flap before the pinch, so its
 // pads hold one layer where the 5 ms cloth's hold two. And from the fold
 // itself: two cloths step every 5 ms through the scene until the flap
-// has landed, one goes on every 1 ms (retime), and the two are compared
+// has landed, one goes on every 1 ms (SetStep), and the two are compared
 // along the rest of the scene, the pinch of both layers, its press and
 // slide and the release. With -sim.overfold only: neither meets the goal
 // yet (docs/cloth-contact.md).
@@ -109,12 +110,8 @@ func TestLocalModelOverFold(t *testing.T) {
 	})
 }
 
-// foldLanded is when FoldScript's flap has landed on the cloth: after its
-// 700 ms approach and 2 s turn.
-const foldLanded = 2700 * time.Millisecond
-
 // foldTraces steps two cloths configured by edit every 5 ms through the
-// fold scene until foldLanded. Then the first steps every millisecond with
+// fold scene until FoldLanded. Then the first steps every millisecond with
 // its nodes moved by up to nudge along z, the second every gotDt, and it
 // returns the 1 kHz loop's forces from then on (traceFrom) of the first
 // (ref) and of the second (got). It fails the test unless both runs' pads
@@ -125,23 +122,24 @@ func foldTraces(t *testing.T, edit func(*Config), gotDt time.Duration, nudge flo
 	a, b := newTestCloth(t, edit), newTestCloth(t, edit)
 	s := FoldScript(a.cfg)
 	var in FingerState
-	for tm := time.Duration(0); tm < foldLanded; tm += a.cfg.Dt {
+	for tm := time.Duration(0); tm < FoldLanded; tm += a.cfg.Dt {
 		s.Sample(tm, &in)
 		a.Step(tm, &in)
 		b.Step(tm, &in)
 	}
-	a.retime(time.Millisecond)
-	b.retime(gotDt)
+	if err := errors.Join(a.SetStep(time.Millisecond), b.SetStep(gotDt)); err != nil {
+		t.Fatal(err)
+	}
 	for i := 2; i < len(a.x); i += 3 {
 		a.x[i] += nudge * float64(i%13-6) / 6
 	}
-	closed, open := foldLanded+500*time.Millisecond, s.Duration()-400*time.Millisecond
+	closed, open := FoldLanded+500*time.Millisecond, s.Duration()-400*time.Millisecond
 	for _, r := range []struct {
 		c   *Cloth
 		dst *[][NumFingers][3]float64
 	}{{a, &ref}, {b, &got}} {
 		var one int
-		tr := traceFrom(r.c, s, foldLanded, closed, nil)
+		tr := traceFrom(r.c, s, FoldLanded, closed, nil)
 		tr = append(tr, traceFrom(r.c, s, closed, open, &one)...)
 		*r.dst = append(tr, traceFrom(r.c, s, open, s.Duration(), nil)...)
 		steps := int((open - closed) / r.c.cfg.Dt)

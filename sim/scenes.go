@@ -25,7 +25,7 @@ func sceneRef(c Config) (corner [3]float64, w, h, surf, th float64) {
 // corner's triangle over onto the front of the cloth; the index waits
 // behind the cloth where the corner lands, the two pinch the fold, the two
 // layers between the pads, press it flat, slide the pinch 3 cm along the
-// fold line and let go (see fold). It lasts 5.7 s.
+// fold line and let go (see fold). It lasts 5.5 s.
 func FoldScript(cfg Config) *Script {
 	c, _, _, surf, th := sceneRef(cfg)
 	const leg = 0.16
@@ -35,7 +35,7 @@ func FoldScript(cfg Config) *Script {
 		d:     [3]float64{sqrt1_2, sqrt1_2, 0},
 		rho:   (c[0] + c[1] + leg - p0[0] - p0[1]) * sqrt1_2,
 		front: true,
-		swing: 2 * time.Second,
+		swing: foldSwing,
 		slide: 0.03,
 	}
 	s, err := NewScript(f.keys(c[2], surf, th))
@@ -44,6 +44,17 @@ func FoldScript(cfg Config) *Script {
 	}
 	return s
 }
+
+// FoldLanded is when FoldScript's flap has landed on the cloth: its
+// pad's approach and its turn.
+const FoldLanded = foldApproach + foldSwing
+
+// foldApproach is how long a fold's pad takes to reach the flap, and
+// foldSwing how long FoldScript's turn takes.
+const (
+	foldApproach = 700 * time.Millisecond
+	foldSwing    = 2 * time.Second
+)
 
 // fold is a push fold of the hanging cloth: a pad lifts the flap of
 // cloth below a fold line at p0, from the flap's back, and turns it over
@@ -103,14 +114,14 @@ func (f fold) keys(z0, surf, th float64) []Keyframe {
 	keys := []Keyframe{
 		{0, pair(ride(0, 0.02), wait)},
 		{400 * ms, pair(ride(0, 0.002), wait)},
-		{700 * ms, pair(ride(0, 0), wait)},
+		{foldApproach, pair(ride(0, 0), wait)},
 	}
 	// The turn in 12 minimum-jerk segments.
 	const steps = 12
 	for k := 1; k <= steps; k++ {
-		keys = append(keys, Keyframe{700*ms + f.swing*time.Duration(k)/steps, pair(ride(math.Pi*float64(k)/steps, 0), wait)})
+		keys = append(keys, Keyframe{foldApproach + f.swing*time.Duration(k)/steps, pair(ride(math.Pi*float64(k)/steps, 0), wait)})
 	}
-	t := 700*ms + f.swing
+	t := foldApproach + f.swing
 	return append(keys,
 		Keyframe{t + 500*ms, pinch(q0, 0)},
 		Keyframe{t + 1000*ms, pinch(q0, 0)},

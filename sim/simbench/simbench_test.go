@@ -61,6 +61,37 @@ func TestBenchSmall(t *testing.T) {
 	}
 }
 
+// TestBenchFoldLaid: a fold at 1 ms is laid at FoldLayStep and measured
+// from the flap's landing on, so its steps lay cloth on itself (at 1 ms
+// throughout they would not: docs/cloth-contact.md), without
+// intersections, and the JSON says how it was laid.
+func TestBenchFoldLaid(t *testing.T) {
+	res, err := Bench(Options{Scenes: []Scene{{Script: "fold", Side: 12, DtMs: 1}}, MinSteps: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Scenes[0]
+	t.Logf("fold 12² at 1 ms, laid at %g ms, from %g s: %d steps, self-contact pairs p50 %d max %d, %d penetrations",
+		s.LaidAtMs, s.FromS, s.Steps, s.SelfContacts.P50, s.SelfContacts.Max, s.Penetrations)
+	if s.LaidAtMs != 5 || s.FromS != 2.7 || s.SelfContacts.P50 < 20 || s.Penetrations != 0 {
+		t.Errorf("scene %+v", s)
+	}
+	// One run: the steps from the landing to the script's end (2.8 s),
+	// less the untimed first step and those after the calibration kernel.
+	if s.Steps < 2700 || s.Steps >= 2800 {
+		t.Errorf("%d measured steps, want one run from the landing on", s.Steps)
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{`"laid_at_ms":5`, `"from_s":2.7`} {
+		if !strings.Contains(string(raw), k) {
+			t.Errorf("JSON lacks %s", k)
+		}
+	}
+}
+
 // TestBenchFold: the fold scene lays the cloth on itself (self-contact
 // pairs counted), its oracle pass finds no intersection, each run's new
 // cloth allocates nothing once stepped, and the JSON carries the fields.

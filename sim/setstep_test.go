@@ -6,31 +6,25 @@ import (
 	"time"
 )
 
-// retime changes the cloth's step to dt between two steps: what the
-// step length enters (the integrator's δt, its residual floor and energy
-// scales) is recomputed as newCloth computes it. Tests use it to continue
-// a run at a finer step from the state a coarser one reached.
-func (c *Cloth) retime(dt time.Duration) {
-	r := dt.Seconds() / c.dt
-	c.cfg.Dt, c.dt = dt, dt.Seconds()
-	c.it.dt = c.dt
-	c.it.floor *= r
-	c.it.eFloor *= r * r
-	c.it.eStep *= r * r
-}
-
-// TestRetimeIsNew: a cloth built at 5 ms and retimed to 1 ms before its
+// TestSetStepIsNew: a cloth built at 5 ms and set to 1 ms before its
 // first step has the step-dependent scales of a cloth built at 1 ms and
 // runs the fold scene bit for bit as that cloth does (under -race its
-// first 1.5 s: the pad lifts and turns the flap); so retime leaves
-// nothing of the old step behind.
-func TestRetimeIsNew(t *testing.T) {
+// first 1.5 s: the pad lifts and turns the flap); so SetStep leaves
+// nothing of the old step behind. A step that is not positive is refused.
+func TestSetStepIsNew(t *testing.T) {
 	edit := func(dt time.Duration) func(*Config) {
 		return func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = 12, 12, dt }
 	}
 	a := newTestCloth(t, edit(time.Millisecond))
 	b := newTestCloth(t, edit(5*time.Millisecond))
-	b.retime(time.Millisecond)
+	if err := b.SetStep(time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []time.Duration{0, -time.Millisecond} {
+		if err := a.SetStep(bad); err == nil {
+			t.Errorf("SetStep(%v) took it", bad)
+		}
+	}
 	for _, q := range []struct {
 		name string
 		a, b float64
@@ -39,7 +33,7 @@ func TestRetimeIsNew(t *testing.T) {
 		{"Φ's round-off", a.it.eFloor, b.it.eFloor}, {"a step's energy", a.it.eStep, b.it.eStep},
 	} {
 		if math.Abs(q.a-q.b) > 1e-12*math.Abs(q.a) {
-			t.Errorf("%s: %g retimed, %g built at 1 ms", q.name, q.b, q.a)
+			t.Errorf("%s: %g set, %g built at 1 ms", q.name, q.b, q.a)
 		}
 	}
 	s := FoldScript(a.cfg)
