@@ -768,8 +768,8 @@ func padWindowSq(z float64) float64 {
 // standard deviation, σ_f² = (F σ_μ / k_t)² fricGain the variance of the
 // friction's displacement of the pad below its corner frequency f_c per
 // unit of shape (fricVar [m²]; the filtered weights are w's), and P the
-// pad's window for a patch of half-width half [m] along the stroke (0: no
-// window, P = 1). speed must be > 0 and finite.
+// pad's window for a patch of half-width half [m] along the stroke (0: a
+// point, P = 1). speed must be > 0 and finite.
 func (s *Surface) excite(w *weights, dir, speed, fricVar, half float64) (e [NumChannels]float64) {
 	d0, d1, t := s.dirIndex(dir)
 	r0, r1 := s.proj[d0*s.nk:(d0+1)*s.nk], s.proj[d1*s.nk:(d1+1)*s.nk]
@@ -781,10 +781,7 @@ func (s *Surface) excite(w *weights, dir, speed, fricVar, half float64) (e [NumC
 		if r == 0 {
 			continue
 		}
-		rf := r // the friction's share through the pad's window
-		if half > 0 {
-			rf *= padWindowSq(zk * s.bink[j])
-		}
+		rf := r * padWindowSq(zk*s.bink[j]) // the friction's share through the pad's window
 		lf, f := log2v+s.log2k[j], speed*s.bink[j]
 		i, a, ok := w.at(lf)
 		if !ok {
