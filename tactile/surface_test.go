@@ -107,30 +107,15 @@ func TestFineFabricSlowStrokeHasA320(t *testing.T) {
 // 2π k half, from math.Jn) and its compliance with corner frequency
 // corner [Hz].
 func axisPrediction(sp Spectrum, m ChannelModel, alongU bool, speed, hVar, fVar, corner, half float64) [NumChannels]float64 {
-	n, dk := sp.Nu, sp.Dku
-	if !alongU {
-		n, dk = sp.Nv, sp.Dkv
-	}
-	line := make([]float64, n)
-	var sum float64
-	for j := range sp.Nv {
-		for i := range sp.Nu {
-			p := sp.P[j*sp.Nu+i]
-			if alongU {
-				line[i] += p
-			} else {
-				line[j] += p
-			}
-			sum += p
-		}
-	}
+	line, dk := axisLine(sp, alongU)
+	n := len(line)
 	const sub = 64
 	var e [NumChannels]float64
 	for idx, p := range line {
 		for s := range sub {
 			k := (float64(idx-n/2) + (float64(s)+0.5)/sub - 0.5) * dk
 			f := speed * math.Abs(k)
-			a := 2 * p / sum / sub * (hVar + fVar*padWindowBrute(2*math.Pi*math.Abs(k)*half)/(1+f*f/(corner*corner))) * 1e12
+			a := 2 * p / sub * (hVar + fVar*padWindowBrute(2*math.Pi*math.Abs(k)*half)/(1+f*f/(corner*corner))) * 1e12
 			e[NonPacinian] += a * math.Pow(10, -m.NonPacinian.At(f)/10)
 			e[Pacinian] += a * math.Pow(10, -m.Pacinian.At(f)/10)
 		}
