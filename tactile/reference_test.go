@@ -142,7 +142,7 @@ func TestExcitationMatchesBruteForce(t *testing.T) {
 	}
 	var worst [2]float64
 	for _, st := range rx.Strokes {
-		e := s.excite(w, st.DirDeg*math.Pi/180, st.Speed, 0)
+		e := s.excite(w, st.DirDeg*math.Pi/180, st.Speed, 0, 0)
 		for c := range NumChannels {
 			d := dB(e[c], st.E[c])
 			worst[c] = math.Max(worst[c], math.Abs(d))
@@ -185,7 +185,7 @@ func TestFrictionExcitationMatchesBruteForce(t *testing.T) {
 	}
 	var worst float64
 	for _, st := range fr.Strokes {
-		e := s.excite(w, st.DirDeg*math.Pi/180, st.Speed, fr.SigmaF*fr.SigmaF)
+		e := s.excite(w, st.DirDeg*math.Pi/180, st.Speed, fr.SigmaF*fr.SigmaF, 0)
 		for c := range NumChannels {
 			d := dB(e[c], st.E[c])
 			worst = math.Max(worst, math.Abs(d))

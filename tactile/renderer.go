@@ -406,7 +406,12 @@ func (r *Renderer) finger(f int, c *Contact, out *FingerFrame) {
 	if speed > 0 {
 		kt := fc.tip.shearStiffness(patch.Area, fc.ktRef)
 		fr := force * r.surf.fricSigma / kt
-		e = r.surf.excite(fc.w, math.Atan2(c.SlipV, c.SlipU), speed, fr*fr)
+		dir := math.Atan2(c.SlipV, c.SlipU)
+		// The patch's half-width along the stroke: the pad's window
+		// on the friction field (Surface.excite).
+		th := dir - c.Orientation
+		half := math.Hypot(patch.A*math.Cos(th), patch.B*math.Sin(th))
+		e = r.surf.excite(fc.w, dir, speed, fr*fr*r.surf.fricGain, half)
 	}
 	if !finite(e[NonPacinian], e[Pacinian]) { // a slip speed beyond float range
 		out.BadInput = true

@@ -28,6 +28,12 @@ const (
 	DefaultNonUniformity       = 0.12
 	DefaultNonUniformityLength = 5e-3 // [m], model default
 	DefaultMapSpacing          = 1e-3 // [m], HAPTEX's large-scale resolution (tutorial §4.4)
+	// KESFrictionProbeLength is the length along the sliding direction
+	// of the KES-FB4 friction contactor, ten Ø0.5 mm piano wires side by
+	// side under 50 gf (Kawabata, The Standardization and Analysis of
+	// Hand Evaluation, 2nd ed., Textile Machinery Society of Japan,
+	// 1980): MIU and MMD are the friction of that 5 mm window.
+	KESFrictionProbeLength = 5e-3 // [m]
 )
 
 // sigmaPerMD converts a mean absolute deviation to a standard deviation for
@@ -233,6 +239,11 @@ type Surface struct {
 	// fricSigma is σ_μ, the standard deviation of the finger's friction
 	// coefficient along a stroke: 1.2533 MMD (FingerMu/MIU).
 	fricSigma float64
+	// fricGain is 1 / Σ_j r_j H(k_j)², H the KES friction probe's window
+	// (a box of KESFrictionProbeLength) and r the projected shape, the
+	// mean over strokes along u and v: the friction field's spectrum is
+	// σ_μ² fricGain r(k), so that the probe reads σ_μ.
+	fricGain float64
 
 	// Projected shape: proj[d*nk+j] is the share of the variance at
 	// |k∥| = bink[j] for stroke direction d π/projDirs.
@@ -264,14 +275,20 @@ type Surface struct {
 //     pile and non-wovens).
 //   - Friction: MMD is the mean deviation of the steel-wire friction MIU;
 //     its relative size MMD/MIU is taken to carry over to the finger, whose
-//     friction fluctuates by σ_μ = 1.2533 MMD FingerMu/MIU. Under normal
-//     force F the fluctuating tangential force F σ_μ, with the same
-//     spectral shape as the height (the yarns cause both), displaces the
-//     pad through its tangential impedance (the renderer's Fingertip:
-//     F σ_μ / k_t below the impedance's corner frequency, falling 6
-//     dB/octave above it), and adds to the height variance. The array
-//     moves its pins normally; the direction of contactor movement
-//     matters little (HAPTEX tutorial §4.2).
+//     friction fluctuates by σ_μ = 1.2533 MMD FingerMu/MIU. The friction
+//     field along a stroke has the height's spectral shape (the yarns
+//     cause both), scaled so that KES's probe, which reads the friction
+//     averaged over its 5 mm contact (KESFrictionProbeLength), sees σ_μ.
+//     Under normal force F the pad's net tangential force is that field
+//     averaged under the pad's pressure, F μ̄: the pad filters it through
+//     its own window, the Fourier transform of its pressure along the
+//     stroke (Surface.excite), so that only wavelengths of the order of
+//     the patch and longer move the pad as a whole. The net force's
+//     fluctuation displaces the pad through its tangential impedance (the
+//     renderer's Fingertip: F μ̄ / k_t below the impedance's corner
+//     frequency, falling 6 dB/octave above it), and adds to the height
+//     variance. The array moves its pins normally; the direction of
+//     contactor movement matters little (HAPTEX tutorial §4.2).
 //   - Large scale: a lognormal random map of mean 1, coefficient of
 //     variation NonUniformity and correlation length NonUniformityLength,
 //     at MapSpacing over WidthU x HeightV. KES has no measure of it; the
@@ -327,6 +344,7 @@ func newSurface(shape Spectrum, sigmaH float64, p SurfaceParams, seed uint64) (*
 		s.fricSigma = sigmaPerMD * p.MMD * (p.FingerMu / p.MIU)
 	}
 	s.project()
+	s.fricGain = s.probeGain(KESFrictionProbeLength)
 	var m *Map
 	var err error
 	if p.UniformMap {
@@ -688,36 +706,99 @@ func (s *Surface) dirIndex(dir float64) (d0, d1 int, t float64) {
 	return d0, (d0 + 1) % projDirs, t
 }
 
+// probeGain returns 1 / Σ_j r_j sinc²(π k_j length), the mean over strokes
+// along u and v (KES measures along warp and weft): the factor that scales
+// the projected shape r to a friction field of which a probe averaging
+// over length reads unit variance. A shape the probe cannot see at all
+// gives 0 (no fluctuation the measurement could attribute).
+func (s *Surface) probeGain(length float64) float64 {
+	var seen float64
+	for _, d := range [2]int{0, projDirs / 2} {
+		for j, r := range s.proj[d*s.nk : (d+1)*s.nk] {
+			x := math.Pi * s.bink[j] * length
+			h := 1.0
+			if x > 0 {
+				h = math.Sin(x) / x
+			}
+			seen += r * h * h / 2
+		}
+	}
+	if !(seen > 0) {
+		return 0
+	}
+	return 1 / seen
+}
+
+// The pad's window: a pressure p ∝ 1 - ρ² over an ellipse, summed across
+// a stroke, is a line load ∝ (1 - s²/h²)^(3/2) along it, h the ellipse's
+// half-width in the stroke's direction; its Fourier transform, normalised
+// to 1 at k = 0, is 8 J₂(z)/z² with z = 2π k h. padWindow2 tabulates its
+// square at padPerUnit points per unit of z up to padZMax, where it has
+// fallen below 10⁻⁶ (-60 dB) for good; beyond, the window is 0.
+const (
+	padZMax    = 40
+	padPerUnit = 64
+)
+
+var padWindow2 = func() (t [padZMax*padPerUnit + 1]float64) {
+	t[0] = 1
+	for i := 1; i < len(t); i++ {
+		z := float64(i) / padPerUnit
+		p := 8 * math.Jn(2, z) / (z * z)
+		t[i] = p * p
+	}
+	return t
+}()
+
+// padWindowSq returns the square of the pad's window at z = 2π k h,
+// interpolated linearly in the table; 0 at and beyond padZMax.
+func padWindowSq(z float64) float64 {
+	x := z * padPerUnit
+	if !(x < padZMax*padPerUnit) {
+		return 0
+	}
+	i := int(x)
+	a := x - float64(i)
+	return padWindow2[i] + a*(padWindow2[i+1]-padWindow2[i])
+}
+
 // excite returns the channel excitations of a stroke: E_c = Σ_j 2 r_j
-// (σ_h² W_c(f_j)² + σ_f² W_c(f_j)² / (1 + (f_j/f_c)²)), r_j being the share
-// of the variance at f_j = speed bink[j], σ_h the height's standard
-// deviation and σ_f = F σ_μ / k_t that of the friction's displacement of
-// the pad below its corner frequency f_c (fricVar = σ_f² [m²]; the filtered
-// weights are w's). speed must be > 0 and finite.
-func (s *Surface) excite(w *weights, dir, speed, fricVar float64) (e [NumChannels]float64) {
+// (σ_h² W_c(f_j)² + σ_f² P(k_j)² W_c(f_j)² / (1 + (f_j/f_c)²)), r_j being
+// the share of the variance at f_j = speed bink[j], σ_h the height's
+// standard deviation, σ_f² = (F σ_μ / k_t)² fricGain the variance of the
+// friction's displacement of the pad below its corner frequency f_c per
+// unit of shape (fricVar [m²]; the filtered weights are w's), and P the
+// pad's window for a patch of half-width half [m] along the stroke (0: a
+// point, P = 1). speed must be > 0 and finite.
+func (s *Surface) excite(w *weights, dir, speed, fricVar, half float64) (e [NumChannels]float64) {
 	d0, d1, t := s.dirIndex(dir)
 	r0, r1 := s.proj[d0*s.nk:(d0+1)*s.nk], s.proj[d1*s.nk:(d1+1)*s.nk]
 	log2v := math.Log2(speed)
+	zk := 2 * math.Pi * half // z per cycle/m
 	var h0, h1, f0, f1 float64
 	for j := 1; j < s.nk; j++ {
 		r := (1-t)*r0[j] + t*r1[j]
 		if r == 0 {
 			continue
 		}
+		rf := r * padWindowSq(zk*s.bink[j]) // the friction's share through the pad's window
 		lf, f := log2v+s.log2k[j], speed*s.bink[j]
 		i, a, ok := w.at(lf)
 		if !ok {
 			g := w.outside(f)
 			h0 += r * g * w.w2[NonPacinian][i]
 			h1 += r * g * w.w2[Pacinian][i]
-			f0 += r * g * w.w2f[NonPacinian][i]
-			f1 += r * g * w.w2f[Pacinian][i]
+			f0 += rf * g * w.w2f[NonPacinian][i]
+			f1 += rf * g * w.w2f[Pacinian][i]
 			continue
 		}
 		h0 += r * (w.w2[NonPacinian][i] + a*(w.w2[NonPacinian][i+1]-w.w2[NonPacinian][i]))
 		h1 += r * (w.w2[Pacinian][i] + a*(w.w2[Pacinian][i+1]-w.w2[Pacinian][i]))
-		f0 += r * (w.w2f[NonPacinian][i] + a*(w.w2f[NonPacinian][i+1]-w.w2f[NonPacinian][i]))
-		f1 += r * (w.w2f[Pacinian][i] + a*(w.w2f[Pacinian][i+1]-w.w2f[Pacinian][i]))
+		if rf == 0 {
+			continue
+		}
+		f0 += rf * (w.w2f[NonPacinian][i] + a*(w.w2f[NonPacinian][i+1]-w.w2f[NonPacinian][i]))
+		f1 += rf * (w.w2f[Pacinian][i] + a*(w.w2f[Pacinian][i+1]-w.w2f[Pacinian][i]))
 	}
 	hUm2 := 2 * s.sigmaH * s.sigmaH * 1e12
 	fUm2 := 2 * fricVar * 1e12

@@ -77,7 +77,7 @@ var dimensions = map[Kind]dimension{
 	ForceScale:   {"%", "Which interval pulled harder?", "pinch", cueContactForce, percentGain, nil},
 	TactileLevel: {"dB", "Which interval felt rougher?", "stroke", cueVibration, decibelGain, nil},
 	TactileTone:  {"µm", "Which interval held the vibration?", "rest", cueVibrationDetection, nil, nil},
-	Roughness:    {"%", "Which interval felt rougher?", "stroke", cueVibration, percentGain, kesSMD},
+	Roughness:    {"%", "Which interval felt rougher?", "scan", cueVibration, percentGain, kesSMD},
 	Friction:     {"%", "Which interval was harder to draw?", "draw", cueFrictionDrag, percentGain, kesMIU},
 	Bending:      {"%", "Which interval was harder to bend?", "flex", cueBending, percentGain, kesB},
 }
@@ -132,6 +132,7 @@ var motions = map[string]motion{
 	"stretch":  {twin.StretchScript, "pinch firmly, pull the pinched point 1 mm down and back once, then pull it 1 mm down again, loading the fabric in tension (4.2 s)", nil},
 	"bend":     {twin.BendScript, "pinch firmly and lift the pinched point 25 mm up and 15 mm out, folding the fabric (3.3 s)", nil},
 	"stroke":   {twin.StrokeScript, "rub the fabric ±3 mm with the index finger over the thumb, which holds it from behind (3 s)", nil},
+	"scan":     {scanScript, "rub the fabric ±3 mm with the index finger over the thumb, which holds it from behind, at 60 mm/s, 5 times a second (3 s)", nil},
 	"fold":     {foldScript, "pinch firmly and push the pinched point 15 mm up towards the rod, in the fabric's plane, so that the fabric between them buckles (3.3 s)", nil},
 	"flex":     {flexScript, "on a 3 × 1.5 cm swatch clamped along its top edge: the thumb presses it back flat from behind, the index touches its face 2.5 mm above its free edge, rests, pushes 6 mm further, bending it between the clamp and the finger, and holds (4.3 s)", swatchBench},
 	"pull":     {pullScript, "on a 2.5 × 2.5 cm swatch clamped along its top and left edges: pinch its middle lightly, pull it 0.4 mm away from both clamps and back once, then again, stretching warp and weft alike (4.2 s)", pullBench},
@@ -156,6 +157,38 @@ func foldScript(sc twin.Scene) *twin.Script {
 
 // foldPush is how far the fold motion pushes the pinched point up [m].
 const foldPush = 0.015
+
+// scanScript is twin.StrokeScript's rub at the speed people explore a
+// surface's roughness with: tens of millimetres a second to a few hundred
+// (Lederman, Percept Psychophys 16:385-395, 1974; Tanaka, Bergmann
+// Tiest, Kappers & Sano, PLoS ONE 9:e93363, 2014; recalled). The index
+// rubs ±Rub over the thumb, which holds the fabric from behind, in legs
+// of scanLeg (60 mm/s at the default 3 mm) through the stroke's 1.5 s;
+// the touch and the lift-off are the stroke's. The stroke's own rub, at
+// 12 mm/s, slips the index over the fabric at about 6 mm/s.
+func scanScript(sc twin.Scene) *twin.Script {
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	surf := sc.PadRadius + sc.Thickness/2
+	touchZ := surf - sc.Press
+	at := func(dx, z float64) [3]float64 { return [3]float64{sc.Touch[0] + dx, sc.Touch[1], z} }
+	index := []twin.Keyframe{{T: 0, Pos: at(0, 0.03)}, {T: sec(0.5), Pos: at(0, surf+0.004)}, {T: sec(0.8), Pos: at(0, touchZ)}}
+	x := sc.Rub
+	for t := 0.8 + scanLeg/2; t < 2.3; t += scanLeg {
+		index = append(index, twin.Keyframe{T: sec(t), Pos: at(x, touchZ)})
+		x = -x
+	}
+	index = append(index, twin.Keyframe{T: sec(2.6), Pos: at(0, touchZ)}, twin.Keyframe{T: sec(3.0), Pos: at(0, 0.03)})
+	thumb := []twin.Keyframe{{T: 0, Pos: at(0, -0.03)}, {T: sec(0.5), Pos: at(0, -surf-0.004)}, {T: sec(0.8), Pos: at(0, -touchZ)},
+		{T: sec(2.6), Pos: at(0, -touchZ)}, {T: sec(3.0), Pos: at(0, -0.03)}}
+	s, err := twin.NewScript(thumb, index, []twin.Phase{{Name: "approach"}, {Name: "touch", Start: sec(0.5)}, {Name: "stroke", Start: sec(0.8)}, {Name: "release", Start: sec(2.6)}})
+	if err != nil {
+		panic(err) // constant keyframes, checked by tests
+	}
+	return s
+}
+
+// scanLeg is how long the scan takes to rub from one side to the other [s].
+const scanLeg = 0.1
 
 func motionList() string {
 	names := make([]string, 0, len(motions))
@@ -253,10 +286,10 @@ type Stimulus struct {
 type Timing struct {
 	// Motion is the simulated hand's handling in each interval (see
 	// motions): "stretch", "pull", "bend", "fold", "flex", "draw", "stroke",
-	// "pinch", "showcase" or "rest"; the default is the one that delivers
-	// the dimension (stiffness: pull; force-scale: pinch; tactile-level
-	// and roughness: stroke; friction: draw; bending: flex; tactile-tone:
-	// rest).
+	// "scan", "pinch", "showcase" or "rest"; the default is the one that
+	// delivers the dimension (stiffness: pull; force-scale: pinch;
+	// tactile-level: stroke; roughness: scan; friction: draw; bending:
+	// flex; tactile-tone: rest).
 	Motion string
 	// Interval is an interval's length (0: the motion's length; 1 s at
 	// rest).

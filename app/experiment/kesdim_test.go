@@ -219,6 +219,15 @@ func TestDeliveredCuesFollowKES(t *testing.T) {
 			if kind == Stiffness && !(rep.Spearman >= 0.95) {
 				t.Errorf("stiffness: rank correlation with EMT %.3f over %d fabrics, want at least 0.95", rep.Spearman, len(rep.Fabrics))
 			}
+			// The scan orders the ten as SMD does but for wool suiting,
+			// 1.9 % under denim D (SMD 3.75 and 3.46 µm; a tenth of the
+			// cue's Weber fraction), and knit jersey level with denim D
+			// (0.2 %, within their scatter): 0.964. The stroke's slow rub
+			// gave 0.867, and with the friction's fluctuation rendered at
+			// the yarns' wavelengths 0.782 (docs/evaluation.md).
+			if kind == Roughness && len(rep.Fabrics) > 2 && !(rep.Spearman >= 0.95) {
+				t.Errorf("roughness: rank correlation with SMD %.3f over %d fabrics, want at least 0.95", rep.Spearman, len(rep.Fabrics))
+			}
 		})
 	}
 }
