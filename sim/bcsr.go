@@ -162,18 +162,31 @@ func (s *bcsr) merge(cpl []scalarCoupling) {
 		s.mCol = make([]int32, 0, len(s.exCol)+cap(cpl))
 		s.mVal = make([]float64, 0, len(s.exCol)+cap(cpl))
 	}
+	// The rows between two with couplings are copied whole: a stack's
+	// couplings fall on a few rows.
 	s.mCol, s.mVal = s.mCol[:0], s.mVal[:0]
-	q := 0
-	for i := range n {
-		for e := s.exRow[i]; e < s.exRow[i+1]; e++ {
-			s.mCol = append(s.mCol, s.exCol[e])
-			s.mVal = append(s.mVal, s.exVal[e])
+	var done, off int32 // rows [0, done) are in place; couplings inserted so far
+	for q := 0; q <= len(cpl); {
+		end := int32(n)
+		if q < len(cpl) {
+			end = cpl[q].i + 1
 		}
-		for ; q < len(cpl) && cpl[q].i == int32(i); q++ {
+		lo, hi := s.exRow[done], s.exRow[end]
+		s.mCol = append(s.mCol, s.exCol[lo:hi]...)
+		s.mVal = append(s.mVal, s.exVal[lo:hi]...)
+		for r := done; r < end; r++ {
+			s.mRow[r+1] = s.exRow[r+1] + off
+		}
+		if q == len(cpl) {
+			break
+		}
+		for i := cpl[q].i; q < len(cpl) && cpl[q].i == i; q++ {
 			s.mCol = append(s.mCol, cpl[q].j)
 			s.mVal = append(s.mVal, cpl[q].v)
+			off++
 		}
-		s.mRow[i+1] = int32(len(s.mCol))
+		s.mRow[end] = int32(len(s.mCol))
+		done = end
 	}
 }
 

@@ -189,16 +189,16 @@ func squareTris(s int32) (int32, int32) { return 2 * s, 2*s + 1 }
 // DOP grown by r on every side, and recomputes the normal cones.
 func (b *bvh) refit(x0, x1 []float64, r float64) {
 	b.x0, b.x1 = x0, x1
+	phi := b.phi[:len(b.plo)]
 	for k := range b.plo {
-		var lo [dopK]float64
-		project(vecAt(x0, int32(k)), &lo)
-		hi := lo
+		lo, hi := &b.plo[k], &phi[k]
+		project(vecAt(x0, int32(k)), lo)
+		*hi = *lo
 		if x1 != nil {
 			var q [dopK]float64
 			project(vecAt(x1, int32(k)), &q)
-			dopMinMax(&lo, &hi, &q, &q)
+			dopMinMax(lo, hi, &q, &q)
 		}
-		b.plo[k], b.phi[k] = lo, hi
 	}
 	for i := range b.m.tris {
 		t := &b.m.tris[i]

@@ -273,32 +273,49 @@ func (pc *preconditioner) mixIn() {
 	}
 	smRow, smMid, smCol, smVal := pc.base()
 	pc.xmCol, pc.xmVal = pc.xmCol[:0], pc.xmVal[:0]
-	q := 0
-	for k := range n {
-		// Lower couplings first, then the upper ones: the forward sweep
-		// from zero reads only the first.
-		lo := q
-		for ; q < len(cpl) && cpl[q].i == int32(k); q++ {
+	// The rows without springs are copied whole, run by run (a stack's
+	// springs fall on a few rows).
+	var done, off int32 // rows [0, done) are in place; springs' couplings inserted so far
+	for q := 0; ; {
+		end := int32(n)
+		if q < len(cpl) {
+			end = cpl[q].i
 		}
-		row := cpl[lo:q]
-		for e := smRow[k]; e < smMid[k]; e++ {
-			pc.xmCol, pc.xmVal = append(pc.xmCol, smCol[e]), append(pc.xmVal, smVal[e])
+		lo, hi := smRow[done], smRow[end]
+		pc.xmCol = append(pc.xmCol, smCol[lo:hi]...)
+		pc.xmVal = append(pc.xmVal, smVal[lo:hi]...)
+		for r := done; r < end; r++ {
+			pc.xmMid[r] = smMid[r] + off
+			pc.xmRow[r+1] = smRow[r+1] + off
 		}
+		if q == len(cpl) {
+			return
+		}
+		// Row k with springs: its lower couplings first, then the upper
+		// ones (the forward sweep from zero reads only the first).
+		k := end
+		first := q
+		for ; q < len(cpl) && cpl[q].i == k; q++ {
+		}
+		row := cpl[first:q]
+		pc.xmCol = append(pc.xmCol, smCol[smRow[k]:smMid[k]]...)
+		pc.xmVal = append(pc.xmVal, smVal[smRow[k]:smMid[k]]...)
 		for _, cp := range row {
-			if cp.j < int32(k) {
+			if cp.j < k {
 				pc.xmCol, pc.xmVal = append(pc.xmCol, cp.j), append(pc.xmVal, cp.v)
 			}
 		}
 		pc.xmMid[k] = int32(len(pc.xmCol))
-		for e := smMid[k]; e < smRow[k+1]; e++ {
-			pc.xmCol, pc.xmVal = append(pc.xmCol, smCol[e]), append(pc.xmVal, smVal[e])
-		}
+		pc.xmCol = append(pc.xmCol, smCol[smMid[k]:smRow[k+1]]...)
+		pc.xmVal = append(pc.xmVal, smVal[smMid[k]:smRow[k+1]]...)
 		for _, cp := range row {
-			if cp.j > int32(k) {
+			if cp.j > k {
 				pc.xmCol, pc.xmVal = append(pc.xmCol, cp.j), append(pc.xmVal, cp.v)
 			}
 		}
 		pc.xmRow[k+1] = int32(len(pc.xmCol))
+		off = pc.xmRow[k+1] - smRow[k+1]
+		done = k + 1
 	}
 }
 

@@ -285,22 +285,28 @@ func (pc *preconditioner) subStack(gs, dz []float64) {
 	row, _, col, val := pc.smoother()
 	for p, j := range sb.nodes {
 		d := dz[3*p : 3*p+3 : 3*p+3]
-		for k := a.rowPtr[j]; k < a.rowPtr[j+1]; k++ {
-			i := a.col[k]
-			m := &a.val[k]
+		d0, d1, d2 := d[0], d[1], d[2]
+		cols := a.col[a.rowPtr[j]:a.rowPtr[j+1]]
+		blks := a.val[a.rowPtr[j]:a.rowPtr[j+1]]
+		blks = blks[:len(cols)]
+		for k, i := range cols {
+			m := &blks[k]
 			if i == j {
 				m = &pc.dsm[j]
 			}
 			g := gs[3*i : 3*i+3 : 3*i+3]
-			g[0] -= m[0][0]*d[0] + m[1][0]*d[1] + m[2][0]*d[2]
-			g[1] -= m[0][1]*d[0] + m[1][1]*d[1] + m[2][1]*d[2]
-			g[2] -= m[0][2]*d[0] + m[1][2]*d[1] + m[2][2]*d[2]
+			g[0] -= m[0][0]*d0 + m[1][0]*d1 + m[2][0]*d2
+			g[1] -= m[0][1]*d0 + m[1][1]*d1 + m[2][1]*d2
+			g[2] -= m[0][2]*d0 + m[1][2]*d1 + m[2][2]*d2
 		}
-		for e := row[j]; e < row[j+1]; e++ {
-			g := gs[3*col[e] : 3*col[e]+3 : 3*col[e]+3]
-			g[0] -= val[e] * d[0]
-			g[1] -= val[e] * d[1]
-			g[2] -= val[e] * d[2]
+		cs, ws := col[row[j]:row[j+1]], val[row[j]:row[j+1]]
+		ws = ws[:len(cs)]
+		for e, i := range cs {
+			g := gs[3*i : 3*i+3 : 3*i+3]
+			w := ws[e]
+			g[0] -= w * d0
+			g[1] -= w * d1
+			g[2] -= w * d2
 		}
 	}
 }
