@@ -136,7 +136,7 @@ var motions = map[string]motion{
 	"fold":     {foldScript, "pinch firmly and push the pinched point 15 mm up towards the rod, in the fabric's plane, so that the fabric between them buckles (3.3 s)", nil},
 	"flex":     {flexScript, "on a 3 × 1.5 cm swatch clamped along its top edge: the thumb presses it back flat from behind, the index touches its face 2.5 mm above its free edge, rests, pushes 6 mm further, bending it between the clamp and the finger, and holds (4.3 s)", swatchBench},
 	"pull":     {pullScript, "on a 2.5 × 2.5 cm swatch clamped along its top and left edges: pinch its middle lightly, pull it 0.4 mm away from both clamps and back once, then again, stretching warp and weft alike (4.2 s)", pullBench},
-	"draw":     {drawScript, "on a 3 × 4 cm swatch clamped along its top edge: thumb and index pinch it 6 mm below its top edge, draw it 12 mm down between them and open (3.2 s)", drawBench},
+	"draw":     {drawScript, "on a 3 × 4 cm swatch clamped along its top edge: thumb and index pinch it 6 mm below its top edge, draw it 15 mm down between them (the friction read over the last 12) and open (3.45 s)", drawBench},
 	"pinch":    {twin.PinchScript, "pinch lightly and pull 36 mm out of the plane and down (3 s)", nil},
 	"showcase": {twin.DefaultScript, "the showcase handling: touch, stroke, pinch, stretch (10 s)", nil},
 	"rest":     {twin.RestScript, "no handling: both fingers still, 3 cm off the fabric (1 s)", nil},
