@@ -206,8 +206,8 @@ func TestDeliveredCuesFollowKES(t *testing.T) {
 			if kind == Bending && len(rep.Fabrics) > 2 && !(rep.Spearman >= 0.95) {
 				t.Errorf("bending: rank correlation with B %.3f over %d fabrics, want at least 0.95", rep.Spearman, len(rep.Fabrics))
 			}
-			if kind == Bending && !rep.MonotoneWithinScatter {
-				t.Errorf("bending: %d pairs of fabrics reverse B's order beyond the scatter", len(rep.Reversals))
+			if (kind == Bending || kind == Friction) && !rep.MonotoneWithinScatter {
+				t.Errorf("%s: %d pairs of fabrics reverse %s's order beyond the scatter", kind, len(rep.Reversals), rep.Quantity)
 			}
 			// The pull orders the ten in EMT's order but for neighbours
 			// whose curves differ little at the strain it reaches: cotton
