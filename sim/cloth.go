@@ -157,23 +157,9 @@ func newCloth(cfg Config, bias float64) (*Cloth, error) {
 		}
 	}
 	c.fab.init(&cfg.Material, c.m)
-	var mg float64
-	for _, a := range c.m.area {
-		mg += a * cfg.Material.ArealMass
-	}
-	mg *= math.Max(norm3(cfg.Gravity), 1)
-	// The CG residual floor: a thousandth of the cloth's weight impulse per
-	// step, so a cloth at rest does not chase round-off.
-	c.it = newIntegrator(c.fab.mass, 3, cfg.Scheme, cfg.Alpha, c.dt, cfg.Tolerance, 1e-3*mg*c.dt, cfg.MaxIterations, cfg.NewtonTolerance, cfg.MaxNewton)
+	c.it = newIntegrator(c.fab.mass, 3, cfg.Scheme, cfg.Alpha, c.dt, cfg.Tolerance, 0, cfg.MaxIterations, cfg.NewtonTolerance, cfg.MaxNewton)
 	c.it.contactNewton = cfg.ContactNewton
-	// Φ's floor: the energy of the CG's residual floor as a velocity change
-	// of the whole cloth.
-	mass := mg / math.Max(norm3(cfg.Gravity), 1)
-	c.it.eFloor = 0.5 * (1e-3 * mg * c.dt) * (1e-3 * mg * c.dt) / mass
-	// The energy scale of a step: the cloth falling freely for one step
-	// from rest; the Newton iteration ends when what is left of a step is
-	// NewtonTolerance of this or less (see integrator).
-	c.it.eStep = 0.5 * (mg * c.dt) * (mg * c.dt) / mass
+	c.stepScales()
 	if err := c.it.validate(); err != nil {
 		return nil, err
 	}
@@ -281,14 +267,31 @@ func (c *Cloth) SetStep(dt time.Duration) error {
 	if dt <= 0 {
 		return fmt.Errorf("sim: time step %v, want > 0", dt)
 	}
-	r := dt.Seconds() / c.dt
 	c.cfg.Dt, c.dt = dt, dt.Seconds()
-	c.it.dt = c.dt
-	c.it.floor *= r
-	c.it.eFloor *= r * r
-	c.it.eStep *= r * r
+	c.stepScales()
 	c.it.forget()
 	return nil
+}
+
+// stepScales sets what the step length c.dt enters in the integrator:
+// its δt; the CG's residual floor, a thousandth of the cloth's weight
+// impulse per step, so that a cloth at rest does not chase round-off;
+// Φ's floor, the energy of that residual as a velocity change of the
+// whole cloth; and a step's energy scale, the cloth falling freely for
+// one step from rest (the Newton iteration ends when what is left of a
+// step is NewtonTolerance of this or less: see integrator).
+func (c *Cloth) stepScales() {
+	var mg float64
+	for _, a := range c.m.area {
+		mg += a * c.cfg.Material.ArealMass
+	}
+	g := math.Max(norm3(c.cfg.Gravity), 1)
+	mg *= g
+	mass := mg / g
+	c.it.dt = c.dt
+	c.it.floor = 1e-3 * mg * c.dt
+	c.it.eFloor = 0.5 * c.it.floor * c.it.floor / mass
+	c.it.eStep = 0.5 * (mg * c.dt) * (mg * c.dt) / mass
 }
 
 // Time returns the simulation time of the current state.

@@ -74,7 +74,7 @@ func drawScript(sc twin.Scene) *twin.Script {
 			{T: sec(end + 1), Pos: at(0, 0.03)},
 		}
 	}
-	taken := start + (end-start)*minJerkTime(drawTakeUp/(drawTakeUp+drawLength))
+	taken := start + (end-start)*twin.MinJerkTime(drawTakeUp/(drawTakeUp+drawLength))
 	s, err := twin.NewScript(kf(-1), kf(1), []twin.Phase{
 		{Name: "approach", Start: 0}, {Name: "grip", Start: sec(0.8)}, {Name: "take-up", Start: sec(start)},
 		{Name: drawPhase, Start: sec(taken)}, {Name: "hold", Start: sec(end)}, {Name: "release", Start: sec(end + 0.3)},
@@ -83,22 +83,6 @@ func drawScript(sc twin.Scene) *twin.Script {
 		panic(err) // constant keyframes, checked by tests
 	}
 	return s
-}
-
-// minJerkTime returns the fraction of a minimum-jerk movement's time at
-// which it has covered the fraction s of its path (twin.Keyframe): the
-// root of 10τ³ − 15τ⁴ + 6τ⁵ = s in [0, 1], by bisection.
-func minJerkTime(s float64) float64 {
-	lo, hi := 0.0, 1.0
-	for range 60 {
-		m := (lo + hi) / 2
-		if m*m*m*(10+m*(-15+6*m)) < s {
-			lo = m
-		} else {
-			hi = m
-		}
-	}
-	return (lo + hi) / 2
 }
 
 // drawPhase is the draw motion's phase the friction is measured over.

@@ -9,7 +9,7 @@ import (
 
 // The draw's measured phase begins where the pads have drawn drawTakeUp
 // and ends where they have drawn drawTakeUp + drawLength, in one movement
-// that does not stop between (minJerkTime against the script's own path).
+// that does not stop between (twin.MinJerkTime against the script's own path).
 func TestDrawTakeUp(t *testing.T) {
 	s := drawScript(twin.DefaultScene())
 	start, end, ok := s.PhaseSpan(drawPhase)

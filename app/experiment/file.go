@@ -158,7 +158,7 @@ func foldScript(sc twin.Scene) *twin.Script {
 // foldPush is how far the fold motion pushes the pinched point up [m].
 const foldPush = 0.015
 
-// scanScript is twin.StrokeScript's rub at the speed people explore a
+// scanScript is the stroke's rub (twin.RubScript) at the speed people explore a
 // surface's roughness with: tens of millimetres a second to a few hundred
 // (Lederman, Percept Psychophys 16:385-395, 1974; Tanaka, Bergmann
 // Tiest, Kappers & Sano, PLoS ONE 9:e93363, 2014; recalled). The index
@@ -166,29 +166,10 @@ const foldPush = 0.015
 // of scanLeg (60 mm/s at the default 3 mm) through the stroke's 1.5 s;
 // the touch and the lift-off are the stroke's. The stroke's own rub, at
 // 12 mm/s, slips the index over the fabric at about 6 mm/s.
-func scanScript(sc twin.Scene) *twin.Script {
-	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
-	surf := sc.PadRadius + sc.Thickness/2
-	touchZ := surf - sc.Press
-	at := func(dx, z float64) [3]float64 { return [3]float64{sc.Touch[0] + dx, sc.Touch[1], z} }
-	index := []twin.Keyframe{{T: 0, Pos: at(0, 0.03)}, {T: sec(0.5), Pos: at(0, surf+0.004)}, {T: sec(0.8), Pos: at(0, touchZ)}}
-	x := sc.Rub
-	for t := 0.8 + scanLeg/2; t < 2.3; t += scanLeg {
-		index = append(index, twin.Keyframe{T: sec(t), Pos: at(x, touchZ)})
-		x = -x
-	}
-	index = append(index, twin.Keyframe{T: sec(2.6), Pos: at(0, touchZ)}, twin.Keyframe{T: sec(3.0), Pos: at(0, 0.03)})
-	thumb := []twin.Keyframe{{T: 0, Pos: at(0, -0.03)}, {T: sec(0.5), Pos: at(0, -surf-0.004)}, {T: sec(0.8), Pos: at(0, -touchZ)},
-		{T: sec(2.6), Pos: at(0, -touchZ)}, {T: sec(3.0), Pos: at(0, -0.03)}}
-	s, err := twin.NewScript(thumb, index, []twin.Phase{{Name: "approach"}, {Name: "touch", Start: sec(0.5)}, {Name: "stroke", Start: sec(0.8)}, {Name: "release", Start: sec(2.6)}})
-	if err != nil {
-		panic(err) // constant keyframes, checked by tests
-	}
-	return s
-}
+func scanScript(sc twin.Scene) *twin.Script { return twin.RubScript(sc, scanLeg/2, scanLeg) }
 
-// scanLeg is how long the scan takes to rub from one side to the other [s].
-const scanLeg = 0.1
+// scanLeg is how long the scan takes to rub from one side to the other.
+const scanLeg = 100 * time.Millisecond
 
 func motionList() string {
 	names := make([]string, 0, len(motions))

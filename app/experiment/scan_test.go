@@ -40,7 +40,7 @@ func TestScanScript(t *testing.T) {
 	if math.Abs(hi-sc.Touch[0]-sc.Rub) > 1e-9 || math.Abs(sc.Touch[0]-lo-sc.Rub) > 1e-9 {
 		t.Errorf("the scan spans %g..%g m, want ±%g about %g", lo, hi, sc.Rub, sc.Touch[0])
 	}
-	if v, want := path/1.4, 2*sc.Rub/scanLeg; math.Abs(v/want-1) > 1e-6 {
+	if v, want := path/1.4, 2*sc.Rub/scanLeg.Seconds(); math.Abs(v/want-1) > 1e-6 {
 		t.Errorf("the index rubs at %.4g m/s on average, want %.4g", v, want)
 	}
 	if got := dimensions[Roughness].motion; got != "scan" {

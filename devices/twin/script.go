@@ -85,15 +85,35 @@ func (s *Script) At(t time.Duration, finger int) (pos, vel [3]float64) {
 	a, b := kf[i-1], kf[i]
 	span := (b.T - a.T).Seconds()
 	tau := (t - a.T).Seconds() / span
-	// Minimum jerk: s(τ) = 10τ³ − 15τ⁴ + 6τ⁵, s'(τ) = 30τ²(1 − τ)².
-	s5 := tau * tau * tau * (10 + tau*(-15+6*tau))
-	ds := 30 * tau * tau * (1 - tau) * (1 - tau) / span
+	s5 := minJerk(tau)
+	ds := 30 * tau * tau * (1 - tau) * (1 - tau) / span // s'(τ) = 30τ²(1 − τ)²
 	for k := range pos {
 		d := b.Pos[k] - a.Pos[k]
 		pos[k] = a.Pos[k] + d*s5
 		vel[k] = d * ds
 	}
 	return pos, vel
+}
+
+// minJerk is the share of its way a minimum-jerk segment has covered at
+// the share tau of its time: s(τ) = 10τ³ − 15τ⁴ + 6τ⁵.
+func minJerk(tau float64) float64 { return tau * tau * tau * (10 + tau*(-15+6*tau)) }
+
+// MinJerkTime is minJerk's inverse: the share of a segment's time at which
+// its pad has covered the share s in [0, 1] of its way (found by
+// bisection), for a script that names a phase by how far a movement has
+// gone.
+func MinJerkTime(s float64) float64 {
+	lo, hi := 0.0, 1.0
+	for range 60 {
+		m := (lo + hi) / 2
+		if minJerk(m) < s {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return (lo + hi) / 2
 }
 
 // PhaseAt returns the name of the phase running at t ("" before the first).
@@ -337,7 +357,14 @@ func gripScript(sc Scene, move [3]float64, ts, at []float64, phases []Phase) *Sc
 // millinewtons and slips only now and then, so what the pins deliver
 // comes in rare bursts. What the stroke delivers is the surface: the
 // tactile rendering of its texture under the moving index.
-func StrokeScript(sc Scene) *Script {
+func StrokeScript(sc Scene) *Script { return RubScript(sc, 500*time.Millisecond, 500*time.Millisecond) }
+
+// RubScript is the stroke with the index's rub timed by first and leg:
+// touched at 0.8 s, the index rubs to +Rub in first, then from side to
+// side, a leg each, for as long as a leg ends by 2.3 s, returns to the
+// touch point at 2.6 s and lifts off by 3 s, as the thumb does. The
+// stroke rubs in legs of 500 ms; a faster rub in shorter ones.
+func RubScript(sc Scene, first, leg time.Duration) *Script {
 	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 	surf := sc.PadRadius + sc.Thickness/2
 	touchZ := surf - sc.Press
@@ -346,12 +373,13 @@ func StrokeScript(sc Scene) *Script {
 		{0, at(0, 0.03)},
 		{sec(0.5), at(0, surf+0.004)},
 		{sec(0.8), at(0, touchZ)},
-		{sec(1.3), at(sc.Rub, touchZ)},
-		{sec(1.8), at(-sc.Rub, touchZ)},
-		{sec(2.3), at(sc.Rub, touchZ)},
-		{sec(2.6), at(0, touchZ)},
-		{sec(3.0), at(0, 0.03)},
 	}
+	x := sc.Rub
+	for t := sec(0.8) + first; t <= sec(2.3); t += leg {
+		index = append(index, Keyframe{t, at(x, touchZ)})
+		x = -x
+	}
+	index = append(index, Keyframe{sec(2.6), at(0, touchZ)}, Keyframe{sec(3.0), at(0, 0.03)})
 	thumb := []Keyframe{
 		{0, at(0, -0.03)},
 		{sec(0.5), at(0, -surf-0.004)},

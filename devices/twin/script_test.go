@@ -220,3 +220,20 @@ func scriptDerivative(t *testing.T, s *Script) {
 		}
 	}
 }
+
+// MinJerkTime inverts the path At follows between two keyframes: the
+// time it returns puts the pad where asked, to rounding (in time too, away
+// from the segment's ends, where the pad is at rest and its time is not
+// determined to better than about 1e-6).
+func TestMinJerkTime(t *testing.T) {
+	for _, s := range []float64{0, 1e-3, 0.2, 0.5, 0.9, 1} {
+		if got := minJerk(MinJerkTime(s)); math.Abs(got-s) > 1e-15 {
+			t.Errorf("s(MinJerkTime(%g)) = %.17g", s, got)
+		}
+	}
+	for _, tau := range []float64{0.1, 0.3266, 0.5, 0.9} {
+		if got := MinJerkTime(minJerk(tau)); math.Abs(got-tau) > 1e-12 {
+			t.Errorf("MinJerkTime(s(%g)) = %.15g", tau, got)
+		}
+	}
+}
