@@ -164,7 +164,7 @@ func TestBenchAllHeadless(t *testing.T) {
 		old := benches[name]
 		t.Cleanup(func() { benches[name] = old })
 		obj := map[string]any{"scenes": []any{map[string]any{"side": 24, "dt_ms": 1, "script": "showcase", "self_collision": true,
-			"penetrations": 0, "goal_percentile": "p999", "goal_ms": 1, "step_ms": map[string]any{"p999": 0.5}}}}
+			"penetrations": 0, "self_contacts": map[string]any{"max": 3}, "goal_percentile": "p999", "goal_ms": 1, "step_ms": map[string]any{"p999": 0.5}}}}
 		for _, g := range benchGoals[name] {
 			put(obj, g.figure, 1)
 		}
@@ -206,7 +206,7 @@ func TestBenchAllHeadless(t *testing.T) {
 		}
 		want += len(goals)
 	}
-	readme := 2 // the sim stand-in's scene: its penetrations and its step time
+	readme := 3 // the sim stand-in's scene: its penetrations, its self-contacts and its step time
 	for name, g := range benchGoals {
 		if name != "render" {
 			readme += len(g)

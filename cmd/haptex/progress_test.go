@@ -132,3 +132,37 @@ func TestEvalGoalsMissingFigure(t *testing.T) {
 		t.Errorf("found %d, missing %d of %d", found, missing, len(gs))
 	}
 }
+
+// A self-collision scene that laid no cloth on itself fails its
+// self-contact goal, however fast its steps were: its time is the step's
+// without self-contact. One that did passes it; a scene with
+// self-collision off carries no such goal.
+func TestEvalGoalsSelfContact(t *testing.T) {
+	scene := func(self bool, most float64) map[string]any {
+		return map[string]any{"script": "fold", "side": 24.0, "dt_ms": 1.0, "self_collision": self, "penetrations": 0.0,
+			"self_contacts": map[string]any{"max": most}, "goal_percentile": "p999", "goal_ms": 1.2, "step_ms": map[string]any{"p999": 0.8}}
+	}
+	gs := evalGoals("sim", map[string]any{"scenes": []any{scene(true, 0), scene(true, 175), scene(false, 0)}})
+	met := map[string]bool{}
+	for _, g := range gs {
+		if g.Met == nil {
+			t.Fatalf("goal %+v has no verdict", g)
+		}
+		met[g.Figure] = *g.Met
+	}
+	want := map[string]bool{
+		"scenes.0.penetrations": true, "scenes.0.self_contacts.max": false, "scenes.0.step_ms.p999": true,
+		"scenes.1.penetrations": true, "scenes.1.self_contacts.max": true, "scenes.1.step_ms.p999": true,
+		"scenes.2.step_ms.p999": true,
+	}
+	for _, g := range gs {
+		if _, ok := want[g.Figure]; !ok && strings.HasPrefix(g.Figure, "scenes.") {
+			t.Errorf("unexpected goal %s", g.Figure)
+		}
+	}
+	for f, w := range want {
+		if m, ok := met[f]; !ok || m != w {
+			t.Errorf("%s: met %v (present %v), want %v", f, m, ok, w)
+		}
+	}
+}
