@@ -99,6 +99,10 @@ type StiffnessPoint struct {
 // stiffnessSteps is how many depths the rendered-stiffness bench holds.
 const stiffnessSteps = 5
 
+// stiffnessForceShare is the most of the rendered force's bound
+// (safety.max_force_n) the deepest step asks for.
+const stiffnessForceShare = 0.8
+
 // runStiffness presses the index finger into a wall of stiffness matrix k
 // (model names it) in five steps, as a lab measures a device's stiffness quasi-statically:
 // the finger's intent moves to each depth and holds it for 0.5 s, and the
@@ -106,13 +110,21 @@ const stiffnessSteps = 5
 // the spring's normal) and one mean displacement (the device's true pad
 // past the spring's surface). The felt stiffness is the slope of the line
 // through the five points. The intent's depths are chosen so that the
-// pad sinks about 0.4-2 mm against the finger's own stiffness.
+// pad sinks about 0.4-2 mm against the finger's own stiffness, or less
+// where that would ask more than stiffnessForceShare of the rendered
+// force's bound: a spring pressed into the bound measures the bound (a
+// 3,000 N/m spring at 2 mm asks 6 N of a 5 N bound and read 7 % soft).
 func runStiffness(cfg haptics.Config, p twin.ExoParams, model string, km [3][3]float64) (StiffnessPoint, error) {
 	k := normalStiffness(&km, pressDir(sim.IndexFinger))
 	const hold = 500 * time.Millisecond
 	const settle = 500 * time.Millisecond
+	bound := cfg.Safety.MaxForce
+	if bound == 0 {
+		bound = p.Rating.MaxForceCont
+	}
+	step := math.Min(0.0004, stiffnessForceShare*bound/(k*stiffnessSteps))
 	depth := func(i int) float64 {
-		pad := 0.0004 * float64(i+1)
+		pad := step * float64(i+1)
 		return pad + k*pad/p.Finger.Stiffness
 	}
 	press := func(t time.Duration) float64 {

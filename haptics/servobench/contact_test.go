@@ -36,6 +36,30 @@ func TestRenderedStiffness(t *testing.T) {
 	}
 }
 
+// TestStiffSpringBelowForceBound: the stiffest spring the bench asks
+// about (3,000 N/m) is pressed no deeper than the rendered force's bound
+// allows, so its felt stiffness is the loop's and not the bound's: at the
+// old depths it asked 6 N of the 5 N bound and read 7 % soft, with a 10 N
+// bound 0.3 %.
+func TestStiffSpringBelowForceBound(t *testing.T) {
+	cfg, p := haptics.DefaultConfig(), twin.DefaultExoParams()
+	bound := cfg.Safety.MaxForce
+	if bound == 0 {
+		bound = p.Rating.MaxForceCont
+	}
+	sp, err := runStiffness(cfg, p, "spring", springMatrix(3000, vec3.Scale(-1, pressDir(sim.IndexFinger))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v (bound %.3g N)", sp, bound)
+	if sp.PeakN > 0.85*bound || sp.PeakN < 0.6*bound {
+		t.Errorf("the deepest step's force %.3g N, want 0.6-0.85 of the %.3g N bound", sp.PeakN, bound)
+	}
+	if math.Abs(sp.ErrPct) > 5 || sp.HFRMSUm > 20 {
+		t.Errorf("3,000 N/m felt as %.0f N/m (%.1f %%), motion above 20 Hz %.1f µm RMS", sp.FeltNpm, sp.ErrPct, sp.HFRMSUm)
+	}
+}
+
 // TestWallStability: the Z-width criterion tells a soft wall the loop
 // holds from a stiff one it cannot (the latter bounces by hundreds of µm).
 func TestWallStability(t *testing.T) {
