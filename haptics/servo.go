@@ -96,6 +96,7 @@ type fingerServo struct {
 	kAsked          float64 // stiffness the cloth's local model asked for this tick, scaled [N/m]
 	limited         bool    // kRender is less than kAsked: the coupling limited the stiffness
 	scale           float64 // copy of Servo.scale
+	saturated       uint64  // ticks in which the force bound held the motors (limitTorque)
 
 	cmd     devices.ExoCommand
 	tauOut  [3]float64
@@ -190,6 +191,12 @@ func (s *Servo) ForceError(f int) [3]float64 {
 	}
 	return [3]float64{}
 }
+
+// Saturated returns how many ticks finger f's motors have been held at
+// the torque bound that keeps the fingertip force within its limit (the
+// integrators then hold): a loop measured while it saturates is measured
+// with less gain than it has.
+func (s *Servo) Saturated(f int) uint64 { return s.fingers[f].saturated }
 
 // SetForceScale makes the servo render k times the cloth's force (and
 // stiffness) from the next tick on: a psychophysical stimulus dimension,
@@ -615,6 +622,7 @@ func (fs *fingerServo) command(t time.Duration, ramp float64, cfg *Config) {
 		// integrators hold, as they do at the torque limits (conditional
 		// integration).
 		fs.ctl.iF, fs.ctl.iV = iF, iV
+		fs.saturated++
 	}
 	fs.tauOut = tau
 }

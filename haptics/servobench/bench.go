@@ -91,6 +91,10 @@ type SweepSummary struct {
 	PhaseMarginDeg float64 `json:"phase_margin_deg"`
 	GainMarginDB   float64 `json:"gain_margin_db"`
 	CrossoverHz    float64 `json:"crossover_hz"`
+	// SaturatedShare is the share of the sweep's measured ticks in which
+	// the force bound held the index finger's motors: the loop gain then
+	// reads low and the gain margin high.
+	SaturatedShare float64 `json:"saturated_share"`
 }
 
 // TransparencySpeeds are the finger speeds of the transparency runs [m/s].
@@ -164,7 +168,7 @@ func Bench(opt Options) (Result, error) {
 				return res, err
 			}
 		}
-		res.Sweeps = append(res.Sweeps, SweepSummary{AmplitudeN: a, PhaseMarginDeg: sw.PhaseMarginDeg, GainMarginDB: sw.GainMarginDB, CrossoverHz: sw.CrossoverHz})
+		res.Sweeps = append(res.Sweeps, SweepSummary{AmplitudeN: a, PhaseMarginDeg: sw.PhaseMarginDeg, GainMarginDB: sw.GainMarginDB, CrossoverHz: sw.CrossoverHz, SaturatedShare: sw.SaturatedShare})
 	}
 	n := vec3.Scale(-1, pressDir(sim.IndexFinger))
 	for _, k := range opt.StiffnessK {

@@ -62,6 +62,33 @@ func TestPhaseMargin(t *testing.T) {
 	if !(sw.GainMarginDB > 3) {
 		t.Errorf("gain margin %.1f dB, want > 3 dB", sw.GainMarginDB)
 	}
+	// The margins are the linear loop's only while no tick saturates.
+	if sw.SaturatedShare != 0 {
+		t.Errorf("the 0.1 N sweep saturated the motors in %.3f of its ticks", sw.SaturatedShare)
+	}
+}
+
+// TestSweepSaturation: a 1 N sweep drives the motors into the torque
+// bound that keeps the fingertip force within its limit, from 10 Hz up,
+// and says so: the loop gain it reads there is the saturated loop's (up
+// to 10 dB under the 0.1 N sweep's at 20-56 Hz), so its gain margin is
+// not the linear loop's.
+func TestSweepSaturation(t *testing.T) {
+	sw, err := runSweep(haptics.DefaultConfig(), twin.DefaultExoParams(), []float64{5, 20}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range sw.Points {
+		t.Logf("%5.1f Hz  %6.2f dB  saturated %.3f", p.Hz, p.GainDB, p.SaturatedShare)
+	}
+	if sw.Points[0].SaturatedShare != 0 || !(sw.Points[1].SaturatedShare > 0.3) {
+		t.Errorf("saturated share %.3f at 5 Hz (want 0), %.3f at 20 Hz (want > 0.3)", sw.Points[0].SaturatedShare, sw.Points[1].SaturatedShare)
+	}
+	ticks := func(hz float64) float64 { n, skip := sweepTicks(hz); return float64(n - skip) }
+	want := (sw.Points[0].SaturatedShare*ticks(5) + sw.Points[1].SaturatedShare*ticks(20)) / (ticks(5) + ticks(20))
+	if math.Abs(sw.SaturatedShare-want) > 1e-12 {
+		t.Errorf("the sweep's saturated share %.6f, its points' weighted by their ticks %.6f", sw.SaturatedShare, want)
+	}
 }
 
 // TestSweepMeasuresKnownLoop checks the loop-gain measurement itself:

@@ -147,6 +147,9 @@ type SweepPoint struct {
 	Hz       float64 `json:"hz"`
 	GainDB   float64 `json:"gain_db"`
 	PhaseDeg float64 `json:"phase_deg"`
+	// SaturatedShare is the share of the point's measured ticks in which
+	// the force bound held the motors (Servo.Saturated).
+	SaturatedShare float64 `json:"saturated_share"`
 }
 
 // SweepResult is the force loop's frequency response, measured by
@@ -157,8 +160,9 @@ type SweepResult struct {
 	CrossoverHz    float64      `json:"crossover_hz"`
 	PhaseMarginDeg float64      `json:"phase_margin_deg"`
 	GainMarginDB   float64      `json:"gain_margin_db"`
-	Crossed        bool         `json:"crossed"`       // the gain crossed 0 dB inside the sweep (else crossover and margin are 0)
-	PhaseCrossed   bool         `json:"phase_crossed"` // the phase crossed -180° inside the sweep (else the gain margin is 0)
+	Crossed        bool         `json:"crossed"`         // the gain crossed 0 dB inside the sweep (else crossover and margin are 0)
+	PhaseCrossed   bool         `json:"phase_crossed"`   // the phase crossed -180° inside the sweep (else the gain margin is 0)
+	SaturatedShare float64      `json:"saturated_share"` // over every point's measured ticks
 }
 
 // runSweep measures the loop gain L(jω) = -E/U along the pad normal, with
@@ -169,6 +173,8 @@ func runSweep(cfg haptics.Config, p twin.ExoParams, freqs []float64, amp float64
 	home := homePad(p, f)
 	dir := vec3.Scale(-1, pressDir(f))
 	var res SweepResult
+	var measured int
+	var saturated float64
 	for _, hz := range freqs {
 		r, err := newSimRig(cfg, p, [sim.NumFingers]twin.Intent{nil, holdIntent{home}})
 		if err != nil {
@@ -183,13 +189,14 @@ func runSweep(cfg haptics.Config, p twin.ExoParams, freqs []float64, amp float64
 		}
 		base := r.exos[f].Base() // the servo's frame for the finger's force error
 		dirB := base.InvVec(dir)
-		periods := math.Max(8, math.Ceil(hz*0.5))
-		settle := math.Max(2, math.Ceil(hz*0.2))
-		nTicks := int(math.Round((periods + settle) / hz * 1000))
-		skip := int(math.Round(settle / hz * 1000))
+		nTicks, skip := sweepTicks(hz)
 		var eAcc, uAcc complex128
 		t0 := r.t
+		var sat0 uint64
 		for k := 0; k < nTicks; k++ {
+			if k == skip {
+				sat0 = r.servo.Saturated(f)
+			}
 			ph := 2 * math.Pi * hz * (r.t - t0).Seconds()
 			d := amp * math.Sin(ph)
 			r.servo.InjectForceError(f, vec3.Scale(d, dirB))
@@ -203,8 +210,12 @@ func runSweep(cfg haptics.Config, p twin.ExoParams, freqs []float64, amp float64
 			uAcc += complex(e+d, 0) * w
 		}
 		l := -eAcc / uAcc
-		res.Points = append(res.Points, SweepPoint{Hz: hz, GainDB: 20 * math.Log10(cmplx.Abs(l)), PhaseDeg: cmplx.Phase(l) * 180 / math.Pi})
+		sat := float64(r.servo.Saturated(f)-sat0) / float64(nTicks-skip)
+		res.Points = append(res.Points, SweepPoint{Hz: hz, GainDB: 20 * math.Log10(cmplx.Abs(l)), PhaseDeg: cmplx.Phase(l) * 180 / math.Pi, SaturatedShare: sat})
+		measured += nTicks - skip
+		saturated += sat * float64(nTicks-skip)
 	}
+	res.SaturatedShare = saturated / float64(measured)
 	for i := 1; i < len(res.Points); i++ {
 		a, b := res.Points[i-1], res.Points[i]
 		if !res.Crossed && a.GainDB >= 0 && b.GainDB < 0 {
@@ -222,6 +233,15 @@ func runSweep(cfg haptics.Config, p twin.ExoParams, freqs []float64, amp float64
 		}
 	}
 	return res, nil
+}
+
+// sweepTicks returns how many 1 ms ticks runSweep plays at hz, and how
+// many of the first it skips while the loop settles: at least 8 periods
+// (half a second) measured after at least 2 (0.2 s).
+func sweepTicks(hz float64) (n, skip int) {
+	periods := math.Max(8, math.Ceil(hz*0.5))
+	settle := math.Max(2, math.Ceil(hz*0.2))
+	return int(math.Round((periods + settle) / hz * 1000)), int(math.Round(settle / hz * 1000))
 }
 
 // lag returns a phase [deg] shifted by whole turns into (-360, 0], the
