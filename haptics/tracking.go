@@ -33,7 +33,8 @@ const (
 // A contact episode runs from a finger's first tick in contact to its last
 // before a break of more than 20 ms. Per episode with a desired peak of at
 // least 0.05 N it judges the peaks (shortfall) and the first 100 ms
-// (overshoot).
+// (overshoot); the lighter episodes are counted, with their worst onset
+// excess in newtons.
 type ContactTracking struct {
 	dt      time.Duration
 	fingers [sim.NumFingers]trackingFinger
@@ -54,13 +55,20 @@ type TrackingResult struct {
 	// its first 100 ms, relative to the episode's desired peak (0 when
 	// the measured force never exceeds the desired one).
 	OnsetOvershoot [sim.NumFingers]float64 `json:"onset_overshoot"`
-	Episodes       [sim.NumFingers]int     `json:"episodes"`          // contact episodes judged for peaks
-	ContactS       [sim.NumFingers]float64 `json:"contact_s"`         // time active and in contact [s]
-	PeakDesN       [sim.NumFingers]float64 `json:"peak_des_n"`        // largest filtered |f_des| in contact [N]
-	PeakMeasN      [sim.NumFingers]float64 `json:"peak_meas_n"`       // largest filtered |f_meas| in contact [N]
-	LimitedS       [sim.NumFingers]float64 `json:"limited_s"`         // time the coupling limited the stiffness [s]
-	MaxStiffNpm    [sim.NumFingers]float64 `json:"max_stiffness_npm"` // largest stiffness the local model asked for in contact [N/m]
-	PassiveDampedS [sim.NumFingers]float64 `json:"passive_damped_s"`  // time the passivity controller added damping [s]
+	Episodes       [sim.NumFingers]int     `json:"episodes"` // contact episodes judged for peaks
+	// LightEpisodes counts the episodes whose desired peak stays under
+	// 0.05 N, not judged for peaks (a ratio to a few millinewtons says
+	// little), and LightOnsetExcessN is their worst excess of measured
+	// over desired force in their first 100 ms [N]: a light touch the
+	// device pushes harder than the cloth does.
+	LightEpisodes     [sim.NumFingers]int     `json:"light_episodes"`
+	LightOnsetExcessN [sim.NumFingers]float64 `json:"light_onset_excess_n"`
+	ContactS          [sim.NumFingers]float64 `json:"contact_s"`         // time active and in contact [s]
+	PeakDesN          [sim.NumFingers]float64 `json:"peak_des_n"`        // largest filtered |f_des| in contact [N]
+	PeakMeasN         [sim.NumFingers]float64 `json:"peak_meas_n"`       // largest filtered |f_meas| in contact [N]
+	LimitedS          [sim.NumFingers]float64 `json:"limited_s"`         // time the coupling limited the stiffness [s]
+	MaxStiffNpm       [sim.NumFingers]float64 `json:"max_stiffness_npm"` // largest stiffness the local model asked for in contact [N/m]
+	PassiveDampedS    [sim.NumFingers]float64 `json:"passive_damped_s"`  // time the passivity controller added damping [s]
 }
 
 type trackingFinger struct {
@@ -72,7 +80,8 @@ type trackingFinger struct {
 	limited, damped        uint64
 	maxStiff               float64
 	shortfall, overshoot   float64
-	episodes               int
+	episodes, light        int
+	lightExcess            float64
 	in                     bool          // inside an episode
 	start, last            time.Duration // first and last contact tick of the episode
 	epDes, epMeas, epOnset float64       // the episode's peaks and its worst onset excess [N]
@@ -153,6 +162,8 @@ func (tf *trackingFinger) add(t time.Duration, fr *FingerRecord, dt time.Duratio
 func (tf *trackingFinger) endEpisode() {
 	tf.in = false
 	if tf.epDes < trackingMinPeakN {
+		tf.light++
+		tf.lightExcess = max(tf.lightExcess, tf.epOnset)
 		return
 	}
 	tf.episodes++
@@ -178,6 +189,7 @@ func (c *ContactTracking) Result() TrackingResult {
 		r.PeakShortfall[f] = max(0, tf.shortfall)
 		r.OnsetOvershoot[f] = tf.overshoot
 		r.Episodes[f] = tf.episodes
+		r.LightEpisodes[f], r.LightOnsetExcessN[f] = tf.light, tf.lightExcess
 		r.ContactS[f] = float64(tf.ticks) * c.dt.Seconds()
 		r.PeakDesN[f], r.PeakMeasN[f] = tf.peakDes, tf.peakMeas
 		r.LimitedS[f] = float64(tf.limited) * c.dt.Seconds()

@@ -64,6 +64,43 @@ func TestContactTracking(t *testing.T) {
 	})
 }
 
+// Light touches (desired peak under 0.05 N) are not judged for peaks,
+// but counted, with the device's worst push beyond the cloth's in their
+// first 100 ms in newtons; a judged episode does not count among them.
+func TestContactTrackingLightTouches(t *testing.T) {
+	ct, err := NewContactTracking(time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec TickRecord
+	// Three touches of 0.2 s, 0.1 s apart: desired 10 mN, measured 10 mN
+	// plus 20, 30 and 0 mN; then one of 0.4 N, measured 0.1 N over.
+	touch := []struct{ des, extra float64 }{{0.01, 0.02}, {0.01, 0.03}, {0.01, 0}, {0.4, 0.1}}
+	k := 0
+	for _, tc := range touch {
+		for i := range 300 {
+			rec.T = float64(k) * 1e-3
+			k++
+			fr := &rec.Fingers[0]
+			fr.State, fr.Contact = StateActive, i < 200
+			fr.ForceDes, fr.ForceMeas = [3]float64{}, [3]float64{}
+			if fr.Contact {
+				fr.ForceDes = [3]float64{0, 0, tc.des}
+				fr.ForceMeas = [3]float64{0, 0, tc.des + tc.extra}
+			}
+			ct.Add(&rec)
+		}
+	}
+	r := ct.Result()
+	if r.Episodes[0] != 1 || r.LightEpisodes[0] != 3 {
+		t.Errorf("%d judged and %d light episodes, want 1 and 3", r.Episodes[0], r.LightEpisodes[0])
+	}
+	// The 30 Hz filter has settled by 100 ms into a constant excess.
+	if math.Abs(r.LightOnsetExcessN[0]-0.03) > 0.002 {
+		t.Errorf("light touches' onset excess %.4f N, want 0.03", r.LightOnsetExcessN[0])
+	}
+}
+
 func TestContactTrackingAllocs(t *testing.T) {
 	ct, err := NewContactTracking(time.Millisecond)
 	if err != nil {

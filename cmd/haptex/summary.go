@@ -51,8 +51,9 @@ func printSummary(w io.Writer, s *rig.Summary) {
 		}
 	}
 	if ct := s.ContactTracking; ct != nil {
-		fmt.Fprintf(w, "contact tracking (thumb, index): rms_rel %.3f %.3f, peak_shortfall %.3f %.3f, onset_overshoot %.3f %.3f; stiffness limited %.3f %.3f s\n",
-			ct.RMSRel[0], ct.RMSRel[1], ct.PeakShortfall[0], ct.PeakShortfall[1], ct.OnsetOvershoot[0], ct.OnsetOvershoot[1], ct.LimitedS[0], ct.LimitedS[1])
+		fmt.Fprintf(w, "contact tracking (thumb, index): rms_rel %.3f %.3f, peak_shortfall %.3f %.3f, onset_overshoot %.3f %.3f over %d %d episodes; %d %d light touches (under 0.05 N), onset excess %.0f %.0f mN; stiffness limited %.3f %.3f s\n",
+			ct.RMSRel[0], ct.RMSRel[1], ct.PeakShortfall[0], ct.PeakShortfall[1], ct.OnsetOvershoot[0], ct.OnsetOvershoot[1], ct.Episodes[0], ct.Episodes[1],
+			ct.LightEpisodes[0], ct.LightEpisodes[1], 1e3*ct.LightOnsetExcessN[0], 1e3*ct.LightOnsetExcessN[1], ct.LimitedS[0], ct.LimitedS[1])
 	}
 	if s.HostStealPct >= 2 {
 		fmt.Fprintf(w, "host: the hypervisor took %.0f %% of this machine's CPU time during the run (steal); late ticks above are partly its doing\n", s.HostStealPct)
