@@ -1,13 +1,16 @@
 package sim
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,6 +33,10 @@ type AskedStiffness struct {
 	P50Npm       float64   `json:"p50_npm"`
 	P99Npm       float64   `json:"p99_npm"`
 	LargestNpm   float64   `json:"largest_npm"`
+	// Commit is the commit the survey ran on (git rev-parse HEAD, with
+	// "+modified" when the work tree differed from it), so that a reader
+	// can tell a survey older than the cloth it describes.
+	Commit string `json:"commit"`
 }
 
 // randomTrajectory is one randomised handling: both pads approach a random
@@ -152,6 +159,7 @@ func TestRandomTrajectories(t *testing.T) {
 		P50Npm: quantile(sorted, 0.5), P99Npm: quantile(sorted, 0.99), LargestNpm: sorted[len(sorted)-1]}
 	t.Logf("stiffest local model per trajectory: median %.0f N/m, 99th percentile %.0f N/m, largest %.0f N/m", rep.P50Npm, rep.P99Npm, rep.LargestNpm)
 	if *stiffnessOut != "" {
+		rep.Commit = surveyCommit()
 		b, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
 			t.Fatal(err)
@@ -160,6 +168,21 @@ func TestRandomTrajectories(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// surveyCommit names the commit the tests run on, "+modified" appended
+// when the work tree differs from it, or "unknown" outside a git work
+// tree.
+func surveyCommit() string {
+	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+		c += "+modified"
+	}
+	return c
 }
 
 // quantile returns the q-quantile of sorted values (nearest rank).

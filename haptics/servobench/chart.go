@@ -37,6 +37,7 @@ type RandomPinchStiffness struct {
 	P50Npm       float64   `json:"p50_npm"`
 	P99Npm       float64   `json:"p99_npm"`
 	LargestNpm   float64   `json:"largest_npm"`
+	Commit       string    `json:"commit"` // the commit the survey ran on
 }
 
 // RandomPinches returns the stiffness the random pinch trajectories ask
