@@ -21,7 +21,7 @@ GIT_MODIFIED := $(shell test -n "$$(git status --porcelain --untracked-files=no 
 LDFLAGS      := -X github.com/haptex/haptex/internal/buildinfo.commit=$(GIT_COMMIT) \
                 -X github.com/haptex/haptex/internal/buildinfo.modified=$(GIT_MODIFIED)
 
-.PHONY: demo test test-long deps vet build bench ldflags FORCE
+.PHONY: demo test test-long long-suites deps vet build bench ldflags FORCE
 
 demo: deps $(BIN)
 	./$(BIN) run -duration $(DURATION) -out sessions
@@ -36,15 +36,21 @@ $(BIN): FORCE
 ldflags:
 	@echo '$(LDFLAGS)'
 
+# Every test under the race detector, then the goals' long suites (below):
+# a goal that regresses fails CI, not a later session's check.
 test: deps vet
 	./scripts/with-display $(GO) test -race -timeout 30m ./...
+	$(MAKE) --no-print-directory long-suites
 
-# The goals' long suites, which make test runs shortened: the drop and
+# The goals' long suites, which the race run above shortens: the drop and
 # swing over every built-in fabric, both schemes and six step lengths; the
 # virtual Kawabata checks and cycles at every resolution; the four cues'
 # level sweeps and their order across the built-in fabrics. About 4
-# minutes on two cores, without the race detector.
-test-long: deps
+# minutes on two cores, without the race detector (deterministic: virtual
+# time, seeded noise). make test-long runs them alone.
+test-long: deps long-suites
+
+long-suites:
 	$(GO) test -count=1 -run TestDropAndSwing ./sim -args -long
 	$(GO) test -count=1 ./calib/kes -args -long
 	$(GO) test -count=1 -run TestDeliveredCuesFollowKES ./app/experiment -args -long
