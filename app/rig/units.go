@@ -102,6 +102,8 @@ var sessionUnits = map[string]string{
 	"config.sim.max_extrapolation":                      "ns",
 	"summary.trip_count":                                "count",
 	"summary.contact_tracking.episodes":                 "count",
+	"summary.contact_tracking.light_episodes":           "count (per finger, desired peak under 0.05 N)",
+	"summary.contact_tracking.light_onset_excess_n":     "N (per finger, worst light episode)",
 	"summary.contact_tracking.rms_rel":                  "1 (per finger: RMS of the force error over RMS of the cloth's force)",
 	"summary.contact_tracking.rms_rel_raw":              "1 (per finger, unfiltered)",
 	"summary.contact_tracking.peak_shortfall":           "1 (per finger, worst episode)",
