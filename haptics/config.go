@@ -130,9 +130,10 @@ type PassivityConfig struct {
 	Bound      float64 `toml:"bound_j"`
 	MaxDamping float64 `toml:"max_damping_nspm"`
 	// LeakMs is the observer's memory [ms]: the energy it holds decays
-	// with this time constant, so a bounded non-passive flow (the force
-	// loop near its crossover) settles at power x leak instead of
-	// accumulating; 0 keeps every joule (the classic observer).
+	// with this time constant, so a steady non-passive flow settles at
+	// power x leak instead of accumulating; the controller thus tolerates
+	// Bound/leak of steady flow. 0 keeps every joule (the classic
+	// observer).
 	LeakMs float64 `toml:"leak_ms"`
 }
 

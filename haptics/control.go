@@ -33,6 +33,9 @@ type controller struct {
 	// inject is added to the force error before its filter: the loop-gain
 	// measurement's test signal (zero in operation).
 	inject [3]float64
+	// damping is the passivity controller's damping this tick [N·s/m]:
+	// it adds to the admittance's virtual damper 1/K_f.
+	damping float64
 
 	// Outputs of the last step, for the record and tests.
 	lastErr   [3]float64 // force error before injection
@@ -115,7 +118,12 @@ func (c *controller) step(k *exo.Kin, fDes, fMeas, fStiff [3]float64, tauLim [3]
 	if wk := cfg.Force.StiffBandwidth; wk > 0 {
 		gs = 1 / (1 + cfg.Force.Kf*kRender/wk)
 	}
-	c.gainScale = gs
+	// The passivity controller's damping α joins the damper 1/K_f in
+	// series: the proportional admittance falls to 1/(1/K_f + α). Added to
+	// the force command instead it reached the finger only through this
+	// loop, too late to dissipate at a contact limit cycle's frequency.
+	gp := 1 / (1 + cfg.Force.Kf*c.damping)
+	c.gainScale = gs * gp
 	gi := gs
 	if wi := cfg.Force.StiffIntegral; wi > 0 {
 		gi = 1 / (1 + cfg.Force.Ki*kRender/(wi*wi))
@@ -148,7 +156,7 @@ func (c *controller) step(k *exo.Kin, fDes, fMeas, fStiff [3]float64, tauLim [3]
 	}
 	var v [3]float64
 	for i := range 3 {
-		v[i] = gs*cfg.Force.Kf*vp[i] + c.iF[i]
+		v[i] = gs*gp*cfg.Force.Kf*vp[i] + c.iF[i]
 	}
 	vClamped := false
 	if n := vec3.Norm(v); n > cfg.Force.VMax {

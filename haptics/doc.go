@@ -62,8 +62,8 @@
 // region is rendered; 0 takes Colgate's bound 2b/T); every tick records
 // the stiffness asked and whether it was limited. A passivity observer (Hannaford & Ryu) sums, with a memory of
 // passivity.leak_ms, the energy the device and controller add beyond the
-// force they were asked for; below -passivity.bound_j it renders extra
-// damping. The TickRecord holds both the cloth's own force at the measured
+// force they were asked for; below -passivity.bound_j its controller adds
+// damping to the force loop's admittance. The TickRecord holds both the cloth's own force at the measured
 // pad (ForceDes) and what the servo rendered towards (ForceCmd);
 // ContactTracking measures from the records how closely the fingertip
 // force follows the cloth's in contact.

@@ -22,11 +22,11 @@ type FingerRecord struct {
 	Pos       [3]float64 // pad centre [m]
 	Vel       [3]float64 // pad velocity [m/s]
 	ForceDes  [3]float64 // the cloth's force at the measured pad, as the simulation's local model gives it (force scale, enable ramp and force limit applied): what the finger should feel [N]
-	ForceCmd  [3]float64 // the force the controller rendered towards: the cloth's with its stiffness limited, blended across sim steps, within the safety envelope, with passivity damping [N]
+	ForceCmd  [3]float64 // the force the controller rendered towards: the cloth's with its stiffness limited, blended across sim steps, within the safety envelope [N]
 	ForceMeas [3]float64 // force the sensor measured [N]
 	Torque    [3]float64 // joint torque commands [N·m]
 	Energy    float64    // passivity observer: energy the user put into the device [J]
-	Damping   float64    // damping the passivity controller injected this tick [N·s/m]
+	Damping   float64    // damping the passivity controller added to the force loop's admittance this tick [N·s/m]
 	Contact   bool       // the finger is inside the cloth's contact region
 	Stiffness float64    // stiffness the cloth's local model asked for while in contact, force scale applied (Frobenius norm) [N/m]
 	Limited   bool       // the coupling rendered less stiffness than the cloth's local model asked for (outside the stable region)

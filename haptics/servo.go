@@ -88,7 +88,7 @@ type fingerServo struct {
 	fCloth    [3]float64     // the cloth's force at the measured pad as the simulation published it, scaled, within the force limit [N, world]
 	offset    [3]float64     // blend between two sim steps [N, world]
 	fDes      [3]float64     // rendered force after the envelope [N, world]
-	fEnv      [3]float64     // the cloth's share of the previous tick's fDes (no passivity damping)
+	fEnv      [3]float64     // the passivity observer's reference: the force the previous tick asked for, with a loop-gain test signal
 	fStiff    [3]float64     // the part of this tick's cloth force that the pad's own displacement makes, K (x - X0 - V (t - T)), scaled [N, world]
 
 	energy, damping float64
@@ -388,7 +388,7 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 	ramp := fs.enableRamp(t, cfg)
 	fs.fCloth = fs.clampForce(vec3.Scale(ramp, fs.fCloth))
 	fd := fs.clampForce(vec3.Scale(ramp, fModel))
-	fd = fs.passivity(fd, cfg)
+	fs.passivity(fd, cfg)
 	fs.fDes = fs.limitRate(fd, cfg)
 	if !fs.fresh {
 		// No new sample: hold the last command (zero-order hold) rather
@@ -560,11 +560,13 @@ func (fs *fingerServo) clampForce(fd [3]float64) [3]float64 {
 // passivity is the passivity observer on the device's port (Hannaford &
 // Ryu 2002, the two-port form): the energy the device and its controller
 // have taken from the user beyond what the cloth asked for,
-// E = -Σ (F_meas - F_env)·v T. A device that renders F_env exactly keeps E
-// at zero; a control loop that feeds energy to the finger (a limit cycle)
-// drives it negative. Below -bound it returns fEnv with extra damping
-// -α v, α chosen to return the excess within one period, capped.
-func (fs *fingerServo) passivity(fEnv [3]float64, cfg *Config) [3]float64 {
+// E = -Σ (F_meas - F_env)·v T, forgotten with passivity.leak_ms. A device
+// that renders F_env exactly keeps E at zero; a control loop that feeds
+// energy to the finger (a limit cycle) drives it negative. Below -bound
+// the controller chooses the damping α that would return the excess
+// within one period, capped, and adds it to the force loop's admittance
+// (controller.step), not to the force the finger is asked to feel.
+func (fs *fingerServo) passivity(fEnv [3]float64, cfg *Config) {
 	fs.damping = 0
 	if cfg.Passivity.Enabled {
 		if l := cfg.Passivity.LeakMs; l > 0 {
@@ -578,11 +580,11 @@ func (fs *fingerServo) passivity(fEnv [3]float64, cfg *Config) [3]float64 {
 			}
 		}
 	}
+	fs.ctl.damping = fs.damping
 	// The observer judges the loop against what it was asked to render:
 	// a loop-gain measurement's injected force error is part of that, so
 	// the test signal is not charged to the controller as energy it made.
 	fs.fEnv = vec3.Add(fEnv, fs.base.Vec(fs.ctl.inject))
-	return vec3.Sub(fEnv, vec3.Scale(fs.damping, fs.vel))
 }
 
 // limitRate limits the change of the rendered force from the previous

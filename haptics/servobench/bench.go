@@ -95,6 +95,9 @@ type SweepSummary struct {
 	// the force bound held the index finger's motors: the loop gain then
 	// reads low and the gain margin high.
 	SaturatedShare float64 `json:"saturated_share"`
+	// DampedTicks counts the ticks in which the passivity controller
+	// acted: margins measured while it acts are not the loop's.
+	DampedTicks int `json:"damped_ticks"`
 }
 
 // TransparencySpeeds are the finger speeds of the transparency runs [m/s].
@@ -168,7 +171,7 @@ func Bench(opt Options) (Result, error) {
 				return res, err
 			}
 		}
-		res.Sweeps = append(res.Sweeps, SweepSummary{AmplitudeN: a, PhaseMarginDeg: sw.PhaseMarginDeg, GainMarginDB: sw.GainMarginDB, CrossoverHz: sw.CrossoverHz, SaturatedShare: sw.SaturatedShare})
+		res.Sweeps = append(res.Sweeps, SweepSummary{AmplitudeN: a, PhaseMarginDeg: sw.PhaseMarginDeg, GainMarginDB: sw.GainMarginDB, CrossoverHz: sw.CrossoverHz, SaturatedShare: sw.SaturatedShare, DampedTicks: sw.DampedTicks})
 	}
 	n := vec3.Scale(-1, pressDir(sim.IndexFinger))
 	for _, k := range opt.StiffnessK {

@@ -169,6 +169,53 @@ func TestPinchWithoutSchedulingOscillates(t *testing.T) {
 	}
 }
 
+// TestPassivityDampsUnscheduledPinch: the unscheduled pinch's limit
+// cycle (TestPinchWithoutSchedulingOscillates) feeds the passivity
+// observer until its controller acts, and the controller brings the
+// pad's motion above 20 Hz under the steady pinch's 0.1 mm; the same
+// pinch without it keeps limit-cycling.
+func TestPassivityDampsUnscheduledPinch(t *testing.T) {
+	p := twin.DefaultExoParams()
+	var hf [2]float64
+	for i, on := range []bool{true, false} {
+		cfg := haptics.DefaultConfig()
+		cfg.Force.StiffBandwidth = 0
+		cfg.Passivity.Enabled = on
+		pr, err := runPinch(cfg, p, 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("passivity %v: %.4f / %.4f mm RMS above 20 Hz, lowest energy %.3g / %.3g J, damping up to %.3g N·s/m, %d trips",
+			on, pr.HFRMSMm[0], pr.HFRMSMm[1], pr.MinEnergyJ[0], pr.MinEnergyJ[1], pr.MaxDamping[1], pr.Trips)
+		hf[i] = max(pr.HFRMSMm[0], pr.HFRMSMm[1])
+		if on && (pr.MaxDamping[0] == 0 || pr.MaxDamping[1] == 0) {
+			t.Errorf("the passivity controller never acted on a finger: damping %v N·s/m", pr.MaxDamping)
+		}
+		if pr.Trips != 0 {
+			t.Errorf("passivity %v: %d safety trips", on, pr.Trips)
+		}
+	}
+	if hf[0] >= 0.1 || hf[1] < 0.2 {
+		t.Errorf("unscheduled pinch: %.4f mm RMS above 20 Hz with the passivity controller, %.4f mm without; want < 0.1 and >= 0.2", hf[0], hf[1])
+	}
+}
+
+// TestSweepLeavesPassivityOff: a loop-gain sweep of 0.1 or 0.3 N is a
+// bounded forced response, not a limit cycle; the passivity controller
+// must not act, or it would measure its own damping instead of the loop.
+func TestSweepLeavesPassivityOff(t *testing.T) {
+	cfg := haptics.DefaultConfig()
+	for _, amp := range []float64{0.1, 0.3} {
+		sw, err := runSweep(cfg, twin.DefaultExoParams(), []float64{2, 5, 10, 14, 20, 28, 40, 56}, amp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sw.DampedTicks != 0 {
+			t.Errorf("%.1f N sweep: the passivity controller acted in %d ticks", amp, sw.DampedTicks)
+		}
+	}
+}
+
 func TestHighPassRMS(t *testing.T) {
 	// A 50 Hz sine of 1 mm amplitude on x plus a 2 Hz one of 5 mm on z:
 	// only the first is above 20 Hz, RMS 1/√2 mm.

@@ -204,8 +204,8 @@ type ZWidthResult struct {
 	// The criterion: a wall is stable when, after the finger has pressed
 	// into it and let most of its push go, the pad's motion above 5 Hz over the
 	// last 0.4 s (0.4 s after the release) stays under HFLimitM RMS, the passivity observer's
-	// energy never falls below -bound_j (so its controller never has to
-	// add damping), and no safety trip occurs.
+	// energy never falls below -bound_j (so its controller never acts),
+	// and no safety trip occurs.
 	HFLimitM float64 `json:"hf_limit_m"`
 	BoundJ   float64 `json:"bound_j"`
 	Chart    string  `json:"chart,omitempty"` // where the chart was written, if it was
@@ -218,12 +218,21 @@ type ZWidthResult struct {
 	Asked []AskedRange `json:"asked,omitempty"`
 }
 
-// wallStable runs the Z-width test at one (k, b): the finger's intent
+// wallRun is one Z-width wall's outcome.
+type wallRun struct {
+	Tripped     bool    // the finger left the active state
+	DampedTicks int     // ticks after the first contact in which the passivity controller acted
+	MinEnergyJ  float64 // the passivity observer's lowest energy after the first contact [J]
+	HFRMSM      float64 // the pad's motion above 5 Hz over the last 0.4 s, RMS [m]
+}
+
+// runWall runs the Z-width test at one (k, b): the finger's intent
 // approaches the wall at 5 cm/s to 8 mm past its surface and holds there
 // for 0.34 s, then relaxes to 3 mm past it (the hand lets go of most of
 // its push, still resting on the wall with up to 0.9 N), and the device
 // must come to rest against the wall.
-func wallStable(cfg haptics.Config, p twin.ExoParams, k, b float64) (bool, error) {
+func runWall(cfg haptics.Config, p twin.ExoParams, k, b float64) (wallRun, error) {
+	var res wallRun
 	press := func(t time.Duration) float64 {
 		s := t.Seconds() - 0.4
 		switch {
@@ -241,11 +250,11 @@ func wallStable(cfg haptics.Config, p twin.ExoParams, k, b float64) (bool, error
 	dur := 1800 * time.Millisecond
 	r, w, err := wallRig(cfg, p, springMatrix(k, vec3.Scale(-1, pressDir(sim.IndexFinger))), b, press, dur)
 	if err != nil {
-		return false, err
+		return res, err
 	}
 	f := sim.IndexFinger
 	var tail []float64
-	e0, minE := 0.0, 0.0
+	e0 := 0.0
 	for r.t < dur {
 		w.update(r.t, &r.out, &r.in.Local[f], f)
 		r.tick()
@@ -253,17 +262,33 @@ func wallStable(cfg haptics.Config, p twin.ExoParams, k, b float64) (bool, error
 		switch {
 		case r.t <= 400*time.Millisecond:
 			e0 = fr.Energy // the observer counts from the first contact
-		case fr.State != haptics.StateActive || fr.Damping > 0:
-			return false, nil
+		case fr.State != haptics.StateActive:
+			res.Tripped = true
+			return res, nil
 		default:
-			minE = math.Min(minE, fr.Energy-e0)
+			res.MinEnergyJ = math.Min(res.MinEnergyJ, fr.Energy-e0)
+			if fr.Damping > 0 {
+				res.DampedTicks++
+			}
 		}
 		if r.t >= dur-400*time.Millisecond {
 			tr := r.exos[f].Truth()
 			tail = append(tail, tr.Pad[0], tr.Pad[1], tr.Pad[2])
 		}
 	}
-	return highPassRMS(tail, 1000, 5) < zwidthHFLimit && minE > -cfg.Passivity.Bound, nil
+	res.HFRMSM = highPassRMS(tail, 1000, 5)
+	return res, nil
+}
+
+// wallStable applies the Z-width criterion to runWall's outcome: no trip,
+// the pad at rest (under zwidthHFLimit), and the passivity observer
+// within its bound, so that its controller never acted.
+func wallStable(cfg haptics.Config, p twin.ExoParams, k, b float64) (bool, error) {
+	w, err := runWall(cfg, p, k, b)
+	if err != nil {
+		return false, err
+	}
+	return !w.Tripped && w.DampedTicks == 0 && w.HFRMSM < zwidthHFLimit && w.MinEnergyJ > -cfg.Passivity.Bound, nil
 }
 
 const zwidthHFLimit = 10e-6 // [m] RMS above 5 Hz

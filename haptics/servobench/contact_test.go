@@ -78,6 +78,34 @@ func TestWallStability(t *testing.T) {
 	}
 }
 
+// TestUnstableWallEngagesPassivity: walls past the Z-width boundary at
+// B = 0 bounce off the finger without the passivity controller (hundreds
+// of µm above 5 Hz) and feed its observer until it acts; a wall inside
+// the boundary never does.
+func TestUnstableWallEngagesPassivity(t *testing.T) {
+	p := twin.DefaultExoParams()
+	for _, k := range []float64{3000, 7000, 10000} {
+		on, err := runWall(haptics.DefaultConfig(), p, k, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := haptics.DefaultConfig()
+		cfg.Passivity.Enabled = false
+		off, err := runWall(cfg, p, k, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%g N/m: with the controller %d damped ticks, lowest energy %.3g J, %.1f µm above 5 Hz; without %.1f µm", k, on.DampedTicks, on.MinEnergyJ, 1e6*on.HFRMSM, 1e6*off.HFRMSM)
+		bounces := off.HFRMSM > 100e-6
+		if bounces != (k > 5000) {
+			t.Errorf("%g N/m without the controller: %.1f µm RMS above 5 Hz", k, 1e6*off.HFRMSM)
+		}
+		if (on.DampedTicks > 0) != bounces {
+			t.Errorf("%g N/m: the controller acted in %d ticks, the wall without it moves %.1f µm", k, on.DampedTicks, 1e6*off.HFRMSM)
+		}
+	}
+}
+
 // TestStretchCompensation: pressing with 1 N, the cable stretches by about
 // a milliradian; located from the motor encoders alone the pad is some
 // 60 µm off, corrected by the stretch under the link's load it is within

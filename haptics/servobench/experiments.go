@@ -163,6 +163,7 @@ type SweepResult struct {
 	Crossed        bool         `json:"crossed"`         // the gain crossed 0 dB inside the sweep (else crossover and margin are 0)
 	PhaseCrossed   bool         `json:"phase_crossed"`   // the phase crossed -180° inside the sweep (else the gain margin is 0)
 	SaturatedShare float64      `json:"saturated_share"` // over every point's measured ticks
+	DampedTicks    int          `json:"damped_ticks"`    // ticks, settling included, in which the passivity controller acted
 }
 
 // runSweep measures the loop gain L(jω) = -E/U along the pad normal, with
@@ -201,6 +202,9 @@ func runSweep(cfg haptics.Config, p twin.ExoParams, freqs []float64, amp float64
 			d := amp * math.Sin(ph)
 			r.servo.InjectForceError(f, vec3.Scale(d, dirB))
 			r.tick()
+			if r.rec.Fingers[f].Damping > 0 {
+				res.DampedTicks++
+			}
 			if k < skip {
 				continue
 			}
