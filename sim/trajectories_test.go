@@ -107,6 +107,12 @@ func randomTrajectory(rng *rand.Rand, thickness float64) *Script {
 // strain of any triangle, at every step, under 50 %.
 func TestRandomTrajectories(t *testing.T) {
 	n := pick(24, 12)
+	// The commit is read before the trajectories run, so that a commit
+	// made while they run is not recorded as theirs.
+	commit := ""
+	if *stiffnessOut != "" {
+		commit = surveyCommit()
+	}
 	var (
 		mu                     sync.Mutex
 		worst, sumIters, steps float64
@@ -159,7 +165,7 @@ func TestRandomTrajectories(t *testing.T) {
 		P50Npm: quantile(sorted, 0.5), P99Npm: quantile(sorted, 0.99), LargestNpm: sorted[len(sorted)-1]}
 	t.Logf("stiffest local model per trajectory: median %.0f N/m, 99th percentile %.0f N/m, largest %.0f N/m", rep.P50Npm, rep.P99Npm, rep.LargestNpm)
 	if *stiffnessOut != "" {
-		rep.Commit = surveyCommit()
+		rep.Commit = commit
 		b, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
 			t.Fatal(err)
