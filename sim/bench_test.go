@@ -192,6 +192,35 @@ func BenchmarkFoldStack(b *testing.B) {
 	b.ReportMetric(float64(st.sens)/float64(st.n), "sens-iters/step")
 }
 
+// BenchmarkFoldSlide1ms steps the 24² fold's pinched slide at 1 ms, the
+// steps at the p99.9 of bench sim's 24² fold: the cloth laid at 5 ms to
+// the flap's landing (FoldLanded, as simbench lays it), stepped at 1 ms to
+// 3.9 s, then 300 steps from there, the script (not the cloth) starting
+// over. Under callgrind, --toggle-collect='*foldStack).step' counts the
+// steps alone (docs/cloth-contact.md).
+func BenchmarkFoldSlide1ms(b *testing.B) {
+	c := newTestCloth(b, func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = 24, 24, 5*time.Millisecond })
+	s := FoldScript(c.cfg)
+	runScript(c, s, FoldLanded, nil)
+	if err := c.SetStep(time.Millisecond); err != nil {
+		b.Fatal(err)
+	}
+	var in FingerState
+	for tm := FoldLanded; tm < sec(3.9); tm += c.cfg.Dt {
+		s.Sample(tm, &in)
+		in.T = c.t
+		c.Step(c.t, &in)
+	}
+	st := &foldStack{c: c, s: s, from: sec(3.9), span: 300}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		st.step()
+	}
+	b.ReportMetric(float64(st.cg)/float64(st.n), "cg-iters/step")
+	b.ReportMetric(float64(st.sens)/float64(st.n), "sens-iters/step")
+}
+
 type foldStack struct {
 	c        *Cloth
 	s        *Script
