@@ -183,13 +183,7 @@ func BenchmarkFoldStack(b *testing.B) {
 	c := newTestCloth(b, func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = 32, 32, sec(0.005) })
 	st := &foldStack{c: c, s: FoldScript(c.cfg), from: sec(3.9), span: int(sec(0.7) / c.cfg.Dt)}
 	runScript(c, st.s, st.from, nil)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		st.step()
-	}
-	b.ReportMetric(float64(st.cg)/float64(st.n), "cg-iters/step")
-	b.ReportMetric(float64(st.sens)/float64(st.n), "sens-iters/step")
+	st.run(b)
 }
 
 // BenchmarkFoldSlide1ms steps the 24² fold's pinched slide at 1 ms, the
@@ -212,13 +206,7 @@ func BenchmarkFoldSlide1ms(b *testing.B) {
 		c.Step(c.t, &in)
 	}
 	st := &foldStack{c: c, s: s, from: sec(3.9), span: 300}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		st.step()
-	}
-	b.ReportMetric(float64(st.cg)/float64(st.n), "cg-iters/step")
-	b.ReportMetric(float64(st.sens)/float64(st.n), "sens-iters/step")
+	st.run(b)
 }
 
 type foldStack struct {
@@ -229,6 +217,17 @@ type foldStack struct {
 	span     int // steps before the script starts over
 	n        int // steps so far
 	cg, sens int // their CG and sensitivity iterations
+}
+
+// run times the steps and reports their iterations.
+func (f *foldStack) run(b *testing.B) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		f.step()
+	}
+	b.ReportMetric(float64(f.cg)/float64(f.n), "cg-iters/step")
+	b.ReportMetric(float64(f.sens)/float64(f.n), "sens-iters/step")
 }
 
 //go:noinline
