@@ -183,13 +183,30 @@ func BenchmarkFoldStack(b *testing.B) {
 	c := newTestCloth(b, func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = 32, 32, sec(0.005) })
 	st := &foldStack{c: c, s: FoldScript(c.cfg), from: sec(3.9), span: int(sec(0.7) / c.cfg.Dt)}
 	runScript(c, st.s, st.from, nil)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		st.step()
+	st.run(b)
+}
+
+// BenchmarkFoldSlide1ms steps the 24² fold's pinched slide at 1 ms, the
+// steps at the p99.9 of bench sim's 24² fold: the cloth laid at 5 ms to
+// the flap's landing (FoldLanded, as simbench lays it), stepped at 1 ms to
+// 3.9 s, then 300 steps from there, the script (not the cloth) starting
+// over. Under callgrind, --toggle-collect='*foldStack).step' counts the
+// steps alone (docs/cloth-contact.md).
+func BenchmarkFoldSlide1ms(b *testing.B) {
+	c := newTestCloth(b, func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = 24, 24, 5*time.Millisecond })
+	s := FoldScript(c.cfg)
+	runScript(c, s, FoldLanded, nil)
+	if err := c.SetStep(time.Millisecond); err != nil {
+		b.Fatal(err)
 	}
-	b.ReportMetric(float64(st.cg)/float64(st.n), "cg-iters/step")
-	b.ReportMetric(float64(st.sens)/float64(st.n), "sens-iters/step")
+	var in FingerState
+	for tm := FoldLanded; tm < sec(3.9); tm += c.cfg.Dt {
+		s.Sample(tm, &in)
+		in.T = c.t
+		c.Step(c.t, &in)
+	}
+	st := &foldStack{c: c, s: s, from: sec(3.9), span: 300}
+	st.run(b)
 }
 
 type foldStack struct {
@@ -200,6 +217,17 @@ type foldStack struct {
 	span     int // steps before the script starts over
 	n        int // steps so far
 	cg, sens int // their CG and sensitivity iterations
+}
+
+// run times the steps and reports their iterations.
+func (f *foldStack) run(b *testing.B) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		f.step()
+	}
+	b.ReportMetric(float64(f.cg)/float64(f.n), "cg-iters/step")
+	b.ReportMetric(float64(f.sens)/float64(f.n), "sens-iters/step")
 }
 
 //go:noinline

@@ -141,7 +141,8 @@ type bvh struct {
 	x0, x1       []float64 // the positions of the last refit (x1 nil unless swept)
 	minCos       float64   // the cull's cone threshold
 	pairs        [][2]int32
-	tests, culls int // counters of the last traversal: node pairs tested, regions culled
+	edges        []int32 // a contour's edges, star's scratch
+	tests, culls int     // counters of the last traversal: node pairs tested, regions culled
 }
 
 func newBVH(m *mesh) *bvh {
@@ -155,6 +156,9 @@ func newBVH(m *mesh) *bvh {
 	nt := len(m.tris)
 	b.n0, b.nm, b.n1 = make([]vec, nt), make([]vec, nt), make([]vec, nt)
 	b.pairs = make([][2]int32, 0, max(1024, n))
+	// Two rectangles' contours are at most the grid's: 2·(su+sv) edges
+	// each, two nodes an edge.
+	b.edges = make([]int32, 0, 8*(su+sv))
 	return b
 }
 
@@ -360,48 +364,46 @@ func (b *bvh) star(k *cone, a, c *bvNode) bool {
 	}
 	p0 = p0.scale(1 / float64(nc))
 	p1 = p1.scale(1 / float64(nc))
+	// The contour's edges as pairs of nodes, listed first and then tested
+	// in one loop (a callback per edge cost more than its test).
+	e := b.contour(a, sh, sh.sideA, b.edges[:0])
+	if c != nil {
+		e = b.contour(c, sh, sh.sideC, e)
+	}
+	b.edges = e
 	// Every edge must turn the same way round the centre; then the contour
 	// winds round it a whole number of times, which is how many times it
 	// crosses a ray from the centre (towards the first corner): once for a
-	// simple contour.
-	ok := true
-	first := true
+	// simple contour. The first edge that does not turn that way decides.
 	var ray vec
 	crossings := 0
-	visit := func(r *bvNode, side int) {
-		b.walk(r, sh, side, func(i, j int32) {
-			if !ok {
-				return
-			}
-			a0, c0 := vecAt(b.x0, i).sub(p0), vecAt(b.x0, j).sub(p0)
-			s0 := a0.cross(c0).dot(k.axis)
-			if !(s0 > 0) {
-				ok = false
-				return
-			}
-			if first {
-				ray, first = a0, false
-			}
-			// The edge crosses the ray when a0 lies on or after it and c0
-			// before it, turning positively, on the ray's side.
-			ra, rc := ray.cross(a0).dot(k.axis), ray.cross(c0).dot(k.axis)
-			if ra <= 0 && rc > 0 && a0.add(c0).dot(ray) > 0 {
-				crossings++
-			}
-			if b.x1 == nil {
-				return
-			}
-			a1, c1 := vecAt(b.x1, i).sub(p1), vecAt(b.x1, j).sub(p1)
-			s1 := a1.cross(c1).dot(k.axis)
-			sm := 0.5 * (a0.cross(c1).add(a1.cross(c0))).dot(k.axis)
-			ok = s1 > 0 && sm > 0
-		})
+	for q := 0; q < len(e); q += 2 {
+		i, j := e[q], e[q+1]
+		a0, c0 := vecAt(b.x0, i).sub(p0), vecAt(b.x0, j).sub(p0)
+		s0 := a0.cross(c0).dot(k.axis)
+		if !(s0 > 0) {
+			return false
+		}
+		if q == 0 {
+			ray = a0
+		}
+		// The edge crosses the ray when a0 lies on or after it and c0
+		// before it, turning positively, on the ray's side.
+		ra, rc := ray.cross(a0).dot(k.axis), ray.cross(c0).dot(k.axis)
+		if ra <= 0 && rc > 0 && a0.add(c0).dot(ray) > 0 {
+			crossings++
+		}
+		if b.x1 == nil {
+			continue
+		}
+		a1, c1 := vecAt(b.x1, i).sub(p1), vecAt(b.x1, j).sub(p1)
+		s1 := a1.cross(c1).dot(k.axis)
+		sm := 0.5 * (a0.cross(c1).add(a1.cross(c0))).dot(k.axis)
+		if !(s1 > 0 && sm > 0) {
+			return false
+		}
 	}
-	visit(a, sh.sideA)
-	if c != nil {
-		visit(c, sh.sideC)
-	}
-	return ok && crossings == 1
+	return crossings == 1
 }
 
 // corners returns the grid indices of the rectangle's four corner nodes.
@@ -442,31 +444,37 @@ func sharedSide(a, c *bvNode) (shared, bool) {
 	return shared{}, false
 }
 
-// walk calls edge for each edge of r's contour, counter-clockwise in the
-// rest plane (the triangles' winding), leaving out the edges of side skip
-// between grid lines sh.lo and sh.hi (skip -1: none).
-func (b *bvh) walk(r *bvNode, sh shared, skip int, edge func(i, j int32)) {
+// skips reports whether grid line g of side lies in the stretch sh, on
+// side skip (skip -1: none).
+func (sh *shared) skips(side, skip int, g int32) bool {
+	return side == skip && g >= sh.lo && g < sh.hi
+}
+
+// contour appends to dst the edges of r's contour as pairs of nodes,
+// counter-clockwise in the rest plane (the triangles' winding), leaving
+// out the edges of side skip between grid lines sh.lo and sh.hi (skip -1:
+// none).
+func (b *bvh) contour(r *bvNode, sh shared, skip int, dst []int32) []int32 {
 	nu := int32(b.m.nu)
-	id := func(i, j int32) int32 { return j*nu + i }
-	in := func(side int, g int32) bool { return side == skip && g >= sh.lo && g < sh.hi }
 	for i := r.i0; i < r.i1; i++ { // bottom, left to right
-		if !in(0, i) {
-			edge(id(i, r.j0), id(i+1, r.j0))
+		if !sh.skips(0, skip, i) {
+			dst = append(dst, r.j0*nu+i, r.j0*nu+i+1)
 		}
 	}
 	for j := r.j0; j < r.j1; j++ { // right, upwards
-		if !in(1, j) {
-			edge(id(r.i1, j), id(r.i1, j+1))
+		if !sh.skips(1, skip, j) {
+			dst = append(dst, j*nu+r.i1, (j+1)*nu+r.i1)
 		}
 	}
 	for i := r.i1; i > r.i0; i-- { // top, right to left
-		if !in(2, i-1) {
-			edge(id(i, r.j1), id(i-1, r.j1))
+		if !sh.skips(2, skip, i-1) {
+			dst = append(dst, r.j1*nu+i, r.j1*nu+i-1)
 		}
 	}
 	for j := r.j1; j > r.j0; j-- { // left, downwards
-		if !in(3, j-1) {
-			edge(id(r.i0, j), id(r.i0, j-1))
+		if !sh.skips(3, skip, j-1) {
+			dst = append(dst, j*nu+r.i0, (j-1)*nu+r.i0)
 		}
 	}
+	return dst
 }

@@ -142,6 +142,27 @@ type selfContact struct {
 	cand      [][2]int32
 	candReach float64
 	fresh     bool
+	// The features of cand closer than candReach as the fail-safe's last
+	// separation sweep measured them (near, from nearAt[k] for cand[k]),
+	// and per node the last square pair whose sweep moved it (stamp, k+1;
+	// 0: not moved in that sweep). The next step's proximity takes a
+	// square pair's features from there when none of its nodes moved at
+	// or after its turn in that sweep and the positions are xEnd, bit for
+	// bit: the same inputs to the same closest-point tests.
+	near   []nearFeat
+	nearAt []int32
+	stamp  []int32
+	xEnd   []float64
+	record bool // the separation sweeps record near
+}
+
+// nearFeat is a vertex-triangle (tri ≥ 0: vertex n[0], weights w) or
+// edge-edge pair (tri -1: edges n[0]-n[1] and n[2]-n[3] at parameters w[0]
+// and w[1]) whose closest points lie closer than the proximity's reach.
+type nearFeat struct {
+	n   [4]int32
+	w   [3]float64
+	tri int32
 }
 
 // scalarCoupling is one off-diagonal scalar coupling of the step's matrix.
@@ -205,6 +226,10 @@ func (s *selfContact) init(c *Cloth) {
 	s.prev = make([]stackPair, 0, room/2)
 	s.cpl = make([]scalarCoupling, 0, 4*room)
 	s.cand = make([][2]int32, 0, room)
+	s.near = make([]nearFeat, 0, room)
+	s.nearAt = make([]int32, 0, room+1)
+	s.stamp = make([]int32, n)
+	s.xEnd = make([]float64, 3*n)
 	s.layers = [NumFingers]int{1, 1}
 }
 
@@ -221,18 +246,13 @@ func (s *selfContact) begin(x []float64) {
 	th := c.fab.thick
 	s.restFar = 2 * th
 	r := s.reach()
-	pairs := s.cand
-	if !s.fresh || s.candReach != r {
+	if s.fresh && s.candReach == r {
+		s.proximity(x, s.cand, r, s.replayable(x))
+	} else {
 		s.bvh.refit(x, nil, r/2)
-		pairs = s.bvh.collect(0.5)
+		s.proximity(x, s.bvh.collect(0.5), r, false)
 	}
 	s.fresh = false
-	s.prox = s.prox[:0]
-	for _, sq := range pairs {
-		s.narrow(x, sq[0], sq[1], r)
-		s.narrow(x, sq[1], sq[0], r)
-		s.edgePairs(x, sq[0], sq[1], r)
-	}
 	s.prev, s.stack = s.stack, s.prev[:0]
 	keep := s.prox[:0]
 	for i := range s.prox {
@@ -258,6 +278,38 @@ func (s *selfContact) begin(x []float64) {
 	s.prox = keep
 	s.nProx, s.nStack = len(s.prox)+len(s.stack), len(s.stack)
 	s.padLayers(x)
+}
+
+// proximity sets s.prox to the pairs of features of the squares in pairs
+// closer than r at x. With replay (replayable), a square pair none of
+// whose nodes the last separation sweep moved at or after its turn takes
+// its features from that sweep's list instead of measuring them again:
+// the sweep ran the same closest-point tests (closestOnTri,
+// closestOnEdgePair) on the same square pairs (cand is the sweep's list),
+// in the same order, on the same positions bit for bit (x is xEnd), so it
+// found the same features with the same weights; the pairs are then built
+// from x as the tests' own are (addVT, addEE).
+func (s *selfContact) proximity(x []float64, pairs [][2]int32, r float64, replay bool) {
+	s.prox = s.prox[:0]
+	for k, sq := range pairs {
+		if replay && s.settled(sq, k) {
+			s.replay(x, s.near[s.nearAt[k]:s.nearAt[k+1]])
+			continue
+		}
+		s.narrow(x, sq[0], sq[1], r)
+		s.narrow(x, sq[1], sq[0], r)
+		s.edgePairs(x, sq[0], sq[1], r)
+	}
+}
+
+// replayable reports whether the last separation sweep's features can
+// stand for the next step's proximity at x: the fail-safe ended the last
+// step without moving the cloth after that sweep (fresh: no collision,
+// no impact zone, no second traversal; xEnd is its end), nothing has
+// moved the cloth since, and the sweep listed cand's square pairs at the
+// proximity's reach.
+func (s *selfContact) replayable(x []float64) bool {
+	return s.fresh && s.candReach == s.reach() && len(s.nearAt) == len(s.cand)+1 && unchanged(x, s.xEnd)
 }
 
 // underPad reports whether a pair lies in a pinch: a node it weighs
@@ -296,51 +348,108 @@ func (s *selfContact) narrow(x []float64, a, b int32, r float64) {
 			if v == t.n[0] || v == t.n[1] || v == t.n[2] {
 				continue
 			}
-			p := vecAt(x, v)
-			w, d2 := closestOnTri(p, va, vb, vc)
-			if d2 >= r*r || s.restVT(v, t) < s.restFar {
-				continue
+			w, d2 := closestOnTri(vecAt(x, v), va, vb, vc)
+			if d2 < r*r {
+				s.addVT(x, v, t, w)
 			}
-			q := va.scale(w[0]).add(vb.scale(w[1])).add(vc.scale(w[2]))
-			nrm, d := unitVec(p.sub(q))
-			if d == 0 {
-				nrm, _ = unitVec(vb.sub(va).cross(vc.sub(va)))
-			}
-			s.prox = append(s.prox, featPair{
-				n: [4]int32{v, t.n[0], t.n[1], t.n[2]}, w: [4]float64{1, -w[0], -w[1], -w[2]},
-				nrm: nrm, dist: d, area: m.area[v],
-			})
 		}
 	}
+}
+
+// addVT adds the vertex-triangle pair of vertex v and triangle t, whose
+// closest point has the weights w, unless they lie close on the rest
+// surface.
+func (s *selfContact) addVT(x []float64, v int32, t *tri, w [3]float64) {
+	if s.restVT(v, t) < s.restFar {
+		return
+	}
+	va, vb, vc := vecAt(x, t.n[0]), vecAt(x, t.n[1]), vecAt(x, t.n[2])
+	p := vecAt(x, v)
+	q := va.scale(w[0]).add(vb.scale(w[1])).add(vc.scale(w[2]))
+	nrm, d := unitVec(p.sub(q))
+	if d == 0 {
+		nrm, _ = unitVec(vb.sub(va).cross(vc.sub(va)))
+	}
+	s.prox = append(s.prox, featPair{
+		n: [4]int32{v, t.n[0], t.n[1], t.n[2]}, w: [4]float64{1, -w[0], -w[1], -w[2]},
+		nrm: nrm, dist: d, area: s.c.m.area[v],
+	})
+}
+
+// replay adds the proximity pairs of features the last separation sweep
+// measured (near) at the same positions.
+func (s *selfContact) replay(x []float64, near []nearFeat) {
+	for i := range near {
+		f := &near[i]
+		if f.tri >= 0 {
+			s.addVT(x, f.n[0], &s.c.m.tris[f.tri], f.w)
+		} else {
+			s.addEE(x, [2]int32{f.n[0], f.n[1]}, [2]int32{f.n[2], f.n[3]}, f.w[0], f.w[1])
+		}
+	}
+}
+
+// settled reports whether no node of the square pair sq, the k-th of the
+// last separation sweep, moved at or after its turn in that sweep.
+func (s *selfContact) settled(sq [2]int32, k int) bool {
+	nu := int32(s.c.m.nu)
+	for _, q := range sq {
+		a := q/(nu-1)*nu + q%(nu-1)
+		if max(s.stamp[a], s.stamp[a+1], s.stamp[a+nu], s.stamp[a+nu+1]) > int32(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// unchanged reports whether a and b hold the same bits.
+func unchanged(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // edgePairs adds the edge-edge pairs of the two squares' own edges
 // closer than r.
 func (s *selfContact) edgePairs(x []float64, a, b int32, r float64) {
-	m := s.c.m
 	oa, ob := &s.own[a], &s.own[b]
 	for _, e := range oa.edges[:oa.ne] {
 		for _, f := range ob.edges[:ob.ne] {
 			if e[0] == f[0] || e[0] == f[1] || e[1] == f[0] || e[1] == f[1] {
 				continue
 			}
-			p1, q1, p2, q2 := vecAt(x, e[0]), vecAt(x, e[1]), vecAt(x, f[0]), vecAt(x, f[1])
-			u, v, d2 := closestOnEdgePair(p1, q1, p2, q2)
-			if d2 >= r*r || s.restEE(e, f) < s.restFar {
-				continue
+			u, v, d2 := closestOnEdgePair(vecAt(x, e[0]), vecAt(x, e[1]), vecAt(x, f[0]), vecAt(x, f[1]))
+			if d2 < r*r {
+				s.addEE(x, e, f, u, v)
 			}
-			g := p1.add(q1.sub(p1).scale(u)).sub(p2.add(q2.sub(p2).scale(v)))
-			nrm, d := unitVec(g)
-			if d == 0 {
-				nrm, _ = unitVec(q1.sub(p1).cross(q2.sub(p2)))
-			}
-			s.prox = append(s.prox, featPair{
-				n: [4]int32{e[0], e[1], f[0], f[1]}, w: [4]float64{1 - u, u, -(1 - v), -v},
-				nrm: nrm, dist: d, edge: true,
-				area: (m.area[e[0]] + m.area[e[1]] + m.area[f[0]] + m.area[f[1]]) / 8,
-			})
 		}
 	}
+}
+
+// addEE adds the edge-edge pair of edges e and f, whose closest points
+// lie at parameters u and v, unless they lie close on the rest surface.
+func (s *selfContact) addEE(x []float64, e, f [2]int32, u, v float64) {
+	if s.restEE(e, f) < s.restFar {
+		return
+	}
+	m := s.c.m
+	p1, q1, p2, q2 := vecAt(x, e[0]), vecAt(x, e[1]), vecAt(x, f[0]), vecAt(x, f[1])
+	g := p1.add(q1.sub(p1).scale(u)).sub(p2.add(q2.sub(p2).scale(v)))
+	nrm, d := unitVec(g)
+	if d == 0 {
+		nrm, _ = unitVec(q1.sub(p1).cross(q2.sub(p2)))
+	}
+	s.prox = append(s.prox, featPair{
+		n: [4]int32{e[0], e[1], f[0], f[1]}, w: [4]float64{1 - u, u, -(1 - v), -v},
+		nrm: nrm, dist: d, edge: true,
+		area: (m.area[e[0]] + m.area[e[1]] + m.area[f[0]] + m.area[f[1]]) / 8,
+	})
 }
 
 // restEE is the rest-surface distance between edges e and f.
@@ -678,7 +787,9 @@ func (s *selfContact) failsafe(x, v []float64) {
 	r := s.reach()
 	s.bvh.refit(s.x0, x, r/2)
 	pairs := s.bvh.collect(0.5)
+	s.record = true
 	moved := s.separateFully(x, v, pairs, sep)
+	s.record = false
 	if moved > (r-tol)/2 {
 		// The separation moved nodes further than the boxes had room
 		// for: bound the motion again.
@@ -696,6 +807,9 @@ func (s *selfContact) failsafe(x, v []float64) {
 		if hits == 0 {
 			if merged {
 				s.separateAfterZones(x, v, sep, tol)
+			}
+			if s.fresh {
+				copy(s.xEnd, x)
 			}
 			return
 		}
@@ -779,8 +893,22 @@ func (s *selfContact) collisions(x []float64, pairs [][2]int32, tol float64, mer
 // pairs that end the step closer than sep and lie apart on the rest
 // surface; it returns how many it moved by more than separationRest of
 // sep and a bound on how far it moved a node.
+//
+// With s.record it lists the features closer than the proximity's reach
+// in s.near and stamps the nodes it moves (selfContact.near).
 func (s *selfContact) separate(x, v []float64, pairs [][2]int32, sep float64) (n int, moved float64) {
-	for _, sq := range pairs {
+	rec := s.record
+	var r2 float64
+	if rec {
+		s.near, s.nearAt = s.near[:0], s.nearAt[:0]
+		clear(s.stamp)
+		r := s.reach()
+		r2 = r * r
+	}
+	for k, sq := range pairs {
+		if rec {
+			s.nearAt = append(s.nearAt, int32(len(s.near)))
+		}
 		for _, ab := range [2][2]int32{{sq[0], sq[1]}, {sq[1], sq[0]}} {
 			o := &s.own[ab[0]]
 			t0, t1 := squareTris(ab[1])
@@ -791,6 +919,9 @@ func (s *selfContact) separate(x, v []float64, pairs [][2]int32, sep float64) (n
 						continue
 					}
 					w, d2 := closestOnTri(vecAt(x, vtx), vecAt(x, t.n[0]), vecAt(x, t.n[1]), vecAt(x, t.n[2]))
+					if rec && d2 < r2 {
+						s.near = append(s.near, nearFeat{n: [4]int32{vtx}, w: w, tri: ti})
+					}
 					if d2 >= sep*sep || s.restVT(vtx, t) < s.restFar {
 						continue
 					}
@@ -798,6 +929,9 @@ func (s *selfContact) separate(x, v []float64, pairs [][2]int32, sep float64) (n
 					if ok, m := s.separatePair(&p, x, v, sep); ok {
 						n += b2i(m > separationRest*sep)
 						moved += m
+						if rec {
+							s.stampNodes(&p.n, k)
+						}
 					}
 				}
 			}
@@ -809,6 +943,9 @@ func (s *selfContact) separate(x, v []float64, pairs [][2]int32, sep float64) (n
 					continue
 				}
 				u, w, d2 := closestOnEdgePair(vecAt(x, e[0]), vecAt(x, e[1]), vecAt(x, f[0]), vecAt(x, f[1]))
+				if rec && d2 < r2 {
+					s.near = append(s.near, nearFeat{n: [4]int32{e[0], e[1], f[0], f[1]}, w: [3]float64{u, w}, tri: -1})
+				}
 				if d2 >= sep*sep || s.restEE(e, f) < s.restFar {
 					continue
 				}
@@ -816,11 +953,25 @@ func (s *selfContact) separate(x, v []float64, pairs [][2]int32, sep float64) (n
 				if ok, m := s.separatePair(&p, x, v, sep); ok {
 					n += b2i(m > separationRest*sep)
 					moved += m
+					if rec {
+						s.stampNodes(&p.n, k)
+					}
 				}
 			}
 		}
 	}
+	if rec {
+		s.nearAt = append(s.nearAt, int32(len(s.near)))
+	}
 	return n, moved
+}
+
+// stampNodes records that the sweep moved the nodes while at its k-th
+// square pair.
+func (s *selfContact) stampNodes(nodes *[4]int32, k int) {
+	for _, q := range nodes {
+		s.stamp[q] = int32(k + 1)
+	}
 }
 
 // separatePair moves one pair apart to sep along the direction between its
@@ -965,15 +1116,19 @@ func (s *selfContact) ccdSquares(x []float64, a, b int32, tol float64, merge boo
 // ccdEdges is ccdSquares for the two squares' own edges.
 func (s *selfContact) ccdEdges(x []float64, a, b int32, tol float64, merge bool) int {
 	oa, ob := &s.own[a], &s.own[b]
+	// b's edges' boxes once, not once for each of a's edges.
+	var flo, fhi [5]vec
+	for q, f := range ob.edges[:ob.ne] {
+		flo[q], fhi[q] = s.edgeBox(f)
+	}
 	hits := 0
 	for _, e := range oa.edges[:oa.ne] {
-		elo, ehi := s.boxOf(e[:])
-		for _, f := range ob.edges[:ob.ne] {
+		elo, ehi := s.edgeBox(e)
+		for q, f := range ob.edges[:ob.ne] {
 			if e[0] == f[0] || e[0] == f[1] || e[1] == f[0] || e[1] == f[1] {
 				continue
 			}
-			flo, fhi := s.boxOf(f[:])
-			if !boxMeet(elo, ehi, flo, fhi, tol) {
+			if !boxMeet(elo, ehi, flo[q], fhi[q], tol) {
 				continue
 			}
 			e0 := [2]vec{vecAt(s.x0, e[0]), vecAt(s.x0, e[1])}
@@ -1000,6 +1155,15 @@ func (s *selfContact) boxOf(nodes []int32) (lo, hi vec) {
 		lo = vec{min(lo.x, l.x), min(lo.y, l.y), min(lo.z, l.z)}
 		hi = vec{max(hi.x, h.x), max(hi.y, h.y), max(hi.z, h.z)}
 	}
+	return lo, hi
+}
+
+// edgeBox returns the box of an edge's motion over the step: boxOf for
+// two nodes.
+func (s *selfContact) edgeBox(e [2]int32) (lo, hi vec) {
+	l0, h0, l1, h1 := s.mlo[e[0]], s.mhi[e[0]], s.mlo[e[1]], s.mhi[e[1]]
+	lo = vec{min(l0.x, l1.x), min(l0.y, l1.y), min(l0.z, l1.z)}
+	hi = vec{max(h0.x, h1.x), max(h0.y, h1.y), max(h0.z, h1.z)}
 	return lo, hi
 }
 

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -289,4 +290,117 @@ func TestStackSpringsInLineSearch(t *testing.T) {
 			t.Errorf("direction %d: the springs' dE/dh %g, -f·d %g (scale %g)", trial, fd, -fdotd, scale)
 		}
 	}
+}
+
+// TestProximityReplay: the proximity pairs a step takes from the last
+// separation sweep (selfContact.proximity with replay) are those the
+// closest-point tests find again on the same square pairs at the same
+// positions, bit for bit, in every step of the fold at 16² (5 ms), of
+// the 24² fold's pinch at 1 ms (laid at 5 ms, as bench sim does), of the
+// crumple at 16², and of random fold 5 of TestRandomFoldAndPinch (24², 5
+// ms; not under the race detector), whose last separation sweeps move
+// nodes after some square pairs' turns, which must then be measured
+// again.
+func TestProximityReplay(t *testing.T) {
+	type scene struct {
+		name   string
+		side   int
+		dt     time.Duration
+		lay    bool
+		script func(Config) *Script
+		until  time.Duration // end of the measured steps (0: the script's)
+	}
+	for _, sc := range []scene{
+		{"fold16@5ms", 16, 5 * time.Millisecond, false, FoldScript, 0},
+		{"fold24@1ms", 24, time.Millisecond, true, FoldScript, pick(4300*time.Millisecond, 2900*time.Millisecond)},
+		{"crumple16@5ms", 16, 5 * time.Millisecond, false, CrumpleScript, 0},
+		{"random5@5ms", 24, 5 * time.Millisecond, false, nil, 0},
+	} {
+		if sc.script == nil && raceEnabled {
+			continue
+		}
+		t.Run(sc.name, func(t *testing.T) {
+			dt0 := sc.dt
+			if sc.lay {
+				dt0 = 5 * time.Millisecond
+			}
+			c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV, cfg.Dt = sc.side, sc.side, dt0 })
+			var s *Script
+			if sc.script != nil {
+				s = sc.script(c.cfg)
+			} else {
+				surf := c.cfg.PadRadius[Thumb] + c.fab.thick/2
+				s = randomFold(rand.New(rand.NewPCG(5, 0xf01d)), c.corner, c.cfg.Width, surf, c.fab.thick)
+			}
+			var t0 time.Duration
+			if sc.lay {
+				runScript(c, s, FoldLanded, nil)
+				if err := c.SetStep(sc.dt); err != nil {
+					t.Fatal(err)
+				}
+				t0 = FoldLanded
+			}
+			end := s.Duration()
+			if sc.until > 0 {
+				end = sc.until
+			}
+			sf := c.self
+			r := sf.reach()
+			var want []featPair
+			var in FingerState
+			steps, compared, pairs, replayed, stale := 0, 0, 0, 0, 0
+			for tm := t0; tm < end; tm += sc.dt {
+				steps++
+				if sf.replayable(c.x) {
+					sf.proximity(c.x, sf.cand, r, false)
+					want = append(want[:0], sf.prox...)
+					sf.proximity(c.x, sf.cand, r, true)
+					if !sameFeatPairs(sf.prox, want) {
+						t.Fatalf("%v: the replayed proximity pairs (%d) are not the measured ones (%d)", tm, len(sf.prox), len(want))
+					}
+					compared++
+					pairs += len(want)
+					for k, sq := range sf.cand {
+						if sf.settled(sq, k) {
+							replayed++
+						} else {
+							stale++
+						}
+					}
+				}
+				s.Sample(tm, &in)
+				in.T = c.t
+				c.Step(c.t, &in)
+			}
+			t.Logf("%d steps, %d replayable: %d proximity pairs the same; square pairs replayed %d, measured again %d", steps, compared, pairs, replayed, stale)
+			if compared < steps/2 || pairs == 0 || replayed == 0 {
+				t.Errorf("the replay was not exercised: %d of %d steps, %d pairs, %d square pairs", compared, steps, pairs, replayed)
+			}
+			if sc.script == nil && stale == 0 {
+				t.Errorf("no square pair was measured again")
+			}
+		})
+	}
+}
+
+// sameFeatPairs reports whether two lists of pairs are the same, bit for
+// bit.
+func sameFeatPairs(a, b []featPair) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	bits := func(p *featPair) []uint64 {
+		u := []uint64{math.Float64bits(p.nrm.x), math.Float64bits(p.nrm.y), math.Float64bits(p.nrm.z),
+			math.Float64bits(p.dist), math.Float64bits(p.area)}
+		for _, w := range p.w {
+			u = append(u, math.Float64bits(w))
+		}
+		return u
+	}
+	for i := range a {
+		if a[i].n != b[i].n || a[i].edge != b[i].edge || !slices.Equal(bits(&a[i]), bits(&b[i])) {
+			return false
+		}
+	}
+	return true
 }
