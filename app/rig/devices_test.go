@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -72,6 +73,25 @@ func TestUnplugDuringRun(t *testing.T) {
 	}
 	defer set.Close()
 	plug := em.Plug("thumb-exo")
+	// The device's own power stage, timed at the device: after the cable
+	// goes it must switch off by its watchdog (50 ms after the host's last
+	// frame), not wait for the next HELLO. Wall clock on both sides.
+	var powerMu sync.Mutex
+	var offs []struct {
+		at    time.Time
+		cause string
+	}
+	plug.Device().OnPower(func(on bool, cause string) {
+		if !on {
+			powerMu.Lock()
+			offs = append(offs, struct {
+				at    time.Time
+				cause string
+			}{time.Now(), cause})
+			powerMu.Unlock()
+		}
+	})
+	var unplugged []time.Time
 	type cycle struct{ unplug, replug float64 }
 	var cs []cycle
 	done := make(chan error, 1)
@@ -115,6 +135,7 @@ func TestUnplugDuringRun(t *testing.T) {
 			from = cs[k-1].replug + period.Seconds()
 		}
 		c.unplug = inUse(from)
+		unplugged = append(unplugged, time.Now())
 		plug.Unplug()
 		c.replug = waitRun(c.unplug + 0.5)
 		if err := plug.Replug(); err != nil {
@@ -202,6 +223,31 @@ func TestUnplugDuringRun(t *testing.T) {
 	}
 	t.Logf("%d cycles, %d with the thumb in use at the unplug: unplug to safe ms %s; replug to in use (enabling) ms %s; replug to active ms %s",
 		len(cs), len(toSafe), summary(toSafe), summary(toEnabling), summary(toActive))
+	// At the device: after each unplug of a stage that was on, the stage
+	// went off, by the watchdog, within its 50 ms (plus the slack above).
+	powerMu.Lock()
+	for i, u := range unplugged {
+		var off *time.Time
+		for k := range offs {
+			if !offs[k].at.Before(u) {
+				off = &offs[k].at
+				if offs[k].cause != "watchdog" {
+					t.Errorf("cycle %d: the device's stage went off by %q after the unplug, want its watchdog", i, offs[k].cause)
+				}
+				break
+			}
+		}
+		if off == nil {
+			t.Errorf("cycle %d: the device's stage never went off after the unplug", i)
+			continue
+		}
+		d := off.Sub(u)
+		t.Logf("cycle %d: the device's own stage off %.1f ms after the unplug", i, float64(d)/1e6)
+		if d > 50*time.Millisecond+time.Duration(1e3*safeLimit)*time.Millisecond {
+			t.Errorf("cycle %d: the device's stage went off %v after the unplug, want within its 50 ms watchdog (+%v slack)", i, d, time.Duration(1e3*safeLimit)*time.Millisecond)
+		}
+	}
+	powerMu.Unlock()
 	if m := maxOf(toSafe); m > 1e3*safeLimit {
 		t.Errorf("unplug to safe state took up to %.1f ms, limit %.0f ms", m, 1e3*safeLimit)
 	}

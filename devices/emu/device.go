@@ -57,6 +57,7 @@ type Device struct {
 	lastSent  time.Duration
 	enabled   bool
 	watchdog  bool
+	hosted    bool   // a host opened a session since the device started (the watchdog runs from then on, link or not)
 	fault     uint32 // latched fault bits
 	condition uint32 // fault conditions present now (SetCondition)
 	ackSeq    uint32
@@ -290,14 +291,18 @@ func (d *Device) Receive(conn transport.Conn, p []byte, err error) bool {
 // An exoskeleton's physics runs on with or without a host: a backend
 // left idle integrated all the time it missed at the next HELLO (16-63 ms
 // of computing for each second on this machine), and the devices' loop
-// fell silent that long.
+// fell silent that long. The watchdog runs whether the link is up or not
+// (an unplugged device's stage went on with its last torque until the
+// next HELLO, a second later): watchdog_ms is the device's promise that
+// it is never powered longer than that after the host fell silent
+// (docs/protocol.md §6.2); only the report needs the link.
 func (d *Device) Tick(now time.Duration) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.exo != nil {
 		d.advance(now)
 	}
-	if d.conn == nil || !d.ready {
+	if !d.hosted {
 		return
 	}
 	silent := now - d.lastHost
@@ -312,6 +317,9 @@ func (d *Device) Tick(now time.Duration) {
 			d.watchdog = true
 			d.sendError(wire.CodeWatchdog, 0, 0, int32(silent/time.Millisecond), now)
 		}
+	}
+	if d.conn == nil || !d.ready {
+		return
 	}
 	if now-d.lastSent >= time.Duration(d.cfg.PeriodUs)*time.Microsecond {
 		d.sendSample(now)
@@ -391,7 +399,7 @@ func (d *Device) parse(m interface{ Parse([]byte) error }, f *wire.Frame, now ti
 }
 
 func (d *Device) startSession(seq uint32, now time.Duration) {
-	d.ready = true
+	d.ready, d.hosted = true, true
 	d.hostSeq = seq
 	d.lastHost = now
 	d.seq = 0

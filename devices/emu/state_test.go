@@ -160,3 +160,33 @@ func TestExoStates(t *testing.T) {
 		t.Errorf("the watchdog tripped while disabled: %+v", h.errs[n:])
 	}
 }
+
+// An exoskeleton detached from its host while enabled (an unplugged
+// cable) still keeps its watchdog's promise: the power stage goes off
+// watchdog_ms after the host's last frame, with nobody to tell. Before,
+// it stayed on with its last torque until the next HELLO.
+func TestDetachedExoWatchdog(t *testing.T) {
+	h := newHost(t)
+	var offAt time.Duration
+	var cause string
+	h.dev.OnPower(func(on bool, c string) {
+		if !on && offAt == 0 {
+			offAt, cause = h.now, c
+		}
+	})
+	h.send(&wire.Hello{Major: wire.Major, Nonce: 1})
+	h.send(&wire.Enable{On: 1})
+	h.send(&wire.Command{TorqueUNm: [3]int32{100_000, 0, 0}, Tag: 1})
+	if s := h.lastState(); s.Status&wire.StateEnabled == 0 {
+		t.Fatalf("ENABLE 1: %+v", s)
+	}
+	last := h.now // the host's last frame
+	h.dev.Detach()
+	for h.now < last+100*time.Millisecond {
+		h.now += time.Millisecond
+		h.dev.Tick(h.now)
+	}
+	if offAt == 0 || cause != "watchdog" || offAt > last+21*time.Millisecond {
+		t.Fatalf("detached: the stage went off at %v after the host's last frame (cause %q), want within the 20 ms watchdog (+1 ms tick)", offAt-last, cause)
+	}
+}
