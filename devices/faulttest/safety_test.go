@@ -158,6 +158,7 @@ type trial struct {
 	confirm devices.Confirm
 	sawOn   bool          // a read after the bound showed the stage on and Confirm silenced
 	pause   time.Duration // the worst lateness of the servo's or the device's loop during the trial
+	dropped int32         // ENABLE 0 frames the proxy saw in the trial (attack.dropped)
 	err     error
 }
 
@@ -268,6 +269,7 @@ func (s *servo) write(x *link.Exo, tau [3]float64) {
 
 func (s *servo) finish(err error) {
 	s.tr.err = err
+	s.tr.dropped = s.b.atk.dropped.Load()
 	// From the trip on, or, for a trial that failed before it, from its
 	// start: the device's loops' lateness was reset at either.
 	from := s.tr.start
@@ -398,9 +400,15 @@ func TestEnableOffLost(t *testing.T) {
 		redial  bool
 		confirm devices.Confirm
 		cause   string
+		// The ENABLE 0 frames the proxy must have seen: dropped once, the
+		// first is lost and a repeat gets through; dropped every time, at
+		// least the first is lost. Without the drop the trial passes the
+		// checks above as well (the stage confirmed off by the device in
+		// a few ms), so only this count says the fault was injected.
+		frames int32
 	}{
-		{"dropped once", dropOnce, false, devices.ConfirmDevice, "disable"},
-		{"dropped every time", dropAll, true, devices.ConfirmWatchdog, "watchdog"},
+		{"dropped once", dropOnce, false, devices.ConfirmDevice, "disable", 2},
+		{"dropped every time", dropAll, true, devices.ConfirmWatchdog, "watchdog", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			trs := runTrials(t, b, tc.mode, 100, tc.redial)
@@ -408,6 +416,9 @@ func TestEnableOffLost(t *testing.T) {
 			for i, tr := range trs {
 				if tr.confirm != tc.confirm || tr.cause != tc.cause {
 					t.Errorf("trial %d: confirmed by %v, stage switched off by %q; want %v and %q", i, tr.confirm, tr.cause, tc.confirm, tc.cause)
+				}
+				if tr.dropped < tc.frames {
+					t.Errorf("trial %d: the proxy saw %d ENABLE 0 frames, want at least %d (the fault was not injected)", i, tr.dropped, tc.frames)
 				}
 			}
 			if within != len(trs) {
