@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/csv"
@@ -215,6 +216,63 @@ func TestResumeAfterCSVBeforeState(t *testing.T) {
 	}
 	if rows := readCSV(t, filepath.Join(sub, "trials.csv")); len(rows) != len(a) {
 		t.Fatalf("trials.csv has %d rows, want %d", len(rows), len(a))
+	}
+}
+
+// A run killed while it wrote trial 4's row leaves half of it in
+// trials.csv and the state of trial 3: the resumed run drops the torn
+// line, runs trial 4 again and ends with the uninterrupted run's trials,
+// each once.
+func TestResumeAfterTornRow(t *testing.T) {
+	whole, _ := wholeRun(t)
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "level-test", "sim01")
+	var saved []byte
+	stop := errors.New("killed")
+	if _, err := run(t, dir, func(n int) error {
+		switch n {
+		case 3:
+			saved, _ = os.ReadFile(filepath.Join(sub, "state.json"))
+		case 4:
+			path := filepath.Join(sub, "trials.csv")
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			// Cut the last row (trial 4's) in half, as if the run had
+			// died in the middle of writing it.
+			last := bytes.LastIndexByte(b[:len(b)-1], '\n') + 1
+			if err := os.WriteFile(path, b[:last+(len(b)-last)/2], 0o644); err != nil {
+				return err
+			}
+			os.WriteFile(filepath.Join(sub, "state.json"), saved, 0o644)
+			return stop
+		}
+		return nil
+	}); !errors.Is(err, stop) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	part, err := run(t, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := whole.Procedure.Records(), part.Procedure.Records()
+	if len(a) != len(b) {
+		t.Fatalf("%d trials resumed, %d uninterrupted", len(b), len(a))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("trial %d: %+v uninterrupted, %+v resumed", i, a[i], b[i])
+		}
+	}
+	rows := readCSV(t, filepath.Join(sub, "trials.csv"))
+	if len(rows) != len(a) {
+		t.Fatalf("trials.csv has %d rows, want %d", len(rows), len(a))
+	}
+	for i, r := range rows {
+		if r[0] != strconv.Itoa(i) {
+			t.Fatalf("row %d holds trial %s: a trial lost or repeated", i, r[0])
+		}
 	}
 }
 
