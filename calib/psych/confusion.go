@@ -116,6 +116,13 @@ type ConfusionAnalysis struct {
 	// A stimulus never presented has NaN proportions and intervals.
 	P         [][]float64  `json:"p"`
 	PInterval [][]Interval `json:"p_interval"`
+	// PSimultaneous holds intervals that hold every cell of the matrix at
+	// once with coverage Level: Wilson intervals at the level 1 − α/m
+	// over the m cells of the rows presented (Goodman 1965's simultaneous
+	// multinomial intervals, taken over all rows together: Bonferroni).
+	// PInterval's cover each cell alone, so the whole matrix falls within
+	// them far less often (about Level^m for independent cells).
+	PSimultaneous [][]Interval `json:"p_interval_simultaneous"`
 	// PercentCorrect is the percentage of trials answered with the
 	// stimulus's own name, with its Wilson interval; ChancePercent is
 	// what guessing uniformly among the responses scores. NaN when no
@@ -169,21 +176,31 @@ func (c *Confusion) Analyse(opt ConfusionOptions) (*ConfusionAnalysis, error) {
 		return nil, fmt.Errorf("psych: confusion matrix has no trials")
 	}
 	z := probit(0.5 + opt.Level/2)
+	cells := 0
+	for i, row := range c.Counts {
+		if a.RowTrials[i] > 0 {
+			cells += len(row)
+		}
+	}
+	zs := probit(1 - (1-opt.Level)/(2*float64(max(cells, 1))))
 	a.P = make([][]float64, len(c.Counts))
 	a.PInterval = make([][]Interval, len(c.Counts))
+	a.PSimultaneous = make([][]Interval, len(c.Counts))
 	correct := 0
 	cols := c.correctColumn()
 	named := false
 	for i, row := range c.Counts {
 		a.P[i] = make([]float64, len(row))
 		a.PInterval[i] = make([]Interval, len(row))
+		a.PSimultaneous[i] = make([]Interval, len(row))
 		for j, k := range row {
 			if a.RowTrials[i] == 0 {
-				a.P[i][j], a.PInterval[i][j] = nan, Interval{Lo: nan, Hi: nan}
+				a.P[i][j], a.PInterval[i][j], a.PSimultaneous[i][j] = nan, Interval{Lo: nan, Hi: nan}, Interval{Lo: nan, Hi: nan}
 				continue
 			}
 			a.P[i][j] = float64(k) / float64(a.RowTrials[i])
 			a.PInterval[i][j] = wilson(k, a.RowTrials[i], z)
+			a.PSimultaneous[i][j] = wilson(k, a.RowTrials[i], zs)
 		}
 		if cols[i] >= 0 {
 			named = true
@@ -220,7 +237,16 @@ func wilson(k, n int, z float64) Interval {
 	d := 1 + z*z/nf
 	c := (p + z*z/(2*nf)) / d
 	h := z / d * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf))
-	return Interval{Lo: math.Max(0, c-h), Hi: math.Min(1, c+h)}
+	iv := Interval{Lo: math.Max(0, c-h), Hi: math.Min(1, c+h)}
+	// At k = 0 and k = n the bound is 0 or 1 exactly; c − h rounds to a
+	// few 1e-17 on either side of it, which would exclude a true 0.
+	if k == 0 {
+		iv.Lo = 0
+	}
+	if k == n {
+		iv.Hi = 1
+	}
+	return iv
 }
 
 // TransmittedBits returns the information transmitted by a confusion

@@ -90,20 +90,35 @@ func TestConfusionRecovers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var cells, cellsIn, infoIn int
+			var cells, cellsIn, infoIn, wholeIn, wholeSimIn int
 			var sumCorr, sumPlug float64
 			for s := range uint64(seeds) {
 				a, err := simulateConfusion(t, tc.m, perStimulus, s).Analyse(ConfusionOptions{Samples: 1000, Seed: s})
 				if err != nil {
 					t.Fatal(err)
 				}
+				whole, wholeSim := true, true
 				for i, row := range tc.m {
 					for j, p := range row {
 						cells++
 						if a.PInterval[i][j].Contains(p) {
 							cellsIn++
+						} else {
+							whole = false
+						}
+						if !a.PSimultaneous[i][j].Contains(p) {
+							wholeSim = false
+						}
+						if !(a.PSimultaneous[i][j].Lo <= a.PInterval[i][j].Lo && a.PSimultaneous[i][j].Hi >= a.PInterval[i][j].Hi) {
+							t.Errorf("seed %d, cell %d,%d: simultaneous interval %+v inside the cell's own %+v", s, i, j, a.PSimultaneous[i][j], a.PInterval[i][j])
 						}
 					}
+				}
+				if whole {
+					wholeIn++
+				}
+				if wholeSim {
+					wholeSimIn++
 				}
 				if a.InformationInterval.Contains(truth) {
 					infoIn++
@@ -115,10 +130,16 @@ func TestConfusionRecovers(t *testing.T) {
 				sumPlug += a.PlugInBits
 			}
 			cellCov, infoCov := float64(cellsIn)/float64(cells), float64(infoIn)/float64(seeds)
-			t.Logf("cells within their 95 %% intervals: %d of %d (%.1f %%); information %.3f bits within its interval in %d of %d seeds; mean estimate %.3f (plug-in %.3f)",
-				cellsIn, cells, 100*cellCov, truth, infoIn, seeds, sumCorr/float64(seeds), sumPlug/float64(seeds))
+			simCov := float64(wholeSimIn) / float64(seeds)
+			t.Logf("cells within their 95 %% intervals: %d of %d (%.1f %%); the whole matrix within them in %d of %d seeds, within the simultaneous intervals in %d; information %.3f bits within its interval in %d of %d seeds; mean estimate %.3f (plug-in %.3f)",
+				cellsIn, cells, 100*cellCov, wholeIn, seeds, wholeSimIn, truth, infoIn, seeds, sumCorr/float64(seeds), sumPlug/float64(seeds))
 			if cellCov < 0.9 {
 				t.Errorf("cell coverage %.3f, want >= 0.9", cellCov)
+			}
+			// The whole matrix at once: the goal's reading of "the
+			// estimated matrix within its 95 % intervals".
+			if simCov < 0.9 {
+				t.Errorf("the whole matrix within its simultaneous intervals in %d of %d seeds, want >= 90 %%", wholeSimIn, seeds)
 			}
 			if infoCov < 0.9 {
 				t.Errorf("information coverage %.3f, want >= 0.9", infoCov)
