@@ -182,41 +182,7 @@ func TestResumeContinuesTheSameProcedure(t *testing.T) {
 // A run stopped after a trial reached the CSV but before its state was
 // saved replays that trial on resume: nothing is lost or doubled.
 func TestResumeAfterCSVBeforeState(t *testing.T) {
-	whole, _ := wholeRun(t)
-	dir := t.TempDir()
-	sub := filepath.Join(dir, "level-test", "sim01")
-	var saved []byte
-	stop := errors.New("killed")
-	if _, err := run(t, dir, func(n int) error {
-		switch n {
-		case 3:
-			saved, _ = os.ReadFile(filepath.Join(sub, "state.json"))
-		case 4:
-			// Trial 4 is in the CSV; put back the state of trial 3, as if
-			// the run had died between the two writes.
-			os.WriteFile(filepath.Join(sub, "state.json"), saved, 0o644)
-			return stop
-		}
-		return nil
-	}); !errors.Is(err, stop) {
-		t.Fatalf("interrupted run: %v", err)
-	}
-	part, err := run(t, dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, b := whole.Procedure.Records(), part.Procedure.Records()
-	if len(a) != len(b) {
-		t.Fatalf("%d trials resumed, %d uninterrupted", len(b), len(a))
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			t.Fatalf("trial %d: %+v uninterrupted, %+v resumed", i, a[i], b[i])
-		}
-	}
-	if rows := readCSV(t, filepath.Join(sub, "trials.csv")); len(rows) != len(a) {
-		t.Fatalf("trials.csv has %d rows, want %d", len(rows), len(a))
-	}
+	resumeAfterTrial4(t, func(string) error { return nil })
 }
 
 // A run killed while it wrote trial 4's row leaves half of it in
@@ -224,6 +190,25 @@ func TestResumeAfterCSVBeforeState(t *testing.T) {
 // line, runs trial 4 again and ends with the uninterrupted run's trials,
 // each once.
 func TestResumeAfterTornRow(t *testing.T) {
+	resumeAfterTrial4(t, func(path string) error {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		// Cut the last row (trial 4's) in half, as if the run had died in
+		// the middle of writing it.
+		last := bytes.LastIndexByte(b[:len(b)-1], '\n') + 1
+		return os.WriteFile(path, b[:last+(len(b)-last)/2], 0o644)
+	})
+}
+
+// resumeAfterTrial4 stops a run once trial 4 has reached trials.csv,
+// lets damage change that file, puts back the state saved after trial 3
+// (as if the run had died between the two writes), resumes it, and
+// checks that the resumed run's trials are the uninterrupted run's, each
+// in trials.csv once and in order.
+func resumeAfterTrial4(t *testing.T, damage func(trialsCSV string) error) {
+	t.Helper()
 	whole, _ := wholeRun(t)
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "level-test", "sim01")
@@ -234,15 +219,7 @@ func TestResumeAfterTornRow(t *testing.T) {
 		case 3:
 			saved, _ = os.ReadFile(filepath.Join(sub, "state.json"))
 		case 4:
-			path := filepath.Join(sub, "trials.csv")
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			// Cut the last row (trial 4's) in half, as if the run had
-			// died in the middle of writing it.
-			last := bytes.LastIndexByte(b[:len(b)-1], '\n') + 1
-			if err := os.WriteFile(path, b[:last+(len(b)-last)/2], 0o644); err != nil {
+			if err := damage(filepath.Join(sub, "trials.csv")); err != nil {
 				return err
 			}
 			os.WriteFile(filepath.Join(sub, "state.json"), saved, 0o644)
