@@ -21,6 +21,7 @@ import (
 	"github.com/haptex/haptex/devices/faulttest"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/serial"
+	"github.com/haptex/haptex/devices/wire"
 	"github.com/haptex/haptex/internal/rt"
 )
 
@@ -305,5 +306,37 @@ func TestDocEmuSession(t *testing.T) {
 	// held the loop for 0.6 s of 3).
 	if min := int(d/time.Millisecond) / 10; es.Commands < min || tsd.TactileFrames < int(d/(25*time.Millisecond))/10 {
 		t.Errorf("%d commands, %d frames in %v", es.Commands, tsd.TactileFrames, d)
+	}
+}
+
+// TestDocEmuWatchdogTrips is TestDocEmuSession's control: the same device,
+// enabled by a host that then falls silent (HELLO and ENABLE 1 written by
+// hand, no link and so no heartbeats), trips its watchdog. Without it the
+// session's "no trip" could not tell a fed watchdog from one that never
+// trips.
+func TestDocEmuWatchdogTrips(t *testing.T) {
+	e := startDocEmu(t, "--kind", "exo", "--watchdog-ms", "100")
+	p := openDoc(t, e)
+	defer p.Close()
+	go func() { // drain the device's STATEs, as a host's reader would, until Close
+		var buf [4096]byte
+		for {
+			if _, err := p.Read(buf[:]); err != nil {
+				return
+			}
+		}
+	}()
+	var enc wire.Encoder
+	for seq, b := range []wire.Body{&wire.Hello{Major: wire.Major, Nonce: 1}, &wire.Enable{On: 1}} {
+		if _, err := p.Write(enc.Encode(b, uint32(seq+1), 0)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(400 * time.Millisecond) // four watchdog periods of silence
+	st := e.stop(t)
+	t.Logf("enables %d, watchdog trips %d, longest host silence %.0f ms", st.Enables, st.WatchdogTrips, st.MaxHostGapMs)
+	if st.Enables < 1 || st.WatchdogTrips < 1 {
+		t.Errorf("a silent host after ENABLE 1: %d enables, %d watchdog trips; want the watchdog to trip", st.Enables, st.WatchdogTrips)
 	}
 }
