@@ -76,20 +76,17 @@ func TestUnplugDuringRun(t *testing.T) {
 	// The device's own power stage, timed at the device: after the cable
 	// goes it must switch off by its watchdog (50 ms after the host's last
 	// frame), not wait for the next HELLO. Wall clock on both sides.
-	var powerMu sync.Mutex
-	var offs []struct {
+	type power struct {
 		at    time.Time
+		on    bool
 		cause string
 	}
+	var powerMu sync.Mutex
+	var switches []power
 	plug.Device().OnPower(func(on bool, cause string) {
-		if !on {
-			powerMu.Lock()
-			offs = append(offs, struct {
-				at    time.Time
-				cause string
-			}{time.Now(), cause})
-			powerMu.Unlock()
-		}
+		powerMu.Lock()
+		switches = append(switches, power{time.Now(), on, cause})
+		powerMu.Unlock()
 	})
 	var unplugged []time.Time
 	type cycle struct{ unplug, replug float64 }
@@ -225,23 +222,32 @@ func TestUnplugDuringRun(t *testing.T) {
 		len(cs), len(toSafe), summary(toSafe), summary(toEnabling), summary(toActive))
 	// At the device: after each unplug of a stage that was on, the stage
 	// went off, by the watchdog, within its 50 ms (plus the slack above).
+	// (A loaded machine, or the race detector, can have tripped the thumb
+	// and switched the stage off before the unplug.)
 	powerMu.Lock()
 	for i, u := range unplugged {
-		var off *time.Time
-		for k := range offs {
-			if !offs[k].at.Before(u) {
-				off = &offs[k].at
-				if offs[k].cause != "watchdog" {
-					t.Errorf("cycle %d: the device's stage went off by %q after the unplug, want its watchdog", i, offs[k].cause)
-				}
+		on := false
+		var off *power
+		for k := range switches {
+			if switches[k].at.Before(u) {
+				on = switches[k].on
+			} else if !switches[k].on {
+				off = &switches[k]
 				break
 			}
+		}
+		if !on {
+			t.Logf("cycle %d: the device's stage was off at the unplug; its watchdog is not measured", i)
+			continue
 		}
 		if off == nil {
 			t.Errorf("cycle %d: the device's stage never went off after the unplug", i)
 			continue
 		}
-		d := off.Sub(u)
+		if off.cause != "watchdog" {
+			t.Errorf("cycle %d: the device's stage went off by %q after the unplug, want its watchdog", i, off.cause)
+		}
+		d := off.at.Sub(u)
 		t.Logf("cycle %d: the device's own stage off %.1f ms after the unplug", i, float64(d)/1e6)
 		if d > 50*time.Millisecond+time.Duration(1e3*safeLimit)*time.Millisecond {
 			t.Errorf("cycle %d: the device's stage went off %v after the unplug, want within its 50 ms watchdog (+%v slack)", i, d, time.Duration(1e3*safeLimit)*time.Millisecond)
