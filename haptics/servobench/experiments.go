@@ -174,8 +174,7 @@ func runSweep(cfg haptics.Config, p twin.ExoParams, freqs []float64, amp float64
 	home := homePad(p, f)
 	dir := vec3.Scale(-1, pressDir(f))
 	var res SweepResult
-	var measured int
-	var saturated float64
+	var measured, saturated uint64
 	for _, hz := range freqs {
 		r, err := newSimRig(cfg, p, [sim.NumFingers]twin.Intent{nil, holdIntent{home}})
 		if err != nil {
@@ -214,12 +213,13 @@ func runSweep(cfg haptics.Config, p twin.ExoParams, freqs []float64, amp float64
 			uAcc += complex(e+d, 0) * w
 		}
 		l := -eAcc / uAcc
-		sat := float64(r.servo.Saturated(f)-sat0) / float64(nTicks-skip)
-		res.Points = append(res.Points, SweepPoint{Hz: hz, GainDB: 20 * math.Log10(cmplx.Abs(l)), PhaseDeg: cmplx.Phase(l) * 180 / math.Pi, SaturatedShare: sat})
-		measured += nTicks - skip
-		saturated += sat * float64(nTicks-skip)
+		sat := r.servo.Saturated(f) - sat0
+		res.Points = append(res.Points, SweepPoint{Hz: hz, GainDB: 20 * math.Log10(cmplx.Abs(l)), PhaseDeg: cmplx.Phase(l) * 180 / math.Pi,
+			SaturatedShare: float64(sat) / float64(nTicks-skip)})
+		measured += uint64(nTicks - skip)
+		saturated += sat
 	}
-	res.SaturatedShare = saturated / float64(measured)
+	res.SaturatedShare = float64(saturated) / float64(measured)
 	for i := 1; i < len(res.Points); i++ {
 		a, b := res.Points[i-1], res.Points[i]
 		if !res.Crossed && a.GainDB >= 0 && b.GainDB < 0 {
