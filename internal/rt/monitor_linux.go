@@ -3,6 +3,8 @@
 package rt
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -29,7 +31,7 @@ var monitor struct {
 // RaiseMonitor puts the Go runtime's monitor thread under SCHED_FIFO at
 // MonitorPriority, once per process; later calls wait for the first one
 // and return its result. Making a thread real-time (a Loop, LockRealtime)
-// starts it; it takes 40-120 ms. See "The runtime's monitor" in the
+// starts it. See "The runtime's monitor" in the
 // package doc.
 //
 // The flag SCHED_FLAG_RESET_ON_FORK keeps the threads the monitor
@@ -37,13 +39,7 @@ var monitor struct {
 // priority.
 func RaiseMonitor() error {
 	monitor.once.Do(func() {
-		var tid int
-		var err error
-		for range monitorTries {
-			if tid, err = findMonitor(); err == nil {
-				break
-			}
-		}
+		tid, err := findMonitor()
 		if err != nil {
 			monitor.err = err
 			return
@@ -58,61 +54,80 @@ func RaiseMonitor() error {
 	return monitor.err
 }
 
-// Sampling of the threads' system calls: the monitor sleeps in nanosleep
-// (the runtime's usleep) between its passes, 20 µs to 10 ms, and runs for
-// a few µs; in a process with nothing to run it sleeps in a futex until
-// the next timer, and the search's own timers keep it passing. No other
-// thread of a Go program sleeps in nanosleep for longer than a few µs (the
-// runtime's scheduler, stealing work, naps 3 µs so), and the loops here
-// sleep in clock_nanosleep.
-const (
-	monitorSamples  = 20
-	monitorInterval = 2 * time.Millisecond
-	monitorTries    = 3
-)
-
-// findMonitor returns the id of the thread found sleeping in nanosleep
-// most often in monitorSamples looks at /proc/self/task, at least in a
-// quarter of them (a busy monitor sleeps about half the time), when it is
-// the only thread so found more than twice.
+// findMonitor returns the id of the Go runtime's monitor thread: the
+// first thread the process made after its main thread. The runtime starts
+// it first thing in runtime.main, before any package is initialised (Go
+// 1.26, proc.go), and the kernel hands out thread ids in cyclic order, so
+// it is the thread whose id follows the process id most closely. Its start
+// time must be the process's own (within monitorStartSkew), which rules
+// out a later thread that got a closer id after the ids wrapped. (Looking
+// for the thread asleep in nanosleep, the runtime's usleep, lost it on a
+// loaded machine: a monitor woken and waiting for a core is in no system
+// call.)
 func findMonitor() (int, error) {
-	hits := map[int]int{}
-	want := strconv.Itoa(unix.SYS_NANOSLEEP)
-	for i := range monitorSamples {
-		if i > 0 {
-			time.Sleep(monitorInterval)
-		}
-		entries, err := os.ReadDir("/proc/self/task")
-		if err != nil {
-			return 0, fmt.Errorf("the Go runtime's monitor thread: %w", err)
-		}
-		for _, e := range entries {
-			b, err := os.ReadFile("/proc/self/task/" + e.Name() + "/syscall")
-			if err != nil {
-				continue // exited, or no permission to read it
-			}
-			nr, _, _ := strings.Cut(string(b), " ")
-			if nr != want {
-				continue
-			}
-			if tid, err := strconv.Atoi(e.Name()); err == nil {
-				hits[tid]++
-			}
+	pid := os.Getpid()
+	pidMax := 1 << 22
+	if b, err := os.ReadFile("/proc/sys/kernel/pid_max"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 {
+			pidMax = n
 		}
 	}
-	best, others := 0, 0
-	for tid, n := range hits {
-		if n > hits[best] {
-			best = tid
+	entries, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return 0, fmt.Errorf("the Go runtime's monitor thread: %w", err)
+	}
+	best, bestAfter := 0, pidMax
+	for _, e := range entries {
+		tid, err := strconv.Atoi(e.Name())
+		if err != nil || tid == pid {
+			continue
+		}
+		if after := ((tid-pid)%pidMax + pidMax) % pidMax; after < bestAfter {
+			best, bestAfter = tid, after
 		}
 	}
-	for tid, n := range hits {
-		if tid != best && n > 2 {
-			others++
-		}
+	if best == 0 {
+		return 0, errors.New("the Go runtime's monitor thread: the process has no thread but its main one")
 	}
-	if hits[best] < monitorSamples/4 || others > 0 {
-		return 0, fmt.Errorf("the Go runtime's monitor thread: not told apart (the likeliest found asleep in nanosleep in %d of %d looks, %d others more than twice)", hits[best], monitorSamples, others)
+	procStart, err := startTime("/proc/self/stat")
+	if err != nil {
+		return 0, fmt.Errorf("the Go runtime's monitor thread: %w", err)
+	}
+	start, err := startTime("/proc/self/task/" + strconv.Itoa(best) + "/stat")
+	if err != nil {
+		return 0, fmt.Errorf("the Go runtime's monitor thread: %w", err)
+	}
+	if d := time.Duration(start-procStart) * time.Second / clockTicks; d > monitorStartSkew {
+		return 0, fmt.Errorf("the Go runtime's monitor thread: thread %d, the first after the main thread by id, started %v after the process", best, d)
 	}
 	return best, nil
+}
+
+// monitorStartSkew bounds how long after the process's start (its fork:
+// the exec and the runtime's start-up come between) its first thread may
+// start.
+const monitorStartSkew = 10 * time.Second
+
+// clockTicks is the unit of a stat file's start time (USER_HZ, 100 on
+// every Linux architecture Go supports).
+const clockTicks = 100
+
+// startTime reads the start time, in clock ticks after boot, from a
+// /proc stat file (field 22; the fields are counted after the command
+// name, which may hold spaces and parentheses).
+func startTime(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("%s: no command name", path)
+	}
+	fields := strings.Fields(string(b[i+1:]))
+	// fields[0] is field 3 (the state), so field 22 is fields[19].
+	if len(fields) < 20 {
+		return 0, fmt.Errorf("%s: %d fields after the command name, want at least 20", path, len(fields))
+	}
+	return strconv.ParseInt(fields[19], 10, 64)
 }

@@ -163,3 +163,62 @@ func TestMonitorInversion(t *testing.T) {
 		t.Errorf("%d wakes over 100 ms late (the latest %v), %d threads demoted by the watchdog: the loop waited for the runtime's monitor", r.late, r.worst, n)
 	}
 }
+
+func TestStartTime(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, stat string
+		want       int64
+		bad        bool
+	}{
+		{name: "plain", stat: "7 (haptex) S 1 7 7 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 3 0 8812 1 1", want: 8812},
+		{name: "spaces and parentheses in the name", stat: "7 (a) b (c) S 1 7 7 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 3 0 99 1 1", want: 99},
+		{name: "truncated", stat: "7 (haptex) S 1 7", bad: true},
+		{name: "no name", stat: "7 haptex S 1 7 7 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 3 0 8812", bad: true},
+		{name: "not a number", stat: "7 (haptex) S 1 7 7 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 3 0 x 1", bad: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := dir + "/" + strconv.Itoa(len(c.name))
+			if err := os.WriteFile(p, []byte(c.stat+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, err := startTime(p)
+			if c.bad {
+				if err == nil {
+					t.Fatalf("got %d, want an error", got)
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Fatalf("got %d, %v; want %d", got, err, c.want)
+			}
+		})
+	}
+}
+
+// The search gives the same thread with every P busy (TestRaiseMonitor
+// checks that it is the monitor).
+func TestFindMonitor(t *testing.T) {
+	tid, err := findMonitor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	defer close(done)
+	for range 2 * runtime.GOMAXPROCS(0) {
+		go func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	for range 10 {
+		if got, err := findMonitor(); err != nil || got != tid {
+			t.Fatalf("under load: %d, %v; quiet: %d", got, err, tid)
+		}
+	}
+}
