@@ -166,55 +166,6 @@ func rowSum(x []float64, col []int32, val [][3][3]float64) (a0, a1, a2 float64) 
 	return a0, a1, a2
 }
 
-// rowSum3 is rowSum for three vectors, s[v] from x[v], each sum that of
-// rowSum on it alone.
-func rowSum3(x *[3][]float64, col []int32, val [][3][3]float64) (s [3][3]float64) {
-	val = val[:len(col)]
-	x0s, x1s, x2s := x[0], x[1], x[2]
-	var a0, a1, a2, b0, b1, b2, c0, c1, c2 float64
-	for k, j := range col {
-		m := &val[k]
-		q := 3 * int(j)
-		u := x0s[q : q+3 : q+3]
-		v := x1s[q : q+3 : q+3]
-		w := x2s[q : q+3 : q+3]
-		a0 += m[0][0]*u[0] + m[0][1]*u[1] + m[0][2]*u[2]
-		a1 += m[1][0]*u[0] + m[1][1]*u[1] + m[1][2]*u[2]
-		a2 += m[2][0]*u[0] + m[2][1]*u[1] + m[2][2]*u[2]
-		b0 += m[0][0]*v[0] + m[0][1]*v[1] + m[0][2]*v[2]
-		b1 += m[1][0]*v[0] + m[1][1]*v[1] + m[1][2]*v[2]
-		b2 += m[2][0]*v[0] + m[2][1]*v[1] + m[2][2]*v[2]
-		c0 += m[0][0]*w[0] + m[0][1]*w[1] + m[0][2]*w[2]
-		c1 += m[1][0]*w[0] + m[1][1]*w[1] + m[1][2]*w[2]
-		c2 += m[2][0]*w[0] + m[2][1]*w[1] + m[2][2]*w[2]
-	}
-	return [3][3]float64{{a0, a1, a2}, {b0, b1, b2}, {c0, c1, c2}}
-}
-
-// couplingSum3 is couplingSum for three vectors.
-func couplingSum3(x *[3][]float64, col []int32, w []float64) (s [3][3]float64) {
-	w = w[:len(col)]
-	x0s, x1s, x2s := x[0], x[1], x[2]
-	var a0, a1, a2, b0, b1, b2, c0, c1, c2 float64
-	for k, j := range col {
-		q := 3 * int(j)
-		u := x0s[q : q+3 : q+3]
-		v := x1s[q : q+3 : q+3]
-		y := x2s[q : q+3 : q+3]
-		wk := w[k]
-		a0 += wk * u[0]
-		a1 += wk * u[1]
-		a2 += wk * u[2]
-		b0 += wk * v[0]
-		b1 += wk * v[1]
-		b2 += wk * v[2]
-		c0 += wk * y[0]
-		c1 += wk * y[1]
-		c2 += wk * y[2]
-	}
-	return [3][3]float64{{a0, a1, a2}, {b0, b1, b2}, {c0, c1, c2}}
-}
-
 // couplingSum returns Σ w[k]·x[col[k]].
 func couplingSum(x []float64, col []int32, w []float64) (a0, a1, a2 float64) {
 	w = w[:len(col)]

@@ -51,34 +51,28 @@ GLOBL lanes3<>(SB), RODATA|NOPTR, $32
 #define XMASK \
 	VMASKMOVPD (SI)(AX*8), Y7, Y3
 
-// BLOCK(LOADX, A0, A1, A2) adds block CX of val (at R14, which BLOCKS
-// keeps at block CX) times x's triple at its column (col at DI) to A0,
-// A1, A2.
+// BLOCK(LOADX, A0, A1, A2) adds block CX of val (at DX) times x's triple
+// at its column (col at DI) to A0, A1, A2.
 #define BLOCK(LOADX, A0, A1, A2) \
 	COLUMN(DI)                 \
 	LOADX                      \
-	VFMADD231PD (R14), Y3, A0  \
-	VFMADD231PD 24(R14), Y3, A1 \
-	VMASKMOVPD  48(R14), Y7, Y4 \
+	LEAQ        (CX)(CX*8), R9 \
+	LEAQ        (DX)(R9*8), R9 \
+	VFMADD231PD (R9), Y3, A0   \
+	VFMADD231PD 24(R9), Y3, A1 \
+	VMASKMOVPD  48(R9), Y7, Y4 \
 	VFMADD231PD Y4, Y3, A2     \
-	ADDQ        $72, R14       \
 	INCQ        CX
 
-// BLOCKS(LOADX, labels) adds blocks CX..BX-1 of val (at DX), two at a
-// time into p[0] and p[1]. The loop tests at its end, and a pointer
-// (R14) walks the blocks.
+// BLOCKS(LOADX, labels) adds blocks CX..BX-1, two at a time into p[0] and p[1].
 #define BLOCKS(LOADX, L2, L1, L0) \
-	LEAQ  (CX)(CX*8), R14          \
-	LEAQ  (DX)(R14*8), R14         \
+L2:                              \
 	LEAQ  1(CX), R9                \
 	CMPQ  R9, BX                   \
 	JGE   L1                     \
-L2:                              \
 	BLOCK(LOADX, Y0, Y1, Y2)       \
 	BLOCK(LOADX, Y8, Y9, Y10)      \
-	LEAQ  1(CX), R9                \
-	CMPQ  R9, BX                   \
-	JL    L2                     \
+	JMP   L2                     \
 L1:                              \
 	CMPQ  CX, BX                   \
 	JGE   L0                     \
@@ -189,15 +183,16 @@ L0:
 	VMOVSD      16(R11)(AX*8), X15 \
 	VINSERTF128 $1, X15, Y3, Y3
 
-// BLOCK3(L0, L1, L2) adds block CX of val (at R9, which EVERY2 keeps at
-// block CX) times the three vectors' triples at its column (col at DI)
-// to their sums, then moves CX and R9 two blocks on.
+// BLOCK3(L0, L1, L2) adds block CX of val (at DX) times the three
+// vectors' triples at its column (col at DI) to their sums, then moves CX
+// two blocks on.
 #define BLOCK3(L0, L1, L2) \
 	COLUMN(DI)                 \
+	LEAQ        (CX)(CX*8), R9 \
+	LEAQ        (DX)(R9*8), R9 \
 	VMOVUPD     (R9), Y4       \
 	VMOVUPD     24(R9), Y5     \
 	VMASKMOVPD  48(R9), Y7, Y6 \
-	ADDQ        $144, R9       \
 	L0                         \
 	VFMADD231PD Y4, Y3, Y0     \
 	VFMADD231PD Y5, Y3, Y1     \
@@ -212,17 +207,13 @@ L0:
 	VFMADD231PD Y6, Y3, Y13    \
 	ADDQ        $2, CX
 
-// EVERY2(L0, L1, L2, labels) adds blocks CX, CX+2, … below BX of val
-// (at DX), the loop testing at its end.
+// EVERY2(L0, L1, L2, labels) adds blocks CX, CX+2, … below BX.
 #define EVERY2(L0, L1, L2, LL, LD) \
+LL:                       \
 	CMPQ CX, BX             \
 	JGE  LD               \
-	LEAQ (CX)(CX*8), R9     \
-	LEAQ (DX)(R9*8), R9     \
-LL:                       \
 	BLOCK3(L0, L1, L2)      \
-	CMPQ CX, BX             \
-	JL   LL               \
+	JMP  LL               \
 LD:
 
 #define ZERO9 \

@@ -428,8 +428,9 @@ func (pc *preconditioner) apply3(dst, r *[3][]float64) {
 }
 
 // vcycle3 is vcycle for three vectors, each vector's operations those of
-// vcycle in the same order; the sweeps, the upper product and the stack's
-// blocks run on the three at once, the coarse correction on each in turn.
+// vcycle in the same order; the sweeps and the upper product run on the
+// three at once, the stack's blocks and the coarse correction on each in
+// turn.
 func (pc *preconditioner) vcycle3(z, r *[3][]float64) {
 	cons := &pc.c.cons
 	a, n := pc.op.a, pc.c.n
@@ -438,21 +439,23 @@ func (pc *preconditioner) vcycle3(z, r *[3][]float64) {
 	stack := pc.sb.ok
 	if pc.co.ok {
 		pc.split.run3(pc.c.team, pc.upJob3, &pc.gs3, z)
-		for _, gs := range pc.gs3 {
-			neg(gs)
-		}
-		if stack {
-			pc.stackPass3(z, r, &pc.gs3, false)
-		}
 		for v, gs := range pc.gs3 {
+			neg(gs)
+			if stack {
+				pc.stackPass(z[v], r[v], gs, false)
+			}
 			cons.filter(gs)
 			pc.co.addCorrection(z[v], gs)
 		}
 	} else if stack {
-		pc.stackPass3(z, r, nil, false)
+		for v := range 3 {
+			pc.stackPass(z[v], r[v], nil, false)
+		}
 	}
 	if stack {
-		pc.stackPass3(z, r, nil, true)
+		for v := range 3 {
+			pc.stackPass(z[v], r[v], nil, true)
+		}
 	}
 	gsSweep3(z, r, a.rowPtr[:n], a.diag, a.rowPtr[1:], a.col, a.val, row[:n], row[1:], col, val, pc.dinv, true)
 	for v := range 3 {

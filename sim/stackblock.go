@@ -17,15 +17,15 @@ import (
 // region is a few nodes of each layer). Solving each piece at once
 // removes it (docs/cloth-contact.md, "Speed").
 type stackBlocks struct {
-	nodes []int32      // the stack's free nodes, block by block, each in grid order
-	start []int32      // block b holds nodes[start[b]:start[b+1]]
-	off   []int        // block b's factor starts at fac[off[b]]
-	idx   []int32      // per node: its place in nodes, or -1
-	root  []int32      // per node: union-find parent while the blocks are built
-	fac   []float64    // per block of m unknowns: its Cholesky factor L (m×m, row-major), then Lᵀ
-	res   [3][]float64 // scratch: a block's residual, then its correction (per vector of stackPass3)
-	dz    [3][]float64 // the first pass's correction, per stack unknown (likewise)
-	ok    bool         // blocks are set and factorised
+	nodes []int32   // the stack's free nodes, block by block, each in grid order
+	start []int32   // block b holds nodes[start[b]:start[b+1]]
+	off   []int     // block b's factor starts at fac[off[b]]
+	idx   []int32   // per node: its place in nodes, or -1
+	root  []int32   // per node: union-find parent while the blocks are built
+	fac   []float64 // per block of m unknowns: its Cholesky factor L (m×m, row-major), then Lᵀ
+	res   []float64 // scratch: a block's residual, then its correction
+	dz    []float64 // the first pass's correction, per stack unknown
+	ok    bool      // blocks are set and factorised
 }
 
 // maxStackBlock caps a block's nodes, so that its dense factorisation
@@ -46,10 +46,8 @@ func (sb *stackBlocks) init(n int) {
 	sb.start = make([]int32, 0, 64)
 	sb.off = make([]int, 0, 64)
 	sb.fac = make([]float64, 0, 4*(3*maxStackBlock)*(3*maxStackBlock))
-	for v := range sb.res {
-		sb.res[v] = make([]float64, 3*maxStackBlock)
-		sb.dz[v] = make([]float64, 0, 3*128)
-	}
+	sb.res = make([]float64, 3*maxStackBlock)
+	sb.dz = make([]float64, 0, 3*128)
 }
 
 func (sb *stackBlocks) find(k int32) int32 {
@@ -229,9 +227,8 @@ func choleskySolve(l, lt, x []float64, m int) {
 func (pc *preconditioner) stackPass(z, r, gs []float64, backward bool) {
 	sb := &pc.sb
 	nb := len(sb.start) - 1
-	dz := &sb.dz[0]
 	if gs != nil {
-		*dz = slices.Grow((*dz)[:0], 3*len(sb.nodes))[:3*len(sb.nodes)]
+		sb.dz = slices.Grow(sb.dz[:0], 3*len(sb.nodes))[:3*len(sb.nodes)]
 	}
 	for t := range nb {
 		b := t
@@ -240,7 +237,7 @@ func (pc *preconditioner) stackPass(z, r, gs []float64, backward bool) {
 		}
 		lo, hi := sb.start[b], sb.start[b+1]
 		m := 3 * int(hi-lo)
-		x := sb.res[0][:m]
+		x := sb.res[:m]
 		pc.stackResidual(x, z, r, sb.nodes[lo:hi])
 		o := sb.off[b]
 		choleskySolve(sb.fac[o:o+m*m], sb.fac[o+m*m:o+2*m*m], x, m)
@@ -251,136 +248,12 @@ func (pc *preconditioner) stackPass(z, r, gs []float64, backward bool) {
 			zi[1] += d[1]
 			zi[2] += d[2]
 			if gs != nil {
-				copy((*dz)[3*(int(lo)+p):], d)
+				copy(sb.dz[3*(int(lo)+p):], d)
 			}
 		}
 	}
 	if gs != nil {
-		pc.subStack(gs, *dz)
-	}
-}
-
-// stackPass3 is stackPass for three vectors (gs, if not nil, holding
-// their gs), each vector's operations those of stackPass on it alone, so
-// that each result is bit for bit the same; the stack's rows are read
-// once for the three (stackResidual3, subStack3).
-func (pc *preconditioner) stackPass3(z, r, gs *[3][]float64, backward bool) {
-	sb := &pc.sb
-	nb := len(sb.start) - 1
-	if gs != nil {
-		for v := range sb.dz {
-			sb.dz[v] = slices.Grow(sb.dz[v][:0], 3*len(sb.nodes))[:3*len(sb.nodes)]
-		}
-	}
-	for t := range nb {
-		b := t
-		if backward {
-			b = nb - 1 - t
-		}
-		lo, hi := sb.start[b], sb.start[b+1]
-		m := 3 * int(hi-lo)
-		x := [3][]float64{sb.res[0][:m], sb.res[1][:m], sb.res[2][:m]}
-		pc.stackResidual3(&x, z, r, sb.nodes[lo:hi])
-		o := sb.off[b]
-		l, lt := sb.fac[o:o+m*m], sb.fac[o+m*m:o+2*m*m]
-		for v := range x {
-			choleskySolve(l, lt, x[v], m)
-		}
-		for v := range x {
-			zv := z[v]
-			for p, i := range sb.nodes[lo:hi] {
-				zi := zv[3*i : 3*i+3 : 3*i+3]
-				d := x[v][3*p : 3*p+3 : 3*p+3]
-				zi[0] += d[0]
-				zi[1] += d[1]
-				zi[2] += d[2]
-			}
-			if gs != nil {
-				copy(sb.dz[v][3*int(lo):], x[v])
-			}
-		}
-	}
-	if gs != nil {
-		pc.subStack3(gs, &sb.dz)
-	}
-}
-
-// stackResidual3 is stackResidual for three vectors, each vector's sums
-// those of stackResidual in the same order.
-func (pc *preconditioner) stackResidual3(x, z, r *[3][]float64, nodes []int32) {
-	a := pc.op.a
-	row, _, col, val := pc.smoother()
-	for p, i := range nodes {
-		lo, d, hi := a.rowPtr[i], a.diag[i], a.rowPtr[i+1]
-		lower := rowSum3(z, a.col[lo:d], a.val[lo:d])
-		upper := rowSum3(z, a.col[d+1:hi], a.val[d+1:hi])
-		e := couplingSum3(z, col[row[i]:row[i+1]], val[row[i]:row[i+1]])
-		m := &pc.dsm[i]
-		for v := range 3 {
-			zi := z[v][3*i : 3*i+3 : 3*i+3]
-			ri := r[v][3*i : 3*i+3 : 3*i+3]
-			xp := x[v][3*p : 3*p+3 : 3*p+3]
-			a, b, e := &lower[v], &upper[v], &e[v]
-			xp[0] = ri[0] - (m[0][0]*zi[0] + m[0][1]*zi[1] + m[0][2]*zi[2]) - (a[0] + b[0] + e[0])
-			xp[1] = ri[1] - (m[1][0]*zi[0] + m[1][1]*zi[1] + m[1][2]*zi[2]) - (a[1] + b[1] + e[1])
-			xp[2] = ri[2] - (m[2][0]*zi[0] + m[2][1]*zi[1] + m[2][2]*zi[2]) - (a[2] + b[2] + e[2])
-		}
-	}
-}
-
-// subStack3 is subStack for three vectors.
-func (pc *preconditioner) subStack3(gs, dz *[3][]float64) {
-	sb := &pc.sb
-	a := pc.op.a
-	row, _, col, val := pc.smoother()
-	g0s, g1s, g2s := gs[0], gs[1], gs[2]
-	for p, j := range sb.nodes {
-		d := dz[0][3*p : 3*p+3 : 3*p+3]
-		e := dz[1][3*p : 3*p+3 : 3*p+3]
-		f := dz[2][3*p : 3*p+3 : 3*p+3]
-		d0, d1, d2 := d[0], d[1], d[2]
-		e0, e1, e2 := e[0], e[1], e[2]
-		f0, f1, f2 := f[0], f[1], f[2]
-		cols := a.col[a.rowPtr[j]:a.rowPtr[j+1]]
-		blks := a.val[a.rowPtr[j]:a.rowPtr[j+1]]
-		blks = blks[:len(cols)]
-		for k, i := range cols {
-			m := &blks[k]
-			if i == j {
-				m = &pc.dsm[j]
-			}
-			q := 3 * int(i)
-			g := g0s[q : q+3 : q+3]
-			h := g1s[q : q+3 : q+3]
-			u := g2s[q : q+3 : q+3]
-			g[0] -= m[0][0]*d0 + m[1][0]*d1 + m[2][0]*d2
-			g[1] -= m[0][1]*d0 + m[1][1]*d1 + m[2][1]*d2
-			g[2] -= m[0][2]*d0 + m[1][2]*d1 + m[2][2]*d2
-			h[0] -= m[0][0]*e0 + m[1][0]*e1 + m[2][0]*e2
-			h[1] -= m[0][1]*e0 + m[1][1]*e1 + m[2][1]*e2
-			h[2] -= m[0][2]*e0 + m[1][2]*e1 + m[2][2]*e2
-			u[0] -= m[0][0]*f0 + m[1][0]*f1 + m[2][0]*f2
-			u[1] -= m[0][1]*f0 + m[1][1]*f1 + m[2][1]*f2
-			u[2] -= m[0][2]*f0 + m[1][2]*f1 + m[2][2]*f2
-		}
-		cs, ws := col[row[j]:row[j+1]], val[row[j]:row[j+1]]
-		ws = ws[:len(cs)]
-		for k, i := range cs {
-			q := 3 * int(i)
-			g := g0s[q : q+3 : q+3]
-			h := g1s[q : q+3 : q+3]
-			u := g2s[q : q+3 : q+3]
-			w := ws[k]
-			g[0] -= w * d0
-			g[1] -= w * d1
-			g[2] -= w * d2
-			h[0] -= w * e0
-			h[1] -= w * e1
-			h[2] -= w * e2
-			u[0] -= w * f0
-			u[1] -= w * f1
-			u[2] -= w * f2
-		}
+		pc.subStack(gs, sb.dz)
 	}
 }
 
