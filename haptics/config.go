@@ -113,6 +113,16 @@ type SafetyConfig struct {
 	ClockJump      time.Duration // how far the device's clock may run ahead of the host's between two samples
 }
 
+// ForceBound is the clamp on the rendered force for a device whose
+// continuous force rating is maxForceCont [N]: MaxForce, or the rating
+// where MaxForce is 0.
+func (c SafetyConfig) ForceBound(maxForceCont float64) float64 {
+	if c.MaxForce == 0 {
+		return maxForceCont
+	}
+	return c.MaxForce
+}
+
 // LimitsConfig is what the host allows whatever a device declares
 // (servo.toml's [limits]): a device that declares more is refused
 // (CheckSpec), and no device is driven past them.

@@ -140,10 +140,7 @@ func NewServo(cfg Config, fingers [sim.NumFingers]Finger) (*Servo, error) {
 		fs.guard.init(&spec, &s.cfg)
 		fs.dev, fs.kin, fs.base, fs.ctl = in.Device, in.Kin, in.Base, ctl
 		fs.clk, _ = in.Device.(devices.Clocked)
-		fs.maxForce = cfg.Safety.MaxForce
-		if fs.maxForce == 0 {
-			fs.maxForce = spec.MaxForceCont
-		}
+		fs.maxForce = cfg.Safety.ForceBound(spec.MaxForceCont)
 		fs.tripForce = cfg.Safety.TripForce
 		if fs.tripForce == 0 {
 			fs.tripForce = 1.5 * spec.MaxForcePeak

@@ -118,11 +118,7 @@ func runStiffness(cfg haptics.Config, p twin.ExoParams, model string, km [3][3]f
 	k := normalStiffness(&km, pressDir(sim.IndexFinger))
 	const hold = 500 * time.Millisecond
 	const settle = 500 * time.Millisecond
-	bound := cfg.Safety.MaxForce
-	if bound == 0 {
-		bound = p.Rating.MaxForceCont
-	}
-	step := math.Min(0.0004, stiffnessForceShare*bound/(k*stiffnessSteps))
+	step := math.Min(0.0004, stiffnessForceShare*cfg.Safety.ForceBound(p.Rating.MaxForceCont)/(k*stiffnessSteps))
 	depth := func(i int) float64 {
 		pad := step * float64(i+1)
 		return pad + k*pad/p.Finger.Stiffness

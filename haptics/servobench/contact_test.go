@@ -43,10 +43,7 @@ func TestRenderedStiffness(t *testing.T) {
 // bound 0.3 %.
 func TestStiffSpringBelowForceBound(t *testing.T) {
 	cfg, p := haptics.DefaultConfig(), twin.DefaultExoParams()
-	bound := cfg.Safety.MaxForce
-	if bound == 0 {
-		bound = p.Rating.MaxForceCont
-	}
+	bound := cfg.Safety.ForceBound(p.Rating.MaxForceCont)
 	sp, err := runStiffness(cfg, p, "spring", springMatrix(3000, vec3.Scale(-1, pressDir(sim.IndexFinger))))
 	if err != nil {
 		t.Fatal(err)

@@ -43,9 +43,9 @@ func TestStandbyRunsTicksWhileTheCoreIsTaken(t *testing.T) {
 				// thread runs only while the loop's thread is off it. Take
 				// the core between ticks: taken in the middle of one (the
 				// tick that starts this goroutine, its thread blocked in
-				// the runtime: 6 of 150 runs under load with the race
-				// detector), the tick overruns across the 20 ms and no
-				// thread may run the deadlines it spans.
+				// the runtime, as under load with the race detector), the
+				// tick overruns across the 20 ms and no thread may run the
+				// deadlines it spans.
 				for l.turn.Load() == claimed {
 					time.Sleep(50 * time.Microsecond)
 				}
