@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"syscall"
@@ -143,6 +144,7 @@ func runBench(args []string) error {
 	chart := fs.String("chart", "", "control bench: write the Z-width chart to this .png or .svg file (and the other format beside it)")
 	fabric := fs.String("fabric", "", "sim bench: run the scenes on this fabric (haptex fabric list; "+rig.DefaultFabric+" is a session's default) instead of sim's default cloth, which has no internal friction")
 	library := fs.String("library", defaultLibraryDir(), "user fabric library folder, for -fabric")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the benches to this file (go tool pprof reads it; cmd/haptex/default.pgo is made from one)")
 	if len(args) == 0 {
 		fs.Usage()
 		return fmt.Errorf("%w: which bench?", errUsage)
@@ -153,6 +155,17 @@ func runBench(args []string) error {
 	}
 	if name != "all" && benches[name] == nil {
 		return fmt.Errorf("%w: unknown bench %q (have %s, all)", errUsage, name, strings.Join(benchNames(), ", "))
+	}
+	if *cpuProfile != "" {
+		stopProfile, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := stopProfile(); err != nil {
+				stderrf("bench: %v", err)
+			}
+		}()
 	}
 	// A signal stops the bench at work: what it measured so far (or that
 	// it was interrupted) and every finished bench's result still print.
@@ -234,4 +247,24 @@ func runBench(args []string) error {
 		return fmt.Errorf("%s failed (see \"error\" in its result)", strings.Join(failed, ", "))
 	}
 	return nil
+}
+
+// startCPUProfile profiles the process into path until the returned
+// function is called, which reports a write that failed.
+func startCPUProfile(path string) (stop func() error, err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile %s: %w", path, err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("cpu profile %s: %w", path, err)
+		}
+		return nil
+	}, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -263,5 +264,60 @@ func TestBenchSimFabric(t *testing.T) {
 	}
 	if cfg.Material.Thickness != want.Thickness {
 		t.Errorf("thickness %g, want the fabric's %g", cfg.Material.Thickness, want.Thickness)
+	}
+}
+
+// spinForProfile keeps a core busy for d, under a name the profile's
+// string table must hold.
+//
+//go:noinline
+func spinForProfile(d time.Duration) float64 {
+	s := 1.0
+	for t0 := time.Now(); time.Since(t0) < d; {
+		for i := range 1000 {
+			s = s*1.0000001 + float64(i&1)
+		}
+	}
+	return s
+}
+
+// -cpuprofile writes a CPU profile of the bench that ran (the format go
+// tool pprof reads and cmd/haptex/default.pgo is made from); a path it
+// cannot create is a one-line error before any bench runs.
+func TestBenchCPUProfile(t *testing.T) {
+	old := benches["statebuf"]
+	t.Cleanup(func() { benches["statebuf"] = old })
+	ran := 0
+	benches["statebuf"] = func(context.Context, benchOpts) (any, error) {
+		ran++
+		return map[string]any{"sum": spinForProfile(300 * time.Millisecond)}, nil
+	}
+	path := t.TempDir() + "/cpu.pprof"
+	if out, err := capture(t, func() error { return runBench([]string{"statebuf", "-json", "-cpuprofile", path}) }); err != nil {
+		t.Fatalf("bench statebuf -cpuprofile: %v\n%s", err, out)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("the profile is not gzipped protobuf, as pprof writes: %v", err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(raw, []byte(".spinForProfile")) {
+		t.Errorf("the profile (%d bytes) has no sample of the bench's own work", len(raw))
+	}
+
+	err = runBench([]string{"statebuf", "-cpuprofile", t.TempDir() + "/no/such/dir/cpu.pprof"})
+	if err == nil || !strings.Contains(err.Error(), "cpu profile") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("an unwritable profile path: %v", err)
+	}
+	if ran != 1 {
+		t.Errorf("the bench ran %d times, want once (not after the profile's error)", ran)
 	}
 }
