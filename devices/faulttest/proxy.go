@@ -35,6 +35,9 @@ type Rule func(f *wire.Frame) Verdict
 type ProxyStats struct {
 	Frames, Dropped, Duplicated, Delayed, Rewritten uint64
 	Overflow                                        uint64 // frames the receiving line could not take (dropped, as by a full cable buffer)
+	// HungUp is the read error after which the proxy stopped reading this
+	// direction's line for good ("" while it reads).
+	HungUp string
 }
 
 // Directions through a proxy.
@@ -203,6 +206,12 @@ func (p *Proxy) pass() {
 			}
 			if err != unix.EAGAIN && err != unix.EINTR {
 				d.dead = true // hung up (or EOF)
+				p.mu.Lock()
+				p.stats[i].HungUp = "read: end of file"
+				if err != nil {
+					p.stats[i].HungUp = "read: " + err.Error()
+				}
+				p.mu.Unlock()
 			}
 			break
 		}

@@ -78,3 +78,35 @@ func TestPassMakesNoEmptyRead(t *testing.T) {
 		t.Fatalf("host received %q, want %q", got, frame)
 	}
 }
+
+// TestProxySaysWhenALineHungUp: a direction whose line hangs up is read
+// no more, and the stats say so and why, so that a host that cannot reach
+// the device through the proxy can tell a dead cable from a silent device.
+func TestProxySaysWhenALineHungUp(t *testing.T) {
+	device, err := emu.OpenLine("device")
+	if err != nil {
+		t.Skipf("no pseudo-terminals: %v", err)
+	}
+	p, err := openProxy(device.TTY(), nil, nil)
+	if err != nil {
+		device.Close()
+		t.Fatal(err)
+	}
+	defer func() {
+		p.host.Close()
+		unix.Close(p.devFd)
+	}()
+	p.pass()
+	if s := p.Stats(); s[ToHost].HungUp != "" || s[ToDevice].HungUp != "" {
+		t.Fatalf("two open lines read as hung up: %+v", s)
+	}
+	device.Close()
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && p.Stats()[ToHost].HungUp == ""; time.Sleep(time.Millisecond) {
+		p.pass()
+	}
+	s := p.Stats()
+	if s[ToHost].HungUp == "" || s[ToDevice].HungUp != "" {
+		t.Fatalf("the device's line hung up: stats %+v, want the direction to the host hung up alone", s)
+	}
+	t.Logf("to host: %s", s[ToHost].HungUp)
+}

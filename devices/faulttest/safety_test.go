@@ -334,7 +334,7 @@ func runTrials(t *testing.T, b *bench, mode int32, n int, redial bool) []trial {
 			// Between trials the loop is idle: it does not touch x.
 			s.x.Load().Close()
 			if x, err = b.dial(link.Options{}); err != nil {
-				t.Fatalf("trial %d: %v", attempt, err)
+				t.Fatalf("trial %d: %v\nproxy [to device, to host] %+v\ndevice %+v", attempt, err, b.proxy.Stats(), b.dev.Stats())
 			}
 			s.x.Store(x)
 		}
