@@ -21,7 +21,7 @@ GIT_MODIFIED := $(shell test -n "$$(git status --porcelain --untracked-files=no 
 LDFLAGS      := -X github.com/haptex/haptex/internal/buildinfo.commit=$(GIT_COMMIT) \
                 -X github.com/haptex/haptex/internal/buildinfo.modified=$(GIT_MODIFIED)
 
-.PHONY: demo test test-long long-suites deps vet build bench ldflags FORCE
+.PHONY: demo test test-long long-suites deps vet build bench pgo ldflags FORCE
 
 demo: deps $(BIN)
 	./$(BIN) run -duration $(DURATION) -out sessions
@@ -68,6 +68,11 @@ build: $(BIN)
 # names them and goes on (the tests that need them say so).
 deps:
 	@./scripts/deps $(DEB_PKGS)
+
+# The compiler's profile (cmd/haptex/default.pgo), made again from the
+# cloth's bench after a change to the simulation: about two minutes.
+pgo: $(BIN)
+	./$(BIN) bench sim -cpuprofile cmd/haptex/default.pgo > /dev/null
 
 # Headless too: the render bench starts its own Xvfb, or says why it skipped.
 bench: $(BIN)
