@@ -1,6 +1,9 @@
 package sim
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // The haptic coupling: after each step every finger's contact force is
 // linearised into the LocalModel that the 1 kHz loop evaluates between
@@ -26,6 +29,10 @@ type fingerSens struct {
 	sens [3][]float64 // velocity change of the cloth per unit pad motion along x, y, z
 	ok   bool         // sens belongs to the contact in progress
 	sig  uint64       // contactSignature of the contacts sens was solved for
+	// due says a renewal was put off to the next step; renewed is the
+	// step of the last renewal plus one (zero: none yet).
+	due     bool
+	renewed uint64
 }
 
 func (cp *coupling) init(c *Cloth) {
@@ -45,7 +52,7 @@ func (cp *coupling) init(c *Cloth) {
 }
 
 // forget drops finger k's sensitivities: its contact ended.
-func (cp *coupling) forget(k int) { cp.f[k].ok = false }
+func (cp *coupling) forget(k int) { cp.f[k].ok, cp.f[k].due = false, false }
 
 // publish fills finger k's local model and contact patch (already reset
 // to no contact at the step's time) from the sums of its contacts after
@@ -104,19 +111,37 @@ func (cp *coupling) stiffness(k int) [3][3]float64 {
 	fs := &cp.f[k]
 	// The three solves are renewed together, so that K is that of one
 	// state: every three refresh intervals while the contact lasts (the
-	// two fingers half a period apart, so a step makes the solves of one
-	// finger at most), and at once when the contacts in the solve or their
-	// stick/slip state change. The sensitivities' right-hand sides are the
-	// contacts' stiffnesses, so a probe that starts or stops slipping
-	// changes them as much as one that comes or goes; renewing one
-	// direction at a time mixed the old contacts' sensitivity with the new
-	// ones' direct stiffness for up to 30 ms (TestLocalModelAtRest).
+	// two fingers half a period apart), and when the contacts in the solve
+	// or their stick/slip state change. The sensitivities' right-hand
+	// sides are the contacts' stiffnesses, so a probe that starts or stops
+	// slipping changes them as much as one that comes or goes; renewing
+	// one direction at a time mixed the old contacts' sensitivity with the
+	// new ones' direct stiffness for up to 30 ms (TestLocalModelAtRest).
+	//
+	// A step makes one finger's iterated solves at most (a pad holding a
+	// stack: stackSensitivityIterations), unless a contact begins. When
+	// both fingers' contacts change in the same step (a pinched fold that
+	// slides, its probes slipping and sticking under both pads), the
+	// finger that has waited longer renews, and the other in the next
+	// step; until then its stiffness is its new contacts' with the
+	// sensitivities a step old. Such steps are the slowest of the fold's
+	// slide, and the solves a large part of them. A solve of one V-cycle
+	// (a single layer's, by default) is never put off.
 	every := uint64(cp.c.refreshSteps())
 	period := 6 * every
-	ph := cp.c.steps + uint64(k)*period/2
+	steps := cp.c.steps
+	ph := steps + uint64(k)*period/2
 	sig := contactSignature(fc.lin)
-	if fs.ok && sig == fs.sig && ph%period != 0 {
+	if fs.ok && !fs.due && sig == fs.sig && ph%period != 0 {
 		return cp.assemble(k)
+	}
+	iters := cp.iterations(k)
+	if fs.ok && !fs.due && iters > 0 {
+		o := &cp.f[1-k]
+		if o.renewed == steps+1 || o.due && o.ok && o.renewed < fs.renewed {
+			fs.due = true
+			return cp.assemble(k)
+		}
 	}
 	if !fs.ok {
 		for q := range fs.sens {
@@ -124,10 +149,36 @@ func (cp *coupling) stiffness(k int) [3][3]float64 {
 		}
 	}
 	fs.sig = sig
-	cp.solve(k)
-	fs.ok = true
+	cp.solve(k, iters)
+	fs.ok, fs.due = true, false
+	if iters > 0 {
+		fs.renewed = steps + 1
+	}
 	return cp.assemble(k)
 }
+
+// iterations is the number of CG iterations of finger k's sensitivity
+// solves, 0 for one V-cycle.
+func (cp *coupling) iterations(k int) int {
+	c := cp.c
+	iters := c.cfg.SensitivityIterations
+	if iters == 0 && c.self != nil && c.self.layers[k] > 1 {
+		// One V-cycle leaves part of a pinched stack's compliance out;
+		// two CG iterations, warm-started, come close to the converged
+		// solve (docs/cloth-contact.md, "Speed"). At short steps the
+		// system is nearer the mass matrix, and one comes closer than two
+		// do at 5 ms.
+		iters = stackSensitivityIterations
+		if c.cfg.Dt <= shortStep {
+			iters = 1
+		}
+	}
+	return iters
+}
+
+// shortStep is the longest step at which a stack's sensitivity solve
+// takes one CG iteration.
+const shortStep = 2 * time.Millisecond
 
 // contactSignature identifies a list of contacts by their probes and
 // stick/slip states, whatever their order.
@@ -146,8 +197,9 @@ func contactSignature(lin []contactPt) uint64 {
 
 // solve renews finger k's sensitivities to a pad motion along each axis
 // from the step's system and the pad's contacts: three solves with one
-// matrix, side by side (cg3), each bit for bit what it would be alone.
-func (cp *coupling) solve(k int) {
+// matrix, side by side (cg3), each bit for bit what it would be alone,
+// of iters CG iterations (0: one V-cycle each).
+func (cp *coupling) solve(k, iters int) {
 	c := cp.c
 	fc := &c.pads.f[k]
 	fs := &cp.f[k]
@@ -162,13 +214,6 @@ func (cp *coupling) solve(k int) {
 			c.pads.probes.scatter(p, rhs, scale3(-c.it.lastH, g))
 		}
 		c.dyn.filter(rhs)
-	}
-	iters := c.cfg.SensitivityIterations
-	if iters == 0 && c.self != nil && c.self.layers[k] > 1 {
-		// One V-cycle leaves part of a pinched stack's compliance out;
-		// two CG iterations, warm-started, come close to the converged
-		// solve (docs/cloth-contact.md, "Speed").
-		iters = stackSensitivityIterations
 	}
 	if iters == 0 {
 		c.dyn.precond3(&fs.sens, &cp.rhs)
