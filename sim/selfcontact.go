@@ -112,10 +112,13 @@ type selfContact struct {
 	// the last step.
 	pressed []bool
 	// The stack's couplings cK·k·w_i·w_j, i ≠ j, sorted by row.
-	cpl  []scalarCoupling
-	x0   []float64 // positions at the step's start
-	zone []int32   // impact zones: union-find parents per node
-	disp []float64 // the step's displacement before the fail-safe
+	cpl []scalarCoupling
+	// Scratch of their sort (sortCouplings).
+	cplTmp   []scalarCoupling
+	cplCount []int32
+	x0       []float64 // positions at the step's start
+	zone     []int32   // impact zones: union-find parents per node
+	disp     []float64 // the step's displacement before the fail-safe
 	// The impact zones' result, while separateAfterZones tries to improve
 	// on it.
 	xz, vz []float64
@@ -225,6 +228,8 @@ func (s *selfContact) init(c *Cloth) {
 	s.stack = make([]stackPair, 0, room/2)
 	s.prev = make([]stackPair, 0, room/2)
 	s.cpl = make([]scalarCoupling, 0, 4*room)
+	s.cplTmp = make([]scalarCoupling, 0, 4*room)
+	s.cplCount = make([]int32, n+1)
 	s.cand = make([][2]int32, 0, room)
 	s.near = make([]nearFeat, 0, room)
 	s.nearAt = make([]int32, 0, room+1)
@@ -605,12 +610,42 @@ func (s *selfContact) assemble(a *bcsr, cK float64) {
 			}
 		}
 	}
-	slices.SortFunc(s.cpl, func(p, q scalarCoupling) int {
-		if p.i != q.i {
-			return int(p.i - q.i)
-		}
-		return int(p.j - q.j)
-	})
+	if cap(s.cplTmp) < len(s.cpl) {
+		s.cplTmp = make([]scalarCoupling, 0, cap(s.cpl))
+	}
+	s.cplTmp = s.cplTmp[:len(s.cpl)]
+	sortCouplings(s.cpl, s.cplTmp, s.cplCount)
+}
+
+// sortCouplings sorts cpl by row, then column, couplings of the same row
+// and column in the order they came: a counting sort by column into tmp,
+// then one by row back into cpl (tmp as long as cpl, count one longer
+// than the rows and columns there are).
+func sortCouplings(cpl, tmp []scalarCoupling, count []int32) {
+	clear(count)
+	for q := range cpl {
+		count[cpl[q].j+1]++
+	}
+	for r := 1; r < len(count); r++ {
+		count[r] += count[r-1]
+	}
+	for q := range cpl {
+		j := cpl[q].j
+		tmp[count[j]] = cpl[q]
+		count[j]++
+	}
+	clear(count)
+	for q := range tmp {
+		count[tmp[q].i+1]++
+	}
+	for r := 1; r < len(count); r++ {
+		count[r] += count[r-1]
+	}
+	for q := range tmp {
+		i := tmp[q].i
+		cpl[count[i]] = tmp[q]
+		count[i]++
+	}
 }
 
 // addDiag adds the stack's diagonal blocks cK·k·w_i²·I to d (the
@@ -885,6 +920,66 @@ func (s *selfContact) collisions(x []float64, pairs [][2]int32, tol float64, mer
 		hits += s.ccdSquares(x, sq[0], sq[1], tol, merge)
 		hits += s.ccdSquares(x, sq[1], sq[0], tol, merge)
 		hits += s.ccdEdges(x, sq[0], sq[1], tol, merge)
+	}
+	// A square's two triangles meet only if it folds flat on itself
+	// along its diagonal, and then their normals are opposite: a square
+	// whose normals stay within 90° of one axis over the step cannot. Its
+	// leaf's cone is from the last refit, which the separation may have
+	// moved on from, as it may the traversal's: 60°, as the traversal's
+	// first cull, leaves the same margin.
+	b := s.bvh
+	for sq, k := range b.leaf {
+		if !b.nodes[k].cone.within(0.5) {
+			hits += s.ccdSquare(x, int32(sq), tol, merge)
+		}
+	}
+	return hits
+}
+
+// ccdSquare is ccdSquares for square sq's features with one another: the
+// vertex of each triangle that is not the other's against the other, and
+// the edges of the two triangles that share no node.
+func (s *selfContact) ccdSquare(x []float64, sq int32, tol float64, merge bool) int {
+	m := s.c.m
+	t0, t1 := squareTris(sq)
+	ta, tb := &m.tris[t0], &m.tris[t1]
+	hits := 0
+	for _, pr := range [2][2]*tri{{ta, tb}, {tb, ta}} {
+		t, o := pr[0], pr[1]
+		for _, vtx := range t.n {
+			if vtx == o.n[0] || vtx == o.n[1] || vtx == o.n[2] {
+				continue
+			}
+			var p0, p1 [3]vec
+			for k, n := range o.n {
+				p0[k], p1[k] = vecAt(s.x0, n), vecAt(x, n)
+			}
+			if _, hit := ccdVT(vecAt(s.x0, vtx), vecAt(x, vtx), &p0, &p1, tol); hit {
+				hits++
+				if merge {
+					s.union(&[4]int32{vtx, o.n[0], o.n[1], o.n[2]})
+				}
+			}
+		}
+	}
+	for q := range 3 {
+		e := [2]int32{ta.n[q], ta.n[(q+1)%3]}
+		for r := range 3 {
+			f := [2]int32{tb.n[r], tb.n[(r+1)%3]}
+			if e[0] == f[0] || e[0] == f[1] || e[1] == f[0] || e[1] == f[1] {
+				continue
+			}
+			e0 := [2]vec{vecAt(s.x0, e[0]), vecAt(s.x0, e[1])}
+			e1 := [2]vec{vecAt(x, e[0]), vecAt(x, e[1])}
+			f0 := [2]vec{vecAt(s.x0, f[0]), vecAt(s.x0, f[1])}
+			f1 := [2]vec{vecAt(x, f[0]), vecAt(x, f[1])}
+			if _, hit := ccdEE(&e0, &e1, &f0, &f1, tol); hit {
+				hits++
+				if merge {
+					s.union(&[4]int32{e[0], e[1], f[0], f[1]})
+				}
+			}
+		}
 	}
 	return hits
 }

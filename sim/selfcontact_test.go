@@ -404,3 +404,91 @@ func sameFeatPairs(a, b []featPair) bool {
 	}
 	return true
 }
+
+// TestSortCouplings: the counting sort orders couplings as a stable sort
+// by row, then column, does: equal rows and columns keep their order.
+func TestSortCouplings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for _, tc := range []struct{ n, nodes int }{{0, 4}, {1, 4}, {50, 4}, {2000, 576}, {3000, 40}} {
+		t.Run(strconv.Itoa(tc.n)+"/"+strconv.Itoa(tc.nodes), func(t *testing.T) {
+			cpl := make([]scalarCoupling, tc.n)
+			for q := range cpl {
+				cpl[q] = scalarCoupling{int32(rng.IntN(tc.nodes)), int32(rng.IntN(tc.nodes)), float64(q)}
+			}
+			want := slices.Clone(cpl)
+			slices.SortStableFunc(want, func(p, q scalarCoupling) int {
+				if p.i != q.i {
+					return int(p.i - q.i)
+				}
+				return int(p.j - q.j)
+			})
+			sortCouplings(cpl, make([]scalarCoupling, tc.n), make([]int32, tc.nodes+1))
+			if !slices.Equal(cpl, want) {
+				t.Errorf("not the stable order by row and column")
+			}
+		})
+	}
+}
+
+// TestSquareFoldedOnItself: a grid square whose one triangle folds over
+// its diagonal onto the other, so that its far vertex passes through the
+// other triangle within the step, is a collision the fail-safe's
+// continuous tests find. Its two triangles share nodes, so no pair of
+// squares holds that vertex and that triangle: a random fold at 24² once
+// ended a step so, with the triangles of the squares round it
+// intersecting.
+func TestSquareFoldedOnItself(t *testing.T) {
+	c := newTestCloth(t, func(cfg *Config) { cfg.NodesU, cfg.NodesV = 8, 8 })
+	s := c.self
+	chk := tritri.NewChecker(c.Topology().Triangles)
+	for _, sq := range []int32{3*7 + 3, 2*7 + 4} {
+		t0, t1 := squareTris(sq)
+		a, b := &c.m.tris[t0], &c.m.tris[t1]
+		// v: the vertex of t0 that is not t1's; p, q: the diagonal.
+		var v int32 = -1
+		var diag []int32
+		for _, n := range a.n {
+			if n == b.n[0] || n == b.n[1] || n == b.n[2] {
+				diag = append(diag, n)
+			} else {
+				v = n
+			}
+		}
+		if v < 0 || len(diag) != 2 {
+			t.Fatalf("square %d: triangles %v and %v do not share a diagonal", sq, a.n, b.n)
+		}
+		p, q := vecAt(c.x, diag[0]), vecAt(c.x, diag[1])
+		u, _ := unitVec(q.sub(p))
+		rel := vecAt(c.x, v).sub(p)
+		along := u.scale(rel.dot(u))
+		r := rel.sub(along).scale(0.5) // halfway to the diagonal: it lands inside t1
+		at := func(deg float64) vec {
+			th := deg * math.Pi / 180
+			return p.add(along).add(r.scale(math.Cos(th))).add(u.cross(r).scale(math.Sin(th)))
+		}
+		x0, x1 := slices.Clone(c.x), slices.Clone(c.x)
+		addVecAt(x0, v, at(170).sub(vecAt(c.x, v)))
+		addVecAt(x1, v, at(190).sub(vecAt(c.x, v)))
+		if n, _ := chk.Intersections(x0); n != 0 {
+			t.Fatalf("square %d: the start intersects", sq)
+		}
+		// The vertex crosses t1's plane inside t1.
+		b0, b1, b2 := vecAt(c.x, b.n[0]), vecAt(c.x, b.n[1]), vecAt(c.x, b.n[2])
+		nrm := b1.sub(b0).cross(b2.sub(b0))
+		if s0, s1 := at(170).sub(b0).dot(nrm), at(190).sub(b0).dot(nrm); s0*s1 >= 0 {
+			t.Fatalf("square %d: the vertex does not cross the triangle's plane (%g, %g)", sq, s0, s1)
+		}
+		m := at(180)
+		for k := range 3 {
+			e0, e1 := vecAt(c.x, b.n[k]), vecAt(c.x, b.n[(k+1)%3])
+			if e1.sub(e0).cross(m.sub(e0)).dot(nrm) <= 0 {
+				t.Fatalf("square %d: the vertex crosses the plane outside the triangle", sq)
+			}
+		}
+		copy(s.x0, x0)
+		s.bvh.refit(s.x0, x1, 0)
+		if hits := s.collisions(x1, nil, ccdTolerance*c.fab.thick, false); hits == 0 {
+			t.Errorf("square %d folded through itself: no collision found", sq)
+		}
+	}
+}
