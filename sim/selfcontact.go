@@ -622,30 +622,32 @@ func (s *selfContact) assemble(a *bcsr, cK float64) {
 // then one by row back into cpl (tmp as long as cpl, count one longer
 // than the rows and columns there are).
 func sortCouplings(cpl, tmp []scalarCoupling, count []int32) {
+	countingPass(tmp, cpl, count, false)
+	countingPass(cpl, tmp, count, true)
+}
+
+// countingPass copies src to dst in the order of their rows (row) or
+// columns, stably.
+func countingPass(dst, src []scalarCoupling, count []int32, row bool) {
 	clear(count)
-	for q := range cpl {
-		count[cpl[q].j+1]++
+	for q := range src {
+		count[src[q].key(row)+1]++
 	}
 	for r := 1; r < len(count); r++ {
 		count[r] += count[r-1]
 	}
-	for q := range cpl {
-		j := cpl[q].j
-		tmp[count[j]] = cpl[q]
-		count[j]++
+	for q := range src {
+		k := src[q].key(row)
+		dst[count[k]] = src[q]
+		count[k]++
 	}
-	clear(count)
-	for q := range tmp {
-		count[tmp[q].i+1]++
+}
+
+func (c *scalarCoupling) key(row bool) int32 {
+	if row {
+		return c.i
 	}
-	for r := 1; r < len(count); r++ {
-		count[r] += count[r-1]
-	}
-	for q := range tmp {
-		i := tmp[q].i
-		cpl[count[i]] = tmp[q]
-		count[i]++
-	}
+	return c.j
 }
 
 // addDiag adds the stack's diagonal blocks cK·k·w_i²·I to d (the
@@ -950,16 +952,7 @@ func (s *selfContact) ccdSquare(x []float64, sq int32, tol float64, merge bool) 
 			if vtx == o.n[0] || vtx == o.n[1] || vtx == o.n[2] {
 				continue
 			}
-			var p0, p1 [3]vec
-			for k, n := range o.n {
-				p0[k], p1[k] = vecAt(s.x0, n), vecAt(x, n)
-			}
-			if _, hit := ccdVT(vecAt(s.x0, vtx), vecAt(x, vtx), &p0, &p1, tol); hit {
-				hits++
-				if merge {
-					s.union(&[4]int32{vtx, o.n[0], o.n[1], o.n[2]})
-				}
-			}
+			hits += s.ccdVertex(x, vtx, o, tol, merge)
 		}
 	}
 	for q := range 3 {
@@ -969,16 +962,7 @@ func (s *selfContact) ccdSquare(x []float64, sq int32, tol float64, merge bool) 
 			if e[0] == f[0] || e[0] == f[1] || e[1] == f[0] || e[1] == f[1] {
 				continue
 			}
-			e0 := [2]vec{vecAt(s.x0, e[0]), vecAt(s.x0, e[1])}
-			e1 := [2]vec{vecAt(x, e[0]), vecAt(x, e[1])}
-			f0 := [2]vec{vecAt(s.x0, f[0]), vecAt(s.x0, f[1])}
-			f1 := [2]vec{vecAt(x, f[0]), vecAt(x, f[1])}
-			if _, hit := ccdEE(&e0, &e1, &f0, &f1, tol); hit {
-				hits++
-				if merge {
-					s.union(&[4]int32{e[0], e[1], f[0], f[1]})
-				}
-			}
+			hits += s.ccdEdge(x, e, f, tol, merge)
 		}
 	}
 	return hits
@@ -1193,19 +1177,42 @@ func (s *selfContact) ccdSquares(x []float64, a, b int32, tol float64, merge boo
 			if !boxMeet(tlo, thi, s.mlo[vtx], s.mhi[vtx], tol) {
 				continue
 			}
-			var p0, p1 [3]vec
-			for k, n := range t.n {
-				p0[k], p1[k] = vecAt(s.x0, n), vecAt(x, n)
-			}
-			if _, hit := ccdVT(vecAt(s.x0, vtx), vecAt(x, vtx), &p0, &p1, tol); hit {
-				hits++
-				if merge {
-					s.union(&[4]int32{vtx, t.n[0], t.n[1], t.n[2]})
-				}
-			}
+			hits += s.ccdVertex(x, vtx, t, tol, merge)
 		}
 	}
 	return hits
+}
+
+// ccdVertex is 1 if vertex vtx meets triangle t over the step (merged
+// into one impact zone with merge), else 0.
+func (s *selfContact) ccdVertex(x []float64, vtx int32, t *tri, tol float64, merge bool) int {
+	var p0, p1 [3]vec
+	for k, n := range t.n {
+		p0[k], p1[k] = vecAt(s.x0, n), vecAt(x, n)
+	}
+	if _, hit := ccdVT(vecAt(s.x0, vtx), vecAt(x, vtx), &p0, &p1, tol); !hit {
+		return 0
+	}
+	if merge {
+		s.union(&[4]int32{vtx, t.n[0], t.n[1], t.n[2]})
+	}
+	return 1
+}
+
+// ccdEdge is 1 if edges e and f meet over the step (merged into one
+// impact zone with merge), else 0.
+func (s *selfContact) ccdEdge(x []float64, e, f [2]int32, tol float64, merge bool) int {
+	e0 := [2]vec{vecAt(s.x0, e[0]), vecAt(s.x0, e[1])}
+	e1 := [2]vec{vecAt(x, e[0]), vecAt(x, e[1])}
+	f0 := [2]vec{vecAt(s.x0, f[0]), vecAt(s.x0, f[1])}
+	f1 := [2]vec{vecAt(x, f[0]), vecAt(x, f[1])}
+	if _, hit := ccdEE(&e0, &e1, &f0, &f1, tol); !hit {
+		return 0
+	}
+	if merge {
+		s.union(&[4]int32{e[0], e[1], f[0], f[1]})
+	}
+	return 1
 }
 
 // ccdEdges is ccdSquares for the two squares' own edges.
@@ -1226,16 +1233,7 @@ func (s *selfContact) ccdEdges(x []float64, a, b int32, tol float64, merge bool)
 			if !boxMeet(elo, ehi, flo[q], fhi[q], tol) {
 				continue
 			}
-			e0 := [2]vec{vecAt(s.x0, e[0]), vecAt(s.x0, e[1])}
-			e1 := [2]vec{vecAt(x, e[0]), vecAt(x, e[1])}
-			f0 := [2]vec{vecAt(s.x0, f[0]), vecAt(s.x0, f[1])}
-			f1 := [2]vec{vecAt(x, f[0]), vecAt(x, f[1])}
-			if _, hit := ccdEE(&e0, &e1, &f0, &f1, tol); hit {
-				hits++
-				if merge {
-					s.union(&[4]int32{e[0], e[1], f[0], f[1]})
-				}
-			}
+			hits += s.ccdEdge(x, e, f, tol, merge)
 		}
 	}
 	return hits
