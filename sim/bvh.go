@@ -296,7 +296,7 @@ func (b *bvh) collect(minCos float64) [][2]int32 {
 func (b *bvh) self(k int32) {
 	n := &b.nodes[k]
 	if n.leaf() {
-		return // a square's own features all share a node
+		return // a square's own features: the fail-safe tests them (ccdSquare)
 	}
 	if n.cone.within(b.minCos) && b.star(&n.cone, n, nil) {
 		b.culls++

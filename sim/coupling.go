@@ -29,8 +29,9 @@ type fingerSens struct {
 	sens [3][]float64 // velocity change of the cloth per unit pad motion along x, y, z
 	ok   bool         // sens belongs to the contact in progress
 	sig  uint64       // contactSignature of the contacts sens was solved for
-	// due says a renewal was put off to the next step; renewed is the
-	// step of the last renewal plus one (zero: none yet).
+	// due says a renewal was put off to the next step (only while ok:
+	// forget clears both); renewed is the step of the last iterated
+	// renewal plus one (zero: none yet).
 	due     bool
 	renewed uint64
 }
@@ -138,7 +139,7 @@ func (cp *coupling) stiffness(k int) [3][3]float64 {
 	iters := cp.iterations(k)
 	if fs.ok && !fs.due && iters > 0 {
 		o := &cp.f[1-k]
-		if o.renewed == steps+1 || o.due && o.ok && o.renewed < fs.renewed {
+		if o.renewed == steps+1 || o.due && o.renewed < fs.renewed {
 			fs.due = true
 			return cp.assemble(k)
 		}

@@ -622,6 +622,9 @@ func (s *selfContact) assemble(a *bcsr, cK float64) {
 // then one by row back into cpl (tmp as long as cpl, count one longer
 // than the rows and columns there are).
 func sortCouplings(cpl, tmp []scalarCoupling, count []int32) {
+	if len(cpl) < 2 {
+		return // nothing to sort (no stack): the passes would only clear count
+	}
 	countingPass(tmp, cpl, count, false)
 	countingPass(cpl, tmp, count, true)
 }
