@@ -108,9 +108,10 @@ type selfContact struct {
 	prox  []featPair
 	stack []stackPair
 	prev  []stackPair // last step's stack, for the friction anchors
-	// pressed marks the nodes of triangles a pad touched at the end of
-	// the last step.
-	pressed []bool
+	// touched marks the nodes of triangles a pad touched at the end of
+	// the last step, pressed those and the nodes of the triangles round
+	// them (markPressed).
+	touched, pressed []bool
 	// The stack's couplings cK·k·w_i·w_j, i ≠ j, sorted by row.
 	cpl []scalarCoupling
 	// Scratch of their sort (sortCouplings).
@@ -212,6 +213,7 @@ func (s *selfContact) init(c *Cloth) {
 	}
 	n := c.n
 	s.pressed = make([]bool, n)
+	s.touched = make([]bool, n)
 	s.x0 = make([]float64, 3*n)
 	s.zone = make([]int32, n)
 	s.disp = make([]float64, 3*n)
@@ -700,15 +702,32 @@ func (s *selfContact) settle(x []float64) {
 	}
 }
 
-// markPressed records the nodes of the triangles the pads touch after the
-// step, for the next step's stack.
+// markPressed records, for the next step's stack, the nodes of the
+// triangles the pads touch after the step and of the triangles round
+// them. The ring keeps the stack steady: at the pinch's rim a pad's probes
+// touch a triangle in one step and miss it in the next, and each time the
+// pairs of its nodes left the stack, lost their friction anchors and were
+// pushed apart to a full thickness by the response while the stack's
+// springs let the layers under the pad compress. A static two-layer pinch
+// then never settled (TestStaticStackSettles).
 func (s *selfContact) markPressed() {
 	c := s.c
-	clear(s.pressed)
+	clear(s.touched)
 	for k := range c.pads.f {
 		for _, p := range c.pads.f[k].state {
 			for _, n := range c.m.tris[p.tri].n {
-				s.pressed[n] = true
+				s.touched[n] = true
+			}
+		}
+	}
+	clear(s.pressed)
+	for n, t := range s.touched {
+		if !t {
+			continue
+		}
+		for _, ti := range c.m.nodeTris[n] {
+			for _, q := range c.m.tris[ti].n {
+				s.pressed[q] = true
 			}
 		}
 	}
