@@ -11,10 +11,11 @@ import (
 //     step's start, finds every vertex-triangle and edge-edge pair of
 //     features that share no node, lie apart on the rest surface (not one
 //     layer bending round) and come closer than the fabric's thickness
-//     plus a margin. Where a pad presses (its contacts' triangles), the
-//     pairs are the layers of a pinched stack: they enter the step's
-//     implicit solve as stiff springs (stackPair), so that the pads, the
-//     layers between them and the local models see one body.
+//     plus a margin. Where a pad presses (its contacts' triangles and the
+//     ring round them: markPressed), the pairs are the layers of a
+//     pinched stack: they enter the step's implicit solve as stiff
+//     springs (stackPair), so that the pads, the layers between them and
+//     the local models see one body.
 //  2. Response (after the solve): the other pairs get HAPTEX's
 //     geometrical correction (tutorial §3.5; Volino and Magnenat-Thalmann,
 //     "Implementing fast cloth simulation with collision response", CGI
