@@ -328,7 +328,7 @@ func Parse(data []byte, file string) (*Experiment, error) {
 	}
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&f)
 	if err != nil {
-		return nil, fmt.Errorf("experiment: %s: %w", file, err)
+		return nil, fmt.Errorf("experiment: %s: %w", file, safefile.OneLineError(err))
 	}
 	if un := md.Undecoded(); len(un) > 0 {
 		keys := make([]string, len(un))

@@ -46,7 +46,7 @@ func (e *FieldError) Error() string {
 	}
 	b.WriteString(": ")
 	b.WriteString(e.Msg)
-	return oneLine(b.String())
+	return safefile.OneLine(b.String())
 }
 
 // Error is what loading returns for a file with problems: every problem
@@ -59,7 +59,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if len(e.Problems) == 0 {
-		return oneLine("kes: " + e.File + ": invalid fabric file")
+		return safefile.OneLine("kes: " + e.File + ": invalid fabric file")
 	}
 	s := e.Problems[0].Error()
 	if n := len(e.Problems) - 1; n == 1 {
@@ -77,19 +77,6 @@ func (e *Error) Unwrap() []error {
 		errs[i] = p
 	}
 	return errs
-}
-
-// oneLine keeps an error message on one line whatever bytes a file held.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == '\t' || r == '\v' || r == '\f' {
-			return ' '
-		}
-		if r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 {
-			return '\uFFFD'
-		}
-		return r
-	}, s)
 }
 
 // LoadFile reads, parses and validates one fabric file.

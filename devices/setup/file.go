@@ -170,9 +170,9 @@ func (e *FileError) Error() string {
 		fmt.Fprintf(&b, ":%d", e.Line)
 	}
 	if e.Key != "" {
-		b.WriteString(": " + e.Key)
+		b.WriteString(": " + safefile.OneLine(e.Key))
 	}
-	b.WriteString(": " + e.Msg)
+	b.WriteString(": " + safefile.OneLine(e.Msg))
 	return b.String()
 }
 

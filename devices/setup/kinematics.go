@@ -11,6 +11,7 @@ import (
 	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/record"
 	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/internal/safefile"
 	"github.com/haptex/haptex/internal/vec3"
 )
 
@@ -30,7 +31,7 @@ func LoadKinematics(path string) (exo.Params, error) {
 	}
 	md, err := toml.Decode(string(data), &desc)
 	if err != nil {
-		return exo.Params{}, fmt.Errorf("setup: %s: %w", path, err)
+		return exo.Params{}, fmt.Errorf("setup: %s: %w", path, safefile.OneLineError(err))
 	}
 	if !md.IsDefined("kinematics") {
 		return exo.Params{}, fmt.Errorf("setup: %s has no [kinematics] table", path)

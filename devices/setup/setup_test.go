@@ -129,13 +129,15 @@ anything = 1
 		"empty.toml":  "model = \"x\"\n",
 		"limits.toml": strings.Replace(desc, "joint_max_rad = [0.9, 0.8, 1.9]", "joint_max_rad = [-1, 0.8, 1.9]", 1),
 		"typo.toml":   strings.Replace(desc, "home_rad", "hom_rad", 1),
+		// The decoder quotes the line break it failed on.
+		"escape.toml": strings.Replace(desc, `model = "lab-exo"`, "model = \"lab\\\n\"", 1),
 	} {
 		if bad != "" {
 			write(name, bad)
 		}
 		_, err := setup.Load(write("bad.toml", "[thumb.exoskeleton]\nkind = \"serial\"\nport = \"/dev/x\"\nkinematics = \""+name+"\"\n"))
-		if err == nil || !strings.Contains(err.Error(), "thumb.exoskeleton.kinematics") {
-			t.Errorf("%s: %v", name, err)
+		if err == nil || !strings.Contains(err.Error(), "thumb.exoskeleton.kinematics") || strings.ContainsAny(err.Error(), "\n\r") {
+			t.Errorf("%s: %q", name, err)
 		}
 	}
 }
@@ -347,9 +349,13 @@ func FuzzParse(f *testing.F) {
 	f.Add("[thumb.exoskeleton]\nkind = \"serial\"\nport = \"/dev/ttyACM0\"\n")
 	f.Add("[index.tactile]\nkind = \"hid\"\nvid = 0x1209\npid = 0x4858\nserial = \"x\"\n")
 	f.Add("[thumb]\nexoskeleton = { kind = \"sim\" }\n")
+	f.Add("[thumb.exoskeleton]\nkind = \"serial\"\nport = \"/dev/x\\\n\"\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		file, err := setup.Parse(strings.NewReader(in), "fuzz.toml")
 		if err != nil {
+			if strings.ContainsAny(err.Error(), "\n\r") {
+				t.Fatalf("an error of more than one line: %q", err)
+			}
 			return
 		}
 		for _, fg := range file.Fingers {

@@ -18,6 +18,9 @@
 // matchable with errors.Is against ErrNotRegular, ErrTooLarge,
 // ErrTooDeep, ErrTooManyKeys, ErrKeyTooLong, ErrTooManyTables or
 // ErrTooManyValues.
+// A decoder's own message can quote the bytes it failed on, a line
+// break included: OneLine and OneLineError keep such a message on one
+// line.
 //
 // # Writing
 //

@@ -50,13 +50,40 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // oneLine replaces the control characters a path may hold, so that a
 // message stays on one line.
-func oneLine(s string) string {
+func oneLine(s string) string { return strings.Map(printable, s) }
+
+// OneLine keeps a message on one line whatever bytes a file put in it: a
+// decoder's message quotes the bytes it failed on. Line breaks and tabs
+// become spaces, other control characters U+FFFD.
+func OneLine(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 {
-			return '\uFFFD'
+		switch r {
+		case '\n', '\r', '\t', '\v', '\f':
+			return ' '
 		}
-		return r
+		return printable(r)
 	}, s)
+}
+
+// OneLineError returns err with its message kept on one line (OneLine),
+// still matchable with errors.Is and errors.As; nil for nil.
+func OneLineError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return oneLineError{err}
+}
+
+type oneLineError struct{ err error }
+
+func (e oneLineError) Error() string { return OneLine(e.err.Error()) }
+func (e oneLineError) Unwrap() error { return e.err }
+
+func printable(r rune) rune {
+	if r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 {
+		return '\uFFFD'
+	}
+	return r
 }
 
 // kindOf names a file type for messages.

@@ -93,6 +93,29 @@ func TestErrorIsOneLine(t *testing.T) {
 	}
 }
 
+// A decoder's message that quotes a file's line break, tab or other
+// control character stays on one line, and still wraps its cause.
+func TestOneLine(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"invalid escape in string '\\\n'", "invalid escape in string '\\ '"},
+		{"a\r\nb\tc\vd\fe", "a  b c d e"},
+		{"nul \x00, del \x7f, NEL \u0085, LS \u2028", "nul \uFFFD, del \uFFFD, NEL \uFFFD, LS \uFFFD"},
+		{"unchanged: é ✓", "unchanged: é ✓"},
+	} {
+		if got := safefile.OneLine(c.in); got != c.want {
+			t.Errorf("OneLine(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	cause := errors.New("line 3:\nbad")
+	err := safefile.OneLineError(cause)
+	if err.Error() != "line 3: bad" || !errors.Is(err, cause) {
+		t.Errorf("OneLineError: %q, errors.Is %v", err, errors.Is(err, cause))
+	}
+	if safefile.OneLineError(nil) != nil {
+		t.Error("OneLineError(nil) is not nil")
+	}
+}
+
 func TestValidName(t *testing.T) {
 	for _, s := range []string{"sim01", "S-01_b", "stiffness-2afc", "0", strings.Repeat("a", 64)} {
 		if !safefile.ValidName(s) {
