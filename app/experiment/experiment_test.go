@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -481,5 +482,77 @@ func TestThresholdExperiment(t *testing.T) {
 				t.Errorf("%s, %s: %+v", finger, method, e)
 			}
 		}
+	}
+}
+
+// A damaged or hand-edited state.json is refused on resume with one line
+// naming it, never a panic, and the trials already recorded stay as they
+// were.
+func TestResumeRefusesDamagedState(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "level-test", "sim01")
+	stop := errors.New("killed")
+	if _, err := run(t, dir, func(n int) error {
+		if n == 4 {
+			return stop
+		}
+		return nil
+	}); !errors.Is(err, stop) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	statePath, csvPath := filepath.Join(sub, "state.json"), filepath.Join(sub, "trials.csv")
+	good, err := os.ReadFile(statePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials, err := os.ReadFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st map[string]json.RawMessage
+	if err := json.Unmarshal(good, &st); err != nil {
+		t.Fatal(err)
+	}
+	edit := func(key, value string) []byte {
+		m := maps.Clone(st)
+		m[key] = json.RawMessage(value)
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	obs := string(st["observers"])
+	for _, c := range []struct {
+		name  string
+		state []byte
+	}{
+		{"truncated", good[:len(good)/2]},
+		{"an observer too many", edit("observers", "["+obs[1:len(obs)-1]+","+obs[1:len(obs)-1]+"]")},
+		{"no observer's state", edit("observers", "[]")},
+		{"a cue observer's state too many", edit("cue_observers", obs)},
+		{"garbage observer", edit("observers", `[{"spec": 3}]`)},
+		{"garbage random state", edit("rng", `"AAAA"`)},
+		{"garbage procedure", edit("procedure", `{"kind": "staircase"}`)},
+		{"a pending trial on track -1", edit("procedure", strings.Replace(string(st["procedure"]), `"records":`, `"pending": {"index": 4, "stream": -1, "x": 4}, "records":`, 1))},
+		{"completed negative", edit("completed", "-1")},
+		{"completed beyond the trials", edit("completed", "1000")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := os.WriteFile(statePath, c.state, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err := run(t, dir, nil)
+			switch {
+			case err == nil:
+				t.Fatalf("resumed (%d trials)", res.Trials)
+			case strings.ContainsAny(err.Error(), "\n\r") || !strings.Contains(err.Error(), "state.json") && !strings.Contains(err.Error(), "trials.csv"):
+				t.Errorf("not one line naming the file: %q", err)
+			}
+			if b, _ := os.ReadFile(csvPath); !bytes.Equal(b, trials) {
+				t.Errorf("trials.csv changed")
+			}
+			t.Log(err)
+		})
 	}
 }

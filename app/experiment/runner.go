@@ -434,6 +434,10 @@ func (run *runner) restoreObservers(st *state, statePath string) (switched bool,
 		}
 		return true, nil
 	}
+	if len(st.Observers) != len(run.obs) || len(st.CueObservers) != len(run.cueObs) {
+		return false, fmt.Errorf("experiment: %s holds the states of %d observers and %d cue observers for %d and %d: it was damaged or edited",
+			statePath, len(st.Observers), len(st.CueObservers), len(run.obs), len(run.cueObs))
+	}
 	for i, b := range st.Observers {
 		if run.obs[i], err = psych.RestoreObserver(b); err != nil {
 			return false, fmt.Errorf("experiment: %s: observer %d: %w", statePath, i, err)

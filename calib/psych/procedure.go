@@ -273,12 +273,15 @@ func (j *journal) commit(rec Record) {
 	j.Pending = nil
 }
 
-// check validates a restored journal against the task and the next trial
-// index.
+// check validates a restored journal of a single-track procedure against
+// the task and the next trial index.
 func (j *journal) check(task Task) error {
 	for i, r := range j.Records {
 		if r.Index != i {
 			return fmt.Errorf("record %d has index %d", i, r.Index)
+		}
+		if r.Stream != 0 {
+			return fmt.Errorf("record %d has track %d of a procedure with one", i, r.Stream)
 		}
 		if !finite(r.X) {
 			return fmt.Errorf("record %d has stimulus %g", i, r.X)
@@ -294,7 +297,7 @@ func (j *journal) check(task Task) error {
 	if len(j.Records) > maxTrials {
 		return fmt.Errorf("%d records exceed the limit of %d", len(j.Records), maxTrials)
 	}
-	if p := j.Pending; p != nil && (p.Index != len(j.Records) || !finite(p.X)) {
+	if p := j.Pending; p != nil && (p.Index != len(j.Records) || p.Stream != 0 || !finite(p.X)) {
 		return fmt.Errorf("pending trial %+v inconsistent with %d records", *p, len(j.Records))
 	}
 	return nil

@@ -278,6 +278,8 @@ func TestRestoreRejectsCorruptState(t *testing.T) {
 		{"positive flag", `"positive":true`, `"positive":false`},
 		{"step", `"steps":[4,2,1]`, `"steps":[-1]`},
 		{"pending index", `"pending":{"index":10`, `"pending":{"index":3`},
+		{"record track", `"stream":0`, `"stream":-1`},
+		{"pending track", `"pending":{"index":10,"stream":0`, `"pending":{"index":10,"stream":1`},
 	} {
 		bad := strings.Replace(string(good), c.old, c.new, 1)
 		if bad == string(good) {
