@@ -222,9 +222,10 @@ func (s *Servo) Status(f int) FingerStatus { return s.fingers[f].status }
 // envelope, passivity, commands. It fills out (when not nil) and rec (when
 // not nil). in may be nil before the simulation's first step.
 func (s *Servo) Tick(t time.Duration, in *sim.Output, out *sim.FingerState, rec *TickRecord) {
-	overrun := false
+	overrun, back := false, false
 	if s.started {
 		gap := t - s.tPrev
+		back = gap < 0
 		if float64(gap) > s.cfg.Safety.OverrunFactor*float64(s.period) {
 			overrun = true
 			s.streak++
@@ -257,6 +258,9 @@ func (s *Servo) Tick(t time.Duration, in *sim.Output, out *sim.FingerState, rec 
 		fs := &s.fingers[f]
 		if fs.dev == nil {
 			continue
+		}
+		if back {
+			fs.flag(ReasonHostClock)
 		}
 		if s.streak >= s.cfg.Safety.OverrunStreak {
 			fs.flag(ReasonOverrun)
@@ -339,7 +343,11 @@ func (fs *fingerServo) read(t time.Duration, cfg *Config) {
 		fs.flag(ReasonSilent)
 	}
 	if !finite3(&fs.st.Joint) || !finite3(&fs.st.Force) {
+		// The power stage's report and the device's clock still count: a
+		// broken sensor must not keep the safe state from being confirmed,
+		// nor hide a stage that stays on.
 		fs.flag(ReasonSensorNaN)
+		fs.checkSample(t, cfg)
 		return
 	}
 	fs.checkSample(t, cfg)
@@ -409,6 +417,11 @@ func (fs *fingerServo) measure(cfg *Config) {
 		// stretch. It is milliradians, so the pad moves by J times it.
 		tl := fs.k.J.MulTransVec(fs.k.R.MulVec(fs.st.Force))
 		a := math.Min(1, fs.dt/stretchTau)
+		if vec3.Norm(fs.st.Force) > fs.tripForce {
+			// A reading that trips is no load the cables carry: fed to
+			// the filter it would move the pad estimate for many periods.
+			a = 0
+		}
 		var dq [3]float64
 		for i := range 3 {
 			fs.tauLink[i] += a * (tl[i] - fs.tauLink[i])
@@ -446,17 +459,19 @@ func (fs *fingerServo) clothForce(t time.Duration, lm *sim.LocalModel, cfg *Conf
 	fs.contact = false
 	fs.fCloth = [3]float64{}
 	fs.kRender, fs.kAsked, fs.limited = 0, 0, false
-	switch {
-	case lm == nil:
-		fs.modelOK = false
-		fs.offset = [3]float64{}
-		return [3]float64{}
-	case !localFinite(lm):
-		fs.flag(ReasonModelNaN)
+	if lm == nil {
 		fs.modelOK = false
 		fs.offset = [3]float64{}
 		return [3]float64{}
 	}
+	if r := localCheck(lm); r != ReasonNone {
+		fs.flag(r)
+		fs.modelOK = false
+		fs.offset = [3]float64{}
+		return [3]float64{}
+	}
+	// A stalled simulation's last model stops drifting (maxModelAge).
+	t = min(t, lm.T+maxModelAge)
 	// The model drifts with the cloth under the pad (sim.LocalModel
 	// EvalAt): evaluate it at this tick's time, on a copy whose stiffness
 	// is capped to what the device can render.
@@ -487,10 +502,16 @@ func (fs *fingerServo) clothForce(t time.Duration, lm *sim.LocalModel, cfg *Conf
 		for i := range 3 {
 			d[i] = fs.pos[i] - fs.model.X0[i] - fs.model.V[i]*dt
 		}
+		if vec3.Norm(d) > maxModelGap && frobenius(&fs.model.K) > 0 {
+			fs.flag(ReasonModelInvalid)
+			fs.contact, fs.modelOK, fs.offset = false, false, [3]float64{}
+			return [3]float64{}
+		}
 		k := &fs.model.K
 		for i := range 3 {
 			fs.fStiff[i] = fs.scale * (k[i][0]*d[0] + k[i][1]*d[1] + k[i][2]*d[2])
 		}
+		fs.fStiff = fs.clampForce(fs.fStiff)
 		fs.kRender = frobenius(&fs.model.K) * fs.scale
 		fs.kAsked = asked * fs.scale
 		fs.limited = fs.kAsked > fs.kRender*(1+1e-9)
@@ -525,7 +546,9 @@ func (fs *fingerServo) renderNothing(t time.Duration, cfg *Config) {
 		if ramp := cfg.Safety.StopRamp; ramp > 0 {
 			r = 1 - float64(t-fs.status.Since)/float64(ramp)
 		}
-		if r <= 0 {
+		if r <= 0 || t < fs.status.Since {
+			// A clock that ran back before the stop began leaves no ramp
+			// to follow: zero at once.
 			fs.enterSafe(t)
 		} else {
 			fs.tauOut = vec3.Scale(r, fs.tauHold)
@@ -543,7 +566,7 @@ func (fs *fingerServo) enableRamp(t time.Duration, cfg *Config) float64 {
 	if fs.status.State != StateEnabling || cfg.Safety.EnableRamp <= 0 {
 		return 1
 	}
-	return math.Min(1, float64(t-fs.status.Since)/float64(cfg.Safety.EnableRamp))
+	return min(1, max(0, float64(t-fs.status.Since)/float64(cfg.Safety.EnableRamp)))
 }
 
 // clampForce caps the rendered force's magnitude at the finger's limit.

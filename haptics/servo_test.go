@@ -77,8 +77,29 @@ func TestEvalLocal(t *testing.T) {
 			}
 		})
 	}
-	if localFinite(&sim.LocalModel{Valid: true, X0: [3]float64{math.Inf(1)}}) || !localFinite(&sim.LocalModel{Depth: math.NaN()}) {
-		t.Error("localFinite")
+	for _, c := range []struct {
+		name string
+		m    func(*sim.LocalModel)
+		want Reason
+	}{
+		{"as it is", func(*sim.LocalModel) {}, ReasonNone},
+		{"not valid, NaN depth", func(m *sim.LocalModel) { m.Valid, m.Depth = false, math.NaN() }, ReasonNone},
+		{"infinite X0", func(m *sim.LocalModel) { m.X0[0] = math.Inf(1) }, ReasonModelNaN},
+		{"NaN velocity", func(m *sim.LocalModel) { m.V[1] = math.NaN() }, ReasonModelNaN},
+		{"normal of length 3", func(m *sim.LocalModel) { m.Normal[2] = -3 }, ReasonModelInvalid},
+		{"zero normal: no boundary", func(m *sim.LocalModel) { m.Normal = [3]float64{} }, ReasonNone},
+		{"normal of length 0.5", func(m *sim.LocalModel) { m.Normal[2] = -0.5 }, ReasonModelInvalid},
+		{"antisymmetric part", func(m *sim.LocalModel) { m.K[0][1], m.K[1][0] = 50, -50 }, ReasonModelInvalid},
+		{"a positive eigenvalue", func(m *sim.LocalModel) { m.K[0][0] = 100 }, ReasonModelInvalid},
+		{"symmetric, rounded", func(m *sim.LocalModel) { m.K[0][1], m.K[1][0] = 20, 20*(1+1e-15) }, ReasonNone},
+		{"no contact, zero normal", func(m *sim.LocalModel) { m.InContact, m.Normal = false, [3]float64{} }, ReasonNone},
+		{"no contact, NaN drift", func(m *sim.LocalModel) { m.InContact, m.V[2] = false, math.NaN() }, ReasonModelNaN},
+	} {
+		mm := m
+		c.m(&mm)
+		if got := localCheck(&mm); got != c.want {
+			t.Errorf("localCheck, %s: %v, want %v", c.name, got, c.want)
+		}
 	}
 }
 

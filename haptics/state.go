@@ -41,7 +41,7 @@ const (
 	ReasonSilent                // no new sample for longer than safety.silent_ms
 	ReasonOverrun               // safety.overrun_streak late ticks in a row
 	ReasonSensorNaN             // non-finite joint angle or force sample
-	ReasonModelNaN              // non-finite value in the cloth's LocalModel
+	ReasonModelNaN              // non-finite value in the cloth's LocalModel (its velocity V included)
 	ReasonControlNaN            // non-finite value inside the controller
 	ReasonSensorSpike           // sample-to-sample force change above safety.max_force_jump_n
 	ReasonForceTrip             // measured force above safety.trip_force_n
@@ -55,6 +55,8 @@ const (
 	ReasonJointRange        // a joint reading outside the declared range by more than limits.joint_margin_rad
 	ReasonClockJump         // the device's clock ran backwards, or ahead of the host's by more than safety.clock_jump_ms
 	ReasonStaysEnabled      // the power stage reported on while the host wants it off, past safety.disable_wait_ms
+	ReasonHostClock         // the host's clock (Tick's time) ran backwards
+	ReasonModelInvalid      // the cloth's LocalModel breaks its contract: a normal not of unit length, K not symmetric negative semi-definite, or its linearisation point far from the pad
 )
 
 var reasonNames = [...]string{
@@ -79,6 +81,8 @@ var reasonNames = [...]string{
 	ReasonJointRange:        "joint-range",
 	ReasonClockJump:         "clock-jump",
 	ReasonStaysEnabled:      "stays-enabled",
+	ReasonHostClock:         "host-clock",
+	ReasonModelInvalid:      "model-invalid",
 }
 
 func (r Reason) String() string {

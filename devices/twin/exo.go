@@ -183,8 +183,14 @@ func (e *Exo) Base() exo.Pose { return e.base }
 
 // Advance integrates the device and the finger up to time t (no effect
 // when t is not later than the device's clock), taking a sample and
-// latching the pending command at every sample period crossed.
+// latching the pending command at every sample period crossed. A clock
+// that jumps by more than exoCatchUp (a host suspended, a clock stepped)
+// is skipped (Skip) to exoCatchUp before t and integrated from there, so
+// that one call costs at most that much simulated time.
 func (e *Exo) Advance(t time.Duration) {
+	if t-time.Duration(e.now) > exoCatchUp {
+		e.Skip(t - exoCatchUp)
+	}
 	target := int64(t)
 	for e.now+e.dtNs <= target {
 		if e.now%e.periodNs == 0 {
@@ -199,6 +205,9 @@ func (e *Exo) Advance(t time.Duration) {
 		}
 	}
 }
+
+// exoCatchUp is the longest span Advance integrates in one call.
+const exoCatchUp = time.Second
 
 // Skip moves the device's clock to the last sample period boundary at or
 // before t without integrating: the links, the rotors and the finger
