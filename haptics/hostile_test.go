@@ -336,3 +336,29 @@ func TestNaNSensorStillConfirms(t *testing.T) {
 		}
 	}
 }
+
+// A controller that computes a NaN torque stops the finger from the last
+// finite torque down, never back up: before, the tick of the fault sent
+// zero and the ramp then rose to three quarters of the held torque.
+func TestControlNaNRampsDown(t *testing.T) {
+	h := newHostile(t, nil)
+	h.pressFor(300*time.Millisecond, 3, 500)
+	prev := h.rec.Fingers[1].Torque
+	h.s.fingers[1].ctl.iF[0] = math.NaN()
+	for k := range 10 {
+		lm := h.press(3, 500)
+		h.tick(h.tm, &lm)
+		h.tm += time.Millisecond
+		fr := h.rec.Fingers[1]
+		if k == 0 && fr.Reason != ReasonControlNaN {
+			t.Fatalf("reason %v, want control-nan", fr.Reason)
+		}
+		if !within(fr.Torque, prev) {
+			t.Fatalf("%d ms after: torque %v, the tick before %v", k, fr.Torque, prev)
+		}
+		prev = fr.Torque
+	}
+	if fr := h.rec.Fingers[1]; fr.State != StateSafe || fr.Torque != ([3]float64{}) {
+		t.Errorf("state %v, torque %v 10 ms after; want safe, zero", fr.State, fr.Torque)
+	}
+}

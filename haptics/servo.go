@@ -632,10 +632,12 @@ func (fs *fingerServo) command(t time.Duration, ramp float64, cfg *Config) {
 	}
 	tau := fs.ctl.step(&fs.k, fs.base.InvVec(fs.fDes), fs.base.InvVec(fs.fMeas), fs.base.InvVec(vec3.Scale(ramp, fs.fStiff)), lim, fs.kRender*ramp, n, vs)
 	if !finite3(&tau) {
+		// The stop ramps down from the last finite command, which this
+		// tick holds (zeroed here, the ramp rose back to three quarters
+		// of it in the next tick).
 		fs.flag(ReasonControlNaN)
 		fs.advanceState(t, cfg)
 		fs.fDes = [3]float64{}
-		fs.tauOut = vec3.Scale(0, fs.tauOut)
 		return
 	}
 	tau, saturated := fs.limitTorque(tau, cfg)
