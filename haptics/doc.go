@@ -52,16 +52,16 @@
 // safety.silent_ms of the loop's own time, a streak of late ticks, a host
 // clock that runs back, NaN or Inf in a sample, the model or the
 // controller, a model that breaks sim.LocalModel's contract (a normal
-// not of unit length, K not symmetric negative semi-definite, the
-// touching pad more than 5 cm from the point of a model with a stiffness),
-// a sensor spike, a force or speed trip, device fault bits, a power stage
-// that goes off, or does not report itself on within
-// safety.enable_wait_ms of the enable) ramp the torque to zero within
-// safety.stop_ramp_ms, never above the torque held at the fault (a
-// vanished device, or a clock that ran back before the stop began, is
-// zeroed at once) and switch the power stage off; after
-// safety.recover_ms of health the finger
-// is re-enabled with the enable ramp. Enabling never waits for the device
+// not of unit length, K not symmetric negative semi-definite, a drift
+// faster than safety.max_speed_mps, the touching pad more than 5 cm from
+// the point of a model with a stiffness), a sensor spike, a force or
+// speed trip, device fault bits, a power stage that goes off, or does not
+// report itself on within safety.enable_wait_ms of the enable) ramp the
+// torque to zero within safety.stop_ramp_ms, never above the torque held
+// at the fault (a vanished device, or a clock that ran back before the
+// stop began, is zeroed at once) and switch the power stage off; after
+// safety.recover_ms of health the finger is re-enabled with the enable
+// ramp. Enabling never waits for the device
 // inside the tick. The rendered force is clamped in magnitude and rate, and the
 // stiffness of a local model to model.max_stiffness_npm (by default half
 // the device's measured Z-width, so that no stiffness outside the stable

@@ -210,6 +210,10 @@ func TestMalformedModelTrips(t *testing.T) {
 				lm.K[i][i] += 1000
 			}
 		}, ReasonModelInvalid},
+		// Before: a fresh model every tick drifting at 10 m/s pushed the
+		// finger with 8 N (the blend between steps extrapolated the last
+		// one by a centimetre a tick).
+		{"drift at 10 m/s", func(h *hostile, lm *sim.LocalModel) { lm.V = vec3.Scale(-10, h.n) }, ReasonModelInvalid},
 		// Before: a model asking 0 N at the pad, its point 1 m back towards
 		// the finger and F0 cancelling its stiffness, pushed the finger
 		// with 7.6 N.

@@ -28,11 +28,12 @@ func capStiffness(m *sim.LocalModel, kMax float64) float64 {
 // localCheck checks a valid model against its contract (sim.LocalModel):
 // every number finite, else ReasonModelNaN; in contact, a normal of unit
 // length (or zero: a model without a region's boundary, which touches the
-// pad wherever it is, as the benches' walls do) and a symmetric, negative
-// semi-definite K, else ReasonModelInvalid. An invalid model is never
-// evaluated, so its fields do not matter, nor are the normal and K of a
-// model without contact.
-func localCheck(m *sim.LocalModel) Reason {
+// pad wherever it is, as the benches' walls do), a symmetric, negative
+// semi-definite K and a drift V no faster than maxSpeed [m/s] (the pad's
+// own speed limit: the cloth under a pad moves with it), else
+// ReasonModelInvalid. An invalid model is never evaluated, so its fields
+// do not matter, nor are the normal, K and V of a model without contact.
+func localCheck(m *sim.LocalModel, maxSpeed float64) Reason {
 	if !m.Valid {
 		return ReasonNone
 	}
@@ -50,6 +51,9 @@ func localCheck(m *sim.LocalModel) Reason {
 	}
 	n := &m.Normal
 	if n2 := n[0]*n[0] + n[1]*n[1] + n[2]*n[2]; n2 != 0 && math.Abs(n2-1) > unitTol {
+		return ReasonModelInvalid
+	}
+	if v := &m.V; v[0]*v[0]+v[1]*v[1]+v[2]*v[2] > maxSpeed*maxSpeed {
 		return ReasonModelInvalid
 	}
 	// The simulation symmetrises K and clips it to be negative

@@ -464,7 +464,7 @@ func (fs *fingerServo) clothForce(t time.Duration, lm *sim.LocalModel, cfg *Conf
 		fs.offset = [3]float64{}
 		return [3]float64{}
 	}
-	if r := localCheck(lm); r != ReasonNone {
+	if r := localCheck(lm, cfg.Safety.MaxSpeed); r != ReasonNone {
 		fs.flag(r)
 		fs.modelOK = false
 		fs.offset = [3]float64{}

@@ -92,12 +92,13 @@ func TestEvalLocal(t *testing.T) {
 		{"antisymmetric part", func(m *sim.LocalModel) { m.K[0][1], m.K[1][0] = 50, -50 }, ReasonModelInvalid},
 		{"a positive eigenvalue", func(m *sim.LocalModel) { m.K[0][0] = 100 }, ReasonModelInvalid},
 		{"symmetric, rounded", func(m *sim.LocalModel) { m.K[0][1], m.K[1][0] = 20, 20*(1+1e-15) }, ReasonNone},
+		{"drift faster than the pad may move", func(m *sim.LocalModel) { m.V[0] = 1.6 }, ReasonModelInvalid},
 		{"no contact, zero normal", func(m *sim.LocalModel) { m.InContact, m.Normal = false, [3]float64{} }, ReasonNone},
 		{"no contact, NaN drift", func(m *sim.LocalModel) { m.InContact, m.V[2] = false, math.NaN() }, ReasonModelNaN},
 	} {
 		mm := m
 		c.m(&mm)
-		if got := localCheck(&mm); got != c.want {
+		if got := localCheck(&mm, 1.5); got != c.want {
 			t.Errorf("localCheck, %s: %v, want %v", c.name, got, c.want)
 		}
 	}
