@@ -56,7 +56,7 @@ test-long: deps long-suites
 long-suites:
 	$(GO) test -count=1 -run TestDropAndSwing ./sim -args -long
 	$(GO) test -count=1 ./calib/kes -args -long
-	$(GO) test -count=1 -run TestDeliveredCuesFollowKES ./app/experiment -args -long
+	$(GO) test -count=1 -timeout 20m -run TestDeliveredCuesFollowKES ./app/experiment -args -long
 
 vet:
 	$(GO) vet ./...

@@ -197,14 +197,19 @@ func (c *Config) setDefaults() error {
 			return fmt.Errorf("rig: negative %s period %v", p.name, p.d)
 		}
 	}
+	if c.SimPeriod < time.Millisecond || c.SimPeriod > 20*time.Millisecond {
+		// Shorter, a lockstep run never gets through its steps (1 ns
+		// hung); longer, the cloth's contact loses what it holds.
+		return fmt.Errorf("rig: sim period %v outside 1 ms..20 ms", c.SimPeriod)
+	}
 	if c.TactilePeriod < 5*time.Millisecond || c.TactilePeriod > 100*time.Millisecond {
 		return fmt.Errorf("rig: tactile period %v outside 5 ms..100 ms", c.TactilePeriod)
 	}
 	if c.HapticsPeriod > 10*time.Millisecond {
 		return fmt.Errorf("rig: haptics period %v longer than 10 ms", c.HapticsPeriod)
 	}
-	if !c.NormalPriority && c.Priority < 0 {
-		return fmt.Errorf("rig: negative SCHED_FIFO priority %d (NormalPriority keeps normal scheduling)", c.Priority)
+	if !c.NormalPriority && (c.Priority < 0 || c.Priority > 99) {
+		return fmt.Errorf("rig: SCHED_FIFO priority %d outside 1..99 (NormalPriority keeps normal scheduling)", c.Priority)
 	}
 	if !c.NoStandby && c.Standby < 0 {
 		return fmt.Errorf("rig: negative standby %v (NoStandby runs none)", c.Standby)

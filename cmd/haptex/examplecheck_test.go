@@ -202,12 +202,17 @@ func TestShortVerdict(t *testing.T) {
 	}
 }
 
-// -quick chooses its own levels and trials; counts are not negative.
+// -quick chooses its own levels and trials; counts are not negative; a
+// Weber fraction is a number in [0, 10] (NaN ran a whole check, then
+// judged against NaN %).
 func TestExperimentCheckFlags(t *testing.T) {
 	example := filepath.Join("..", "..", "examples", "force-2afc.toml")
 	for _, args := range [][]string{
 		{"check", example, "-quick", "-pairs", "8"},
 		{"check", example, "-levels", "-1"},
+		{"check", example, "-quick", "-weber", "NaN"},
+		{"check", example, "-quick", "-weber", "-1"},
+		{"check", example, "-quick", "-weber", "Inf"},
 	} {
 		if err := runExperiment(args); !errors.Is(err, errUsage) {
 			t.Errorf("experiment %s: %v, want a usage error", strings.Join(args, " "), err)

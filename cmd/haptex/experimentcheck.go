@@ -61,6 +61,9 @@ func checkExperiment(args []string) error {
 	if *levels < 0 || *pairs < 0 {
 		return fmt.Errorf("%w: -levels and -pairs count levels and trials: 0 (the default) or more", errUsage)
 	}
+	if w := *weber; !(w >= 0 && w <= 10) {
+		return fmt.Errorf("%w: -weber is a Weber fraction: 0 (the cue's own) or a positive number up to 10, not %g", errUsage, w)
+	}
 	if *quick && (*levels != 0 || *pairs != 0) {
 		return fmt.Errorf("%w: -quick chooses its own levels and trials; give either -quick or -levels and -pairs", errUsage)
 	}

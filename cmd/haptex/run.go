@@ -27,7 +27,7 @@ func runRun(args []string) error {
 	standby := standbyFlag(fs)
 	idleSleep := idleSleepFlag(fs)
 	tactile := fs.Duration("tactile-period", 25*time.Millisecond, "tactile frame period (5 ms .. 100 ms)")
-	simPeriod := fs.Duration("sim-period", 5*time.Millisecond, "cloth simulation step")
+	simPeriod := fs.Duration("sim-period", 5*time.Millisecond, "cloth simulation step (1 ms .. 20 ms)")
 	refine := refineFlag(fs)
 	simNice := fs.Int("sim-nice", 10, "nice value of the simulation's thread, 1..19 (0: the process's; see the README)")
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")

@@ -140,6 +140,10 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.TactilePeriod <= 0 {
 		cfg.TactilePeriod = 25 * time.Millisecond
 	}
+	if cfg.Duration < cfg.Period {
+		// Not one tick: the loop, counting ticks to the end, never ended.
+		return Result{}, fmt.Errorf("soak: duration %v shorter than one period %v", cfg.Duration, cfg.Period)
+	}
 	if !cfg.NormalPriority && cfg.Priority == 0 {
 		cfg.Priority = 80
 	}

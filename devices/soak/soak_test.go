@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,4 +93,13 @@ func starved(r *Result) bool {
 		any = any || v.SendDropped > 0
 	}
 	return any
+}
+
+// A run shorter than one period is refused: the loop counts whole ticks
+// to its end, and with none it never ended.
+func TestRunRefusesLessThanATick(t *testing.T) {
+	_, err := Run(context.Background(), Config{Duration: 999 * time.Microsecond, NormalPriority: true})
+	if err == nil || !strings.Contains(err.Error(), "shorter than one period") {
+		t.Errorf("%v", err)
+	}
 }
