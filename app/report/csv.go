@@ -97,7 +97,9 @@ func readTable(path string, want func(col string) int) (*table, error) {
 				continue
 			}
 			v, err := strconv.ParseFloat(strings.TrimSpace(rec[c.i]), 64)
-			if err != nil {
+			if err != nil || !(math.Abs(v) <= maxReading) {
+				// Not a reading: a plot's axis or colour scale over it
+				// panicked (1e20) or never ended (NaN times).
 				v = math.NaN()
 			}
 			t.num[c.name] = append(t.num[c.name], v)
@@ -106,6 +108,11 @@ func readTable(path string, want func(col string) int) (*table, error) {
 	}
 	return t, nil
 }
+
+// maxReading bounds what a recorded number can be in magnitude: beyond it
+// a field is no reading (the largest the tables hold are tick counts and
+// microseconds, far below it).
+const maxReading = 1e12
 
 // notes says what the report could not read in the table.
 func (t *table) notes() []string {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func write(t *testing.T, dir, name, content string) {
@@ -129,5 +130,36 @@ func TestIntervals(t *testing.T) {
 	got := intervals(ts, func(i int) bool { return on[i] })
 	if len(got) != 2 || got[0] != [2]float64{1, 3} || got[1] != [2]float64{4, 5} {
 		t.Errorf("intervals %v", got)
+	}
+}
+
+// Numbers no recording holds are not readings: a tactile table whose pins
+// read -1e20 panicked the colour map (its range at that size was one
+// value), ±1e308 gave it NaN, and NaN times hung the tick labelling. Each
+// still gives a page.
+func TestSessionReportAbsurdNumbers(t *testing.T) {
+	for _, c := range []struct{ name, rows string }{
+		{"pins at -1e20", "0,1,-1e20,-1e20\n0.025,1,-1e20,-1e20\n"},
+		{"pins at ±1e308", "0,1,1e308,-1e308\n0.025,1,-1e308,1e308\n"},
+		{"NaN times", "NaN,1,3,4\nNaN,1,5,6\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, "haptics.csv", "t_s,thumb_fdes_z_n\n0,1\n0.001,1\n")
+			write(t, dir, "tactile.csv", "t_s,thumb_contact,thumb_a40_pin00_um,thumb_a40_pin01_um\n"+c.rows)
+			done := make(chan error, 1)
+			go func() {
+				_, err := Write(dir, Options{})
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("the report did not end within a minute")
+			}
+		})
 	}
 }

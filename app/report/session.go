@@ -387,7 +387,9 @@ func binGrid(ts []float64, rows int, series func(r int) []float64, maxCols int) 
 	cols := (n + per - 1) / per
 	g := &grid{rows: rows, t: make([]float64, cols), z: make([][]float64, rows), lo: math.Inf(1), hi: math.Inf(-1)}
 	for c := range cols {
-		g.t[c] = ts[c*per]
+		if g.t[c] = ts[c*per]; !finite(g.t[c]) {
+			return nil // no time axis to draw it on
+		}
 	}
 	for r := range rows {
 		s := series(r)
