@@ -48,14 +48,23 @@ test: deps vet
 # The goals' long suites, which the race run above shortens: the drop and
 # swing over every built-in fabric, both schemes and six step lengths; the
 # virtual Kawabata checks and cycles at every resolution; the four cues'
-# level sweeps and their order across the built-in fabrics. About 4
-# minutes on two cores, without the race detector (deterministic: virtual
-# time, seeded noise). make test-long runs them alone.
+# level sweeps and their order across the built-in fabrics. Without the
+# race detector, all three at once (each is deterministic: virtual time,
+# seeded noise), each printed whole when it ends. make test-long runs
+# them alone.
+LONG_SUITES := long-drop long-kes long-cues
+
 test-long: deps long-suites
 
 long-suites:
+	@$(MAKE) --no-print-directory -j3 --output-sync=target $(LONG_SUITES)
+
+.PHONY: $(LONG_SUITES)
+long-drop:
 	$(GO) test -count=1 -run TestDropAndSwing ./sim -args -long
+long-kes:
 	$(GO) test -count=1 ./calib/kes -args -long
+long-cues:
 	$(GO) test -count=1 -timeout 20m -run TestDeliveredCuesFollowKES ./app/experiment -args -long
 
 vet:

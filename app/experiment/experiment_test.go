@@ -152,15 +152,7 @@ func TestMain(m *testing.M) {
 func TestResumeContinuesTheSameProcedure(t *testing.T) {
 	whole, _ := wholeRun(t)
 	dir := t.TempDir()
-	stop := errors.New("killed")
-	if _, err := run(t, dir, func(n int) error {
-		if n == 4 {
-			return stop
-		}
-		return nil
-	}); !errors.Is(err, stop) {
-		t.Fatalf("interrupted run: %v", err)
-	}
+	interruptAfter(t, dir, 4)
 	part, err := run(t, dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -177,6 +169,21 @@ func TestResumeContinuesTheSameProcedure(t *testing.T) {
 	rows := readCSV(t, filepath.Join(dir, "level-test", "sim01", "trials.csv"))
 	if len(rows) != whole.Trials {
 		t.Fatalf("trials.csv has %d rows, want %d", len(rows), whole.Trials)
+	}
+}
+
+// interruptAfter runs the small experiment into dir and stops it once
+// trial n has been recorded, as a kill would.
+func interruptAfter(t *testing.T, dir string, n int) {
+	t.Helper()
+	stop := errors.New("killed")
+	if _, err := run(t, dir, func(k int) error {
+		if k == n {
+			return stop
+		}
+		return nil
+	}); !errors.Is(err, stop) {
+		t.Fatalf("interrupted run: %v", err)
 	}
 }
 
@@ -491,15 +498,7 @@ func TestThresholdExperiment(t *testing.T) {
 func TestResumeRefusesDamagedState(t *testing.T) {
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "level-test", "sim01")
-	stop := errors.New("killed")
-	if _, err := run(t, dir, func(n int) error {
-		if n == 4 {
-			return stop
-		}
-		return nil
-	}); !errors.Is(err, stop) {
-		t.Fatalf("interrupted run: %v", err)
-	}
+	interruptAfter(t, dir, 4)
 	statePath, csvPath := filepath.Join(sub, "state.json"), filepath.Join(sub, "trials.csv")
 	good, err := os.ReadFile(statePath)
 	if err != nil {

@@ -122,6 +122,9 @@ func TestDeliveredCuesFollowKES(t *testing.T) {
 	}
 	for _, kind := range kinds {
 		t.Run("levels/"+string(kind), func(t *testing.T) {
+			// Each check runs on one core in virtual time: the eight
+			// share the machine's cores and answer as they do alone.
+			t.Parallel()
 			e := kesExperiment(t, kind, "cotton-shirting", side)
 			if kind == Roughness {
 				e.Stimulus.ReferenceDB = -16
@@ -173,6 +176,7 @@ func TestDeliveredCuesFollowKES(t *testing.T) {
 	}
 	for _, kind := range across {
 		t.Run("fabrics/"+string(kind), func(t *testing.T) {
+			t.Parallel()
 			e := kesExperiment(t, kind, "", side)
 			names := fabrics
 			if kind == Stiffness && !*long {
