@@ -1,10 +1,13 @@
 package device
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"reflect"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -475,11 +478,76 @@ func writeJSON(w io.Writer, kind string, v any) error {
 	return nil
 }
 
+// readJSON decodes a calibration file into v, refusing unknown fields and
+// any array whose length is not the fixed one of v's field: encoding/json
+// fills a short array's rest with zeros and drops a long one's, so a file
+// with 23 pin corrections, or a jig point of two coordinates, would pass.
 func readJSON(r io.Reader, kind string, v any) error {
-	dec := json.NewDecoder(r)
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("device: read %s calibration: %w", kind, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("device: read %s calibration: %w", kind, err)
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return fmt.Errorf("device: read %s calibration: %w", kind, err)
+	}
+	if err := checkArrayLengths(doc, reflect.ValueOf(v), ""); err != nil {
+		return fmt.Errorf("device: read %s calibration: %w", kind, err)
+	}
+	return nil
+}
+
+// checkArrayLengths walks the decoded JSON doc beside the Go value v it
+// was decoded into and reports the first JSON array whose length differs
+// from the Go array's. Keys match fields as encoding/json matches them
+// (the tag's name, case-insensitively).
+func checkArrayLengths(doc any, v reflect.Value, path string) error {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			return checkArrayLengths(doc, v.Elem(), path)
+		}
+	case reflect.Struct:
+		m, ok := doc.(map[string]any)
+		if !ok {
+			return nil
+		}
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			for k, jv := range m {
+				if strings.EqualFold(k, name) {
+					if err := checkArrayLengths(jv, v.Field(i), strings.TrimPrefix(path+"."+name, ".")); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	case reflect.Array, reflect.Slice:
+		a, ok := doc.([]any)
+		if !ok {
+			return nil
+		}
+		if v.Kind() == reflect.Array && len(a) != v.Len() {
+			return fmt.Errorf("%s has %d values, want %d", path, len(a), v.Len())
+		}
+		for i := range min(len(a), v.Len()) {
+			if err := checkArrayLengths(a[i], v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

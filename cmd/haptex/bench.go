@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/app/rigbench"
 	"github.com/haptex/haptex/calib/kes"
+	"github.com/haptex/haptex/internal/safefile"
 	"github.com/haptex/haptex/internal/statebuf/statebufbench"
 	"github.com/haptex/haptex/sim"
 	"github.com/haptex/haptex/sim/simbench"
@@ -156,6 +158,16 @@ func runBench(args []string) error {
 	if name != "all" && benches[name] == nil {
 		return fmt.Errorf("%w: unknown bench %q (have %s, all)", errUsage, name, strings.Join(benchNames(), ", "))
 	}
+	// A bench of no time would run until a signal (the loop bench) or
+	// measure nothing.
+	switch {
+	case *duration <= 0:
+		return fmt.Errorf("%w: -duration %v: want a positive time", errUsage, *duration)
+	case *baseline < 0:
+		return fmt.Errorf("%w: -baseline %v: want a positive time, or 0 to skip it", errUsage, *baseline)
+	case *frames < 1:
+		return fmt.Errorf("%w: -frames %d: want at least 1", errUsage, *frames)
+	}
 	if *cpuProfile != "" {
 		stopProfile, err := startCPUProfile(*cpuProfile)
 		if err != nil {
@@ -252,18 +264,22 @@ func runBench(args []string) error {
 // startCPUProfile profiles the process into path until the returned
 // function is called, which reports a write that failed.
 func startCPUProfile(path string) (stop func() error, err error) {
-	f, err := os.Create(path)
+	// The profile goes to memory and replaces the file whole at the end
+	// (safefile.WriteFile: never through a link); a folder that cannot
+	// take it is found before the benches run.
+	d, _, err := safefile.OpenParent(path)
 	if err != nil {
 		return nil, fmt.Errorf("cpu profile: %w", err)
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
+	d.Close()
+	var b bytes.Buffer
+	if err := pprof.StartCPUProfile(&b); err != nil {
 		return nil, fmt.Errorf("cpu profile %s: %w", path, err)
 	}
 	return func() error {
 		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("cpu profile %s: %w", path, err)
+		if err := safefile.WriteFile(path, b.Bytes()); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
 		}
 		return nil
 	}, nil

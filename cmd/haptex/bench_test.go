@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -319,5 +320,40 @@ func TestBenchCPUProfile(t *testing.T) {
 	}
 	if ran != 1 {
 		t.Errorf("the bench ran %d times, want once (not after the profile's error)", ran)
+	}
+
+	// A link at the path is replaced; what it points to is not written.
+	dir := t.TempDir()
+	target, link := filepath.Join(dir, "precious.txt"), filepath.Join(dir, "cpu.pprof")
+	os.WriteFile(target, []byte("keep"), 0o644)
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := capture(t, func() error { return runBench([]string{"statebuf", "-json", "-cpuprofile", link}) }); err != nil {
+		t.Fatalf("bench statebuf -cpuprofile LINK: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep" {
+		t.Errorf("the profile was written through the link: %d bytes", len(b))
+	}
+	if fi, err := os.Lstat(link); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("%s: %v; want the profile in a regular file", link, err)
+	}
+}
+
+// A bench of no time, a negative baseline or no frames is a usage error
+// before any bench runs (-duration 0 ran the loop bench until a signal).
+func TestBenchRefusesNoTime(t *testing.T) {
+	for _, args := range [][]string{
+		{"loop", "-duration", "0"},
+		{"loop", "-duration", "-1s"},
+		{"loop", "-baseline", "-1s"},
+		{"render", "-frames", "0"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			err := runBench(args)
+			if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), args[1]) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%v, want one usage line naming %s", err, args[1])
+			}
+		})
 	}
 }

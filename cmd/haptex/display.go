@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -41,11 +43,8 @@ func ensureDisplay() (stop func(), err error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting Xvfb: %w", err)
 	}
-	kill := func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	}
-	sock := filepath.Join("/tmp/.X11-unix", fmt.Sprintf("X%d", n))
+	lock, sock := fmt.Sprintf("/tmp/.X%d-lock", n), filepath.Join("/tmp/.X11-unix", fmt.Sprintf("X%d", n))
+	kill := func() { stopXvfb(cmd, lock, sock) }
 	deadline := time.Now().Add(10 * time.Second)
 	for !exists(sock) {
 		if time.Now().After(deadline) {
@@ -74,6 +73,33 @@ func ensureDisplay() (stop func(), err error) {
 		}
 	}, nil
 }
+
+// stopXvfb ends a private Xvfb the way it cleans up after itself (SIGTERM:
+// it removes its lock file and socket), and kills it when it has not
+// ended within xvfbGrace; the lock and socket a killed server leaves are
+// removed while the lock still names its process, so the next command
+// does not find the display taken.
+func stopXvfb(cmd *exec.Cmd, lock, sock string) {
+	done := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(done)
+	}()
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(xvfbGrace):
+		cmd.Process.Kill()
+		<-done
+	}
+	if b, err := os.ReadFile(lock); err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(cmd.Process.Pid) {
+		os.Remove(sock)
+		os.Remove(lock)
+	}
+}
+
+// xvfbGrace is how long a private Xvfb gets to end on SIGTERM.
+const xvfbGrace = 2 * time.Second
 
 func exists(path string) bool {
 	_, err := os.Stat(path)

@@ -202,7 +202,8 @@ func TestShortVerdict(t *testing.T) {
 	}
 }
 
-// -quick chooses its own levels and trials; counts are not negative; a
+// -quick chooses its own levels and trials; counts are neither negative
+// nor beyond what runs in hours (a billion pairs ran until killed); a
 // Weber fraction is a number in [0, 10] (NaN ran a whole check, then
 // judged against NaN %).
 func TestExperimentCheckFlags(t *testing.T) {
@@ -210,6 +211,8 @@ func TestExperimentCheckFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"check", example, "-quick", "-pairs", "8"},
 		{"check", example, "-levels", "-1"},
+		{"check", example, "-levels", "21"},
+		{"check", example, "-pairs", "1000000000"},
 		{"check", example, "-quick", "-weber", "NaN"},
 		{"check", example, "-quick", "-weber", "-1"},
 		{"check", example, "-quick", "-weber", "Inf"},

@@ -37,6 +37,13 @@ on the two fabrics of extreme KES value of each property, 2 intervals each,
 against the full check's criterion (twice W between them); a magnitude
 estimation as a check of its largest level.`
 
+// The largest check haptex experiment check runs: 20 levels of 100 trials
+// are 4000 intervals, hours of virtual time (a billion ran until killed).
+const (
+	maxCheckLevels = 20
+	maxCheckPairs  = 100
+)
+
 // checkExperiment is haptex experiment check: the file, then (unless
 // -no-stimulus) the stimulus check in virtual time, in full or in its
 // short form (-quick, or -levels 1).
@@ -58,8 +65,8 @@ func checkExperiment(args []string) error {
 	if path == "" {
 		return fmt.Errorf("%w: experiment check FILE", errUsage)
 	}
-	if *levels < 0 || *pairs < 0 {
-		return fmt.Errorf("%w: -levels and -pairs count levels and trials: 0 (the default) or more", errUsage)
+	if *levels < 0 || *pairs < 0 || *levels > maxCheckLevels || *pairs > maxCheckPairs {
+		return fmt.Errorf("%w: -levels %d -pairs %d: 0 (the default) to %d levels and to %d trials a level", errUsage, *levels, *pairs, maxCheckLevels, maxCheckPairs)
 	}
 	if w := *weber; !(w >= 0 && w <= 10) {
 		return fmt.Errorf("%w: -weber is a Weber fraction: 0 (the cue's own) or a positive number up to 10, not %g", errUsage, w)

@@ -52,6 +52,12 @@ func runSnapshot(args []string) error {
 	if *frame != "hand" && *frame != "stand" {
 		return fmt.Errorf("%w: -frame %q: want hand or stand", errUsage, *frame)
 	}
+	if *width < minSnapshotPx || *width > maxSnapshotPx || *height < minSnapshotPx || *height > maxSnapshotPx {
+		return fmt.Errorf("%w: -width %d -height %d: each must be %d to %d px", errUsage, *width, *height, minSnapshotPx, maxSnapshotPx)
+	}
+	if !(*magnify >= 1 && *magnify <= maxMagnify) {
+		return fmt.Errorf("%w: -magnify %g: want 1 (true scale) to %g", errUsage, *magnify, float64(maxMagnify))
+	}
 	stop, err := ensureDisplay()
 	if err != nil {
 		return err
@@ -109,6 +115,16 @@ func imageFormat(path string) (string, error) {
 // snapshotScene runs the handling script with fab in virtual time to at,
 // on a cloth of side nodes a side (0: the rig's default), and returns the
 // view's configuration and the frame it shows then.
+// The snapshot's size: a few pixels show nothing one could read, and a
+// frame of 8192 px a side is already 256 MiB of pixels, multisampled
+// several times over. Magnified beyond 1000 times, one yarn crosses the
+// swatch.
+const (
+	minSnapshotPx = 16
+	maxSnapshotPx = 8192
+	maxMagnify    = 1000
+)
+
 func snapshotScene(fab *kes.Fabric, script string, at time.Duration, side int) (render.Config, *render.Frame, error) {
 	// The sim scenes start a finger on the side of the cloth the
 	// exoskeletons' fingers cannot reach: their fingertips follow the
@@ -117,6 +133,11 @@ func snapshotScene(fab *kes.Fabric, script string, at time.Duration, side int) (
 		Sim: sim.Config{NodesU: side, NodesV: side}})
 	if err != nil {
 		return render.Config{}, nil, err
+	}
+	// The script holds its last pose after its end: a later time would
+	// only simulate longer (an hour of cloth takes hours).
+	if end := r.Config().Script.Duration(); at > end {
+		return render.Config{}, nil, fmt.Errorf("%w: -at %v is past the end of the %s script (%v)", errUsage, at, script, end)
 	}
 	v := r.NewView()
 	if _, err := r.RunLockstep(); err != nil {

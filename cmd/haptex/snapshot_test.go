@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
 	"image"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/haptex/haptex/app/rig"
@@ -169,4 +173,35 @@ func TestSnapshotShowsThePinch(t *testing.T) {
 func midpoint(f *render.Frame) [3]float64 {
 	a, b := f.Fingers.Fingers[0].Pos, f.Fingers.Fingers[1].Pos
 	return [3]float64{(a[0] + b[0]) / 2, (a[1] + b[1]) / 2, (a[2] + b[2]) / 2}
+}
+
+// What a snapshot cannot draw is refused in one line before anything is
+// simulated: a time past the script's end (an hour of cloth took hours),
+// a size no frame buffer holds, a magnification that is not a number or
+// is below true scale (each was drawn at the default before).
+func TestSnapshotRefuses(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "s.png")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-at", "1000h"}, "past the end of the showcase script"},
+		{[]string{"-script", "fold", "-at", "1m"}, "past the end of the fold script"},
+		{[]string{"-width", "0"}, "-width 0"},
+		{[]string{"-height", "-5"}, "-height -5"},
+		{[]string{"-width", "100000"}, "-width 100000"},
+		{[]string{"-magnify", "NaN"}, "-magnify NaN"},
+		{[]string{"-magnify", "0.5"}, "-magnify 0.5"},
+		{[]string{"-magnify", "1e9"}, "-magnify 1e+09"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			err := runSnapshot(append([]string{"-o", out}, c.args...))
+			if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%v, want one usage line with %q", err, c.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s written", out)
+			}
+		})
+	}
 }

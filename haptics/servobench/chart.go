@@ -1,6 +1,7 @@
 package servobench
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/haptex/haptex/internal/safefile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -130,8 +132,18 @@ func ZWidthChart(z ZWidthResult, path string) error {
 	if ext != ".png" && ext != ".svg" {
 		return fmt.Errorf("servobench: chart %s: want .png or .svg", path)
 	}
+	// Both files are replaced whole, never written through a link
+	// (safefile.WriteFile).
 	for _, e := range []string{".png", ".svg"} {
-		if err := p.Save(7*vg.Inch, 4.5*vg.Inch, base+e); err != nil {
+		w, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, e[1:])
+		if err != nil {
+			return fmt.Errorf("servobench: chart: %w", err)
+		}
+		var b bytes.Buffer
+		if _, err := w.WriteTo(&b); err != nil {
+			return fmt.Errorf("servobench: chart: %w", err)
+		}
+		if err := safefile.WriteFile(base+e, b.Bytes()); err != nil {
 			return fmt.Errorf("servobench: chart: %w", err)
 		}
 	}
