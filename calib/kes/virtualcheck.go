@@ -48,8 +48,12 @@ type CheckOptions struct {
 const SceneElementSize = 0.30 / 23
 
 // FinestElementSize is the finest element size the check is documented
-// and tested at [m].
-const FinestElementSize = 0.002
+// and tested at [m]; MaxElementSize the coarsest it accepts, the tensile
+// specimen's length in one element.
+const (
+	FinestElementSize = 0.002
+	MaxElementSize    = 0.05
+)
 
 func (o CheckOptions) withDefaults() CheckOptions {
 	if o.TensileElements <= 0 {
@@ -133,6 +137,11 @@ var notModelled = []string{}
 func Check(f *Fabric, opt CheckOptions) (*CheckReport, error) {
 	if f == nil {
 		return nil, errors.New("kes: check: no fabric")
+	}
+	// Finer than FinestElementSize the check runs for hours (the
+	// cantilever's steps shrink with its elements) and is not tested.
+	if l := opt.ElementSize; l != 0 && !(l >= FinestElementSize && l <= MaxElementSize) {
+		return nil, fmt.Errorf("kes: check: element size %g mm, want %g to %g mm", 1000*l, 1000*FinestElementSize, 1000*MaxElementSize)
 	}
 	m, err := f.Material()
 	if err != nil {

@@ -408,3 +408,17 @@ func TestCheckUnits(t *testing.T) {
 		}
 	}
 }
+
+// An element size outside what the check is tested at is refused at once:
+// 0.1 mm ran for hours.
+func TestCheckRefusesElementSize(t *testing.T) {
+	f, err := Builtin("cotton-shirting")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []float64{1e-4, 0.0019, 0.2, -0.01, math.NaN(), math.Inf(1)} {
+		if _, err := Check(f, CheckOptions{ElementSize: l}); err == nil || !strings.Contains(err.Error(), "element size") {
+			t.Errorf("element size %g m: %v", l, err)
+		}
+	}
+}

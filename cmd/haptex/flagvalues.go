@@ -74,8 +74,8 @@ func parseLength(s string) (float64, error) {
 				return 0, fmt.Errorf("%q is not a length", s)
 			}
 			l := v * u.scale
-			if !(l >= 1e-4 && l <= 0.1) {
-				return 0, fmt.Errorf("%s is outside 0.1 mm to 10 cm", s)
+			if !(l >= kes.FinestElementSize && l <= kes.MaxElementSize) {
+				return 0, fmt.Errorf("%s is outside %g mm (finest) to %g cm", s, 1000*kes.FinestElementSize, 100*kes.MaxElementSize)
 			}
 			return l, nil
 		}
