@@ -17,7 +17,7 @@ func (run *runner) writeBIDS() error {
 	if !run.o.BIDS {
 		return nil
 	}
-	header, rows, err := run.readRows()
+	header, rows, _, err := run.readRows()
 	if err != nil {
 		return fmt.Errorf("experiment: BIDS: %w", err)
 	}

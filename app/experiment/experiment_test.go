@@ -493,8 +493,8 @@ func TestThresholdExperiment(t *testing.T) {
 }
 
 // A damaged or hand-edited state.json is refused on resume with one line
-// naming it, never a panic, and the trials already recorded stay as they
-// were.
+// naming it, never a panic, and trials.csv stays as it was, a torn last
+// row included (it was cut before the check).
 func TestResumeRefusesDamagedState(t *testing.T) {
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "level-test", "sim01")
@@ -504,6 +504,14 @@ func TestResumeRefusesDamagedState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A row torn by the interruption stays too: it goes only when the run
+	// resumes.
+	f, err := os.OpenFile(csvPath, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("5,staircase,0,")
+	f.Close()
 	trials, err := os.ReadFile(csvPath)
 	if err != nil {
 		t.Fatal(err)

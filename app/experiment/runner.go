@@ -300,7 +300,7 @@ func (run *runner) open() (resumed bool, err error) {
 	e, o := run.e, run.o
 	csvPath := run.root.Join("trials.csv")
 	statePath := run.root.Join("state.json")
-	header, rows, csvErr := run.readRows()
+	header, rows, keep, csvErr := run.readRows()
 	if csvErr != nil && !errors.Is(csvErr, fs.ErrNotExist) {
 		return false, fmt.Errorf("experiment: %w", csvErr)
 	}
@@ -378,6 +378,12 @@ func (run *runner) open() (resumed bool, err error) {
 	if run.csv, err = run.root.Open("trials.csv", os.O_WRONLY|os.O_APPEND); err != nil {
 		return false, fmt.Errorf("experiment: %w", err)
 	}
+	if keep >= 0 {
+		// The torn line goes only now that the run resumes.
+		if err := run.csv.Truncate(keep); err != nil {
+			return false, fmt.Errorf("experiment: %w", err)
+		}
+	}
 	if switched {
 		if err := run.writeSidecar(st.Answering); err != nil {
 			return false, err
@@ -451,33 +457,32 @@ func (run *runner) restoreObservers(st *state, statePath string) (switched bool,
 	return false, nil
 }
 
-// readRows returns the header and the complete data rows of trials.csv (a
-// line cut short by an interruption is dropped and the file truncated
-// before it).
-func (run *runner) readRows() ([]string, [][]string, error) {
-	f, err := run.root.Open("trials.csv", os.O_RDWR)
+// readRows returns the header and the complete data rows of trials.csv,
+// and the length of the file that holds them when a line was cut short
+// by an interruption (-1 when none was): open truncates the file there
+// once the run is known to resume, and leaves it as it is otherwise.
+func (run *runner) readRows() (header []string, rows [][]string, keep int64, err error) {
+	f, err := run.root.Open("trials.csv", os.O_RDONLY)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, -1, err
 	}
 	defer f.Close()
 	data, err := safefile.ReadAll(f, f.Name(), maxTrialsSize)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, -1, err
 	}
+	keep = -1
 	if i := bytesLastNewline(data); i+1 < len(data) {
-		if err := f.Truncate(int64(i + 1)); err != nil {
-			return nil, nil, err
-		}
-		data = data[:i+1]
+		keep, data = int64(i+1), data[:i+1]
 	}
 	if len(data) == 0 {
-		return nil, nil, nil // killed before its header was written
+		return nil, nil, keep, nil // killed before its header was written
 	}
 	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
 	if err != nil || len(recs) == 0 {
-		return nil, nil, fmt.Errorf("%s: not a trials table (%v)", f.Name(), err)
+		return nil, nil, -1, fmt.Errorf("%s: not a trials table (%v)", f.Name(), err)
 	}
-	return recs[0], recs[1:], nil
+	return recs[0], recs[1:], keep, nil
 }
 
 // setHeader sets the columns rows are written and read with.

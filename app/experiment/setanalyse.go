@@ -56,7 +56,7 @@ type MagnitudeAnalysis struct {
 func (run *setRun) analyseSet() (*Result, error) {
 	e, s := run.e, run.set
 	res := &Result{Dir: run.dir, Trials: run.done}
-	_, rows, err := run.readRows()
+	_, rows, _, err := run.readRows()
 	if err != nil {
 		return nil, fmt.Errorf("experiment: %w", err)
 	}

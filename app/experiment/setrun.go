@@ -254,7 +254,7 @@ func (run *setRun) openSet() (resumed bool, err error) {
 	rng.Shuffle(len(run.order), func(i, j int) { run.order[i], run.order[j] = run.order[j], run.order[i] })
 	run.header = run.setHeader()
 	run.setHeaderCols(run.header)
-	header, rows, csvErr := run.readRows()
+	header, rows, keep, csvErr := run.readRows()
 	if csvErr != nil && !errors.Is(csvErr, fs.ErrNotExist) {
 		return false, fmt.Errorf("experiment: %w", csvErr)
 	}
@@ -306,6 +306,12 @@ func (run *setRun) openSet() (resumed bool, err error) {
 	run.done = len(rows)
 	if run.csv, err = run.root.Open("trials.csv", os.O_WRONLY|os.O_APPEND); err != nil {
 		return false, fmt.Errorf("experiment: %w", err)
+	}
+	if keep >= 0 {
+		// The torn line goes only now that the run resumes.
+		if err := run.csv.Truncate(keep); err != nil {
+			return false, fmt.Errorf("experiment: %w", err)
+		}
 	}
 	if run.done < len(run.order) {
 		fmt.Fprintf(run.o.Out, "resuming %s for %s after trial %d\n", e.Name, o.Subject, run.done)
