@@ -166,11 +166,18 @@ func (c *controller) step(k *exo.Kin, fDes, fMeas, fStiff [3]float64, tauLim [3]
 	c.vRef = v
 	tau, tauSat := c.velocityLoop(k, v, fDes, tauLim)
 	// Conditional integration (anti-windup): the force integrator holds
-	// while the velocity reference or any motor is saturated.
+	// while the velocity reference or any motor is saturated. It never
+	// holds more than the reference's limit: the proportional term
+	// pulling the other way (a set point weighted below 1) let it grow
+	// beyond, and once the term fell away the clamped reference held it
+	// there, at force.vmax_mps, whatever the error.
 	if !vClamped && !tauSat {
 		for i := range 3 {
 			c.iF[i] += gi * cfg.Force.Ki * ef[i] * c.t
 		}
+	}
+	if n := vec3.Norm(c.iF); n > cfg.Force.VMax {
+		c.iF = vec3.Scale(cfg.Force.VMax/n, c.iF)
 	}
 	return tau
 }
