@@ -36,23 +36,32 @@ $(BIN): FORCE
 ldflags:
 	@echo '$(LDFLAGS)'
 
-# Every test under the race detector, then the goals' long suites (below):
+# Every package's tests under the race detector (but NUMERIC_TESTS), then
+# the goals' long suites (below):
 # a goal that regresses fails CI, not a later session's check. -pgo=off:
 # cmd/haptex's tests would otherwise compile every package again with its
 # profile (cmd/haptex/default.pgo), which changes no result; the tests that
 # build the program build it as make does, with the profile.
 test: deps vet
-	./scripts/with-display $(GO) test -race -pgo=off -timeout 30m ./...
+	./scripts/with-display $(GO) test -race -pgo=off -timeout 30m -skip '^($(NUMERIC_TESTS))$$' ./...
 	$(MAKE) --no-print-directory long-suites
+
+# Tests of packages that start no goroutine (sim, calib/psych, calib/kes,
+# sim/simbench) which step a cloth or fit statistics for seconds: the race
+# detector has nothing to watch in them and runs them five to ten times
+# slower, so the race run skips them and the long suites run them without
+# it, at their full size (each has a smaller one under -race): calib/kes's
+# in long-kes, the others in long-numeric.
+NUMERIC_TESTS := TestProximityReplay|TestFollowMovesTheGrading|TestStaticStackSettles|TestStackSolvesOnePadAStep|TestTwoLayerPinch|TestIntervalCoverage|TestStudy|TestPosteriorTwelveQuestTrials|TestDevianceP|TestCheckBuiltin|TestShowcaseDissipation|TestCheckResolution|TestCheckDetectsUnits|TestBenchFoldLaid|TestBenchFold
 
 # The goals' long suites, which the race run above shortens: the drop and
 # swing over every built-in fabric, both schemes and six step lengths; the
 # virtual Kawabata checks and cycles at every resolution; the four cues'
-# level sweeps and their order across the built-in fabrics. Without the
-# race detector, all three at once (each is deterministic: virtual time,
-# seeded noise), each printed whole when it ends. make test-long runs
-# them alone.
-LONG_SUITES := long-drop long-kes long-cues
+# level sweeps and their order across the built-in fabrics; and
+# NUMERIC_TESTS. Without the race detector, three at a time (each is
+# deterministic: virtual time, seeded noise), each printed whole when it
+# ends. make test-long runs them alone.
+LONG_SUITES := long-drop long-kes long-cues long-numeric
 
 test-long: deps long-suites
 
@@ -66,6 +75,8 @@ long-kes:
 	$(GO) test -count=1 ./calib/kes -args -long
 long-cues:
 	$(GO) test -count=1 -timeout 20m -run TestDeliveredCuesFollowKES ./app/experiment -args -long
+long-numeric:
+	$(GO) test -count=1 -run '^($(NUMERIC_TESTS))$$' ./sim ./calib/psych ./sim/simbench
 
 vet:
 	$(GO) vet ./...
