@@ -36,29 +36,36 @@ $(BIN): FORCE
 ldflags:
 	@echo '$(LDFLAGS)'
 
-# Every package's tests under the race detector (but NUMERIC_TESTS), then
-# the goals' long suites (below):
-# a goal that regresses fails CI, not a later session's check. -pgo=off:
-# cmd/haptex's tests would otherwise compile every package again with its
-# profile (cmd/haptex/default.pgo), which changes no result; the tests that
-# build the program build it as make does, with the profile.
+# Every package's tests under the race detector (but RACE_SKIP), then the
+# goals' long suites (below): a goal that regresses fails CI, not a later
+# session's check. -pgo=off: cmd/haptex's tests would otherwise compile
+# every package again with its profile (cmd/haptex/default.pgo), which
+# changes no result; the tests that build the program build it as make
+# does, with the profile.
 test: deps vet
-	./scripts/with-display $(GO) test -race -pgo=off -timeout 30m -skip '^($(NUMERIC_TESTS))$$' ./...
+	./scripts/with-display $(GO) test -race -pgo=off -timeout 30m -skip '^($(RACE_SKIP))$$' ./...
 	$(MAKE) --no-print-directory long-suites
 
-# Tests of packages that start no goroutine (sim, calib/psych, calib/kes,
-# sim/simbench) which step a cloth or fit statistics for seconds: the race
-# detector has nothing to watch in them and runs them five to ten times
-# slower, so the race run skips them and the long suites run them without
-# it, at their full size (each has a smaller one under -race): calib/kes's
-# in long-kes, the others in long-numeric.
+# What the race run skips, each run without the race detector beside the
+# long suites, where it costs a fraction of its time under it
+# (docs/test-time.md):
+# NUMERIC_TESTS step a cloth or fit statistics for seconds in packages that
+# start no goroutine (sim, calib/psych, calib/kes, sim/simbench): the race
+# detector has nothing to watch there. CUE_TESTS measure the cues an
+# experiment delivers (app/experiment): their runs are the lockstep runs
+# every other experiment test takes under the race detector, and what they
+# add is their numbers. The last four run in a long suite as a part of its
+# -long form. calib/kes's tests all run in long-kes; the others in
+# long-numeric, at their full size (each has a smaller one under -race).
 NUMERIC_TESTS := TestProximityReplay|TestFollowMovesTheGrading|TestStaticStackSettles|TestStackSolvesOnePadAStep|TestTwoLayerPinch|TestIntervalCoverage|TestStudy|TestPosteriorTwelveQuestTrials|TestDevianceP|TestCheckBuiltin|TestShowcaseDissipation|TestCheckResolution|TestCheckDetectsUnits|TestBenchFoldLaid|TestBenchFold
+CUE_TESTS     := TestFlexRestError|TestDryRunMatchesCheck|TestExamplesPassCheck|TestStimulusCheckTactileLevelDelivers
+RACE_SKIP     := $(NUMERIC_TESTS)|$(CUE_TESTS)|TestDropAndSwing|TestBendingGraded|TestBendingResolution|TestDeliveredCuesFollowKES
 
 # The goals' long suites, which the race run above shortens: the drop and
 # swing over every built-in fabric, both schemes and six step lengths; the
 # virtual Kawabata checks and cycles at every resolution; the four cues'
-# level sweeps and their order across the built-in fabrics; and
-# NUMERIC_TESTS. Without the race detector, three at a time (each is
+# level sweeps and their order across the built-in fabrics; and what the
+# race run skips. Without the race detector, three at a time (each is
 # deterministic: virtual time, seeded noise), each printed whole when it
 # ends. make test-long runs them alone.
 LONG_SUITES := long-drop long-kes long-cues long-numeric
@@ -76,7 +83,7 @@ long-kes:
 long-cues:
 	$(GO) test -count=1 -timeout 20m -run TestDeliveredCuesFollowKES ./app/experiment -args -long
 long-numeric:
-	$(GO) test -count=1 -run '^($(NUMERIC_TESTS))$$' ./sim ./calib/psych ./sim/simbench
+	$(GO) test -count=1 -run '^($(NUMERIC_TESTS)|$(CUE_TESTS))$$' ./sim ./calib/psych ./sim/simbench ./app/experiment
 
 vet:
 	$(GO) vet ./...
