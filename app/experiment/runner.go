@@ -375,14 +375,8 @@ func (run *runner) open() (resumed bool, err error) {
 			return false, fmt.Errorf("experiment: %s: last trial: %w", csvPath, err)
 		}
 	}
-	if run.csv, err = run.root.Open("trials.csv", os.O_WRONLY|os.O_APPEND); err != nil {
-		return false, fmt.Errorf("experiment: %w", err)
-	}
-	if keep >= 0 {
-		// The torn line goes only now that the run resumes.
-		if err := run.csv.Truncate(keep); err != nil {
-			return false, fmt.Errorf("experiment: %w", err)
-		}
+	if err := run.appendTrials(keep); err != nil {
+		return false, err
 	}
 	if switched {
 		if err := run.writeSidecar(st.Answering); err != nil {
@@ -483,6 +477,24 @@ func (run *runner) readRows() (header []string, rows [][]string, keep int64, err
 		return nil, nil, -1, fmt.Errorf("%s: not a trials table (%v)", f.Name(), err)
 	}
 	return recs[0], recs[1:], keep, nil
+}
+
+// appendTrials opens trials.csv for the resumed run's rows, first cutting
+// it to keep bytes when readRows found a torn last line (keep >= 0): the
+// line goes only once the run is known to resume.
+func (run *runner) appendTrials(keep int64) error {
+	f, err := run.root.Open("trials.csv", os.O_WRONLY|os.O_APPEND)
+	if err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	if keep >= 0 {
+		if err := f.Truncate(keep); err != nil {
+			f.Close()
+			return fmt.Errorf("experiment: %w", err)
+		}
+	}
+	run.csv = f
+	return nil
 }
 
 // setHeader sets the columns rows are written and read with.

@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -304,14 +303,8 @@ func (run *setRun) openSet() (resumed bool, err error) {
 		}
 	}
 	run.done = len(rows)
-	if run.csv, err = run.root.Open("trials.csv", os.O_WRONLY|os.O_APPEND); err != nil {
-		return false, fmt.Errorf("experiment: %w", err)
-	}
-	if keep >= 0 {
-		// The torn line goes only now that the run resumes.
-		if err := run.csv.Truncate(keep); err != nil {
-			return false, fmt.Errorf("experiment: %w", err)
-		}
+	if err := run.appendTrials(keep); err != nil {
+		return false, err
 	}
 	if run.done < len(run.order) {
 		fmt.Fprintf(run.o.Out, "resuming %s for %s after trial %d\n", e.Name, o.Subject, run.done)

@@ -112,9 +112,6 @@ func imageFormat(path string) (string, error) {
 	return "", fmt.Errorf("%w: %s: write .png or .jpg (JPEG)", errUsage, path)
 }
 
-// snapshotScene runs the handling script with fab in virtual time to at,
-// on a cloth of side nodes a side (0: the rig's default), and returns the
-// view's configuration and the frame it shows then.
 // The snapshot's size: a few pixels show nothing one could read, and a
 // frame of 8192 px a side is already 256 MiB of pixels, multisampled
 // several times over. Magnified beyond 1000 times, one yarn crosses the
@@ -125,6 +122,9 @@ const (
 	maxMagnify    = 1000
 )
 
+// snapshotScene runs the handling script with fab in virtual time to at,
+// on a cloth of side nodes a side (0: the rig's default), and returns the
+// view's configuration and the frame it shows then.
 func snapshotScene(fab *kes.Fabric, script string, at time.Duration, side int) (render.Config, *render.Frame, error) {
 	// The sim scenes start a finger on the side of the cloth the
 	// exoskeletons' fingers cannot reach: their fingertips follow the
