@@ -55,6 +55,9 @@ func DefaultParams() Params {
 // Model is the kinematic model of one exoskeleton. Build it with New.
 type Model struct {
 	p Params
+	// sin and cos of each link's twist α, constant: the kinematics run in
+	// the simulated plant's every substep.
+	twist [3][2]float64
 }
 
 // Kin is the kinematic state at one joint configuration.
@@ -87,7 +90,11 @@ func New(p Params) (*Model, error) {
 		return nil, errors.New("exo: pad normal is zero or not finite")
 	}
 	p.PadNormal = vec3.Scale(1/n, p.PadNormal)
-	return &Model{p: p}, nil
+	m := &Model{p: p}
+	for i, l := range p.Links {
+		m.twist[i][0], m.twist[i][1] = math.Sincos(l.Alpha)
+	}
+	return m, nil
 }
 
 // Params returns the model's parameters (pad normal normalised).
@@ -100,7 +107,7 @@ func (m *Model) frames(q *[3]float64) (o, z [4][3]float64, r Mat3) {
 	z[0] = [3]float64{0, 0, 1}
 	for i, l := range m.p.Links {
 		st, ct := math.Sincos(q[i] + l.Offset)
-		sa, ca := math.Sincos(l.Alpha)
+		sa, ca := m.twist[i][0], m.twist[i][1]
 		a := Mat3{
 			{ct, -st * ca, st * sa},
 			{st, ct * ca, -ct * sa},
@@ -167,7 +174,7 @@ func (m *Model) rotation(q *[3]float64, link int) Mat3 {
 	for i := range link {
 		l := m.p.Links[i]
 		st, ct := math.Sincos(q[i] + l.Offset)
-		sa, ca := math.Sincos(l.Alpha)
+		sa, ca := m.twist[i][0], m.twist[i][1]
 		a := Mat3{{ct, -st * ca, st * sa}, {st, ct * ca, -ct * sa}, {0, sa, ca}}
 		r = r.Mul(&a)
 	}
@@ -209,7 +216,7 @@ func (m *Model) Links(dst *LinkKin, q [3]float64, local *[3][3]float64) {
 	z[0] = [3]float64{0, 0, 1}
 	for i, l := range m.p.Links {
 		st, ct := math.Sincos(q[i] + l.Offset)
-		sa, ca := math.Sincos(l.Alpha)
+		sa, ca := m.twist[i][0], m.twist[i][1]
 		a := Mat3{{ct, -st * ca, st * sa}, {st, ct * ca, -ct * sa}, {0, sa, ca}}
 		o[i+1] = vec3.Add(o[i], r.MulVec([3]float64{l.A * ct, l.A * st, l.D}))
 		r = r.Mul(&a)
