@@ -103,7 +103,16 @@ func (m *Model) Params() Params { return m.p }
 // frames returns the origins and z axes of frames 0..3 and the rotation of
 // frame 3 for joint angles q.
 func (m *Model) frames(q *[3]float64) (o, z [4][3]float64, r Mat3) {
-	r = Identity()
+	var rs [3]Mat3
+	m.chain(q, &o, &z, &rs)
+	return o, z, rs[2]
+}
+
+// chain fills the origins and z axes of frames 0..3 and the rotations of
+// frames 1..3 for joint angles q.
+func (m *Model) chain(q *[3]float64, o, z *[4][3]float64, rs *[3]Mat3) {
+	r := Identity()
+	o[0] = [3]float64{}
 	z[0] = [3]float64{0, 0, 1}
 	for i, l := range m.p.Links {
 		st, ct := math.Sincos(q[i] + l.Offset)
@@ -117,8 +126,8 @@ func (m *Model) frames(q *[3]float64) (o, z [4][3]float64, r Mat3) {
 		o[i+1] = vec3.Add(o[i], r.MulVec(d))
 		r = r.Mul(&a)
 		z[i+1] = [3]float64{r[0][2], r[1][2], r[2][2]}
+		rs[i] = r
 	}
-	return o, z, r
 }
 
 // Forward returns the pad centre in the base frame for joint angles q.
@@ -131,7 +140,13 @@ func (m *Model) Forward(q [3]float64) [3]float64 {
 // Jacobian at q.
 func (m *Model) Eval(dst *Kin, q [3]float64) {
 	o, z, r := m.frames(&q)
-	dst.R = r
+	m.eval(dst, &o, &z, &r)
+}
+
+// eval fills dst from the frames' origins o, z axes z and frame 3's
+// rotation r.
+func (m *Model) eval(dst *Kin, o, z *[4][3]float64, r *Mat3) {
+	dst.R = *r
 	dst.Pad = vec3.Add(o[3], r.MulVec(m.p.Tool))
 	dst.Normal = r.MulVec(m.p.PadNormal)
 	for i := range 3 {
@@ -212,17 +227,22 @@ type LinkKin struct {
 // coordinates) at joint angles q. It computes the chain once for all three.
 func (m *Model) Links(dst *LinkKin, q [3]float64, local *[3][3]float64) {
 	var o, z [4][3]float64
-	r := Identity()
-	z[0] = [3]float64{0, 0, 1}
-	for i, l := range m.p.Links {
-		st, ct := math.Sincos(q[i] + l.Offset)
-		sa, ca := m.twist[i][0], m.twist[i][1]
-		a := Mat3{{ct, -st * ca, st * sa}, {st, ct * ca, -ct * sa}, {0, sa, ca}}
-		o[i+1] = vec3.Add(o[i], r.MulVec([3]float64{l.A * ct, l.A * st, l.D}))
-		r = r.Mul(&a)
-		z[i+1] = [3]float64{r[0][2], r[1][2], r[2][2]}
-		dst.R[i] = r
-	}
+	m.chain(&q, &o, &z, &dst.R)
+	m.links(dst, &o, &z, local)
+}
+
+// EvalLinks fills k as Eval and lk as Links do, from one pass over the
+// chain: the simulated plant needs both at every substep.
+func (m *Model) EvalLinks(k *Kin, lk *LinkKin, q [3]float64, local *[3][3]float64) {
+	var o, z [4][3]float64
+	m.chain(&q, &o, &z, &lk.R)
+	m.eval(k, &o, &z, &lk.R[2])
+	m.links(lk, &o, &z, local)
+}
+
+// links fills dst's points and Jacobians from the frames' origins o and
+// z axes z and the links' rotations dst.R.
+func (m *Model) links(dst *LinkKin, o, z *[4][3]float64, local *[3][3]float64) {
 	for link := range 3 {
 		p := vec3.Add(o[link+1], dst.R[link].MulVec(local[link]))
 		dst.P[link] = p

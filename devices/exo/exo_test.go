@@ -95,6 +95,31 @@ func TestPointJacobianTool(t *testing.T) {
 	}
 }
 
+// EvalLinks is Eval and Links from one pass over the chain, bit for bit,
+// and Links' points and Jacobians are PointJacobian's.
+func TestEvalLinks(t *testing.T) {
+	m := mustDefault(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	local := [3][3]float64{{0.01, 0.002, -0.003}, {0.02, 0, 0.001}, {-0.004, 0.005, 0.006}}
+	for range 100 {
+		q := randomQ(m, rng)
+		var k, k2 Kin
+		var lk, lk2 LinkKin
+		m.EvalLinks(&k, &lk, q, &local)
+		m.Eval(&k2, q)
+		m.Links(&lk2, q, &local)
+		if k != k2 || lk != lk2 {
+			t.Fatalf("q %v: EvalLinks %+v %+v, Eval and Links %+v %+v", q, k, lk, k2, lk2)
+		}
+		for l := range 3 {
+			p, jv, jw := m.PointJacobian(q, l+1, local[l])
+			if vec3.Norm(vec3.Sub(p, lk.P[l])) > 1e-15 || jv != lk.Jv[l] || jw != lk.Jw[l] {
+				t.Fatalf("q %v link %d: Links %v %v %v, PointJacobian %v %v %v", q, l+1, lk.P[l], lk.Jv[l], lk.Jw[l], p, jv, jw)
+			}
+		}
+	}
+}
+
 // TestRoundTrip checks forward then inverse kinematics over the whole joint
 // space and over the scene's workspace box.
 func TestRoundTrip(t *testing.T) {

@@ -435,7 +435,8 @@ func (e *Exo) pulpForce(k *exo.Kin) [3]float64 {
 // massMatrix returns M(q), the links' and the rotors' inertia, and fills
 // lk with the link kinematics.
 func (e *Exo) massMatrix(q [3]float64, lk *exo.LinkKin) exo.Mat3 {
-	m := e.linkMass(q, lk)
+	e.kin.Links(lk, q, &e.com)
+	m := e.linkMass(lk)
 	for i := range 3 {
 		if e.compliant[i] {
 			m[i][i] += e.rotorM[i]
@@ -445,15 +446,15 @@ func (e *Exo) massMatrix(q [3]float64, lk *exo.LinkKin) exo.Mat3 {
 }
 
 // linkMass returns the links' inertia alone, with the rotors of the
-// rigid joints only (a compliant joint's rotor is a body of its own).
-func (e *Exo) linkMass(q [3]float64, lk *exo.LinkKin) exo.Mat3 {
+// rigid joints only (a compliant joint's rotor is a body of its own), at
+// the configuration whose link kinematics lk holds.
+func (e *Exo) linkMass(lk *exo.LinkKin) exo.Mat3 {
 	var m exo.Mat3
 	for i := range 3 {
 		if !e.compliant[i] {
 			m[i][i] = e.rotorM[i]
 		}
 	}
-	e.kin.Links(lk, q, &e.com)
 	for l := range 3 {
 		lp := &e.p.Links[l]
 		jv, jw, r := &lk.Jv[l], &lk.Jw[l], &lk.R[l]
@@ -524,7 +525,8 @@ func (e *Exo) substep() {
 	t := time.Duration(e.now)
 	xi, vi := e.intent.At(t, e.finger)
 	var k exo.Kin
-	e.kin.Eval(&k, e.q)
+	var lk exo.LinkKin
+	e.kin.EvalLinks(&k, &lk, e.q, &e.com)
 	fp := e.pulpForce(&k) // plate on finger
 
 	// Finger.
@@ -538,8 +540,7 @@ func (e *Exo) substep() {
 	// Exoskeleton: M q̈ = τ + Jᵀ f_finger→plate + τ_g - C q̇ - friction on
 	// a rigid joint; on a compliant one the cable's torque τ_t acts on the
 	// link and J_r θ̈ = τ - τ_t - friction on the rotor.
-	var lk exo.LinkKin
-	m := e.linkMass(e.q, &lk)
+	m := e.linkMass(&lk)
 	tauExt := k.J.MulTransVec(e.base.InvVec(vec3.Scale(-1, fp)))
 	var tauG [3]float64
 	for l := range 3 {

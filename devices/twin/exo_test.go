@@ -76,7 +76,8 @@ func TestDefaultsHardToMove(t *testing.T) {
 // energy returns the plant's total mechanical energy with the intent at xi.
 func (e *Exo) energy(xi [3]float64) float64 {
 	var lk exo.LinkKin
-	m := e.linkMass(e.q, &lk)
+	e.kin.Links(&lk, e.q, &e.com)
+	m := e.linkMass(&lk)
 	mq := m.MulVec(e.qd)
 	en := 0.5 * vec3.Dot(e.qd, mq)
 	for i := range 3 {
