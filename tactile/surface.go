@@ -343,7 +343,7 @@ func newSurface(shape Spectrum, sigmaH float64, p SurfaceParams, seed uint64) (*
 	if p.MIU > 0 {
 		s.fricSigma = sigmaPerMD * p.MMD * (p.FingerMu / p.MIU)
 	}
-	s.project()
+	s.projectShared()
 	s.fricGain = s.probeGain(KESFrictionProbeLength)
 	var m *Map
 	var err error
