@@ -478,10 +478,12 @@ func writeJSON(w io.Writer, kind string, v any) error {
 	return nil
 }
 
-// readJSON decodes a calibration file into v, refusing unknown fields and
-// any array whose length is not the fixed one of v's field: encoding/json
-// fills a short array's rest with zeros and drops a long one's, so a file
-// with 23 pin corrections, or a jig point of two coordinates, would pass.
+// readJSON decodes a calibration file into v, refusing unknown fields,
+// missing ones and any array whose length is not the fixed one of v's
+// field: encoding/json leaves a missing field at zero, fills a short
+// array's rest with zeros and drops a long one's, so a file without its
+// force bias, with 23 pin corrections, or with a jig point of two
+// coordinates, would pass.
 func readJSON(r io.Reader, kind string, v any) error {
 	b, err := io.ReadAll(r)
 	if err != nil {
@@ -496,21 +498,22 @@ func readJSON(r io.Reader, kind string, v any) error {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return fmt.Errorf("device: read %s calibration: %w", kind, err)
 	}
-	if err := checkArrayLengths(doc, reflect.ValueOf(v), ""); err != nil {
+	if err := checkFields(doc, reflect.ValueOf(v), ""); err != nil {
 		return fmt.Errorf("device: read %s calibration: %w", kind, err)
 	}
 	return nil
 }
 
-// checkArrayLengths walks the decoded JSON doc beside the Go value v it
-// was decoded into and reports the first JSON array whose length differs
-// from the Go array's. Keys match fields as encoding/json matches them
-// (the tag's name, case-insensitively).
-func checkArrayLengths(doc any, v reflect.Value, path string) error {
+// checkFields walks the decoded JSON doc beside the Go value v it was
+// decoded into and reports the first field that is missing (every field
+// without omitempty, which haptex always writes) and the first JSON array
+// whose length differs from the Go array's. Keys match fields as
+// encoding/json matches them (the tag's name, case-insensitively).
+func checkFields(doc any, v reflect.Value, path string) error {
 	switch v.Kind() {
 	case reflect.Pointer:
 		if !v.IsNil() {
-			return checkArrayLengths(doc, v.Elem(), path)
+			return checkFields(doc, v.Elem(), path)
 		}
 	case reflect.Struct:
 		m, ok := doc.(map[string]any)
@@ -520,19 +523,24 @@ func checkArrayLengths(doc any, v reflect.Value, path string) error {
 		t := v.Type()
 		for i := range t.NumField() {
 			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 			if !f.IsExported() || name == "-" {
 				continue
 			}
 			if name == "" {
 				name = f.Name
 			}
+			found := false
 			for k, jv := range m {
 				if strings.EqualFold(k, name) {
-					if err := checkArrayLengths(jv, v.Field(i), strings.TrimPrefix(path+"."+name, ".")); err != nil {
+					found = true
+					if err := checkFields(jv, v.Field(i), strings.TrimPrefix(path+"."+name, ".")); err != nil {
 						return err
 					}
 				}
+			}
+			if !found && !strings.Contains(","+opts+",", ",omitempty,") {
+				return fmt.Errorf("%s is missing", strings.TrimPrefix(path+"."+name, "."))
 			}
 		}
 	case reflect.Array, reflect.Slice:
@@ -544,7 +552,7 @@ func checkArrayLengths(doc any, v reflect.Value, path string) error {
 			return fmt.Errorf("%s has %d values, want %d", path, len(a), v.Len())
 		}
 		for i := range min(len(a), v.Len()) {
-			if err := checkArrayLengths(a[i], v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			if err := checkFields(a[i], v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
 				return err
 			}
 		}
