@@ -293,6 +293,10 @@ type Surface struct {
 //     variation NonUniformity and correlation length NonUniformityLength,
 //     at MapSpacing over WidthU x HeightV. KES has no measure of it; the
 //     defaults are stand-ins for a measured map (Surface.WithMaps).
+//
+// Surfaces of one spectral shape (a fabric, whatever its SMD) share the
+// shape's projection tables, read only: NewSurface keeps those of the
+// last eight shapes it projected, so it may be called from any goroutine.
 func NewSurface(p SurfaceParams, seed uint64) (*Surface, error) {
 	p = p.withDefaults()
 	if err := p.validateKES(); err != nil {
