@@ -136,13 +136,17 @@ func TestEvalGoalsMissingFigure(t *testing.T) {
 // A self-collision scene that laid no cloth on itself fails its
 // self-contact goal, however fast its steps were: its time is the step's
 // without self-contact. One that did passes it; a scene with
-// self-collision off carries no such goal.
+// self-collision off carries no such goal, nor does the showcase with
+// self-collision on, which has no step goal and never folds (it read as
+// a goal not met).
 func TestEvalGoalsSelfContact(t *testing.T) {
 	scene := func(self bool, most float64) map[string]any {
 		return map[string]any{"script": "fold", "side": 24.0, "dt_ms": 1.0, "self_collision": self, "penetrations": 0.0,
 			"self_contacts": map[string]any{"max": most}, "goal_percentile": "p999", "goal_ms": 1.2, "step_ms": map[string]any{"p999": 0.8}}
 	}
-	gs := evalGoals("sim", map[string]any{"scenes": []any{scene(true, 0), scene(true, 175), scene(false, 0)}})
+	showcase := map[string]any{"script": "showcase", "side": 24.0, "dt_ms": 1.0, "self_collision": true, "penetrations": 0.0,
+		"self_contacts": map[string]any{"max": 0.0}, "goal_percentile": "p999", "goal_ms": 0.0, "step_ms": map[string]any{"p999": 0.8}}
+	gs := evalGoals("sim", map[string]any{"scenes": []any{scene(true, 0), scene(true, 175), scene(false, 0), showcase}})
 	met := map[string]bool{}
 	for _, g := range gs {
 		if g.Met == nil {
@@ -154,6 +158,7 @@ func TestEvalGoalsSelfContact(t *testing.T) {
 		"scenes.0.penetrations": true, "scenes.0.self_contacts.max": false, "scenes.0.step_ms.p999": true,
 		"scenes.1.penetrations": true, "scenes.1.self_contacts.max": true, "scenes.1.step_ms.p999": true,
 		"scenes.2.step_ms.p999": true,
+		"scenes.3.penetrations": true,
 	}
 	for _, g := range gs {
 		if _, ok := want[g.Figure]; !ok && strings.HasPrefix(g.Figure, "scenes.") {
