@@ -187,6 +187,32 @@ func TestPrintSummaryLateTicks(t *testing.T) {
 	}
 }
 
+// A real-time run whose cloth fell behind says that its contact figures
+// are not the code's alone; one that kept up, and a lockstep run, say
+// nothing of it.
+func TestPrintSummaryClothBehind(t *testing.T) {
+	for _, c := range []struct {
+		mode  string
+		ticks uint64
+		warn  bool
+	}{
+		{"realtime", 2281, true},
+		{"realtime", 2399, false},
+		{"lockstep", 2281, false},
+	} {
+		s := &rig.Summary{Mode: c.mode, RunS: 12, Loops: []rig.LoopSummary{
+			{Name: "haptics", PeriodMs: 1, Ticks: 12000},
+			{Name: "sim", PeriodMs: 5, Ticks: c.ticks},
+		}}
+		var b strings.Builder
+		printSummary(&b, s)
+		got := strings.Contains(b.String(), "sim: 2281 of the run's 2400 steps made (95.0 %): the cloth fell behind real time")
+		if got != c.warn || (!c.warn && strings.Contains(b.String(), "fell behind")) {
+			t.Errorf("%s run, %d sim steps of 2400: warning %v, want %v:\n%s", c.mode, c.ticks, got, c.warn, b.String())
+		}
+	}
+}
+
 // run's -script: an unknown handling, or a sim scene without -kinematic
 // (the exoskeleton twins cannot play it), is a usage error.
 func TestRunScriptFlag(t *testing.T) {
