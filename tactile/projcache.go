@@ -3,7 +3,6 @@ package tactile
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"math"
 	"sync"
 )
 
@@ -33,19 +32,9 @@ var projCache struct {
 // shapeKey returns a digest of every number the projection depends on.
 func shapeKey(sp *Spectrum) [sha256.Size]byte {
 	h := sha256.New()
-	var b [8]byte
-	for _, v := range []uint64{uint64(sp.Nu), uint64(sp.Nv), math.Float64bits(sp.Dku), math.Float64bits(sp.Dkv)} {
-		binary.LittleEndian.PutUint64(b[:], v)
-		h.Write(b[:])
-	}
-	buf := make([]byte, 0, 8*1024)
-	for i, v := range sp.P {
-		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
-		if len(buf) == cap(buf) || i == len(sp.P)-1 {
-			h.Write(buf)
-			buf = buf[:0]
-		}
-	}
+	binary.Write(h, binary.LittleEndian, [2]int64{int64(sp.Nu), int64(sp.Nv)})
+	binary.Write(h, binary.LittleEndian, [2]float64{sp.Dku, sp.Dkv})
+	binary.Write(h, binary.LittleEndian, sp.P)
 	var k [sha256.Size]byte
 	h.Sum(k[:0])
 	return k

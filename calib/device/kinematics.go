@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -506,7 +507,7 @@ func readJSON(r io.Reader, kind string, v any) error {
 
 // checkFields walks the decoded JSON doc beside the Go value v it was
 // decoded into and reports the first field that is missing (every field
-// without omitempty, which haptex always writes) and the first JSON array
+// without omitempty or omitzero, which haptex always writes) and the first JSON array
 // whose length differs from the Go array's. Keys match fields as
 // encoding/json matches them (the tag's name, case-insensitively).
 func checkFields(doc any, v reflect.Value, path string) error {
@@ -539,7 +540,7 @@ func checkFields(doc any, v reflect.Value, path string) error {
 					}
 				}
 			}
-			if !found && !strings.Contains(","+opts+",", ",omitempty,") {
+			if o := strings.Split(opts, ","); !found && !slices.Contains(o, "omitempty") && !slices.Contains(o, "omitzero") {
 				return fmt.Errorf("%s is missing", strings.TrimPrefix(path+"."+name, "."))
 			}
 		}

@@ -55,16 +55,16 @@ func printSummary(w io.Writer, s *rig.Summary) {
 			ct.RMSRel[0], ct.RMSRel[1], ct.PeakShortfall[0], ct.PeakShortfall[1], ct.OnsetOvershoot[0], ct.OnsetOvershoot[1], ct.Episodes[0], ct.Episodes[1],
 			ct.LightEpisodes[0], ct.LightEpisodes[1], 1e3*ct.LightOnsetExcessN[0], 1e3*ct.LightOnsetExcessN[1], ct.LimitedS[0], ct.LimitedS[1])
 	}
-	if s.Mode == "realtime" {
-		for _, l := range s.Loops {
-			// A cloth that fell behind real time gave the servo older local
-			// models than lockstep does: the contact figures are then the
-			// host's as much as the code's.
-			want := s.RunS * 1e3 / l.PeriodMs
-			if l.Name == "sim" && l.PeriodMs > 0 && float64(l.Ticks) < 0.98*want {
-				fmt.Fprintf(w, "sim: %d of the run's %.0f steps made (%.1f %%): the cloth fell behind real time, so the contact figures above are not the code's alone (haptex run -lockstep gives those)\n",
-					l.Ticks, want, 100*float64(l.Ticks)/want)
-			}
+	for _, l := range s.Loops {
+		// A cloth that fell behind real time gave the servo older local
+		// models than lockstep does: the contact figures are then the
+		// host's as much as the code's.
+		if s.Mode != "realtime" || l.Name != "sim" || !(l.PeriodMs > 0) {
+			continue
+		}
+		if want := s.RunS * 1e3 / l.PeriodMs; float64(l.Ticks) < 0.98*want {
+			fmt.Fprintf(w, "sim: %d of the run's %.0f steps made (%.1f %%): the cloth fell behind real time, so the contact figures above are not the code's alone (haptex run -lockstep gives those)\n",
+				l.Ticks, want, 100*float64(l.Ticks)/want)
 		}
 	}
 	if s.HostStealPct >= 2 {
