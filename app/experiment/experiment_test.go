@@ -529,6 +529,19 @@ func TestResumeRefusesDamagedState(t *testing.T) {
 		}
 		return b
 	}
+	// editProc edits the procedure's own state (psych's envelope, "state").
+	editProc := func(f func(ps map[string]any)) []byte {
+		var env map[string]any
+		if err := json.Unmarshal(st["procedure"], &env); err != nil {
+			t.Fatal(err)
+		}
+		f(env["state"].(map[string]any))
+		b, err := json.Marshal(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return edit("procedure", string(b))
+	}
 	obs := string(st["observers"])
 	for _, c := range []struct {
 		name  string
@@ -542,6 +555,12 @@ func TestResumeRefusesDamagedState(t *testing.T) {
 		{"garbage random state", edit("rng", `"AAAA"`)},
 		{"garbage procedure", edit("procedure", `{"kind": "staircase"}`)},
 		{"a pending trial on track -1", edit("procedure", strings.Replace(string(st["procedure"]), `"records":`, `"pending": {"index": 4, "stream": -1, "x": 4}, "records":`, 1))},
+		// Fields its trials contradict, and a configuration its trials
+		// agree with but the experiment file does not: before, each of
+		// these resumed.
+		{"the staircase's direction lost", editProc(func(ps map[string]any) { delete(ps, "dir") })},
+		{"the staircase's counter edited", editProc(func(ps map[string]any) { ps["pos"] = 1 })},
+		{"the staircase's maximum edited", editProc(func(ps map[string]any) { ps["config"].(map[string]any)["max_trials"] = 12 })},
 		{"completed negative", edit("completed", "-1")},
 		{"completed beyond the trials", edit("completed", "1000")},
 	} {

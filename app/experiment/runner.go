@@ -346,7 +346,7 @@ func (run *runner) open() (resumed bool, err error) {
 	if st.Format != stateFormat || st.Experiment != run.sha || st.Subject != o.Subject {
 		return false, fmt.Errorf("experiment: %s belongs to another experiment file or subject (the file changed since the run started?)", statePath)
 	}
-	if run.proc, err = psych.Restore(st.Procedure); err != nil {
+	if run.proc, err = psych.Resume(e.Procedure, st.Procedure); err != nil {
 		return false, fmt.Errorf("experiment: %s: %w", statePath, err)
 	}
 	run.rng = &rand.PCG{}

@@ -94,7 +94,7 @@ func restoreInterleaved(b []byte) (*Interleaved, error) {
 	p := &Interleaved{s: s}
 	n := 0
 	for i, ts := range s.Tracks {
-		t, err := Restore(ts)
+		t, err := restore(ts, false)
 		if err != nil {
 			return nil, fmt.Errorf("track %d: %w", i, err)
 		}

@@ -199,9 +199,18 @@ func marshalState(k Kind, body any) ([]byte, error) {
 }
 
 // Restore rebuilds a procedure from State. It validates the saved
-// configuration and history and fails with a clear error on a state
-// written by another format or version, or on a corrupt one.
+// configuration and history, replays the history (the trials it presents
+// and the state it ends in must be the saved ones), and fails with a
+// clear error on a state written by another format or version, or on a
+// corrupt one.
 func Restore(state []byte) (Procedure, error) {
+	return restore(state, true)
+}
+
+// restore is Restore; with check false it leaves out the replay of the
+// history (an interleaved procedure replays its tracks' histories as
+// part of its own).
+func restore(state []byte, check bool) (Procedure, error) {
 	var e envelope
 	if err := json.Unmarshal(state, &e); err != nil {
 		return nil, fmt.Errorf("psych: restore: %w", err)
@@ -232,6 +241,9 @@ func Restore(state []byte) (Procedure, error) {
 		p, err = restoreInterleaved(e.State)
 	default:
 		return nil, fmt.Errorf("psych: restore: unknown procedure kind %q", e.Kind)
+	}
+	if err == nil && check {
+		err = replay(p)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("psych: restore %s: %w", e.Kind, err)
