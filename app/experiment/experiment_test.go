@@ -542,6 +542,19 @@ func TestResumeRefusesDamagedState(t *testing.T) {
 		}
 		return edit("procedure", string(b))
 	}
+	// editObs edits the first observer's psychometric function.
+	editObs := func(f func(pf map[string]any)) []byte {
+		var os []map[string]any
+		if err := json.Unmarshal(st["observers"], &os); err != nil {
+			t.Fatal(err)
+		}
+		f(os[0]["pf"].(map[string]any))
+		b, err := json.Marshal(os)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return edit("observers", string(b))
+	}
 	obs := string(st["observers"])
 	for _, c := range []struct {
 		name  string
@@ -561,6 +574,8 @@ func TestResumeRefusesDamagedState(t *testing.T) {
 		{"the staircase's direction lost", editProc(func(ps map[string]any) { delete(ps, "dir") })},
 		{"the staircase's counter edited", editProc(func(ps map[string]any) { ps["pos"] = 1 })},
 		{"the staircase's maximum edited", editProc(func(ps map[string]any) { ps["config"].(map[string]any)["max_trials"] = 12 })},
+		{"the observer's lapse rate lost", editObs(func(pf map[string]any) { delete(pf, "lambda") })},
+		{"the observer's threshold edited", editObs(func(pf map[string]any) { pf["alpha"] = 20.0 })},
 		{"completed negative", edit("completed", "-1")},
 		{"completed beyond the trials", edit("completed", "1000")},
 	} {

@@ -438,15 +438,28 @@ func (run *runner) restoreObservers(st *state, statePath string) (switched bool,
 		return false, fmt.Errorf("experiment: %s holds the states of %d observers and %d cue observers for %d and %d: it was damaged or edited",
 			statePath, len(st.Observers), len(st.CueObservers), len(run.obs), len(run.cueObs))
 	}
+	// The saved observers must be the run's but for their random states:
+	// the specifications compared above are kept beside the parameters
+	// that answer.
 	for i, b := range st.Observers {
-		if run.obs[i], err = psych.RestoreObserver(b); err != nil {
+		o, err := psych.RestoreObserver(b)
+		if err == nil {
+			err = o.Matches(run.obs[i])
+		}
+		if err != nil {
 			return false, fmt.Errorf("experiment: %s: observer %d: %w", statePath, i, err)
 		}
+		run.obs[i] = o
 	}
 	for i, b := range st.CueObservers {
-		if run.cueObs[i], err = psych.RestoreCueObserver(b); err != nil {
+		o, err := psych.RestoreCueObserver(b)
+		if err == nil {
+			err = o.Matches(run.cueObs[i])
+		}
+		if err != nil {
 			return false, fmt.Errorf("experiment: %s: cue observer %d: %w", statePath, i, err)
 		}
+		run.cueObs[i] = o
 	}
 	return false, nil
 }

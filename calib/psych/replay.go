@@ -222,3 +222,31 @@ func Resume(c Config, state []byte) (Procedure, error) {
 	}
 	return p, nil
 }
+
+// Matches returns nil when o is p but for its random state, and otherwise
+// an error naming the first parameter in which they differ: an observer
+// restored from a run's state must be the one the run names (its
+// specification is kept beside its parameters, and an edit of either
+// alone would change how it answers).
+func (o *Observer) Matches(p *Observer) error { return matches("observer", o, p) }
+
+// Matches is Observer.Matches for a cue observer.
+func (o *CueObserver) Matches(p *CueObserver) error { return matches("cue observer", o, p) }
+
+func matches(what string, saved, want any) error {
+	var m [2]map[string]any
+	for i, v := range []any{saved, want} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(b, &m[i]); err != nil {
+			return err
+		}
+		delete(m[i], "rng")
+	}
+	if d := differ("", m[0], m[1], "the run's "+what+" has"); d != "" {
+		return fmt.Errorf("psych: the saved %s is another: %s", what, d)
+	}
+	return nil
+}

@@ -191,3 +191,49 @@ func TestResumeRefusesAnotherConfiguration(t *testing.T) {
 		t.Errorf("another configuration: %v", err)
 	}
 }
+
+// TestObserverMatches: an observer restored from its state matches the
+// one it was saved from after trials (its random state moved on), and
+// not one of other parameters.
+func TestObserverMatches(t *testing.T) {
+	o, err := ParseObserver("nominal:form=weibull,threshold=10,beta=3.5,lambda=0.01,seed=7", TwoAFC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := *o
+	for range 5 {
+		o.Respond(10)
+	}
+	b, err := o.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := RestoreObserver(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Matches(&fresh); err != nil {
+		t.Errorf("restored observer: %v", err)
+	}
+	other, err := ParseObserver("nominal:form=weibull,threshold=10,beta=3.5,lambda=0.02,seed=7", TwoAFC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Matches(other); err == nil || !strings.Contains(err.Error(), `"pf"."lambda" = 0.01; the run's observer has 0.02`) {
+		t.Errorf("another lapse rate: %v", err)
+	}
+	c, err := ParseCueObserver("cue:weber=0.2,seed=3", TwoAFC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := ParseCueObserver("cue:weber=0.2,seed=4", TwoAFC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Matches(c); err != nil {
+		t.Errorf("cue observer against itself: %v", err)
+	}
+	if err := c.Matches(c2); err == nil {
+		t.Errorf("cue observers of other seeds match")
+	}
+}
