@@ -2,6 +2,7 @@ package rig
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,12 +137,15 @@ func TestRealtimeReplayHostileTables(t *testing.T) {
 	}
 	dir := r.SessionDir()
 	orig := map[string][]byte{}
-	for _, n := range []string{"haptics.csv", "sim.csv", "tactile.csv"} {
+	for _, n := range []string{"haptics.csv", "sim.csv", "tactile.csv", "session.json"} {
 		b, err := os.ReadFile(filepath.Join(dir, n))
 		if err != nil {
 			t.Fatal(err)
 		}
 		orig[n] = b
+		if n == "session.json" {
+			continue
+		}
 		// The cases below edit rows up to the sixth: a machine that held
 		// the loops for most of the run leaves fewer.
 		if rows := strings.Count(string(b), "\n") - 1; rows < 6 {
@@ -221,6 +225,22 @@ func TestRealtimeReplayHostileTables(t *testing.T) {
 			})
 		}},
 		{"a missing table", "no such file", func() { os.Remove(filepath.Join(dir, "tactile.csv")) }},
+		{"rows lost to a full disk", "sim.csv lost its last 7 rows", func() {
+			var meta map[string]any
+			if err := json.Unmarshal(orig["session.json"], &meta); err != nil {
+				t.Fatal(err)
+			}
+			for _, tb := range meta["summary"].(map[string]any)["tables"].([]any) {
+				if tb := tb.(map[string]any); tb["file"] == "sim.csv" {
+					tb["lost"], tb["error"] = 7, "record: sim.csv: write: no space left on device"
+				}
+			}
+			b, err := json.Marshal(meta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(dir, "session.json"), b, 0o644)
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer restore()

@@ -54,6 +54,9 @@ func readSchedule(dir string, tables []sessionlog.TableStats, simDt time.Duratio
 		if ts.Dropped > 0 {
 			return nil, fmt.Errorf("%s dropped %d rows during the run (the disk fell behind): the order of its ticks is lost", ts.File, ts.Dropped)
 		}
+		if ts.Lost > 0 {
+			return nil, fmt.Errorf("%s lost its last %d rows (%s): the run's end is not on disk", ts.File, ts.Lost, ts.Error)
+		}
 	}
 	var s schedule
 	var err error

@@ -122,4 +122,5 @@ var sessionUnits = map[string]string{
 	"summary.loops[].takeovers":                         "count",
 	"summary.tables[].rows":                             "count",
 	"summary.tables[].dropped":                          "count",
+	"summary.tables[].lost":                             "count",
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/device"
 	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/internal/sessionlog"
 	"github.com/haptex/haptex/render"
 	"github.com/haptex/haptex/sim"
 	"github.com/haptex/haptex/tactile"
@@ -210,6 +211,20 @@ func TestPrintSummaryClothBehind(t *testing.T) {
 		if got != c.warn || (!c.warn && strings.Contains(b.String(), "fell behind")) {
 			t.Errorf("%s run, %d sim steps of 2400: warning %v, want %v:\n%s", c.mode, c.ticks, got, c.warn, b.String())
 		}
+	}
+}
+
+// The summary's "recorded" line says how many rows a table lost after a
+// write the disk refused, and nothing of the kind when none did.
+func TestPrintSummaryLostRows(t *testing.T) {
+	s := &rig.Summary{Mode: "lockstep", RunS: 12, Tables: []sessionlog.TableStats{
+		{File: "haptics.csv", Rows: 2132, Lost: 9868, Error: "record: haptics.csv: write: no space left on device"},
+		{File: "sim.csv", Rows: 2400},
+	}}
+	var b strings.Builder
+	printSummary(&b, s)
+	if want := "recorded: haptics.csv 2132 rows, 0 dropped, 9868 lost after a write the disk refused; sim.csv 2400 rows, 0 dropped\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("summary:\n%s\nwant the line %q", b.String(), want)
 	}
 }
 

@@ -73,7 +73,11 @@ func printSummary(w io.Writer, s *rig.Summary) {
 	if len(s.Tables) > 0 {
 		var parts []string
 		for _, t := range s.Tables {
-			parts = append(parts, fmt.Sprintf("%s %d rows, %d dropped", t.File, t.Rows, t.Dropped))
+			part := fmt.Sprintf("%s %d rows, %d dropped", t.File, t.Rows, t.Dropped)
+			if t.Lost > 0 || t.Error != "" {
+				part += fmt.Sprintf(", %d lost after a write the disk refused", t.Lost)
+			}
+			parts = append(parts, part)
 		}
 		fmt.Fprintf(w, "recorded: %s\n", strings.Join(parts, "; "))
 	}

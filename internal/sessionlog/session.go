@@ -11,11 +11,13 @@
 // lock, no allocation, never blocks); one writer goroutine formats and
 // writes them. When the writer falls a whole ring behind, rows are dropped
 // and counted, never waited for: a loop is never stalled by the disk.
-// Closing a session drains every ring, flushes and syncs every file.
+// When the disk refuses a write (it is full), the table keeps the rows
+// that reached it whole, cuts a row it took in part, and counts the rest
+// as lost; its file is not written again. Closing a session drains every
+// ring, flushes and syncs every file.
 package sessionlog
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,11 +51,15 @@ type drainer interface {
 	stats() TableStats
 }
 
-// TableStats counts what happened to one table's rows.
+// TableStats counts what happened to one table's rows: Rows reached the
+// file whole, Dropped found the ring full, Lost came after a write the
+// disk refused (Error says why).
 type TableStats struct {
 	File    string `json:"file"`
 	Rows    uint64 `json:"rows"`
 	Dropped uint64 `json:"dropped"`
+	Lost    uint64 `json:"lost,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // Create makes a new session folder under parent, named prefix followed by
@@ -85,12 +91,14 @@ func Create(parent, prefix string) (*Session, error) {
 type Table[T any] struct {
 	ring   *Ring[T]
 	file   *os.File
-	w      *bufio.Writer
 	name   string
 	format func(dst []byte, v *T) []byte
-	line   []byte
+	batch  []byte // the rows drained in one pass, written at once
+	ends   []int  // where each of batch's rows ends
+	size   int64  // bytes in the file, whole rows only
 	row    T
 	rows   uint64
+	lost   uint64
 	err    error
 }
 
@@ -108,11 +116,13 @@ func NewTable[T any](s *Session, file string, header []string, capacity int, for
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
-	t := &Table[T]{ring: NewRing[T](capacity), file: f, w: bufio.NewWriterSize(f, 1<<16), name: file, format: format}
-	if _, err := t.w.WriteString(strings.Join(header, ",") + "\n"); err != nil {
+	t := &Table[T]{ring: NewRing[T](capacity), file: f, name: file, format: format}
+	h := strings.Join(header, ",") + "\n"
+	if _, err := f.WriteString(h); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("record: %s: %w", file, err)
 	}
+	t.size = int64(len(h))
 	s.tables = append(s.tables, t)
 	return t, nil
 }
@@ -124,25 +134,49 @@ func (t *Table[T]) Push(v *T) bool { return t.ring.Push(v) }
 // Dropped returns the rows dropped so far.
 func (t *Table[T]) Dropped() uint64 { return t.ring.Dropped() }
 
+// drain writes the rows the ring holds in one write. After a write the
+// disk refused, it keeps draining (so the producer sees no back-pressure)
+// and counts the rows lost.
 func (t *Table[T]) drain() error {
+	t.batch, t.ends = t.batch[:0], t.ends[:0]
 	for t.ring.Pop(&t.row) {
 		if t.err != nil {
-			continue // keep draining so the producer sees no back-pressure
+			t.lost++
+			continue
 		}
-		t.line = append(t.format(t.line[:0], &t.row), '\n')
-		if _, err := t.w.Write(t.line); err != nil {
-			t.err = fmt.Errorf("record: %s: %w", t.name, err)
+		t.batch = append(t.format(t.batch, &t.row), '\n')
+		t.ends = append(t.ends, len(t.batch))
+	}
+	if len(t.batch) == 0 {
+		return t.err
+	}
+	n, err := t.file.Write(t.batch)
+	whole := 0
+	for whole < len(t.ends) && t.ends[whole] <= n {
+		whole++
+	}
+	t.rows += uint64(whole)
+	if err == nil {
+		t.size += int64(n)
+		return nil
+	}
+	t.lost += uint64(len(t.ends) - whole)
+	t.err = fmt.Errorf("record: %s: %w", t.name, err)
+	if whole > 0 {
+		t.size += int64(t.ends[whole-1])
+	}
+	if n > 0 && (whole == 0 || n > t.ends[whole-1]) {
+		// The disk took part of a row: cut it, so that the file ends
+		// with a whole row (truncating needs no space).
+		if e := t.file.Truncate(t.size); e != nil {
+			t.err = fmt.Errorf("record: %s: %w (and a row is cut short: %v)", t.name, err, e)
 		}
-		t.rows++
 	}
 	return t.err
 }
 
 func (t *Table[T]) finish() error {
 	err := t.drain()
-	if e := t.w.Flush(); e != nil && err == nil {
-		err = fmt.Errorf("record: %s: %w", t.name, e)
-	}
 	if e := t.file.Sync(); e != nil && err == nil {
 		err = fmt.Errorf("record: %s: %w", t.name, e)
 	}
@@ -153,7 +187,11 @@ func (t *Table[T]) finish() error {
 }
 
 func (t *Table[T]) stats() TableStats {
-	return TableStats{File: t.name, Rows: t.rows, Dropped: t.ring.Dropped()}
+	s := TableStats{File: t.name, Rows: t.rows, Dropped: t.ring.Dropped(), Lost: t.lost}
+	if t.err != nil {
+		s.Error = t.err.Error()
+	}
+	return s
 }
 
 // Start starts the writer goroutine.
