@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -154,6 +155,14 @@ func TestFlagsEitherSide(t *testing.T) {
 	fs.Bool("json", false, "")
 	if err := parse(fs, []string{"a", "-json", "b"}, 1); err == nil || !strings.Contains(err.Error(), "unexpected arguments: b") {
 		t.Errorf("two folders to a one-folder command: %v", err)
+	}
+	// An empty argument (a shell variable not set) is a usage error that
+	// says so; before, report read it as a folder "" ("stat : no such file
+	// or directory").
+	fs = newFlags("report", "report DIR")
+	fs.String("o", "", "")
+	if err := parse(fs, []string{"", "-o", "x"}, 1); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "argument 1 is empty") {
+		t.Errorf("an empty folder: %v", err)
 	}
 }
 

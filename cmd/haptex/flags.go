@@ -122,6 +122,13 @@ func parse(fs *flag.FlagSet, args []string, maxPositional int) error {
 	if fs.NArg() > maxPositional {
 		return fmt.Errorf("%w: unexpected arguments: %s (%s -h describes the command)", errUsage, strings.Join(fs.Args()[maxPositional:], " "), fs.Name())
 	}
+	// An empty argument is a shell variable that was not set ("$DIR"), not
+	// a name: said as such, not as a file "" that does not exist.
+	for i, a := range fs.Args() {
+		if a == "" {
+			return fmt.Errorf("%w: argument %d is empty (%s -h describes the command)", errUsage, i+1, fs.Name())
+		}
+	}
 	return nil
 }
 
