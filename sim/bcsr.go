@@ -147,21 +147,24 @@ func (s *bcsr) couplings() (row, col []int32, val []float64) {
 	return s.exRow, s.exCol, s.exVal
 }
 
+// reserveMerge gives merge room for room couplings beside the bending's
+// (the self-contact's list's capacity), so that a fold does not size or
+// grow its lists in a step.
+func (s *bcsr) reserveMerge(room int) {
+	s.mRow = make([]int32, len(s.diag)+1)
+	s.mCol = make([]int32, 0, len(s.exCol)+room)
+	s.mVal = make([]float64, 0, len(s.exCol)+room)
+}
+
 // merge sets the products' couplings to the bending's plus cpl (sorted by
-// row), or to the bending's alone when cpl is empty.
+// row), or to the bending's alone when cpl is empty. reserveMerge comes
+// first.
 func (s *bcsr) merge(cpl []scalarCoupling) {
 	s.merged = len(cpl) > 0
 	if !s.merged {
 		return
 	}
 	n := len(s.diag)
-	if len(s.mRow) != n+1 {
-		// Room for as many couplings as the self-contact's list holds, so
-		// that a fold does not grow these in its steps.
-		s.mRow = make([]int32, n+1)
-		s.mCol = make([]int32, 0, len(s.exCol)+cap(cpl))
-		s.mVal = make([]float64, 0, len(s.exCol)+cap(cpl))
-	}
 	// The rows between two with couplings are copied whole: a stack's
 	// couplings fall on a few rows.
 	s.mCol, s.mVal = s.mCol[:0], s.mVal[:0]

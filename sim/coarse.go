@@ -32,7 +32,10 @@ type coarse struct {
 // with its (0, 0) entry at band[o].
 type coarseEntry struct{ k, o int32 }
 
-func newCoarse(m *mesh, size int) *coarse {
+// newCoarse builds the coarse level of mesh m in aggregates of size²
+// nodes; its plan's lists get room for every block and coupling of a, so
+// that no change of the constraints makes a step allocate.
+func newCoarse(m *mesh, size int, a *bcsr) *coarse {
 	c := &coarse{cu: (m.nu + size - 1) / size}
 	cv := (m.nv + size - 1) / size
 	c.nc = c.cu * cv
@@ -51,6 +54,9 @@ func newCoarse(m *mesh, size int) *coarse {
 	c.rc = make([]float64, 3*c.nc+3)
 	c.zc = make([]float64, 3*c.nc+3)
 	c.sel = make([]int32, m.nodes())
+	c.full = make([]coarseEntry, 0, len(a.col))
+	c.lower = make([]coarseEntry, 0, len(a.col))
+	c.cpl = make([]coarseEntry, 0, len(a.exCol))
 	return c
 }
 
@@ -67,13 +73,6 @@ func (c *coarse) plan(a *bcsr, free []bool) {
 		if !free[i] {
 			c.sel[i] = int32(c.nc)
 		}
-	}
-	// Capacity for every block and coupling, so that no change of the
-	// constraints makes a step allocate.
-	if cap(c.full) < len(a.col) || cap(c.lower) < len(a.col) || cap(c.cpl) < len(a.exCol) {
-		c.full = make([]coarseEntry, 0, len(a.col))
-		c.lower = make([]coarseEntry, 0, len(a.col))
-		c.cpl = make([]coarseEntry, 0, len(a.exCol))
 	}
 	c.full, c.lower, c.cpl = c.full[:0], c.lower[:0], c.cpl[:0]
 	w := c.bw + 1

@@ -68,7 +68,7 @@ func (pc *preconditioner) init(c *Cloth, op *operator) {
 			side := min(max(n/3, 8), 16)
 			size = max(2, (n+side-1)/side)
 		}
-		pc.co = newCoarse(c.m, size)
+		pc.co = newCoarse(c.m, size, op.a)
 	}
 	pc.gs = make([]float64, 3*c.n)
 	pc.gs3 = [3][]float64{pc.gs, make([]float64, 3*c.n), make([]float64, 3*c.n)}
@@ -255,8 +255,17 @@ func (pc *preconditioner) setupLumped(cK float64) {
 	}
 }
 
+// reserveMix gives mixIn room as bcsr.reserveMerge does.
+func (pc *preconditioner) reserveMix(room int) {
+	n, a := pc.c.n, pc.op.a
+	pc.xmRow, pc.xmMid = make([]int32, n+1), make([]int32, n)
+	pc.xmCol = make([]int32, 0, len(a.exCol)+room)
+	pc.xmVal = make([]float64, 0, len(a.exCol)+room)
+}
+
 // mixIn builds the smoother's coupling lists with the self-contact
 // springs' (the operator's merged couplings), or turns them off.
+// reserveMix comes first.
 func (pc *preconditioner) mixIn() {
 	a := pc.op.a
 	pc.mixed = a.merged
@@ -265,12 +274,6 @@ func (pc *preconditioner) mixIn() {
 	}
 	n := pc.c.n
 	cpl := pc.c.self.cpl
-	if len(pc.xmRow) != n+1 {
-		// Room as in bcsr.merge.
-		pc.xmRow, pc.xmMid = make([]int32, n+1), make([]int32, n)
-		pc.xmCol = make([]int32, 0, len(a.exCol)+cap(cpl))
-		pc.xmVal = make([]float64, 0, len(a.exCol)+cap(cpl))
-	}
 	smRow, smMid, smCol, smVal := pc.base()
 	pc.xmCol, pc.xmVal = pc.xmCol[:0], pc.xmVal[:0]
 	// The rows without springs are copied whole, run by run (a stack's

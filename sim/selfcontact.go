@@ -239,6 +239,14 @@ func (s *selfContact) init(c *Cloth) {
 	s.stamp = make([]int32, n)
 	s.xEnd = make([]float64, 3*n)
 	s.layers = [NumFingers]int{1, 1}
+	if c.cfg.Operator == Assembled {
+		// The springs' couplings join the operator's matrices (both: a
+		// trial point assembles into the second) and the smoother's lists.
+		op := &c.dyn.op
+		op.a.reserveMerge(cap(s.cpl))
+		op.next.reserveMerge(cap(s.cpl))
+		c.dyn.pc.reserveMix(cap(s.cpl))
+	}
 }
 
 // reach is how far apart two features may be at the step's start to be a
