@@ -241,6 +241,13 @@ func resumeAfterTrial4(t *testing.T, damage func(trialsCSV string) error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sameTrials(t, whole, part, sub)
+}
+
+// sameTrials checks that the resumed run part ended with the
+// uninterrupted run's trials, each in sub's trials.csv once and in order.
+func sameTrials(t *testing.T, whole, part *Result, sub string) {
+	t.Helper()
 	a, b := whole.Procedure.Records(), part.Procedure.Records()
 	if len(a) != len(b) {
 		t.Fatalf("%d trials resumed, %d uninterrupted", len(b), len(a))

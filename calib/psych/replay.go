@@ -71,17 +71,22 @@ func replay(p Procedure) error {
 	if err != nil {
 		return err
 	}
-	var a, b any
-	if err := json.Unmarshal(saved, &a); err != nil {
-		return err
-	}
-	if err := json.Unmarshal(want, &b); err != nil {
+	a, b, err := decode2(saved, want)
+	if err != nil {
 		return err
 	}
 	if d := differ("", a, b, "the trials give"); d != "" {
 		return fmt.Errorf("the state disagrees with its own %d trials: %s", len(recs), d)
 	}
 	return nil
+}
+
+// decode2 decodes two JSON documents for differ.
+func decode2(x, y []byte) (a, b any, err error) {
+	if err = json.Unmarshal(x, &a); err == nil {
+		err = json.Unmarshal(y, &b)
+	}
+	return a, b, err
 }
 
 // configOf returns the configuration p was built from.
@@ -210,11 +215,8 @@ func Resume(c Config, state []byte) (Procedure, error) {
 	if err != nil {
 		return nil, err
 	}
-	var a, b any
-	if err := json.Unmarshal(saved, &a); err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(want, &b); err != nil {
+	a, b, err := decode2(saved, want)
+	if err != nil {
 		return nil, err
 	}
 	if d := differ("", a, b, "the run's configuration gives"); d != "" {
