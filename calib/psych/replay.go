@@ -71,7 +71,11 @@ func replay(p Procedure) error {
 	if err != nil {
 		return err
 	}
-	a, b, err := decode2(saved, want)
+	a, err := tree(saved, nil)
+	if err != nil {
+		return err
+	}
+	b, err := tree(want, nil)
 	if err != nil {
 		return err
 	}
@@ -81,12 +85,14 @@ func replay(p Procedure) error {
 	return nil
 }
 
-// decode2 decodes two JSON documents for differ.
-func decode2(x, y []byte) (a, b any, err error) {
-	if err = json.Unmarshal(x, &a); err == nil {
-		err = json.Unmarshal(y, &b)
+// tree decodes JSON b for differ; err passes an encoder's error on
+// (tree(json.Marshal(v))).
+func tree(b []byte, err error) (any, error) {
+	var v any
+	if err == nil {
+		err = json.Unmarshal(b, &v)
 	}
-	return a, b, err
+	return v, err
 }
 
 // configOf returns the configuration p was built from.
@@ -207,15 +213,11 @@ func Resume(c Config, state []byte) (Procedure, error) {
 	if err != nil {
 		return nil, err
 	}
-	saved, err := json.Marshal(configOf(p))
+	a, err := tree(json.Marshal(configOf(p)))
 	if err != nil {
 		return nil, err
 	}
-	want, err := json.Marshal(configOf(q))
-	if err != nil {
-		return nil, err
-	}
-	a, b, err := decode2(saved, want)
+	b, err := tree(json.Marshal(configOf(q)))
 	if err != nil {
 		return nil, err
 	}
@@ -236,16 +238,13 @@ func (o *Observer) Matches(p *Observer) error { return matches("observer", o, p)
 func (o *CueObserver) Matches(p *CueObserver) error { return matches("cue observer", o, p) }
 
 func matches(what string, saved, want any) error {
-	var m [2]map[string]any
+	var m [2]any
 	for i, v := range []any{saved, want} {
-		b, err := json.Marshal(v)
-		if err != nil {
+		var err error
+		if m[i], err = tree(json.Marshal(v)); err != nil {
 			return err
 		}
-		if err := json.Unmarshal(b, &m[i]); err != nil {
-			return err
-		}
-		delete(m[i], "rng")
+		delete(m[i].(map[string]any), "rng")
 	}
 	if d := differ("", m[0], m[1], "the run's "+what+" has"); d != "" {
 		return fmt.Errorf("psych: the saved %s is another: %s", what, d)

@@ -14,7 +14,7 @@
 // When the disk refuses a write (it is full), the table keeps the rows
 // that reached it whole, cuts a row it took in part, and counts the rest
 // as lost; its file is not written again. Closing a session drains every
-// ring, flushes and syncs every file.
+// ring and syncs every file.
 package sessionlog
 
 import (
@@ -162,10 +162,12 @@ func (t *Table[T]) drain() error {
 	}
 	t.lost += uint64(len(t.ends) - whole)
 	t.err = fmt.Errorf("record: %s: %w", t.name, err)
+	kept := 0 // bytes of the whole rows written
 	if whole > 0 {
-		t.size += int64(t.ends[whole-1])
+		kept = t.ends[whole-1]
 	}
-	if n > 0 && (whole == 0 || n > t.ends[whole-1]) {
+	t.size += int64(kept)
+	if n > kept {
 		// The disk took part of a row: cut it, so that the file ends
 		// with a whole row (truncating needs no space).
 		if e := t.file.Truncate(t.size); e != nil {
@@ -229,7 +231,7 @@ func (s *Session) run() {
 	}
 }
 
-// Close stops the writer after draining every table, and flushes, syncs and
+// Close stops the writer after draining every table, and syncs and
 // closes the files. Producers must have stopped pushing. WriteJSON still
 // works after Close.
 func (s *Session) Close() error {
