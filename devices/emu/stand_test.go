@@ -146,36 +146,50 @@ func TestStandOverSocket(t *testing.T) {
 // hand starts its script again; a device that reconnects within a run, or
 // the second device of the same run, does not restart it.
 func TestHandRestartsEachRun(t *testing.T) {
-	// A watchdog of 1 s: the host's heartbeats come every 250 ms, so the
-	// emulator waits 500 ms of silence for a new run.
-	devs := []emu.DeviceConfig{
-		{Name: "thumb-exo", Kind: wire.KindExo, WatchdogMs: 1000},
-		{Name: "index-exo", Kind: wire.KindExo, WatchdogMs: 1000},
-	}
-	e := startEmu(t, emu.Config{Devices: devs})
-	if e.Runs() != 0 {
-		t.Fatalf("%d runs before any host", e.Runs())
-	}
-	open := func() (*link.Exo, *link.Exo) {
-		return dialExo(t, e.Plug("thumb-exo").Path()), dialExo(t, e.Plug("index-exo").Path())
-	}
-	a, b := open()
-	if e.Runs() != 1 {
-		t.Errorf("%d runs after the first run opened both devices, want 1", e.Runs())
-	}
-	b.Close()
-	b = dialExo(t, e.Plug("index-exo").Path()) // reconnected while the thumb's session goes on
-	if e.Runs() != 1 {
-		t.Errorf("%d runs after a reconnection within the run, want 1", e.Runs())
-	}
-	a.Close()
-	b.Close()
-	if e.HandIdle() != 500*time.Millisecond {
-		t.Errorf("HandIdle %v with 1 s watchdogs, want 500 ms", e.HandIdle())
-	}
-	time.Sleep(e.HandIdle() + 100*time.Millisecond)
-	open()
-	if e.Runs() != 2 {
-		t.Errorf("%d runs after a second run, want 2", e.Runs())
-	}
+	t.Run("within a run", func(t *testing.T) {
+		// Watchdogs of 10 s: heartbeats every 2.5 s, and a new run only
+		// after 5 s of silence, far above a loaded CI host's stalls (2.4 s
+		// seen), which are silences of the host as real as a pause between
+		// runs (with 1 s watchdogs a stall once began a second run here).
+		devs := []emu.DeviceConfig{
+			{Name: "thumb-exo", Kind: wire.KindExo, WatchdogMs: 10_000},
+			{Name: "index-exo", Kind: wire.KindExo, WatchdogMs: 10_000},
+		}
+		e := startEmu(t, emu.Config{Devices: devs})
+		if e.HandIdle() != 5*time.Second {
+			t.Errorf("HandIdle %v with 10 s watchdogs, want 5 s", e.HandIdle())
+		}
+		if e.Runs() != 0 {
+			t.Fatalf("%d runs before any host", e.Runs())
+		}
+		a, b := dialExo(t, e.Plug("thumb-exo").Path()), dialExo(t, e.Plug("index-exo").Path())
+		defer a.Close()
+		if e.Runs() != 1 {
+			t.Errorf("%d runs after the first run opened both devices, want 1", e.Runs())
+		}
+		b.Close()
+		dialExo(t, e.Plug("index-exo").Path()) // reconnected while the thumb's session goes on
+		if e.Runs() != 1 {
+			t.Errorf("%d runs after a reconnection within the run, want 1", e.Runs())
+		}
+	})
+	t.Run("after a pause", func(t *testing.T) {
+		// One device, so that only the pause can begin a run. The pause is
+		// HandIdle and a second: the emulator times the silence when it
+		// handles the frames, and a stall that delays the host's last
+		// frames shortens it.
+		e := startEmu(t, emu.Config{Devices: []emu.DeviceConfig{{Name: "thumb-exo", Kind: wire.KindExo, WatchdogMs: 1000}}})
+		if e.HandIdle() != 500*time.Millisecond {
+			t.Errorf("HandIdle %v with a 1 s watchdog, want 500 ms", e.HandIdle())
+		}
+		dialExo(t, e.Plug("thumb-exo").Path()).Close()
+		if e.Runs() != 1 {
+			t.Errorf("%d runs after the first run, want 1", e.Runs())
+		}
+		time.Sleep(e.HandIdle() + time.Second)
+		dialExo(t, e.Plug("thumb-exo").Path())
+		if e.Runs() != 2 {
+			t.Errorf("%d runs after a second run, want 2", e.Runs())
+		}
+	})
 }
