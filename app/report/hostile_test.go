@@ -1,9 +1,11 @@
 package report
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -159,6 +161,34 @@ func TestSessionReportAbsurdNumbers(t *testing.T) {
 				}
 			case <-time.After(time.Minute):
 				t.Fatal("the report did not end within a minute")
+			}
+		})
+	}
+}
+
+// The Fingers table puts the fingertip sensor's figures and the cloth's in
+// their own columns; a session.json from before the summary had the
+// sensor's figures holds the cloth's under peak_force_n, and they go to
+// the cloth's columns.
+func TestSessionFingersTable(t *testing.T) {
+	for _, tc := range []struct {
+		name, summary string
+		want          [][]string
+	}{
+		{"sensor and cloth", `{"fingers":[{"finger":"thumb","contact_s":1.5,"peak_force_n":2.1,"mean_force_n":1.1,"peak_force_des_n":2,"mean_force_des_n":1}],"pinch_s":0.5,"peak_pinch_n":2.1,"peak_pinch_des_n":2}`,
+			[][]string{{"thumb", "1.5", "2.1", "1.1", "2", "1"}, {"pinch (both)", "0.5", "2.1", "", "2", ""}}},
+		{"the cloth's alone", `{"fingers":[{"finger":"thumb","contact_s":1.5,"peak_force_n":2,"mean_force_n":1}],"pinch_s":0.5,"peak_pinch_n":2}`,
+			[][]string{{"thumb", "1.5", "", "", "2", "1"}, {"pinch (both)", "0.5", "", "", "2", ""}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var meta map[string]any
+			if err := json.Unmarshal([]byte(`{"summary":`+tc.summary+`}`), &meta); err != nil {
+				t.Fatal(err)
+			}
+			var pg page
+			pg.sessionSummary(meta)
+			if len(pg.Tables) != 1 || !slices.EqualFunc(pg.Tables[0].Rows, tc.want, slices.Equal) {
+				t.Fatalf("tables %q, want the rows %q", pg.Tables, tc.want)
 			}
 		})
 	}

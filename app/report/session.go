@@ -161,13 +161,25 @@ func (pg *page) sessionSummary(meta map[string]any) {
 	}
 	fs, _ := lookup(meta, "summary.fingers").([]any)
 	if len(fs) > 0 {
-		t := tableData{Title: "Fingers", Head: []string{"finger", "contact s", "peak force N", "mean force N"}}
+		// A session.json written before the summary had the sensor's
+		// figures (no "peak_force_des_n") put the cloth's under
+		// "peak_force_n": they go to the cloth's columns.
+		first, _ := fs[0].(map[string]any)
+		_, sensor := first["peak_force_des_n"]
+		row := func(name string, contact any, m map[string]any, peak, mean, peakDes, meanDes string) []string {
+			if !sensor {
+				return []string{name, fmtNum(contact), "", "", fmtNum(m[peak]), fmtNum(m[mean])}
+			}
+			return []string{name, fmtNum(contact), fmtNum(m[peak]), fmtNum(m[mean]), fmtNum(m[peakDes]), fmtNum(m[meanDes])}
+		}
+		t := tableData{Title: "Fingers (the force the fingertip sensor measured; asked: the force the cloth asked the device to render)",
+			Head: []string{"finger", "contact s", "peak force N", "mean force N", "asked peak N", "asked mean N"}}
 		for _, f := range fs {
 			m, _ := f.(map[string]any)
-			t.Rows = append(t.Rows, []string{str(m["finger"]), fmtNum(m["contact_s"]), fmtNum(m["peak_force_n"]), fmtNum(m["mean_force_n"])})
+			t.Rows = append(t.Rows, row(str(m["finger"]), m["contact_s"], m, "peak_force_n", "mean_force_n", "peak_force_des_n", "mean_force_des_n"))
 		}
-		if v, ok := lookupNum(meta, "summary.pinch_s"); ok {
-			t.Rows = append(t.Rows, []string{"pinch (both)", fmtNum(v), fmtNum(lookup(meta, "summary.peak_pinch_n")), ""})
+		if s, _ := lookup(meta, "summary").(map[string]any); s["pinch_s"] != nil {
+			t.Rows = append(t.Rows, row("pinch (both)", s["pinch_s"], s, "peak_pinch_n", "", "peak_pinch_des_n", ""))
 		}
 		pg.Tables = append(pg.Tables, t)
 	}

@@ -75,6 +75,68 @@ func TestLockstepSession(t *testing.T) {
 			t.Errorf("a lockstep run, in virtual time, has a clock origin %+v", meta.Summary.Clock)
 		}
 	})
+	t.Run("summary", func(t *testing.T) {
+		// What each finger felt is read back from haptics.csv: the force
+		// its sensor measured, and beside it the force the cloth asked for.
+		rows := readCSV(t, filepath.Join(a, "haptics.csv"))
+		col := map[string]int{}
+		for i, h := range rows[0] {
+			col[h] = i
+		}
+		norm := func(r []string, f, q string) float64 {
+			var v [3]float64
+			for k, c := range []string{"x", "y", "z"} {
+				x, err := strconv.ParseFloat(r[col[f+"_"+q+"_"+c+"_n"]], 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				v[k] = x
+			}
+			return vec3.Norm(v)
+		}
+		type figures struct{ contact, peak, mean, peakDes, meanDes float64 }
+		var want [sim.NumFingers]figures
+		var pinch, pinchDes float64
+		for _, r := range rows[1:] {
+			both := true
+			var peak, peakDes float64
+			for f := range want {
+				name, w := sim.FingerName(f), &want[f]
+				m, md := norm(r, name, "fmeas"), norm(r, name, "fdes")
+				w.peak, w.peakDes = max(w.peak, m), max(w.peakDes, md)
+				peak, peakDes = max(peak, m), max(peakDes, md)
+				if r[col[name+"_contact"]] != "1" {
+					both = false
+					continue
+				}
+				w.contact++
+				w.mean += m
+				w.meanDes += md
+			}
+			if both {
+				pinch, pinchDes = max(pinch, peak), max(pinchDes, peakDes)
+			}
+		}
+		// The table's 7 digits a component.
+		near := func(got, want float64) bool { return math.Abs(got-want) <= 2e-6*max(want, 0.01) }
+		for f, fs := range sum.Fingers {
+			w := want[f]
+			if w.contact > 0 {
+				w.mean /= w.contact
+				w.meanDes /= w.contact
+			}
+			if !near(fs.PeakForceN, w.peak) || !near(fs.MeanForceN, w.mean) || !near(fs.PeakForceDesN, w.peakDes) || !near(fs.MeanForceDesN, w.meanDes) {
+				t.Errorf("%s: summary peak %.6g mean %.6g N measured, %.6g %.6g asked; haptics.csv gives %.6g %.6g, %.6g %.6g",
+					fs.Finger, fs.PeakForceN, fs.MeanForceN, fs.PeakForceDesN, fs.MeanForceDesN, w.peak, w.mean, w.peakDes, w.meanDes)
+			}
+		}
+		if want[sim.IndexFinger].contact == 0 {
+			t.Fatal("the index finger never touched the cloth")
+		}
+		if !near(sum.PeakPinchN, pinch) || !near(sum.PeakPinchDesN, pinchDes) {
+			t.Errorf("summary peak pinch %.6g N measured, %.6g asked; haptics.csv gives %.6g, %.6g", sum.PeakPinchN, sum.PeakPinchDesN, pinch, pinchDes)
+		}
+	})
 	t.Run("deterministic", func(t *testing.T) {
 		b, _ := runLockstep(t, d)
 		for _, name := range []string{"haptics.csv", "sim.csv", "tactile.csv"} {

@@ -1,12 +1,12 @@
 package rig
 
 import (
-	"math"
 	"time"
 
 	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/internal/latency"
 	"github.com/haptex/haptex/internal/sessionlog"
+	"github.com/haptex/haptex/internal/vec3"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -48,24 +48,32 @@ type ClockOrigin struct {
 	MonotonicNs int64 `json:"monotonic_ns"`
 }
 
-// FingerSummary is what one finger felt over a run.
+// FingerSummary is what one finger felt over a run: the force its
+// fingertip sensor measured, beside the force the cloth asked the device
+// to render (the names as in an experiment's trials.csv).
 type FingerSummary struct {
-	Finger     string  `json:"finger"`
-	ContactS   float64 `json:"contact_s"`    // time in contact with the cloth [s]
-	PeakForceN float64 `json:"peak_force_n"` // largest force magnitude [N]
-	MeanForceN float64 `json:"mean_force_n"` // mean force magnitude while in contact [N]
+	Finger        string  `json:"finger"`
+	ContactS      float64 `json:"contact_s"`        // time in contact with the cloth [s]
+	PeakForceN    float64 `json:"peak_force_n"`     // largest force magnitude the fingertip sensor measured [N]
+	MeanForceN    float64 `json:"mean_force_n"`     // its mean magnitude while in contact [N]
+	PeakForceDesN float64 `json:"peak_force_des_n"` // largest force magnitude the cloth asked for [N]
+	MeanForceDesN float64 `json:"mean_force_des_n"` // its mean magnitude while in contact [N]
 }
 
 // Summary is the outcome of a run.
 type Summary struct {
-	Mode       string          `json:"mode"` // realtime or lockstep
-	Fabric     string          `json:"fabric"`
-	RunS       float64         `json:"run_s"`
-	WallS      float64         `json:"wall_s"`
-	Loops      []LoopSummary   `json:"loops"`
-	Fingers    []FingerSummary `json:"fingers"`
-	PinchS     float64         `json:"pinch_s"`      // time both fingers held the cloth [s]
-	PeakPinchN float64         `json:"peak_pinch_n"` // largest force on either finger while both held it [N]
+	Mode    string          `json:"mode"` // realtime or lockstep
+	Fabric  string          `json:"fabric"`
+	RunS    float64         `json:"run_s"`
+	WallS   float64         `json:"wall_s"`
+	Loops   []LoopSummary   `json:"loops"`
+	Fingers []FingerSummary `json:"fingers"`
+	PinchS  float64         `json:"pinch_s"` // time both fingers held the cloth [s]
+	// PeakPinchN is the largest force either fingertip sensor measured
+	// while both fingers held the cloth, PeakPinchDesN the largest the
+	// cloth asked for then [N].
+	PeakPinchN    float64 `json:"peak_pinch_n"`
+	PeakPinchDesN float64 `json:"peak_pinch_des_n"`
 	// ContactTracking is how closely the fingertip sensors followed the
 	// force the servo rendered while in contact (runs with exoskeletons).
 	ContactTracking *haptics.TrackingResult `json:"contact_tracking,omitempty"`
@@ -86,36 +94,44 @@ type Summary struct {
 	TripCount int    `json:"trip_count"`
 }
 
-// forceStats accumulates per-finger force figures on the haptics goroutine.
+// forceStats accumulates per-finger force figures on the haptics
+// goroutine: index 0 of each pair is the fingertip sensor's, 1 the
+// cloth's.
 type forceStats struct {
 	contactTicks [sim.NumFingers]uint64
-	peak         [sim.NumFingers]float64
-	sum          [sim.NumFingers]float64
+	peak         [sim.NumFingers][2]float64
+	sum          [sim.NumFingers][2]float64
 	pinchTicks   uint64
-	peakPinch    float64
+	peakPinch    [2]float64
 }
 
-// add records one tick of both fingers: the force the cloth asks the
-// device to render, and whether the finger touches the cloth.
+// add records one tick of both fingers: the force the sensor measured,
+// the force the cloth asked the device to render, and whether the finger
+// touches the cloth.
 func (s *forceStats) add(rec *haptics.TickRecord) {
 	both := true
-	var peak float64
+	var peak [2]float64
 	for f := range rec.Fingers {
 		fr := &rec.Fingers[f]
-		v := fr.ForceDes
-		m := math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2])
-		s.peak[f] = max(s.peak[f], m)
-		peak = max(peak, m)
+		for i, v := range [2]*[3]float64{&fr.ForceMeas, &fr.ForceDes} {
+			m := vec3.Norm(*v)
+			s.peak[f][i] = max(s.peak[f][i], m)
+			peak[i] = max(peak[i], m)
+			if fr.Contact {
+				s.sum[f][i] += m
+			}
+		}
 		if fr.Contact {
 			s.contactTicks[f]++
-			s.sum[f] += m
 		} else {
 			both = false
 		}
 	}
 	if both {
 		s.pinchTicks++
-		s.peakPinch = max(s.peakPinch, peak)
+		for i := range peak {
+			s.peakPinch[i] = max(s.peakPinch[i], peak[i])
+		}
 	}
 }
 
@@ -147,17 +163,19 @@ func (r *Rig) summary(mode string, run, wall time.Duration) *Summary {
 	fs := &r.haptics.stats
 	dt := r.cfg.HapticsPeriod.Seconds()
 	for f := 0; f < sim.NumFingers; f++ {
-		mean := 0.0
-		if fs.contactTicks[f] > 0 {
-			mean = fs.sum[f] / float64(fs.contactTicks[f])
+		var mean [2]float64
+		if n := fs.contactTicks[f]; n > 0 {
+			for i := range mean {
+				mean[i] = fs.sum[f][i] / float64(n)
+			}
 		}
 		s.Fingers = append(s.Fingers, FingerSummary{
 			Finger: sim.FingerName(f), ContactS: float64(fs.contactTicks[f]) * dt,
-			PeakForceN: fs.peak[f], MeanForceN: mean,
+			PeakForceN: fs.peak[f][0], MeanForceN: mean[0], PeakForceDesN: fs.peak[f][1], MeanForceDesN: mean[1],
 		})
 	}
 	s.PinchS = float64(fs.pinchTicks) * dt
-	s.PeakPinchN = fs.peakPinch
+	s.PeakPinchN, s.PeakPinchDesN = fs.peakPinch[0], fs.peakPinch[1]
 	s.Trips, s.TripCount = r.haptics.trips.list()
 	if tr := r.haptics.track; tr != nil {
 		res := tr.Result()

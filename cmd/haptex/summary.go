@@ -10,7 +10,7 @@ import (
 )
 
 // printSummary writes a run's summary for people: the loops' rates and
-// lateness, what each finger felt, the pinch, and where the run recorded.
+// lateness, what each finger felt (and what the cloth asked), the pinch, and where the run recorded.
 func printSummary(w io.Writer, s *rig.Summary) {
 	fmt.Fprintf(w, "%s run of %s: %.2f s of run time in %.2f s\n\n", s.Mode, s.Fabric, s.RunS, s.WallS)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -34,12 +34,13 @@ func printSummary(w io.Writer, s *rig.Summary) {
 	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "finger\tcontact s\tpeak force N\tmean force N\t")
+	fmt.Fprintln(tw, "finger\tcontact s\tpeak force N\tmean force N\tasked peak N\tasked mean N\t")
 	for _, f := range s.Fingers {
-		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t\n", f.Finger, f.ContactS, f.PeakForceN, f.MeanForceN)
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t\n", f.Finger, f.ContactS, f.PeakForceN, f.MeanForceN, f.PeakForceDesN, f.MeanForceDesN)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "pinch: both fingers held the cloth for %.3f s, peak pinch force %.3f N\n", s.PinchS, s.PeakPinchN)
+	fmt.Fprintln(w, "(force: what the fingertip sensor measured; asked: what the cloth asked the device to render)")
+	fmt.Fprintf(w, "pinch: both fingers held the cloth for %.3f s, peak pinch force %.3f N (asked %.3f N)\n", s.PinchS, s.PeakPinchN, s.PeakPinchDesN)
 	if s.TripCount > 0 {
 		fmt.Fprintf(w, "trips: %d", s.TripCount)
 		if len(s.Trips) < s.TripCount {
