@@ -92,6 +92,11 @@ type Summary struct {
 	// cause as far as the run knows it; TripCount counts them all.
 	Trips     []Trip `json:"trips,omitempty"`
 	TripCount int    `json:"trip_count"`
+
+	// Kinematic says that no device rendered the force (the fingertips
+	// followed the script): no sensor measured any. session.json records
+	// it in its configuration ("kinematic").
+	Kinematic bool `json:"-"`
 }
 
 // forceStats accumulates per-finger force figures on the haptics
@@ -136,7 +141,7 @@ func (s *forceStats) add(rec *haptics.TickRecord) {
 }
 
 func (r *Rig) summary(mode string, run, wall time.Duration) *Summary {
-	s := &Summary{Mode: mode, Fabric: r.cfg.Fabric.Name, RunS: run.Seconds(), WallS: wall.Seconds(), SessionDir: r.SessionDir()}
+	s := &Summary{Mode: mode, Fabric: r.cfg.Fabric.Name, RunS: run.Seconds(), WallS: wall.Seconds(), SessionDir: r.SessionDir(), Kinematic: r.cfg.Scripted}
 	for _, l := range r.loops {
 		ls := LoopSummary{Name: l.name, PeriodMs: float64(l.period) / 1e6}
 		if lr := l.rt.Load(); lr != nil {

@@ -241,3 +241,29 @@ func TestRunScriptFlag(t *testing.T) {
 		}
 	}
 }
+
+// The fingers' block prints the sensor's force beside the cloth's and
+// says which is which; a -kinematic run says that no device rendered any.
+func TestPrintSummaryFingers(t *testing.T) {
+	for _, kinematic := range []bool{false, true} {
+		s := &rig.Summary{Mode: "lockstep", RunS: 12, Kinematic: kinematic, PinchS: 2.5, PeakPinchN: 1.25, PeakPinchDesN: 1.5,
+			Fingers: []rig.FingerSummary{{Finger: "thumb", ContactS: 2.5, PeakForceN: 1.25, MeanForceN: 0.5, PeakForceDesN: 1.5, MeanForceDesN: 0.625}}}
+		var b strings.Builder
+		printSummary(&b, s)
+		out := b.String()
+		legend := "(force: what the fingertip sensor measured; asked: what the cloth asked the device to render)"
+		if kinematic {
+			legend = "(-kinematic: no device rendered the force and no sensor measured any;"
+		}
+		for _, want := range []string{
+			"finger  contact s  peak force N  mean force N  asked peak N  asked mean N",
+			"thumb      2.500         1.250         0.500         1.500         0.625",
+			legend,
+			"pinch: both fingers held the cloth for 2.500 s, peak pinch force 1.250 N (asked 1.500 N)",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("kinematic %v: summary\n%s\nlacks %q", kinematic, out, want)
+			}
+		}
+	}
+}

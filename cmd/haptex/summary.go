@@ -39,7 +39,11 @@ func printSummary(w io.Writer, s *rig.Summary) {
 		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t\n", f.Finger, f.ContactS, f.PeakForceN, f.MeanForceN, f.PeakForceDesN, f.MeanForceDesN)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "(force: what the fingertip sensor measured; asked: what the cloth asked the device to render)")
+	if s.Kinematic {
+		fmt.Fprintln(w, "(-kinematic: no device rendered the force and no sensor measured any; asked: the force the cloth gives at the scripted fingertips)")
+	} else {
+		fmt.Fprintln(w, "(force: what the fingertip sensor measured; asked: what the cloth asked the device to render)")
+	}
 	fmt.Fprintf(w, "pinch: both fingers held the cloth for %.3f s, peak pinch force %.3f N (asked %.3f N)\n", s.PinchS, s.PeakPinchN, s.PeakPinchDesN)
 	if s.TripCount > 0 {
 		fmt.Fprintf(w, "trips: %d", s.TripCount)
