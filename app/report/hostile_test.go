@@ -54,6 +54,22 @@ func TestSessionReportDamaged(t *testing.T) {
 	}
 }
 
+// A session killed before its end (session.json with its configuration
+// and a null summary, haptics.csv ending mid-row) gives a page that says
+// the run did not end.
+func TestSessionReportUnended(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "session.json", `{"software": {"haptex": "v1"}, "fabric": "denim", "config": {"duration_ns": 12000000000}, "summary": null}`)
+	write(t, dir, "haptics.csv", "t_s,thumb_fdes_x_n,thumb_fdes_y_n,thumb_fdes_z_n,thumb_contact\n0,0,0,1,0\n0.001,0,0,1.5,1\n0.002,0,0")
+	res, err := Write(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasNote(res.Notes, "session.json has no summary: the run did not end") {
+		t.Errorf("no note that the run did not end in %q", res.Notes)
+	}
+}
+
 // An experiment folder whose run has not finished (no fit.json) and
 // whose trials.csv lacks columns gives a page with what is there; a fit
 // that does not read is a note, not a failure.

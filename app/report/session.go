@@ -31,6 +31,9 @@ func sessionReport(dir, out string) (*page, error) {
 	} else {
 		pg.note("no session.json (%v): the run did not finish, or the folder was copied without it", err)
 	}
+	if s, ok := meta["summary"]; ok && s == nil {
+		pg.note("session.json has no summary: the run did not end (the process was killed, or the disk was full at its end); the tables hold what it recorded")
+	}
 	pg.Title = "Session " + baseName(dir)
 	pg.provenance(meta)
 	pg.sessionSummary(meta)

@@ -44,11 +44,14 @@ func LoadReplay(dir string) (*Replay, error) {
 		return nil, fmt.Errorf("rig: replay: %w", err)
 	}
 	var meta struct {
-		Config  Config  `json:"config"`
-		Summary Summary `json:"summary"`
+		Config  Config   `json:"config"`
+		Summary *Summary `json:"summary"`
 	}
 	if err := snakejson.Unmarshal(js, &meta); err != nil {
 		return nil, fmt.Errorf("rig: replay: %s: %w", filepath.Join(dir, "session.json"), err)
+	}
+	if meta.Summary == nil {
+		return nil, fmt.Errorf("rig: replay: %s: the run did not end (session.json has no summary: the process was killed, or the disk was full at its end)", dir)
 	}
 	if meta.Config.Scripted {
 		return nil, fmt.Errorf("rig: replay: %s is a scripted run: it used no device", dir)

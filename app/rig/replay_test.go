@@ -241,6 +241,18 @@ func TestRealtimeReplayHostileTables(t *testing.T) {
 			}
 			os.WriteFile(filepath.Join(dir, "session.json"), b, 0o644)
 		}},
+		{"a run that did not end", "the run did not end", func() {
+			var meta map[string]any
+			if err := json.Unmarshal(orig["session.json"], &meta); err != nil {
+				t.Fatal(err)
+			}
+			meta["summary"] = nil
+			b, err := json.Marshal(meta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(dir, "session.json"), b, 0o644)
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer restore()

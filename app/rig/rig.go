@@ -448,6 +448,13 @@ func New(cfg Config) (*Rig, error) {
 	r.tactile = tl
 	r.tactileLoop = newLoop("tactile", cfg.TactilePeriod, 0, tl.step)
 	r.loops = append(r.loops, r.tactileLoop)
+	// session.json goes in now, with no summary, so that a run killed or
+	// stopped by a full disk before it ends still says what it ran; a
+	// disk that refuses it refuses the run.
+	if err := r.writeMeta(nil); err != nil {
+		r.closeSession()
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -584,24 +591,33 @@ func (r *Rig) finish(sum *Summary) error {
 		err = errors.Join(err, r.devRec.Close())
 	}
 	sum.Tables = r.session.Stats()
-	meta := sessionMeta{
-		Software: buildinfo.Read().Map(),
-		Scripted: r.followsScript(),
-		Config:   r.cfg,
-		Summary:  sum,
-		Units:    sessionUnits,
-	}
-	b, e := snakejson.MarshalIndent(meta, "", "  ")
-	if e == nil {
-		e = r.session.WriteFile("session.json", append(b, '\n'))
-	}
-	if e != nil && err == nil {
+	if e := r.writeMeta(sum); e != nil && err == nil {
 		err = e
 	}
 	if e := r.session.Release(); e != nil && err == nil {
 		err = e
 	}
 	return err
+}
+
+// writeMeta writes session.json whole (a temporary file renamed), with
+// the run's summary, or a null one before the run has ended.
+func (r *Rig) writeMeta(sum *Summary) error {
+	if r.session == nil {
+		return nil
+	}
+	b, err := snakejson.MarshalIndent(sessionMeta{
+		Software: buildinfo.Read().Map(),
+		Scripted: r.followsScript(),
+		Fabric:   r.cfg.Fabric.Name,
+		Config:   r.cfg,
+		Summary:  sum,
+		Units:    sessionUnits,
+	}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return r.session.WriteFile("session.json", append(b, '\n'))
 }
 
 // followsScript reports whether the fingers' intended motion came from
@@ -629,9 +645,14 @@ type sessionMeta struct {
 	// Scripted is true when the fingers' intended motion was a handling
 	// script (Config.Script), false when something live led them (the
 	// view's mouse pair, a person in the exoskeletons).
-	Scripted bool     `json:"scripted"`
-	Config   Config   `json:"config"`
-	Summary  *Summary `json:"summary"`
+	Scripted bool `json:"scripted"`
+	// Fabric names the fabric handled (the configuration holds its
+	// material, not its name).
+	Fabric string `json:"fabric"`
+	Config Config `json:"config"`
+	// Summary is null until the run has ended, and stays null if it never
+	// did (the process killed, the disk full at its end).
+	Summary *Summary `json:"summary"`
 	// Units gives the unit of every number whose key does not end in it.
 	Units map[string]string `json:"units"`
 }

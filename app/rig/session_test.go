@@ -95,3 +95,39 @@ func TestSessionJSON(t *testing.T) {
 	}
 	walk("", meta)
 }
+
+// session.json is in the folder from the moment the rig is built, with
+// the configuration and a null summary, so that a run killed before its
+// end still says what it ran; the end of the run adds the summary.
+func TestSessionJSONBeforeTheRunEnds(t *testing.T) {
+	r, err := New(coarse(Config{OutDir: t.TempDir(), Duration: 50 * time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() (meta struct {
+		Software map[string]string `json:"software"`
+		Fabric   string            `json:"fabric"`
+		Config   struct {
+			DurationNs int64 `json:"duration_ns"`
+		} `json:"config"`
+		Summary *Summary `json:"summary"`
+	}) {
+		b, err := os.ReadFile(filepath.Join(r.SessionDir(), "session.json"))
+		if err == nil {
+			err = json.Unmarshal(b, &meta)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return meta
+	}
+	if m := read(); m.Summary != nil || m.Fabric != r.Config().Fabric.Name || m.Config.DurationNs != int64(50*time.Millisecond) || m.Software["haptex"] == "" {
+		t.Errorf("before the run: session.json %+v, want the configuration of %s and no summary", m, r.Config().Fabric.Name)
+	}
+	if _, err := r.RunLockstep(); err != nil {
+		t.Fatal(err)
+	}
+	if m := read(); m.Summary == nil || m.Summary.Mode != "lockstep" || m.Summary.Tables[0].Rows != 50 {
+		t.Errorf("after the run: summary %+v", m.Summary)
+	}
+}
