@@ -84,7 +84,7 @@ func trialColumns(intervals int, unit string, cue *Cue, task psych.Task) map[str
 			for _, band := range []string{"a40", "a320"} {
 				hz := band[1:]
 				c[p+f+"_"+band+"_sent_um"] = bids.Column{Description: "the mean " + hz + " Hz pin amplitude sent to the " + f + "'s array" + in + " (over frames, of the mean over pins driven)", Units: "um"}
-				c[p+f+"_"+band+"_delivered_um"] = bids.Column{Description: "the mean " + hz + " Hz pin amplitude the " + f + "'s array reported delivering" + in + " (n/a for an array that cannot measure it)", Units: "um"}
+				c[p+f+"_"+band+"_delivered_um"] = bids.Column{Description: "the mean " + hz + " Hz pin amplitude the " + f + "'s array reported delivering" + in + " (over frames, of the mean over pins driven or vibrating, a driven pin that did not move counting as 0; n/a for an array that cannot measure it)", Units: "um"}
 			}
 		}
 		c[p+"pinch_s"] = bids.Column{Description: "the time both pads touched the cloth" + in, Units: "s"}

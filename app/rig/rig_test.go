@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/internal/rt"
 	"github.com/haptex/haptex/internal/vec3"
@@ -375,6 +376,62 @@ func TestTone(t *testing.T) {
 	}
 	if err := r.SetTone(&Tone{A40Um: math.NaN()}); err == nil {
 		t.Fatal("NaN tone accepted")
+	}
+}
+
+// deadPins is the simulated array with contactors that do not move.
+type deadPins struct {
+	*twin.Tactile
+	dead []int
+}
+
+func (a deadPins) Delivered(dst *devices.TactileFrame) {
+	a.Tactile.Delivered(dst)
+	for _, p := range a.dead {
+		dst.A40Um[p], dst.A320Um[p] = 0, 0
+	}
+}
+
+// An interval's delivered amplitude counts a driven pin that did not move:
+// a tone on every pin of a thumb array with 6 of its 24 contactors dead
+// delivers three quarters of what the index's array delivers.
+func TestToneDeadPins(t *testing.T) {
+	var cfg Config
+	thumb, err := twin.NewTactile(twin.DefaultTactileParams(), sim.Thumb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Tactile[sim.Thumb] = deadPins{thumb, []int{0, 5, 9, 14, 18, 23}}
+	r, err := New(coarse(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := r.Lockstep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetTone(&Tone{A40Um: 20, A320Um: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.BeginInterval(); err != nil {
+		t.Fatal(err)
+	}
+	s.Advance(300 * time.Millisecond)
+	c, _ := r.EndInterval()
+	s.Advance(30 * time.Millisecond)
+	iv := <-c
+	if _, err := s.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	// Within 0.7 dB of three quarters: the pins' spread (1 dB SD) left by
+	// their calibration.
+	for _, ch := range []struct {
+		name         string
+		thumb, index float64
+	}{{"40 Hz", iv.DeliveredA40Um[sim.Thumb], iv.DeliveredA40Um[sim.IndexFinger]}, {"320 Hz", iv.DeliveredA320Um[sim.Thumb], iv.DeliveredA320Um[sim.IndexFinger]}} {
+		if r := ch.thumb / ch.index; math.Abs(20*math.Log10(r/0.75)) > 0.7 {
+			t.Errorf("%s: the thumb's array, a quarter of its pins dead, delivered %.3g µm against the index's %.3g (ratio %.3f, want 0.75)", ch.name, ch.thumb, ch.index, r)
+		}
 	}
 }
 

@@ -53,9 +53,11 @@ type IntervalStats struct {
 	MeanA320Um    [sim.NumFingers]float64 `json:"mean_a320_um"`
 	PeakA40Um     [sim.NumFingers]float64 `json:"peak_a40_um"`
 	PeakA320Um    [sim.NumFingers]float64 `json:"peak_a320_um"`
-	// DeliveredA40Um and DeliveredA320Um are the same means of the pin
-	// amplitudes the arrays reported delivering (arrays that can measure
-	// it, such as the simulated ones); NaN otherwise.
+	// DeliveredA40Um and DeliveredA320Um are the mean over frames of the
+	// mean amplitude the arrays reported delivering over the pins the
+	// frame drove or that vibrated, a driven pin that did not move
+	// counting as 0 (arrays that can measure it, such as the simulated
+	// ones); NaN otherwise.
 	DeliveredA40Um  [sim.NumFingers]float64 `json:"delivered_a40_um"`
 	DeliveredA320Um [sim.NumFingers]float64 `json:"delivered_a320_um"`
 }
@@ -164,17 +166,17 @@ func (a *tactileInterval) add(fr *tactile.Frame, arrays *[sim.NumFingers]devices
 		}
 	}
 	for f := range fr.Fingers {
+		ff := &fr.Fingers[f]
 		if d, ok := arrays[f].(deliverer); ok {
 			d.Delivered(&a.buf)
-			a.del40[f] += meanNonZero(a.buf.A40Um[:])
-			a.del320[f] += meanNonZero(a.buf.A320Um[:])
+			a.del40[f] += meanDriven(a.buf.A40Um[:], ff.A40Um[:])
+			a.del320[f] += meanDriven(a.buf.A320Um[:], ff.A320Um[:])
 			a.measure[f] = true
 			if smp != nil {
 				smp.Delivered[f] = a.buf
 				smp.Measured[f] = true
 			}
 		}
-		ff := &fr.Fingers[f]
 		if smp != nil {
 			smp.Sent[f].A40Um, smp.Sent[f].A320Um = ff.A40Um, ff.A320Um
 		}
@@ -207,6 +209,24 @@ func (a *tactileInterval) finish() IntervalStats {
 // simulated array's vibrometer view).
 type deliverer interface {
 	Delivered(dst *devices.TactileFrame)
+}
+
+// meanDriven is the mean of the delivered amplitudes over the pins that
+// were sent or delivered more than 1 nm: a pin driven that did not move
+// counts as 0, where a mean over the pins that vibrate would pass over it.
+func meanDriven(delivered, sent []float64) float64 {
+	var sum float64
+	n := 0
+	for i, v := range delivered {
+		if v > 1e-3 || sent[i] > 1e-3 {
+			sum += v
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
 }
 
 // meanNonZero is the mean of the amplitudes above 1 nm (pins that vibrate).
