@@ -37,7 +37,7 @@ func TestSessionFilesDoNotFollowLinks(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.WriteJSON("session.json", map[string]int{"x": 1}); err != nil {
+	if err := s.WriteFile("session.json", []byte(`{"x": 1}`)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Release(); err != nil {

@@ -112,7 +112,11 @@ func TestSessionCSVRoundTrip(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.WriteJSON("session.json", map[string]any{"tables": s.Stats()}); err != nil {
+	js, err := json.Marshal(map[string]any{"tables": s.Stats()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteFile("session.json", js); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(filepath.Join(s.Dir, "rows.csv"))

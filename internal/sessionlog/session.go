@@ -18,7 +18,6 @@
 package sessionlog
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -232,7 +231,7 @@ func (s *Session) run() {
 }
 
 // Close stops the writer after draining every table, and syncs and
-// closes the files. Producers must have stopped pushing. WriteJSON still
+// closes the files. Producers must have stopped pushing. WriteFile still
 // works after Close.
 func (s *Session) Close() error {
 	s.mu.Lock()
@@ -261,19 +260,6 @@ func (s *Session) Stats() []TableStats {
 	return out
 }
 
-// WriteJSON writes v as indented JSON to name in the session folder,
-// through a temporary file and a rename, so a reader never sees half a file.
-func (s *Session) WriteJSON(name string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("record: %s: %w", name, err)
-	}
-	if err := s.dir.WriteFile(name, append(b, '\n')); err != nil {
-		return fmt.Errorf("record: %w", err)
-	}
-	return nil
-}
-
 // WriteFile writes data whole into the session folder as name (a
 // temporary file renamed, no symbolic link followed).
 func (s *Session) WriteFile(name string, data []byte) error {
@@ -284,7 +270,7 @@ func (s *Session) WriteFile(name string, data []byte) error {
 }
 
 // Release closes the session folder's descriptor; call it once nothing
-// more is written (after Close and the last WriteJSON).
+// more is written (after Close and the last WriteFile).
 func (s *Session) Release() error { return s.dir.Close() }
 
 // AppendFloat appends v in the shortest form that reads back to the same
