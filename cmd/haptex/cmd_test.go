@@ -267,3 +267,26 @@ func TestPrintSummaryFingers(t *testing.T) {
 		}
 	}
 }
+
+// Each trip says how its safe state came to be known to hold.
+func TestPrintSummaryTrips(t *testing.T) {
+	ms := 3.0
+	s := &rig.Summary{Mode: "realtime", RunS: 12, TripCount: 4, Trips: []rig.Trip{
+		{TS: 1.5, Finger: "thumb", Reason: "device-silent", Cause: "no new sample", SafeBy: "device", ConfirmedMs: &ms},
+		{TS: 2.5, Finger: "index", Reason: "disconnected", Cause: "the device went away", SafeBy: "lost"},
+		{TS: 3.5, Finger: "index", Reason: "device-silent", Cause: "no new sample", SafeBy: "commanded"},
+		{TS: 4.5, Finger: "thumb", Reason: "device-silent", Cause: "no new sample", SafeBy: "commanded", ConfirmedMs: &ms, Revoked: true},
+	}}
+	var b strings.Builder
+	printSummary(&b, s)
+	for _, want := range []string{
+		"     1.500 s  thumb device-silent: no new sample; the device confirmed its power stage off 3 ms later\n",
+		"     2.500 s  index disconnected: the device went away; the device went away: nothing confirmed its safe state\n",
+		"     3.500 s  index device-silent: no new sample; the host switched the power stage off; the device did not confirm it\n",
+		"     4.500 s  thumb device-silent: no new sample; the host switched the power stage off; the device did not confirm it (it had confirmed 3 ms after the trip, then reported the stage on again)\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary:\n%s\nlacks %q", b.String(), want)
+		}
+	}
+}

@@ -52,7 +52,7 @@ func printSummary(w io.Writer, s *rig.Summary) {
 		}
 		fmt.Fprintln(w)
 		for _, tr := range s.Trips {
-			fmt.Fprintf(w, "  %8.3f s  %-5s %s: %s\n", tr.TS, tr.Finger, tr.Reason, tr.Cause)
+			fmt.Fprintf(w, "  %8.3f s  %-5s %s: %s; %s\n", tr.TS, tr.Finger, tr.Reason, tr.Cause, safeBy(tr))
 		}
 	}
 	if ct := s.ContactTracking; ct != nil {
@@ -89,4 +89,29 @@ func printSummary(w io.Writer, s *rig.Summary) {
 	if s.SessionDir != "" {
 		fmt.Fprintf(w, "session folder: %s\n", s.SessionDir)
 	}
+}
+
+// safeBy says how a trip's safe state was known to hold.
+func safeBy(tr rig.Trip) string {
+	var ms float64
+	if tr.ConfirmedMs != nil {
+		ms = *tr.ConfirmedMs
+	}
+	var said string
+	switch tr.SafeBy {
+	case "device":
+		return fmt.Sprintf("the device confirmed its power stage off %.0f ms later", ms)
+	case "watchdog":
+		return fmt.Sprintf("the device's watchdog cut its motors %.0f ms later", ms)
+	case "lost":
+		said = "the device went away: nothing confirmed its safe state"
+	case "commanded":
+		said = "the host switched the power stage off; the device did not confirm it"
+	default:
+		said = "not yet safe when the finger was enabled again or the run ended"
+	}
+	if tr.Revoked {
+		said += fmt.Sprintf(" (it had confirmed %.0f ms after the trip, then reported the stage on again)", ms)
+	}
+	return said
 }
