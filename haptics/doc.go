@@ -84,7 +84,9 @@
 // outside the declared range (joint-range) or a device clock that jumps
 // (clock-jump) trips the finger. A safe finger's Confirm says whether the
 // device has confirmed its power stage off; one whose samples keep
-// reporting it on trips stays-enabled.
+// reporting it on trips stays-enabled. Servo.Stop ends the session the
+// same way (reason stopped, not a trip): no device is left enabled
+// holding its last command when the loop stops.
 //
 // # Conventions
 //

@@ -366,3 +366,43 @@ func TestControlNaNRampsDown(t *testing.T) {
 		t.Errorf("state %v, torque %v 10 ms after; want safe, zero", fr.State, fr.Torque)
 	}
 }
+
+// Stop ends the session: the finger pressing the cloth ramps its torque to
+// zero (never above what it held) with reason stopped, not counted as a
+// trip; it is safe within the stop ramp, its device confirms the power
+// stage off, and it is not enabled again.
+func TestStopEndsTheSession(t *testing.T) {
+	h := newHostile(t, nil)
+	h.pressFor(300*time.Millisecond, 3, 500)
+	held, trips := h.rec.Fingers[1].Torque, h.s.Status(1).Trips
+	if held == ([3]float64{}) {
+		t.Fatal("no torque to stop")
+	}
+	h.s.Stop()
+	var safeAt, confirmedAt time.Duration = -1, -1
+	for end := h.tm + time.Second; h.tm < end; h.tm += time.Millisecond {
+		lm := h.press(3, 500)
+		h.tick(h.tm, &lm)
+		fr := h.rec.Fingers[1]
+		if fr.Reason != ReasonStopped || !within(fr.Torque, held) {
+			t.Fatalf("at %v: %v (%v), torque %v after %v held", h.tm, fr.State, fr.Reason, fr.Torque, held)
+		}
+		switch {
+		case fr.State == StateSafe && safeAt < 0:
+			safeAt = h.tm
+		case fr.State != StateSafe && safeAt >= 0:
+			t.Fatalf("at %v: %v again after the stop", h.tm, fr.State)
+		}
+		if fr.Confirm == ConfirmDevice && confirmedAt < 0 {
+			confirmedAt = h.tm
+		}
+	}
+	start := h.tm - time.Second
+	if safeAt < 0 || safeAt-start > DefaultConfig().Safety.StopRamp+time.Millisecond || confirmedAt < 0 || confirmedAt-safeAt > 2*time.Millisecond {
+		t.Errorf("stopped at %v: safe at %v, confirmed by the device at %v", start, safeAt, confirmedAt)
+	}
+	var st devices.ExoState
+	if err := h.e.Read(&st); err != nil || st.Enabled || h.s.Status(1).Trips != trips {
+		t.Errorf("trips %d (%d before the stop); the twin reports its stage on: %v (%v)", h.s.Status(1).Trips, trips, st.Enabled, err)
+	}
+}

@@ -211,7 +211,7 @@ func TestPushesAtLimit(t *testing.T) {
 }
 
 func TestSafetyNames(t *testing.T) {
-	for x := ReasonSensorImplausible; x <= ReasonStaysEnabled; x++ {
+	for x := ReasonNone; x <= ReasonStopped; x++ {
 		if strings.Contains(x.String(), "?") || x.String() == "" {
 			t.Errorf("reason %d has no name", x)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/haptex/haptex/devices"
@@ -41,6 +42,7 @@ type Servo struct {
 	started bool
 	streak  int
 	tick    uint64
+	stop    atomic.Bool // Stop was called
 }
 
 type fingerServo struct {
@@ -217,6 +219,15 @@ func (s *Servo) ForceScale() float64 { return s.scale }
 // Status returns finger f's place in the safety envelope.
 func (s *Servo) Status(f int) FingerStatus { return s.fingers[f].status }
 
+// Stop ends the servo's session, from any goroutine: from the next Tick
+// on, every finger that renders stops as on a fault (reason stopped, not
+// counted as a trip): its torque ramps to zero over safety.stop_ramp_ms,
+// its power stage is switched off and confirmed as after any trip
+// (FingerStatus.Confirm), and no finger is enabled again. A device left
+// enabled when its loop stops would hold its newest command, with no
+// envelope watching it, for as long as its link keeps its watchdog fed.
+func (s *Servo) Stop() { s.stop.Store(true) }
+
 // Tick runs one servo period at time t: advance and read both devices,
 // forward kinematics, local-model evaluation, force control, safety
 // envelope, passivity, commands. It fills out (when not nil) and rec (when
@@ -254,6 +265,7 @@ func (s *Servo) Tick(t time.Duration, in *sim.Output, out *sim.FingerState, rec 
 	for f := range s.fingers {
 		s.fingers[f].read(t, &s.cfg)
 	}
+	stop := s.stop.Load()
 	for f := range s.fingers {
 		fs := &s.fingers[f]
 		if fs.dev == nil {
@@ -261,6 +273,9 @@ func (s *Servo) Tick(t time.Duration, in *sim.Output, out *sim.FingerState, rec 
 		}
 		if back {
 			fs.flag(ReasonHostClock)
+		}
+		if stop {
+			fs.flag(ReasonStopped)
 		}
 		if s.streak >= s.cfg.Safety.OverrunStreak {
 			fs.flag(ReasonOverrun)
@@ -658,7 +673,9 @@ func (fs *fingerServo) advanceState(t time.Duration, cfg *Config) {
 		fs.healthy = false
 		switch s.State {
 		case StateActive, StateEnabling:
-			s.Trips++
+			if fs.fault != ReasonStopped {
+				s.Trips++
+			}
 			s.Reason = fs.fault
 			if fs.fault == ReasonDisconnected {
 				fs.enterSafe(t)

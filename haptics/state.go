@@ -57,6 +57,8 @@ const (
 	ReasonStaysEnabled      // the power stage reported on while the host wants it off, past safety.disable_wait_ms
 	ReasonHostClock         // the host's clock (Tick's time) ran backwards
 	ReasonModelInvalid      // the cloth's LocalModel breaks its contract: a normal not of unit length, K not symmetric negative semi-definite, or its linearisation point far from the pad
+
+	ReasonStopped // the host ended the session (Servo.Stop)
 )
 
 var reasonNames = [...]string{
@@ -83,6 +85,8 @@ var reasonNames = [...]string{
 	ReasonStaysEnabled:      "stays-enabled",
 	ReasonHostClock:         "host-clock",
 	ReasonModelInvalid:      "model-invalid",
+
+	ReasonStopped: "stopped",
 }
 
 func (r Reason) String() string {

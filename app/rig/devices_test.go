@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,7 +21,27 @@ import (
 	devrecord "github.com/haptex/haptex/devices/record"
 	"github.com/haptex/haptex/devices/setup"
 	"github.com/haptex/haptex/devices/wire"
+	"github.com/haptex/haptex/sim"
 )
+
+// emulatedExo starts an emulator with the finger's exoskeleton behind the
+// real protocol on a pseudo-terminal (stopped when the test ends) and
+// loads its devices file.
+func emulatedExo(t *testing.T, finger string) (*emu.Emulator, *setup.File) {
+	t.Helper()
+	em, err := emu.Run(context.Background(), emu.Config{Devices: []emu.DeviceConfig{
+		{Name: finger + "-exo", Kind: wire.KindExo, Model: "haptex-sim-exo", Serial: "EMU-" + strings.ToUpper(finger) + "-EXO"},
+	}})
+	if err != nil {
+		t.Skipf("emulator: %v", err)
+	}
+	t.Cleanup(func() { em.Close() })
+	file, err := setup.Load(em.DevicesFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return em, file
+}
 
 var unplugCycles = flag.Int("unplug-cycles", 0, "TestUnplugDuringRun: unplug and replug the emulated thumb exoskeleton this many times and hold the figures to 10 ms and 1 s")
 
@@ -40,18 +61,9 @@ func TestUnplugDuringRun(t *testing.T) {
 	cycles := max(1, *unplugCycles)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	em, err := emu.Run(ctx, emu.Config{Devices: []emu.DeviceConfig{
-		{Name: "thumb-exo", Kind: wire.KindExo, Model: "haptex-sim-exo", Serial: "EMU-THUMB-EXO"},
-	}})
-	if err != nil {
-		t.Skipf("emulator: %v", err)
-	}
-	defer em.Close()
-	file, err := setup.Load(em.DevicesFile())
-	if err != nil {
-		t.Fatal(err)
-	}
+	em, file := emulatedExo(t, "thumb")
 	var set *setup.Set
+	var err error
 	period := 2 * time.Second
 	// The run lasts until the test has seen the last replug through: run
 	// time lags the wall clock when the machine cannot keep up.
@@ -373,5 +385,57 @@ func TestOpenDevicesError(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(out); len(left) != 0 {
 		t.Errorf("a failed New left %v in the output folder", left)
+	}
+}
+
+// A real-time run on an emulated exoskeleton (the real protocol over a
+// pseudo-terminal) returns with the device's power stage off, switched
+// off by the host's ENABLE 0 and confirmed by the device, and says so in
+// its summary. Before, the stage stayed on, holding the last torque with
+// the link keeping its watchdog fed, until the caller closed the device.
+func TestRunEndsConfirmed(t *testing.T) {
+	ctx := context.Background()
+	em, file := emulatedExo(t, "index")
+	var set *setup.Set
+	var err error
+	cfg := coarse(Config{NormalPriority: true, Duration: 2 * time.Second})
+	cfg.OpenDevices = func(rec *devrecord.Session) (*setup.Set, error) {
+		set, err = setup.Open(file, setup.Options{Record: rec, SkipSim: true})
+		return set, err
+	}
+	r, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { set.Close() }()
+	type power struct {
+		on    bool
+		cause string
+	}
+	var mu sync.Mutex
+	var sw []power
+	em.Plug("index-exo").Device().OnPower(func(on bool, cause string) {
+		mu.Lock()
+		sw = append(sw, power{on, cause})
+		mu.Unlock()
+	})
+	sum, err := r.Run(ctx)
+	mu.Lock()
+	at := slices.Clone(sw)
+	mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(at) == 0 {
+		if raceEnabled {
+			t.Skip("the race detector slowed the rig until the index finger never rendered")
+		}
+		t.Fatal("the device's stage never went on")
+	}
+	if last := at[len(at)-1]; last.on || last.cause != "disable" {
+		t.Errorf("when the run returned the device's stage was on: %v, or off by %q, not by the host's ENABLE 0 (switches %+v)", last.on, last.cause, at)
+	}
+	if e := sum.EndOfRun; len(e) != 2 || e[sim.IndexFinger].SafeBy != "device" || e[sim.IndexFinger].ConfirmedMs > float64(endWait/time.Millisecond) {
+		t.Errorf("end of run %+v, want the index confirmed by its device", e)
 	}
 }

@@ -48,6 +48,7 @@ type hapticsLoop struct {
 	trips  tripLog
 	track  *haptics.ContactTracking // device mode only
 	iv     hapticsInterval          // the experiment interval being measured
+	end    endOfRun                 // the run's end (real time, device mode)
 }
 
 func newHapticsLoop(r *Rig) (*hapticsLoop, error) {
@@ -112,7 +113,11 @@ func (h *hapticsLoop) step(t time.Duration) {
 	}
 	h.stats.add(rec)
 	h.trips.add(t, rec, late)
-	if h.track != nil {
+	if h.servo != nil {
+		h.end.add(t, h.tick, h.servo, rec)
+	}
+	if h.track != nil && !h.end.stopping {
+		// Tracking judges the rendering: the run's end stops it.
 		h.track.Add(rec)
 	}
 	h.tick++

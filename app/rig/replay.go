@@ -69,6 +69,7 @@ func LoadReplay(dir string) (*Replay, error) {
 		if p.sched, err = readSchedule(dir, meta.Summary.Tables, simDt); err != nil {
 			return nil, fmt.Errorf("rig: replay: %s ran in real time and cannot be replayed: %w", dir, err)
 		}
+		p.sched.stop = meta.Summary.StopTick
 	}
 	c := &p.Config
 	c.OutDir, c.RecordDevices = "", false

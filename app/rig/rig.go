@@ -521,8 +521,12 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 		ctx, cancel = context.WithTimeout(ctx, r.cfg.Duration)
 		defer cancel()
 	}
-	ctx, stop := context.WithCancel(ctx)
+	// The loops run on their own context: when the run is over they go
+	// on until the exoskeletons have confirmed their power stages off.
+	loopCtx, stop := context.WithCancel(context.Background())
 	defer stop()
+	failed := make(chan struct{})
+	var failOnce sync.Once
 	var wg sync.WaitGroup
 	errs := make(chan error, len(r.loops))
 	for _, l := range r.loops {
@@ -534,16 +538,26 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 		wg.Add(1)
 		go func(l *loop) {
 			defer wg.Done()
-			if err := l.rt.Load().Run(ctx); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			if err := l.rt.Load().Run(loopCtx); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 				errs <- err
-				stop()
+				failOnce.Do(func() { close(failed) })
 			}
 		}(l)
 	}
+	r.runFor(ctx, failed)
+	stop()
 	wg.Wait()
 	close(errs)
 	runErr := <-errs
 	sum := r.summary("realtime", clock.Now(), time.Since(start))
+	var endErr error
+	sum.EndOfRun, endErr = r.haptics.end.summary()
+	if sum.EndOfRun != nil {
+		sum.StopTick = &r.haptics.end.tick
+	}
+	if runErr == nil {
+		runErr = endErr
+	}
 	sum.GC = readGC().since(gc0)
 	sum.Clock = &ClockOrigin{UTC: clock.Wall().UTC(), MonotonicNs: clock.Origin()}
 	cpu1, _ := rt.ReadCPUTimes()

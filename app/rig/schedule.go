@@ -36,6 +36,9 @@ type schedTick struct {
 // schedule is a real-time run's ticks, loop by loop, in order.
 type schedule struct {
 	haptics, sim, tactile []schedTick
+	// stop is the haptics tick at which the run told its servo to stop
+	// (Summary.StopTick); nil when it did not.
+	stop *uint64
 }
 
 // errNoSchedule marks a session recorded before the tables held their
@@ -260,6 +263,9 @@ func (r *Rig) runSchedule(s *schedule) (*Summary, error) {
 		}
 		if err != nil {
 			return fail(err)
+		}
+		if s.stop != nil && *s.stop == uint64(hi) {
+			r.haptics.end.requested.Store(true)
 		}
 		r.hapticsLoop.tick(k.t)
 		hi++

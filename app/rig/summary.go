@@ -93,6 +93,15 @@ type Summary struct {
 	Trips     []Trip `json:"trips,omitempty"`
 	TripCount int    `json:"trip_count"`
 
+	// EndOfRun says, for a real-time run on exoskeletons, how each was
+	// left: the run stops the servo when it is over (haptics.Servo.Stop)
+	// and waits for the devices to confirm their power stages off before
+	// it stops its loops.
+	EndOfRun []FingerEnd `json:"end_of_run,omitempty"`
+	// StopTick is the haptics tick (counted from 0) at which the run told
+	// the servo to stop, for a replay; absent without EndOfRun.
+	StopTick *uint64 `json:"stop_tick,omitempty"`
+
 	// Kinematic says that no device rendered the force (the fingertips
 	// followed the script): no sensor measured any. session.json records
 	// it in its configuration ("kinematic").

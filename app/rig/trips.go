@@ -66,7 +66,8 @@ func (l *tripLog) add(t time.Duration, rec *haptics.TickRecord, late time.Durati
 		st := rec.Fingers[f].State
 		was := l.prev[f]
 		l.prev[f] = st
-		if (was == haptics.StateActive || was == haptics.StateEnabling) && (st == haptics.StateStopping || st == haptics.StateSafe) {
+		if (was == haptics.StateActive || was == haptics.StateEnabling) && (st == haptics.StateStopping || st == haptics.StateSafe) &&
+			rec.Fingers[f].Reason != haptics.ReasonStopped { // the run's end, not a trip
 			l.open[f] = 0
 			if l.n < maxTrips {
 				e := &l.trips[l.n]

@@ -101,6 +101,7 @@ var sessionUnits = map[string]string{
 	"config.sim.max_depth":                              "m",
 	"config.sim.max_extrapolation":                      "ns",
 	"summary.trip_count":                                "count",
+	"summary.stop_tick":                                 "count (haptics ticks before it)",
 	"summary.contact_tracking.episodes":                 "count",
 	"summary.contact_tracking.light_episodes":           "count (per finger, desired peak under 0.05 N)",
 	"summary.contact_tracking.light_onset_excess_n":     "N (per finger, worst light episode)",

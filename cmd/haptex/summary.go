@@ -55,6 +55,16 @@ func printSummary(w io.Writer, s *rig.Summary) {
 			fmt.Fprintf(w, "  %8.3f s  %-5s %s: %s; %s\n", tr.TS, tr.Finger, tr.Reason, tr.Cause, safeBy(tr))
 		}
 	}
+	if len(s.EndOfRun) > 0 {
+		fmt.Fprint(w, "end of run:")
+		for i, e := range s.EndOfRun {
+			if i > 0 {
+				fmt.Fprint(w, ";")
+			}
+			fmt.Fprintf(w, " %s %s", e.Finger, endState(e))
+		}
+		fmt.Fprintln(w)
+	}
 	if ct := s.ContactTracking; ct != nil {
 		fmt.Fprintf(w, "contact tracking (thumb, index): rms_rel %.3f %.3f, peak_shortfall %.3f %.3f, onset_overshoot %.3f %.3f over %d %d episodes; %d %d light touches (under 0.05 N), onset excess %.0f %.0f mN; stiffness limited %.3f %.3f s\n",
 			ct.RMSRel[0], ct.RMSRel[1], ct.PeakShortfall[0], ct.PeakShortfall[1], ct.OnsetOvershoot[0], ct.OnsetOvershoot[1], ct.Episodes[0], ct.Episodes[1],
@@ -114,4 +124,19 @@ func safeBy(tr rig.Trip) string {
 		said += fmt.Sprintf(" (it had confirmed %.0f ms after the trip, then reported the stage on again)", ms)
 	}
 	return said
+}
+
+// endState says how a finger's exoskeleton was left at the run's end.
+func endState(e rig.FingerEnd) string {
+	switch e.SafeBy {
+	case "device":
+		return fmt.Sprintf("stopped, its power stage off as the device confirmed %.0f ms after the stop", e.ConfirmedMs)
+	case "watchdog":
+		return fmt.Sprintf("stopped by the device's watchdog %.0f ms after the stop", e.ConfirmedMs)
+	case "lost":
+		return "gone before the end: nothing confirmed its safe state"
+	case "commanded":
+		return fmt.Sprintf("switched off, NOT confirmed by the device within %.0f ms", e.ConfirmedMs)
+	}
+	return fmt.Sprintf("NOT safe %.0f ms after the stop", e.ConfirmedMs)
 }

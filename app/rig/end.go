@@ -1,0 +1,133 @@
+package rig
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/haptex/haptex/haptics"
+	"github.com/haptex/haptex/sim"
+)
+
+// endWait bounds how long a real-time run, once over, keeps its loops
+// going for its exoskeletons to confirm their power stages off: the stop
+// ramp (4 ms), the link's confirmation bound (at most 10 ms) and a device
+// watchdog the host accepts (at most 100 ms), with room for a loaded
+// machine.
+const endWait = 500 * time.Millisecond
+
+// FingerEnd is how a finger's exoskeleton was left when the run ended.
+type FingerEnd struct {
+	Finger string `json:"finger"`
+	// SafeBy is how its safe state was known to hold when the loops
+	// stopped (haptics.csv's safe_by): "device" (its samples reported the
+	// power stage off), "watchdog" (its watchdog cut it after the host
+	// fell silent), "lost" (the device had gone: nothing can confirm
+	// it), "commanded" (switched off, not confirmed within the wait), or
+	// "none" (not yet safe).
+	SafeBy string `json:"safe_by"`
+	// ConfirmedMs is the time from the stop to that state [ms].
+	ConfirmedMs float64 `json:"confirmed_ms"`
+}
+
+// endOfRun follows, on the haptics goroutine, the fingers from the
+// servo's Stop to their confirmed safe state.
+type endOfRun struct {
+	requested atomic.Bool // the run is over: stop the servo
+	done      atomic.Bool // every finger is safe and known to be
+	stopping  bool
+	at        time.Duration // the first tick after the request
+	tick      uint64        // its number (hapticsLoop.tick), for a replay
+	fingers   [sim.NumFingers]struct {
+		confirm haptics.Confirm
+		state   haptics.State
+		after   time.Duration
+		known   bool
+	}
+}
+
+// add follows tick number tick at t; servo is the haptics loop's.
+func (e *endOfRun) add(t time.Duration, tick uint64, servo *haptics.Servo, rec *haptics.TickRecord) {
+	if !e.requested.Load() || e.done.Load() {
+		return
+	}
+	if !e.stopping {
+		servo.Stop()
+		e.stopping, e.at, e.tick = true, t, tick
+	}
+	all := true
+	for f := range e.fingers {
+		fe, fr := &e.fingers[f], &rec.Fingers[f]
+		if fe.known {
+			continue
+		}
+		fe.confirm, fe.state, fe.after = fr.Confirm, fr.State, t-e.at
+		switch fr.Confirm {
+		case haptics.ConfirmDevice, haptics.ConfirmWatchdog, haptics.ConfirmLost:
+			fe.known = fr.State == haptics.StateSafe
+		}
+		all = all && fe.known
+	}
+	if all {
+		e.done.Store(true)
+	}
+}
+
+// park stops the servo once the run is over and waits, at most endWait,
+// for every exoskeleton to confirm its power stage off; fail stops the
+// wait (a loop that failed).
+func (e *endOfRun) park(fail <-chan struct{}) {
+	e.requested.Store(true)
+	deadline := time.NewTimer(endWait)
+	defer deadline.Stop()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for !e.done.Load() {
+		select {
+		case <-fail:
+			return
+		case <-deadline.C:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// summary returns each finger's end and an error naming the fingers
+// whose devices did not confirm their power stage off. Call it after the
+// loops have stopped.
+func (e *endOfRun) summary() ([]FingerEnd, error) {
+	if !e.stopping {
+		return nil, nil
+	}
+	var out []FingerEnd
+	var err error
+	for f := range e.fingers {
+		fe := &e.fingers[f]
+		end := FingerEnd{Finger: sim.FingerName(f), SafeBy: "none", ConfirmedMs: float64(fe.after) / 1e6}
+		if fe.state == haptics.StateSafe && fe.confirm != haptics.ConfirmNone {
+			end.SafeBy = fe.confirm.String()
+		}
+		out = append(out, end)
+		if !fe.known && err == nil {
+			err = fmt.Errorf("rig: at the run's end the %s exoskeleton did not confirm its power stage off within %v (%s); its link's watchdog stops it once the link closes", end.Finger, endWait, end.SafeBy)
+		}
+	}
+	return out, err
+}
+
+// runFor runs until ctx is done or a loop fails (failed closed), then
+// brings the exoskeletons to their confirmed safe state before it
+// returns, so that the caller stops the loops with no device left
+// holding a torque.
+func (r *Rig) runFor(ctx context.Context, failed <-chan struct{}) {
+	select {
+	case <-ctx.Done():
+	case <-failed:
+		return
+	}
+	if r.haptics.servo != nil {
+		r.haptics.end.park(failed)
+	}
+}
