@@ -76,7 +76,7 @@ func (e *endOfRun) add(t time.Duration, tick uint64, servo *haptics.Servo, rec *
 
 // park stops the servo once the run is over and waits, at most endWait,
 // for every exoskeleton to confirm its power stage off; fail stops the
-// wait (a loop that failed).
+// wait (the haptics loop failed).
 func (e *endOfRun) park(fail <-chan struct{}) {
 	e.requested.Store(true)
 	deadline := time.NewTimer(endWait)
@@ -117,17 +117,16 @@ func (e *endOfRun) summary() ([]FingerEnd, error) {
 	return out, err
 }
 
-// runFor runs until ctx is done or a loop fails (failed closed), then
-// brings the exoskeletons to their confirmed safe state before it
-// returns, so that the caller stops the loops with no device left
-// holding a torque.
-func (r *Rig) runFor(ctx context.Context, failed <-chan struct{}) {
+// runFor runs until ctx is done or a loop fails (failed closed), then,
+// unless the haptics loop is the one that failed, brings the
+// exoskeletons to their confirmed safe state before it returns, so that
+// the caller stops the loops with no device left holding a torque.
+func (r *Rig) runFor(ctx context.Context, failed, hapticsFailed <-chan struct{}) {
 	select {
 	case <-ctx.Done():
 	case <-failed:
-		return
 	}
 	if r.haptics.servo != nil {
-		r.haptics.end.park(failed)
+		r.haptics.end.park(hapticsFailed)
 	}
 }

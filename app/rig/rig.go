@@ -525,7 +525,7 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 	// on until the exoskeletons have confirmed their power stages off.
 	loopCtx, stop := context.WithCancel(context.Background())
 	defer stop()
-	failed := make(chan struct{})
+	failed, hapticsFailed := make(chan struct{}), make(chan struct{})
 	var failOnce sync.Once
 	var wg sync.WaitGroup
 	errs := make(chan error, len(r.loops))
@@ -541,10 +541,13 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 			if err := l.rt.Load().Run(loopCtx); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 				errs <- err
 				failOnce.Do(func() { close(failed) })
+				if l == r.hapticsLoop {
+					close(hapticsFailed)
+				}
 			}
 		}(l)
 	}
-	r.runFor(ctx, failed)
+	r.runFor(ctx, failed, hapticsFailed)
 	stop()
 	wg.Wait()
 	close(errs)
