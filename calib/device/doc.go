@@ -24,7 +24,10 @@
 //
 // It never renders, never runs a control loop and never keeps a device:
 // the runs take one for their duration and leave its motors off and its
-// pins silent.
+// pins silent. An exoskeleton's runs wait for a sample reporting the
+// motors off before the first prompt, and stop with an error on one that
+// reports them on: a hand or a load goes on a device whose motors its
+// own report says are off, and no reading is taken under torque.
 //
 // # Models
 //

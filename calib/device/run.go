@@ -112,10 +112,52 @@ type exoReading struct {
 	spread        [3]float64 // max − min of each joint [rad]
 }
 
+// offWait is how many fresh samples motorsOff reads for the device to
+// report its motors off: those already on their way when it asked may
+// report them on.
+const offWait = 100
+
+// motorsOff switches the device's motors off and waits for a fresh sample
+// that reports them off, before anyone puts a hand or a load on it.
+func motorsOff(ctx context.Context, dev devices.Exoskeleton, s *Session) error {
+	if err := dev.Enable(false); err != nil {
+		return fmt.Errorf("device: switch the motors off: %w", err)
+	}
+	period := dev.Spec().SamplePeriod
+	if period <= 0 {
+		period = time.Millisecond
+	}
+	var st devices.ExoState
+	for fresh, silent := 0, 0; ; {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("device: calibration: %w", err)
+		}
+		if fresh == offWait {
+			return fmt.Errorf("device: the device still reports its motors on %d samples after the host switched them off: a calibration needs them off", fresh)
+		}
+		if silent == 10*offWait {
+			return fmt.Errorf("device: no fresh sample in %d sample periods after the host switched the motors off: is the device sampling?", silent)
+		}
+		s.Clock.Sleep(period)
+		err := dev.Read(&st)
+		switch {
+		case errors.Is(err, devices.ErrTimeout), err == nil && st.Stale:
+			silent++
+			continue
+		case err != nil:
+			return fmt.Errorf("device: read: %w", err)
+		case !st.Enabled:
+			return nil
+		}
+		fresh++
+	}
+}
+
 // readExo averages n fresh samples, waiting one sample period before each
-// Read. Stale samples and timeouts are skipped; a fault, non-finite data
-// or a device that stays silent for 10n+100 periods in a row is an error
-// (a device that samples, however slowly a loaded host sees it, is not).
+// Read. Stale samples and timeouts are skipped; a fault, the motors
+// reported on, non-finite data or a device that stays silent for 10n+100
+// periods in a row is an error (a device that samples, however slowly a
+// loaded host sees it, is not).
 func readExo(ctx context.Context, dev devices.Exoskeleton, s *Session, n int) (exoReading, error) {
 	period := dev.Spec().SamplePeriod
 	if period <= 0 {
@@ -149,6 +191,9 @@ func readExo(ctx context.Context, dev devices.Exoskeleton, s *Session, n int) (e
 		silent = 0
 		if st.Fault != 0 {
 			return rd, fmt.Errorf("device: device reports fault bits %#x", st.Fault)
+		}
+		if st.Enabled {
+			return rd, fmt.Errorf("device: sample %d reports the motors on, which the calibration switched off: stopped (its readings need them off)", st.Seq)
 		}
 		if !finite3(st.Joint) || !finite3(st.Force) {
 			return rd, fmt.Errorf("device: sample %d: joints %v, force %v not finite", st.Seq, st.Joint, st.Force)
@@ -191,8 +236,8 @@ func RunForce(ctx context.Context, dev devices.Exoskeleton, s Session, plan []Pl
 	if len(plan) == 0 {
 		return nil, errors.New("device: force calibration needs a load plan")
 	}
-	if err := dev.Enable(false); err != nil {
-		return nil, fmt.Errorf("device: switch the motors off: %w", err)
+	if err := motorsOff(ctx, dev, &s); err != nil {
+		return nil, err
 	}
 	samples := make([]ForceSample, 0, len(plan))
 	for i, pl := range plan {
@@ -235,8 +280,8 @@ func RunKinematics(ctx context.Context, dev devices.Exoskeleton, s Session, nomi
 	if plan == nil || len(plan.Points) == 0 {
 		return nil, errors.New("device: kinematic calibration needs a pose plan")
 	}
-	if err := dev.Enable(false); err != nil {
-		return nil, fmt.Errorf("device: switch the motors off: %w", err)
+	if err := motorsOff(ctx, dev, &s); err != nil {
+		return nil, err
 	}
 	spec := dev.Spec()
 	still := 2 * spec.EncoderRes

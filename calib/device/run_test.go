@@ -461,3 +461,46 @@ func TestVirtualClock(t *testing.T) {
 		t.Errorf("array not advanced: pin 0 at %g µm", d.A40Um[0])
 	}
 }
+
+// motorsOnExo is the simulated exoskeleton whose samples report its
+// motors on from its after-th read on.
+type motorsOnExo struct {
+	*twin.Exo
+	reads, after int
+}
+
+func (m *motorsOnExo) Read(st *devices.ExoState) error {
+	err := m.Exo.Read(st)
+	if m.reads++; m.reads > m.after {
+		st.Enabled = true
+	}
+	return err
+}
+
+// A calibration, which needs the motors off, stops with a clear error on a
+// device that does not report them off when asked, or that reports them
+// on in the middle of it; before, it averaged those samples as readings.
+func TestCalibrationNeedsTheMotorsOff(t *testing.T) {
+	nom := exo.DefaultParams()
+	plan, err := PlanPoses(nom, DefaultKinParams(), 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		after int
+		want  string
+	}{
+		{"never off", 0, "still reports its motors on 100 samples after the host switched them off"},
+		{"on again", 30, "reports the motors on, which the calibration switched off"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rig := newJigRig(t, nom)
+			dev := &motorsOnExo{Exo: rig.dev, after: tc.after}
+			s := Session{Finger: "index", Clock: rig.clock, Samples: 10, Prompt: rig.jig.Operator(rig.clock, plan.Points, jigTravel, jigSettle)}
+			if _, err := RunKinematics(context.Background(), dev, s, nom, plan); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%v, want %q", err, tc.want)
+			}
+		})
+	}
+}
