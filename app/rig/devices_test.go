@@ -24,14 +24,18 @@ import (
 	"github.com/haptex/haptex/sim"
 )
 
-// emulatedExo starts an emulator with the finger's exoskeleton behind the
-// real protocol on a pseudo-terminal (stopped when the test ends) and
-// loads its devices file.
-func emulatedExo(t *testing.T, finger string) (*emu.Emulator, *setup.File) {
+// emulated starts an emulator with the named devices (emu.DefaultDevices)
+// behind the real protocol on pseudo-terminals, stopped when the test
+// ends, and loads its devices file.
+func emulated(t *testing.T, names ...string) (*emu.Emulator, *setup.File) {
 	t.Helper()
-	em, err := emu.Run(context.Background(), emu.Config{Devices: []emu.DeviceConfig{
-		{Name: finger + "-exo", Kind: wire.KindExo, Model: "haptex-sim-exo", Serial: "EMU-" + strings.ToUpper(finger) + "-EXO"},
-	}})
+	var devs []emu.DeviceConfig
+	for _, d := range emu.DefaultDevices() {
+		if slices.Contains(names, d.Name) {
+			devs = append(devs, d)
+		}
+	}
+	em, err := emu.Run(context.Background(), emu.Config{Devices: devs})
 	if err != nil {
 		t.Skipf("emulator: %v", err)
 	}
@@ -61,7 +65,7 @@ func TestUnplugDuringRun(t *testing.T) {
 	cycles := max(1, *unplugCycles)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	em, file := emulatedExo(t, "thumb")
+	em, file := emulated(t, "thumb-exo")
 	var set *setup.Set
 	var err error
 	period := 2 * time.Second
@@ -388,14 +392,16 @@ func TestOpenDevicesError(t *testing.T) {
 	}
 }
 
-// A real-time run on an emulated exoskeleton (the real protocol over a
-// pseudo-terminal) returns with the device's power stage off, switched
-// off by the host's ENABLE 0 and confirmed by the device, and says so in
-// its summary. Before, the stage stayed on, holding the last torque with
-// the link keeping its watchdog fed, until the caller closed the device.
+// A real-time run on an emulated exoskeleton and pin array (the real
+// protocol over pseudo-terminals) returns with the exoskeleton's power
+// stage off, switched off by the host's ENABLE 0 and confirmed by the
+// device, and the array's last frame silent, and says so in its summary.
+// Before, the stage stayed on, holding the last torque with the link
+// keeping its watchdog fed, and the array played its last frame, until
+// the caller closed the devices.
 func TestRunEndsConfirmed(t *testing.T) {
 	ctx := context.Background()
-	em, file := emulatedExo(t, "index")
+	em, file := emulated(t, "index-exo", "index-tactile")
 	var set *setup.Set
 	var err error
 	cfg := coarse(Config{NormalPriority: true, Duration: 2 * time.Second})
@@ -414,15 +420,30 @@ func TestRunEndsConfirmed(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var sw []power
+	var frames int
+	var lastFrame wire.TactileFrame
 	em.Plug("index-exo").Device().OnPower(func(on bool, cause string) {
 		mu.Lock()
 		sw = append(sw, power{on, cause})
 		mu.Unlock()
 	})
+	em.Plug("index-tactile").Device().OnFrame(func(_ uint32, f *wire.TactileFrame) {
+		mu.Lock()
+		frames, lastFrame = frames+1, *f
+		mu.Unlock()
+	})
+	// A tone on every pin: the pins play whatever the fingers touch.
+	if err := r.SetTone(&Tone{A40Um: 20, A320Um: 2}); err != nil {
+		t.Fatal(err)
+	}
 	sum, err := r.Run(ctx)
 	mu.Lock()
 	at := slices.Clone(sw)
+	n, last := frames, lastFrame
 	mu.Unlock()
+	if n == 0 || last.A40Nm != ([devices.Pins]uint32{}) || last.A320Nm != ([devices.Pins]uint32{}) {
+		t.Errorf("when the run returned the array had %d frames, the last %v µm·10⁻³ at 40 Hz, %v at 320 Hz, want silent", n, last.A40Nm, last.A320Nm)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,7 +456,7 @@ func TestRunEndsConfirmed(t *testing.T) {
 	if last := at[len(at)-1]; last.on || last.cause != "disable" {
 		t.Errorf("when the run returned the device's stage was on: %v, or off by %q, not by the host's ENABLE 0 (switches %+v)", last.on, last.cause, at)
 	}
-	if e := sum.EndOfRun; len(e) != 2 || e[sim.IndexFinger].SafeBy != "device" || e[sim.IndexFinger].ConfirmedMs > float64(endWait/time.Millisecond) {
-		t.Errorf("end of run %+v, want the index confirmed by its device", e)
+	if e := sum.EndOfRun; len(e) != 2 || e[sim.IndexFinger].SafeBy != "device" || e[sim.IndexFinger].ConfirmedMs > float64(endWait/time.Millisecond) || e[sim.IndexFinger].PinsSilentMs == nil {
+		t.Errorf("end of run %+v, want the index confirmed by its device and its array's silence acknowledged", e)
 	}
 }

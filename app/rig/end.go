@@ -29,6 +29,11 @@ type FingerEnd struct {
 	SafeBy string `json:"safe_by"`
 	// ConfirmedMs is the time from the stop to that state [ms].
 	ConfirmedMs float64 `json:"confirmed_ms"`
+	// PinsSilentMs is the time from the silent frame the run sends the
+	// finger's pin array, once its loops have stopped, to the array's
+	// acknowledgement of it [ms]; absent when the array cannot report
+	// (the simulated one) or did not within the wait.
+	PinsSilentMs *float64 `json:"pins_silent_ms,omitempty"`
 }
 
 // endOfRun follows, on the haptics goroutine, the fingers from the

@@ -550,6 +550,10 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 	r.runFor(ctx, failed, hapticsFailed)
 	stop()
 	wg.Wait()
+	var pinsSilent [sim.NumFingers]time.Duration
+	if r.haptics.end.stopping {
+		pinsSilent = r.tactile.silenced(r.tactile.silence(), endWait)
+	}
 	close(errs)
 	runErr := <-errs
 	sum := r.summary("realtime", clock.Now(), time.Since(start))
@@ -557,6 +561,12 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 	sum.EndOfRun, endErr = r.haptics.end.summary()
 	if sum.EndOfRun != nil {
 		sum.StopTick = &r.haptics.end.tick
+		for f, d := range pinsSilent {
+			if d >= 0 {
+				ms := float64(d) / 1e6
+				sum.EndOfRun[f].PinsSilentMs = &ms
+			}
+		}
 	}
 	if runErr == nil {
 		runErr = endErr

@@ -279,6 +279,9 @@ func (r *Rig) runSchedule(s *schedule) (*Summary, error) {
 			return fail(err)
 		}
 	}
+	if r.haptics.end.stopping {
+		r.tactile.silence()
+	}
 	sum := r.summary("replay", last, time.Since(start))
 	return sum, r.finish(sum)
 }

@@ -305,6 +305,52 @@ func (l *tactileLoop) push() {
 	}
 }
 
+// silence sends every array a frame of zero amplitudes when the run has
+// stopped its exoskeletons (endOfRun): otherwise an array plays its newest
+// frame until the program closes it. Not recorded in tactile.csv, which
+// holds the loop's frames; the device recordings have it. It runs after
+// the loops stop, and returns the frame's sequence number.
+func (l *tactileLoop) silence() uint32 {
+	l.seq++
+	for f := range sim.NumFingers {
+		d := &l.devFrame[f]
+		*d = devices.TactileFrame{Seq: l.seq}
+		if err := l.arrays[f].WriteFrame(d); err != nil {
+			l.errs[f]++
+		}
+	}
+	return l.seq
+}
+
+// silenced waits, at most wait, for each array that reports its status
+// to acknowledge frame seq, and returns per finger the time it took
+// (negative: not acknowledged, or the array cannot say).
+func (l *tactileLoop) silenced(seq uint32, wait time.Duration) [sim.NumFingers]time.Duration {
+	var took [sim.NumFingers]time.Duration
+	var sr [sim.NumFingers]devices.StatusReader
+	left := 0
+	for f := range sim.NumFingers {
+		took[f] = -1
+		if r, ok := l.arrays[f].(devices.StatusReader); ok {
+			sr[f] = r
+			left++
+		}
+	}
+	var st devices.TactileStatus
+	for start := time.Now(); left > 0 && time.Since(start) < wait; time.Sleep(time.Millisecond) {
+		for f, r := range sr {
+			if r == nil || took[f] >= 0 {
+				continue
+			}
+			if err := r.Status(&st); err == nil && !st.Stale && st.AckSeq == seq {
+				took[f] = time.Since(start)
+				left--
+			}
+		}
+	}
+	return took
+}
+
 // flush records the last frame, whose delivery no later frame measured
 // (NaN in the record), when the run ends. It runs after the loops stop.
 func (l *tactileLoop) flush() {

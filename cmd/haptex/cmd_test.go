@@ -294,13 +294,14 @@ func TestPrintSummaryTrips(t *testing.T) {
 // The run's end says how each exoskeleton was left, loudly when its
 // device did not confirm.
 func TestPrintSummaryEndOfRun(t *testing.T) {
+	ms := 2.0
 	s := &rig.Summary{Mode: "realtime", RunS: 12, EndOfRun: []rig.FingerEnd{
-		{Finger: "thumb", SafeBy: "device", ConfirmedMs: 6},
+		{Finger: "thumb", SafeBy: "device", ConfirmedMs: 6, PinsSilentMs: &ms},
 		{Finger: "index", SafeBy: "commanded", ConfirmedMs: 500},
 	}}
 	var b strings.Builder
 	printSummary(&b, s)
-	if want := "end of run: thumb stopped, its power stage off as the device confirmed 6 ms after the stop; index switched off, NOT confirmed by the device within 500 ms\n"; !strings.Contains(b.String(), want) {
+	if want := "end of run: thumb stopped, its power stage off as the device confirmed 6 ms after the stop, its pins silent 2 ms after the loops stopped; index switched off, NOT confirmed by the device within 500 ms\n"; !strings.Contains(b.String(), want) {
 		t.Errorf("summary:\n%s\nlacks %q", b.String(), want)
 	}
 }

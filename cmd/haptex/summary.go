@@ -62,6 +62,9 @@ func printSummary(w io.Writer, s *rig.Summary) {
 				fmt.Fprint(w, ";")
 			}
 			fmt.Fprintf(w, " %s %s", e.Finger, endState(e))
+			if e.PinsSilentMs != nil {
+				fmt.Fprintf(w, ", its pins silent %.0f ms after the loops stopped", *e.PinsSilentMs)
+			}
 		}
 		fmt.Fprintln(w)
 	}
