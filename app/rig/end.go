@@ -17,7 +17,7 @@ import (
 // machine.
 const endWait = 500 * time.Millisecond
 
-// FingerEnd is how a finger's exoskeleton was left when the run ended.
+// FingerEnd is how a finger's devices were left when the run ended.
 type FingerEnd struct {
 	Finger string `json:"finger"`
 	// SafeBy is how its safe state was known to hold when the loops
