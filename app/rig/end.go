@@ -45,8 +45,7 @@ type endOfRun struct {
 	at        time.Duration // the first tick after the request
 	tick      uint64        // its number (hapticsLoop.tick), for a replay
 	fingers   [sim.NumFingers]struct {
-		confirm haptics.Confirm
-		state   haptics.State
+		confirm haptics.Confirm // set in the safe state only
 		after   time.Duration
 		known   bool
 	}
@@ -67,11 +66,8 @@ func (e *endOfRun) add(t time.Duration, tick uint64, servo *haptics.Servo, rec *
 		if fe.known {
 			continue
 		}
-		fe.confirm, fe.state, fe.after = fr.Confirm, fr.State, t-e.at
-		switch fr.Confirm {
-		case haptics.ConfirmDevice, haptics.ConfirmWatchdog, haptics.ConfirmLost:
-			fe.known = fr.State == haptics.StateSafe
-		}
+		fe.confirm, fe.after = fr.Confirm, t-e.at
+		fe.known = fr.Confirm == haptics.ConfirmDevice || fr.Confirm == haptics.ConfirmWatchdog || fr.Confirm == haptics.ConfirmLost
 		all = all && fe.known
 	}
 	if all {
@@ -110,10 +106,7 @@ func (e *endOfRun) summary() ([]FingerEnd, error) {
 	var err error
 	for f := range e.fingers {
 		fe := &e.fingers[f]
-		end := FingerEnd{Finger: sim.FingerName(f), SafeBy: "none", ConfirmedMs: float64(fe.after) / 1e6}
-		if fe.state == haptics.StateSafe && fe.confirm != haptics.ConfirmNone {
-			end.SafeBy = fe.confirm.String()
-		}
+		end := FingerEnd{Finger: sim.FingerName(f), SafeBy: safeBy(fe.confirm), ConfirmedMs: float64(fe.after) / 1e6}
 		out = append(out, end)
 		if !fe.known && err == nil {
 			err = fmt.Errorf("rig: at the run's end the %s exoskeleton did not confirm its power stage off within %v (%s); its link's watchdog stops it once the link closes", end.Finger, endWait, end.SafeBy)
@@ -134,4 +127,13 @@ func (r *Rig) runFor(ctx context.Context, failed, hapticsFailed <-chan struct{})
 	if r.haptics.servo != nil {
 		r.haptics.end.park(hapticsFailed)
 	}
+}
+
+// safeBy names how a safe state is known to hold, as the summary says it:
+// haptics.csv's safe_by, "none" before the finger is safe.
+func safeBy(c haptics.Confirm) string {
+	if c == haptics.ConfirmNone {
+		return "none"
+	}
+	return c.String()
 }

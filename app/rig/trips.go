@@ -110,10 +110,7 @@ const lateCause = 4 * time.Millisecond
 func (l *tripLog) list() (trips []Trip, total int) {
 	for i := range min(l.n, maxTrips) {
 		e := &l.trips[i]
-		tr := Trip{TS: e.t.Seconds(), Finger: sim.FingerName(e.finger), Reason: e.reason.String(), LateMs: float64(e.late) / 1e6, SafeBy: "none"}
-		if e.confirm != haptics.ConfirmNone {
-			tr.SafeBy = e.confirm.String()
-		}
+		tr := Trip{TS: e.t.Seconds(), Finger: sim.FingerName(e.finger), Reason: e.reason.String(), LateMs: float64(e.late) / 1e6, SafeBy: safeBy(e.confirm)}
 		if e.didConfirm {
 			ms := float64(e.confirmed-e.t) / 1e6
 			tr.ConfirmedMs = &ms

@@ -125,5 +125,8 @@ func TestTripConfirmedByTheDevice(t *testing.T) {
 		if tr.SafeBy != "device" || last != "device" || tr.ConfirmedMs == nil || math.Abs(*tr.ConfirmedMs-1e3*(first-tr.TS)) > 1e-6 || tr.Revoked {
 			t.Errorf("trip %+v (confirmed %v ms): haptics.csv has safe_by %q last, \"device\" first %.1f ms after the trip", tr, tr.ConfirmedMs, last, 1e3*(first-tr.TS))
 		}
+		if tr.ConfirmedMs != nil {
+			t.Logf("%.3f s %s %s: safe by %s %.0f ms after", tr.TS, tr.Finger, tr.Reason, tr.SafeBy, *tr.ConfirmedMs)
+		}
 	}
 }

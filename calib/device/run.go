@@ -112,6 +112,15 @@ type exoReading struct {
 	spread        [3]float64 // max − min of each joint [rad]
 }
 
+// samplePeriod is how long the calibration waits before each Read: the
+// device's sample period, 1 ms when it does not say.
+func samplePeriod(dev devices.Exoskeleton) time.Duration {
+	if p := dev.Spec().SamplePeriod; p > 0 {
+		return p
+	}
+	return time.Millisecond
+}
+
 // offWait is how many fresh samples motorsOff reads for the device to
 // report its motors off: those already on their way when it asked may
 // report them on.
@@ -123,10 +132,7 @@ func motorsOff(ctx context.Context, dev devices.Exoskeleton, s *Session) error {
 	if err := dev.Enable(false); err != nil {
 		return fmt.Errorf("device: switch the motors off: %w", err)
 	}
-	period := dev.Spec().SamplePeriod
-	if period <= 0 {
-		period = time.Millisecond
-	}
+	period := samplePeriod(dev)
 	var st devices.ExoState
 	for fresh, silent := 0, 0; ; {
 		if err := ctx.Err(); err != nil {
@@ -159,10 +165,7 @@ func motorsOff(ctx context.Context, dev devices.Exoskeleton, s *Session) error {
 // periods in a row is an error (a device that samples, however slowly a
 // loaded host sees it, is not).
 func readExo(ctx context.Context, dev devices.Exoskeleton, s *Session, n int) (exoReading, error) {
-	period := dev.Spec().SamplePeriod
-	if period <= 0 {
-		period = time.Millisecond
-	}
+	period := samplePeriod(dev)
 	var rd exoReading
 	var st devices.ExoState
 	lo := [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
