@@ -43,8 +43,13 @@ ldflags:
 # changes no result; the tests that build the program build it as make
 # does, with the profile.
 test: deps vet
-	./scripts/with-display $(GO) test -race -pgo=off -timeout 30m -skip '^($(RACE_SKIP))$$' ./...
+	./scripts/with-display $(GO) test -race -pgo=off -timeout 30m -skip '^($(RACE_SKIP))$$' $(RACE_FIRST) ./...
 	$(MAKE) --no-print-directory long-suites
+
+# The race run's slowest packages, named first so that go test starts
+# them first: in ./...'s order sim came last and ran alone for a minute
+# and more after the others were done (docs/test-time.md).
+RACE_FIRST := ./cmd/haptex ./app/experiment ./sim ./app/rig ./app/report
 
 # What the race run skips, each run without the race detector beside the
 # long suites, where it costs a fraction of its time under it
@@ -85,8 +90,11 @@ long-cues:
 long-numeric:
 	$(GO) test -count=1 -run '^($(NUMERIC_TESTS)|$(CUE_TESTS))$$' ./sim ./calib/psych ./sim/simbench ./app/experiment
 
+# -pgo=off: with the default, vet compiles cmd/haptex's packages with its
+# profile as well as without it, 2.7 times the CPU in an empty build cache
+# (docs/test-time.md); vet's findings do not depend on it.
 vet:
-	$(GO) vet ./...
+	$(GO) vet -pgo=off ./...
 
 build: $(BIN)
 	$(GO) build ./...

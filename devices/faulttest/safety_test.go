@@ -153,6 +153,7 @@ func (b *bench) dial(opt link.Options) (*link.Exo, error) {
 type trial struct {
 	start   time.Duration // the trial began (clock time)
 	trip    time.Duration // host saw the fault (clock time)
+	disable time.Duration // host asked for the stage off, after the ramp (clock time)
 	off     time.Duration // the device's stage switched off
 	cause   string        // what switched it off, at the device
 	confirm devices.Confirm
@@ -243,6 +244,7 @@ func (s *servo) step(t time.Duration) {
 			s.write(x, [3]float64{r * s.hold[0], r * s.hold[1], r * s.hold[2]})
 			return
 		}
+		s.tr.disable = t
 		if err := x.Enable(false); err != nil {
 			s.finish(fmt.Errorf("disable: %w", err))
 			return
@@ -423,6 +425,13 @@ func TestEnableOffLost(t *testing.T) {
 			}
 			if within != len(trs) {
 				t.Errorf("motors off within %v of the trip in %d of %d trials (worst %v)", offGoal, within, len(trs), worst)
+				// Where the time went: the host's ramp, or the line and
+				// the device after it.
+				for i, tr := range trs {
+					if tr.off-tr.trip > offGoal {
+						t.Logf("trial %d: ENABLE 0 %v after the trip, motors off %v after it; longest stop of the machine %v", i, tr.disable-tr.trip, tr.off-tr.disable, tr.pause)
+					}
+				}
 			}
 			t.Logf("%d trials: motors off %v (median) %v (p90) %v (worst) after the host's trip; confirmed by %v in all",
 				len(trs), lat[len(lat)/2], lat[len(lat)*9/10], worst, tc.confirm)
