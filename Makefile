@@ -62,6 +62,8 @@ RACE_FIRST := ./cmd/haptex ./app/experiment ./sim ./app/rig ./app/report
 # add is their numbers. The last four run in a long suite as a part of its
 # -long form. calib/kes's tests all run in long-kes; the others in
 # long-numeric, at their full size (each has a smaller one under -race).
+# internal/testsplit's test checks that every test this skips, in any
+# package, runs in a long suite.
 NUMERIC_TESTS := TestProximityReplay|TestFollowMovesTheGrading|TestStaticStackSettles|TestStackSolvesOnePadAStep|TestTwoLayerPinch|TestIntervalCoverage|TestStudy|TestPosteriorTwelveQuestTrials|TestDevianceP|TestCheckBuiltin|TestShowcaseDissipation|TestCheckResolution|TestCheckDetectsUnits|TestBenchFoldLaid|TestBenchFold
 CUE_TESTS     := TestFlexRestError|TestDryRunMatchesCheck|TestExamplesPassCheck|TestStimulusCheckTactileLevelDelivers
 RACE_SKIP     := $(NUMERIC_TESTS)|$(CUE_TESTS)|TestDropAndSwing|TestBendingGraded|TestBendingResolution|TestDeliveredCuesFollowKES
