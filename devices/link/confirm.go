@@ -34,6 +34,22 @@ import (
 
 func (s *session) confirmState() devices.Confirm { return devices.Confirm(s.confirm.Load()) }
 
+// sampleConfirm is the confirmation a Read reports beside a sample whose
+// stage is on (enabled) or off. The reader publishes each STATE before it
+// confirms or revokes on it, so a Read between the two can pair the
+// sample before with the state after: an older STATE that reported the
+// stage on with the confirmation a newer one made. A sample that reports
+// the stage on confirms nothing; the next Read has the newer sample.
+func sampleConfirm(enabled bool, c devices.Confirm) devices.Confirm {
+	switch {
+	case enabled && c == devices.ConfirmDevice:
+		return devices.ConfirmPending
+	case enabled && c == devices.ConfirmWatchdog:
+		return devices.ConfirmSilenced
+	}
+	return c
+}
+
 // silent reports whether the host keeps silent on purpose.
 func (s *session) silent() bool {
 	c := s.confirmState()

@@ -101,7 +101,7 @@ func (x *Exo) Read(dst *devices.ExoState) error {
 	s.lastState = seq
 	*dst = smp.st
 	dst.Stale = !fresh
-	dst.Confirm = s.confirmState()
+	dst.Confirm = sampleConfirm(dst.Enabled, s.confirmState())
 	if !s.silent() {
 		s.keepAlive(now)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/internal/rt"
 )
 
@@ -33,5 +34,29 @@ func TestLatencyOf(t *testing.T) {
 	}
 	if s := string(b); !strings.HasPrefix(s, `{"count":1001,"p50":`) || !strings.Contains(s, `,"p99":`) || !strings.Contains(s, `,"p999":`) || !strings.HasSuffix(s, `,"max":1000000}`) {
 		t.Errorf("JSON %s", s)
+	}
+}
+
+// A Read never reports the stage confirmed off beside a sample that
+// reports it on: the reader publishes a STATE before it confirms on it,
+// so an older sample can meet a newer confirmation. Such a pair reads as
+// what the sample says (asked off, not confirmed), and nothing else
+// changes.
+func TestSampleConfirm(t *testing.T) {
+	all := []devices.Confirm{devices.ConfirmNone, devices.ConfirmPending, devices.ConfirmDevice, devices.ConfirmSilenced, devices.ConfirmWatchdog}
+	for _, c := range all {
+		for _, enabled := range []bool{false, true} {
+			got := sampleConfirm(enabled, c)
+			want := c
+			if enabled && c == devices.ConfirmDevice {
+				want = devices.ConfirmPending
+			}
+			if enabled && c == devices.ConfirmWatchdog {
+				want = devices.ConfirmSilenced
+			}
+			if got != want || enabled && got.Confirmed() {
+				t.Errorf("stage on %v, %v: reads %v, want %v", enabled, c, got, want)
+			}
+		}
 	}
 }
