@@ -40,8 +40,8 @@ ldflags:
 # goals' long suites (below): a goal that regresses fails CI, not a later
 # session's check. -pgo=off: cmd/haptex's tests would otherwise compile
 # every package again with its profile (cmd/haptex/default.pgo), which
-# changes no result; the tests that build the program build it as make
-# does, with the profile.
+# changes no result; the tests that run the program build it with
+# -pgo=off too.
 test: deps vet
 	./scripts/with-display $(GO) test -race -pgo=off -timeout 30m -skip '^($(RACE_SKIP))$$' $(RACE_FIRST) ./...
 	$(MAKE) --no-print-directory long-suites
