@@ -5,7 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -15,63 +15,30 @@ import (
 
 const root = "../.."
 
-// makefile is what the test reads of the Makefile: its variables and
-// the recipes of its targets.
-type makefile struct {
-	vars    map[string]string
-	recipes map[string][]string
-}
-
-var (
-	assignRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\s*[:?]?=\s*(.*)$`)
-	targetRE = regexp.MustCompile(`^([A-Za-z0-9_.-]+):`)
-	refRE    = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
-)
-
-func readMakefile(t *testing.T) *makefile {
+// commands returns the go test commands make test runs, as make prints
+// them without running them (make -n expands its variables and descends
+// into the long suites), each split into its arguments.
+func commands(t *testing.T) [][]string {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	out, err := exec.Command("make", "-n", "--no-print-directory", "-C", root, "test").Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("make -n test: %v", err)
 	}
-	m := &makefile{vars: map[string]string{}, recipes: map[string][]string{}}
-	target := ""
-	for line := range strings.Lines(string(src)) {
-		line = strings.TrimRight(line, "\n")
-		switch {
-		case strings.HasPrefix(line, "\t"):
-			if target != "" {
-				m.recipes[target] = append(m.recipes[target], strings.TrimSpace(line))
-			}
-			continue
-		case strings.HasPrefix(line, "#"):
-			continue
-		}
-		target = ""
-		if a := assignRE.FindStringSubmatch(line); a != nil {
-			m.vars[a[1]] = strings.TrimSpace(a[2])
-		} else if g := targetRE.FindStringSubmatch(line); g != nil {
-			target = g[1]
+	var cmds [][]string
+	for line := range strings.Lines(string(out)) {
+		args := fields(strings.TrimSpace(line))
+		if i := slices.Index(args, "test"); i > 0 && args[i-1] == "go" {
+			cmds = append(cmds, args[i+1:])
 		}
 	}
-	return m
-}
-
-// expand replaces $(VAR) with the variable's value, recursively, and
-// make's $$ with $.
-func (m *makefile) expand(s string) string {
-	for range 10 {
-		s = refRE.ReplaceAllStringFunc(s, func(ref string) string { return m.vars[ref[2:len(ref)-1]] })
-	}
-	return strings.ReplaceAll(s, "$$", "$")
+	return cmds
 }
 
 // suite is one go test command of a long suite: the packages it runs and
 // its -run pattern (nil: every test).
 type suite struct {
-	target string
-	pkgs   []string
-	run    *regexp.Regexp
+	pkgs []string
+	run  *regexp.Regexp
 }
 
 // fields splits a shell command on blanks, keeping single-quoted words
@@ -101,40 +68,27 @@ func fields(cmd string) []string {
 	return out
 }
 
-func (m *makefile) suites(t *testing.T) []suite {
+// longSuite reads a long suite's go test arguments (those after "test").
+func longSuite(t *testing.T, args []string) suite {
 	t.Helper()
-	var out []suite
-	for _, target := range strings.Fields(m.vars["LONG_SUITES"]) {
-		lines := m.recipes[target]
-		if len(lines) == 0 {
-			t.Fatalf("LONG_SUITES names %s, which has no recipe", target)
-		}
-		for _, line := range lines {
-			args := fields(m.expand(line))
-			if len(args) < 2 || args[1] != "test" {
-				continue
+	var s suite
+	for i := 0; i < len(args) && args[i] != "-args"; i++ {
+		switch a := args[i]; {
+		case a == "-run" && i+1 < len(args):
+			i++
+			// go test matches the pattern's first part, before any
+			// slash, against the top-level test's name.
+			top, _, _ := strings.Cut(args[i], "/")
+			re, err := regexp.Compile(top)
+			if err != nil {
+				t.Fatalf("-run %q: %v", args[i], err)
 			}
-			s := suite{target: target}
-			for i := 2; i < len(args) && args[i] != "-args"; i++ {
-				switch a := args[i]; {
-				case a == "-run" && i+1 < len(args):
-					i++
-					// go test matches the pattern's first part, before any
-					// slash, against the top-level test's name.
-					top, _, _ := strings.Cut(args[i], "/")
-					re, err := regexp.Compile(top)
-					if err != nil {
-						t.Fatalf("%s: -run %q: %v", target, args[i], err)
-					}
-					s.run = re
-				case strings.HasPrefix(a, "./"):
-					s.pkgs = append(s.pkgs, filepath.Clean(a))
-				}
-			}
-			out = append(out, s)
+			s.run = re
+		case strings.HasPrefix(a, "./"):
+			s.pkgs = append(s.pkgs, filepath.Clean(a))
 		}
 	}
-	return out
+	return s
 }
 
 // tests maps each package folder (as ./dir) to its top-level test
@@ -181,26 +135,28 @@ func tests(t *testing.T) map[string][]string {
 // Every test the race run skips runs in a long suite, and every name the
 // skip list holds is a test.
 func TestSkippedRunElsewhere(t *testing.T) {
-	m := readMakefile(t)
-	var skip *regexp.Regexp
-	for _, line := range m.recipes["test"] {
-		args := fields(m.expand(line))
-		if i := slices.Index(args, "-skip"); i >= 0 && i+1 < len(args) && slices.Contains(args, "-race") {
-			skip = regexp.MustCompile(args[i+1])
+	var skip string
+	var suites []suite
+	for _, args := range commands(t) {
+		if !slices.Contains(args, "-race") {
+			suites = append(suites, longSuite(t, args))
+		} else if i := slices.Index(args, "-skip"); i >= 0 && i+1 < len(args) {
+			skip = args[i+1]
 		}
 	}
-	if skip == nil {
-		t.Fatal("make test's recipe has no race run with -skip")
+	if !strings.HasPrefix(skip, "^(") || !strings.HasSuffix(skip, ")$") || len(suites) == 0 {
+		t.Fatalf("make test runs no race run with -skip '^(A|B|...)$' (%q) or no long suite (%d)", skip, len(suites))
 	}
-	suites := m.suites(t)
+	names := skip[2 : len(skip)-2]
+	skipRE := regexp.MustCompile(skip)
 	all := tests(t)
 	if len(all) < 40 {
 		t.Fatalf("found tests in %d packages: the walk missed the module", len(all))
 	}
 	found := map[string]bool{}
-	for pkg, names := range all {
-		for _, name := range names {
-			if !skip.MatchString(name) {
+	for pkg, fns := range all {
+		for _, name := range fns {
+			if !skipRE.MatchString(name) {
 				continue
 			}
 			found[name] = true
@@ -212,7 +168,7 @@ func TestSkippedRunElsewhere(t *testing.T) {
 			}
 		}
 	}
-	for name := range strings.SplitSeq(m.expand("$(RACE_SKIP)"), "|") {
+	for name := range strings.SplitSeq(names, "|") {
 		if !found[name] {
 			t.Errorf("RACE_SKIP names %s, which is no test", name)
 		}
