@@ -530,7 +530,14 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 	var wg sync.WaitGroup
 	errs := make(chan error, len(r.loops))
 	for _, l := range r.loops {
-		lr := rt.New(rt.Config{Name: l.name, Period: l.period, Priority: l.priority, Nice: l.nice, Standby: l.standby, Logf: r.cfg.Logf}, clock, l.tick)
+		// On the simulated twins the cloth keeps off the haptics standby's
+		// core, where the runtime's monitor runs (rt.Config.OffStandby).
+		// Devices on lines leave it free: their bytes pass through the
+		// kernel's tty worker, and with the cloth held to one core the
+		// emulated devices fell silent more often (README, design
+		// decisions).
+		off := l == r.simLoop && r.cfg.OpenDevices == nil
+		lr := rt.New(rt.Config{Name: l.name, Period: l.period, Priority: l.priority, Nice: l.nice, Standby: l.standby, OffStandby: off, Logf: r.cfg.Logf}, clock, l.tick)
 		if l == r.hapticsLoop {
 			r.haptics.rt = lr
 		}

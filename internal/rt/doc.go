@@ -72,6 +72,14 @@
 // index for "claimed" runs the tick, so no tick runs twice or two at once.
 // HoldIdlePoll keeps idle cores out of halt altogether.
 //
+// A CPU-bound loop at normal priority can keep off the standby's core
+// (Config.OffStandby), and the runtime's monitor then runs there. The
+// monitor passes thousands of times a second while loop threads sleep in
+// system calls, and a standby's sleeps add to that; raised above the
+// loops, each pass preempts whatever runs on its core. Beside the
+// standby, which only wakes, it preempts nothing that computes (the
+// README has the figures).
+//
 // # Overruns
 //
 // A tick that ends after the next deadline (or wakes after it) is an

@@ -39,6 +39,13 @@ type Config struct {
 	// Each thread is pinned to its core. There is no standby unless the
 	// loop runs under SCHED_FIFO and may use two cores.
 	Standby time.Duration
+	// OffStandby keeps the loop's thread off the core of the process's
+	// standby thread while one runs, and the runtime's monitor on it (see
+	// "Standby" in the package doc). It is for a CPU-bound loop at normal
+	// priority (the cloth simulation), which the monitor's passes,
+	// thousands a second, would otherwise preempt. Ignored under
+	// SCHED_FIFO.
+	OffStandby bool
 	// Logf receives the loop's one-time notices (real-time refused). Nil
 	// discards them.
 	Logf func(format string, args ...any)
@@ -113,6 +120,8 @@ type Loop struct {
 	// before it calls the step).
 	lateness time.Duration
 	prevComp time.Duration
+
+	off offStandby // the loop's own thread only, with Config.OffStandby
 }
 
 const claimed = -1
@@ -186,6 +195,7 @@ func (l *Loop) Run(ctx context.Context) error {
 			cancel()
 		}
 	}
+	defer l.off.done()
 	// First tick: the next grid point at or after now, once the threads
 	// are set up (a new thread can take milliseconds on a loaded machine,
 	// which would make the first tick late).
@@ -219,6 +229,9 @@ func (l *Loop) startStandby(ctx context.Context) (stopped <-chan struct{}, start
 		if err == nil {
 			err = setRealtime(l.cfg.Priority, nil)
 		}
+		if err == nil {
+			defer claimStandbyCore(other)()
+		}
 		ready <- err
 		if err != nil {
 			return
@@ -251,6 +264,11 @@ func (l *Loop) serve(ctx context.Context, k int64, delay time.Duration) error {
 		case <-done:
 			return ctx.Err()
 		default:
+		}
+		if delay == 0 && l.cfg.OffStandby && !l.Tel.RealTime.Load() {
+			if err := l.off.keep(l); err != nil {
+				l.logf("rt: loop %s: thread not kept off the standby's core (%v)", l.cfg.Name, err)
+			}
 		}
 		deadline := l.cfg.Offset + time.Duration(k)*p
 		if err := l.clock.sleepUntil(deadline + delay); err != nil {

@@ -75,7 +75,7 @@ func TestLoopAllocatesNothingPerTick(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var before, after runtime.MemStats
 	n := 0
-	l := New(Config{Name: "alloc", Period: 200 * time.Microsecond}, clock, func(time.Duration) {
+	l := New(Config{Name: "alloc", Period: 200 * time.Microsecond, OffStandby: true}, clock, func(time.Duration) {
 		n++
 		switch n {
 		case 100:

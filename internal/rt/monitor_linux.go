@@ -54,6 +54,26 @@ func RaiseMonitor() error {
 	return monitor.err
 }
 
+// pinMonitor pins the runtime's monitor thread to cpu, once RaiseMonitor
+// has raised it, and returns a function that gives it back the cores it
+// had. A monitor at normal priority is never pinned: a real-time thread of
+// its core would then hold it off for as long as it waited for it.
+func pinMonitor(cpu int) (unpin func(), err error) {
+	if err := RaiseMonitor(); err != nil {
+		return nil, err
+	}
+	tid := monitor.tid
+	var prev, set unix.CPUSet
+	if err := unix.SchedGetaffinity(tid, &prev); err != nil {
+		return nil, fmt.Errorf("the Go runtime's monitor thread %d: %w", tid, err)
+	}
+	set.Set(cpu)
+	if err := unix.SchedSetaffinity(tid, &set); err != nil {
+		return nil, fmt.Errorf("the Go runtime's monitor thread %d: %w", tid, err)
+	}
+	return func() { _ = unix.SchedSetaffinity(tid, &prev) }, nil
+}
+
 // findMonitor returns the id of the Go runtime's monitor thread: the
 // first thread the process made after its main thread. The runtime starts
 // it first thing in runtime.main, before any package is initialised (Go

@@ -173,6 +173,28 @@ func pinThread(cpu int) error {
 	return unix.SchedSetaffinity(0, &set)
 }
 
+// cpuMask is a set of cores.
+type cpuMask = unix.CPUSet
+
+// keepOff pins the calling thread to the cores of allowed but cpu (all of
+// them when cpu < 0). An empty allowed is first filled with the cores the
+// thread may run on now.
+func keepOff(allowed *cpuMask, cpu int) error {
+	if allowed.Count() == 0 {
+		if err := unix.SchedGetaffinity(0, allowed); err != nil {
+			return err
+		}
+	}
+	set := *allowed
+	if cpu >= 0 {
+		set.Clear(cpu)
+		if set.Count() == 0 {
+			return fmt.Errorf("it may run on core %d only", cpu)
+		}
+	}
+	return unix.SchedSetaffinity(0, &set)
+}
+
 // HoldIdlePoll asks the kernel, through its PM QoS interface, to keep idle
 // cores polling rather than halting until release is called: it writes a
 // wake-up latency of 0 to /dev/cpu_dma_latency and keeps the file open.

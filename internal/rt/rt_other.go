@@ -43,6 +43,14 @@ func twoCPUs() (own, other int, err error) {
 	return 0, 0, errors.New("thread affinity is implemented on Linux only")
 }
 
+type cpuMask struct{}
+
+func keepOff(*cpuMask, int) error { return errors.New("thread affinity is implemented on Linux only") }
+
+func pinMonitor(int) (func(), error) {
+	return nil, errors.New("real-time scheduling is implemented on Linux only")
+}
+
 func pinThread(int) error { return errors.New("thread affinity is implemented on Linux only") }
 
 // HoldIdlePoll is implemented on Linux only.

@@ -5,9 +5,12 @@ package rt
 import (
 	"context"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // A higher-priority thread takes the loop's core for 20 ms, as a host does
@@ -89,4 +92,148 @@ func TestStandbyRunsTicksWhileTheCoreIsTaken(t *testing.T) {
 	if last.Load() != before {
 		t.Error("a tick ran after Run returned")
 	}
+}
+
+// A loop with OffStandby runs off the standby's core while a standby
+// runs, and the runtime's monitor runs on that core while such a loop
+// does; each gets its cores back when the other stops. A standby alone
+// leaves the monitor where it was. Both orders of start are run, as the
+// rig's loops start in no set order.
+func TestStandbyCoreKeepsMonitorAway(t *testing.T) {
+	_, other, err := twoCPUs()
+	if err != nil {
+		t.Skipf("needs two cores: %v", err)
+	}
+	needFIFO(t)
+	if err := RaiseMonitor(); err != nil {
+		t.Fatal(err)
+	}
+	defer ReserveProcs(3)()
+	monitorBefore := affinity(t, monitor.tid)
+	clock := NewClock()
+	monitorOn := func(want []int, when string) {
+		t.Helper()
+		if got := affinity(t, monitor.tid); !slices.Equal(got, want) {
+			t.Errorf("%s the monitor may run on %v, want %v", when, got, want)
+		}
+	}
+
+	t.Run("standby first", func(t *testing.T) {
+		rtl := startStandby(t, clock)
+		monitorOn(monitorBefore, "with a standby alone")
+		allowed, offCores, stopBatch := startBatch(t, clock)
+		want := withoutCore(allowed, other)
+		waitFor(t, "the batch loop off the standby's core", func() bool { return slices.Equal(offCores(), want) })
+		monitorOn([]int{other}, "beside a loop kept off the standby's core")
+		stopBatch()
+		monitorOn(monitorBefore, "once the loop kept off has stopped")
+		rtl.stop(t)
+	})
+	t.Run("batch first", func(t *testing.T) {
+		allowed, offCores, stopBatch := startBatch(t, clock)
+		if !slices.Contains(allowed, other) {
+			t.Fatalf("the batch loop may run on %v before any standby, not on the standby's core %d", allowed, other)
+		}
+		monitorOn(monitorBefore, "with no standby")
+		rtl := startStandby(t, clock)
+		want := withoutCore(allowed, other)
+		waitFor(t, "the batch loop off the standby's core", func() bool { return slices.Equal(offCores(), want) })
+		monitorOn([]int{other}, "beside a loop kept off the standby's core")
+		rtl.stop(t)
+		waitFor(t, "the batch loop back on every core", func() bool { return slices.Equal(offCores(), allowed) })
+		monitorOn(monitorBefore, "once the standby has stopped")
+		stopBatch()
+	})
+}
+
+type runningLoop struct {
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func (r runningLoop) stop(t *testing.T) {
+	t.Helper()
+	r.cancel()
+	if err := <-r.done; err != context.Canceled {
+		t.Fatalf("the loop returned %v", err)
+	}
+}
+
+// startStandby starts a 1 kHz real-time loop with a standby thread.
+func startStandby(t *testing.T, clock *Clock) runningLoop {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	l := New(Config{Name: "rt", Period: time.Millisecond, Priority: 10, Standby: 200 * time.Microsecond, Logf: t.Logf}, clock, func(time.Duration) {})
+	r := runningLoop{cancel, make(chan error, 1)}
+	go func() { r.done <- l.Run(ctx) }()
+	t.Cleanup(cancel)
+	waitFor(t, "the real-time loop's first tick", func() bool { return l.Tel.Ticks.Load() > 0 })
+	if !l.Tel.RealTime.Load() {
+		t.Skip("SCHED_FIFO not permitted: no standby")
+	}
+	if !l.Tel.Standby.Load() {
+		t.Fatal("no standby thread on a machine with two cores and SCHED_FIFO")
+	}
+	return r
+}
+
+// startBatch starts a 1 kHz batch loop with OffStandby, and returns the
+// cores its thread could run on at its first tick, a function that reads
+// them at its latest, and one that stops it.
+func startBatch(t *testing.T, clock *Clock) (first []int, latest func() []int, stop func()) {
+	t.Helper()
+	var cur atomic.Pointer[[]int]
+	ctx, cancel := context.WithCancel(context.Background())
+	l := New(Config{Name: "batch", Period: time.Millisecond, Nice: 5, OffStandby: true, Logf: t.Logf}, clock, func(time.Duration) {
+		c, _ := cores(0) // nil on an error, which no wait accepts
+		cur.Store(&c)
+	})
+	r := runningLoop{cancel, make(chan error, 1)}
+	go func() { r.done <- l.Run(ctx) }()
+	t.Cleanup(cancel)
+	waitFor(t, "the batch loop's first tick", func() bool { return cur.Load() != nil })
+	first = *cur.Load()
+	if first == nil {
+		t.Fatal("the batch loop could not read its thread's cores")
+	}
+	return first, func() []int { return *cur.Load() }, func() { r.stop(t) }
+}
+
+func withoutCore(cores []int, c int) []int {
+	return slices.DeleteFunc(slices.Clone(cores), func(x int) bool { return x == c })
+}
+
+// affinity lists the cores thread tid may run on.
+func affinity(t *testing.T, tid int) []int {
+	c, err := cores(tid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// cores lists the cores thread tid (0: the calling one) may run on.
+func cores(tid int) ([]int, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(tid, &set); err != nil {
+		return nil, err
+	}
+	var c []int
+	for i := range len(set) * 64 {
+		if set.IsSet(i) {
+			c = append(c, i)
+		}
+	}
+	return c, nil
+}
+
+// waitFor polls cond every millisecond for up to 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("waited 10 s for %s", what)
 }
