@@ -158,8 +158,13 @@ func TestMonitorInversion(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	t.Logf("%d wakes %v apart, the monitor pinned to cpu %d: the latest %v", int(*inversionFor/period), period, own, r.worst)
-	if n := Demotions() - demotions; n > 0 || r.late > 0 {
+	n := Demotions() - demotions
+	t.Logf("%d wakes %v apart, the monitor pinned to cpu %d: the latest %v; %d threads demoted by the watchdog", int(*inversionFor/period), period, own, r.worst, n)
+	// A loop held in exitsyscall spins until the watchdog demotes it, which
+	// takes watchBusy of a window (375 ms): such a wake is far over 100 ms
+	// late. A demotion without one is the loop's own work, 20,000 wakes a
+	// second, over watchBusy of its core on a slow host.
+	if r.late > 0 {
 		t.Errorf("%d wakes over 100 ms late (the latest %v), %d threads demoted by the watchdog: the loop waited for the runtime's monitor", r.late, r.worst, n)
 	}
 }
