@@ -208,6 +208,28 @@ func TestRealtimeRun(t *testing.T) {
 	checkLateTicks(t, filepath.Join(r.SessionDir(), "haptics.csv"), h)
 }
 
+// In a real-time run on the simulated twins the cloth's thread runs off
+// the haptics standby's core (rt.Config.OffStandby), and the summary says
+// so for that loop alone.
+func TestClothOffStandby(t *testing.T) {
+	r, err := New(coarse(Config{OutDir: t.TempDir(), Duration: 300 * time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Loops[0].Standby {
+		t.Skip("no standby thread (it needs SCHED_FIFO and two cores)")
+	}
+	for _, l := range sum.Loops {
+		if want := l.Name == "sim"; l.OffStandby != want {
+			t.Errorf("loop %s: off_standby %v, want %v", l.Name, l.OffStandby, want)
+		}
+	}
+}
+
 // checkLateTicks checks a loop's list of late ticks against its CSV: the
 // list holds the first of the ticks whose lateness column exceeds 1 ms,
 // with the same times and lateness. A machine that ran no tick late checks

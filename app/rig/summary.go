@@ -25,6 +25,10 @@ type LoopSummary struct {
 	// rt.Config.Standby), and Takeovers how many ticks it ran.
 	Standby   bool   `json:"standby"`
 	Takeovers uint64 `json:"takeovers"`
+	// OffStandby reports that the loop's thread ran off the standby
+	// thread's core, where the runtime's monitor ran (the cloth on the
+	// simulated twins; rt.Config.OffStandby).
+	OffStandby bool `json:"off_standby,omitempty"`
 	// LateTicks lists the first rt.MaxLateTicks of the LateOver1ms ticks.
 	LateTicks []LateTick `json:"late_ticks,omitempty"`
 }
@@ -165,6 +169,7 @@ func (r *Rig) summary(mode string, run, wall time.Duration) *Summary {
 			ls.LateOver1ms = tel.LateOver1ms.Load()
 			ls.Standby = tel.Standby.Load()
 			ls.Takeovers = tel.Takeovers.Load()
+			ls.OffStandby = tel.OffStandby.Load()
 			for _, lt := range tel.LateTicks() {
 				ls.LateTicks = append(ls.LateTicks, LateTick{TS: lt.Deadline.Seconds(), LatenessUs: float64(lt.Lateness) / 1e3, Standby: lt.Standby})
 			}

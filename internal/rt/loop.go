@@ -70,9 +70,13 @@ type Telemetry struct {
 	Standby atomic.Bool
 	// Takeovers counts the ticks the standby thread ran.
 	Takeovers atomic.Uint64
-	started   atomic.Int64 // clock time of the first tick [ns]
-	last      atomic.Int64 // clock time of the latest tick [ns]
-	late      [MaxLateTicks]LateTick
+	// OffStandby reports whether the loop's thread has run off a standby
+	// thread's core (Config.OffStandby): set when the thread was moved,
+	// never cleared.
+	OffStandby atomic.Bool
+	started    atomic.Int64 // clock time of the first tick [ns]
+	last       atomic.Int64 // clock time of the latest tick [ns]
+	late       [MaxLateTicks]LateTick
 }
 
 // LateTick is a tick that woke more than 1 ms after its deadline.
@@ -266,8 +270,10 @@ func (l *Loop) serve(ctx context.Context, k int64, delay time.Duration) error {
 		default:
 		}
 		if delay == 0 && l.cfg.OffStandby && !l.Tel.RealTime.Load() {
-			if err := l.off.keep(l); err != nil {
+			if moved, err := l.off.keep(l); err != nil {
 				l.logf("rt: loop %s: thread not kept off the standby's core (%v)", l.cfg.Name, err)
+			} else if moved {
+				l.Tel.OffStandby.Store(true)
 			}
 		}
 		deadline := l.cfg.Offset + time.Duration(k)*p

@@ -86,13 +86,13 @@ type offStandby struct {
 
 // keep moves the calling thread (the loop's own) off the standby core, or
 // back onto every core it had once no standby runs, when that has changed
-// since the last call: one atomic load when nothing has. An error (the
-// thread may run on the standby's core only, say) is returned once, for
-// the change that could not be made.
-func (o *offStandby) keep(l *Loop) error {
+// since the last call: one atomic load when nothing has. moved reports a
+// move off the standby core. An error (the thread may run on the standby's
+// core only, say) is returned once, for the change that could not be made.
+func (o *offStandby) keep(l *Loop) (moved bool, err error) {
 	c := standbyCore.Load()
 	if c == o.core {
-		return nil
+		return false, nil
 	}
 	if o.core != 0 {
 		unpinMonitor()
@@ -101,7 +101,10 @@ func (o *offStandby) keep(l *Loop) error {
 	if c != 0 {
 		l.pinMonitorTo(int(c) - 1)
 	}
-	return keepOff(&o.allowed, int(c)-1)
+	if err := keepOff(&o.allowed, int(c)-1); err != nil {
+		return false, err
+	}
+	return c != 0, nil
 }
 
 // done gives up the monitor's place when the loop stops.

@@ -121,7 +121,7 @@ func TestStandbyCoreKeepsMonitorAway(t *testing.T) {
 	t.Run("standby first", func(t *testing.T) {
 		rtl := startStandby(t, clock)
 		monitorOn(monitorBefore, "with a standby alone")
-		allowed, offCores, stopBatch := startBatch(t, clock)
+		allowed, offCores, stopBatch, _ := startBatch(t, clock)
 		want := withoutCore(allowed, other)
 		waitFor(t, "the batch loop off the standby's core", func() bool { return slices.Equal(offCores(), want) })
 		monitorOn([]int{other}, "beside a loop kept off the standby's core")
@@ -130,15 +130,21 @@ func TestStandbyCoreKeepsMonitorAway(t *testing.T) {
 		rtl.stop(t)
 	})
 	t.Run("batch first", func(t *testing.T) {
-		allowed, offCores, stopBatch := startBatch(t, clock)
+		allowed, offCores, stopBatch, tel := startBatch(t, clock)
 		if !slices.Contains(allowed, other) {
 			t.Fatalf("the batch loop may run on %v before any standby, not on the standby's core %d", allowed, other)
 		}
 		monitorOn(monitorBefore, "with no standby")
+		if tel.OffStandby.Load() {
+			t.Error("the batch loop's telemetry says it ran off a standby's core before any standby ran")
+		}
 		rtl := startStandby(t, clock)
 		want := withoutCore(allowed, other)
 		waitFor(t, "the batch loop off the standby's core", func() bool { return slices.Equal(offCores(), want) })
 		monitorOn([]int{other}, "beside a loop kept off the standby's core")
+		if !tel.OffStandby.Load() {
+			t.Error("the batch loop ran off the standby's core and its telemetry does not say so")
+		}
 		rtl.stop(t)
 		waitFor(t, "the batch loop back on every core", func() bool { return slices.Equal(offCores(), allowed) })
 		monitorOn(monitorBefore, "once the standby has stopped")
@@ -179,8 +185,8 @@ func startStandby(t *testing.T, clock *Clock) runningLoop {
 
 // startBatch starts a 1 kHz batch loop with OffStandby, and returns the
 // cores its thread could run on at its first tick, a function that reads
-// them at its latest, and one that stops it.
-func startBatch(t *testing.T, clock *Clock) (first []int, latest func() []int, stop func()) {
+// them at its latest, one that stops it, and its telemetry.
+func startBatch(t *testing.T, clock *Clock) (first []int, latest func() []int, stop func(), tel *Telemetry) {
 	t.Helper()
 	var cur atomic.Pointer[[]int]
 	ctx, cancel := context.WithCancel(context.Background())
@@ -196,7 +202,7 @@ func startBatch(t *testing.T, clock *Clock) (first []int, latest func() []int, s
 	if first == nil {
 		t.Fatal("the batch loop could not read its thread's cores")
 	}
-	return first, func() []int { return *cur.Load() }, func() { r.stop(t) }
+	return first, func() []int { return *cur.Load() }, func() { r.stop(t) }, &l.Tel
 }
 
 func withoutCore(cores []int, c int) []int {
