@@ -139,13 +139,7 @@ func twoCPUs() (own, other int, err error) {
 	if err := unix.SchedGetaffinity(0, &set); err != nil {
 		return 0, 0, err
 	}
-	var allowed []int
-	for c := range len(set) * 64 {
-		if set.IsSet(c) {
-			allowed = append(allowed, c)
-		}
-	}
-	own, other, ok := pickCPUs(allowed, threadSiblings)
+	own, other, ok := pickCPUs(coresOf(&set), threadSiblings)
 	if !ok {
 		return 0, 0, errors.New("only one core available")
 	}
@@ -171,6 +165,17 @@ func pinThread(cpu int) error {
 	var set unix.CPUSet
 	set.Set(cpu)
 	return unix.SchedSetaffinity(0, &set)
+}
+
+// coresOf lists the cores in set, in increasing order.
+func coresOf(set *unix.CPUSet) []int {
+	var cores []int
+	for c := range len(set) * 64 {
+		if set.IsSet(c) {
+			cores = append(cores, c)
+		}
+	}
+	return cores
 }
 
 // cpuMask is a set of cores.

@@ -224,13 +224,7 @@ func cores(tid int) ([]int, error) {
 	if err := unix.SchedGetaffinity(tid, &set); err != nil {
 		return nil, err
 	}
-	var c []int
-	for i := range len(set) * 64 {
-		if set.IsSet(i) {
-			c = append(c, i)
-		}
-	}
-	return c, nil
+	return coresOf(&set), nil
 }
 
 // waitFor polls cond every millisecond for up to 10 s.
