@@ -54,11 +54,13 @@ type attack struct {
 	forging  atomic.Bool  // rewrite STATE.fault to estop
 	forged   atomic.Int64 // clock time of the first forged STATE of the trial (0: none yet)
 	dropped  atomic.Int32 // ENABLE 0 frames lost (or turned) in this trial
+	passed   atomic.Int64 // clock time the newest frame to the device left the rule
 	capsEdit atomic.Pointer[func(body []byte)]
 }
 
 func (a *attack) toDevice(f *wire.Frame) faulttest.Verdict {
 	if f.Type != wire.TypeEnable || len(f.Body) < 1 || f.Body[0] != 0 || !a.forging.Load() {
+		a.passed.Store(int64(a.clock.Now()))
 		return faulttest.Verdict{}
 	}
 	switch a.mode.Load() {
@@ -101,6 +103,7 @@ type bench struct {
 	offAt    atomic.Int64 // clock time the device's stage last switched off
 	onAt     atomic.Int64 // clock time it last switched on
 	offWhy   atomic.Pointer[string]
+	cmdAt    atomic.Int64 // clock time the device took its newest COMMAND
 }
 
 func newBench(t *testing.T) *bench {
@@ -123,6 +126,7 @@ func newBench(t *testing.T) *bench {
 			b.onAt.Store(int64(b.clock.Now()))
 		}
 	})
+	b.dev.OnCommand(func(uint32, *wire.Command) { b.cmdAt.Store(int64(b.clock.Now())) })
 	b.proxy, err = faulttest.NewProxy(em.Plug("exo").Path(), b.atk.toDevice, b.atk.toHost)
 	if err != nil {
 		t.Fatal(err)
@@ -154,6 +158,9 @@ type trial struct {
 	start   time.Duration // the trial began (clock time)
 	trip    time.Duration // host saw the fault (clock time)
 	disable time.Duration // host asked for the stage off, after the ramp (clock time)
+	wrote   time.Duration // the host's last COMMAND before ENABLE 0 was written (clock time)
+	passed  time.Duration // the newest frame to the device left the proxy's rule, at the end (clock time)
+	taken   time.Duration // the device took its newest COMMAND, at the end (clock time)
 	off     time.Duration // the device's stage switched off
 	cause   string        // what switched it off, at the device
 	confirm devices.Confirm
@@ -267,11 +274,13 @@ func (s *servo) write(x *link.Exo, tau [3]float64) {
 	s.cmd.Seq++
 	s.cmd.Torque = tau
 	_ = x.Write(&s.cmd)
+	s.tr.wrote = s.b.clock.Now()
 }
 
 func (s *servo) finish(err error) {
 	s.tr.err = err
 	s.tr.dropped = s.b.atk.dropped.Load()
+	s.tr.passed, s.tr.taken = time.Duration(s.b.atk.passed.Load()), time.Duration(s.b.cmdAt.Load())
 	// From the trip on, or, for a trial that failed before it, from its
 	// start: the device's loops' lateness was reset at either.
 	from := s.tr.start
@@ -279,6 +288,11 @@ func (s *servo) finish(err error) {
 		from = s.tr.trip
 	}
 	s.tr.pause = max(s.b.em.Lateness(), s.b.proxy.Lateness(), s.b.canaries.Held(from, s.b.clock.Now()))
+	if s.tr.taken > s.tr.wrote {
+		// The line carried the host's last COMMAND this long: the device's
+		// watchdog counts from it.
+		s.tr.pause = max(s.tr.pause, s.tr.taken-s.tr.wrote)
+	}
 	s.b.atk.forging.Store(false)
 	s.active = false
 	s.done <- s.tr
@@ -286,13 +300,14 @@ func (s *servo) finish(err error) {
 
 // pauseLimit: a trial in which, between the trip (or the start of a trial
 // that failed before it) and the end, a CPU stopped (a canary on it woke
-// late), the kernel held a line's bytes (the line canary), or the
+// late), the kernel held a line's bytes (the line canary, or the host's
+// last COMMAND: from the host's write to the device taking it), or the
 // device's loop or the proxy's woke later than this, was disturbed by the
-// machine, not by the
-// code under test: this virtual machine stops for milliseconds at a time
-// (README, "Real-time timing"), and here the device's firmware stops with
-// it. Such a trial is run again, and counted. The stand-in servo's own
-// lateness does not count: the host's code could cause it.
+// machine, not by the code under test: this virtual machine stops for
+// milliseconds at a time (README, "Real-time timing"), and here the
+// device's firmware stops with it. Such a trial is run again, and
+// counted. The stand-in servo's own lateness does not count: the host's
+// code could cause it.
 const pauseLimit = faulttest.Hold
 
 // runTrials runs n undisturbed forged faults with the proxy in mode and
@@ -429,7 +444,8 @@ func TestEnableOffLost(t *testing.T) {
 				// the device after it.
 				for i, tr := range trs {
 					if tr.off-tr.trip > offGoal {
-						t.Logf("trial %d: ENABLE 0 %v after the trip, motors off %v after it; longest stop of the machine %v", i, tr.disable-tr.trip, tr.off-tr.disable, tr.pause)
+						t.Logf("trial %d: ENABLE 0 %v after the trip, motors off %v after it; the host's last COMMAND written %v before ENABLE 0, the newest frame to the device through the proxy %v and the newest COMMAND taken by it %v after ENABLE 0; longest stop of the machine %v",
+							i, tr.disable-tr.trip, tr.off-tr.disable, tr.disable-tr.wrote, tr.passed-tr.disable, tr.taken-tr.disable, tr.pause)
 					}
 				}
 			}
