@@ -158,7 +158,7 @@ type trial struct {
 	start   time.Duration // the trial began (clock time)
 	trip    time.Duration // host saw the fault (clock time)
 	disable time.Duration // host asked for the stage off, after the ramp (clock time)
-	wrote   time.Duration // the host's last COMMAND before ENABLE 0 was written (clock time)
+	wrote   time.Duration // the host's write of its last COMMAND before ENABLE 0 returned (clock time)
 	passed  time.Duration // the newest frame to the device left the proxy's rule, at the end (clock time)
 	taken   time.Duration // the device took its newest COMMAND, at the end (clock time)
 	off     time.Duration // the device's stage switched off
@@ -444,8 +444,8 @@ func TestEnableOffLost(t *testing.T) {
 				// the device after it.
 				for i, tr := range trs {
 					if tr.off-tr.trip > offGoal {
-						t.Logf("trial %d: ENABLE 0 %v after the trip, motors off %v after it; the host's last COMMAND written %v before ENABLE 0, the newest frame to the device through the proxy %v and the newest COMMAND taken by it %v after ENABLE 0; longest stop of the machine %v",
-							i, tr.disable-tr.trip, tr.off-tr.disable, tr.disable-tr.wrote, tr.passed-tr.disable, tr.taken-tr.disable, tr.pause)
+						t.Logf("trial %d: ENABLE 0 %v after the trip, motors off %v after it; the device took its newest COMMAND %v after the host's write of the last one returned (the proxy passed its newest frame %v after it), and its watchdog cut the motors %v after taking it; longest stop of the machine or the line %v",
+							i, tr.disable-tr.trip, tr.off-tr.disable, tr.taken-tr.wrote, tr.passed-tr.wrote, tr.off-tr.taken, tr.pause)
 					}
 				}
 			}
