@@ -185,13 +185,16 @@ const KeeperPriority = 78
 // lock it never waits for a core, and sleeps in the kernel, so that its
 // wake-up does not wait for the Go scheduler (on a Go timer it woke up to
 // 150 ms late on a loaded machine); the P such a thread keeps while it
-// sleeps is added to GOMAXPROCS for its life (rt.AddProcs).
+// sleeps is added to GOMAXPROCS for its life (rt.AddProcs). Every 4 ms it
+// passes through the scheduler (session.yield), but not while it repeats
+// ENABLE 0.
 func (s *session) keep() {
 	release := rt.AddProcs(1)
 	defer release()
 	_ = rt.LockRealtime(KeeperPriority)
 	idle := min(max(s.heartbeat/2, 100*time.Microsecond), 5*time.Millisecond)
 	wait := idle
+	var yielded int64
 	for {
 		ts := unix.NsecToTimespec(int64(wait))
 		_ = unix.ClockNanosleep(unix.CLOCK_MONOTONIC, 0, &ts, nil)
@@ -205,8 +208,19 @@ func (s *session) keep() {
 		if s.kind == wire.KindExo && s.confirmState() == devices.ConfirmPending {
 			wait = min(wait, s.opt.OffRepeat)
 		}
+		// Not while ENABLE 0 is repeated: the keeper's yield waits for a
+		// normal-priority thread to hand its goroutine back (under load,
+		// milliseconds), which a heartbeat can afford, the device's
+		// watchdog being four heartbeats.
+		if s.kind != wire.KindExo || s.confirmState() != devices.ConfirmPending {
+			yielded = s.yield(yielded)
+		}
 	}
 }
+
+// keeperYield is how often the link's reader and keeper pass through the
+// scheduler (session.yield).
+const keeperYield = 4 * time.Millisecond
 
 // tend is one round of the keeper's duties.
 func (s *session) tend() {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -435,11 +436,17 @@ func (s *session) closeConn() {
 // tens of milliseconds for a core while the samples sat in the port.
 func (s *session) readLoop() {
 	defer close(s.done)
+	// A P of its own while it waits in the kernel, as the keeper has
+	// (rt.AddProcs): with none idle, the runtime's monitor takes the P of
+	// every wait and passes every 20 µs.
+	defer rt.AddProcs(1)()
+	var yielded int64
 	if s.poller != nil {
 		for {
 			s.rmu.Lock()
 			err := s.drain()
 			s.rmu.Unlock()
+			yielded = s.yield(yielded)
 			if err == nil {
 				err = s.poller.WaitReadable()
 			}
@@ -458,7 +465,21 @@ func (s *session) readLoop() {
 		s.rmu.Lock()
 		s.consume(s.buf[:n])
 		s.rmu.Unlock()
+		yielded = s.yield(yielded)
 	}
+}
+
+// yield passes the reader through the scheduler when it last did so
+// keeperYield or more before: a goroutine that only waits in system calls
+// never does, and the runtime's monitor then takes its P at each wait,
+// passing every 20 µs for the session's life (internal/rt's package doc,
+// "The runtime's monitor"). It returns when the reader last yielded.
+func (s *session) yield(yielded int64) int64 {
+	if now := s.now(); time.Duration(now-yielded) >= keeperYield {
+		runtime.Gosched()
+		return now
+	}
+	return yielded
 }
 
 // drain takes every byte that has arrived, without waiting (rmu held).

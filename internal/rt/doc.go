@@ -39,6 +39,21 @@
 // then always ends before a loop can take its core.
 // TestMonitorInversion builds the case; docs/safety.md has the figures.
 //
+// The monitor takes a P from a sleeper, and then passes every 20 µs, when
+// the goroutine on that P has not been through the scheduler for 10 ms:
+// it takes that for a goroutine that ran too long. A locked goroutine that
+// only sleeps in system calls never goes through it, so one such loop kept
+// the monitor at its shortest interval for the life of the loop (about
+// 12,000 passes a second in a session), preempting whatever shared its
+// core at each; and it takes the P of any sleep longer than 10 ms. So each
+// of a loop's threads calls runtime.Gosched every 4 ms, when a quarter of
+// a period (at most 1 ms) or more is left before its next wake-up, and
+// never both threads at once, and sleeps longer than 6 ms in pieces: a
+// real-time thread then waits for a normal one to hand its goroutine
+// back, as after any preemption, and the other thread covers its tick.
+// TestLoopLetsMonitorRest compares the monitor's passes with and without
+// it.
+//
 // # Sleeping without the scheduler
 //
 // Sleep sleeps in a raw system call: the goroutine never leaves the

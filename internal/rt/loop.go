@@ -126,9 +126,18 @@ type Loop struct {
 	prevComp time.Duration
 
 	off offStandby // the loop's own thread only, with Config.OffStandby
+
+	// yielding is set while one of the loop's threads yields (sleep), so
+	// that the other is never in the scheduler at the same time.
+	yielding atomic.Bool
 }
 
 const claimed = -1
+
+// yieldEvery is how often each of a loop's threads passes through the Go
+// scheduler (runtime.Gosched; Loop.sleep says when): see "The runtime's
+// monitor" in the package doc. 0 never (the tests' comparison).
+var yieldEvery = 4 * time.Millisecond
 
 // New returns a loop. It panics if the period is not positive, or the
 // priority or standby outside their ranges: programming errors caught at
@@ -263,6 +272,7 @@ func (l *Loop) startStandby(ctx context.Context) (stopped <-chan struct{}, start
 func (l *Loop) serve(ctx context.Context, k int64, delay time.Duration) error {
 	done := ctx.Done()
 	p := l.cfg.Period
+	var yielded time.Duration // when this thread last yielded
 	for {
 		select {
 		case <-done:
@@ -277,7 +287,7 @@ func (l *Loop) serve(ctx context.Context, k int64, delay time.Duration) error {
 			}
 		}
 		deadline := l.cfg.Offset + time.Duration(k)*p
-		if err := l.clock.sleepUntil(deadline + delay); err != nil {
+		if err := l.sleep(deadline+delay, &yielded); err != nil {
 			return fmt.Errorf("rt: loop %s: sleep: %w", l.cfg.Name, err)
 		}
 		if !l.turn.CompareAndSwap(k, claimed) {
@@ -296,6 +306,32 @@ func (l *Loop) serve(ctx context.Context, k int64, delay time.Duration) error {
 		}
 		k = l.tick(deadline, delay > 0)
 		l.turn.Store(k)
+	}
+}
+
+// sleep sleeps until wake, passing through the scheduler every yieldEvery
+// on the way while at least a quarter of the period (at most 1 ms) is
+// left, and never while the loop's other thread does; a sleep longer than
+// 1.5·yieldEvery is taken in pieces of yieldEvery. yielded is when this
+// thread last yielded.
+func (l *Loop) sleep(wake time.Duration, yielded *time.Duration) error {
+	if yieldEvery <= 0 {
+		return l.clock.sleepUntil(wake)
+	}
+	slack := min(l.cfg.Period/4, time.Millisecond)
+	for {
+		now := l.clock.Now()
+		if now-*yielded >= yieldEvery && wake-now > slack && l.yielding.CompareAndSwap(false, true) {
+			runtime.Gosched()
+			l.yielding.Store(false)
+			*yielded = now
+		}
+		if wake-now <= yieldEvery+yieldEvery/2 {
+			return l.clock.sleepUntil(wake)
+		}
+		if err := l.clock.sleepUntil(now + yieldEvery); err != nil {
+			return err
+		}
 	}
 }
 
@@ -343,9 +379,9 @@ func (l *Loop) logf(format string, args ...any) {
 }
 
 // ReserveProcs raises GOMAXPROCS so that each of n loop threads about to
-// run (standby threads count) can keep a P of its own, and returns a
-// function that restores the previous setting. Call it before starting the
-// loops.
+// run (standby threads count) can keep a P of its own, with one more to
+// spare, and returns a function that takes them back. Call it before
+// starting the loops. The Ps add to those other calls hold (AddProcs).
 //
 // A loop's goroutine spends most of each period in clock_nanosleep, and
 // every 10 ms the runtime's sysmon hands the P of a goroutine it finds in a
@@ -359,13 +395,7 @@ func (l *Loop) logf(format string, args ...any) {
 // CPU-bound work: they are idle while the loops sleep, and the kernel,
 // where SCHED_FIFO decides, shares the cores among the threads that run.
 func ReserveProcs(n int) (restore func()) {
-	prev := runtime.GOMAXPROCS(0)
-	want := runtime.NumCPU() + n + 1
-	if want <= prev {
-		return func() {}
-	}
-	runtime.GOMAXPROCS(want)
-	return func() { runtime.GOMAXPROCS(prev) }
+	return adjustProcs(n + 1)
 }
 
 // LockRealtime locks the calling goroutine to its OS thread for good and
@@ -381,25 +411,43 @@ func LockRealtime(priority int) error {
 	return setRealtime(priority, nil)
 }
 
-var procsMu sync.Mutex
-
 // AddProcs raises GOMAXPROCS by n for threads that will sleep in the
 // kernel for the life of something (a device link's keeper thread), and
 // returns a function that takes them back. Such a thread keeps its P
 // while it sleeps until the runtime's monitor takes it back, and then
 // needs an idle one to go on: with more of them than spare Ps, one coming
-// back from its sleep waited up to 210 ms. Unlike ReserveProcs it adds to
-// whatever the setting is.
+// back from its sleep waited up to 210 ms.
 func AddProcs(n int) (release func()) {
-	procsMu.Lock()
-	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + n)
-	procsMu.Unlock()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			procsMu.Lock()
-			runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0)-n, 1))
-			procsMu.Unlock()
-		})
+	return adjustProcs(n)
+}
+
+// procs is what ReserveProcs and AddProcs hold: each adds to the others,
+// so that the Ps of a rig's loops and of its links' threads are all spare
+// (with too few, the monitor takes the P of every thread in a system call
+// and passes every 20 µs: "The runtime's monitor" in the package doc).
+var procs struct {
+	sync.Mutex
+	base  int // GOMAXPROCS before the first of those held
+	extra int // Ps held
+}
+
+// adjustProcs adds n Ps (n > 0) above the cores, or the setting before, and
+// returns the function that takes them back.
+func adjustProcs(n int) (release func()) {
+	set := func(d int) {
+		procs.Lock()
+		defer procs.Unlock()
+		if procs.extra == 0 {
+			procs.base = runtime.GOMAXPROCS(0)
+		}
+		procs.extra += d
+		if procs.extra == 0 {
+			runtime.GOMAXPROCS(procs.base)
+			return
+		}
+		runtime.GOMAXPROCS(max(procs.base, runtime.NumCPU()) + procs.extra)
 	}
+	set(n)
+	var once sync.Once
+	return func() { once.Do(func() { set(-n) }) }
 }

@@ -3,6 +3,7 @@
 package rt
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -225,5 +226,50 @@ func TestFindMonitor(t *testing.T) {
 		if got, err := findMonitor(); err != nil || got != tid {
 			t.Fatalf("under load: %d, %v; quiet: %d", got, err, tid)
 		}
+	}
+}
+
+// A loop's threads pass through the scheduler now and then (yieldEvery),
+// so that the runtime's monitor backs off while the loop sleeps. Without
+// that, once the loop's goroutine has gone 10 ms without being scheduled,
+// the monitor takes its P at every sleep and passes every 20 µs for as
+// long as the loop runs; and, with no P idle, it takes the P of any sleep
+// longer than 10 ms, so a loop of a longer period sleeps in pieces.
+func TestLoopLetsMonitorRest(t *testing.T) {
+	tid, err := findMonitor()
+	if err != nil {
+		t.Skip(err)
+	}
+	passes := func(period, every time.Duration) int64 {
+		defer func(prev time.Duration) { yieldEvery = prev }(yieldEvery)
+		yieldEvery = every
+		defer ReserveProcs(1)()
+		ctx, cancel := context.WithCancel(context.Background())
+		l := New(Config{Name: "monitor", Period: period}, NewClock(), func(time.Duration) {})
+		done := make(chan struct{})
+		go func() { defer close(done); _ = l.Run(ctx) }()
+		// Work beside the loop, which has a P to spare, as in a session
+		// (ReserveProcs, the cloth).
+		spun := make(chan struct{})
+		go func() {
+			defer close(spun)
+			for ctx.Err() == nil {
+			}
+		}()
+		defer func() { cancel(); <-done; <-spun }()
+		time.Sleep(100 * time.Millisecond) // past the monitor's 10 ms
+		before := wakeups(t, tid)
+		time.Sleep(time.Second)
+		return wakeups(t, tid) - before
+	}
+	for _, period := range []time.Duration{time.Millisecond, 25 * time.Millisecond} {
+		t.Run(period.String(), func(t *testing.T) {
+			without := passes(period, 0)
+			with := passes(period, yieldEvery)
+			t.Logf("the monitor's passes in 1 s beside a loop of period %v: %d with the loop's yields, %d without", period, with, without)
+			if with*4 > without {
+				t.Errorf("the monitor passed %d times in 1 s beside a loop that yields, %d beside one that does not: want at most a quarter", with, without)
+			}
+		})
 	}
 }

@@ -60,14 +60,31 @@ func TestLockThreadBatchSetsOnlyThisThread(t *testing.T) {
 	}
 }
 
+// The Ps reserved for loops and added for other threads add up, whatever
+// the order, and all go back.
 func TestReserveProcs(t *testing.T) {
 	prev := runtime.GOMAXPROCS(0)
-	restore := ReserveProcs(3)
-	if got, want := runtime.GOMAXPROCS(0), max(prev, runtime.NumCPU()+4); got != want {
-		t.Errorf("GOMAXPROCS %d while reserved, want %d", got, want)
-	}
-	restore()
-	if got := runtime.GOMAXPROCS(0); got != prev {
-		t.Errorf("GOMAXPROCS %d after restore, want %d", got, prev)
+	base := max(prev, runtime.NumCPU())
+	for _, addFirst := range []bool{false, true} {
+		var restore, release func()
+		if addFirst {
+			release = AddProcs(2)
+			restore = ReserveProcs(3)
+		} else {
+			restore = ReserveProcs(3)
+			release = AddProcs(2)
+		}
+		if got, want := runtime.GOMAXPROCS(0), base+4+2; got != want {
+			t.Errorf("added first %v: GOMAXPROCS %d while 3 loops are reserved and 2 threads added, want %d", addFirst, got, want)
+		}
+		restore()
+		if got, want := runtime.GOMAXPROCS(0), base+2; got != want {
+			t.Errorf("added first %v: GOMAXPROCS %d once the loops are released, want %d", addFirst, got, want)
+		}
+		release()
+		release()
+		if got := runtime.GOMAXPROCS(0); got != prev {
+			t.Errorf("added first %v: GOMAXPROCS %d after both are released, want %d", addFirst, got, prev)
+		}
 	}
 }
