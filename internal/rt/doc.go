@@ -43,9 +43,9 @@
 // the goroutine on that P has not been through the scheduler for 10 ms:
 // it takes that for a goroutine that ran too long. A locked goroutine that
 // only sleeps in system calls never goes through it, so one such loop kept
-// the monitor at its shortest interval for the life of the loop (about
-// 12,000 passes a second in a session), preempting whatever shared its
-// core at each; and it takes the P of any sleep longer than 10 ms. So each
+// the monitor at its shortest interval for the life of the loop (the
+// README has the figures), preempting whatever shared its core at each;
+// and it takes the P of any sleep longer than 10 ms. So each
 // of a loop's threads calls runtime.Gosched every 4 ms, when a quarter of
 // a period (at most 1 ms) or more is left before its next wake-up, and
 // never both threads at once, and sleeps longer than 6 ms in pieces: a
