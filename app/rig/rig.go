@@ -511,6 +511,7 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 	}
 	gc0 := readGC()
 	cpu0, _ := rt.ReadCPUTimes()
+	passes0, passesErr := rt.MonitorPasses()
 	clock := rt.NewClock()
 	start := time.Now()
 	if r.cfg.Duration > 0 {
@@ -582,6 +583,9 @@ func (r *Rig) Run(ctx context.Context) (*Summary, error) {
 	sum.Clock = &ClockOrigin{UTC: clock.Wall().UTC(), MonotonicNs: clock.Origin()}
 	cpu1, _ := rt.ReadCPUTimes()
 	sum.HostStealPct = rt.StealPercent(cpu0, cpu1)
+	if passes1, err := rt.MonitorPasses(); passesErr == nil && err == nil && sum.WallS > 0 {
+		sum.MonitorPassesPerS = float64(passes1-passes0) / sum.WallS
+	}
 	sum.IdlePoll = idlePoll
 	if err := r.finish(sum); err != nil && runErr == nil {
 		runErr = err

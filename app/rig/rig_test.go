@@ -210,7 +210,9 @@ func TestRealtimeRun(t *testing.T) {
 
 // In a real-time run on the simulated twins the cloth's thread runs off
 // the haptics standby's core (rt.Config.OffStandby), and the summary says
-// so for that loop alone.
+// so for that loop alone; and the runtime's monitor rests (every loop
+// thread passes through the scheduler: "The runtime's monitor" in
+// internal/rt's package doc), as monitor_passes_per_s says.
 func TestClothOffStandby(t *testing.T) {
 	r, err := New(coarse(Config{OutDir: t.TempDir(), Duration: 300 * time.Millisecond}))
 	if err != nil {
@@ -228,6 +230,12 @@ func TestClothOffStandby(t *testing.T) {
 			t.Errorf("loop %s: off_standby %v, want %v", l.Name, l.OffStandby, want)
 		}
 	}
+	// At rest the monitor passes about a hundred times a second; a loop
+	// that never went through the scheduler kept it at 10,000 here.
+	if m := sum.MonitorPassesPerS; m <= 0 || m > 2000 {
+		t.Errorf("the runtime's monitor passed %.0f times a second, want 1-2,000", m)
+	}
+	t.Logf("the runtime's monitor passed %.0f times a second", sum.MonitorPassesPerS)
 }
 
 // checkLateTicks checks a loop's list of late ticks against its CSV: the

@@ -87,6 +87,12 @@ type Summary struct {
 	// HostStealPct is the share of the machine's CPU time a hypervisor
 	// took from it during a real-time run (see rt.ReadCPUTimes).
 	HostStealPct float64 `json:"host_steal_pct"`
+	// MonitorPassesPerS is how often the Go runtime's monitor thread passed
+	// during a real-time run (rt.MonitorPasses; Linux): seldom when every
+	// sleeping thread lets it rest, thousands of times a second when one
+	// keeps it at its shortest interval (internal/rt's package doc, "The
+	// runtime's monitor"; the README has the figures).
+	MonitorPassesPerS float64 `json:"monitor_passes_per_s,omitempty"`
 	// IdlePoll reports whether idle cores polled during a real-time run
 	// (Config.IdleSleep).
 	IdlePoll   bool                    `json:"idle_poll"`

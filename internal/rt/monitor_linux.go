@@ -74,6 +74,33 @@ func pinMonitor(cpu int) (unpin func(), err error) {
 	return func() { _ = unix.SchedSetaffinity(tid, &prev) }, nil
 }
 
+// MonitorPasses returns how many times the Go runtime's monitor thread
+// has been scheduled in since it started (its schedstat): each is one of
+// its passes. The difference of two readings over a run says how often it
+// passed, and so whether a sleeper kept it at its shortest interval ("The
+// runtime's monitor" in the package doc).
+func MonitorPasses() (int64, error) {
+	tid, err := findMonitor()
+	if err != nil {
+		return 0, err
+	}
+	return schedIns(tid)
+}
+
+// schedIns returns how many times thread tid of this process has been
+// scheduled in (the third field of its schedstat).
+func schedIns(tid int) (int64, error) {
+	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/schedstat")
+	if err != nil {
+		return 0, err
+	}
+	var run, wait, n int64
+	if _, err := fmt.Sscan(string(b), &run, &wait, &n); err != nil {
+		return 0, fmt.Errorf("thread %d's schedstat %q: %w", tid, b, err)
+	}
+	return n, nil
+}
+
 // findMonitor returns the id of the Go runtime's monitor thread: the
 // first thread the process made after its main thread. The runtime starts
 // it first thing in runtime.main, before any package is initialised (Go

@@ -5,7 +5,6 @@ package rt
 import (
 	"context"
 	"flag"
-	"fmt"
 	"os"
 	"runtime"
 	"strconv"
@@ -45,15 +44,10 @@ func TestRaiseMonitor(t *testing.T) {
 	}
 }
 
-// wakeups is how many times thread tid has been scheduled in (the third
-// field of its schedstat).
+// wakeups is how many times thread tid has been scheduled in.
 func wakeups(t *testing.T, tid int) int64 {
-	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/schedstat")
+	n, err := schedIns(tid)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var run, wait, n int64
-	if _, err := fmt.Sscan(string(b), &run, &wait, &n); err != nil {
 		t.Fatal(err)
 	}
 	return n

@@ -47,6 +47,11 @@ type cpuMask struct{}
 
 func keepOff(*cpuMask, int) error { return errors.New("thread affinity is implemented on Linux only") }
 
+// MonitorPasses is implemented on Linux only.
+func MonitorPasses() (int64, error) {
+	return 0, errors.New("the runtime's monitor is found on Linux only")
+}
+
 func pinMonitor(int) (func(), error) {
 	return nil, errors.New("real-time scheduling is implemented on Linux only")
 }
