@@ -185,9 +185,9 @@ const KeeperPriority = 78
 // lock it never waits for a core, and sleeps in the kernel, so that its
 // wake-up does not wait for the Go scheduler (on a Go timer it woke up to
 // 150 ms late on a loaded machine); the P such a thread keeps while it
-// sleeps is added to GOMAXPROCS for its life (rt.AddProcs). Every 4 ms it
-// passes through the scheduler (session.yield), but not while it repeats
-// ENABLE 0.
+// sleeps is added to GOMAXPROCS for its life (rt.AddProcs). Every
+// rt.YieldPeriod it passes through the scheduler (session.yield), but not
+// while it repeats ENABLE 0.
 func (s *session) keep() {
 	release := rt.AddProcs(1)
 	defer release()
@@ -217,10 +217,6 @@ func (s *session) keep() {
 		}
 	}
 }
-
-// keeperYield is how often the link's reader and keeper pass through the
-// scheduler (session.yield).
-const keeperYield = 4 * time.Millisecond
 
 // tend is one round of the keeper's duties.
 func (s *session) tend() {

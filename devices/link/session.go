@@ -469,13 +469,14 @@ func (s *session) readLoop() {
 	}
 }
 
-// yield passes the reader through the scheduler when it last did so
-// keeperYield or more before: a goroutine that only waits in system calls
-// never does, and the runtime's monitor then takes its P at each wait,
-// passing every 20 µs for the session's life (internal/rt's package doc,
-// "The runtime's monitor"). It returns when the reader last yielded.
+// yield passes the calling goroutine (the reader or the keeper) through the
+// scheduler when it last did so rt.YieldPeriod or more before: a goroutine
+// that only waits in system calls never does, and the runtime's monitor
+// then takes its P at each wait, passing every 20 µs for the session's life
+// (internal/rt's package doc, "The runtime's monitor"). It returns when
+// the caller last yielded.
 func (s *session) yield(yielded int64) int64 {
-	if now := s.now(); time.Duration(now-yielded) >= keeperYield {
+	if now := s.now(); time.Duration(now-yielded) >= rt.YieldPeriod {
 		runtime.Gosched()
 		return now
 	}

@@ -134,10 +134,14 @@ type Loop struct {
 
 const claimed = -1
 
-// yieldEvery is how often each of a loop's threads passes through the Go
-// scheduler (runtime.Gosched; Loop.sleep says when): see "The runtime's
-// monitor" in the package doc. 0 never (the tests' comparison).
-var yieldEvery = 4 * time.Millisecond
+// YieldPeriod is how often a thread that only sleeps in system calls
+// should pass through the Go scheduler (runtime.Gosched), well inside the
+// runtime monitor's 10 ms: see "The runtime's monitor" in the package doc.
+// A loop's threads do (Loop.sleep says when).
+const YieldPeriod = 4 * time.Millisecond
+
+// yieldEvery is YieldPeriod for the loops; 0 never (the tests' comparison).
+var yieldEvery = YieldPeriod
 
 // New returns a loop. It panics if the period is not positive, or the
 // priority or standby outside their ranges: programming errors caught at
