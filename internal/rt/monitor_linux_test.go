@@ -5,9 +5,11 @@ package rt
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,10 +159,18 @@ func TestMonitorInversion(t *testing.T) {
 	t.Logf("%d wakes %v apart, the monitor pinned to cpu %d: the latest %v; %d threads demoted by the watchdog", int(*inversionFor/period), period, own, r.worst, n)
 	// A loop held in exitsyscall spins until the watchdog demotes it, which
 	// takes watchBusy of a window (375 ms): such a wake is far over 100 ms
-	// late. A demotion without one is the loop's own work, 20,000 wakes a
-	// second, over watchBusy of its core on a slow host.
-	if r.late > 0 {
+	// late, and nothing else frees the core (the monitor is pinned to it,
+	// and the kernel's real-time throttling would take 950 ms). A demotion
+	// without one is the loop's own work, 20,000 wakes a second, over
+	// watchBusy of its core on a slow host; a late wake without a
+	// demotion is the host's: a pause of the whole machine (README,
+	// "Known limits"; 141 ms once beside other tests at load 3.8), or
+	// another process's real-time thread on the core.
+	switch {
+	case r.late > 0 && n > 0:
 		t.Errorf("%d wakes over 100 ms late (the latest %v), %d threads demoted by the watchdog: the loop waited for the runtime's monitor", r.late, r.worst, n)
+	case r.late > 0:
+		t.Logf("%d wakes over 100 ms late (the latest %v) with no thread demoted: the host stopped the loop, not the monitor", r.late, r.worst)
 	}
 }
 
@@ -256,14 +266,27 @@ func TestLoopLetsMonitorRest(t *testing.T) {
 		time.Sleep(time.Second)
 		return wakeups(t, tid) - before
 	}
+	// On a loaded machine (other tests' processes on both cores) the
+	// comparison can fail by itself: the loop wakes with less slack and
+	// skips its yields, and the monitor, a thread at normal priority, is
+	// starved in both runs (with 1,040 against 1,895 passes at load 6.6,
+	// 106 against 7,028 quiet). So a pair of runs is taken up to three
+	// times and the test fails only if none shows the effect; without the
+	// yields (yieldEvery 0) every pair reads alike and it still fails.
+	const attempts = 3
 	for _, period := range []time.Duration{time.Millisecond, 25 * time.Millisecond} {
 		t.Run(period.String(), func(t *testing.T) {
-			without := passes(period, 0)
-			with := passes(period, yieldEvery)
-			t.Logf("the monitor's passes in 1 s beside a loop of period %v: %d with the loop's yields, %d without", period, with, without)
-			if with*4 > without {
-				t.Errorf("the monitor passed %d times in 1 s beside a loop that yields, %d beside one that does not: want at most a quarter", with, without)
+			var got []string
+			for range attempts {
+				without := passes(period, 0)
+				with := passes(period, yieldEvery)
+				t.Logf("the monitor's passes in 1 s beside a loop of period %v: %d with the loop's yields, %d without", period, with, without)
+				if with*4 <= without {
+					return
+				}
+				got = append(got, fmt.Sprintf("%d against %d", with, without))
 			}
+			t.Errorf("the monitor passed as often beside a loop that yields as beside one that does not, in each of %d pairs of 1 s (%s): want at most a quarter", attempts, strings.Join(got, ", "))
 		})
 	}
 }
