@@ -1,15 +1,18 @@
 package experiment
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -201,6 +204,13 @@ func TestRealRatingsFromForm(t *testing.T) {
 			t.Fatalf("trial %d: %v", i+1, r)
 		}
 	}
+	// No rig handled a real swatch: the sidecar names no traces.
+	if sc := readFile(t, filepath.Join(res.Dir, "sidecar.json")); strings.Contains(sc, `"traces"`) {
+		t.Errorf("sidecar.json of real ratings names traces:\n%s", sc)
+	}
+	if _, err := os.Stat(filepath.Join(res.Dir, "traces")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("traces folder of real ratings: %v", err)
+	}
 }
 
 // A set experiment's file is checked as the rest: each mistake is one
@@ -249,6 +259,22 @@ fabrics = ["denim", "linen"]
 	if _, err := Parse([]byte(strings.Replace(mag, "[0, 0, 50]", "[0, 50, 100]\nfabrics = [\"denim\"]", 1)), "m.toml"); err == nil || !strings.Contains(err.Error(), "set.fabrics") {
 		t.Errorf("fabrics in a magnitude estimation: %v", err)
 	}
+	// A magnitude estimation, one property on one fabric, may choose its
+	// motion; an identification or a rating plays each property's own.
+	ok := strings.Replace(mag, "[0, 0, 50]", "[0, 50, 100]", 1)
+	for _, c := range []struct{ doc, want string }{
+		{ok + "[timing]\nmotion = \"stretch\"\n", ""},
+		{ok + "[timing]\nmotion = \"wiggle\"\n", `timing.motion: "wiggle"`},
+		{base + "[timing]\nmotion = \"stretch\"\n", "timing.motion: identify plays each property's own motion"},
+	} {
+		_, err := Parse([]byte(c.doc), "m.toml")
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.doc, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n")):
+			t.Errorf("%q: %v, want one line with %q", c.doc, err, c.want)
+		}
+	}
 }
 
 // A set whose properties need two benches (flex's swatch beside the
@@ -270,4 +296,95 @@ func TestSetOnDevicesRefusesTwoBenches(t *testing.T) {
 		t.Fatalf("two benches on devices: %v", err)
 	}
 	t.Log(err)
+}
+
+// A magnitude estimation plays the motion its file names (the stretch of
+// tensile-2afc.toml here), or its property's own (the pull) when it names
+// none: each trial's interval trace, kept under traces/, shows the pads
+// pulled 1 mm straight down (the stretch) or 0.4 mm at 45° between down
+// and sideways (the pull), and the stimulus check says which it played.
+// Without the race detector (CUE_TESTS): two runs of the rig and a check.
+func TestMagnitudeEstimationPlaysItsMotion(t *testing.T) {
+	for _, c := range []struct {
+		motion, want string
+	}{{"stretch", "stretch"}, {"", "pull"}} {
+		t.Run(c.want, func(t *testing.T) {
+			path := filepath.Join("..", "..", "examples", "evaluation", "magnitude-tensile.toml")
+			e, src, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Timing.Motion = c.motion
+			if err := e.validateSet(); err != nil {
+				t.Fatal(err)
+			}
+			e.Side, e.Timing.Gap, e.Timing.ITI = 8, 300*time.Millisecond, 300*time.Millisecond
+			shorten(e.Set)
+			o := evaluationObserver(t, e)
+			o.Experiment, o.Source, o.Path, o.Subject, o.OutDir = e, src, path, "sim01", t.TempDir()
+			res, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			traces, _ := filepath.Glob(filepath.Join(res.Dir, "traces", "*-haptics.csv.gz"))
+			if len(traces) != res.Trials {
+				t.Fatalf("%d haptics traces for %d trials of one property: %v", len(traces), res.Trials, traces)
+			}
+			// The pads' travel across and down the stand over the
+			// interval (the approach is along the pinch's axis, z).
+			f, err := os.Open(filepath.Join(res.Dir, "traces", "0001-i1-haptics.csv.gz"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			z, err := gzip.NewReader(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, err := csv.NewReader(z).ReadAll()
+			if err != nil || len(recs) < 1000 {
+				t.Fatalf("haptics trace: %d rows, %v", len(recs), err)
+			}
+			col := map[string]int{}
+			for i, h := range recs[0] {
+				col[h] = i
+			}
+			var lo, hi [2]float64
+			for a := range 2 {
+				lo[a], hi[a] = math.Inf(1), math.Inf(-1)
+			}
+			for _, r := range recs[1:] {
+				for a, name := range []string{"index_x_m", "index_y_m"} {
+					v, err := strconv.ParseFloat(r[col[name]], 64)
+					if err != nil {
+						t.Fatal(err)
+					}
+					lo[a], hi[a] = min(lo[a], v), max(hi[a], v)
+				}
+			}
+			across, down := 1e3*(hi[0]-lo[0]), 1e3*(hi[1]-lo[1])
+			t.Logf("motion %q: the index pad travelled %.3f mm across and %.3f mm down", c.want, across, down)
+			switch c.want {
+			case "stretch":
+				if !(down > 0.8 && down > 4*across) {
+					t.Errorf("want about 1 mm down and little across: the stretch")
+				}
+			case "pull":
+				if !(across > 0.2 && down < 1.5*across && across < 1.5*down) {
+					t.Errorf("want alike across and down, about 0.4 mm: the pull")
+				}
+			}
+			rep, err := CheckSet(context.Background(), CheckOptions{Experiment: e, Levels: 1, Pairs: 1, NoWarmup: true}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			played := ""
+			if rep.Levels != nil {
+				played = rep.Levels.Motion
+			}
+			if played != c.want {
+				t.Errorf("the stimulus check played %q, want %q", played, c.want)
+			}
+		})
+	}
 }

@@ -311,7 +311,7 @@ func CheckSet(ctx context.Context, o CheckOptions, intervals int) (*SetReport, e
 	if s.Kind == Magnitude {
 		m := *e
 		m.Set = nil
-		m.Timing.Motion = dimensions[e.Stimulus.Kind].motion
+		m.Timing.Motion = e.motionOf(e.Stimulus.Kind)
 		m.Timing.Interval = motions[m.Timing.Motion].length()
 		m.Procedure = psych.Config{Kind: psych.KindConstant, Constant: &psych.ConstantConfig{Task: psych.TwoAFC, Levels: s.Levels, Repeats: 1}}
 		o.Experiment = &m

@@ -190,10 +190,25 @@ func (e *Experiment) validateSet() error {
 	if s.Repeats < 1 || s.Repeats > 100 {
 		return fmt.Errorf("set.repeats: %d, want 1..100", s.Repeats)
 	}
-	if e.Timing.Motion != "" {
-		return errors.New("timing.motion: a set experiment plays each property's own motion (set.properties)")
+	if m := e.Timing.Motion; m != "" {
+		if s.Kind != Magnitude {
+			return fmt.Errorf("timing.motion: %s plays each property's own motion (set.properties); only a magnitude estimation, one property on one fabric, chooses its motion", s.Kind)
+		}
+		if _, ok := motions[m]; !ok {
+			return fmt.Errorf("timing.motion: %q, want %s", m, motionList())
+		}
 	}
 	return nil
+}
+
+// motionOf is the motion a set experiment plays for property p: the
+// magnitude estimation's timing.motion when it names one, otherwise the
+// property's own (its dimension's default).
+func (e *Experiment) motionOf(p Kind) string {
+	if e.Set != nil && e.Set.Kind == Magnitude && e.Timing.Motion != "" {
+		return e.Timing.Motion
+	}
+	return dimensions[p].motion
 }
 
 func uniqueNames(field string, names []string) error {

@@ -149,6 +149,11 @@ func runSet(ctx context.Context, o Options) (*Result, error) {
 		// Both conditions of one subject live side by side.
 		run.o.Subject = o.Subject + "-" + s.Condition
 	}
+	if run.real {
+		// No rig handles a real swatch: no interval has a trace, and the
+		// sidecar does not name a folder of them.
+		run.o.NoTraces = true
+	}
 	if o.In != nil {
 		run.term = newTerminal(o.In, o.Out)
 	}
@@ -368,7 +373,7 @@ func (run *setRun) startSetRig(ctx context.Context) error {
 	var groups []group
 	keys := map[string]int{}
 	for k, p := range run.props {
-		name := dimensions[p].motion
+		name := run.e.motionOf(p)
 		key := ""
 		if motions[name].bench != nil {
 			key = name
@@ -393,7 +398,7 @@ func (run *setRun) startSetRig(ctx context.Context) error {
 		}
 		var ss []*twin.Script
 		for _, k := range g.props {
-			run.scripts[k] = motions[dimensions[run.props[k]].motion].script(cfg.Scene)
+			run.scripts[k] = motions[run.e.motionOf(run.props[k])].script(cfg.Scene)
 			ss = append(ss, run.scripts[k])
 		}
 		cfg.Script = ss[0]
@@ -451,7 +456,10 @@ func maxScriptLength(ss []*twin.Script) time.Duration {
 
 // present renders stimulus i and plays one interval per property; it
 // returns the cue each delivered (NaN where it could not be measured).
-func (run *setRun) present(ctx context.Context, i int) ([]float64, error) {
+// In a trial (trial from 1; 0 while the fabrics are shown by name) each
+// interval's trace is written under traces/ as the trial's interval K,
+// K the property's place in set.properties, unless Options.NoTraces.
+func (run *setRun) present(ctx context.Context, i, trial int) ([]float64, error) {
 	e := run.e
 	for _, b := range run.benches {
 		if run.set.Kind == Magnitude {
@@ -477,7 +485,7 @@ func (run *setRun) present(ctx context.Context, i int) ([]float64, error) {
 			return nil, err
 		}
 		if run.obs == nil {
-			fmt.Fprintf(run.o.Out, "  %s ...\n", motions[dimensions[p].motion].doc)
+			fmt.Fprintf(run.o.Out, "  %s ...\n", motions[e.motionOf(p)].doc)
 		}
 		if err := b.r.BeginTracedInterval(b.trace); err != nil {
 			return nil, err
@@ -498,6 +506,11 @@ func (run *setRun) present(ctx context.Context, i int) ([]float64, error) {
 			return nil, errors.New("experiment: the rig's loops did not report the interval (is the rig running?)")
 		}
 		cues[k], _ = measureCue(dimensions[p].cue, b.trace, script)
+		if trial > 0 && !run.o.NoTraces {
+			if err := run.writeTrace(trial, k+1, b.trace); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return cues, nil
 }
@@ -520,7 +533,7 @@ func (run *setRun) familiarize(ctx context.Context) error {
 		if err := run.drive.wait(ctx, run.e.Timing.ITI); err != nil {
 			return run.stopped(err)
 		}
-		cues, err := run.present(ctx, i)
+		cues, err := run.present(ctx, i, 0)
 		if err != nil {
 			return run.stopped(err)
 		}
@@ -580,7 +593,7 @@ func (run *setRun) setLoop(ctx context.Context) error {
 				fmt.Fprintf(run.o.Out, "trial %d of %d\n", run.done+1, len(run.order))
 			}
 			var err error
-			if cues, err = run.present(ctx, i); err != nil {
+			if cues, err = run.present(ctx, i, run.done+1); err != nil {
 				return run.stopped(err)
 			}
 		}

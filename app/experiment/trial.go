@@ -143,29 +143,37 @@ func (run *runner) trial(ctx context.Context, t psych.Trial) error {
 // writeTraces writes the trial's interval traces under traces/, gzipped
 // CSV, each atomically (a resumed trial rewrites them).
 func (run *runner) writeTraces(trial int) error {
+	for i := range run.intervals {
+		if err := run.writeTrace(trial, i+1, run.traces[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeTrace writes one interval's trace (the trial's interval-th, from
+// 1) under traces/ as NNNN-iK-haptics.csv.gz and NNNN-iK-tactile.csv.gz.
+func (run *runner) writeTrace(trial, interval int, tr *rig.IntervalTrace) error {
 	dir, err := run.root.Sub("traces", true)
 	if err != nil {
 		return fmt.Errorf("experiment: %w", err)
 	}
 	defer dir.Close()
-	for i := range run.intervals {
-		tr := run.traces[i]
-		for _, k := range []struct {
-			name  string
-			write func(io.Writer) error
-		}{{"haptics", tr.WriteHapticsCSV}, {"tactile", tr.WriteTactileCSV}} {
-			var b bytes.Buffer
-			z := gzip.NewWriter(&b)
-			err := k.write(z)
-			if e := z.Close(); err == nil {
-				err = e
-			}
-			if err != nil {
-				return fmt.Errorf("experiment: trace: %w", err)
-			}
-			if err := dir.WriteFile(fmt.Sprintf("%04d-i%d-%s.csv.gz", trial, i+1, k.name), b.Bytes()); err != nil {
-				return fmt.Errorf("experiment: %w", err)
-			}
+	for _, k := range []struct {
+		name  string
+		write func(io.Writer) error
+	}{{"haptics", tr.WriteHapticsCSV}, {"tactile", tr.WriteTactileCSV}} {
+		var b bytes.Buffer
+		z := gzip.NewWriter(&b)
+		err := k.write(z)
+		if e := z.Close(); err == nil {
+			err = e
+		}
+		if err != nil {
+			return fmt.Errorf("experiment: trace: %w", err)
+		}
+		if err := dir.WriteFile(fmt.Sprintf("%04d-i%d-%s.csv.gz", trial, interval, k.name), b.Bytes()); err != nil {
+			return fmt.Errorf("experiment: %w", err)
 		}
 	}
 	return nil
