@@ -4,6 +4,7 @@ package experiment
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/haptex/haptex/app/experiment/bids"
 	"github.com/haptex/haptex/calib/psych"
@@ -12,8 +13,8 @@ import (
 // writeBIDS writes trials.csv again, unchanged but for n/a where a value
 // is missing, as a BIDS behavioural table beside it
 // (sub-<ID>/beh/sub-<ID>_task-<name>_beh.tsv and .json), when Options.BIDS
-// asks for it.
-func (run *runner) writeBIDS() error {
+// asks for it; columns describes each of trials.csv's columns.
+func (run *runner) writeBIDS(columns map[string]bids.Column) error {
 	if !run.o.BIDS {
 		return nil
 	}
@@ -23,12 +24,63 @@ func (run *runner) writeBIDS() error {
 	}
 	e := run.e
 	_, err = bids.Write(run.root, bids.Table{Subject: run.o.Subject, Task: e.Name, TaskDescription: e.Title,
-		Instructions: e.Instructions, Header: header, Rows: rows,
-		Columns: trialColumns(run.intervals, e.Stimulus.Unit, run.cue, e.Task)})
+		Instructions: e.Instructions, Header: header, Rows: rows, Columns: columns})
 	if err != nil {
 		return fmt.Errorf("experiment: %w", err)
 	}
 	return nil
+}
+
+// setColumns describes a set experiment's trials.csv columns (setHeader)
+// for the BIDS sidecar.
+func (run *setRun) setColumns() map[string]bids.Column {
+	s, e := run.set, run.e
+	c := map[string]bids.Column{
+		"trial":      {LongName: "Trial", Description: "the trial's number, from 1, in the order presented"},
+		"subject":    {LongName: "Subject", Description: "the subject's identifier (a rating's with its condition appended)"},
+		"stimulus":   {LongName: "Stimulus", Description: "the fabric presented (the name of a built-in or library fabric)"},
+		"rt_s":       {LongName: "Response time", Description: "from the question to the answer (n/a for a simulated observer)", Units: "s"},
+		"observer":   {LongName: "Observer", Description: "who answered: a simulated observer's full specification, or person"},
+		"run_time_s": {LongName: "Run time", Description: "the rig's clock at the end of the trial, from the run's start (0 for real swatches, which no rig handles)", Units: "s"},
+		"wall_time":  {LongName: "Wall time", Description: "when the trial ended, UTC, RFC 3339"},
+	}
+	switch s.Kind {
+	case Identify:
+		c["response"] = bids.Column{LongName: "Response", Description: "the fabric the observer named, one of set.responses"}
+		c["correct"] = bids.Column{LongName: "Correct", Description: "whether the name given is the fabric presented",
+			Levels: map[string]string{"0": "incorrect", "1": "correct"}}
+	case Rate:
+		c["condition"] = bids.Column{LongName: "Condition", Description: "what was rated",
+			Levels: map[string]string{"virtual": "the rendered fabric", "real": "the real swatch"}}
+		for _, sc := range s.Scales {
+			l, r, _ := strings.Cut(sc, "-")
+			c["rating_"+sc] = bids.Column{LongName: "Rating " + sc,
+				Description: fmt.Sprintf("the rating on the scale %s, 1 (%s) to %d (%s)", sc, l, s.Points, r)}
+		}
+	case Magnitude:
+		q := dimensions[e.Stimulus.Kind].kes
+		c["stimulus"] = bids.Column{LongName: "Stimulus", Description: "the level presented, as x"}
+		c["x"] = bids.Column{LongName: "Stimulus level", Description: fmt.Sprintf("the level of %s rendered on %s", e.Stimulus.Kind, e.Stimulus.Fabric), Units: e.Stimulus.Unit}
+		c["unit"] = bids.Column{LongName: "Unit of x", Description: "the unit of x"}
+		c["kes_"+q.Name] = bids.Column{LongName: "KES " + q.Name, Description: "the fabric's KES " + q.Name + " at the level: " + q.Doc, Units: bidsUnit(q.Unit)}
+		c["estimate"] = bids.Column{LongName: "Magnitude estimate", Description: "the number the observer gave, in proportion to the magnitude felt"}
+	}
+	for _, p := range run.props {
+		cue := dimensions[p].cue
+		c["cue_"+string(p)] = bids.Column{LongName: "Delivered " + cue.Name,
+			Description: fmt.Sprintf("the %s the handling for %s delivered in the trial (motion %s), measured from the interval's trace; for a real swatch its KES value", cue.Name, p, e.motionOf(p)),
+			Units:       bidsUnit(cue.Unit)}
+	}
+	return c
+}
+
+// bidsUnit is a unit as the BIDS sidecar gives it: none for a ratio,
+// the micro prefix as CMIXF-12's u (µm: um).
+func bidsUnit(u string) string {
+	if u == "1" {
+		return ""
+	}
+	return strings.ReplaceAll(u, "µ", "u")
 }
 
 // trialColumns describes trials.csv's columns (csvHeader) for the BIDS

@@ -86,10 +86,15 @@ func TestEvaluationProtocols(t *testing.T) {
 				}
 			}
 			o.Experiment, o.Source, o.Path, o.Subject, o.OutDir = e, src, path, "sim01", out
-			o.NoTraces, o.Force = !*long, true
+			o.NoTraces, o.Force, o.BIDS = !*long, true, true
 			res, err := Run(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// Every protocol, set or staircase, writes its BIDS table
+			// with every column described.
+			if tsv, _ := filepath.Glob(filepath.Join(res.Dir, "sub-*", "beh", "*_beh.tsv")); len(tsv) != 1 {
+				t.Errorf("BIDS tables: %v, want one", tsv)
 			}
 			analysis := filepath.Join(res.Dir, "fit.json")
 			if e.Set != nil {

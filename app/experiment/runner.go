@@ -219,7 +219,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return res, run.writeBIDS()
+	return res, run.writeBIDS(trialColumns(run.intervals, run.e.Stimulus.Unit, run.cue, run.e.Task))
 }
 
 // conclude ends a run whose trials ended with err: on an error it

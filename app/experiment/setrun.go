@@ -185,7 +185,11 @@ func runSet(ctx context.Context, o Options) (*Result, error) {
 			err = run.setLoop(ctx)
 		}
 	}
-	return run.conclude(err, cleanup, resumed, run.analyseSet)
+	res, err := run.conclude(err, cleanup, resumed, run.analyseSet)
+	if err != nil {
+		return nil, err
+	}
+	return res, run.writeBIDS(run.setColumns())
 }
 
 // loadStimuli loads the set's fabrics (or the magnitude estimation's
