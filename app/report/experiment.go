@@ -30,6 +30,9 @@ func experimentReport(dir, out string) (*page, error) {
 	} else {
 		pg.note("no sidecar.json (%v): the procedure's scale is taken as linear", err)
 	}
+	if kind := str(lookup(side, "experiment.set.kind")); kind != "" {
+		return pg.setReport(dir, kind, side)
+	}
 	fitPath := filepath.Join(dir, "fit.json")
 	var fitRaw []byte
 	if b, err := readFile(fitPath); err == nil {
@@ -133,7 +136,10 @@ func (pg *page) experimentProvenance(side map[string]any, scale string) {
 	add("title", str(lookup(side, "experiment.title")))
 	add("file", fmt.Sprintf("%s (sha256 %s)", str(side["file"]), str(side["file_sha256"])))
 	add("stimulus", str(lookup(side, "experiment.stimulus.kind")))
-	add("procedure", fmt.Sprintf("%s, stepping on a %s scale", str(lookup(side, "experiment.procedure.kind")), scale))
+	if k := str(lookup(side, "experiment.procedure.kind")); k != "" {
+		add("procedure", fmt.Sprintf("%s, stepping on a %s scale", k, scale))
+	}
+	add("set", str(lookup(side, "experiment.set.kind")))
 	add("fabric", fmt.Sprintf("%s (sha256 %s)", str(lookup(side, "fabric.name")), str(lookup(side, "fabric.sha256"))))
 	if obs, ok := side["observers"].([]any); ok {
 		for _, o := range obs {
@@ -544,9 +550,59 @@ func measureUnit(m string) string {
 
 // trialsTable puts every trial's first columns on the page, as recorded.
 func (pg *page) trialsTable(path string) {
-	t, err := readTable(path, func(c string) int {
+	pg.tableOfTrials(path, func(c string) bool {
 		switch c {
 		case "trial", "stream", "x", "unit", "test_interval", "response", "positive", "rt_s", "estimate":
+			return true
+		}
+		return false
+	})
+}
+
+// setAnalysis names the analysis file of each kind of set experiment.
+var setAnalysis = map[string]string{"identify": "matching.json", "rate": "semantic.json", "magnitude": "magnitude.json"}
+
+// setReport builds the page of a set experiment's subject folder
+// (identification, rating, magnitude estimation): its provenance, its
+// analysis and its trials as they are. It draws no figure: the
+// staircase's tracks and fits are not a set's.
+func (pg *page) setReport(dir, kind string, side map[string]any) (*page, error) {
+	pg.Title = fmt.Sprintf("Experiment %s, subject %s", str(lookup(side, "experiment.name")), str(side["subject"]))
+	pg.experimentProvenance(side, "linear")
+	name, ok := setAnalysis[kind]
+	if !ok {
+		return nil, fmt.Errorf("report: %s: set experiment of kind %q, want identify, rate or magnitude", filepath.Join(dir, "sidecar.json"), kind)
+	}
+	pg.note("figures: none is drawn of a set experiment (%s) yet; its analysis (%s) and its trials are shown as they are", kind, name)
+	if b, err := readFile(filepath.Join(dir, name)); err != nil {
+		pg.note("no %s (%v): the run has not finished, so there is no analysis yet", name, err)
+	} else {
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			pg.note("%s is not valid JSON (%v)", name, err)
+		} else {
+			out, _ := json.MarshalIndent(v, "", "  ")
+			pg.Analysis, pg.AnalysisFile = string(out), name
+		}
+	}
+	pg.tableOfTrials(filepath.Join(dir, "trials.csv"), func(c string) bool {
+		switch c {
+		case "subject", "observer", "run_time_s", "wall_time":
+			return false
+		}
+		return true
+	})
+	if e, ok := side["experiment"]; ok {
+		b, _ := json.MarshalIndent(e, "", "  ")
+		pg.Config = string(b)
+	}
+	return pg, nil
+}
+
+// tableOfTrials shows the columns of trials.csv that keep says to.
+func (pg *page) tableOfTrials(path string, keep func(string) bool) {
+	t, err := readTable(path, func(c string) int {
+		if keep(c) {
 			return text
 		}
 		return skip

@@ -105,6 +105,9 @@ type page struct {
 	Warnings                    []string
 	Config                      string
 	TrialsTable                 *tableData
+	// Analysis is a set experiment's analysis file (AnalysisFile), as
+	// indented JSON.
+	Analysis, AnalysisFile string
 }
 
 type tableData struct {
@@ -239,6 +242,7 @@ pre { background: #f7f7f7; padding: 0.8em; overflow: auto; font-size: 0.8em; max
 <figure><img src="{{.PNG}}" alt="{{.Title}}">
 <figcaption>{{.Caption}} Files: <a href="{{.PNGFile}}">PNG</a>, <a href="{{.SVGFile}}">SVG</a>.</figcaption></figure>
 {{end}}
+{{if .Analysis}}<h2>Analysis</h2><details open><summary>{{.AnalysisFile}}</summary><pre>{{.Analysis}}</pre></details>{{end}}
 {{with .TrialsTable}}<h2>{{.Title}}</h2><details><summary>{{len .Rows}} trials</summary>
 <table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>

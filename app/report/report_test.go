@@ -2,6 +2,8 @@ package report
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -132,5 +134,45 @@ func TestReportsInChromium(t *testing.T) {
 				t.Errorf("the page looks blank: %.1f %% of it is not background, %d colours", 100*ink, colours)
 			}
 		})
+	}
+}
+
+// The report of a set experiment (real ratings typed from a form: no rig
+// runs) shows its analysis and its trials, and says it draws no figure of
+// a set rather than that the run has not finished.
+func TestSetExperimentReport(t *testing.T) {
+	path := filepath.Join("..", "..", "examples", "evaluation", "semantic-real.toml")
+	e, src, err := experiment.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Set.Repeats = 1
+	n := len(e.Set.Fabrics)
+	res, err := experiment.Run(context.Background(), experiment.Options{Experiment: e, Source: src, Path: path, Subject: "P01",
+		OutDir: t.TempDir(), Library: kes.Library{}, Out: io.Discard, In: strings.NewReader(strings.Repeat("4\n", n*len(e.Set.Scales)))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Write(res.Dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(r.Page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{"<h2>Analysis</h2>", "semantic.json", fmt.Sprintf("<summary>%d trials</summary>", n), "rating_" + e.Set.Scales[0], "<td>set</td><td>rate</td>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"has not finished", "staircase", "<td>procedure</td>"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page says %q of a finished set experiment", bad)
+		}
+	}
+	if len(r.Figures) != 0 || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "set experiment (rate)") {
+		t.Errorf("figures %v, notes %q", r.Figures, r.Notes)
 	}
 }
