@@ -31,7 +31,7 @@ func experimentReport(dir, out string) (*page, error) {
 		pg.note("no sidecar.json (%v): the procedure's scale is taken as linear", err)
 	}
 	if kind := str(lookup(side, "experiment.set.kind")); kind != "" {
-		return pg.setReport(dir, kind, side)
+		return pg.setReport(dir, out, kind, side)
 	}
 	fitPath := filepath.Join(dir, "fit.json")
 	var fitRaw []byte
@@ -566,14 +566,16 @@ var setAnalysis = map[string]string{"identify": "matching.json", "rate": "semant
 // (identification, rating, magnitude estimation): its provenance, its
 // analysis and its trials as they are. It draws no figure: the
 // staircase's tracks and fits are not a set's.
-func (pg *page) setReport(dir, kind string, side map[string]any) (*page, error) {
+func (pg *page) setReport(dir, out, kind string, side map[string]any) (*page, error) {
 	pg.Title = fmt.Sprintf("Experiment %s, subject %s", str(lookup(side, "experiment.name")), str(side["subject"]))
 	pg.experimentProvenance(side, "linear")
 	name, ok := setAnalysis[kind]
 	if !ok {
 		return nil, fmt.Errorf("report: %s: set experiment of kind %q, want identify, rate or magnitude", filepath.Join(dir, "sidecar.json"), kind)
 	}
-	pg.note("figures: none is drawn of a set experiment (%s) yet; its analysis (%s) and its trials are shown as they are", kind, name)
+	if kind != "magnitude" {
+		pg.note("figures: none is drawn of a set experiment (%s) yet; its analysis (%s) and its trials are shown as they are", kind, name)
+	}
 	if b, err := readFile(filepath.Join(dir, name)); err != nil {
 		pg.note("no %s (%v): the run has not finished, so there is no analysis yet", name, err)
 	} else {
@@ -581,8 +583,13 @@ func (pg *page) setReport(dir, kind string, side map[string]any) (*page, error) 
 		if err := json.Unmarshal(b, &v); err != nil {
 			pg.note("%s is not valid JSON (%v)", name, err)
 		} else {
-			out, _ := json.MarshalIndent(v, "", "  ")
-			pg.Analysis, pg.AnalysisFile = string(out), name
+			text, _ := json.MarshalIndent(v, "", "  ")
+			pg.Analysis, pg.AnalysisFile = string(text), name
+			if kind == "magnitude" {
+				if err := pg.powerLawFigure(v, out); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	pg.tableOfTrials(filepath.Join(dir, "trials.csv"), func(c string) bool {
@@ -597,6 +604,96 @@ func (pg *page) setReport(dir, kind string, side map[string]any) (*page, error) 
 		pg.Config = string(b)
 	}
 	return pg, nil
+}
+
+// powerLawFigure draws a magnitude estimation's Stevens power laws
+// (magnitude.json's "kes" and "delivered"): each level's geometric mean
+// estimate against the KES quantity, and against the cue delivered, on
+// logarithmic axes, with the fitted M = scale·x^exponent.
+func (pg *page) powerLawFigure(analysis any, out string) error {
+	var panels []*plot.Plot
+	for _, part := range []struct{ key, axis string }{
+		{"kes", "KES " + str(lookup(analysis, "quantity")) + " [" + str(lookup(analysis, "unit")) + "]"},
+		{"delivered", "delivered " + str(lookup(analysis, "cue"))},
+	} {
+		pts, _ := lookup(analysis, part.key+".points").([]any)
+		var xy plotter.XYs
+		for _, p := range pts {
+			x, okx := lookupNum(p, "x")
+			m, okm := lookupNum(p, "geomean")
+			if okx && okm && x > 0 && m > 0 {
+				xy = append(xy, plotter.XY{X: x, Y: m})
+			}
+		}
+		if !twoLevels(xy) {
+			pg.note("magnitude.json's %s has fewer than two levels to draw", part.key)
+			continue
+		}
+		p := plot.New()
+		p.Title.Text = "against the " + part.axis
+		p.X.Label.Text, p.Y.Label.Text = part.axis, "magnitude estimate (geometric mean)"
+		xs, ys := make([]float64, len(xy)), make([]float64, len(xy))
+		for i, q := range xy {
+			xs[i], ys[i] = q.X, q.Y
+		}
+		logAxis(&p.X, "log10", xs)
+		logAxis(&p.Y, "log10", ys)
+		sc, _ := plotter.NewScatter(xy)
+		sc.GlyphStyle = draw.GlyphStyle{Color: blue, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
+		p.Add(sc)
+		p.Legend.Add("levels", sc)
+		k, okk := lookupNum(analysis, part.key+".scale")
+		b, okb := lookupNum(analysis, part.key+".exponent")
+		if okk && okb && k > 0 {
+			lo, hi := xy[0].X, xy[0].X
+			for _, q := range xy {
+				lo, hi = min(lo, q.X), max(hi, q.X)
+			}
+			// Only the line's points a logarithmic axis can show (a
+			// hostile fit overflows or vanishes).
+			var line plotter.XYs
+			for i := range 50 {
+				x := lo * math.Pow(hi/lo, float64(i)/49)
+				if y := k * math.Pow(x, b); x > 0 && y > 0 && finite(x) && finite(y) {
+					line = append(line, plotter.XY{X: x, Y: y})
+				}
+			}
+			if len(line) >= 2 {
+				l, _ := plotter.NewLine(line)
+				l.Color = red
+				p.Add(l)
+				p.Legend.Add(fmt.Sprintf("M = %.3g·x^%.3g", k, b), l)
+			}
+		}
+		p.Legend.Top = true
+		p.Add(plotter.NewGrid())
+		panels = append(panels, p)
+	}
+	if len(panels) == 0 {
+		return nil
+	}
+	for len(panels) < 2 {
+		panels = append(panels, emptyPlot())
+	}
+	fig, err := renderTiles([][]*plot.Plot{panels}, []float64{0.5, 0.5}, wideW, 9*vg.Centimeter, out, "power-law",
+		"Stevens' power law",
+		"Each level's geometric mean magnitude estimate against the fabric's KES quantity (left) and against the cue delivered to the fingers (right), both axes logarithmic, with the power law fitted in magnitude.json.")
+	if err != nil {
+		return err
+	}
+	pg.Figures = append(pg.Figures, fig)
+	return nil
+}
+
+// twoLevels reports whether pts hold at least two values of x: a power
+// law's line and a logarithmic axis need a range.
+func twoLevels(pts plotter.XYs) bool {
+	for _, q := range pts {
+		if q.X != pts[0].X {
+			return true
+		}
+	}
+	return false
 }
 
 // tableOfTrials shows the columns of trials.csv that keep says to.

@@ -176,3 +176,52 @@ func TestSetExperimentReport(t *testing.T) {
 		t.Errorf("figures %v, notes %q", r.Figures, r.Notes)
 	}
 }
+
+// A magnitude estimation's page draws its power laws from magnitude.json
+// (a folder written by hand here: the report reads records by key name,
+// and the runs that write them are app/experiment's tests).
+func TestMagnitudeReport(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"sidecar.json": `{"experiment": {"name": "m", "set": {"kind": "magnitude"}, "stimulus": {"kind": "stiffness"}}, "subject": "sim01"}`,
+		"magnitude.json": `{"quantity": "EMT", "unit": "%", "cue": "loading-stiffness",
+			"kes": {"scale": 5000, "exponent": -1.2, "points": [{"x": 2.5, "geomean": 1660, "n": 6}, {"x": 4.25, "geomean": 880, "n": 6}, {"x": 6.1, "geomean": 570, "n": 6}]},
+			"delivered": {"scale": 2, "exponent": 0.93, "points": [{"x": 390, "geomean": 520, "n": 6}, {"x": 680, "geomean": 880, "n": 6}, {"x": 1330, "geomean": 1600, "n": 6}]}}`,
+		"trials.csv": "trial,subject,stimulus,x,unit,kes_EMT,estimate,cue_stiffness,rt_s,observer,run_time_s,wall_time\n1,sim01,0,0,%,4.25,880,680,NaN,magnitude:seed=7,10,2026-11-29T00:00:00Z\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := Write(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Figures) != 2 || filepath.Base(r.Figures[0]) != "power-law.png" || len(r.Notes) != 0 {
+		t.Fatalf("figures %v, notes %q; want the power law's PNG and SVG and nothing left out", r.Figures, r.Notes)
+	}
+	// Without the fit's parameters the levels are still drawn.
+	if err := os.WriteFile(filepath.Join(dir, "magnitude.json"), []byte(`{"kes": {"points": [{"x": 1, "geomean": 2}, {"x": 2, "geomean": 3}]}, "delivered": {"points": []}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r, err = Write(dir, Options{}); err != nil || len(r.Figures) != 2 || len(r.Notes) != 1 {
+		t.Fatalf("%v: figures %v, notes %q; want the KES panel and a note for the empty one", err, r.Figures, r.Notes)
+	}
+	// Hostile analyses draw what a logarithmic axis can show, or say why
+	// not: one level twice, a fit that overflows, numbers at float64's
+	// ends, the wrong types (each once panicked or could).
+	for _, body := range []string{
+		`{"kes": {"scale": 1e308, "exponent": 1e308, "points": [{"x": 1, "geomean": 1}, {"x": 1, "geomean": 1}]}, "delivered": {"scale": -1, "points": [{"x": 1e-300, "geomean": 1e300}, {"x": 1e300, "geomean": 1e-300}]}}`,
+		`{"kes": {"scale": 2, "exponent": 1, "points": [{"x": 1, "geomean": 3}, {"x": 2, "geomean": 3}]}, "delivered": {"points": [{"x": 5e-324, "geomean": 1}, {"x": 1e-323, "geomean": 1e308}]}}`,
+		`{"kes": {"points": "x"}, "delivered": 5}`,
+		`[1, 2]`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, "magnitude.json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Write(dir, Options{}); err != nil {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
+}
