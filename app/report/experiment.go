@@ -573,8 +573,11 @@ func (pg *page) setReport(dir, out, kind string, side map[string]any) (*page, er
 	if !ok {
 		return nil, fmt.Errorf("report: %s: set experiment of kind %q, want identify, rate or magnitude", filepath.Join(dir, "sidecar.json"), kind)
 	}
-	if kind != "magnitude" {
-		pg.note("figures: none is drawn of a set experiment (%s) yet; its analysis (%s) and its trials are shown as they are", kind, name)
+	switch kind {
+	case "identify":
+		pg.note("figures: none is drawn of an identification; its confusion matrix is the table above")
+	case "rate":
+		pg.note("figures: none is drawn of a rating yet; its analysis (%s) and its trials are shown as they are", name)
 	}
 	if b, err := readFile(filepath.Join(dir, name)); err != nil {
 		pg.note("no %s (%v): the run has not finished, so there is no analysis yet", name, err)
@@ -585,10 +588,13 @@ func (pg *page) setReport(dir, out, kind string, side map[string]any) (*page, er
 		} else {
 			text, _ := json.MarshalIndent(v, "", "  ")
 			pg.Analysis, pg.AnalysisFile = string(text), name
-			if kind == "magnitude" {
+			switch kind {
+			case "magnitude":
 				if err := pg.powerLawFigure(v, out); err != nil {
 					return nil, err
 				}
+			case "identify":
+				pg.confusionTable(v, side)
 			}
 		}
 	}
@@ -683,6 +689,58 @@ func (pg *page) powerLawFigure(analysis any, out string) error {
 	}
 	pg.Figures = append(pg.Figures, fig)
 	return nil
+}
+
+// confusionTable shows an identification's confusion matrix
+// (matching.json's "confusion": counts, presented fabric by row, name
+// given by column) as a table, with the information transmitted in its
+// title; the labels are the sidecar's set.fabrics and set.responses.
+func (pg *page) confusionTable(analysis, side any) {
+	rows, _ := lookup(analysis, "confusion.counts").([]any)
+	if len(rows) == 0 {
+		pg.note("matching.json has no confusion counts")
+		return
+	}
+	labels := func(path string) []string {
+		var out []string
+		l, _ := lookup(side, path).([]any)
+		for _, x := range l {
+			out = append(out, str(x))
+		}
+		return out
+	}
+	presented, named := labels("experiment.set.fabrics"), labels("experiment.set.responses")
+	if len(named) == 0 {
+		named = presented
+	}
+	title := "Confusion matrix: trials by fabric presented (rows) and name given (columns)"
+	if bits, ok := lookupNum(analysis, "confusion.information_bits"); ok {
+		lo, _ := lookupNum(analysis, "confusion.information_interval.lo")
+		hi, _ := lookupNum(analysis, "confusion.information_interval.hi")
+		title += fmt.Sprintf("; information transmitted %.3g bits (%.3g to %.3g)", bits, lo, hi)
+	}
+	td := tableData{Title: title, Head: []string{"presented \\ named"}}
+	first, _ := rows[0].([]any)
+	for j := range first {
+		td.Head = append(td.Head, labelAt(named, j))
+	}
+	for i, r := range rows {
+		cells, _ := r.([]any)
+		row := []string{labelAt(presented, i)}
+		for _, c := range cells {
+			row = append(row, strconv.FormatFloat(num(c), 'g', -1, 64))
+		}
+		td.Rows = append(td.Rows, row)
+	}
+	pg.Tables = append(pg.Tables, td)
+}
+
+// labelAt is l[i], or its number from 1 where l has none.
+func labelAt(l []string, i int) string {
+	if i < len(l) && l[i] != "" {
+		return l[i]
+	}
+	return strconv.Itoa(i + 1)
 }
 
 // twoLevels reports whether pts hold at least two values of x: a power

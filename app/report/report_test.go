@@ -172,7 +172,7 @@ func TestSetExperimentReport(t *testing.T) {
 			t.Errorf("the page says %q of a finished set experiment", bad)
 		}
 	}
-	if len(r.Figures) != 0 || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "set experiment (rate)") {
+	if len(r.Figures) != 0 || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "none is drawn of a rating") {
 		t.Errorf("figures %v, notes %q", r.Figures, r.Notes)
 	}
 }
@@ -220,6 +220,42 @@ func TestMagnitudeReport(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "magnitude.json"), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := Write(dir, Options{}); err != nil {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
+}
+
+// An identification's page shows its confusion matrix as a table, rows
+// the fabrics presented and columns the names given, labelled from the
+// sidecar, with the information transmitted (a folder written by hand).
+func TestIdentificationReport(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("sidecar.json", `{"experiment": {"name": "i", "set": {"kind": "identify", "fabrics": ["denim", "linen"], "responses": ["jeans", "flax"]}}, "subject": "s"}`)
+	write("trials.csv", "trial,subject,stimulus,response,correct,cue_roughness,rt_s,observer,run_time_s,wall_time\n1,s,denim,jeans,1,5,NaN,person,3,2026-11-29T00:00:00Z\n")
+	write("matching.json", `{"confusion": {"counts": [[3, 1], [0, 4]], "information_bits": 0.55, "information_interval": {"lo": 0.1, "hi": 0.9}}}`)
+	r, err := Write(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(r.Page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"information transmitted 0.55 bits (0.1 to 0.9)", "<th>jeans</th><th>flax</th>",
+		"<tr><td>denim</td><td>3</td><td>1</td></tr>", "<tr><td>linen</td><td>0</td><td>4</td></tr>"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	for _, body := range []string{`{"confusion": {"counts": [5, "x"]}}`, `{"confusion": {"counts": []}}`, `{"confusion": 3}`} {
+		write("matching.json", body)
 		if _, err := Write(dir, Options{}); err != nil {
 			t.Errorf("%s: %v", body, err)
 		}
