@@ -573,11 +573,8 @@ func (pg *page) setReport(dir, out, kind string, side map[string]any) (*page, er
 	if !ok {
 		return nil, fmt.Errorf("report: %s: set experiment of kind %q, want identify, rate or magnitude", filepath.Join(dir, "sidecar.json"), kind)
 	}
-	switch kind {
-	case "identify":
+	if kind == "identify" {
 		pg.note("figures: none is drawn of an identification; its confusion matrix is the table above")
-	case "rate":
-		pg.note("figures: none is drawn of a rating yet; its analysis (%s) and its trials are shown as they are", name)
 	}
 	if b, err := readFile(filepath.Join(dir, name)); err != nil {
 		pg.note("no %s (%v): the run has not finished, so there is no analysis yet", name, err)
@@ -595,6 +592,10 @@ func (pg *page) setReport(dir, out, kind string, side map[string]any) (*page, er
 				}
 			case "identify":
 				pg.confusionTable(v, side)
+			case "rate":
+				if err := pg.ratingsFigure(v, side, out); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
@@ -733,6 +734,101 @@ func (pg *page) confusionTable(analysis, side any) {
 		td.Rows = append(td.Rows, row)
 	}
 	pg.Tables = append(pg.Tables, td)
+}
+
+// ratingsFigure draws a rating's real-against-virtual comparison from
+// semantic.json's analysis: per scale, each fabric's mean rating of the
+// rendered fabric against that of the real swatch, the diagonal where
+// they agree, and the correlation over the fabrics in the title. It
+// needs both conditions' profiles; with one it says so.
+func (pg *page) ratingsFigure(analysis, side any, out string) error {
+	scales, _ := lookup(analysis, "analysis.scales").([]any)
+	profiles, _ := lookup(analysis, "analysis.profiles").([]any)
+	corr, _ := lookup(analysis, "analysis.correlations").([]any)
+	points, ok := lookupNum(side, "experiment.set.points")
+	if !ok || !(points >= 2) || points > 100 {
+		points = 7
+	}
+	type pair struct {
+		real, virtual []any
+		have          [2]bool
+	}
+	byFabric := map[string]*pair{}
+	var order []string
+	for _, p := range profiles {
+		f := str(lookup(p, "fabric"))
+		if byFabric[f] == nil {
+			byFabric[f] = &pair{}
+			order = append(order, f)
+		}
+		m, _ := lookup(p, "mean").([]any)
+		switch str(lookup(p, "condition")) {
+		case "real":
+			byFabric[f].real, byFabric[f].have[0] = m, true
+		case "virtual":
+			byFabric[f].virtual, byFabric[f].have[1] = m, true
+		}
+	}
+	var panels []*plot.Plot
+	for k, sc := range scales {
+		var xy plotter.XYs
+		var names []string
+		for _, f := range order {
+			p := byFabric[f]
+			if !p.have[0] || !p.have[1] || k >= len(p.real) || k >= len(p.virtual) {
+				continue
+			}
+			x, y := num(p.real[k]), num(p.virtual[k])
+			if finite(x) && finite(y) {
+				xy = append(xy, plotter.XY{X: x, Y: y})
+				names = append(names, f)
+			}
+		}
+		if len(xy) == 0 {
+			continue
+		}
+		pl := plot.New()
+		pl.Title.Text = str(sc)
+		for _, c := range corr {
+			if r, ok := lookupNum(c, "r"); ok && str(lookup(c, "scale")) == str(sc) {
+				pl.Title.Text += fmt.Sprintf(", r = %.2f", r)
+			}
+		}
+		pl.X.Label.Text, pl.Y.Label.Text = "real swatch (mean rating)", "rendered fabric (mean rating)"
+		pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max = 1, points, 1, points
+		diag, _ := plotter.NewLine(plotter.XYs{{X: 1, Y: 1}, {X: points, Y: points}})
+		diag.Color, diag.Dashes = grey, []vg.Length{vg.Points(3), vg.Points(3)}
+		pl.Add(diag)
+		dots, _ := plotter.NewScatter(xy)
+		dots.GlyphStyle = draw.GlyphStyle{Color: blue, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
+		pl.Add(dots)
+		if labels, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: names}); err == nil {
+			pl.Add(labels)
+		}
+		pl.Add(plotter.NewGrid())
+		panels = append(panels, pl)
+	}
+	if len(panels) == 0 {
+		pg.note("figures: semantic.json holds no scale rated in both conditions; the comparison needs the real swatches' ratings and the rendered fabrics' of the same experiment")
+		return nil
+	}
+	const perRow = 3
+	var rows [][]*plot.Plot
+	for i := 0; i < len(panels); i += perRow {
+		row := panels[i:min(len(panels), i+perRow)]
+		for len(row) < perRow {
+			row = append(row, emptyPlot())
+		}
+		rows = append(rows, row)
+	}
+	fig, err := renderTiles(rows, []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}, wideW, vg.Length(len(rows))*8*vg.Centimeter, out, "ratings",
+		"Rendered against real",
+		"Per scale, each fabric's mean rating when rendered against its mean rating as a real swatch, with the diagonal where they agree and the correlation over the fabrics (semantic.json).")
+	if err != nil {
+		return err
+	}
+	pg.Figures = append(pg.Figures, fig)
+	return nil
 }
 
 // labelAt is l[i], or its number from 1 where l has none.

@@ -138,8 +138,9 @@ func TestReportsInChromium(t *testing.T) {
 }
 
 // The report of a set experiment (real ratings typed from a form: no rig
-// runs) shows its analysis and its trials, and says it draws no figure of
-// a set rather than that the run has not finished.
+// runs) shows its analysis and its trials, and says why it draws no
+// figure (the real ratings alone: nothing rendered to compare them with)
+// rather than that the run has not finished.
 func TestSetExperimentReport(t *testing.T) {
 	path := filepath.Join("..", "..", "examples", "evaluation", "semantic-real.toml")
 	e, src, err := experiment.Load(path)
@@ -172,7 +173,7 @@ func TestSetExperimentReport(t *testing.T) {
 			t.Errorf("the page says %q of a finished set experiment", bad)
 		}
 	}
-	if len(r.Figures) != 0 || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "none is drawn of a rating") {
+	if len(r.Figures) != 0 || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "both conditions") {
 		t.Errorf("figures %v, notes %q", r.Figures, r.Notes)
 	}
 }
@@ -259,5 +260,54 @@ func TestIdentificationReport(t *testing.T) {
 		if _, err := Write(dir, Options{}); err != nil {
 			t.Errorf("%s: %v", body, err)
 		}
+	}
+}
+
+// A rating's page draws each scale's rendered-against-real means from
+// semantic.json when both conditions are there, and says why not when
+// one is missing (folders written by hand).
+func TestRatingsReport(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("sidecar.json", `{"experiment": {"name": "r", "set": {"kind": "rate", "points": 7}}, "subject": "s-virtual"}`)
+	write("trials.csv", "trial,subject,stimulus,condition,rating_smooth-rough,cue_roughness,rt_s,observer,run_time_s,wall_time\n1,s-virtual,denim,virtual,5,5,NaN,rate:seed=7,3,2026-11-29T00:00:00Z\n")
+	profile := func(cond, fabric string, m1, m2 float64) string {
+		return fmt.Sprintf(`{"condition": %q, "fabric": %q, "mean": [%g, %g]}`, cond, fabric, m1, m2)
+	}
+	both := []string{profile("real", "denim", 5, 2), profile("virtual", "denim", 6, 3), profile("real", "silk", 1, 6), profile("virtual", "silk", 2, 5)}
+	analysis := func(profiles []string) string {
+		return `{"analysis": {"scales": ["smooth-rough", "stretchy-firm"], "correlations": [{"scale": "smooth-rough", "r": 1}], "profiles": [` + strings.Join(profiles, ", ") + `]}}`
+	}
+	for _, c := range []struct {
+		name, body       string
+		figures, notes   int
+		noteHas, titleOf string
+	}{
+		{"both conditions", analysis(both), 2, 0, "", "smooth-rough, r = 1.00"},
+		{"the real ratings alone", analysis(both[0:1]), 0, 1, "both conditions", ""},
+		{"means shorter than the scales", analysis([]string{`{"condition": "real", "fabric": "a", "mean": [1]}`, `{"condition": "virtual", "fabric": "a", "mean": [2]}`}), 2, 0, "", ""},
+		{"the wrong types", `{"analysis": {"scales": 3, "profiles": [5, {"mean": "x"}]}}`, 0, 1, "both conditions", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			write("semantic.json", c.body)
+			r, err := Write(dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Figures) != c.figures || len(r.Notes) != c.notes || c.notes > 0 && !strings.Contains(r.Notes[0], c.noteHas) {
+				t.Errorf("figures %v, notes %q", r.Figures, r.Notes)
+			}
+			if c.titleOf != "" {
+				svg, err := os.ReadFile(filepath.Join(filepath.Dir(r.Page), "ratings.svg"))
+				if err != nil || !strings.Contains(string(svg), c.titleOf) {
+					t.Errorf("ratings.svg lacks the title %q (%v)", c.titleOf, err)
+				}
+			}
+		})
 	}
 }
