@@ -92,6 +92,8 @@ func TestReportsInChromium(t *testing.T) {
 			[]string{"force-thumb.png", "force-index.svg", "pins-thumb_a40_um.png", "pins-index_a320_um.png", "sim-steps.png", "lateness.png"}, "Session"},
 		{"experiment", exampleExperiment, "experiment",
 			[]string{"tracks.png", "fit-0.png", "fit-0.svg", "delivered.png"}, "Experiment stiffness-2afc"},
+		{"magnitude estimation", magnitudeFolder, "experiment",
+			[]string{"power-law.png", "power-law.svg"}, "Experiment m"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t0 := time.Now()
@@ -178,10 +180,11 @@ func TestSetExperimentReport(t *testing.T) {
 	}
 }
 
-// A magnitude estimation's page draws its power laws from magnitude.json
-// (a folder written by hand here: the report reads records by key name,
-// and the runs that write them are app/experiment's tests).
-func TestMagnitudeReport(t *testing.T) {
+// magnitudeFolder writes a magnitude estimation's subject folder by hand
+// (the report reads records by key name; the runs that write them are
+// app/experiment's tests) and returns it.
+func magnitudeFolder(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
 		"sidecar.json": `{"experiment": {"name": "m", "set": {"kind": "magnitude"}, "stimulus": {"kind": "stiffness"}}, "subject": "sim01"}`,
@@ -195,6 +198,12 @@ func TestMagnitudeReport(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return dir
+}
+
+// A magnitude estimation's page draws its power laws from magnitude.json.
+func TestMagnitudeReport(t *testing.T) {
+	dir := magnitudeFolder(t)
 	r, err := Write(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
