@@ -36,14 +36,11 @@ func (run *runner) writeBIDS(columns map[string]bids.Column) error {
 func (run *setRun) setColumns() map[string]bids.Column {
 	s, e := run.set, run.e
 	c := map[string]bids.Column{
-		"trial":      {LongName: "Trial", Description: "the trial's number, from 1, in the order presented"},
-		"subject":    {LongName: "Subject", Description: "the subject's identifier (a rating's with its condition appended)"},
-		"stimulus":   {LongName: "Stimulus", Description: "the fabric presented (the name of a built-in or library fabric)"},
-		"rt_s":       {LongName: "Response time", Description: "from the question to the answer (n/a for a simulated observer)", Units: "s"},
-		"observer":   {LongName: "Observer", Description: "who answered: a simulated observer's full specification, or person"},
-		"run_time_s": {LongName: "Run time", Description: "the rig's clock at the end of the trial, from the run's start (0 for real swatches, which no rig handles)", Units: "s"},
-		"wall_time":  {LongName: "Wall time", Description: "when the trial ended, UTC, RFC 3339"},
+		"trial":    {LongName: "Trial", Description: "the trial's number, from 1, in the order presented"},
+		"subject":  {LongName: "Subject", Description: "the subject's identifier (a rating's with its condition appended)"},
+		"stimulus": {LongName: "Stimulus", Description: "the fabric presented (the name of a built-in or library fabric)"},
 	}
+	answerColumns(c)
 	switch s.Kind {
 	case Identify:
 		c["response"] = bids.Column{LongName: "Response", Description: "the fabric the observer named, one of set.responses"}
@@ -72,6 +69,15 @@ func (run *setRun) setColumns() map[string]bids.Column {
 			Units:       bidsUnit(cue.Unit)}
 	}
 	return c
+}
+
+// answerColumns adds the columns every trials.csv ends with: who
+// answered, how fast, and when.
+func answerColumns(c map[string]bids.Column) {
+	c["rt_s"] = bids.Column{LongName: "Response time", Description: "from the question to the answer (n/a for a simulated observer)", Units: "s"}
+	c["observer"] = bids.Column{LongName: "Observer", Description: "who answered: a simulated observer's full specification, or person"}
+	c["run_time_s"] = bids.Column{LongName: "Run time", Description: "the rig's clock at the end of the trial, from the run's start (0 where no rig ran: real swatches)", Units: "s"}
+	c["wall_time"] = bids.Column{LongName: "Wall time", Description: "when the trial ended, UTC, RFC 3339"}
 }
 
 // bidsUnit is a unit as the BIDS sidecar gives it: none for a ratio,
@@ -108,13 +114,10 @@ func trialColumns(intervals int, unit string, cue *Cue, task psych.Task) map[str
 			Levels: map[string]string{"1": "first interval", "2": "second interval"}},
 		"positive": {LongName: "Positive response", Description: "whether the response counts as positive in the fit (correct, yes, or a rating at or above the criterion)",
 			Levels: map[string]string{"0": "negative", "1": "positive"}},
-		"rt_s":        {LongName: "Response time", Description: "from the question to the answer (n/a for a simulated observer)", Units: "s"},
-		"observer":    {LongName: "Observer", Description: "who answered: a simulated observer's full specification, or person"},
 		"estimate":    {LongName: "Running estimate", Description: "the procedure's threshold estimate after the trial", Units: unit},
 		"estimate_sd": {LongName: "Running estimate's SD", Description: "the standard deviation of the procedure's estimate after the trial", Units: unit},
-		"run_time_s":  {LongName: "Run time", Description: "the rig's clock at the end of the trial, from the run's start", Units: "s"},
-		"wall_time":   {LongName: "Wall time", Description: "when the trial ended, UTC, RFC 3339"},
 	}
+	answerColumns(c)
 	cueName, cueUnit := "the delivered cue", ""
 	if cue != nil {
 		cueName, cueUnit = cue.Name, cue.Unit

@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"compress/gzip"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -337,18 +336,9 @@ func TestMagnitudeEstimationPlaysItsMotion(t *testing.T) {
 			}
 			// The pads' travel across and down the stand over the
 			// interval (the approach is along the pinch's axis, z).
-			f, err := os.Open(filepath.Join(res.Dir, "traces", "0001-i1-haptics.csv.gz"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			z, err := gzip.NewReader(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			recs, err := csv.NewReader(z).ReadAll()
-			if err != nil || len(recs) < 1000 {
-				t.Fatalf("haptics trace: %d rows, %v", len(recs), err)
+			recs := readTrace(t, filepath.Join(res.Dir, "traces", "0001-i1-haptics.csv.gz"))
+			if len(recs) < 1000 {
+				t.Fatalf("haptics trace: %d rows", len(recs))
 			}
 			col := map[string]int{}
 			for i, h := range recs[0] {

@@ -376,18 +376,8 @@ func TestTrialRecord(t *testing.T) {
 	if len(traces) != 4 {
 		t.Fatalf("%d trace files, want 2 intervals × haptics and tactile: %v", len(traces), traces)
 	}
-	f, err := os.Open(filepath.Join(sub, "traces", "0001-i1-haptics.csv.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(z).ReadAll()
-	if err != nil || len(recs) < 3000 || recs[0][0] != "t_s" {
-		t.Fatalf("haptics trace: %d rows, %v", len(recs), err)
+	if recs := readTrace(t, filepath.Join(sub, "traces", "0001-i1-haptics.csv.gz")); len(recs) < 3000 || recs[0][0] != "t_s" {
+		t.Fatalf("haptics trace: %d rows", len(recs))
 	}
 	for _, f := range []string{"sidecar.json", "state.json", "fit.json"} {
 		if _, err := os.Stat(filepath.Join(sub, f)); err != nil {
@@ -603,4 +593,24 @@ func TestResumeRefusesDamagedState(t *testing.T) {
 			t.Log(err)
 		})
 	}
+}
+
+// readTrace reads an interval's gzipped trace (traces/NNNN-iK-*.csv.gz),
+// its header first.
+func readTrace(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(z).ReadAll()
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("%s: %d rows, %v", path, len(recs), err)
+	}
+	return recs
 }

@@ -502,16 +502,7 @@ func (pg *page) deliveredFigures(t *table, unit, out string) error {
 		pg.note("trials.csv records no delivered measure per interval")
 		return nil
 	}
-	const perRow = 3
-	var rows [][]*plot.Plot
-	for i := 0; i < len(panels); i += perRow {
-		row := panels[i:min(len(panels), i+perRow)]
-		for len(row) < perRow {
-			row = append(row, emptyPlot())
-		}
-		rows = append(rows, row)
-	}
-	fig, err := renderTiles(rows, []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}, wideW, vg.Length(len(rows))*7*vg.Centimeter, out, "delivered",
+	fig, err := renderGrid(panels, 3, 7*vg.Centimeter, out, "delivered",
 		"Delivered against nominal",
 		"Each trial's nominal stimulus against what reached the fingers in its intervals, as recorded: filled, the test interval; open, the reference.")
 	if err != nil {
@@ -564,17 +555,14 @@ var setAnalysis = map[string]string{"identify": "matching.json", "rate": "semant
 
 // setReport builds the page of a set experiment's subject folder
 // (identification, rating, magnitude estimation): its provenance, its
-// analysis and its trials as they are. It draws no figure: the
-// staircase's tracks and fits are not a set's.
+// analysis as it is with the kind's own figure or table, and its trials;
+// no staircase track or fit, which a set does not have.
 func (pg *page) setReport(dir, out, kind string, side map[string]any) (*page, error) {
 	pg.Title = fmt.Sprintf("Experiment %s, subject %s", str(lookup(side, "experiment.name")), str(side["subject"]))
 	pg.experimentProvenance(side, "linear")
 	name, ok := setAnalysis[kind]
 	if !ok {
 		return nil, fmt.Errorf("report: %s: set experiment of kind %q, want identify, rate or magnitude", filepath.Join(dir, "sidecar.json"), kind)
-	}
-	if kind == "identify" {
-		pg.note("figures: none is drawn of an identification; its confusion matrix is the table above")
 	}
 	if b, err := readFile(filepath.Join(dir, name)); err != nil {
 		pg.note("no %s (%v): the run has not finished, so there is no analysis yet", name, err)
@@ -592,6 +580,7 @@ func (pg *page) setReport(dir, out, kind string, side map[string]any) (*page, er
 				}
 			case "identify":
 				pg.confusionTable(v, side)
+				pg.note("figures: none is drawn of an identification; its confusion matrix is the table above")
 			case "rate":
 				if err := pg.ratingsFigure(v, side, out); err != nil {
 					return nil, err
@@ -661,7 +650,7 @@ func (pg *page) powerLawFigure(analysis any, out string) error {
 			var line plotter.XYs
 			for i := range 50 {
 				x := lo * math.Pow(hi/lo, float64(i)/49)
-				if y := k * math.Pow(x, b); x > 0 && y > 0 && finite(x) && finite(y) {
+				if y := k * math.Pow(x, b); y > 0 && finite(x) && finite(y) {
 					line = append(line, plotter.XY{X: x, Y: y})
 				}
 			}
@@ -679,10 +668,7 @@ func (pg *page) powerLawFigure(analysis any, out string) error {
 	if len(panels) == 0 {
 		return nil
 	}
-	for len(panels) < 2 {
-		panels = append(panels, emptyPlot())
-	}
-	fig, err := renderTiles([][]*plot.Plot{panels}, []float64{0.5, 0.5}, wideW, 9*vg.Centimeter, out, "power-law",
+	fig, err := renderGrid(panels, 2, 9*vg.Centimeter, out, "power-law",
 		"Stevens' power law",
 		"Each level's geometric mean magnitude estimate against the fabric's KES quantity (left) and against the cue delivered to the fingers (right), both axes logarithmic, with the power law fitted in magnitude.json.")
 	if err != nil {
@@ -749,10 +735,9 @@ func (pg *page) ratingsFigure(analysis, side any, out string) error {
 	if !ok || !(points >= 2) || points > 100 {
 		points = 7
 	}
-	type pair struct {
-		real, virtual []any
-		have          [2]bool
-	}
+	// A fabric's mean ratings per scale in each condition (nil where the
+	// condition has none).
+	type pair struct{ real, virtual []any }
 	byFabric := map[string]*pair{}
 	var order []string
 	for _, p := range profiles {
@@ -764,9 +749,9 @@ func (pg *page) ratingsFigure(analysis, side any, out string) error {
 		m, _ := lookup(p, "mean").([]any)
 		switch str(lookup(p, "condition")) {
 		case "real":
-			byFabric[f].real, byFabric[f].have[0] = m, true
+			byFabric[f].real = m
 		case "virtual":
-			byFabric[f].virtual, byFabric[f].have[1] = m, true
+			byFabric[f].virtual = m
 		}
 	}
 	var panels []*plot.Plot
@@ -775,7 +760,7 @@ func (pg *page) ratingsFigure(analysis, side any, out string) error {
 		var names []string
 		for _, f := range order {
 			p := byFabric[f]
-			if !p.have[0] || !p.have[1] || k >= len(p.real) || k >= len(p.virtual) {
+			if k >= len(p.real) || k >= len(p.virtual) {
 				continue
 			}
 			x, y := num(p.real[k]), num(p.virtual[k])
@@ -812,16 +797,7 @@ func (pg *page) ratingsFigure(analysis, side any, out string) error {
 		pg.note("figures: semantic.json holds no scale rated in both conditions; the comparison needs the real swatches' ratings and the rendered fabrics' of the same experiment")
 		return nil
 	}
-	const perRow = 3
-	var rows [][]*plot.Plot
-	for i := 0; i < len(panels); i += perRow {
-		row := panels[i:min(len(panels), i+perRow)]
-		for len(row) < perRow {
-			row = append(row, emptyPlot())
-		}
-		rows = append(rows, row)
-	}
-	fig, err := renderTiles(rows, []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}, wideW, vg.Length(len(rows))*8*vg.Centimeter, out, "ratings",
+	fig, err := renderGrid(panels, 3, 8*vg.Centimeter, out, "ratings",
 		"Rendered against real",
 		"Per scale, each fabric's mean rating when rendered against its mean rating as a real swatch, with the diagonal where they agree and the correlation over the fabrics (semantic.json).")
 	if err != nil {

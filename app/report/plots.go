@@ -67,6 +67,25 @@ func renderTiles(rows [][]*plot.Plot, widths []float64, w, h vg.Length, dir, nam
 	return f, nil
 }
 
+// renderGrid lays panels out perRow to a row (the last row filled with
+// empty panels), each row rowH high, and renders them as renderTiles
+// does.
+func renderGrid(panels []*plot.Plot, perRow int, rowH vg.Length, dir, name, title, caption string) (figure, error) {
+	var rows [][]*plot.Plot
+	for i := 0; i < len(panels); i += perRow {
+		row := panels[i:min(len(panels), i+perRow)]
+		for len(row) < perRow {
+			row = append(row, emptyPlot())
+		}
+		rows = append(rows, row)
+	}
+	widths := make([]float64, perRow)
+	for i := range widths {
+		widths[i] = 1 / float64(perRow)
+	}
+	return renderTiles(rows, widths, wideW, vg.Length(len(rows))*rowH, dir, name, title, caption)
+}
+
 // rgba is a translucent colour (not premultiplied).
 func rgba(r, g, b, a uint8) color.NRGBA { return color.NRGBA{R: r, G: g, B: b, A: a} }
 

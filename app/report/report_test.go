@@ -180,6 +180,14 @@ func TestSetExperimentReport(t *testing.T) {
 	}
 }
 
+// writeIn writes a file of a subject folder written by hand.
+func writeIn(t *testing.T, dir, name, body string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // magnitudeFolder writes a magnitude estimation's subject folder by hand
 // (the report reads records by key name; the runs that write them are
 // app/experiment's tests) and returns it.
@@ -194,9 +202,7 @@ func magnitudeFolder(t *testing.T) string {
 		"trials.csv": "trial,subject,stimulus,x,unit,kes_EMT,estimate,cue_stiffness,rt_s,observer,run_time_s,wall_time\n1,sim01,0,0,%,4.25,880,680,NaN,magnitude:seed=7,10,2026-11-29T00:00:00Z\n",
 	}
 	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeIn(t, dir, name, body)
 	}
 	return dir
 }
@@ -212,9 +218,7 @@ func TestMagnitudeReport(t *testing.T) {
 		t.Fatalf("figures %v, notes %q; want the power law's PNG and SVG and nothing left out", r.Figures, r.Notes)
 	}
 	// Without the fit's parameters the levels are still drawn.
-	if err := os.WriteFile(filepath.Join(dir, "magnitude.json"), []byte(`{"kes": {"points": [{"x": 1, "geomean": 2}, {"x": 2, "geomean": 3}]}, "delivered": {"points": []}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeIn(t, dir, "magnitude.json", `{"kes": {"points": [{"x": 1, "geomean": 2}, {"x": 2, "geomean": 3}]}, "delivered": {"points": []}}`)
 	if r, err = Write(dir, Options{}); err != nil || len(r.Figures) != 2 || len(r.Notes) != 1 {
 		t.Fatalf("%v: figures %v, notes %q; want the KES panel and a note for the empty one", err, r.Figures, r.Notes)
 	}
@@ -227,9 +231,7 @@ func TestMagnitudeReport(t *testing.T) {
 		`{"kes": {"points": "x"}, "delivered": 5}`,
 		`[1, 2]`,
 	} {
-		if err := os.WriteFile(filepath.Join(dir, "magnitude.json"), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeIn(t, dir, "magnitude.json", body)
 		if _, err := Write(dir, Options{}); err != nil {
 			t.Errorf("%s: %v", body, err)
 		}
@@ -241,15 +243,9 @@ func TestMagnitudeReport(t *testing.T) {
 // sidecar, with the information transmitted (a folder written by hand).
 func TestIdentificationReport(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("sidecar.json", `{"experiment": {"name": "i", "set": {"kind": "identify", "fabrics": ["denim", "linen"], "responses": ["jeans", "flax"]}}, "subject": "s"}`)
-	write("trials.csv", "trial,subject,stimulus,response,correct,cue_roughness,rt_s,observer,run_time_s,wall_time\n1,s,denim,jeans,1,5,NaN,person,3,2026-11-29T00:00:00Z\n")
-	write("matching.json", `{"confusion": {"counts": [[3, 1], [0, 4]], "information_bits": 0.55, "information_interval": {"lo": 0.1, "hi": 0.9}}}`)
+	writeIn(t, dir, "sidecar.json", `{"experiment": {"name": "i", "set": {"kind": "identify", "fabrics": ["denim", "linen"], "responses": ["jeans", "flax"]}}, "subject": "s"}`)
+	writeIn(t, dir, "trials.csv", "trial,subject,stimulus,response,correct,cue_roughness,rt_s,observer,run_time_s,wall_time\n1,s,denim,jeans,1,5,NaN,person,3,2026-11-29T00:00:00Z\n")
+	writeIn(t, dir, "matching.json", `{"confusion": {"counts": [[3, 1], [0, 4]], "information_bits": 0.55, "information_interval": {"lo": 0.1, "hi": 0.9}}}`)
 	r, err := Write(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -265,7 +261,7 @@ func TestIdentificationReport(t *testing.T) {
 		}
 	}
 	for _, body := range []string{`{"confusion": {"counts": [5, "x"]}}`, `{"confusion": {"counts": []}}`, `{"confusion": 3}`} {
-		write("matching.json", body)
+		writeIn(t, dir, "matching.json", body)
 		if _, err := Write(dir, Options{}); err != nil {
 			t.Errorf("%s: %v", body, err)
 		}
@@ -277,14 +273,8 @@ func TestIdentificationReport(t *testing.T) {
 // one is missing (folders written by hand).
 func TestRatingsReport(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("sidecar.json", `{"experiment": {"name": "r", "set": {"kind": "rate", "points": 7}}, "subject": "s-virtual"}`)
-	write("trials.csv", "trial,subject,stimulus,condition,rating_smooth-rough,cue_roughness,rt_s,observer,run_time_s,wall_time\n1,s-virtual,denim,virtual,5,5,NaN,rate:seed=7,3,2026-11-29T00:00:00Z\n")
+	writeIn(t, dir, "sidecar.json", `{"experiment": {"name": "r", "set": {"kind": "rate", "points": 7}}, "subject": "s-virtual"}`)
+	writeIn(t, dir, "trials.csv", "trial,subject,stimulus,condition,rating_smooth-rough,cue_roughness,rt_s,observer,run_time_s,wall_time\n1,s-virtual,denim,virtual,5,5,NaN,rate:seed=7,3,2026-11-29T00:00:00Z\n")
 	profile := func(cond, fabric string, m1, m2 float64) string {
 		return fmt.Sprintf(`{"condition": %q, "fabric": %q, "mean": [%g, %g]}`, cond, fabric, m1, m2)
 	}
@@ -303,7 +293,7 @@ func TestRatingsReport(t *testing.T) {
 		{"the wrong types", `{"analysis": {"scales": 3, "profiles": [5, {"mean": "x"}]}}`, 0, 1, "both conditions", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			write("semantic.json", c.body)
+			writeIn(t, dir, "semantic.json", c.body)
 			r, err := Write(dir, Options{})
 			if err != nil {
 				t.Fatal(err)
