@@ -109,24 +109,35 @@ func (m *Model) frames(q *[3]float64) (o, z [4][3]float64, r Mat3) {
 }
 
 // chain fills the origins and z axes of frames 0..3 and the rotations of
-// frames 1..3 for joint angles q.
+// frames 1..3 for joint angles q. The simulated plant calls it at every
+// substep: the rotation is carried in scalars, not as a Mat3 value, which
+// the compiler copies through memory (the arithmetic is Mat3.Mul's and
+// MulVec's, term for term).
 func (m *Model) chain(q *[3]float64, o, z *[4][3]float64, rs *[3]Mat3) {
-	r := Identity()
+	r00, r01, r02 := 1.0, 0.0, 0.0
+	r10, r11, r12 := 0.0, 1.0, 0.0
+	r20, r21, r22 := 0.0, 0.0, 1.0
 	o[0] = [3]float64{}
 	z[0] = [3]float64{0, 0, 1}
-	for i, l := range m.p.Links {
+	for i := range 3 {
+		l := &m.p.Links[i]
 		st, ct := math.Sincos(q[i] + l.Offset)
 		sa, ca := m.twist[i][0], m.twist[i][1]
-		a := Mat3{
-			{ct, -st * ca, st * sa},
-			{st, ct * ca, -ct * sa},
-			{0, sa, ca},
+		a00, a01, a02 := ct, -st*ca, st*sa
+		a10, a11, a12 := st, ct*ca, -ct*sa
+		a20, a21, a22 := 0.0, sa, ca
+		d0, d1, d2 := l.A*ct, l.A*st, l.D
+		oi := &o[i]
+		o[i+1] = [3]float64{
+			oi[0] + (r00*d0 + r01*d1 + r02*d2),
+			oi[1] + (r10*d0 + r11*d1 + r12*d2),
+			oi[2] + (r20*d0 + r21*d1 + r22*d2),
 		}
-		d := [3]float64{l.A * ct, l.A * st, l.D}
-		o[i+1] = vec3.Add(o[i], r.MulVec(d))
-		r = r.Mul(&a)
-		z[i+1] = [3]float64{r[0][2], r[1][2], r[2][2]}
-		rs[i] = r
+		r00, r01, r02 = r00*a00+r01*a10+r02*a20, r00*a01+r01*a11+r02*a21, r00*a02+r01*a12+r02*a22
+		r10, r11, r12 = r10*a00+r11*a10+r12*a20, r10*a01+r11*a11+r12*a21, r10*a02+r11*a12+r12*a22
+		r20, r21, r22 = r20*a00+r21*a10+r22*a20, r20*a01+r21*a11+r22*a21, r20*a02+r21*a12+r22*a22
+		z[i+1] = [3]float64{r02, r12, r22}
+		rs[i] = Mat3{{r00, r01, r02}, {r10, r11, r12}, {r20, r21, r22}}
 	}
 }
 
@@ -144,14 +155,27 @@ func (m *Model) Eval(dst *Kin, q [3]float64) {
 }
 
 // eval fills dst from the frames' origins o, z axes z and frame 3's
-// rotation r.
+// rotation r (MulVec's and Cross's arithmetic, written out).
 func (m *Model) eval(dst *Kin, o, z *[4][3]float64, r *Mat3) {
 	dst.R = *r
-	dst.Pad = vec3.Add(o[3], r.MulVec(m.p.Tool))
-	dst.Normal = r.MulVec(m.p.PadNormal)
+	tl, pn, o3 := &m.p.Tool, &m.p.PadNormal, &o[3]
+	pad := [3]float64{
+		o3[0] + (r[0][0]*tl[0] + r[0][1]*tl[1] + r[0][2]*tl[2]),
+		o3[1] + (r[1][0]*tl[0] + r[1][1]*tl[1] + r[1][2]*tl[2]),
+		o3[2] + (r[2][0]*tl[0] + r[2][1]*tl[1] + r[2][2]*tl[2]),
+	}
+	dst.Pad = pad
+	dst.Normal = [3]float64{
+		r[0][0]*pn[0] + r[0][1]*pn[1] + r[0][2]*pn[2],
+		r[1][0]*pn[0] + r[1][1]*pn[1] + r[1][2]*pn[2],
+		r[2][0]*pn[0] + r[2][1]*pn[1] + r[2][2]*pn[2],
+	}
 	for i := range 3 {
-		c := vec3.Cross(z[i], vec3.Sub(dst.Pad, o[i]))
-		dst.J[0][i], dst.J[1][i], dst.J[2][i] = c[0], c[1], c[2]
+		zi, oi := &z[i], &o[i]
+		d0, d1, d2 := pad[0]-oi[0], pad[1]-oi[1], pad[2]-oi[2]
+		dst.J[0][i] = zi[1]*d2 - zi[2]*d1
+		dst.J[1][i] = zi[2]*d0 - zi[0]*d2
+		dst.J[2][i] = zi[0]*d1 - zi[1]*d0
 	}
 }
 
@@ -241,18 +265,31 @@ func (m *Model) EvalLinks(k *Kin, lk *LinkKin, q [3]float64, local *[3][3]float6
 }
 
 // links fills dst's points and Jacobians from the frames' origins o and
-// z axes z and the links' rotations dst.R.
+// z axes z and the links' rotations dst.R. Every entry is written, the
+// zeros beyond each link's joints included.
 func (m *Model) links(dst *LinkKin, o, z *[4][3]float64, local *[3][3]float64) {
 	for link := range 3 {
-		p := vec3.Add(o[link+1], dst.R[link].MulVec(local[link]))
+		r, lc := &dst.R[link], &local[link]
+		on := &o[link+1]
+		p := [3]float64{
+			on[0] + (r[0][0]*lc[0] + r[0][1]*lc[1] + r[0][2]*lc[2]),
+			on[1] + (r[1][0]*lc[0] + r[1][1]*lc[1] + r[1][2]*lc[2]),
+			on[2] + (r[2][0]*lc[0] + r[2][1]*lc[1] + r[2][2]*lc[2]),
+		}
 		dst.P[link] = p
-		dst.Jv[link], dst.Jw[link] = Mat3{}, Mat3{}
-		for i := 0; i <= link; i++ {
-			c := vec3.Cross(z[i], vec3.Sub(p, o[i]))
-			for k := range 3 {
-				dst.Jv[link][k][i] = c[k]
-				dst.Jw[link][k][i] = z[i][k]
+		jv, jw := &dst.Jv[link], &dst.Jw[link]
+		for i := range 3 {
+			if i > link {
+				jv[0][i], jv[1][i], jv[2][i] = 0, 0, 0
+				jw[0][i], jw[1][i], jw[2][i] = 0, 0, 0
+				continue
 			}
+			zi, oi := &z[i], &o[i]
+			d0, d1, d2 := p[0]-oi[0], p[1]-oi[1], p[2]-oi[2]
+			jv[0][i] = zi[1]*d2 - zi[2]*d1
+			jv[1][i] = zi[2]*d0 - zi[0]*d2
+			jv[2][i] = zi[0]*d1 - zi[1]*d0
+			jw[0][i], jw[1][i], jw[2][i] = zi[0], zi[1], zi[2]
 		}
 	}
 }

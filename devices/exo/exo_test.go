@@ -357,3 +357,18 @@ func TestLinksMatchesPointJacobian(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEvalLinks is the kinematics the simulated plant evaluates at
+// every substep (devices/twin).
+func BenchmarkEvalLinks(b *testing.B) {
+	m := mustDefault(b)
+	local := [3][3]float64{{0.01, 0.002, -0.003}, {0.02, 0, 0.001}, {-0.004, 0.005, 0.006}}
+	var k Kin
+	var lk LinkKin
+	q := m.Params().Home
+	b.ReportAllocs()
+	for b.Loop() {
+		q[1] += 1e-9
+		m.EvalLinks(&k, &lk, q, &local)
+	}
+}

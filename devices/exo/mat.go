@@ -72,10 +72,12 @@ func (m *Mat3) Inverse() (Mat3, bool) {
 	inv[2][1] = m[0][1]*m[2][0] - m[0][0]*m[2][1]
 	inv[2][2] = m[0][0]*m[1][1] - m[0][1]*m[1][0]
 	det := m[0][0]*inv[0][0] + m[0][1]*inv[1][0] + m[0][2]*inv[2][0]
-	scale := 0.0
+	scale := 0.0 // the largest |entry|; a NaN entry makes det NaN
 	for i := range 3 {
 		for j := range 3 {
-			scale = math.Max(scale, math.Abs(m[i][j]))
+			if a := math.Abs(m[i][j]); a > scale {
+				scale = a
+			}
 		}
 	}
 	if det == 0 || math.Abs(det) <= 1e-14*scale*scale*scale || math.IsNaN(det) {

@@ -458,15 +458,17 @@ func (e *Exo) linkMass(lk *exo.LinkKin) exo.Mat3 {
 	for l := range 3 {
 		lp := &e.p.Links[l]
 		jv, jw, r := &lk.Jv[l], &lk.Jw[l], &lk.R[l]
-		// Jwᵀ (R diag(I) Rᵀ) Jw + m Jvᵀ Jv
+		// Jwᵀ (R diag(I) Rᵀ) Jw + m Jvᵀ Jv. Link l moves with joints 0..l
+		// alone: the Jacobians' other columns are zero, and so is what
+		// they would add.
 		var rtjw exo.Mat3 // Rᵀ Jw: joint axes in the link frame
 		for a := range 3 {
-			for b := range 3 {
+			for b := 0; b <= l; b++ {
 				rtjw[a][b] = r[0][a]*jw[0][b] + r[1][a]*jw[1][b] + r[2][a]*jw[2][b]
 			}
 		}
-		for a := range 3 {
-			for b := a; b < 3; b++ {
+		for a := 0; a <= l; a++ {
+			for b := a; b <= l; b++ {
 				s := lp.Mass*(jv[0][a]*jv[0][b]+jv[1][a]*jv[1][b]+jv[2][a]*jv[2][b]) +
 					lp.Inertia[0]*rtjw[0][a]*rtjw[0][b] + lp.Inertia[1]*rtjw[1][a]*rtjw[1][b] + lp.Inertia[2]*rtjw[2][a]*rtjw[2][b]
 				m[a][b] += s
