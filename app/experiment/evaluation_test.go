@@ -114,6 +114,9 @@ func TestEvaluationProtocols(t *testing.T) {
 			if e.Set != nil && e.Set.Kind == Identify && v["confusion"] == nil {
 				t.Error("no confusion matrix")
 			}
+			if e.Set != nil && e.Set.Kind == Magnitude && (v["unit"] == "" || v["cue_unit"] == "") {
+				t.Errorf("magnitude.json names the KES quantity's unit %q and the cue's %q; want both", v["unit"], v["cue_unit"])
+			}
 			if _, err := os.Stat(filepath.Join(res.Dir, "trials.csv")); err != nil {
 				t.Error(err)
 			}

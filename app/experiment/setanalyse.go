@@ -46,6 +46,7 @@ type MagnitudeAnalysis struct {
 	Quantity   string             `json:"quantity"`
 	Unit       string             `json:"unit"`
 	Cue        string             `json:"cue"`
+	CueUnit    string             `json:"cue_unit"`
 	KES        *psych.PowerLawFit `json:"kes,omitempty"`
 	Delivered  *psych.PowerLawFit `json:"delivered,omitempty"`
 	Errors     []string           `json:"errors,omitempty"`
@@ -107,7 +108,7 @@ func (run *setRun) analyseSet() (*Result, error) {
 		name, v = "semantic.json", sr
 	case Magnitude:
 		dim := dimensions[e.Stimulus.Kind]
-		ma := MagnitudeAnalysis{Experiment: e.Name, Subject: run.o.Subject, Property: e.Stimulus.Kind, Quantity: dim.kes.Name, Unit: dim.kes.Unit, Cue: dim.cue.Name}
+		ma := MagnitudeAnalysis{Experiment: e.Name, Subject: run.o.Subject, Property: e.Stimulus.Kind, Quantity: dim.kes.Name, Unit: dim.kes.Unit, Cue: dim.cue.Name, CueUnit: dim.cue.Unit}
 		var byKES, byCue []psych.Magnitude
 		for _, r := range rows {
 			m, _ := strconv.ParseFloat(col(r, "estimate"), 64)

@@ -602,6 +602,15 @@ func (pg *page) setReport(dir, out, kind string, side map[string]any) (*page, er
 	return pg, nil
 }
 
+// bracketed is " [unit]", or nothing for a file that names no unit (one
+// written before magnitude.json named the cue's).
+func bracketed(unit string) string {
+	if unit == "" {
+		return ""
+	}
+	return " [" + unit + "]"
+}
+
 // powerLawFigure draws a magnitude estimation's Stevens power laws
 // (magnitude.json's "kes" and "delivered"): each level's geometric mean
 // estimate against the KES quantity, and against the cue delivered, on
@@ -609,8 +618,8 @@ func (pg *page) setReport(dir, out, kind string, side map[string]any) (*page, er
 func (pg *page) powerLawFigure(analysis any, out string) error {
 	var panels []*plot.Plot
 	for _, part := range []struct{ key, axis string }{
-		{"kes", "KES " + str(lookup(analysis, "quantity")) + " [" + str(lookup(analysis, "unit")) + "]"},
-		{"delivered", "delivered " + str(lookup(analysis, "cue"))},
+		{"kes", "KES " + str(lookup(analysis, "quantity")) + bracketed(str(lookup(analysis, "unit")))},
+		{"delivered", "delivered " + str(lookup(analysis, "cue")) + bracketed(str(lookup(analysis, "cue_unit")))},
 	} {
 		pts, _ := lookup(analysis, part.key+".points").([]any)
 		var xy plotter.XYs

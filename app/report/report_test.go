@@ -196,7 +196,7 @@ func magnitudeFolder(t *testing.T) string {
 	dir := t.TempDir()
 	files := map[string]string{
 		"sidecar.json": `{"experiment": {"name": "m", "set": {"kind": "magnitude"}, "stimulus": {"kind": "stiffness"}}, "subject": "sim01"}`,
-		"magnitude.json": `{"quantity": "EMT", "unit": "%", "cue": "loading-stiffness",
+		"magnitude.json": `{"quantity": "EMT", "unit": "%", "cue": "loading-stiffness", "cue_unit": "N/m",
 			"kes": {"scale": 5000, "exponent": -1.2, "points": [{"x": 2.5, "geomean": 1660, "n": 6}, {"x": 4.25, "geomean": 880, "n": 6}, {"x": 6.1, "geomean": 570, "n": 6}]},
 			"delivered": {"scale": 2, "exponent": 0.93, "points": [{"x": 390, "geomean": 520, "n": 6}, {"x": 680, "geomean": 880, "n": 6}, {"x": 1330, "geomean": 1600, "n": 6}]}}`,
 		"trials.csv": "trial,subject,stimulus,x,unit,kes_EMT,estimate,cue_stiffness,rt_s,observer,run_time_s,wall_time\n1,sim01,0,0,%,4.25,880,680,NaN,magnitude:seed=7,10,2026-11-29T00:00:00Z\n",
@@ -216,6 +216,16 @@ func TestMagnitudeReport(t *testing.T) {
 	}
 	if len(r.Figures) != 2 || filepath.Base(r.Figures[0]) != "power-law.png" || len(r.Notes) != 0 {
 		t.Fatalf("figures %v, notes %q; want the power law's PNG and SVG and nothing left out", r.Figures, r.Notes)
+	}
+	// Both axes say their units.
+	svg, err := os.ReadFile(r.Figures[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, label := range []string{"KES EMT [%]", "delivered loading-stiffness [N/m]"} {
+		if !strings.Contains(string(svg), label) {
+			t.Errorf("the power law's SVG lacks the axis label %q", label)
+		}
 	}
 	// Without the fit's parameters the levels are still drawn.
 	writeIn(t, dir, "magnitude.json", `{"kes": {"points": [{"x": 1, "geomean": 2}, {"x": 2, "geomean": 3}]}, "delivered": {"points": []}}`)
