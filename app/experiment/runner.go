@@ -14,11 +14,13 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/haptex/haptex/app/experiment/bids"
 	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/calib/psych"
@@ -269,6 +271,27 @@ func (run *runner) openDir() (cleanup func(), err error) {
 		return nil, fmt.Errorf("experiment: %w", err)
 	}
 	run.dir = run.root.Path()
+	// One run at a time writes a subject's folder: two would each take
+	// the other's trials for their own, and the last to write the state
+	// would lose the other's.
+	if err := run.root.Lock(); err != nil {
+		run.root.Close()
+		if errors.Is(err, safefile.ErrLocked) {
+			return nil, fmt.Errorf("experiment: %s is in use by another run of this experiment and subject: let it end, or stop it, before running it again", run.dir)
+		}
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	// What a run killed while writing left behind, now that no other run
+	// writes here: a trace or a record it was writing, whose trial is run
+	// again.
+	folders := []string{"traces"}
+	if tsv, _, err := bids.Path(o.Subject, e.Name); err == nil {
+		folders = append(folders, path.Dir(tsv))
+	}
+	if err := removeTemps(run.root, folders); err != nil {
+		run.root.Close()
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
 	return func() {
 		run.root.Close()
 		if out, err := safefile.OpenDir(o.OutDir); err == nil {
@@ -280,6 +303,43 @@ func (run *runner) openDir() (cleanup func(), err error) {
 			out.Close()
 		}
 	}, nil
+}
+
+// removeTemps removes the temporary files killed writes left in root and
+// in its folders named (slash-separated paths), where they exist.
+func removeTemps(root *safefile.Dir, folders []string) error {
+	if _, err := root.RemoveTemps(); err != nil {
+		return err
+	}
+	for _, f := range folders {
+		d, err := openPath(root, strings.Split(f, "/"))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		_, err = d.RemoveTemps()
+		d.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openPath opens the folder root/names[0]/names[1]/..., creating nothing.
+func openPath(root *safefile.Dir, names []string) (*safefile.Dir, error) {
+	d, err := root.Sub(names[0], false)
+	for _, n := range names[1:] {
+		if err != nil {
+			return nil, err
+		}
+		next, e := d.Sub(n, false)
+		d.Close()
+		d, err = next, e
+	}
+	return d, err
 }
 
 // discard removes the files of a run that completed no trial.

@@ -207,11 +207,70 @@ func (d *Dir) Remove(name string) error {
 	return nil
 }
 
+// Lock takes an exclusive advisory lock on the folder (flock(2)), held
+// until Close or the end of the process, however it ends: a process
+// killed with SIGKILL leaves no lock behind. When another open of the
+// folder holds it, in this process or another, Lock returns at once with
+// an error matching ErrLocked.
+func (d *Dir) Lock() error {
+	err := unix.Flock(d.fd, unix.LOCK_EX|unix.LOCK_NB)
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		err = ErrLocked
+	}
+	if err != nil {
+		return &fs.PathError{Op: "lock", Path: d.path, Err: err}
+	}
+	return nil
+}
+
 // tempName is a fresh hidden name beside name.
 func tempName(name string) string {
 	var b [6]byte
 	rand.Read(b[:])
 	return "." + name + "." + hex.EncodeToString(b[:]) + ".tmp"
+}
+
+// isTempName reports whether name is one tempName gives.
+func isTempName(name string) bool {
+	const suffix = 2*6 + len(".tmp")
+	if len(name) < len("..")+suffix || name[0] != '.' || !strings.HasSuffix(name, ".tmp") {
+		return false
+	}
+	h := name[len(name)-suffix : len(name)-len(".tmp")]
+	if name[len(name)-suffix-1] != '.' {
+		return false
+	}
+	_, err := hex.DecodeString(h)
+	return err == nil
+}
+
+// RemoveTemps removes the temporary files a write left in the folder
+// when its process was killed between writing and renaming them (the
+// hidden names WriteFile and WriteNew use), and returns how many. Call it
+// only while holding the folder's Lock: another process's write in
+// progress looks the same.
+func (d *Dir) RemoveTemps() (int, error) {
+	fd, err := unix.Openat(d.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, &fs.PathError{Op: "open", Path: d.path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), d.path)
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return 0, &fs.PathError{Op: "list", Path: d.path, Err: err}
+	}
+	n := 0
+	for _, name := range names {
+		if !isTempName(name) {
+			continue
+		}
+		if err := unix.Unlinkat(d.fd, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+			return n, d.pathErr("remove", name, err)
+		}
+		n++
+	}
+	return n, nil
 }
 
 // writeTemp writes data to a new temporary file in d, synced, and returns

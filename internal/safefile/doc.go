@@ -34,7 +34,9 @@
 // of writing through it; streamed files are created exclusively (Create)
 // or reopened without following links (Dir.Open). Files are created with
 // mode 0666 and folders with 0777, so the process's umask decides, as
-// Unix tools do.
+// Unix tools do. A writer that must be the folder's only one takes its
+// Lock (flock(2), ErrLocked when held) and, holding it, may remove what a
+// killed write left (RemoveTemps).
 //
 // # Names
 //

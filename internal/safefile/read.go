@@ -23,6 +23,7 @@ var (
 	ErrTooManyValues = errors.New("too many values")
 	ErrSymlink       = errors.New("symbolic link not followed")
 	ErrName          = errors.New("invalid name")
+	ErrLocked        = errors.New("in use by another process")
 )
 
 // Error is a file refused by a limit or a policy. Its message is one line:
