@@ -16,6 +16,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/haptex/haptex/app/experiment"
+	"github.com/haptex/haptex/app/experiment/bids"
 )
 
 // haptex run killed (SIGKILL) at random moments leaves a session folder
@@ -87,149 +90,174 @@ func TestRunKilled(t *testing.T) {
 	}
 }
 
-// haptex experiment run of a set experiment (a short magnitude
-// estimation), killed (SIGKILL) at random moments in its trials and run
-// again with the same command until it ends, keeps every trial once and
-// whole: trials.csv numbers them 1..n, each has its interval trace as a
-// complete gzip stream, the BIDS table and magnitude.json cover them, and
-// no file a killed write left behind remains. A second run of the same
-// subject, started while one runs, is refused in one line and changes
-// nothing.
-func TestSetRunKilled(t *testing.T) {
+// haptex experiment run, killed (SIGKILL) at random moments in its
+// trials and run again with the same command until it ends, keeps every
+// trial once and whole: trials.csv numbers them 1..n, each has its
+// intervals' traces as complete gzip streams, the BIDS table and the
+// analysis cover them, and no file a killed write leaves behind remains. A
+// second run of the same subject, started while one runs, is refused in
+// one line. Two experiments, shortened: a set experiment (a magnitude
+// estimation) and a discrimination (a staircase, two intervals a trial).
+func TestExperimentRunKilled(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
-	rng := rand.New(rand.NewPCG(seed, 2))
 	t.Logf("seed %d", seed)
-	bin, _ := program(t)
-	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "evaluation", "magnitude-friction.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	short := string(src)
-	for _, r := range [][2]string{{"side = 16", "side = 8"}, {"levels = [-50, 0, 50, 100, 200]", "levels = [0, 100, 200]"}, {"repeats = 6", "repeats = 2"}} {
-		if !strings.Contains(short, r[0]) {
-			t.Fatalf("examples/evaluation/magnitude-friction.toml: no %q to shorten", r[0])
-		}
-		short = strings.Replace(short, r[0], r[1], 1)
-	}
-	const trials = 6
-	file := filepath.Join(dir, "magnitude.toml")
-	if err := os.WriteFile(file, []byte(short), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "out")
-	subject := filepath.Join(out, "eval-magnitude-friction", "sim01")
-	run := func(seed string) *exec.Cmd {
-		return exec.Command(bin, "experiment", "run", file, "-subject", "sim01", "-bids", "-out", out,
-			"-observer", "magnitude:exponent=0.7,sigma=0.3,seed="+seed)
-	}
-	rows := func() int {
-		b, err := os.ReadFile(filepath.Join(subject, "trials.csv"))
-		if err != nil {
-			return 0
-		}
-		return max(bytes.Count(b, []byte("\n"))-1, 0)
-	}
-	kills, refused := 0, false
-	for attempt := 0; ; attempt++ {
-		if attempt == 20 {
-			t.Fatalf("not done after %d runs (%d trials on disk)", attempt, rows())
-		}
-		cmd := run("7")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		// Kill a random moment after a trial lands, until 3 kills have
-		// (the last run is let finish).
-		before := rows()
-		var exited error
-		finished := false
-		for end := time.Now().Add(2 * time.Minute); !finished; {
-			select {
-			case exited = <-done:
-				finished = true
-			case <-time.After(20 * time.Millisecond):
+	for _, c := range []struct {
+		name, file, observer, analysis string
+		shorten                        [][2]string
+		trials, intervals, first       int // first: the trial column's first number
+	}{
+		{"set", "evaluation/magnitude-friction.toml", "magnitude:exponent=0.7,sigma=0.3,seed=", "magnitude.json",
+			[][2]string{{"side = 16", "side = 8"}, {"levels = [-50, 0, 50, 100, 200]", "levels = [0, 100, 200]"}, {"repeats = 6", "repeats = 2"}}, 6, 1, 1},
+		{"staircase", "force-2afc.toml", "sim:form=weibull,threshold=12,beta=3,lambda=0.01,seed=", "fit.json",
+			[][2]string{{"side = 16", "side = 8"}, {"max_trials = 300", "max_trials = 5"}}, 5, 2, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, uint64(len(c.name))))
+			bin, _ := program(t)
+			dir := t.TempDir()
+			src, err := os.ReadFile(filepath.Join("..", "..", "examples", c.file))
+			if err != nil {
+				t.Fatal(err)
 			}
-			if time.Now().After(end) {
-				cmd.Process.Kill()
-				<-done
-				t.Fatalf("run %d: no trial landed in 2 minutes", attempt)
+			short := string(src)
+			for _, r := range c.shorten {
+				if !strings.Contains(short, r[0]) {
+					t.Fatalf("examples/%s: no %q to shorten", c.file, r[0])
+				}
+				short = strings.Replace(short, r[0], r[1], 1)
 			}
-			if !finished && rows() > before {
+			file := filepath.Join(dir, "short.toml")
+			if err := os.WriteFile(file, []byte(short), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			e, _, err := experiment.Load(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "out")
+			subject := filepath.Join(out, e.Name, "sim01")
+			run := func(seed string) *exec.Cmd {
+				return exec.Command(bin, "experiment", "run", file, "-subject", "sim01", "-bids", "-out", out, "-observer", c.observer+seed)
+			}
+			rows := func() int {
+				b, err := os.ReadFile(filepath.Join(subject, "trials.csv"))
+				if err != nil {
+					return 0
+				}
+				return max(bytes.Count(b, []byte("\n"))-1, 0)
+			}
+			kills, refused := 0, false
+			for attempt := 0; ; attempt++ {
+				if attempt == 20 {
+					t.Fatalf("not done after %d runs (%d trials on disk)", attempt, rows())
+				}
+				cmd := run("7")
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				done := make(chan error, 1)
+				go func() { done <- cmd.Wait() }()
+				// A random moment after a trial lands, until 3 kills have
+				// (the last run is let finish).
+				before := rows()
+				var exited error
+				finished := false
+				for end := time.Now().Add(2 * time.Minute); !finished; {
+					select {
+					case exited = <-done:
+						finished = true
+					case <-time.After(20 * time.Millisecond):
+					}
+					if time.Now().After(end) {
+						cmd.Process.Kill()
+						<-done
+						t.Fatalf("run %d: no trial landed in 2 minutes", attempt)
+					}
+					if !finished && rows() > before {
+						break
+					}
+				}
+				if !refused && !finished {
+					// While this run holds the folder, a second is refused.
+					b, err := run("8").CombinedOutput()
+					msg := strings.TrimSpace(string(b))
+					if err == nil || !strings.Contains(msg, "is in use by another run") || strings.Contains(msg, "\n") {
+						t.Errorf("a second run while one runs: %v, %q; want it refused in one line", err, msg)
+					}
+					refused = true
+				}
+				if !finished && kills < 3 {
+					time.Sleep(time.Duration(rng.Int64N(int64(600 * time.Millisecond))))
+					cmd.Process.Kill()
+					<-done
+					kills++
+					t.Logf("run %d killed with %d trials on disk", attempt, rows())
+					if kills == 1 {
+						// What a kill between a write and its rename
+						// leaves (a moment too short to hit at random).
+						for _, f := range []string{".state.json.0123456789ab.tmp", "traces/.0001-i1-haptics.csv.gz.a0a0a0a0a0a0.tmp"} {
+							if err := os.WriteFile(filepath.Join(subject, f), []byte("half"), 0o644); err != nil {
+								t.Fatal(err)
+							}
+						}
+					}
+					continue
+				}
+				if !finished {
+					exited = <-done
+				}
+				if exited != nil {
+					t.Fatalf("run %d: %v\n%s", attempt, exited, stderr.String())
+				}
 				break
 			}
-		}
-		if !refused && !finished {
-			// While this run holds the folder, a second is refused.
-			second := run("8")
-			b, err := second.CombinedOutput()
-			msg := strings.TrimSpace(string(b))
-			if err == nil || !strings.Contains(msg, "is in use by another run") || strings.Contains(msg, "\n") {
-				t.Errorf("a second run while one runs: %v, %q; want it refused in one line", err, msg)
+			if kills < 3 || !refused {
+				t.Fatalf("%d kills, second run tried %v", kills, refused)
 			}
-			refused = true
-		}
-		if !finished && kills < 3 {
-			time.Sleep(time.Duration(rng.Int64N(int64(600 * time.Millisecond))))
-			cmd.Process.Kill()
-			exited = <-done
-			kills++
-			t.Logf("run %d killed with %d trials on disk", attempt, rows())
-			continue
-		}
-		if !finished {
-			exited = <-done
-		}
-		if exited != nil {
-			t.Fatalf("run %d: %v\n%s", attempt, exited, stderr.String())
-		}
-		break
-	}
-	if kills < 3 || !refused {
-		t.Fatalf("%d kills, second run tried %v", kills, refused)
-	}
 
-	b, err := os.ReadFile(filepath.Join(subject, "trials.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil || len(recs) != trials+1 {
-		t.Fatalf("trials.csv: %d records (%v), want %d trials", len(recs), err, trials)
-	}
-	for i, r := range recs[1:] {
-		if r[0] != strconv.Itoa(i+1) || r[1] != "sim01" {
-			t.Errorf("trials.csv row %d: %v", i+1, r)
-		}
-		for _, kind := range []string{"haptics", "tactile"} {
-			name := filepath.Join(subject, "traces", fmt.Sprintf("%04d-i1-%s.csv.gz", i+1, kind))
-			if err := gunzipAll(name); err != nil {
-				t.Errorf("trial %d: %v", i+1, err)
+			b, err := os.ReadFile(filepath.Join(subject, "trials.csv"))
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
+			recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+			if err != nil || len(recs) != c.trials+1 {
+				t.Fatalf("trials.csv: %d records (%v), want %d trials", len(recs), err, c.trials)
+			}
+			for i, r := range recs[1:] {
+				if r[0] != strconv.Itoa(i+c.first) {
+					t.Errorf("trials.csv row %d: %v", i+1, r)
+				}
+				// Traces are numbered from 1 in both.
+				for k := 1; k <= c.intervals; k++ {
+					for _, kind := range []string{"haptics", "tactile"} {
+						name := filepath.Join(subject, "traces", fmt.Sprintf("%04d-i%d-%s.csv.gz", i+1, k, kind))
+						if err := gunzipAll(name); err != nil {
+							t.Errorf("trial %d: %v", i+1, err)
+						}
+					}
+				}
+			}
+			tsv, _, err := bids.Path("sim01", e.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, err := os.ReadFile(filepath.Join(subject, tsv)); err != nil || bytes.Count(b, []byte("\n")) != c.trials+1 {
+				t.Errorf("the BIDS table: %d lines (%v), want %d trials", bytes.Count(b, []byte("\n")), err, c.trials)
+			}
+			var a map[string]any
+			if b, err := os.ReadFile(filepath.Join(subject, c.analysis)); err != nil || json.Unmarshal(b, &a) != nil || len(a) == 0 {
+				t.Errorf("%s: %v", c.analysis, err)
+			}
+			filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+				if err == nil && strings.HasSuffix(d.Name(), ".tmp") {
+					t.Errorf("left behind: %s", path)
+				}
+				return err
+			})
+		})
 	}
-	tsv, err := os.ReadFile(filepath.Join(subject, "sub-sim01", "beh", "sub-sim01_task-evalmagnitudefriction_beh.tsv"))
-	if err != nil || bytes.Count(tsv, []byte("\n")) != trials+1 {
-		t.Errorf("the BIDS table: %d lines (%v), want %d trials", bytes.Count(tsv, []byte("\n")), err, trials)
-	}
-	var m struct {
-		KES struct {
-			Points []struct{ N int } `json:"points"`
-		} `json:"kes"`
-	}
-	if b, err := os.ReadFile(filepath.Join(subject, "magnitude.json")); err != nil || json.Unmarshal(b, &m) != nil || len(m.KES.Points) != 3 {
-		t.Errorf("magnitude.json: %d levels (%v), want 3", len(m.KES.Points), err)
-	}
-	filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(d.Name(), ".tmp") {
-			t.Errorf("left behind: %s", path)
-		}
-		return err
-	})
 }
 
 // gunzipAll reads the gzip file name to its end.
