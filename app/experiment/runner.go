@@ -274,23 +274,26 @@ func (run *runner) openDir() (cleanup func(), err error) {
 	// One run at a time writes a subject's folder: two would each take
 	// the other's trials for their own, and the last to write the state
 	// would lose the other's.
-	if err := run.root.Lock(); err != nil {
+	switch err := run.root.Lock(); {
+	case errors.Is(err, safefile.ErrLocked):
 		run.root.Close()
-		if errors.Is(err, safefile.ErrLocked) {
-			return nil, fmt.Errorf("experiment: %s is in use by another run of this experiment and subject: let it end, or stop it, before running it again", run.dir)
+		return nil, fmt.Errorf("experiment: %s is in use by another run of this experiment and subject: let it end, or stop it, before running it again", run.dir)
+	case err != nil:
+		// A file system without locks (some network shares): run as
+		// before the lock, and say what is not guarded.
+		fmt.Fprintf(o.Out, "warning: %v: a second run of this subject started meanwhile would not be refused\n", err)
+	default:
+		// What a run killed while writing left behind, now that no
+		// other run writes here: a trace or a record it was writing,
+		// whose trial is run again.
+		folders := []string{"traces"}
+		if tsv, _, err := bids.Path(o.Subject, e.Name); err == nil {
+			folders = append(folders, path.Dir(tsv))
 		}
-		return nil, fmt.Errorf("experiment: %w", err)
-	}
-	// What a run killed while writing left behind, now that no other run
-	// writes here: a trace or a record it was writing, whose trial is run
-	// again.
-	folders := []string{"traces"}
-	if tsv, _, err := bids.Path(o.Subject, e.Name); err == nil {
-		folders = append(folders, path.Dir(tsv))
-	}
-	if err := removeTemps(run.root, folders); err != nil {
-		run.root.Close()
-		return nil, fmt.Errorf("experiment: %w", err)
+		if err := removeTemps(run.root, folders); err != nil {
+			run.root.Close()
+			return nil, fmt.Errorf("experiment: %w", err)
+		}
 	}
 	return func() {
 		run.root.Close()
