@@ -2,15 +2,19 @@ package link_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/exo"
 	"github.com/haptex/haptex/devices/link"
 	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/devices/wire"
+	"github.com/haptex/haptex/internal/rt"
 )
 
 func waitConfirm(t *testing.T, x *link.Exo, want devices.Confirm) devices.ExoState {
@@ -75,8 +79,33 @@ func TestConfirm(t *testing.T) {
 	x.Enable(true)
 	waitEnabled(t, x)
 	dev.Detach() // mute: it reads and sends nothing more
-	x.Enable(false)
-	waitConfirm(t, x, devices.ConfirmSilenced)
+	// The request and the reads that repeat its ENABLE 0, from a
+	// real-time thread that sleeps in the kernel, as the servo's loop
+	// reads: at normal priority, beside other work, this goroutine was
+	// held for milliseconds with the repeats it would have sent.
+	silenced := make(chan error, 1)
+	go func() {
+		release := rt.AddProcs(1)
+		defer release()
+		_ = rt.LockRealtime(link.KeeperPriority + 2)
+		x.Enable(false)
+		var st devices.ExoState
+		tick := unix.NsecToTimespec(int64(200 * time.Microsecond))
+		for end := time.Now().Add(5 * time.Second); time.Now().Before(end); unix.ClockNanosleep(unix.CLOCK_MONOTONIC, 0, &tick, nil) {
+			if err := x.Read(&st); err != nil && !errors.Is(err, devices.ErrTimeout) {
+				silenced <- err
+				return
+			}
+			if st.Confirm == devices.ConfirmSilenced {
+				silenced <- nil
+				return
+			}
+		}
+		silenced <- fmt.Errorf("Confirm %v, want %v", st.Confirm, devices.ConfirmSilenced)
+	}()
+	if err := <-silenced; err != nil {
+		t.Fatal(err)
+	}
 	out := x.Stats().FramesOut
 	time.Sleep(30 * time.Millisecond)
 	var st2 devices.ExoState
