@@ -15,12 +15,35 @@ import (
 
 // A higher-priority thread takes the loop's core for 20 ms, as a host does
 // when it stops a virtual CPU: the standby thread on the other core runs
-// the ticks meanwhile, and Run returns only once it has stopped.
+// the ticks meanwhile, and Run returns only once it has stopped. The
+// standby runs at the loop's priority (10): beside other real-time work
+// on its core (the race run's other test binaries run device threads at
+// 60-80) it can be held through the 20 ms too, so up to three runs are
+// made, and the test fails only if none has the standby run at least 5
+// of the 20 ticks.
 func TestStandbyRunsTicksWhileTheCoreIsTaken(t *testing.T) {
 	own, _, err := twoCPUs()
 	if err != nil {
 		t.Skipf("needs two cores: %v", err)
 	}
+	var got []uint64
+	for range 3 {
+		n := standbyTakeovers(t, own)
+		got = append(got, n)
+		if n >= 5 {
+			if len(got) > 1 {
+				t.Logf("the standby ran %v ticks in the runs before the one that decided", got[:len(got)-1])
+			}
+			return
+		}
+	}
+	t.Errorf("the standby ran %v ticks in three runs while the loop's core was taken for 20 periods", got)
+}
+
+// standbyTakeovers runs a 1 ms loop with a standby, takes the loop's core
+// (own) for 20 ms, and returns how many ticks the standby ran.
+func standbyTakeovers(t *testing.T, own int) uint64 {
+	t.Helper()
 	// A P for each of the loop's threads and the thread taking the core,
 	// as the rig reserves them (see ReserveProcs).
 	defer ReserveProcs(3)()
@@ -83,15 +106,13 @@ func TestStandbyRunsTicksWhileTheCoreIsTaken(t *testing.T) {
 	if err := <-taken; err != nil {
 		t.Fatalf("taking the loop's core: %v", err)
 	}
-	if got := l.Tel.Takeovers.Load(); got < 5 {
-		t.Errorf("the standby ran %d ticks while the loop's core was taken for 20 periods", got)
-	}
 	// Nothing ticks after Run has returned.
 	before := last.Load()
 	time.Sleep(3 * period)
 	if last.Load() != before {
 		t.Error("a tick ran after Run returned")
 	}
+	return l.Tel.Takeovers.Load()
 }
 
 // A loop with OffStandby runs off the standby's core while a standby
