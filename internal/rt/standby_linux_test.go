@@ -94,7 +94,12 @@ func standbyTakeovers(t *testing.T, own int) uint64 {
 			cancel()
 		}
 	})
-	if err := l.Run(ctx); err != context.Canceled {
+	// Run locks its thread and pins it to one core for good: on a
+	// goroutine of its own, the thread ends with it, and the next run
+	// starts from a thread that may use both cores.
+	ran := make(chan error, 1)
+	go func() { ran <- l.Run(ctx) }()
+	if err := <-ran; err != context.Canceled {
 		t.Fatalf("Run returned %v", err)
 	}
 	if !l.Tel.RealTime.Load() {
