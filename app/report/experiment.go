@@ -502,14 +502,9 @@ func (pg *page) deliveredFigures(t *table, unit, out string) error {
 		pg.note("trials.csv records no delivered measure per interval")
 		return nil
 	}
-	fig, err := renderGrid(panels, 3, 7*vg.Centimeter, out, "delivered",
+	return pg.addGrid(panels, 3, 7*vg.Centimeter, out, "delivered",
 		"Delivered against nominal",
 		"Each trial's nominal stimulus against what reached the fingers in its intervals, as recorded: filled, the test interval; open, the reference.")
-	if err != nil {
-		return err
-	}
-	pg.Figures = append(pg.Figures, fig)
-	return nil
 }
 
 func emptyPlot() *plot.Plot {
@@ -677,14 +672,9 @@ func (pg *page) powerLawFigure(analysis any, out string) error {
 	if len(panels) == 0 {
 		return nil
 	}
-	fig, err := renderGrid(panels, 2, 9*vg.Centimeter, out, "power-law",
+	return pg.addGrid(panels, 2, 9*vg.Centimeter, out, "power-law",
 		"Stevens' power law",
 		"Each level's geometric mean magnitude estimate against the fabric's KES quantity (left) and against the cue delivered to the fingers (right), both axes logarithmic, with the power law fitted in magnitude.json.")
-	if err != nil {
-		return err
-	}
-	pg.Figures = append(pg.Figures, fig)
-	return nil
 }
 
 // confusionTable shows an identification's confusion matrix
@@ -806,14 +796,9 @@ func (pg *page) ratingsFigure(analysis, side any, out string) error {
 		pg.note("figures: semantic.json holds no scale rated in both conditions; the comparison needs the real swatches' ratings and the rendered fabrics' of the same experiment")
 		return nil
 	}
-	fig, err := renderGrid(panels, 3, 8*vg.Centimeter, out, "ratings",
+	return pg.addGrid(panels, 3, 8*vg.Centimeter, out, "ratings",
 		"Rendered against real",
 		"Per scale, each fabric's mean rating when rendered against its mean rating as a real swatch, with the diagonal where they agree and the correlation over the fabrics (semantic.json).")
-	if err != nil {
-		return err
-	}
-	pg.Figures = append(pg.Figures, fig)
-	return nil
 }
 
 // labelAt is l[i], or its number from 1 where l has none.

@@ -67,10 +67,10 @@ func renderTiles(rows [][]*plot.Plot, widths []float64, w, h vg.Length, dir, nam
 	return f, nil
 }
 
-// renderGrid lays panels out perRow to a row (the last row filled with
-// empty panels), each row rowH high, and renders them as renderTiles
-// does.
-func renderGrid(panels []*plot.Plot, perRow int, rowH vg.Length, dir, name, title, caption string) (figure, error) {
+// addGrid lays panels out perRow to a row (the last row filled with
+// empty panels), each row rowH high, renders them as renderTiles does
+// and adds the figure to the page.
+func (pg *page) addGrid(panels []*plot.Plot, perRow int, rowH vg.Length, dir, name, title, caption string) error {
 	var rows [][]*plot.Plot
 	for i := 0; i < len(panels); i += perRow {
 		row := panels[i:min(len(panels), i+perRow)]
@@ -83,7 +83,12 @@ func renderGrid(panels []*plot.Plot, perRow int, rowH vg.Length, dir, name, titl
 	for i := range widths {
 		widths[i] = 1 / float64(perRow)
 	}
-	return renderTiles(rows, widths, wideW, vg.Length(len(rows))*rowH, dir, name, title, caption)
+	fig, err := renderTiles(rows, widths, wideW, vg.Length(len(rows))*rowH, dir, name, title, caption)
+	if err != nil {
+		return err
+	}
+	pg.Figures = append(pg.Figures, fig)
+	return nil
 }
 
 // rgba is a translucent colour (not premultiplied).
