@@ -541,6 +541,14 @@ func (run *runner) readRows() (header []string, rows [][]string, keep int64, err
 	if err != nil {
 		return nil, nil, -1, err
 	}
+	return parseTrials(f.Name(), data)
+}
+
+// parseTrials parses a trials.csv's bytes as readRows returns them: a
+// last line without its line break, cut short by an interruption or
+// still being written by the run that owns the file, is left out, and
+// keep is the length that holds the complete lines (-1 when all are).
+func parseTrials(path string, data []byte) (header []string, rows [][]string, keep int64, err error) {
 	keep = -1
 	if i := bytesLastNewline(data); i+1 < len(data) {
 		keep, data = int64(i+1), data[:i+1]
@@ -550,7 +558,7 @@ func (run *runner) readRows() (header []string, rows [][]string, keep int64, err
 	}
 	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
 	if err != nil || len(recs) == 0 {
-		return nil, nil, -1, fmt.Errorf("%s: not a trials table (%v)", f.Name(), err)
+		return nil, nil, -1, fmt.Errorf("%s: not a trials table (%v)", path, err)
 	}
 	return recs[0], recs[1:], keep, nil
 }

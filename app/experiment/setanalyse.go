@@ -1,17 +1,17 @@
 package experiment
 
 import (
-	"bytes"
-	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/haptex/haptex/calib/psych"
 	"github.com/haptex/haptex/internal/safefile"
@@ -34,6 +34,9 @@ type SemanticResult struct {
 	Analysis   *psych.SemanticAnalysis `json:"analysis,omitempty"`
 	// Error says why there is no analysis yet (one condition only, say).
 	Error string `json:"error,omitempty"`
+	// Skipped names the subject folders whose trials.csv could not be
+	// read or has other columns, and why: the analysis leaves them out.
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // MagnitudeAnalysis is a magnitude estimation's magnitude.json: Stevens'
@@ -86,9 +89,12 @@ func (run *setRun) analyseSet() (*Result, error) {
 			a.InformationBits, a.InformationInterval.Lo, a.InformationInterval.Hi, a.StimulusBits)
 		name, v = "matching.json", MatchingAnalysis{Experiment: e.Name, Subject: run.o.Subject, Properties: run.props, Confusion: a}
 	case Rate:
-		sr, err := run.semantic()
+		sr, err := run.groupSemantic()
 		if err != nil {
 			return nil, err
+		}
+		for _, m := range sr.Skipped {
+			fmt.Fprintf(out, "  WARNING: not in the group's analysis: %s\n", m)
 		}
 		if sr.Analysis != nil {
 			for _, c := range sr.Analysis.Correlations {
@@ -96,14 +102,6 @@ func (run *setRun) analyseSet() (*Result, error) {
 			}
 		} else {
 			fmt.Fprintf(out, "  no real-versus-virtual analysis yet: %s\n", sr.Error)
-		}
-		b, err := marshalNaN(sr)
-		if err != nil {
-			return nil, fmt.Errorf("experiment: %w", err)
-		}
-		// The group's analysis, in the experiment's folder too.
-		if err := safefile.WriteFile(filepath.Join(filepath.Dir(run.dir), "semantic.json"), b); err != nil {
-			return nil, fmt.Errorf("experiment: %w", err)
 		}
 		name, v = "semantic.json", sr
 	case Magnitude:
@@ -170,27 +168,32 @@ func meanCuePerLevel(byKES, byCue []psych.Magnitude) []psych.Magnitude {
 
 // semantic analyses the ratings of every subject and condition in the
 // experiment's folder (each subject's trials.csv of this experiment).
-func (run *setRun) semantic() (*SemanticResult, error) {
+func (run *setRun) semantic(exp *safefile.Dir) (*SemanticResult, error) {
 	e, s := run.e, run.set
-	expDir := filepath.Dir(run.dir)
-	ents, err := os.ReadDir(expDir)
+	ents, err := os.ReadDir(exp.Path())
 	if err != nil {
 		return nil, fmt.Errorf("experiment: %w", err)
 	}
+	sr := &SemanticResult{Experiment: e.Name, Points: s.Points}
 	var ratings []psych.SDRating
 	for _, ent := range ents {
 		if !ent.IsDir() {
 			continue
 		}
-		data, err := safefile.ReadFile(filepath.Join(expDir, ent.Name(), "trials.csv"), maxTrialsSize)
-		if err != nil {
+		header, rows, err := readSubjectTrials(exp, ent.Name())
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			continue // not a subject's folder, or no trial yet
-		}
-		recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
-		if err != nil || len(recs) < 2 || !slices.Equal(recs[0], run.header) {
+		case err != nil:
+			sr.Skipped = append(sr.Skipped, err.Error())
+			continue
+		case header == nil:
+			continue
+		case !slices.Equal(header, run.header):
+			sr.Skipped = append(sr.Skipped, fmt.Sprintf("%s: trials.csv has other columns than this experiment's (a run of an earlier version of its file?)", exp.Join(ent.Name())))
 			continue
 		}
-		for _, r := range recs[1:] {
+		for _, r := range rows {
 			for _, sc := range s.Scales {
 				v, err := strconv.ParseFloat(r[run.col["rating_"+sc]], 64)
 				if err != nil || math.IsNaN(v) {
@@ -205,13 +208,71 @@ func (run *setRun) semantic() (*SemanticResult, error) {
 			}
 		}
 	}
-	sr := &SemanticResult{Experiment: e.Name, Points: s.Points, Ratings: len(ratings)}
+	sr.Ratings = len(ratings)
 	a, err := psych.AnalyseSemantic(ratings, psych.SemanticOptions{Seed: 1})
 	if err != nil {
 		sr.Error = err.Error()
 		return sr, nil
 	}
 	sr.Analysis = a
+	return sr, nil
+}
+
+// readSubjectTrials reads the complete rows of exp/name/trials.csv, the
+// folder and the file reached without following a symbolic link; the
+// error matches fs.ErrNotExist where there is no such file.
+func readSubjectTrials(exp *safefile.Dir, name string) (header []string, rows [][]string, err error) {
+	d, err := exp.Sub(name, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer d.Close()
+	data, err := d.ReadFile("trials.csv", maxTrialsSize)
+	if err != nil {
+		return nil, nil, err
+	}
+	header, rows, _, err = parseTrials(d.Join("trials.csv"), data)
+	return header, rows, err
+}
+
+// groupLockWait bounds how long a run waits for another subject's run
+// to finish writing the experiment's semantic.json: that takes a read of
+// every subject's trials and one analysis, well under a second.
+const groupLockWait = 30 * time.Second
+
+// groupSemantic analyses every subject's ratings in the experiment's
+// folder and writes the group's semantic.json there, holding the
+// folder's lock from the first read to the write: two subjects' runs
+// ending together would otherwise each analyse without the other's last
+// trials, and the later write would lose them.
+func (run *setRun) groupSemantic() (*SemanticResult, error) {
+	out, err := safefile.OpenDir(run.o.OutDir)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	exp, err := out.Sub(run.e.Name, false)
+	out.Close()
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	defer exp.Close()
+	switch err := exp.LockWithin(groupLockWait); {
+	case errors.Is(err, safefile.ErrLocked):
+		return nil, fmt.Errorf("experiment: %s is held by another run for over %v: this subject's trials are kept; run the same command again to write the group's semantic.json", exp.Path(), groupLockWait)
+	case err != nil:
+		fmt.Fprintf(run.o.Out, "warning: %v: another subject's run ending at the same moment could write the group's semantic.json without this subject's last trials\n", err)
+	}
+	sr, err := run.semantic(exp)
+	if err != nil {
+		return nil, err
+	}
+	b, err := marshalNaN(sr)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	if err := exp.WriteFile("semantic.json", b); err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
 	return sr, nil
 }
 

@@ -734,6 +734,10 @@ func (pg *page) ratingsFigure(analysis, side any, out string) error {
 	if !ok || !(points >= 2) || points > 100 {
 		points = 7
 	}
+	skipped, _ := lookup(analysis, "skipped").([]any)
+	for _, s := range skipped {
+		pg.note("semantic.json leaves out %s", str(s))
+	}
 	// A fabric's mean ratings per scale in each condition (nil where the
 	// condition has none).
 	type pair struct{ real, virtual []any }

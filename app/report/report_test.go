@@ -301,6 +301,7 @@ func TestRatingsReport(t *testing.T) {
 		{"the real ratings alone", analysis(both[0:1]), 0, 1, "both conditions", ""},
 		{"means shorter than the scales", analysis([]string{`{"condition": "real", "fabric": "a", "mean": [1]}`, `{"condition": "virtual", "fabric": "a", "mean": [2]}`}), 2, 0, "", ""},
 		{"the wrong types", `{"analysis": {"scales": 3, "profiles": [5, {"mean": "x"}]}}`, 0, 1, "both conditions", ""},
+		{"a subject left out", `{"skipped": ["OUT/r/s9-real: trials.csv has other columns"], ` + analysis(both)[1:], 2, 1, "leaves out OUT/r/s9-real: trials.csv has other columns", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			writeIn(t, dir, "semantic.json", c.body)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -221,6 +222,22 @@ func (d *Dir) Lock() error {
 		return &fs.PathError{Op: "lock", Path: d.path, Err: err}
 	}
 	return nil
+}
+
+// LockWithin is Lock for a writer that may wait its turn: while another
+// open of the folder holds the lock it tries again every 10 ms, and
+// returns an error matching ErrLocked once limit has passed without it.
+// The bound keeps a holder that is stopped (not killed) from hanging
+// every writer behind it.
+func (d *Dir) LockWithin(limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		err := d.Lock()
+		if !errors.Is(err, ErrLocked) || !time.Now().Before(deadline) {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // tempName is a fresh hidden name beside name.

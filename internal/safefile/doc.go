@@ -36,7 +36,8 @@
 // mode 0666 and folders with 0777, so the process's umask decides, as
 // Unix tools do. A writer that must be the folder's only one takes its
 // Lock (flock(2), ErrLocked when held) and, holding it, may remove what a
-// killed write left (RemoveTemps).
+// killed write left (RemoveTemps); writers that take turns wait a bounded
+// time for it (LockWithin).
 //
 // # Names
 //

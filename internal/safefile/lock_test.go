@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -29,19 +30,8 @@ func TestLock(t *testing.T) {
 		os.Exit(0)
 	}
 	path := t.TempDir()
-	a, err := OpenDir(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := OpenDir(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	if err := a.Lock(); err != nil {
-		t.Fatal(err)
-	}
-	err = b.Lock()
+	a, b := lockedAndOther(t, path)
+	err := b.Lock()
 	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), path) {
 		t.Fatalf("a second lock: %v, want ErrLocked naming %s", err, path)
 	}
@@ -79,6 +69,51 @@ func TestLock(t *testing.T) {
 	if err := c.Lock(); err != nil {
 		t.Errorf("after the holder was killed: %v", err)
 	}
+}
+
+// LockWithin waits for a holder that lets go within its limit, and gives
+// up with ErrLocked on one that does not.
+func TestLockWithin(t *testing.T) {
+	path := t.TempDir()
+	a, b := lockedAndOther(t, path)
+	start := time.Now()
+	if err := b.LockWithin(50 * time.Millisecond); !errors.Is(err, ErrLocked) {
+		t.Fatalf("held throughout: %v, want ErrLocked", err)
+	}
+	if waited := time.Since(start); waited < 50*time.Millisecond {
+		t.Errorf("gave up after %v, before its 50 ms", waited)
+	}
+	var releasing atomic.Bool
+	go func() {
+		time.Sleep(30 * time.Millisecond)
+		releasing.Store(true)
+		a.Close()
+	}()
+	if err := b.LockWithin(time.Minute); err != nil {
+		t.Fatalf("released after 30 ms: %v", err)
+	}
+	if !releasing.Load() {
+		t.Fatal("locked while the other open still held it")
+	}
+}
+
+// lockedAndOther opens the folder path twice, the first holding its
+// lock; the second is closed at the end of the test.
+func lockedAndOther(t *testing.T, path string) (a, b *Dir) {
+	t.Helper()
+	a, err := OpenDir(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = OpenDir(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	if err := a.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	return a, b
 }
 
 // RemoveTemps removes what a killed write left and nothing else.
