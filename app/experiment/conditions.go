@@ -1,8 +1,6 @@
 package experiment
 
 import (
-	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -43,22 +41,20 @@ func ReadFolder(dir string) (*Folder, error) {
 	if e.Set != nil {
 		return nil, fmt.Errorf("experiment: %s: a %s set experiment has no psychometric function to compare", dir, e.Set.Kind)
 	}
-	tb, err := safefile.ReadFile(filepath.Join(dir, "trials.csv"), maxTrialsSize)
+	path := filepath.Join(dir, "trials.csv")
+	tb, err := safefile.ReadFile(path, maxTrialsSize)
 	if err != nil {
 		return nil, fmt.Errorf("experiment: %s: %w", dir, err)
 	}
-	if i := bytes.LastIndexByte(tb, '\n'); i+1 < len(tb) {
-		tb = tb[:i+1] // a row cut short by an interruption
-	}
-	rows, err := csv.NewReader(bytes.NewReader(tb)).ReadAll()
+	header, rows, _, err := parseTrials(path, tb)
 	if err != nil {
-		return nil, fmt.Errorf("experiment: %s: trials.csv: %w", dir, err)
+		return nil, fmt.Errorf("experiment: %w", err)
 	}
-	if len(rows) < 2 {
+	if len(rows) == 0 {
 		return nil, fmt.Errorf("experiment: %s: no completed trials", dir)
 	}
 	col := map[string]int{}
-	for i, c := range rows[0] {
+	for i, c := range header {
 		col[c] = i
 	}
 	for _, c := range []string{"stream", "x", "positive"} {
@@ -67,10 +63,7 @@ func ReadFolder(dir string) (*Folder, error) {
 		}
 	}
 	var recs [][]psych.Record
-	for i, r := range rows[1:] {
-		if len(r) != len(rows[0]) {
-			return nil, fmt.Errorf("experiment: %s: trials.csv row %d has %d fields, the header %d", dir, i+2, len(r), len(rows[0]))
-		}
+	for i, r := range rows {
 		s, err1 := strconv.Atoi(r[col["stream"]])
 		x, err2 := strconv.ParseFloat(r[col["x"]], 64)
 		pos, err3 := strconv.ParseBool(r[col["positive"]])

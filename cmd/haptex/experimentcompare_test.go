@@ -54,6 +54,8 @@ func TestExperimentCompare(t *testing.T) {
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	writeRunFolder(t, a, afc, pfA)
 	writeRunFolder(t, b, afc, pfB, pfC) // an interleaved run: two conditions
+	// A run killed while it wrote a row: its complete rows count.
+	appendFile(t, filepath.Join(a, "trials.csv"), "400,0,4,%,")
 	out, err := capture(t, func() error {
 		_, err := execute([]string{"experiment", "compare", a, b, "-json"})
 		return err
@@ -101,6 +103,9 @@ func TestExperimentCompareErrors(t *testing.T) {
 	writeRunFolder(t, a, `{"kind": "afc", "alternatives": 2}`, pf)
 	writeRunFolder(t, yn, `{"kind": "yesno"}`, pf)
 	writeRunFolder(t, empty, `{"kind": "afc", "alternatives": 2}`)
+	ragged := filepath.Join(dir, "ragged")
+	writeRunFolder(t, ragged, `{"kind": "afc", "alternatives": 2}`, pf)
+	appendFile(t, filepath.Join(ragged, "trials.csv"), "400,0,4\n401,0,4,%,1\n")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -108,6 +113,7 @@ func TestExperimentCompareErrors(t *testing.T) {
 		{[]string{a}, "single condition"},
 		{[]string{a, yn}, "differ in task"},
 		{[]string{a, empty}, "no completed trials"},
+		{[]string{a, ragged}, "ragged/trials.csv: not a trials table"},
 		{[]string{a, dir}, "not an experiment's output folder"},
 		{[]string{"-share", "slope", a, a}, "-share"},
 		{nil, "experiment compare DIR"},
@@ -121,5 +127,18 @@ func TestExperimentCompareErrors(t *testing.T) {
 				t.Errorf("compare %v: %v, want one line with %q", tc.args, err, tc.want)
 			}
 		})
+	}
+}
+
+// appendFile appends text to the file at path.
+func appendFile(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
 	}
 }
