@@ -32,7 +32,9 @@ type SemanticResult struct {
 	Points     int                     `json:"points"`
 	Ratings    int                     `json:"ratings"`
 	Analysis   *psych.SemanticAnalysis `json:"analysis,omitempty"`
-	// Error says why there is no analysis yet (one condition only, say).
+	// Error says why there is no analysis, or no comparison of the
+	// conditions, yet (one condition only, say): the analysis then holds
+	// the profiles alone.
 	Error string `json:"error,omitempty"`
 	// Skipped names the subject folders whose trials.csv could not be
 	// read or has other columns, and why: the analysis leaves them out.
@@ -98,9 +100,15 @@ func (run *setRun) analyseSet() (*Result, error) {
 		}
 		if sr.Analysis != nil {
 			for _, c := range sr.Analysis.Correlations {
-				fmt.Fprintf(out, "  %s: real-virtual r = %.3g [%.3g, %.3g] over %d fabrics\n", c.Scale, c.R, c.Interval.Lo, c.Interval.Hi, c.Fabrics)
+				if c.Fabrics > 0 {
+					fmt.Fprintf(out, "  %s: real-virtual r = %.3g [%.3g, %.3g] over %d fabrics\n", c.Scale, c.R, c.Interval.Lo, c.Interval.Hi, c.Fabrics)
+				}
 			}
-		} else {
+			for _, w := range sr.Analysis.Warnings {
+				fmt.Fprintf(out, "  WARNING: %s\n", w)
+			}
+		}
+		if sr.Error != "" {
 			fmt.Fprintf(out, "  no real-versus-virtual analysis yet: %s\n", sr.Error)
 		}
 		name, v = "semantic.json", sr
@@ -215,6 +223,10 @@ func (run *setRun) semantic(exp *safefile.Dir) (*SemanticResult, error) {
 		return sr, nil
 	}
 	sr.Analysis = a
+	if !slices.ContainsFunc(a.Correlations, func(c psych.ScaleCorrelation) bool { return c.Fabrics > 0 }) {
+		// The profiles stand; the comparison waits for the other condition.
+		sr.Error = fmt.Sprintf("no fabric rated in both conditions in %s: the real swatches' ratings and the rendered fabrics' land there when their files share the experiment's name", exp.Path())
+	}
 	return sr, nil
 }
 
