@@ -116,6 +116,22 @@ func TestEvaluationProtocols(t *testing.T) {
 			if e.Set != nil && e.Set.Kind == Rate && e.Set.Condition == "real" && (v["analysis"] == nil || !strings.Contains(fmt.Sprint(v["error"]), "both conditions")) {
 				t.Errorf("the real ratings alone: analysis %v, error %v; want the profiles and why there is no comparison", v["analysis"] != nil, v["error"])
 			}
+			if e.Set != nil && e.Set.Kind != Magnitude {
+				// The sidecar names and hashes every fabric of the set.
+				var sc sidecar
+				if err := json.Unmarshal([]byte(readFile(t, filepath.Join(res.Dir, "sidecar.json"))), &sc); err != nil {
+					t.Fatal(err)
+				}
+				var names []string
+				for _, f := range sc.Fabrics {
+					if len(f.SHA256) == 64 {
+						names = append(names, f.Name)
+					}
+				}
+				if !slices.Equal(names, e.Set.Fabrics) {
+					t.Errorf("sidecar.json's hashed fabrics %v, want the set's %v", names, e.Set.Fabrics)
+				}
+			}
 			if e.Set != nil && e.Set.Kind == Identify && v["confusion"] == nil {
 				t.Error("no confusion matrix")
 			}

@@ -119,30 +119,33 @@ const stateFormat = "haptex-experiment-state"
 
 // runner holds a run in progress.
 type runner struct {
-	o         Options
-	e         *Experiment
-	dir       string
-	proc      psych.Procedure
-	rng       *rand.PCG
-	obs       []*psych.Observer
-	cueObs    []*psych.CueObserver
-	r         *rig.Rig
-	motion    *twin.Script // the handling motion of every interval
-	cue       *Cue
-	traces    [2]*rig.IntervalTrace
-	drive     driver
-	fab       *kes.Fabric
-	root      *safefile.Dir // the subject's folder, dir
-	fresh     bool          // this run created the folder's files
-	csv       *os.File
-	header    []string
-	col       map[string]int
-	done      int
-	sha       string
-	stim      *stimulus
-	term      *terminal
-	intervals int
-	check     *StimulusReport
+	o      Options
+	e      *Experiment
+	dir    string
+	proc   psych.Procedure
+	rng    *rand.PCG
+	obs    []*psych.Observer
+	cueObs []*psych.CueObserver
+	r      *rig.Rig
+	motion *twin.Script // the handling motion of every interval
+	cue    *Cue
+	traces [2]*rig.IntervalTrace
+	drive  driver
+	fab    *kes.Fabric
+	// setFabrics are an identification's or rating's fabrics, for
+	// the sidecar.
+	setFabrics []*kes.Fabric
+	root       *safefile.Dir // the subject's folder, dir
+	fresh      bool          // this run created the folder's files
+	csv        *os.File
+	header     []string
+	col        map[string]int
+	done       int
+	sha        string
+	stim       *stimulus
+	term       *terminal
+	intervals  int
+	check      *StimulusReport
 }
 
 // Run runs (or resumes) an experiment to its end, then fits and plots it.
@@ -750,7 +753,10 @@ type sidecar struct {
 	File       string      `json:"file"`
 	FileSHA256 string      `json:"file_sha256"`
 	Fabric     fabricInfo  `json:"fabric"`
-	Subject    string      `json:"subject"`
+	// Fabrics are an identification's or a rating's fabrics, in
+	// set.fabrics' order (Fabric is the first of them).
+	Fabrics []fabricInfo `json:"fabrics,omitempty"`
+	Subject string       `json:"subject"`
 	// Observers lists who answered (observer specifications or
 	// "person"), each from the trial it answered first.
 	Observers []answerer `json:"observers"`
@@ -789,17 +795,21 @@ type fabricInfo struct {
 // is rewritten with the observers so far (before, from the old sidecar)
 // and the new ones from the next trial.
 func (run *runner) writeSidecar(before []string) error {
-	f := run.fab
-	src, err := run.o.Library.Source(f.Name)
+	fab, err := run.fabricInfo(run.fab)
 	if err != nil {
-		return fmt.Errorf("experiment: %w", err)
+		return err
 	}
-	h := sha256.Sum256(src)
 	sc := sidecar{
 		Format: "haptex-experiment-sidecar", Experiment: run.e, File: run.o.Path, FileSHA256: run.sha,
-		Fabric:  fabricInfo{Name: f.Name, File: f.File, SHA256: hex.EncodeToString(h[:])},
-		Subject: run.o.Subject, Created: time.Now().UTC(), Software: software(), Cue: run.cue,
+		Fabric: fab, Subject: run.o.Subject, Created: time.Now().UTC(), Software: software(), Cue: run.cue,
 		DevicesFile: run.o.Rig.DevicesFile, Calibrations: run.o.Rig.Calibrations,
+	}
+	for _, f := range run.setFabrics {
+		fi, err := run.fabricInfo(f)
+		if err != nil {
+			return err
+		}
+		sc.Fabrics = append(sc.Fabrics, fi)
 	}
 	if !run.o.NoTraces {
 		sc.Traces = &traceInfo{Folder: "traces", Haptics: "NNNN-iK-haptics.csv.gz: " + haptics.TickCSVHeader(),
@@ -822,6 +832,17 @@ func (run *runner) writeSidecar(before []string) error {
 		return fmt.Errorf("experiment: %w", err)
 	}
 	return nil
+}
+
+// fabricInfo names f, its file and the hash of its definition in the
+// run's library.
+func (run *runner) fabricInfo(f *kes.Fabric) (fabricInfo, error) {
+	src, err := run.o.Library.Source(f.Name)
+	if err != nil {
+		return fabricInfo{}, fmt.Errorf("experiment: %w", err)
+	}
+	h := sha256.Sum256(src)
+	return fabricInfo{Name: f.Name, File: f.File, SHA256: hex.EncodeToString(h[:])}, nil
 }
 
 // LoadFabric loads the fabric the experiment handles from l (the rig's

@@ -216,7 +216,7 @@ func (run *setRun) loadStimuli() error {
 		run.fabrics = append(run.fabrics, f)
 		run.mats = append(run.mats, m)
 	}
-	run.fab = run.fabrics[0]
+	run.fab, run.setFabrics = run.fabrics[0], run.fabrics
 	return nil
 }
 

@@ -140,7 +140,14 @@ func (pg *page) experimentProvenance(side map[string]any, scale string) {
 		add("procedure", fmt.Sprintf("%s, stepping on a %s scale", k, scale))
 	}
 	add("set", str(lookup(side, "experiment.set.kind")))
-	add("fabric", fmt.Sprintf("%s (sha256 %s)", str(lookup(side, "fabric.name")), str(lookup(side, "fabric.sha256"))))
+	// A set's fabrics each, or the one fabric.
+	fabrics, _ := side["fabrics"].([]any)
+	if len(fabrics) == 0 {
+		fabrics = []any{side["fabric"]}
+	}
+	for _, f := range fabrics {
+		add("fabric", fmt.Sprintf("%s (sha256 %s)", str(lookup(f, "name")), str(lookup(f, "sha256"))))
+	}
 	if obs, ok := side["observers"].([]any); ok {
 		for _, o := range obs {
 			add("simulated observer", str(o))

@@ -253,7 +253,8 @@ func TestMagnitudeReport(t *testing.T) {
 // sidecar, with the information transmitted (a folder written by hand).
 func TestIdentificationReport(t *testing.T) {
 	dir := t.TempDir()
-	writeIn(t, dir, "sidecar.json", `{"experiment": {"name": "i", "set": {"kind": "identify", "fabrics": ["denim", "linen"], "responses": ["jeans", "flax"]}}, "subject": "s"}`)
+	writeIn(t, dir, "sidecar.json", `{"experiment": {"name": "i", "set": {"kind": "identify", "fabrics": ["denim", "linen"], "responses": ["jeans", "flax"]}}, "subject": "s",
+		"fabric": {"name": "denim", "sha256": "d1"}, "fabrics": [{"name": "denim", "sha256": "d1"}, {"name": "linen", "sha256": "l2"}]}`)
 	writeIn(t, dir, "trials.csv", "trial,subject,stimulus,response,correct,cue_roughness,rt_s,observer,run_time_s,wall_time\n1,s,denim,jeans,1,5,NaN,person,3,2026-11-29T00:00:00Z\n")
 	writeIn(t, dir, "matching.json", `{"confusion": {"counts": [[3, 1], [0, 4]], "information_bits": 0.55, "information_interval": {"lo": 0.1, "hi": 0.9}}}`)
 	r, err := Write(dir, Options{})
@@ -265,7 +266,8 @@ func TestIdentificationReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"information transmitted 0.55 bits (0.1 to 0.9)", "<th>jeans</th><th>flax</th>",
-		"<tr><td>denim</td><td>3</td><td>1</td></tr>", "<tr><td>linen</td><td>0</td><td>4</td></tr>"} {
+		"<tr><td>denim</td><td>3</td><td>1</td></tr>", "<tr><td>linen</td><td>0</td><td>4</td></tr>",
+		"<td>fabric</td><td>denim (sha256 d1)</td>", "<td>fabric</td><td>linen (sha256 l2)</td>"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the page lacks %q", want)
 		}
