@@ -224,6 +224,10 @@ func (c *Confusion) Analyse(opt ConfusionOptions) (*ConfusionAnalysis, error) {
 	// perfect.
 	a.InformationBits = math.Min(a.InformationBits, a.StimulusBits)
 	a.InformationInterval = informationInterval(c.Counts, a.InformationBits, opt)
+	// Nor can its interval reach past it: clipped to where the quantity
+	// can lie, the interval covers the truth as often as before.
+	a.InformationInterval.Lo = math.Min(a.InformationInterval.Lo, a.StimulusBits)
+	a.InformationInterval.Hi = math.Min(a.InformationInterval.Hi, a.StimulusBits)
 	return a, nil
 }
 
