@@ -146,7 +146,9 @@ func (pg *page) experimentProvenance(side map[string]any, scale string) {
 		fabrics = []any{side["fabric"]}
 	}
 	for _, f := range fabrics {
-		add("fabric", fmt.Sprintf("%s (sha256 %s)", str(lookup(f, "name")), str(lookup(f, "sha256"))))
+		if name := str(lookup(f, "name")); name != "" {
+			add("fabric", fmt.Sprintf("%s (sha256 %s)", name, str(lookup(f, "sha256"))))
+		}
 	}
 	if obs, ok := side["observers"].([]any); ok {
 		for _, o := range obs {

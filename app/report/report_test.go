@@ -272,6 +272,18 @@ func TestIdentificationReport(t *testing.T) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
+	// A hand-edited list of fabrics: what names no fabric is left out.
+	writeIn(t, dir, "sidecar.json", `{"experiment": {"name": "i", "set": {"kind": "identify", "fabrics": ["denim", "linen"]}}, "subject": "s",
+		"fabrics": [3, null, {"sha256": "x"}, {"name": "linen", "sha256": 5}]}`)
+	if r, err = Write(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = os.ReadFile(r.Page); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(b), "<td>fabric</td>"); got != 1 || !strings.Contains(string(b), "<td>fabric</td><td>linen (sha256 5)</td>") {
+		t.Errorf("%d fabric rows, want linen's alone", got)
+	}
 	for _, body := range []string{`{"confusion": {"counts": [5, "x"]}}`, `{"confusion": {"counts": []}}`, `{"confusion": 3}`} {
 		writeIn(t, dir, "matching.json", body)
 		if _, err := Write(dir, Options{}); err != nil {
