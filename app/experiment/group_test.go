@@ -117,3 +117,52 @@ func waitRows(t *testing.T, path string, n int) {
 	}
 	t.Fatalf("%s: no %d rows within a minute", path, n)
 }
+
+// A run that cannot take the experiment's folder within its bound (a
+// holder stopped, not killed) fails in one line that says what to do,
+// and keeps its trials: the same command, once the folder is free,
+// writes the group's analysis without running a trial again.
+func TestSemanticGroupHeld(t *testing.T) {
+	path := filepath.Join("..", "..", "examples", "evaluation", "semantic-real.toml")
+	e, _, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials := len(e.Set.Fabrics) * e.Set.Repeats
+	out := t.TempDir()
+	expDir := filepath.Join(out, e.Name)
+	if err := os.MkdirAll(expDir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	hold, err := safefile.OpenDir(expDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hold.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	defer func(d time.Duration) { groupLockWait = d }(groupLockWait)
+	groupLockWait = 50 * time.Millisecond
+	r := runRatings(path, out, "P01", 1)
+	if r.err == nil || !strings.Contains(r.err.Error(), "run the same command again") || strings.Contains(r.err.Error(), "\n") {
+		t.Fatalf("held throughout: %v, want one line saying what to do", r.err)
+	}
+	if _, err := os.Stat(filepath.Join(expDir, "semantic.json")); !os.IsNotExist(err) {
+		t.Errorf("semantic.json written while another held the folder: %v", err)
+	}
+	hold.Close()
+	r = runRatings(path, out, "P01", 1)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if !r.res.Resumed || r.res.Trials != trials {
+		t.Errorf("the second run: resumed %v, %d trials; want the first's %d kept", r.res.Resumed, r.res.Trials, trials)
+	}
+	var sr SemanticResult
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(expDir, "semantic.json"))), &sr); err != nil {
+		t.Fatal(err)
+	}
+	if want := trials * len(e.Set.Scales); sr.Ratings != want {
+		t.Errorf("%d ratings in the group's file, want %d", sr.Ratings, want)
+	}
+}

@@ -249,8 +249,9 @@ func readSubjectTrials(exp *safefile.Dir, name string) (header []string, rows []
 
 // groupLockWait bounds how long a run waits for another subject's run
 // to finish writing the experiment's semantic.json: that takes a read of
-// every subject's trials and one analysis, well under a second.
-const groupLockWait = 30 * time.Second
+// every subject's trials and one analysis, well under a second. A
+// variable for the test of a holder that never lets go.
+var groupLockWait = 30 * time.Second
 
 // groupSemantic analyses every subject's ratings in the experiment's
 // folder and writes the group's semantic.json there, holding the
