@@ -2,8 +2,11 @@ package experiment
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 
@@ -25,6 +28,30 @@ type Folder struct {
 	Conditions []psych.Condition
 }
 
+// SubjectFolders returns dirs with each experiment's folder (OUT/NAME, as
+// experiment run makes it: no sidecar.json of its own, subject folders
+// that have one) replaced by its subject folders in name order; other
+// paths are kept as given, for ReadFolder to judge.
+func SubjectFolders(dirs []string) []string {
+	var out []string
+	for _, dir := range dirs {
+		var subs []string
+		if _, err := os.Stat(filepath.Join(dir, "sidecar.json")); errors.Is(err, fs.ErrNotExist) {
+			ents, _ := os.ReadDir(dir)
+			for _, e := range ents {
+				if _, err := os.Stat(filepath.Join(dir, e.Name(), "sidecar.json")); e.IsDir() && err == nil {
+					subs = append(subs, filepath.Join(dir, e.Name()))
+				}
+			}
+		}
+		if len(subs) == 0 {
+			subs = []string{dir}
+		}
+		out = append(out, subs...)
+	}
+	return out
+}
+
 // ReadFolder reads dir's sidecar.json and trials.csv (as experiment run
 // writes them) into a Folder. A folder without a completed trial, or of a
 // set experiment (no psychometric function), is an error.
@@ -39,7 +66,7 @@ func ReadFolder(dir string) (*Folder, error) {
 	}
 	e := sc.Experiment
 	if e.Set != nil {
-		return nil, fmt.Errorf("experiment: %s: a %s set experiment has no psychometric function to compare", dir, e.Set.Kind)
+		return nil, fmt.Errorf("experiment: %s: a set experiment (%s) has no psychometric function to compare", dir, e.Set.Kind)
 	}
 	path := filepath.Join(dir, "trials.csv")
 	tb, err := safefile.ReadFile(path, maxTrialsSize)

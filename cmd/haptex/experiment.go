@@ -21,7 +21,7 @@ func init() {
 		subs: []subcommand{
 			{"run", "FILE -subject ID", "run (or resume) an experiment for a subject; -observer for a simulated one"},
 			{"check", "FILE", "validate an experiment file, its fabric and (unless -no-stimulus) the stimulus it delivers"},
-			{"compare", "DIR...", "fit the thresholds of experiments' output folders jointly and test whether their lapse rates differ"},
+			{"compare", "DIR...", "fit the thresholds of experiments' output folders (or of every subject in OUT/NAME) jointly and test whether their lapse rates differ"},
 		}})
 }
 

@@ -40,7 +40,7 @@ func compareExperiments(args []string) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return fmt.Errorf("%w: experiment compare DIR... (each an experiment run's output folder)", errUsage)
+		return fmt.Errorf("%w: experiment compare DIR... (each an experiment run's output folder, or an experiment's folder of them)", errUsage)
 	}
 	var shared []string
 	for _, s := range strings.Split(*share, ",") {
@@ -51,7 +51,7 @@ func compareExperiments(args []string) error {
 	}
 	var conds []psych.Condition
 	var first *experiment.Folder
-	for _, dir := range fs.Args() {
+	for _, dir := range experiment.SubjectFolders(fs.Args()) {
 		f, err := experiment.ReadFolder(dir)
 		if err != nil {
 			return err

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -89,6 +90,16 @@ func TestExperimentCompare(t *testing.T) {
 		t.Errorf("group summary %+v, want the mean %g of 3", g, mean)
 	}
 
+	// The folder that holds both stands for them.
+	out, err = capture(t, func() error {
+		_, err := execute([]string{"experiment", "compare", dir, "-json"})
+		return err
+	})
+	var all comparison
+	if err != nil || json.Unmarshal([]byte(out), &all) != nil || !maps.Equal(all.Thresholds, got.Thresholds) {
+		t.Errorf("compare of the folder holding a and b: %v, thresholds %v; want a's and b's %v", err, all.Thresholds, got.Thresholds)
+	}
+
 	// The text report names each condition and the test.
 	out, err = capture(t, func() error { _, err := execute([]string{"experiment", "compare", a, b}); return err })
 	if err != nil || !strings.Contains(out, "likelihood ratio") || !strings.Contains(out, b+"#1") || !strings.Contains(out, "group: mean threshold") {
@@ -114,7 +125,8 @@ func TestExperimentCompareErrors(t *testing.T) {
 		{[]string{a, yn}, "differ in task"},
 		{[]string{a, empty}, "no completed trials"},
 		{[]string{a, ragged}, "ragged/trials.csv: not a trials table"},
-		{[]string{a, dir}, "not an experiment's output folder"},
+		{[]string{a, t.TempDir()}, "not an experiment's output folder"},
+		{[]string{dir}, "/empty: no completed trials"}, // the folder holding them all, in name order
 		{[]string{"-share", "slope", a, a}, "-share"},
 		{nil, "experiment compare DIR"},
 	} {
