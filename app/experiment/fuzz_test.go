@@ -61,3 +61,33 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseTrials: no trials.csv, however damaged, makes parseTrials
+// panic; what it accepts is a header and rows of the header's width,
+// and a torn last line it leaves out is all that follows the last line
+// break (keep marks where).
+func FuzzParseTrials(f *testing.F) {
+	f.Add([]byte("trial,x,positive\n1,2.5,true\n2,3,false\n"))
+	f.Add([]byte("trial,x,positive\n1,2.5,true\n2,3,fa"))
+	f.Add([]byte("trial,x\n1,\"a\nb\"\n"))
+	f.Add([]byte("trial,x\n1\n"))
+	f.Add([]byte(""))
+	f.Add([]byte("trial,x"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		header, rows, keep, err := parseTrials("trials.csv", data)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("an error of more than one line: %q", err)
+			}
+			return
+		}
+		if keep >= 0 && (keep > int64(len(data)) || keep > 0 && data[keep-1] != '\n' || strings.Contains(string(data[keep:]), "\n")) {
+			t.Fatalf("keep %d of %d bytes: not the end of the last complete line", keep, len(data))
+		}
+		for i, r := range rows {
+			if len(r) != len(header) {
+				t.Fatalf("row %d has %d fields, the header %d", i+1, len(r), len(header))
+			}
+		}
+	})
+}
