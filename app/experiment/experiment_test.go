@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -18,6 +19,8 @@ import (
 
 	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/psych"
+	devrecord "github.com/haptex/haptex/devices/record"
+	"github.com/haptex/haptex/devices/setup"
 )
 
 // small is a short experiment on a coarse cloth with the hand at rest:
@@ -613,4 +616,31 @@ func readTrace(t *testing.T, path string) [][]string {
 		t.Fatalf("%s: %d rows, %v", path, len(recs), err)
 	}
 	return recs
+}
+
+// A rig that does not settle on devices says what only the fingers can
+// do; on the simulated twins, and for other errors, the error is as it
+// was.
+func TestSettleFailedOnDevices(t *testing.T) {
+	unsettled := fmt.Errorf("%w within 10s: rig: not settled: the cloth is moving", errUnsettled)
+	onDevices := rig.Config{OpenDevices: func(*devrecord.Session) (*setup.Set, error) { return nil, nil }}
+	for _, c := range []struct {
+		name string
+		rig  rig.Config
+		err  error
+		hint bool
+	}{
+		{"devices, not settled", onDevices, unsettled, true},
+		{"twins, not settled", rig.Config{}, unsettled, false},
+		{"devices, stopped", onDevices, errors.New("stopped (resume with the same command): context canceled"), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			run := &runner{o: Options{Rig: c.rig}, done: 3}
+			err := run.settleFailed(c.err)
+			msg := err.Error()
+			if !errors.Is(err, c.err) || !strings.HasPrefix(msg, "experiment: before trial 4: ") || strings.Contains(msg, "-script rest") != c.hint {
+				t.Errorf("%q, want it to wrap %q with the hint %v", msg, c.err, c.hint)
+			}
+		})
+	}
 }

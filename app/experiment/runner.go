@@ -938,11 +938,24 @@ func (run *runner) settle(ctx context.Context) error {
 	if !run.simulated() {
 		announce = func() { fmt.Fprintf(run.o.Out, "  warm-up interval (not recorded) ...\n") }
 	}
-	err := settleRig(ctx, run.r, run.drive, run.motion, run.e.Timing.Interval, announce)
-	if err != nil {
-		return fmt.Errorf("experiment: before trial %d: %w", run.done+1, err)
+	if err := settleRig(ctx, run.r, run.drive, run.motion, run.e.Timing.Interval, announce); err != nil {
+		return run.settleFailed(err)
 	}
 	return nil
+}
+
+// errUnsettled is settleRig's error when the rig did not settle in time.
+var errUnsettled = errors.New("the rig did not settle")
+
+// settleFailed is the error of a run whose rig did not settle before its
+// next trial. On devices the fingers are the person's (or an emulator's
+// scripted hand), and only they can let the cloth come to rest: the
+// error says so.
+func (run *runner) settleFailed(err error) error {
+	if run.o.Rig.OpenDevices != nil && errors.Is(err, errUnsettled) {
+		return fmt.Errorf("experiment: before trial %d: %w: the fingers must rest, off the cloth, until it does (haptex devices emulate: -script rest)", run.done+1, err)
+	}
+	return fmt.Errorf("experiment: before trial %d: %w", run.done+1, err)
 }
 
 // settleRig runs r through drive, the fingers held at the start of
@@ -955,7 +968,7 @@ func settleRig(ctx context.Context, r *rig.Rig, drive driver, motion *twin.Scrip
 	var err error
 	for waited := time.Duration(0); ; waited += step {
 		if waited >= limit {
-			return fmt.Errorf("the rig did not settle within %v: %w", limit, err)
+			return fmt.Errorf("%w within %v: %w", errUnsettled, limit, err)
 		}
 		if werr := drive.wait(ctx, step); werr != nil {
 			return fmt.Errorf("stopped (resume with the same command): %w", werr)

@@ -443,7 +443,7 @@ func (run *setRun) startSetRig(ctx context.Context) error {
 				fmt.Fprintf(run.o.Out, "  warm-up interval (not recorded) ...\n")
 			}
 		}); err != nil {
-			return fmt.Errorf("experiment: before trial %d: %w", run.done+1, err)
+			return run.settleFailed(err)
 		}
 	}
 	run.r, run.drive, run.stim = run.benches[0].r, run.benches[0].drive, run.benches[0].stim
