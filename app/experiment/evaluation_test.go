@@ -86,6 +86,8 @@ func TestEvaluationProtocols(t *testing.T) {
 			}
 			o.Experiment, o.Source, o.Path, o.Subject, o.OutDir = e, src, path, "sim01", out
 			o.NoTraces, o.Force, o.BIDS = !*long, true, true
+			var printed strings.Builder
+			o.Out = &printed
 			res, err := Run(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
@@ -115,6 +117,12 @@ func TestEvaluationProtocols(t *testing.T) {
 			// that the comparison waits for the rendered fabrics'.
 			if e.Set != nil && e.Set.Kind == Rate && e.Set.Condition == "real" && (v["analysis"] == nil || !strings.Contains(fmt.Sprint(v["error"]), "both conditions")) {
 				t.Errorf("the real ratings alone: analysis %v, error %v; want the profiles and why there is no comparison", v["analysis"] != nil, v["error"])
+			}
+			// The terminal says the same once, without the correlations'
+			// NaN or their warnings.
+			if p := printed.String(); e.Set != nil && e.Set.Kind == Rate && e.Set.Condition == "real" &&
+				(strings.Count(p, "no real-versus-virtual analysis yet") != 1 || strings.Contains(p, "NaN") || strings.Contains(p, "WARNING")) {
+				t.Errorf("the real ratings alone printed:\n%s", p)
 			}
 			if e.Set != nil && e.Set.Kind != Magnitude {
 				// The sidecar names and hashes every fabric of the set.

@@ -104,8 +104,11 @@ func (run *setRun) analyseSet() (*Result, error) {
 					fmt.Fprintf(out, "  %s: real-virtual r = %.3g [%.3g, %.3g] over %d fabrics\n", c.Scale, c.R, c.Interval.Lo, c.Interval.Hi, c.Fabrics)
 				}
 			}
-			for _, w := range sr.Analysis.Warnings {
-				fmt.Fprintf(out, "  WARNING: %s\n", w)
+			if sr.Error == "" {
+				// With one condition they would only repeat the error.
+				for _, w := range sr.Analysis.Warnings {
+					fmt.Fprintf(out, "  WARNING: %s\n", w)
+				}
 			}
 		}
 		if sr.Error != "" {
