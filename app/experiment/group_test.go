@@ -20,15 +20,9 @@ import (
 // written counts its complete rows, and one of other columns is left out
 // by name.
 func TestSemanticGroupConcurrent(t *testing.T) {
-	path := filepath.Join("..", "..", "examples", "evaluation", "semantic-real.toml")
-	e, _, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, e, out, expDir := semanticReal(t)
 	trials := len(e.Set.Fabrics) * e.Set.Repeats
 	scales := len(e.Set.Scales)
-	out := t.TempDir()
-	expDir := filepath.Join(out, e.Name)
 
 	// A subject whose run is writing its fourth row, and a subject of
 	// an earlier version of the file.
@@ -49,13 +43,7 @@ func TestSemanticGroupConcurrent(t *testing.T) {
 
 	// Hold the experiment's folder as a run writing its analysis does,
 	// while three subjects run to their last trial.
-	hold, err := safefile.OpenDir(expDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := hold.Lock(); err != nil {
-		t.Fatal(err)
-	}
+	hold := holdFolder(t, expDir)
 	done := make(chan ratingRun, 3)
 	for i := 1; i <= 3; i++ {
 		go func() { done <- runRatings(path, out, fmt.Sprintf("P%02d", i), uint64(i+1)) }()
@@ -75,10 +63,7 @@ func TestSemanticGroupConcurrent(t *testing.T) {
 		}
 	}
 
-	var sr SemanticResult
-	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(expDir, "semantic.json"))), &sr); err != nil {
-		t.Fatal(err)
-	}
+	sr := readSemantic(t, filepath.Join(expDir, "semantic.json"))
 	if want := (4*trials + 3) * scales; sr.Ratings != want {
 		t.Errorf("the group's semantic.json holds %d ratings, want %d: four subjects of %d trials and three complete rows of P98, %d scales each", sr.Ratings, want, trials, scales)
 	}
@@ -123,24 +108,9 @@ func waitRows(t *testing.T, path string, n int) {
 // and keeps its trials: the same command, once the folder is free,
 // writes the group's analysis without running a trial again.
 func TestSemanticGroupHeld(t *testing.T) {
-	path := filepath.Join("..", "..", "examples", "evaluation", "semantic-real.toml")
-	e, _, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, e, out, expDir := semanticReal(t)
 	trials := len(e.Set.Fabrics) * e.Set.Repeats
-	out := t.TempDir()
-	expDir := filepath.Join(out, e.Name)
-	if err := os.MkdirAll(expDir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	hold, err := safefile.OpenDir(expDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := hold.Lock(); err != nil {
-		t.Fatal(err)
-	}
+	hold := holdFolder(t, expDir)
 	defer func(d time.Duration) { groupLockWait = d }(groupLockWait)
 	groupLockWait = 50 * time.Millisecond
 	r := runRatings(path, out, "P01", 1)
@@ -158,11 +128,50 @@ func TestSemanticGroupHeld(t *testing.T) {
 	if !r.res.Resumed || r.res.Trials != trials {
 		t.Errorf("the second run: resumed %v, %d trials; want the first's %d kept", r.res.Resumed, r.res.Trials, trials)
 	}
-	var sr SemanticResult
-	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(expDir, "semantic.json"))), &sr); err != nil {
-		t.Fatal(err)
-	}
+	sr := readSemantic(t, filepath.Join(expDir, "semantic.json"))
 	if want := trials * len(e.Set.Scales); sr.Ratings != want {
 		t.Errorf("%d ratings in the group's file, want %d", sr.Ratings, want)
 	}
+}
+
+// semanticReal is the real swatches' rating example: its path, the
+// experiment, and a fresh output folder with the experiment's folder in
+// it.
+func semanticReal(t *testing.T) (path string, e *Experiment, out, expDir string) {
+	t.Helper()
+	path = filepath.Join("..", "..", "examples", "evaluation", "semantic-real.toml")
+	e, _, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = t.TempDir()
+	return path, e, out, filepath.Join(out, e.Name)
+}
+
+// holdFolder makes the folder dir and holds its lock, as a run writing
+// the group's analysis does, until it is closed.
+func holdFolder(t *testing.T, dir string) *safefile.Dir {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	d, err := safefile.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	if err := d.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// readSemantic reads a semantic.json.
+func readSemantic(t *testing.T, path string) SemanticResult {
+	t.Helper()
+	var sr SemanticResult
+	if err := json.Unmarshal([]byte(readFile(t, path)), &sr); err != nil {
+		t.Fatal(err)
+	}
+	return sr
 }
