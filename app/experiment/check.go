@@ -17,6 +17,7 @@ import (
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/sim"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // StimulusReport is what the stimulus check found: per level, the cue the
@@ -84,6 +85,8 @@ type StimulusReport struct {
 	cue   *Cue
 	scale psych.Scale
 	gain  gainFunc
+	// cueDoF is CueSD's degrees of freedom: the trials less one per level.
+	cueDoF int
 }
 
 // LevelCue is one checked level. Ratio is CueTest / CueReference (null
@@ -95,6 +98,11 @@ type LevelCue struct {
 	CueTest      float64  `json:"cue_test"`
 	Ratio        *float64 `json:"ratio"`
 	Contrast     float64  `json:"contrast"`
+	// ContrastCI is a 95 % interval of Contrast from the delivered cue's
+	// own variation (see levelIntervals); null when the check has no
+	// spread to bound it with (one trial per level) or the level's cue is
+	// not positive.
+	ContrastCI *[2]float64 `json:"contrast_ci"`
 	// KES is the test fabric's value of the dimension's KES quantity.
 	KES *float64 `json:"kes,omitempty"`
 }
@@ -352,6 +360,7 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 		rep.Levels = append(rep.Levels, lc)
 	}
 	rep.fit(trials, weber)
+	rep.levelIntervals(trials, weber)
 	if d, how := rep.predict(weber); !math.IsNaN(d) {
 		rep.DetectableFromX, rep.Prediction = &d, how
 	}
@@ -452,6 +461,43 @@ func (r *StimulusReport) fit(trials []checkTrial, w float64) {
 	}
 	if dof > 0 {
 		r.CueSD = math.Sqrt(ss / float64(dof))
+	}
+	r.cueDoF = dof
+}
+
+// levelIntervals sets each level's ContrastCI: ln(1 + c) ± t·s/√n, n the
+// level's trials, s the spread of one trial's log contrast (√2·CueSD, a
+// ratio of two intervals), t Student's 97.5 % quantile on CueSD's degrees
+// of freedom, pooled over every level so that four trials a level still
+// bound their mean. For a detection cue the test cue's mean is scaled by
+// exp(±t·CueSD/√n) and the contrast taken of that. A level whose interval
+// holds zero delivered no contrast the check can tell from the cue's own
+// variation, whatever its mean says.
+func (r *StimulusReport) levelIntervals(trials []checkTrial, w float64) {
+	if r.cueDoF < 1 {
+		return
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(r.cueDoF)}.Quantile(0.975)
+	for i := range r.Levels {
+		l := &r.Levels[i]
+		n := 0
+		for _, tr := range trials {
+			if tr.x == l.X {
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		h := t * r.CueSD / math.Sqrt(float64(n))
+		switch {
+		case r.cue.Absolute > 0 && l.CueTest > 0:
+			l.ContrastCI = &[2]float64{r.cue.Contrast(l.CueTest*math.Exp(-h), l.CueReference, w), r.cue.Contrast(l.CueTest*math.Exp(h), l.CueReference, w)}
+		case r.cue.Absolute == 0 && l.Contrast > -1:
+			v := math.Log1p(l.Contrast)
+			h *= math.Sqrt2
+			l.ContrastCI = &[2]float64{math.Expm1(v - h), math.Expm1(v + h)}
+		}
 	}
 }
 

@@ -382,6 +382,104 @@ func TestPredictFollowsCurve(t *testing.T) {
 // of the resamples' spread). Without scatter the interval is the
 // prediction itself; with a cue that scatters much more than the
 // stimulus moves it the upper end is beyond the checked levels.
+// TestLevelIntervals checks each level's contrast interval: by hand on
+// two levels of two trials, and by its coverage of the true contrast on
+// simulated checks of a cue that scatters, for a ratio cue and a
+// detection cue.
+func TestLevelIntervals(t *testing.T) {
+	const w = 0.23
+	t.Run("by hand", func(t *testing.T) {
+		// Each level's two log ratios are its mean ± d: their standard
+		// deviation is √2·d, so the mean of two is uncertain by d, on 2
+		// degrees of freedom (one a level). Student's t, 97.5 %, 2
+		// degrees of freedom: 4.302653 (Fisher and Yates' tables).
+		const d = 0.1
+		r := &StimulusReport{cue: cueLoadingStiffness, gain: percentGain, Weber: w}
+		var trials []checkTrial
+		for _, x := range []float64{10, 50} {
+			for _, e := range []float64{d, -d} {
+				trials = append(trials, checkTrial{x: x, ref: 1, test: math.Exp(math.Log1p(x/100) + e)})
+			}
+			r.Levels = append(r.Levels, LevelCue{X: x, Contrast: x / 100})
+		}
+		r.fit(trials, w)
+		r.levelIntervals(trials, w)
+		for _, l := range r.Levels {
+			h := 4.302653 * d
+			want := [2]float64{(1+l.X/100)*math.Exp(-h) - 1, (1+l.X/100)*math.Exp(h) - 1}
+			if l.ContrastCI == nil || math.Abs(l.ContrastCI[0]-want[0]) > 1e-6 || math.Abs(l.ContrastCI[1]-want[1]) > 1e-6 {
+				t.Errorf("%g %%: interval %v, want %v", l.X, l.ContrastCI, want)
+			}
+		}
+	})
+	t.Run("one trial a level", func(t *testing.T) {
+		r := &StimulusReport{cue: cueLoadingStiffness, gain: percentGain, Weber: w, Levels: []LevelCue{{X: 10}, {X: 50}}}
+		trials := []checkTrial{{x: 10, ref: 1, test: 1.1}, {x: 50, ref: 1, test: 1.5}}
+		r.fit(trials, w)
+		r.levelIntervals(trials, w)
+		for _, l := range r.Levels {
+			if l.ContrastCI != nil {
+				t.Errorf("%g %%: interval %v from no spread, want none", l.X, *l.ContrastCI)
+			}
+		}
+	})
+	levels := []float64{2.5, 6.9, 19, 52.5, 100, 145, 400}
+	for _, c := range []struct {
+		name string
+		cue  *Cue
+	}{{"ratio", cueLoadingStiffness}, {"detection", cueVibrationDetection}} {
+		t.Run("coverage/"+c.name, func(t *testing.T) {
+			const sigma, a, pairs, n = 0.15, 0.8, 4, 200
+			rng := rand.New(rand.NewPCG(2, 0xc1))
+			var below, above, total int
+			for range n {
+				r := &StimulusReport{cue: c.cue, gain: percentGain, Weber: w}
+				var trials []checkTrial
+				truth := map[float64]float64{}
+				for _, x := range levels {
+					var cr, ct float64
+					test0 := math.Pow(1+x/100, a)
+					ref0 := 1.0
+					if c.cue.Absolute > 0 {
+						test0, ref0 = x, 0
+					}
+					truth[x] = c.cue.Contrast(test0, ref0, w)
+					for range pairs {
+						tr := checkTrial{x: x, ref: ref0 * math.Exp(sigma*rng.NormFloat64()), test: test0 * math.Exp(sigma*rng.NormFloat64())}
+						cr, ct = cr+tr.ref/pairs, ct+tr.test/pairs
+						trials = append(trials, tr)
+					}
+					r.Levels = append(r.Levels, LevelCue{X: x, CueReference: cr, CueTest: ct, Contrast: c.cue.Contrast(ct, cr, w)})
+				}
+				r.fit(trials, w)
+				r.levelIntervals(trials, w)
+				for _, l := range r.Levels {
+					total++
+					switch ci := l.ContrastCI; {
+					case ci == nil:
+						t.Fatalf("%g: no interval", l.X)
+					case truth[l.X] < ci[0]:
+						below++
+					case truth[l.X] > ci[1]:
+						above++
+					}
+				}
+			}
+			// Each end misses on 2.5 % of the levels: 35 of 1,400, give
+			// or take 6.
+			t.Logf("the true contrast lay below %d and above %d of %d levels' intervals", below, above, total)
+			for _, m := range []struct {
+				end    string
+				misses int
+			}{{"lower", below}, {"upper", above}} {
+				if f := float64(m.misses) / float64(total); f < 0.01 || f > 0.045 {
+					t.Errorf("the 95 %% intervals' %s end missed the true contrast in %.1f %% of %d levels, want 1-4.5 %%", m.end, 100*f, total)
+				}
+			}
+		})
+	}
+}
+
 func TestDetectableCICovers(t *testing.T) {
 	const w, a = 0.23, 0.8
 	levels := []float64{2.5, 6.9, 19, 52.5, 100, 145, 400}

@@ -141,8 +141,36 @@ func TestExperimentCheckExample(t *testing.T) {
 	if top.Ratio == nil || *top.Ratio < 1.5 {
 		t.Errorf("at %g %% the delivered cue ratio is %v, want at least 1.5", top.X, top.Ratio)
 	}
+	for _, l := range rep.Levels {
+		if c := l.ContrastCI; c == nil || !(c[0] < l.Contrast && l.Contrast < c[1]) {
+			t.Errorf("at %g %%: contrast %.3g, interval %v, want one around it", l.X, l.Contrast, c)
+		}
+	}
 	if i := slices.IndexFunc(rep.Levels, func(l experiment.LevelCue) bool { return l.X == 40 }); i >= 0 && rep.Levels[i].Ratio != nil {
 		t.Logf("at +40 %% the delivered cue ratio is %.3f", *rep.Levels[i].Ratio)
+	}
+}
+
+// The check's table shows each level's interval and names the levels
+// whose interval holds zero, and only those.
+func TestPrintStimulusReport(t *testing.T) {
+	ratio := func(v float64) *float64 { return &v }
+	rep := &experiment.StimulusReport{Cue: "bending-stiffness", Unit: "N/m", XUnit: "%", Weber: 0.23, CueSD: 0.165,
+		Levels: []experiment.LevelCue{
+			{X: 2.5, CueReference: 0.964, CueTest: 1.202, Ratio: ratio(1.247), Contrast: 0.247, ContrastCI: &[2]float64{-0.024, 0.594}},
+			{X: 52.53, CueReference: 1.065, CueTest: 1.546, Ratio: ratio(1.451), Contrast: 0.451, ContrastCI: &[2]float64{0.136, 0.855}},
+			{X: 100, CueReference: 1.038, CueTest: 2.075, Ratio: ratio(2), Contrast: 1},
+		}}
+	var b strings.Builder
+	printStimulusReport(&b, rep)
+	out := b.String()
+	for _, want := range []string{"95 % interval", "-2.4 to 59.4%", "13.6 to 85.5%", "at 2.5 % the interval holds 0", "(18 % an interval)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in the table:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "52.53 % the interval") || strings.Contains(out, "2.5, 52.53") {
+		t.Errorf("a level whose interval is above zero named as holding it:\n%s", out)
 	}
 }
 

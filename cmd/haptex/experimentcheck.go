@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/haptex/haptex/app/experiment"
@@ -109,7 +111,7 @@ func checkExperiment(args []string) error {
 		}
 		fmt.Println(string(b))
 	case *table:
-		printStimulusReport(rep)
+		printStimulusReport(os.Stdout, rep)
 	}
 	if !rep.Valid {
 		return errors.New(rep.Reason)
@@ -276,7 +278,7 @@ func checkSetExperiment(path string, o experiment.CheckOptions, quick, noStim, a
 			}
 		}
 		if rep.Levels != nil {
-			printStimulusReport(rep.Levels)
+			printStimulusReport(os.Stdout, rep.Levels)
 		}
 	}
 	if !rep.Valid {
@@ -300,16 +302,31 @@ func checkSetExperiment(path string, o experiment.CheckOptions, quick, noStim, a
 // identification or rating set.
 const quickIntervals = 2
 
-func printStimulusReport(rep *experiment.StimulusReport) {
+// printStimulusReport writes the check's table to w: per stream and
+// level the cues delivered, their contrast and its interval, and a line
+// naming the levels whose interval holds zero.
+func printStimulusReport(w io.Writer, rep *experiment.StimulusReport) {
 	for _, r := range append([]*experiment.StimulusReport{rep}, rep.Streams...) {
-		fmt.Printf("stream %d: %s [%s], Weber fraction %.3g\n", r.Stream, r.Cue, r.Unit, r.Weber)
-		fmt.Printf("  %10s %14s %14s %8s %9s\n", "x ["+r.XUnit+"]", "reference", "test", "ratio", "contrast")
+		fmt.Fprintf(w, "stream %d: %s [%s], Weber fraction %.3g\n", r.Stream, r.Cue, r.Unit, r.Weber)
+		fmt.Fprintf(w, "  %10s %14s %14s %8s %9s %22s\n", "x ["+r.XUnit+"]", "reference", "test", "ratio", "contrast", "95 % interval")
+		var within []string
 		for _, l := range r.Levels {
 			ratio := "-"
 			if l.Ratio != nil {
 				ratio = fmt.Sprintf("%.3f", *l.Ratio)
 			}
-			fmt.Printf("  %10.4g %14.4g %14.4g %8s %8.1f%%\n", l.X, l.CueReference, l.CueTest, ratio, 100*l.Contrast)
+			ci := "-"
+			if c := l.ContrastCI; c != nil {
+				ci = fmt.Sprintf("%.1f to %.1f%%", 100*c[0], 100*c[1])
+				if c[0] <= 0 && c[1] >= 0 {
+					within = append(within, fmt.Sprintf("%.4g", l.X))
+				}
+			}
+			fmt.Fprintf(w, "  %10.4g %14.4g %14.4g %8s %8.1f%% %22s\n", l.X, l.CueReference, l.CueTest, ratio, 100*l.Contrast, ci)
+		}
+		if len(within) > 0 {
+			fmt.Fprintf(w, "  at %s %s the interval holds 0: the contrast there is within what the cue varies by itself (%.0f %% an interval)\n",
+				strings.Join(within, ", "), r.XUnit, 100*math.Expm1(r.CueSD))
 		}
 	}
 }
