@@ -70,6 +70,7 @@ func experimentReport(dir, out string) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
+	pg.stimulusCheck(dir)
 	if trials != nil {
 		if unit == "" && len(trials.str["unit"]) > 0 {
 			unit = trials.str["unit"][0]
@@ -96,6 +97,101 @@ func experimentReport(dir, out string) (*page, error) {
 		}
 	}
 	return pg, nil
+}
+
+// stimulusCheck puts on the page the stimulus check the run made before
+// its first trial (stimulus-check.json): per stream and level the cue the
+// reference and the test intervals delivered, their contrast and its 95 %
+// interval, and what the check concluded. A check that refused the
+// experiment, which then ran with -force, is a warning: what reached the
+// finger was not shown to be discriminable.
+func (pg *page) stimulusCheck(dir string) {
+	const name = "stimulus-check.json"
+	b, err := readFile(filepath.Join(dir, name))
+	if err != nil {
+		if isNotExist(err) {
+			pg.note("no %s: the run did not record a check that its stimulus reaches the finger", name)
+		} else {
+			pg.note("%s: %v", name, err)
+		}
+		return
+	}
+	var rep map[string]any
+	if err := json.Unmarshal(b, &rep); err != nil {
+		pg.note("%s is not valid JSON (%v): no stimulus check shown", name, err)
+		return
+	}
+	if v, ok := rep["valid"].(bool); ok && !v {
+		pg.Warnings = append(pg.Warnings, "the stimulus check refused this experiment, which ran anyway (-force): "+str(rep["reason"]))
+	}
+	reports := []any{rep}
+	if s, ok := rep["streams"].([]any); ok {
+		reports = append(reports, s...)
+	}
+	for _, r := range reports {
+		xu := str(lookup(r, "x_unit"))
+		td := tableData{
+			Title: fmt.Sprintf("Stimulus check, stream %s: %s%s, before the first trial", fmtNum(lookup(r, "stream")), str(lookup(r, "cue")), bracketed(str(lookup(r, "unit")))),
+			Head:  []string{"x" + bracketed(xu), "reference", "test", "ratio", "contrast", "95 % interval"},
+		}
+		levels, _ := lookup(r, "levels").([]any)
+		var within []string
+		for _, l := range levels {
+			ci := "-"
+			if c, ok := lookup(l, "contrast_ci").([]any); ok && len(c) == 2 {
+				lo, okLo := c[0].(float64)
+				hi, okHi := c[1].(float64)
+				if okLo && okHi {
+					ci = fmt.Sprintf("%.1f to %.1f %%", 100*lo, 100*hi)
+					if lo <= 0 && hi >= 0 {
+						within = append(within, fmtNum(lookup(l, "x")))
+					}
+				}
+			}
+			td.Rows = append(td.Rows, []string{fmtNum(lookup(l, "x")), fmtNum(lookup(l, "cue_reference")), fmtNum(lookup(l, "cue_test")),
+				fmtNum(lookup(l, "ratio")), percent(lookup(l, "contrast")), ci})
+		}
+		caption := []string{fmt.Sprintf("In virtual time on the simulated devices, the experiment's motion at each level (the cue each interval delivered, averaged; contrast (test + f)/(reference + f) − 1). Weber fraction %s; one interval's cue varies by %s; efficiency %s.",
+			fmtNum(lookup(r, "weber")), percent(expm1(lookup(r, "cue_sd"))), fmtNum(lookup(r, "efficiency")))}
+		if x, ok := lookupNum(r, "detectable_from_x"); ok {
+			s := fmt.Sprintf("The delivered contrast reaches the Weber fraction from %s %s (%s", fmtNum(x), xu, str(lookup(r, "prediction")))
+			ci, _ := lookup(r, "detectable_from_x_ci").([]any)
+			if len(ci) == 2 {
+				end := func(v any) string {
+					if f, ok := v.(float64); ok {
+						return fmtNum(f) + " " + xu
+					}
+					return "beyond the checked levels"
+				}
+				s += fmt.Sprintf("; 95 %% interval %s to %s", end(ci[0]), end(ci[1]))
+			}
+			caption = append(caption, s+").")
+		} else if len(levels) > 0 {
+			caption = append(caption, "The delivered contrast reaches the Weber fraction at no checked level.")
+		}
+		if len(within) > 0 {
+			caption = append(caption, fmt.Sprintf("At %s %s the interval holds 0: the contrast there is within what the cue varies by itself.", strings.Join(within, ", "), xu))
+		}
+		td.Caption = strings.Join(caption, " ")
+		pg.Tables = append(pg.Tables, td)
+	}
+}
+
+// percent formats a fraction as a percentage; "-" when it is no number.
+func percent(v any) string {
+	f, ok := v.(float64)
+	if !ok || !finite(f) {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f %%", 100*f)
+}
+
+// expm1 is math.Expm1 of a decoded JSON number, nil when it is none.
+func expm1(v any) any {
+	if f, ok := v.(float64); ok {
+		return math.Expm1(f)
+	}
+	return nil
 }
 
 // procedureScale finds the scale the procedure steps on (the first

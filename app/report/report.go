@@ -114,6 +114,8 @@ type tableData struct {
 	Title string
 	Head  []string
 	Rows  [][]string
+	// Caption, when set, says under the table how to read it.
+	Caption string
 }
 
 func (pg *page) note(format string, a ...any) { pg.Notes = append(pg.Notes, fmt.Sprintf(format, a...)) }
@@ -221,7 +223,7 @@ td:first-child, th:first-child { text-align: left; }
 table.kv td { text-align: left; }
 figure { margin: 1.2em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
-figcaption { font-size: 0.9em; color: #444; }
+figcaption, p.caption { font-size: 0.9em; color: #444; }
 .notes li { color: #7a5200; }
 .warnings li { color: #b00020; font-weight: 600; }
 pre { background: #f7f7f7; padding: 0.8em; overflow: auto; font-size: 0.8em; max-height: 30em; }
@@ -237,7 +239,7 @@ pre { background: #f7f7f7; padding: 0.8em; overflow: auto; font-size: 0.8em; max
 {{range .Tables}}<h2>{{.Title}}</h2>
 <table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</table>{{end}}
+{{end}}</table>{{if .Caption}}<p class="caption">{{.Caption}}</p>{{end}}{{end}}
 {{range .Figures}}<h2>{{.Title}}</h2>
 <figure><img src="{{.PNG}}" alt="{{.Title}}">
 <figcaption>{{.Caption}} Files: <a href="{{.PNGFile}}">PNG</a>, <a href="{{.SVGFile}}">SVG</a>.</figcaption></figure>

@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -333,5 +334,71 @@ func TestRatingsReport(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The report of an experiment shows the stimulus check the run recorded:
+// each level's contrast with its interval, the levels whose interval
+// holds zero and the predicted threshold; a check that refused the
+// experiment is a warning; a damaged or hostile record is a note, and
+// the page is still written.
+func TestExperimentReportStimulusCheck(t *testing.T) {
+	dir := t.TempDir()
+	writeIn(t, dir, "trials.csv", "trial,stream,x,unit,test_interval,positive\n0,0,40,%,1,1\n1,0,20,%,2,0\n")
+	f := func(v float64) *float64 { return &v }
+	rep := experiment.StimulusReport{Experiment: "b", Cue: "bending-stiffness", Unit: "N/m", XUnit: "%", Weber: 0.23, CueSD: 0.165, Efficiency: 0.87,
+		Levels: []experiment.LevelCue{
+			{X: 2.5, CueReference: 0.964, CueTest: 1.202, Ratio: f(1.247), Contrast: 0.247, ContrastCI: &[2]float64{-0.024, 0.594}},
+			{X: 52.53, CueReference: 1.065, CueTest: 1.546, Ratio: f(1.451), Contrast: 0.451, ContrastCI: &[2]float64{0.136, 0.855}},
+		},
+		DetectableFromX: f(29.9), Prediction: "curve", DetectableFromXCI: [2]*float64{f(21.1), nil}, Valid: true}
+	page := func(t *testing.T, check any) (string, []string) {
+		t.Helper()
+		switch c := check.(type) {
+		case nil:
+			os.Remove(filepath.Join(dir, "stimulus-check.json"))
+		case string:
+			writeIn(t, dir, "stimulus-check.json", c)
+		default:
+			b, err := json.Marshal(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeIn(t, dir, "stimulus-check.json", string(b))
+		}
+		res, err := Write(dir, Options{Out: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(res.Page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b), res.Notes
+	}
+	html, _ := page(t, rep)
+	for _, want := range []string{"Stimulus check, stream 0: bending-stiffness [N/m]", "-2.4 to 59.4 %", "13.6 to 85.5 %", "24.7 %",
+		"At 2.5 % the interval holds 0", "from 29.9 % (curve; 95 % interval 21.1 % to beyond the checked levels)", "varies by 17.9 %"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("no %q on the page", want)
+		}
+	}
+	if strings.Contains(html, "refused this experiment") || strings.Contains(html, "At 2.5, 52.53") {
+		t.Error("a valid check's page warns, or names a level whose interval is above zero")
+	}
+	rep.Valid, rep.Reason = false, "stimulus check: at the largest level the contrast is below twice its Weber fraction"
+	if html, _ := page(t, rep); !strings.Contains(html, "refused this experiment, which ran anyway (-force): stimulus check: at the largest level") {
+		t.Error("no warning for a check that refused the experiment")
+	}
+	for _, hostile := range []string{`{"levels": "many", "streams": [1, {"levels": [{"x": "a", "contrast_ci": [1]}, 3]}], "cue_sd": "x"}`, `[1, 2]`, `{"valid": "yes", "levels": [{"contrast_ci": [null, "x"]}]}`} {
+		if html, _ := page(t, hostile); !strings.Contains(html, "Experiment") {
+			t.Errorf("%s: no page", hostile)
+		}
+	}
+	if _, notes := page(t, "{not json"); !hasNote(notes, "stimulus-check.json is not valid JSON") {
+		t.Errorf("a damaged record: notes %q", notes)
+	}
+	if _, notes := page(t, nil); !hasNote(notes, "no stimulus-check.json") {
+		t.Errorf("no record: notes %q", notes)
 	}
 }
