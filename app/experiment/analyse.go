@@ -36,10 +36,14 @@ type streamAnalysis struct {
 	// KES is the threshold (the posterior's median and interval at the
 	// criterion) in the dimension's KES quantity, for the dimensions that
 	// scale one.
-	KES      *KESThreshold `json:"kes,omitempty"`
-	Warnings []string      `json:"warnings,omitempty"`
-	FitError string        `json:"fit_error,omitempty"`
-	Plots    []string      `json:"plots,omitempty"`
+	KES *KESThreshold `json:"kes,omitempty"`
+	// Delivered sets the contrasts the trials delivered against the
+	// stimulus check's (absent without a check, or with too few
+	// measured trials).
+	Delivered *Delivered `json:"delivered,omitempty"`
+	Warnings  []string   `json:"warnings,omitempty"`
+	FitError  string     `json:"fit_error,omitempty"`
+	Plots     []string   `json:"plots,omitempty"`
 }
 
 // analyse fits a psychometric function per stream to the trials, plots it
@@ -62,6 +66,7 @@ func (run *runner) analyse() (*Result, error) {
 		estimates = []psych.Estimate{run.proc.Estimate()}
 	}
 	spans := psych.SpanOf(e.Procedure)
+	header, rows, _, rowsErr := run.readRows()
 	an := analysis{Experiment: e.Name, Subject: run.o.Subject, Trials: run.done}
 	fmt.Fprintf(run.o.Out, "%s, subject %s: %d trials\n", e.Name, run.o.Subject, run.done)
 	for s := range streams {
@@ -83,6 +88,9 @@ func (run *runner) analyse() (*Result, error) {
 		if s < len(spans) {
 			span = &spans[s]
 		}
+		if rep := run.checkOf(s); rep != nil && rowsErr == nil {
+			sa.Delivered = delivered(header, rows, s, rep, run.cue, dimensions[e.Stimulus.Kind].gain)
+		}
 		an.Streams = append(an.Streams, sa)
 		a := &an.Streams[len(an.Streams)-1]
 		if err := fitStream(a, recs, e, span, label, run.o.Out); err != nil {
@@ -103,6 +111,14 @@ func (run *runner) analyse() (*Result, error) {
 				}
 				a.Plots = append(a.Plots, run.root.Join(name))
 				res.Plots = append(res.Plots, run.root.Join(name))
+			}
+		}
+		if d := a.Delivered; d != nil {
+			fmt.Fprintf(run.o.Out, "    delivered: %.2f [%.2f, %.2f] times the contrast the stimulus check measured at the trials' levels (%d trials)\n",
+				d.Scale, d.ScaleCI[0], d.ScaleCI[1], d.Trials)
+			if w := d.warning(); w != "" {
+				a.Warnings = append(a.Warnings, w)
+				fmt.Fprintf(run.o.Out, "  WARNING: %s: %s\n", label, w)
 			}
 		}
 		res.Fits = append(res.Fits, a.Fit)

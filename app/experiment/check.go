@@ -81,6 +81,11 @@ type StimulusReport struct {
 	// Streams holds the reports of an interleaved experiment's other
 	// streams (its first stream's is this one).
 	Streams []*StimulusReport `json:"streams,omitempty"`
+	// ExperimentSHA256 and FabricSHA256 identify what a run's check
+	// checked: the experiment file and the fabric's definition. A run
+	// takes up a recorded check only for the same two.
+	ExperimentSHA256 string `json:"experiment_sha256,omitempty"`
+	FabricSHA256     string `json:"fabric_sha256,omitempty"`
 
 	cue   *Cue
 	scale psych.Scale
@@ -745,18 +750,39 @@ func (r *StimulusReport) crossing(w float64) (x float64, ok bool) {
 	return x, true
 }
 
+// checkOf returns the stimulus check's report for a stream: a tone's
+// streams each have their own, the other dimensions' streams present the
+// same stimulus and share the first's; nil without a check.
+func (run *runner) checkOf(stream int) *StimulusReport {
+	rep := run.check
+	if rep != nil && stream > 0 && len(rep.Streams) > 0 {
+		if stream > len(rep.Streams) {
+			return nil
+		}
+		rep = rep.Streams[stream-1]
+	}
+	return rep
+}
+
 // stimulusCheck runs the check before a run's first trial (and on a resume
-// that has no record of it), writes stimulus-check.json and refuses an
-// invalid experiment unless Options.Force.
+// that has no record of it, or a record of another experiment file or
+// fabric definition: a run killed after its check and started again on an
+// edited file), writes stimulus-check.json and refuses an invalid
+// experiment unless Options.Force.
 func (run *runner) stimulusCheck(ctx context.Context) error {
 	o := run.o
 	if o.SkipStimulusCheck {
 		return nil
 	}
 	const name = "stimulus-check.json"
+	fab, err := run.fabricInfo(run.fab)
+	if err != nil {
+		return err
+	}
 	if b, err := run.root.ReadFile(name, maxStateSize); err == nil {
 		var rep StimulusReport
-		if json.Unmarshal(b, &rep) == nil && (rep.Valid || o.Force) {
+		if json.Unmarshal(b, &rep) == nil && (rep.Valid || o.Force) && rep.ExperimentSHA256 == run.sha && rep.FabricSHA256 == fab.SHA256 {
+			run.check = &rep
 			return nil
 		}
 	}
@@ -768,6 +794,7 @@ func (run *runner) stimulusCheck(ctx context.Context) error {
 	if rep.Valid {
 		fmt.Fprintf(o.Out, "stimulus check: ok; the delivered contrast reaches the Weber fraction %.3g from %s\n", rep.Weber, rep.DetectableFrom(run.e.Stimulus.Unit))
 	}
+	rep.ExperimentSHA256, rep.FabricSHA256 = run.sha, fab.SHA256
 	run.check = rep
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {

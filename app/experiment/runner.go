@@ -145,7 +145,9 @@ type runner struct {
 	stim       *stimulus
 	term       *terminal
 	intervals  int
-	check      *StimulusReport
+	// check is the stimulus check this run made or, resumed, recorded;
+	// the analysis sets the trials' delivered contrasts against it.
+	check *StimulusReport
 }
 
 // Run runs (or resumes) an experiment to its end, then fits and plots it.

@@ -1,0 +1,204 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/haptex/haptex/app/rig"
+	"github.com/haptex/haptex/calib/kes"
+	"github.com/haptex/haptex/calib/psych"
+)
+
+// deliveredRows simulates a run's trials.csv: n trials of stream 0 at
+// levels between 10 and 60 %, the test interval first or second at
+// random, each interval's cue scattering by sigma in its logarithm, the
+// test delivering k times the curve's log contrast.
+func deliveredRows(rng *rand.Rand, rep *StimulusReport, k, sigma float64, n int) (header []string, rows [][]string) {
+	header = []string{"trial", "stream", "x", "i1_role", "i1_cue", "i2_role", "i2_cue"}
+	for i := range n {
+		x := 10 + 50*rng.Float64()
+		u := math.Log1p(x / 100)
+		ref := 100 * math.Exp(sigma*rng.NormFloat64())
+		test := 100 * math.Exp(k*(rep.Curve[0]*u+rep.Curve[1]*u*u)+sigma*rng.NormFloat64())
+		f := strconv.FormatFloat
+		roles := []string{"reference", f(ref, 'g', -1, 64), "test", f(test, 'g', -1, 64)}
+		if rng.IntN(2) == 0 {
+			roles = []string{"test", f(test, 'g', -1, 64), "reference", f(ref, 'g', -1, 64)}
+		}
+		rows = append(rows, append([]string{strconv.Itoa(i), "0", f(x, 'g', -1, 64)}, roles...))
+	}
+	return header, rows
+}
+
+// delivered recovers how much of the checked contrast the trials
+// delivered, with an interval whose ends each miss on about 2.5 % of
+// runs; it warns when far less reached the finger than was checked, not
+// when as much did; and rows it cannot use (another stream, a cue not
+// measured, a torn row, text for a number) are left out.
+func TestDelivered(t *testing.T) {
+	rep := &StimulusReport{Weber: 0.23, Curve: [2]float64{0.9, -0.05}}
+	t.Run("coverage", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(3, 0xde))
+		const runs = 400
+		var below, above int
+		for range runs {
+			h, rows := deliveredRows(rng, rep, 0.8, 0.12, 60)
+			d := delivered(h, rows, 0, rep, cueLoadingStiffness, percentGain)
+			switch {
+			case d == nil:
+				t.Fatal("no result from 60 trials")
+			case 0.8 < d.ScaleCI[0]:
+				below++
+			case 0.8 > d.ScaleCI[1]:
+				above++
+			}
+		}
+		t.Logf("the true factor 0.8 lay below %d and above %d of %d intervals", below, above, runs)
+		if below < 2 || below > 18 || above < 2 || above > 18 {
+			t.Errorf("each end of the 95 %% interval missed in %d and %d of %d runs, want 2-18 (2.5 %% is 10)", below, above, runs)
+		}
+	})
+	t.Run("warning", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(4, 0xde))
+		for _, c := range []struct {
+			k    float64
+			warn bool
+		}{{1, false}, {1.1, false}, {0.5, true}, {1.6, true}} {
+			h, rows := deliveredRows(rng, rep, c.k, 0.12, 60)
+			d := delivered(h, rows, 0, rep, cueLoadingStiffness, percentGain)
+			w := d.warning()
+			t.Logf("k %.2g: %.3f [%.3f, %.3f]: %q", c.k, d.Scale, d.ScaleCI[0], d.ScaleCI[1], w)
+			if (w != "") != c.warn {
+				t.Errorf("k %.2g: scale %.3f [%.3f, %.3f], warning %q, want one: %v", c.k, d.Scale, d.ScaleCI[0], d.ScaleCI[1], w, c.warn)
+			}
+		}
+	})
+	t.Run("detection", func(t *testing.T) {
+		// A tone: the reference delivers nothing, the test its level
+		// times the curve's slope.
+		tone := &StimulusReport{Weber: 0.19, Curve: [2]float64{0.26, 0}}
+		h := []string{"stream", "x", "i1_role", "i1_cue", "i2_role", "i2_cue"}
+		var rows [][]string
+		for _, x := range []float64{4, 8, 16, 5, 6} {
+			rows = append(rows, []string{"0", strconv.FormatFloat(x, 'g', -1, 64), "reference", "0", "test", strconv.FormatFloat(0.5*0.26*x, 'g', -1, 64)})
+		}
+		d := delivered(h, rows, 0, tone, cueVibrationDetection, nil)
+		if d == nil || math.Abs(d.Scale-0.5) > 1e-12 || d.warning() == "" {
+			t.Errorf("a tone delivering half its checked level: %+v, warning %q", d, d.warning())
+		}
+	})
+	t.Run("rows left out", func(t *testing.T) {
+		h, rows := deliveredRows(rand.New(rand.NewPCG(5, 0xde)), rep, 1, 0.05, 4)
+		hostile := [][]string{
+			{"9", "1", "30", "test", "150", "reference", "100"},     // another stream
+			{"9", "0", "30", "test", "NaN", "reference", "100"},     // the test not measured
+			{"9", "0", "30", "test", "150"},                         // torn
+			{"9", "0", "thirty", "test", "150", "reference", "100"}, // text for the level
+			{"9", "0", "30", "test", "-5", "reference", "100"},      // a negative cue
+			{"9", "0", "30", "test", "+Inf", "reference", "100"},    // an infinite cue
+		}
+		all := append(append([][]string{}, rows...), hostile...)
+		d := delivered(h, all, 0, rep, cueLoadingStiffness, percentGain)
+		if d == nil || d.Trials != 4 {
+			t.Fatalf("%+v from 4 usable rows among hostile ones, want 4 trials", d)
+		}
+		if d := delivered(h, rows[:2], 0, rep, cueLoadingStiffness, percentGain); d != nil {
+			t.Errorf("%+v from 2 trials, want none", d)
+		}
+		oneInterval := [][]string{{"0", "0", "30", "test", "150"}, {"1", "0", "20", "test", "120"}, {"2", "0", "40", "test", "160"}}
+		if d := delivered(h[:5], oneInterval, 0, rep, cueLoadingStiffness, percentGain); d != nil {
+			t.Errorf("%+v from a ratio cue without a reference interval, want none", d)
+		}
+	})
+}
+
+// A run sets what its trials delivered against its stimulus check and
+// says so in fit.json: a tone delivers what the check measured; a check
+// recorded for the same experiment that claims twice the contrast (a run
+// killed after it, then resumed) gets a warning; one recorded for the file
+// before an edit is not taken up, and the run checks again.
+func TestRunDeliveredAgainstCheck(t *testing.T) {
+	e := loadExample(t, "tactile-tone-2afc.toml")
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "tactile-tone-2afc.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As TestDryRunMatchesCheck's short version: scripted fingertips at
+	// rest, a cloth stepped every 20 ms, short intervals and pauses.
+	e.Procedure.Staircase.MaxTrials = 24
+	e.Timing.Interval, e.Timing.Gap, e.Timing.ITI = 300*time.Millisecond, 300*time.Millisecond, 300*time.Millisecond
+	out := t.TempDir()
+	run := func(subject string, source []byte) (*Result, *Delivered, string) {
+		t.Helper()
+		o, err := psych.ParseCueObserver("cue:weber=0.19,lambda=0.01,seed=2", e.Task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var log strings.Builder
+		res, err := Run(context.Background(), Options{Experiment: e, Source: source, Subject: subject, OutDir: out, Out: &log,
+			CueObservers: []*psych.CueObserver{o}, Rig: rig.Config{Scripted: true, SimPeriod: 20 * time.Millisecond}, Library: kes.Library{}, NoTraces: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(res.Dir, "fit.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var an analysis
+		if err := json.Unmarshal(b, &an); err != nil {
+			t.Fatal(err)
+		}
+		if len(an.Streams) != 1 || an.Streams[0].Delivered == nil {
+			t.Fatalf("%s: fit.json's streams %+v, want one, with what it delivered", subject, an.Streams)
+		}
+		return res, an.Streams[0].Delivered, log.String()
+	}
+	res, d, _ := run("a", src)
+	if !(math.Abs(d.Scale-1) < 0.02) || len(res.Warnings) > 0 && strings.Contains(strings.Join(res.Warnings, " "), "delivered") {
+		t.Errorf("as checked: %+v, warnings %q", d, res.Warnings)
+	}
+	b, err := os.ReadFile(filepath.Join(res.Dir, "stimulus-check.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep StimulusReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range append([]*StimulusReport{&rep}, rep.Streams...) {
+		r.Curve[0], r.Curve[1] = 2*r.Curve[0], 2*r.Curve[1]
+	}
+	claims, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plant := func(subject string) {
+		t.Helper()
+		dir := filepath.Join(out, e.Name, subject)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "stimulus-check.json"), claims, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plant("b")
+	res, d, log := run("b", src)
+	if strings.Contains(log, "stimulus check:") || !(math.Abs(d.Scale-0.5) < 0.02) || !strings.Contains(strings.Join(res.Warnings, " "), "differs from what was checked") {
+		t.Errorf("against a check that claims twice the contrast: %+v, warnings %q, the check run again: %v", d, res.Warnings, strings.Contains(log, "stimulus check:"))
+	}
+	plant("c")
+	edited := append(append([]byte{}, src...), "\n# edited after the check\n"...)
+	res, d, log = run("c", edited)
+	if !strings.Contains(log, "stimulus check:") || !(math.Abs(d.Scale-1) < 0.02) {
+		t.Errorf("a check recorded before the file's edit: %+v, warnings %q, the check run again: %v", d, res.Warnings, strings.Contains(log, "stimulus check:"))
+	}
+}
