@@ -397,6 +397,13 @@ type fitStream struct {
 		} `json:"threshold"`
 		DevianceP *float64 `json:"deviance_p"`
 	} `json:"bootstrap"`
+	// Delivered is the trials' delivered contrast against the stimulus
+	// check's (experiment.Delivered).
+	Delivered *struct {
+		Trials  int        `json:"trials"`
+		Scale   float64    `json:"scale"`
+		ScaleCI [2]float64 `json:"scale_ci"`
+	} `json:"delivered"`
 	FitError string   `json:"fit_error"`
 	Warnings []string `json:"warnings"`
 }
@@ -533,6 +540,9 @@ func (pg *page) fitFigures(raw []byte, side map[string]any, scale, unit, out str
 		caption := fmt.Sprintf("Proportion of positive responses per stimulus, the maximum-likelihood fit, its threshold and its bootstrap interval, on the %s axis the procedure stepped on.", scale)
 		if est, ok := s.Estimate["threshold"].(float64); ok {
 			caption += fmt.Sprintf(" The procedure's own estimate: %.4g %s.", est, unit)
+		}
+		if d := s.Delivered; d != nil {
+			caption += fmt.Sprintf(" The %d trials delivered %.2f [%.2f, %.2f] times the contrast the stimulus check measured at their levels (1: as checked).", d.Trials, d.Scale, d.ScaleCI[0], d.ScaleCI[1])
 		}
 		fig, err := render(p, panelW*1.5, panelH*1.2, out, fmt.Sprintf("fit-%d", s.Stream), "Psychometric fit, "+label, caption)
 		if err != nil {

@@ -395,6 +395,12 @@ func TestExperimentReportStimulusCheck(t *testing.T) {
 			t.Errorf("%s: no page", hostile)
 		}
 	}
+	writeIn(t, dir, "fit.json", `{"streams": [{"stream": 0, "fit": {"pf": {"form": "weibull", "alpha": 25, "beta": 3, "gamma": 0.5, "lambda": 0.01},
+		"threshold": 22, "data": [{"x": 10, "k": 5, "n": 8}, {"x": 40, "k": 8, "n": 8}]},
+		"delivered": {"trials": 16, "scale": 0.81, "scale_ci": [0.59, 1.03]}}]}`)
+	if html, _ := page(t, rep); !strings.Contains(html, "The 16 trials delivered 0.81 [0.59, 1.03] times the contrast the stimulus check measured") {
+		t.Error("the fit's caption does not say what the trials delivered")
+	}
 	if _, notes := page(t, "{not json"); !hasNote(notes, "stimulus-check.json is not valid JSON") {
 		t.Errorf("a damaged record: notes %q", notes)
 	}
