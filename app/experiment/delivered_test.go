@@ -202,3 +202,59 @@ func TestRunDeliveredAgainstCheck(t *testing.T) {
 		t.Errorf("a check recorded before the file's edit: %+v, warnings %q, the check run again: %v", d, res.Warnings, strings.Contains(log, "stimulus check:"))
 	}
 }
+
+// An identification's trials say what each property delivered of each
+// fabric: fabrics whose cues differ by several Weber fractions pass;
+// fabrics the trials delivered alike are a warning; a fabric no trial
+// measured is named, and text or NaN for a cue is left out.
+func TestDeliveredFabrics(t *testing.T) {
+	var fabs []*kes.Fabric
+	for _, n := range []string{"silk-habutae", "cotton-shirting", "denim"} {
+		f, err := kes.Library{}.Load(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fabs = append(fabs, f)
+	}
+	run := &setRun{runner: &runner{}, props: []Kind{Roughness, Bending}, fabrics: fabs}
+	cols := map[string]int{"stimulus": 0, "cue_roughness": 1, "cue_bending": 2}
+	col := func(r []string, c string) string { return r[cols[c]] }
+	for _, c := range []struct {
+		name string
+		rows [][]string
+		warn bool
+	}{
+		{"apart", [][]string{
+			{"silk-habutae", "3.0", "0.26"}, {"silk-habutae", "3.1", "0.27"},
+			{"cotton-shirting", "4.4", "1.1"}, {"cotton-shirting", "NaN", "1.2"},
+			{"denim", "6.5", "4.8"}, {"denim", "6.6", "five"},
+		}, false},
+		{"alike", [][]string{
+			{"silk-habutae", "4.0", "1.0"}, {"cotton-shirting", "4.1", "1.05"}, {"denim", "4.2", "1.1"},
+		}, true},
+		{"denim not measured", [][]string{
+			{"silk-habutae", "4.0", "1.0"}, {"cotton-shirting", "4.1", "1.05"}, {"denim", "NaN", "NaN"},
+		}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			reps, warnings := run.deliveredFabrics(c.rows, col)
+			if len(reps) != 2 || (len(warnings) > 0) != c.warn {
+				t.Fatalf("%d reports, warnings %q, want 2 and a warning: %v", len(reps), warnings, c.warn)
+			}
+			for _, fr := range reps {
+				t.Logf("%s: %+v, extremes %.3g W, unmeasured %+v", fr.Dimension, fr.Fabrics, fr.ExtremeWebers, fr.Unmeasured)
+			}
+			switch c.name {
+			case "apart":
+				r := reps[0]
+				if len(r.Fabrics) != 3 || r.Fabrics[1].Cue != 4.4 || len(r.Fabrics[1].Cues) != 1 || !r.Monotone || !(r.ExtremeWebers > 5) {
+					t.Errorf("roughness: %+v, extremes %.3g W, want cotton's one measured cue, monotone, over 5 W", r.Fabrics, r.ExtremeWebers)
+				}
+			case "denim not measured":
+				if u := reps[0].Unmeasured; len(u) != 1 || u[0].Fabric != "denim" {
+					t.Errorf("unmeasured %+v, want denim", u)
+				}
+			}
+		})
+	}
+}

@@ -110,6 +110,26 @@ func TestEvaluationProtocols(t *testing.T) {
 				t.Fatalf("%s: %v", analysis, err)
 			}
 			t.Logf("%s: %d trials, %s", name, res.Trials, analysis)
+			// An identification says what each property delivered of
+			// each fabric, from its own trials; these fabrics differ by
+			// several Weber fractions in every property.
+			if e.Set != nil && e.Set.Kind == Identify {
+				var ma MatchingAnalysis
+				if err := json.Unmarshal(b, &ma); err != nil {
+					t.Fatal(err)
+				}
+				if len(ma.Delivered) != len(e.Set.Properties) {
+					t.Errorf("delivered: %d properties, want %d", len(ma.Delivered), len(e.Set.Properties))
+				}
+				for _, fr := range ma.Delivered {
+					if len(fr.Fabrics) != len(e.Set.Fabrics) || !(math.Abs(fr.ExtremeWebers) >= 2) {
+						t.Errorf("delivered %s: %d of %d fabrics measured (%+v), the extremes %.3g Weber fractions apart", fr.Dimension, len(fr.Fabrics), len(e.Set.Fabrics), fr.Unmeasured, fr.ExtremeWebers)
+					}
+				}
+				if len(ma.Warnings) > 0 {
+					t.Errorf("matching.json warns: %q", ma.Warnings)
+				}
+			}
 			if e.Set != nil && e.Set.Kind == Rate && e.Set.Condition == "virtual" && (v["analysis"] == nil || v["error"] != nil) {
 				t.Errorf("no real-versus-virtual analysis: %v", v["error"])
 			}

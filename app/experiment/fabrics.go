@@ -138,19 +138,34 @@ func CheckFabrics(ctx context.Context, o CheckOptions, names []string, intervals
 			rep.Unmeasured = append(rep.Unmeasured, FabricCue{Fabric: name, KES: v, Error: err.Error()})
 			continue
 		}
-		fc := FabricCue{Fabric: name, KES: v, Cues: cues}
-		for _, c := range cues {
-			fc.Cue += c / float64(len(cues))
-		}
-		for _, c := range cues {
-			fc.CueSD += (c - fc.Cue) * (c - fc.Cue) / math.Max(1, float64(len(cues)-1))
-		}
-		fc.CueSD = math.Sqrt(fc.CueSD)
-		rep.Fabrics = append(rep.Fabrics, fc)
+		rep.Fabrics = append(rep.Fabrics, fabricCue(name, v, cues))
 	}
+	rep.conclude(dim.cue, q.Inverse)
+	return rep, nil
+}
+
+// fabricCue is a fabric's line of a FabricReport from the cues its
+// intervals delivered.
+func fabricCue(name string, kesValue float64, cues []float64) FabricCue {
+	fc := FabricCue{Fabric: name, KES: kesValue, Cues: cues}
+	for _, c := range cues {
+		fc.Cue += c / float64(len(cues))
+	}
+	for _, c := range cues {
+		fc.CueSD += (c - fc.Cue) * (c - fc.Cue) / math.Max(1, float64(len(cues)-1))
+	}
+	fc.CueSD = math.Sqrt(fc.CueSD)
+	return fc
+}
+
+// conclude sorts the report's fabrics by KES value and sets what they
+// say: monotone, the reversals, the rank correlation and the extremes'
+// contrast of cue at the report's Weber fraction (inverse: the cue falls
+// as the quantity grows).
+func (rep *FabricReport) conclude(cue *Cue, inverse bool) {
 	slices.SortStableFunc(rep.Fabrics, func(a, b FabricCue) int { return cmp.Compare(a.KES, b.KES) })
 	sign := 1.0
-	if q.Inverse {
+	if inverse {
 		sign = -1
 	}
 	rep.Monotone = monotone(rep.Fabrics, sign)
@@ -159,13 +174,12 @@ func CheckFabrics(ctx context.Context, o CheckOptions, names []string, intervals
 	rep.Spearman = sign * spearman(rep.Fabrics)
 	if n := len(rep.Fabrics); n > 1 {
 		lo, hi := rep.Fabrics[0].Cue, rep.Fabrics[n-1].Cue
-		if q.Inverse {
+		if inverse {
 			lo, hi = hi, lo
 		}
-		rep.ExtremeContrast = dim.cue.Contrast(hi, lo, weber)
-		rep.ExtremeWebers = rep.ExtremeContrast / weber
+		rep.ExtremeContrast = cue.Contrast(hi, lo, rep.Weber)
+		rep.ExtremeWebers = rep.ExtremeContrast / rep.Weber
 	}
-	return rep, nil
 }
 
 // monotone says whether the cue of fs (in increasing KES value) rises

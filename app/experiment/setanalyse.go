@@ -17,12 +17,18 @@ import (
 	"github.com/haptex/haptex/internal/safefile"
 )
 
-// MatchingAnalysis is an identification's matching.json.
+// MatchingAnalysis is an identification's matching.json. Delivered
+// holds, per property the trials handled, the cue each fabric delivered
+// over its trials against its KES value (as the stimulus check reports
+// it, from the run's own trials); Warnings what the confusions cannot be
+// read as.
 type MatchingAnalysis struct {
 	Experiment string                   `json:"experiment"`
 	Subject    string                   `json:"subject"`
 	Properties []Kind                   `json:"properties"`
 	Confusion  *psych.ConfusionAnalysis `json:"confusion"`
+	Delivered  []*FabricReport          `json:"delivered,omitempty"`
+	Warnings   []string                 `json:"warnings,omitempty"`
 }
 
 // SemanticResult is a rating's semantic.json: every subject's ratings in
@@ -89,7 +95,19 @@ func (run *setRun) analyseSet() (*Result, error) {
 		fmt.Fprintf(out, "  %.1f %% correct [%.1f, %.1f] (chance %.1f %%); information transmitted %.3g bits [%.3g, %.3g] of %.3g\n",
 			a.PercentCorrect, a.PercentCorrectInterval.Lo, a.PercentCorrectInterval.Hi, a.ChancePercent,
 			a.InformationBits, a.InformationInterval.Lo, a.InformationInterval.Hi, a.StimulusBits)
-		name, v = "matching.json", MatchingAnalysis{Experiment: e.Name, Subject: run.o.Subject, Properties: run.props, Confusion: a}
+		ma := MatchingAnalysis{Experiment: e.Name, Subject: run.o.Subject, Properties: run.props, Confusion: a}
+		ma.Delivered, ma.Warnings = run.deliveredFabrics(rows, col)
+		for _, fr := range ma.Delivered {
+			if n := len(fr.Fabrics); n > 1 {
+				lo, hi := fr.Fabrics[0], fr.Fabrics[n-1]
+				fmt.Fprintf(out, "  delivered %s: %s %.4g (%s) to %.4g %s (%s), the extremes %.2g Weber fractions apart; rank correlation with %s %.3g\n",
+					fr.Dimension, fr.Cue, lo.Cue, lo.Fabric, hi.Cue, fr.Unit, hi.Fabric, fr.ExtremeWebers, fr.Quantity, fr.Spearman)
+			}
+		}
+		for _, w := range ma.Warnings {
+			fmt.Fprintf(out, "  WARNING: %s\n", w)
+		}
+		name, v = "matching.json", ma
 	case Rate:
 		sr, err := run.groupSemantic()
 		if err != nil {
@@ -156,6 +174,58 @@ func (run *setRun) analyseSet() (*Result, error) {
 	res.Analysis = run.root.Join(name)
 	fmt.Fprintf(out, "  results in %s\n", run.dir)
 	return res, nil
+}
+
+// deliveredFabrics sets, per property the trials handled, the cue each
+// fabric of the set delivered over its trials (the cue_PROPERTY column;
+// a trial whose cue was not measured is left out) against its KES value,
+// and warns when no property's extremes differ by twice the cue's Weber
+// fraction: the fabrics were then not told apart by what reached the
+// finger, whatever the confusions say. A stimulus check before the run
+// (haptex experiment check) measures the same on the simulated devices.
+func (run *setRun) deliveredFabrics(rows [][]string, col func([]string, string) string) ([]*FabricReport, []string) {
+	var reps []*FabricReport
+	best, measured := 0.0, false
+	for _, p := range run.props {
+		dim := dimensions[p]
+		q := dim.kes
+		if q == nil {
+			continue
+		}
+		fr := &FabricReport{Dimension: p, Motion: dim.motion, Cue: dim.cue.Name, Unit: dim.cue.Unit, Quantity: q.Name, QuantityUnit: q.Unit, Weber: dim.cue.Weber}
+		for _, f := range run.fabrics {
+			v, err := q.at(f, 1)
+			if err != nil {
+				fr.Unmeasured = append(fr.Unmeasured, FabricCue{Fabric: f.Name, Error: err.Error()})
+				continue
+			}
+			var cues []float64
+			for _, r := range rows {
+				if col(r, "stimulus") != f.Name {
+					continue
+				}
+				if c, err := strconv.ParseFloat(col(r, "cue_"+string(p)), 64); err == nil && !math.IsNaN(c) && !math.IsInf(c, 0) {
+					cues = append(cues, c)
+				}
+			}
+			if len(cues) == 0 {
+				fr.Unmeasured = append(fr.Unmeasured, FabricCue{Fabric: f.Name, KES: v, Error: "no trial measured its cue"})
+				continue
+			}
+			fr.Fabrics = append(fr.Fabrics, fabricCue(f.Name, v, cues))
+		}
+		fr.conclude(dim.cue, q.Inverse)
+		if len(fr.Fabrics) > 1 {
+			measured = true
+			best = math.Max(best, math.Abs(fr.ExtremeWebers))
+		}
+		reps = append(reps, fr)
+	}
+	var warnings []string
+	if measured && best < 2 {
+		warnings = append(warnings, fmt.Sprintf("as delivered in this run's trials, no property's extremes differ by twice its cue's Weber fraction (at most %.2g times): the fabrics were hardly told apart by what reached the finger", best))
+	}
+	return reps, warnings
 }
 
 // meanCuePerLevel pairs each level's trials (byKES, in trial order, whose

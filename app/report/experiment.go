@@ -177,6 +177,39 @@ func (pg *page) stimulusCheck(dir string) {
 	}
 }
 
+// deliveredFabrics shows an identification's delivered cues (matching.json's
+// "delivered": per property, each fabric's cue over its trials) as a table,
+// and its warnings on the page.
+func (pg *page) deliveredFabrics(analysis any) {
+	if ws, ok := lookup(analysis, "warnings").([]any); ok {
+		for _, w := range ws {
+			pg.Warnings = append(pg.Warnings, str(w))
+		}
+	}
+	props, _ := lookup(analysis, "delivered").([]any)
+	if len(props) == 0 {
+		return
+	}
+	td := tableData{Title: "What the trials delivered", Head: []string{"property", "fabric", "KES value", "cue", "SD", "trials"},
+		Caption: "Per property, the cue each fabric delivered over its trials (mean and standard deviation), in increasing KES value, and the contrast of the extremes in Weber fractions of the cue."}
+	for _, p := range props {
+		prop := str(lookup(p, "dimension"))
+		fabs, _ := lookup(p, "fabrics").([]any)
+		for _, f := range fabs {
+			cues, _ := lookup(f, "cues").([]any)
+			td.Rows = append(td.Rows, []string{prop, str(lookup(f, "fabric")), fmtNum(lookup(f, "kes")) + " " + str(lookup(p, "quantity_unit")),
+				fmtNum(lookup(f, "cue")) + " " + str(lookup(p, "unit")), fmtNum(lookup(f, "cue_sd")), strconv.Itoa(len(cues))})
+		}
+		if un, ok := lookup(p, "unmeasured").([]any); ok {
+			for _, f := range un {
+				td.Rows = append(td.Rows, []string{prop, str(lookup(f, "fabric")), fmtNum(lookup(f, "kes")), "not measured: " + str(lookup(f, "error")), "", "0"})
+			}
+		}
+		td.Rows = append(td.Rows, []string{prop, "extremes", "", fmt.Sprintf("%s Weber fractions apart", fmtNum(lookup(p, "extreme_webers"))), "", ""})
+	}
+	pg.Tables = append(pg.Tables, td)
+}
+
 // percent formats a fraction as a percentage; "-" when it is no number.
 func percent(v any) string {
 	f, ok := v.(float64)
@@ -690,6 +723,7 @@ func (pg *page) setReport(dir, out, kind string, side map[string]any) (*page, er
 				}
 			case "identify":
 				pg.confusionTable(v, side)
+				pg.deliveredFabrics(v)
 				pg.note("figures: none is drawn of an identification; its confusion matrix is the table above")
 			case "rate":
 				if err := pg.ratingsFigure(v, side, out); err != nil {

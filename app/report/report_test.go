@@ -285,7 +285,25 @@ func TestIdentificationReport(t *testing.T) {
 	if got := strings.Count(string(b), "<td>fabric</td>"); got != 1 || !strings.Contains(string(b), "<td>fabric</td><td>linen (sha256 5)</td>") {
 		t.Errorf("%d fabric rows, want linen's alone", got)
 	}
-	for _, body := range []string{`{"confusion": {"counts": [5, "x"]}}`, `{"confusion": {"counts": []}}`, `{"confusion": 3}`} {
+	// What the trials delivered, and the analysis's warning.
+	writeIn(t, dir, "matching.json", `{"confusion": {"counts": [[3, 1], [0, 4]]}, "warnings": ["as delivered in this run's trials, no property's extremes differ"],
+		"delivered": [{"dimension": "roughness", "unit": "× threshold", "quantity_unit": "µm", "extreme_webers": 0.8,
+			"fabrics": [{"fabric": "linen", "kes": 6.5, "cue": 5.4, "cue_sd": 0.1, "cues": [5.3, 5.5]}],
+			"unmeasured": [{"fabric": "denim", "kes": 8.5, "error": "no trial measured its cue"}]}]}`)
+	if r, err = Write(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = os.ReadFile(r.Page); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"What the trials delivered", "<td>roughness</td><td>linen</td><td>6.5 µm</td><td>5.4 × threshold</td><td>0.1</td><td>2</td>",
+		"not measured: no trial measured its cue", "0.8 Weber fractions apart", "<li>as delivered in this run"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	for _, body := range []string{`{"confusion": {"counts": [5, "x"]}}`, `{"confusion": {"counts": []}}`, `{"confusion": 3}`,
+		`{"confusion": 3, "delivered": [3, {"fabrics": "x", "unmeasured": [null]}], "warnings": [1]}`} {
 		writeIn(t, dir, "matching.json", body)
 		if _, err := Write(dir, Options{}); err != nil {
 			t.Errorf("%s: %v", body, err)
