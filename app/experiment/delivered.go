@@ -136,6 +136,6 @@ func (d *Delivered) warning() string {
 	if d == nil || d.ScaleCI[0] <= 1 && 1 <= d.ScaleCI[1] || math.Abs(d.Scale-1) <= deliveredTolerance {
 		return ""
 	}
-	return fmt.Sprintf("the trials delivered %.2f [%.2f, %.2f] times the contrast the stimulus check measured at their levels, over %d trials: what reached the finger differs from what was checked, and the threshold is in nominal levels that did not deliver what the check says",
+	return fmt.Sprintf("the trials delivered %.2f [%.2f, %.2f] times the contrast the stimulus check measured at their levels, over %d trials: what reached the finger differs from what was checked, so the threshold's nominal levels did not deliver what the check says (on devices, look at their calibration and at how long each interval's stiffness was limited, trials.csv's iN_*_limited_s)",
 		d.Scale, d.ScaleCI[0], d.ScaleCI[1], d.Trials)
 }
