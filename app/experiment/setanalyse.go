@@ -100,8 +100,12 @@ func (run *setRun) analyseSet() (*Result, error) {
 		for _, fr := range ma.Delivered {
 			if n := len(fr.Fabrics); n > 1 {
 				lo, hi := fr.Fabrics[0], fr.Fabrics[n-1]
-				fmt.Fprintf(out, "  delivered %s: %s %.4g (%s) to %.4g %s (%s), the extremes %.2g Weber fractions apart; rank correlation with %s %.3g\n",
-					fr.Dimension, fr.Cue, lo.Cue, lo.Fabric, hi.Cue, fr.Unit, hi.Fabric, fr.ExtremeWebers, fr.Quantity, fr.Spearman)
+				unit := " " + fr.Unit
+				if fr.Unit == "1" {
+					unit = ""
+				}
+				fmt.Fprintf(out, "  delivered %s: %s %.4g (%s) to %.4g%s (%s), the extremes %.3g Weber fractions apart; rank correlation with %s %.3g\n",
+					fr.Dimension, fr.Cue, lo.Cue, lo.Fabric, hi.Cue, unit, hi.Fabric, fr.ExtremeWebers, fr.Quantity, fr.Spearman)
 			}
 		}
 		for _, w := range ma.Warnings {
