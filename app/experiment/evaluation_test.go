@@ -133,6 +133,22 @@ func TestEvaluationProtocols(t *testing.T) {
 			if e.Set != nil && e.Set.Kind == Rate && e.Set.Condition == "virtual" && (v["analysis"] == nil || v["error"] != nil) {
 				t.Errorf("no real-versus-virtual analysis: %v", v["error"])
 			}
+			// The rendered fabrics' ratings come with what the fabrics
+			// delivered over every subject's rendered trials.
+			if e.Set != nil && e.Set.Kind == Rate && e.Set.Condition == "virtual" {
+				var sr SemanticResult
+				if err := json.Unmarshal(b, &sr); err != nil {
+					t.Fatal(err)
+				}
+				if len(sr.Delivered) == 0 {
+					t.Error("semantic.json: nothing delivered")
+				}
+				for _, fr := range sr.Delivered {
+					if len(fr.Fabrics) != len(e.Set.Fabrics) {
+						t.Errorf("delivered %s: %d of %d fabrics measured (%+v)", fr.Dimension, len(fr.Fabrics), len(e.Set.Fabrics), fr.Unmeasured)
+					}
+				}
+			}
 			// The real ratings, run first, have their profiles and say
 			// that the comparison waits for the rendered fabrics'.
 			if e.Set != nil && e.Set.Kind == Rate && e.Set.Condition == "real" && (v["analysis"] == nil || !strings.Contains(fmt.Sprint(v["error"]), "both conditions")) {

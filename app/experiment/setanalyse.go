@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -45,6 +46,12 @@ type SemanticResult struct {
 	// Skipped names the subject folders whose trials.csv could not be
 	// read or has other columns, and why: the analysis leaves them out.
 	Skipped []string `json:"skipped,omitempty"`
+	// Delivered holds, per property the trials handled, the cue each
+	// fabric delivered over every subject's rendered (virtual) trials
+	// against its KES value; Warnings what the ratings of the rendered
+	// fabrics cannot be read as (see MatchingAnalysis).
+	Delivered []*FabricReport `json:"delivered,omitempty"`
+	Warnings  []string        `json:"warnings,omitempty"`
 }
 
 // MagnitudeAnalysis is a magnitude estimation's magnitude.json: Stevens'
@@ -97,20 +104,7 @@ func (run *setRun) analyseSet() (*Result, error) {
 			a.InformationBits, a.InformationInterval.Lo, a.InformationInterval.Hi, a.StimulusBits)
 		ma := MatchingAnalysis{Experiment: e.Name, Subject: run.o.Subject, Properties: run.props, Confusion: a}
 		ma.Delivered, ma.Warnings = run.deliveredFabrics(rows, col)
-		for _, fr := range ma.Delivered {
-			if n := len(fr.Fabrics); n > 1 {
-				lo, hi := fr.Fabrics[0], fr.Fabrics[n-1]
-				unit := " " + fr.Unit
-				if fr.Unit == "1" {
-					unit = ""
-				}
-				fmt.Fprintf(out, "  delivered %s: %s %.4g (%s) to %.4g%s (%s), the extremes %.3g Weber fractions apart; rank correlation with %s %.3g\n",
-					fr.Dimension, fr.Cue, lo.Cue, lo.Fabric, hi.Cue, unit, hi.Fabric, fr.ExtremeWebers, fr.Quantity, fr.Spearman)
-			}
-		}
-		for _, w := range ma.Warnings {
-			fmt.Fprintf(out, "  WARNING: %s\n", w)
-		}
+		printDelivered(out, ma.Delivered, ma.Warnings)
 		name, v = "matching.json", ma
 	case Rate:
 		sr, err := run.groupSemantic()
@@ -133,6 +127,7 @@ func (run *setRun) analyseSet() (*Result, error) {
 				}
 			}
 		}
+		printDelivered(out, sr.Delivered, sr.Warnings)
 		if sr.Error != "" {
 			fmt.Fprintf(out, "  no real-versus-virtual analysis yet: %s\n", sr.Error)
 		}
@@ -178,6 +173,25 @@ func (run *setRun) analyseSet() (*Result, error) {
 	res.Analysis = run.root.Join(name)
 	fmt.Fprintf(out, "  results in %s\n", run.dir)
 	return res, nil
+}
+
+// printDelivered prints, per property, the range of the cue the fabrics
+// delivered, and the warnings.
+func printDelivered(out io.Writer, reps []*FabricReport, warnings []string) {
+	for _, fr := range reps {
+		if n := len(fr.Fabrics); n > 1 {
+			lo, hi := fr.Fabrics[0], fr.Fabrics[n-1]
+			unit := " " + fr.Unit
+			if fr.Unit == "1" {
+				unit = ""
+			}
+			fmt.Fprintf(out, "  delivered %s: %s %.4g (%s) to %.4g%s (%s), the extremes %.3g Weber fractions apart; rank correlation with %s %.3g\n",
+				fr.Dimension, fr.Cue, lo.Cue, lo.Fabric, hi.Cue, unit, hi.Fabric, fr.ExtremeWebers, fr.Quantity, fr.Spearman)
+		}
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(out, "  WARNING: %s\n", w)
+	}
 }
 
 // deliveredFabrics sets, per property the trials handled, the cue each
@@ -261,6 +275,7 @@ func (run *setRun) semantic(exp *safefile.Dir) (*SemanticResult, error) {
 	}
 	sr := &SemanticResult{Experiment: e.Name, Points: s.Points}
 	var ratings []psych.SDRating
+	var virtual [][]string
 	for _, ent := range ents {
 		if !ent.IsDir() {
 			continue
@@ -279,6 +294,9 @@ func (run *setRun) semantic(exp *safefile.Dir) (*SemanticResult, error) {
 			continue
 		}
 		for _, r := range rows {
+			if r[run.col["condition"]] == "virtual" {
+				virtual = append(virtual, r)
+			}
 			for _, sc := range s.Scales {
 				v, err := strconv.ParseFloat(r[run.col["rating_"+sc]], 64)
 				if err != nil || math.IsNaN(v) {
@@ -294,6 +312,9 @@ func (run *setRun) semantic(exp *safefile.Dir) (*SemanticResult, error) {
 		}
 	}
 	sr.Ratings = len(ratings)
+	if len(virtual) > 0 {
+		sr.Delivered, sr.Warnings = run.deliveredFabrics(virtual, func(r []string, c string) string { return r[run.col[c]] })
+	}
 	a, err := psych.AnalyseSemantic(ratings, psych.SemanticOptions{Seed: 1})
 	if err != nil {
 		sr.Error = err.Error()

@@ -177,9 +177,9 @@ func (pg *page) stimulusCheck(dir string) {
 	}
 }
 
-// deliveredFabrics shows an identification's delivered cues (matching.json's
-// "delivered": per property, each fabric's cue over its trials) as a table,
-// and its warnings on the page.
+// deliveredFabrics shows an identification's or a rating's delivered cues
+// (matching.json's or semantic.json's "delivered": per property, each
+// fabric's cue over its trials) as a table, and its warnings on the page.
 func (pg *page) deliveredFabrics(analysis any) {
 	if ws, ok := lookup(analysis, "warnings").([]any); ok {
 		for _, w := range ws {
@@ -729,6 +729,7 @@ func (pg *page) setReport(dir, out, kind string, side map[string]any) (*page, er
 				if err := pg.ratingsFigure(v, side, out); err != nil {
 					return nil, err
 				}
+				pg.deliveredFabrics(v)
 			}
 		}
 	}
