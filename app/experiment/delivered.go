@@ -126,6 +126,9 @@ func delivered(header []string, rows [][]string, stream int, rep *StimulusReport
 	d.SD = math.Sqrt(ss / float64(n-1))
 	h := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975) * d.SD / math.Sqrt(smm)
 	d.ScaleCI = [2]float64{d.Scale - h, d.Scale + h}
+	if math.IsNaN(h) || math.IsInf(h, 0) || math.IsInf(d.Scale, 0) {
+		return nil // cues beyond what a product of two can hold: no fit
+	}
 	return d
 }
 

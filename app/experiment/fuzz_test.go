@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,6 +74,9 @@ func FuzzParseTrials(f *testing.F) {
 	f.Add([]byte("trial,x\n1\n"))
 	f.Add([]byte(""))
 	f.Add([]byte("trial,x"))
+	f.Add([]byte("stream,x,i1_role,i1_cue,i2_role,i2_cue\n0,20,test,1.3,reference,1\n0,40,reference,1,test,1.5\n0,10,test,NaN,reference,1\n0,30,test,1.2,reference,0.9\n"))
+	f.Add([]byte("stream,x,i1_role,i1_cue,i2_role,i2_cue\n0,20,test,1e308,reference,0\n0,20,test,1e308,reference,0\n0,2,test,1e308,reference,0\n"))
+	rep := &StimulusReport{Weber: 0.23, Curve: [2]float64{0.9, -0.05}}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		header, rows, keep, err := parseTrials("trials.csv", data)
 		if err != nil {
@@ -87,6 +91,16 @@ func FuzzParseTrials(f *testing.F) {
 		for i, r := range rows {
 			if len(r) != len(header) {
 				t.Fatalf("row %d has %d fields, the header %d", i+1, len(r), len(header))
+			}
+		}
+		// What the rows delivered against a check: nothing, or a finite
+		// factor within its interval.
+		for _, c := range []struct {
+			cue  *Cue
+			gain gainFunc
+		}{{cueLoadingStiffness, percentGain}, {cueVibrationDetection, nil}} {
+			if d := delivered(header, rows, 0, rep, c.cue, c.gain); d != nil && !(d.ScaleCI[0] <= d.Scale && d.Scale <= d.ScaleCI[1] && !math.IsInf(d.Scale, 0)) {
+				t.Fatalf("%s: delivered %+v", c.cue.Name, d)
 			}
 		}
 	})
