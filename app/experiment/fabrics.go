@@ -12,6 +12,7 @@ import (
 	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/calib/psych"
 	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/twin"
 	"github.com/haptex/haptex/internal/rankcorr"
 	"github.com/haptex/haptex/sim"
 )
@@ -260,6 +261,20 @@ func levelCues(ctx context.Context, e *Experiment, cfg rig.Config, cue *Cue, n i
 		}
 		n++
 	}
+	cues, err := playCues(ctx, e, r, s, script, cue, n)
+	if err != nil {
+		return nil, err
+	}
+	if x != 0 {
+		cues = cues[1:]
+	}
+	return cues, nil
+}
+
+// playCues plays n intervals of the experiment's motion (script) on the
+// settled lockstep rig r, with the experiment's timing, and returns the cue
+// of each.
+func playCues(ctx context.Context, e *Experiment, r *rig.Rig, s *rig.Stepper, script *twin.Script, cue *Cue, n int) ([]float64, error) {
 	tr := r.NewIntervalTrace(e.Timing.Interval)
 	var cues []float64
 	s.Advance(e.Timing.ITI)
@@ -284,9 +299,6 @@ func levelCues(ctx context.Context, e *Experiment, cfg rig.Config, cue *Cue, n i
 		}
 		cues = append(cues, c)
 		s.Advance(e.Timing.ITI)
-	}
-	if x != 0 {
-		cues = cues[1:]
 	}
 	return cues, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/devices/twin"
 )
 
 // kesExperiment is a 2AFC staircase of the given dimension on fabric,
@@ -504,56 +505,43 @@ func TestFlexCueSpread(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, frictionless := range []bool{false, true} {
-		r, s, script, err := lockstepRig(context.Background(), e, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if frictionless {
-			m := r.Material()
-			m.FrictionStatic, m.FrictionKinetic = 0, 0
-			if err := r.SetMaterial(m, 10*time.Millisecond); err != nil {
-				s.Finish()
-				t.Fatal(err)
-			}
-			s.Advance(2 * time.Second)
-		}
-		tr := r.NewIntervalTrace(e.Timing.Interval)
-		var sensor, cloth []float64
-		s.Advance(e.Timing.ITI)
-		for range intervals {
-			s.Advance(e.Timing.Gap)
-			if err := r.BeginTracedInterval(tr); err != nil {
-				s.Finish()
-				t.Fatal(err)
-			}
-			s.Advance(e.Timing.Interval)
-			ch, err := r.EndInterval()
+		// The sensors' cue as measured, and the cloth's from the same
+		// intervals with the sensors' force replaced by the cloth's.
+		var cloth []float64
+		both := &Cue{compute: func(tr *rig.IntervalTrace, script *twin.Script) (float64, error) {
+			c, err := cueBending.compute(tr, script)
 			if err != nil {
-				s.Finish()
-				t.Fatal(err)
+				return c, err
 			}
-			s.Advance(50 * time.Millisecond)
-			<-ch
-			c, err := measureCue(cueBending, tr, script)
-			if err != nil {
-				s.Finish()
-				t.Fatal(err)
-			}
-			sensor = append(sensor, c)
 			for i := range tr.Haptics {
 				for f := range tr.Haptics[i].Fingers {
 					p := &tr.Haptics[i].Fingers[f]
 					p.ForceMeas = p.ForceDes
 				}
 			}
-			if c, err = measureCue(cueBending, tr, script); err != nil {
-				s.Finish()
-				t.Fatal(err)
+			d, err := cueBending.compute(tr, script)
+			cloth = append(cloth, d)
+			return c, err
+		}}
+		sensor, err := func() ([]float64, error) {
+			r, s, script, err := lockstepRig(context.Background(), e, cfg)
+			if err != nil {
+				return nil, err
 			}
-			cloth = append(cloth, c)
-			s.Advance(e.Timing.ITI)
+			defer s.Finish()
+			if frictionless {
+				m := r.Material()
+				m.FrictionStatic, m.FrictionKinetic = 0, 0
+				if err := r.SetMaterial(m, 10*time.Millisecond); err != nil {
+					return nil, err
+				}
+				s.Advance(2 * time.Second)
+			}
+			return playCues(context.Background(), e, r, s, script, both, intervals)
+		}()
+		if err != nil {
+			t.Fatal(err)
 		}
-		s.Finish()
 		ms, rs := meanRelSD(sensor)
 		mc, rc := meanRelSD(cloth)
 		how := "with the pads' friction"
