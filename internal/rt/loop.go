@@ -277,6 +277,13 @@ func (l *Loop) serve(ctx context.Context, k int64, delay time.Duration) error {
 	done := ctx.Done()
 	p := l.cfg.Period
 	var yielded time.Duration // when this thread last yielded
+	// The loop's own thread may always pass through the scheduler: the
+	// standby covers its ticks meanwhile. The standby may only after it
+	// has seen the loop's thread finish a tick, never while it stands in
+	// for it: its goroutine comes back from the scheduler only when a
+	// normal-priority thread hands it back, and with the loop's core
+	// taken, that can take milliseconds behind the other core's work.
+	mayYield := delay == 0
 	for {
 		select {
 		case <-done:
@@ -291,13 +298,15 @@ func (l *Loop) serve(ctx context.Context, k int64, delay time.Duration) error {
 			}
 		}
 		deadline := l.cfg.Offset + time.Duration(k)*p
-		if err := l.sleep(deadline+delay, &yielded); err != nil {
+		if err := l.sleep(deadline+delay, &yielded, mayYield); err != nil {
 			return fmt.Errorf("rt: loop %s: sleep: %w", l.cfg.Name, err)
 		}
 		if !l.turn.CompareAndSwap(k, claimed) {
 			// The other thread runs this tick or has run it: wait for the
 			// next one it has not.
-			k = max(k+1, l.turn.Load())
+			next := l.turn.Load()
+			mayYield = delay == 0 || next > k
+			k = max(k+1, next)
 			continue
 		}
 		select {
@@ -309,23 +318,24 @@ func (l *Loop) serve(ctx context.Context, k int64, delay time.Duration) error {
 		default:
 		}
 		k = l.tick(deadline, delay > 0)
+		mayYield = delay == 0
 		l.turn.Store(k)
 	}
 }
 
 // sleep sleeps until wake, passing through the scheduler every yieldEvery
-// on the way while at least a quarter of the period (at most 1 ms) is
-// left, and never while the loop's other thread does; a sleep longer than
-// 1.5·yieldEvery is taken in pieces of yieldEvery. yielded is when this
-// thread last yielded.
-func (l *Loop) sleep(wake time.Duration, yielded *time.Duration) error {
+// on the way, if mayYield, while at least a quarter of the period (at most
+// 1 ms) is left, and never while the loop's other thread does; a sleep
+// longer than 1.5·yieldEvery is taken in pieces of yieldEvery. yielded is
+// when this thread last yielded.
+func (l *Loop) sleep(wake time.Duration, yielded *time.Duration, mayYield bool) error {
 	if yieldEvery <= 0 {
 		return l.clock.sleepUntil(wake)
 	}
 	slack := min(l.cfg.Period/4, time.Millisecond)
 	for {
 		now := l.clock.Now()
-		if now-*yielded >= yieldEvery && wake-now > slack && l.yielding.CompareAndSwap(false, true) {
+		if mayYield && now-*yielded >= yieldEvery && wake-now > slack && l.yielding.CompareAndSwap(false, true) {
 			runtime.Gosched()
 			l.yielding.Store(false)
 			*yielded = now
