@@ -51,8 +51,8 @@
 // never both threads at once, and sleeps longer than 6 ms in pieces: a
 // real-time thread then waits for a normal one to hand its goroutine
 // back, as after any preemption, and the other thread covers its tick.
-// The standby yields only after it has seen the loop's thread finish a
-// tick, never while it stands in for that thread: with the loop's core
+// The standby yields only once it has found a tick claimed by the loop's
+// thread, never while it stands in for that thread: with the loop's core
 // taken, the normal thread that hands the standby back waits behind the
 // other core's work, for 7 to 15 ms beside the race run's device tests.
 // TestLoopLetsMonitorRest compares the monitor's passes with and without

@@ -278,8 +278,8 @@ func (l *Loop) serve(ctx context.Context, k int64, delay time.Duration) error {
 	p := l.cfg.Period
 	var yielded time.Duration // when this thread last yielded
 	// The loop's own thread may always pass through the scheduler: the
-	// standby covers its ticks meanwhile. The standby may only after it
-	// has seen the loop's thread finish a tick, never while it stands in
+	// standby covers its ticks meanwhile. The standby may only once it has
+	// found a tick claimed by the loop's thread, never while it stands in
 	// for it: its goroutine comes back from the scheduler only when a
 	// normal-priority thread hands it back, and with the loop's core
 	// taken, that can take milliseconds behind the other core's work.
@@ -304,9 +304,8 @@ func (l *Loop) serve(ctx context.Context, k int64, delay time.Duration) error {
 		if !l.turn.CompareAndSwap(k, claimed) {
 			// The other thread runs this tick or has run it: wait for the
 			// next one it has not.
-			next := l.turn.Load()
-			mayYield = delay == 0 || next > k
-			k = max(k+1, next)
+			k = max(k+1, l.turn.Load())
+			mayYield = true
 			continue
 		}
 		select {
