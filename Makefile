@@ -65,7 +65,7 @@ RACE_FIRST := ./cmd/haptex ./app/experiment ./sim ./app/rig ./app/report
 # internal/testsplit's test checks that every test this skips, in any
 # package, runs in a long suite.
 NUMERIC_TESTS := TestProximityReplay|TestFollowMovesTheGrading|TestStaticStackSettles|TestStackSolvesOnePadAStep|TestTwoLayerPinch|TestIntervalCoverage|TestStudy|TestPosteriorTwelveQuestTrials|TestDevianceP|TestCheckBuiltin|TestShowcaseDissipation|TestCheckResolution|TestCheckDetectsUnits|TestBenchFoldLaid|TestBenchFold
-CUE_TESTS     := TestFlexRestError|TestDryRunMatchesCheck|TestExamplesPassCheck|TestStimulusCheckTactileLevelDelivers|TestMagnitudeEstimationPlaysItsMotion
+CUE_TESTS     := TestFlexRestError|TestDryRunMatchesCheck|TestExamplesPassCheck|TestStimulusCheckTactileLevelDelivers|TestMagnitudeEstimationPlaysItsMotion|TestSetRunStimulusCheck
 RACE_SKIP     := $(NUMERIC_TESTS)|$(CUE_TESTS)|TestDropAndSwing|TestBendingGraded|TestBendingResolution|TestDeliveredCuesFollowKES
 
 # The goals' long suites, which the race run above shortens: the drop and

@@ -764,50 +764,99 @@ func (run *runner) checkOf(stream int) *StimulusReport {
 	return rep
 }
 
-// stimulusCheck runs the check before a run's first trial (and on a resume
-// that has no record of it, or a record of another experiment file or
-// fabric definition: a run killed after its check and started again on an
-// edited file), writes stimulus-check.json and refuses an invalid
-// experiment unless Options.Force.
+// stimulusCheck runs the discrimination's check before its first trial
+// (checkBeforeTrials).
 func (run *runner) stimulusCheck(ctx context.Context) error {
-	o := run.o
-	if o.SkipStimulusCheck {
+	if run.o.SkipStimulusCheck {
 		return nil
 	}
-	const name = "stimulus-check.json"
 	fab, err := run.fabricInfo(run.fab)
 	if err != nil {
 		return err
 	}
-	if b, err := run.root.ReadFile(name, maxStateSize); err == nil {
-		var rep StimulusReport
-		if json.Unmarshal(b, &rep) == nil && (rep.Valid || o.Force) && rep.ExperimentSHA256 == run.sha && rep.FabricSHA256 == fab.SHA256 {
-			run.check = &rep
-			return nil
+	rec, err := run.checkBeforeTrials(ctx, fab.SHA256, run.cue.Name+" over the procedure's range", &StimulusReport{}, func(ctx context.Context) (checkRecord, error) {
+		rep, err := Check(ctx, CheckOptions{Experiment: run.e, Library: run.o.Library, Rig: run.o.Rig})
+		if err == nil && rep.Valid {
+			fmt.Fprintf(run.o.Out, "stimulus check: ok; %s\n", rep.reach(run.e.Stimulus.Unit))
+		}
+		return rep, err
+	})
+	if rec != nil {
+		run.check = rec.(*StimulusReport)
+	}
+	return err
+}
+
+// reach says from which level the delivered contrast reaches the Weber
+// fraction.
+func (r *StimulusReport) reach(unit string) string {
+	return fmt.Sprintf("the delivered contrast reaches the Weber fraction %.3g from %s", r.Weber, r.DetectableFrom(unit))
+}
+
+// checkRecord is a stimulus check as a run records it in
+// stimulus-check.json: a discrimination's StimulusReport, a set's
+// SetReport.
+type checkRecord interface {
+	verdict() (valid bool, reason string)
+	// files points at the record's SHA-256 of the experiment file and of
+	// the fabric definitions it was made on.
+	files() (experiment, fabric *string)
+}
+
+func (r *StimulusReport) verdict() (bool, string)   { return r.Valid, r.Reason }
+func (r *StimulusReport) files() (*string, *string) { return &r.ExperimentSHA256, &r.FabricSHA256 }
+
+// checkBeforeTrials runs a stimulus check (check, announced as what)
+// before a run's first trial, and on a resume that has no record of it
+// or a record of another experiment file or fabric definition (a run
+// killed after its check and started again on an edited file); writes
+// stimulus-check.json; and refuses an invalid experiment unless
+// Options.Force. rec is an empty record of the check's kind, which a
+// record of this experiment file and these fabrics (fabricSHA) fills
+// instead of a check when it passed or the run is forced. On a refusal it
+// returns the record and the error.
+func (run *runner) checkBeforeTrials(ctx context.Context, fabricSHA, what string, rec checkRecord, check func(context.Context) (checkRecord, error)) (checkRecord, error) {
+	o := run.o
+	const name = "stimulus-check.json"
+	if !run.recorded(name, rec, fabricSHA) {
+		fmt.Fprintf(o.Out, "stimulus check: %s, in virtual time ...\n", what)
+		var err error
+		if rec, err = check(ctx); err != nil {
+			return nil, err
+		}
+		exp, fab := rec.files()
+		*exp, *fab = run.sha, fabricSHA
+		b, err := json.MarshalIndent(rec, "", "  ")
+		if err != nil {
+			// A number JSON cannot hold (a NaN the check could not
+			// avoid): written as null, the fields in name order.
+			b, err = marshalNaN(rec)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("experiment: %w", err)
+		}
+		if err := run.root.WriteFile(name, b); err != nil {
+			return nil, fmt.Errorf("experiment: %w", err)
 		}
 	}
-	fmt.Fprintf(o.Out, "stimulus check: %s over the procedure's range, in virtual time ...\n", run.cue.Name)
-	rep, err := Check(ctx, CheckOptions{Experiment: run.e, Library: o.Library, Rig: o.Rig})
-	if err != nil {
-		return err
-	}
-	if rep.Valid {
-		fmt.Fprintf(o.Out, "stimulus check: ok; the delivered contrast reaches the Weber fraction %.3g from %s\n", rep.Weber, rep.DetectableFrom(run.e.Stimulus.Unit))
-	}
-	rep.ExperimentSHA256, rep.FabricSHA256 = run.sha, fab.SHA256
-	run.check = rep
-	b, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return fmt.Errorf("experiment: %w", err)
-	}
-	if err := run.root.WriteFile(name, b); err != nil {
-		return fmt.Errorf("experiment: %w", err)
-	}
-	if !rep.Valid {
+	if valid, reason := rec.verdict(); !valid {
 		if !o.Force {
-			return fmt.Errorf("experiment: %s (-force runs it anyway)", rep.Reason)
+			return rec, fmt.Errorf("experiment: %s (-force runs it anyway)", reason)
 		}
-		fmt.Fprintf(o.Out, "warning: %s; running anyway (-force)\n", rep.Reason)
+		fmt.Fprintf(o.Out, "warning: %s; running anyway (-force)\n", reason)
 	}
-	return nil
+	return rec, nil
+}
+
+// recorded reports whether the file name holds a check of this experiment
+// file and these fabrics (fabricSHA), read into rec, that passed or that
+// the run is forced past.
+func (run *runner) recorded(name string, rec checkRecord, fabricSHA string) bool {
+	b, err := run.root.ReadFile(name, maxStateSize)
+	if err != nil || json.Unmarshal(b, rec) != nil {
+		return false
+	}
+	exp, fab := rec.files()
+	valid, _ := rec.verdict()
+	return (valid || run.o.Force) && *exp == run.sha && *fab == fabricSHA
 }

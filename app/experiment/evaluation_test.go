@@ -76,10 +76,12 @@ func TestEvaluationProtocols(t *testing.T) {
 			if !*long {
 				// The pauses of the small and pinch tests: the gap still
 				// outlasts the material ramp between fabrics.
+				// The checks before the first trial have tests of their own
+				// (TestSetRunStimulusCheck for the sets').
 				e.Side, e.Timing.Gap, e.Timing.ITI = 8, 300*time.Millisecond, 300*time.Millisecond
+				o.SkipStimulusCheck = true
 				if e.Set == nil {
 					e.Procedure.Staircase.MaxTrials = 6
-					o.SkipStimulusCheck = true
 				} else {
 					shorten(e.Set)
 				}

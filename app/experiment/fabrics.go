@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/haptex/haptex/app/rig"
@@ -43,14 +44,24 @@ type FabricReport struct {
 	Reversals             []Reversal `json:"reversals,omitempty"`
 	MonotoneWithinScatter bool       `json:"monotone_within_scatter"`
 	// Spearman is the rank correlation of cue and KES value (its sign
-	// flipped for an Inverse quantity).
-	Spearman float64 `json:"spearman"`
+	// flipped for an Inverse quantity); null where it has no value: every
+	// fabric of one KES value, or every cue the same.
+	Spearman *float64 `json:"spearman"`
 	// Extremes is the contrast between the fabrics of the smallest and
 	// the largest KES value, (cue_high + f)/(cue_low + f) − 1, in units of
 	// the cue's Weber fraction.
 	ExtremeContrast float64 `json:"extreme_contrast"`
 	ExtremeWebers   float64 `json:"extreme_webers"`
 	Weber           float64 `json:"weber"`
+}
+
+// SpearmanText is Spearman to three figures, or "none" where it has no
+// value.
+func (rep *FabricReport) SpearmanText() string {
+	if rep.Spearman == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%.3g", *rep.Spearman)
 }
 
 // FabricCue is one fabric's line of a FabricReport: its KES value and the
@@ -172,7 +183,9 @@ func (rep *FabricReport) conclude(cue *Cue, inverse bool) {
 	rep.Monotone = monotone(rep.Fabrics, sign)
 	rep.Reversals = reversals(rep.Fabrics, sign)
 	rep.MonotoneWithinScatter = len(rep.Fabrics) > 1 && len(rep.Reversals) == 0
-	rep.Spearman = sign * spearman(rep.Fabrics)
+	if r := sign * spearman(rep.Fabrics); !math.IsNaN(r) {
+		rep.Spearman = &r
+	}
 	if n := len(rep.Fabrics); n > 1 {
 		lo, hi := rep.Fabrics[0].Cue, rep.Fabrics[n-1].Cue
 		if inverse {
@@ -314,7 +327,31 @@ type SetReport struct {
 	Levels     *StimulusReport `json:"levels,omitempty"`
 	Valid      bool            `json:"valid"`
 	Reason     string          `json:"reason,omitempty"`
+	// ExperimentSHA256 and FabricSHA256 identify what a run's check
+	// checked: the experiment file, and the fabric's definition (a
+	// magnitude estimation) or the set's (setFabricsSHA256). A run takes
+	// up a recorded check only for the same two.
+	ExperimentSHA256 string `json:"experiment_sha256,omitempty"`
+	FabricSHA256     string `json:"fabric_sha256,omitempty"`
 }
+
+// summary says in a line what a valid check found: from which level a
+// magnitude estimation's contrast reaches the Weber fraction, or by how
+// many Weber fractions each property's cue differs between the set's
+// extremes.
+func (r *SetReport) summary(unit string) string {
+	if r.Levels != nil {
+		return r.Levels.reach(unit)
+	}
+	var s []string
+	for _, p := range r.Properties {
+		s = append(s, fmt.Sprintf("%s %.3g", p.Dimension, math.Abs(p.ExtremeWebers)))
+	}
+	return "between the set's extremes of KES value the delivered cue differs by (in Weber fractions) " + strings.Join(s, ", ")
+}
+
+func (r *SetReport) verdict() (bool, string)   { return r.Valid, r.Reason }
+func (r *SetReport) files() (*string, *string) { return &r.ExperimentSHA256, &r.FabricSHA256 }
 
 // CheckSet runs a set experiment's stimulus check in virtual time. An
 // identification or rating is valid when at least one property delivers

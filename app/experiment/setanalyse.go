@@ -185,8 +185,8 @@ func printDelivered(out io.Writer, reps []*FabricReport, warnings []string) {
 			if fr.Unit == "1" {
 				unit = ""
 			}
-			fmt.Fprintf(out, "  delivered %s: %s %.4g (%s) to %.4g%s (%s), the extremes %.3g Weber fractions apart; rank correlation with %s %.3g\n",
-				fr.Dimension, fr.Cue, lo.Cue, lo.Fabric, hi.Cue, unit, hi.Fabric, fr.ExtremeWebers, fr.Quantity, fr.Spearman)
+			fmt.Fprintf(out, "  delivered %s: %s %.4g (%s) to %.4g%s (%s), the extremes %.3g Weber fractions apart; rank correlation with %s %s\n",
+				fr.Dimension, fr.Cue, lo.Cue, lo.Fabric, hi.Cue, unit, hi.Fabric, fr.ExtremeWebers, fr.Quantity, fr.SpearmanText())
 		}
 	}
 	for _, w := range warnings {

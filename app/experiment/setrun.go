@@ -169,7 +169,10 @@ func runSet(ctx context.Context, o Options) (*Result, error) {
 	if err == nil {
 		defer run.csv.Close()
 		if !run.real && run.done < len(run.order) {
-			err = run.startSetRig(ctx)
+			err = run.stimulusCheck(ctx)
+			if err == nil {
+				err = run.startSetRig(ctx)
+			}
 			if err == nil {
 				err = run.familiarize(ctx)
 				if err == nil {
@@ -218,6 +221,56 @@ func (run *setRun) loadStimuli() error {
 	}
 	run.fab, run.setFabrics = run.fabrics[0], run.fabrics
 	return nil
+}
+
+// SetCheckIntervals is how many intervals a set run's check plays per
+// fabric of an identification or rating, of the two of extreme KES value
+// of each property (the check's short form, CheckOptions.Extremes).
+const SetCheckIntervals = 2
+
+// stimulusCheck runs the set's check before its first trial
+// (checkBeforeTrials): for an identification or rating its short form,
+// for a magnitude estimation the check of its levels.
+func (run *setRun) stimulusCheck(ctx context.Context) error {
+	if run.o.SkipStimulusCheck {
+		return nil
+	}
+	fabSHA, err := run.setFabricsSHA256()
+	if err != nil {
+		return err
+	}
+	what := "each property's cue on the fabrics of extreme KES value"
+	if run.set.Kind == Magnitude {
+		what = fmt.Sprintf("%s over the levels", dimensions[run.e.Stimulus.Kind].cue.Name)
+	}
+	_, err = run.checkBeforeTrials(ctx, fabSHA, what, &SetReport{}, func(ctx context.Context) (checkRecord, error) {
+		rep, err := CheckSet(ctx, CheckOptions{Experiment: run.e, Library: run.o.Library, Rig: run.o.Rig, Extremes: true}, SetCheckIntervals)
+		if err == nil && rep.Valid {
+			fmt.Fprintf(run.o.Out, "stimulus check: ok; %s\n", rep.summary(run.e.Stimulus.Unit))
+		}
+		return rep, err
+	})
+	return err
+}
+
+// setFabricsSHA256 identifies the fabric definitions a set run presents:
+// a magnitude estimation's fabric's SHA-256, or for an identification or
+// rating the SHA-256 of its fabrics' SHA-256s in hexadecimal, one a line
+// in the set's order.
+func (run *setRun) setFabricsSHA256() (string, error) {
+	if run.set.Kind == Magnitude {
+		fi, err := run.fabricInfo(run.fab)
+		return fi.SHA256, err
+	}
+	h := sha256.New()
+	for _, f := range run.fabrics {
+		fi, err := run.fabricInfo(f)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintln(h, fi.SHA256)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // setHeader is a set experiment's trials.csv header.

@@ -124,7 +124,18 @@ func (pg *page) stimulusCheck(dir string) {
 	if v, ok := rep["valid"].(bool); ok && !v {
 		pg.Warnings = append(pg.Warnings, "the stimulus check refused this experiment, which ran anyway (-force): "+str(rep["reason"]))
 	}
+	if props, ok := rep["properties"].([]any); ok {
+		// An identification's or a rating's check: per property, its cue
+		// on the set's fabrics of extreme KES value.
+		pg.Tables = append(pg.Tables, fabricCueTable("Stimulus check, before the first trial", props,
+			"In virtual time on the simulated devices, each property's motion on the set's fabrics of smallest and largest KES value (the cue each interval delivered: mean, standard deviation and intervals), and the contrast of the extremes in Weber fractions of the cue; the set is refused when no property's reaches 2."))
+		return
+	}
 	reports := []any{rep}
+	if l, ok := rep["levels"].(map[string]any); ok {
+		// A magnitude estimation's check: its levels'.
+		reports = []any{l}
+	}
 	if s, ok := rep["streams"].([]any); ok {
 		reports = append(reports, s...)
 	}
@@ -190,8 +201,14 @@ func (pg *page) deliveredFabrics(analysis any) {
 	if len(props) == 0 {
 		return
 	}
-	td := tableData{Title: "What the trials delivered", Head: []string{"property", "fabric", "KES value", "cue", "SD", "trials"},
-		Caption: "Per property, the cue each fabric delivered over its trials (mean and standard deviation), in increasing KES value, and the contrast of the extremes in Weber fractions of the cue."}
+	pg.Tables = append(pg.Tables, fabricCueTable("What the trials delivered", props,
+		"Per property, the cue each fabric delivered over its trials (mean and standard deviation), in increasing KES value, and the contrast of the extremes in Weber fractions of the cue."))
+}
+
+// fabricCueTable tabulates per property (props: FabricReports as JSON)
+// the cue each fabric delivered, and its extremes' contrast.
+func fabricCueTable(title string, props []any, caption string) tableData {
+	td := tableData{Title: title, Head: []string{"property", "fabric", "KES value", "cue", "SD", "intervals"}, Caption: caption}
 	for _, p := range props {
 		prop := str(lookup(p, "dimension"))
 		fabs, _ := lookup(p, "fabrics").([]any)
@@ -207,7 +224,7 @@ func (pg *page) deliveredFabrics(analysis any) {
 		}
 		td.Rows = append(td.Rows, []string{prop, "extremes", "", fmt.Sprintf("%s Weber fractions apart", fmtNum(lookup(p, "extreme_webers"))), "", ""})
 	}
-	pg.Tables = append(pg.Tables, td)
+	return td
 }
 
 // percent formats a fraction as a percentage; "-" when it is no number.
@@ -280,8 +297,17 @@ func (pg *page) experimentProvenance(side map[string]any, scale string) {
 		}
 	}
 	if obs, ok := side["observers"].([]any); ok {
+		// Who answered from which trial (a sidecar before that listed the
+		// simulated observers' specifications alone).
 		for _, o := range obs {
-			add("simulated observer", str(o))
+			spec, ok := o.(string)
+			if !ok {
+				spec = str(lookup(o, "spec"))
+				if n, ok := lookupNum(o, "from_trial"); ok && n > 1 {
+					spec += fmt.Sprintf(", from trial %s", fmtNum(n))
+				}
+			}
+			add("answered by", spec)
 		}
 	}
 	add("started", str(side["created"]))
@@ -706,6 +732,10 @@ func (pg *page) setReport(dir, out, kind string, side map[string]any) (*page, er
 	name, ok := setAnalysis[kind]
 	if !ok {
 		return nil, fmt.Errorf("report: %s: set experiment of kind %q, want identify, rate or magnitude", filepath.Join(dir, "sidecar.json"), kind)
+	}
+	if str(lookup(side, "experiment.set.condition")) != "real" {
+		// Real swatches reach the finger without a rig: nothing to check.
+		pg.stimulusCheck(dir)
 	}
 	if b, err := readFile(filepath.Join(dir, name)); err != nil {
 		pg.note("no %s (%v): the run has not finished, so there is no analysis yet", name, err)

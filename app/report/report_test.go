@@ -181,6 +181,18 @@ func TestSetExperimentReport(t *testing.T) {
 	}
 }
 
+// setCheck is an identification's or a rating's stimulus-check.json, as
+// CheckSet records it: roughness on the set's extremes, valid or refused.
+func setCheck(valid bool) string {
+	webers, reason := 6.2, ""
+	if !valid {
+		webers, reason = 0.4, `, "reason": "stimulus check: no property delivers a contrast across the set of twice its Weber fraction"`
+	}
+	return fmt.Sprintf(`{"experiment": "i", "kind": "identify", "valid": %v%s, "properties": [{"dimension": "roughness", "unit": "× threshold", "quantity_unit": "µm",
+		"extreme_webers": %g, "fabrics": [{"fabric": "silk-habutae", "kes": 1.2, "cue": 1.1, "cue_sd": 0.05, "cues": [1.05, 1.15]},
+		{"fabric": "denim", "kes": 8.5, "cue": 5.4, "cue_sd": 0.1, "cues": [5.3, 5.5]}]}]}`, valid, reason, webers)
+}
+
 // writeIn writes a file of a subject folder written by hand.
 func writeIn(t *testing.T, dir, name, body string) {
 	t.Helper()
@@ -201,6 +213,10 @@ func magnitudeFolder(t *testing.T) string {
 			"kes": {"scale": 5000, "exponent": -1.2, "points": [{"x": 2.5, "geomean": 1660, "n": 6}, {"x": 4.25, "geomean": 880, "n": 6}, {"x": 6.1, "geomean": 570, "n": 6}]},
 			"delivered": {"scale": 2, "exponent": 0.93, "points": [{"x": 390, "geomean": 520, "n": 6}, {"x": 680, "geomean": 880, "n": 6}, {"x": 1330, "geomean": 1600, "n": 6}]}}`,
 		"trials.csv": "trial,subject,stimulus,x,unit,kes_EMT,estimate,cue_stiffness,rt_s,observer,run_time_s,wall_time\n1,sim01,0,0,%,4.25,880,680,NaN,magnitude:seed=7,10,2026-11-29T00:00:00Z\n",
+		// The check of its levels, as CheckSet records it.
+		"stimulus-check.json": `{"experiment": "m", "kind": "magnitude", "valid": true, "levels": {"stream": 0, "cue": "loading-stiffness", "unit": "N/m", "x_unit": "%",
+			"weber": 0.13, "cue_sd": 0.08, "efficiency": 0.7, "detectable_from_x": 39, "prediction": "curve",
+			"levels": [{"x": 100, "cue_reference": 390, "cue_test": 680, "ratio": 1.74, "contrast": 0.74, "contrast_ci": [0.6, 0.9]}]}}`,
 	}
 	for name, body := range files {
 		writeIn(t, dir, name, body)
@@ -217,6 +233,17 @@ func TestMagnitudeReport(t *testing.T) {
 	}
 	if len(r.Figures) != 2 || filepath.Base(r.Figures[0]) != "power-law.png" || len(r.Notes) != 0 {
 		t.Fatalf("figures %v, notes %q; want the power law's PNG and SVG and nothing left out", r.Figures, r.Notes)
+	}
+	// The check of its levels before the first trial.
+	page, err := os.ReadFile(r.Page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Stimulus check, stream 0: loading-stiffness [N/m], before the first trial",
+		"<td>100</td><td>390</td><td>680</td><td>1.74</td><td>74.0 %</td><td>60.0 to 90.0 %</td>", "reaches the Weber fraction from 39 %"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %q", want)
+		}
 	}
 	// Both axes say their units.
 	svg, err := os.ReadFile(r.Figures[1])
@@ -255,9 +282,11 @@ func TestMagnitudeReport(t *testing.T) {
 func TestIdentificationReport(t *testing.T) {
 	dir := t.TempDir()
 	writeIn(t, dir, "sidecar.json", `{"experiment": {"name": "i", "set": {"kind": "identify", "fabrics": ["denim", "linen"], "responses": ["jeans", "flax"]}}, "subject": "s",
-		"fabric": {"name": "denim", "sha256": "d1"}, "fabrics": [{"name": "denim", "sha256": "d1"}, {"name": "linen", "sha256": "l2"}]}`)
+		"fabric": {"name": "denim", "sha256": "d1"}, "fabrics": [{"name": "denim", "sha256": "d1"}, {"name": "linen", "sha256": "l2"}],
+		"observers": [{"spec": "match:seed=7", "from_trial": 1}, {"spec": "person", "from_trial": 3}, "match:seed=8", 5]}`)
 	writeIn(t, dir, "trials.csv", "trial,subject,stimulus,response,correct,cue_roughness,rt_s,observer,run_time_s,wall_time\n1,s,denim,jeans,1,5,NaN,person,3,2026-11-29T00:00:00Z\n")
 	writeIn(t, dir, "matching.json", `{"confusion": {"counts": [[3, 1], [0, 4]], "information_bits": 0.55, "information_interval": {"lo": 0.1, "hi": 0.9}}}`)
+	writeIn(t, dir, "stimulus-check.json", setCheck(true))
 	r, err := Write(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -268,7 +297,8 @@ func TestIdentificationReport(t *testing.T) {
 	}
 	for _, want := range []string{"information transmitted 0.55 bits (0.1 to 0.9)", "<th>jeans</th><th>flax</th>",
 		"<tr><td>denim</td><td>3</td><td>1</td></tr>", "<tr><td>linen</td><td>0</td><td>4</td></tr>",
-		"<td>fabric</td><td>denim (sha256 d1)</td>", "<td>fabric</td><td>linen (sha256 l2)</td>"} {
+		"<td>fabric</td><td>denim (sha256 d1)</td>", "<td>fabric</td><td>linen (sha256 l2)</td>",
+		"<td>answered by</td><td>match:seed=7</td>", "<td>answered by</td><td>person, from trial 3</td>", "<td>answered by</td><td>match:seed=8</td>"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the page lacks %q", want)
 		}
@@ -297,7 +327,8 @@ func TestIdentificationReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"What the trials delivered", "<td>roughness</td><td>linen</td><td>6.5 µm</td><td>5.4 × threshold</td><td>0.1</td><td>2</td>",
-		"not measured: no trial measured its cue", "0.8 Weber fractions apart", "<li>as delivered in this run"} {
+		"not measured: no trial measured its cue", "0.8 Weber fractions apart", "<li>as delivered in this run",
+		"Stimulus check, before the first trial", "<td>roughness</td><td>silk-habutae</td><td>1.2 µm</td><td>1.1 × threshold</td><td>0.05</td><td>2</td>", "6.2 Weber fractions apart"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the page lacks %q", want)
 		}
@@ -305,6 +336,21 @@ func TestIdentificationReport(t *testing.T) {
 	for _, body := range []string{`{"confusion": {"counts": [5, "x"]}}`, `{"confusion": {"counts": []}}`, `{"confusion": 3}`,
 		`{"confusion": 3, "delivered": [3, {"fabrics": "x", "unmeasured": [null]}], "warnings": [1]}`} {
 		writeIn(t, dir, "matching.json", body)
+		if _, err := Write(dir, Options{}); err != nil {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
+	// A check that refused the set, which ran anyway (-force), is a
+	// warning; hostile checks are shown as far as they go.
+	writeIn(t, dir, "stimulus-check.json", setCheck(false))
+	if r, err = Write(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = os.ReadFile(r.Page); err != nil || !strings.Contains(string(b), "the stimulus check refused this experiment, which ran anyway (-force): stimulus check: no property delivers") {
+		t.Errorf("the page does not warn of the refused check (%v)", err)
+	}
+	for _, body := range []string{`{"properties": 3}`, `{"properties": [3, {"fabrics": [null, 5]}]}`, `{"levels": {"levels": "x"}}`, `{"kind": "magnitude", "levels": null}`} {
+		writeIn(t, dir, "stimulus-check.json", body)
 		if _, err := Write(dir, Options{}); err != nil {
 			t.Errorf("%s: %v", body, err)
 		}
@@ -318,6 +364,7 @@ func TestRatingsReport(t *testing.T) {
 	dir := t.TempDir()
 	writeIn(t, dir, "sidecar.json", `{"experiment": {"name": "r", "set": {"kind": "rate", "points": 7}}, "subject": "s-virtual"}`)
 	writeIn(t, dir, "trials.csv", "trial,subject,stimulus,condition,rating_smooth-rough,cue_roughness,rt_s,observer,run_time_s,wall_time\n1,s-virtual,denim,virtual,5,5,NaN,rate:seed=7,3,2026-11-29T00:00:00Z\n")
+	writeIn(t, dir, "stimulus-check.json", setCheck(true))
 	profile := func(cond, fabric string, m1, m2 float64) string {
 		return fmt.Sprintf(`{"condition": %q, "fabric": %q, "mean": [%g, %g]}`, cond, fabric, m1, m2)
 	}

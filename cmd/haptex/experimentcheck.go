@@ -272,7 +272,7 @@ func checkSetExperiment(path string, o experiment.CheckOptions, quick, noStim, a
 			for _, f := range p.Unmeasured {
 				fmt.Printf("  %-20s %10.4g  not measured: %s\n", f.Fabric, f.KES, f.Error)
 			}
-			fmt.Printf("  monotone %v (within the scatter %v), rank correlation %.2f, extremes' contrast %.3g (%.3g Weber fractions)\n", p.Monotone, p.MonotoneWithinScatter, p.Spearman, p.ExtremeContrast, p.ExtremeWebers)
+			fmt.Printf("  monotone %v (within the scatter %v), rank correlation %s, extremes' contrast %.3g (%.3g Weber fractions)\n", p.Monotone, p.MonotoneWithinScatter, p.SpearmanText(), p.ExtremeContrast, p.ExtremeWebers)
 			for _, r := range p.Reversals {
 				fmt.Printf("  reversed beyond the scatter: %s's cue under %s's by %.3g ± %.2g %s\n", r.Higher, r.Lower, -r.Difference, r.SE, p.Unit)
 			}
