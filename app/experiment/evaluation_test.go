@@ -353,7 +353,8 @@ fabrics = ["denim", "linen"]
 
 // A set whose properties need two benches (flex's swatch beside the
 // hanging fabric) on devices is refused in one line before any device
-// opens: one set of devices renders one cloth.
+// opens, and before its stimulus check: one set of devices renders one
+// cloth.
 func TestSetOnDevicesRefusesTwoBenches(t *testing.T) {
 	e, src, err := Load(filepath.Join("..", "..", "examples", "evaluation", "matching.toml"))
 	if err != nil {
@@ -365,9 +366,15 @@ func TestSetOnDevicesRefusesTwoBenches(t *testing.T) {
 		t.Error("devices opened")
 		return nil, errors.New("no devices here")
 	}
+	var printed strings.Builder
+	o.Out = &printed
 	_, err = Run(context.Background(), o)
 	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "one set of devices") {
 		t.Fatalf("two benches on devices: %v", err)
+	}
+	// At once: not after a stimulus check of the set.
+	if strings.Contains(printed.String(), "stimulus check") {
+		t.Errorf("the refusal came after the stimulus check: %q", printed.String())
 	}
 	t.Log(err)
 }

@@ -169,9 +169,13 @@ func runSet(ctx context.Context, o Options) (*Result, error) {
 	if err == nil {
 		defer run.csv.Close()
 		if !run.real && run.done < len(run.order) {
-			err = run.stimulusCheck(ctx)
+			var groups []benchGroup
+			groups, err = run.groupBenches()
 			if err == nil {
-				err = run.startSetRig(ctx)
+				err = run.stimulusCheck(ctx)
+			}
+			if err == nil {
+				err = run.startSetRig(ctx, groups)
 			}
 			if err == nil {
 				err = run.familiarize(ctx)
@@ -418,16 +422,18 @@ type setBench struct {
 	surfaces []*tactile.Surface // identify, rate: per fabric, on this cloth
 }
 
-// startSetRig builds a rig per bench the properties' motions need (most
-// handle the hanging fabric, flex a swatch of its own), on the first
-// stimulus's fabric, and starts each, in virtual time with a simulated
-// observer. A bench stands still while another's motion plays.
-func (run *setRun) startSetRig(ctx context.Context) error {
-	type group struct {
-		bench func(*rig.Config)
-		props []int
-	}
-	var groups []group
+// benchGroup is a bench and the properties whose motions it plays.
+type benchGroup struct {
+	bench func(*rig.Config)
+	props []int
+}
+
+// groupBenches sorts the properties onto the benches their motions need
+// (most handle the hanging fabric, flex a swatch of its own), sets
+// benchOf, and refuses more than one bench on devices, which render one
+// cloth: before the stimulus check, so that a refusal comes at once.
+func (run *setRun) groupBenches() ([]benchGroup, error) {
+	var groups []benchGroup
 	keys := map[string]int{}
 	for k, p := range run.props {
 		name := run.e.motionOf(p)
@@ -439,14 +445,21 @@ func (run *setRun) startSetRig(ctx context.Context) error {
 		if !ok {
 			g = len(groups)
 			keys[key] = g
-			groups = append(groups, group{bench: motions[name].bench})
+			groups = append(groups, benchGroup{bench: motions[name].bench})
 		}
 		run.benchOf = append(run.benchOf, g)
 		groups[g].props = append(groups[g].props, k)
 	}
 	if len(groups) > 1 && run.o.Rig.OpenDevices != nil {
-		return fmt.Errorf("experiment: set.properties: %s's motion handles a clamped swatch beside the hanging fabric, and one set of devices renders one of them: run %s as an experiment of its own on the devices", run.props[groups[1].props[0]], run.props[groups[1].props[0]])
+		return nil, fmt.Errorf("experiment: set.properties: %s's motion handles a clamped swatch beside the hanging fabric, and one set of devices renders one of them: run %s as an experiment of its own on the devices", run.props[groups[1].props[0]], run.props[groups[1].props[0]])
 	}
+	return groups, nil
+}
+
+// startSetRig builds a rig per bench (groupBenches), on the first
+// stimulus's fabric, and starts each, in virtual time with a simulated
+// observer. A bench stands still while another's motion plays.
+func (run *setRun) startSetRig(ctx context.Context, groups []benchGroup) error {
 	run.scripts = make([]*twin.Script, len(run.props))
 	for _, g := range groups {
 		cfg, err := benchConfig(run.e, run.o.Rig, run.fab, g.bench)
