@@ -227,9 +227,10 @@ func (run *setRun) loadStimuli() error {
 	return nil
 }
 
-// SetCheckIntervals is how many intervals a set run's check plays per
-// fabric of an identification or rating, of the two of extreme KES value
-// of each property (the check's short form, CheckOptions.Extremes).
+// SetCheckIntervals is how many intervals the short form of a set's check
+// (haptex experiment check -quick, and a set run's before its first
+// trial) plays per fabric of an identification or rating, on the two of
+// extreme KES value of each property (CheckOptions.Extremes).
 const SetCheckIntervals = 2
 
 // stimulusCheck runs the set's check before its first trial

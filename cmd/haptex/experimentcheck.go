@@ -239,7 +239,7 @@ func checkSetExperiment(path string, o experiment.CheckOptions, quick, noStim, a
 	}
 	intervals := o.Pairs
 	if quick {
-		intervals = quickIntervals
+		intervals = experiment.SetCheckIntervals // the short form a set run checks with
 	}
 	rep, err := experiment.CheckSet(context.Background(), o, intervals)
 	if err != nil {
@@ -297,10 +297,6 @@ func checkSetExperiment(path string, o experiment.CheckOptions, quick, noStim, a
 	}
 	return nil
 }
-
-// quickIntervals is how many intervals -quick plays per fabric of an
-// identification or rating set.
-const quickIntervals = 2
 
 // printStimulusReport writes the check's table to w: per stream and
 // level the cues delivered, their contrast and its interval, and a line
