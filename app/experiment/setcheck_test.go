@@ -40,8 +40,9 @@ iti_s = 0.3
 // discrimination does: it records the check in stimulus-check.json with
 // the experiment file's and the fabrics' SHA-256, refuses a set whose
 // fabrics deliver no discriminable contrast unless forced (the forced run
-// takes up the record and warns), checks again for an edited file, and a
-// resumed run takes up the record of its check without checking again.
+// takes up the record and warns), checks again for an edited experiment
+// file or fabric definition, and a resumed run takes up the record of its
+// check without checking again.
 func TestSetRunStimulusCheck(t *testing.T) {
 	lib := kes.Library{Dir: t.TempDir()}
 	denim, err := kes.BuiltinSource("denim")
@@ -163,15 +164,21 @@ func TestSetRunStimulusCheck(t *testing.T) {
 	})
 
 	t.Run("passed, resumed", func(t *testing.T) {
-		src := fmt.Sprintf(setCheckTOML, "silk-habutae", "denim")
-		stop := errors.New("stopped after trial 1")
-		_, printed, err := run(t, src, "sim03", false, func(n int) error {
-			if n == 1 {
-				return stop
+		// denim under a name of the library's, to be edited.
+		if err := os.WriteFile(filepath.Join(lib.Dir, "my-denim.toml"), []byte(strings.Replace(string(denim), `name = "denim"`, `name = "my-denim"`, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		src := strings.Replace(fmt.Sprintf(setCheckTOML, "silk-habutae", "my-denim"), "repeats = 1", "repeats = 2", 1)
+		stopAfter := func(k int) func(int) error {
+			return func(n int) error {
+				if n == k {
+					return fmt.Errorf("stopped after trial %d", k)
+				}
+				return nil
 			}
-			return nil
-		})
-		if !errors.Is(err, stop) {
+		}
+		_, printed, err := run(t, src, "sim03", false, stopAfter(1))
+		if err == nil || !strings.Contains(err.Error(), "stopped after trial 1") {
 			t.Fatalf("the first sitting: %v", err)
 		}
 		if !strings.Contains(printed, "stimulus check: ok; between the set's extremes of KES value the delivered cue differs by (in Weber fractions) roughness") {
@@ -181,15 +188,30 @@ func TestSetRunStimulusCheck(t *testing.T) {
 		if !rep.Valid || len(rep.Properties) != 1 || !(rep.Properties[0].ExtremeWebers >= 2) {
 			t.Fatalf("record: valid %v (%s), want roughness's extremes 2 Weber fractions apart or more", rep.Valid, rep.Reason)
 		}
-		if rep.ExperimentSHA256 != sha(src) || rep.FabricSHA256 != fabricsSHA("silk-habutae", "denim") {
+		if rep.ExperimentSHA256 != sha(src) || rep.FabricSHA256 != fabricsSHA("silk-habutae", "my-denim") {
 			t.Errorf("record of %s, %s; want the file's and the fabrics'", rep.ExperimentSHA256, rep.FabricSHA256)
+		}
+		_, printed, err = run(t, src, "sim03", false, stopAfter(2))
+		if err == nil || !strings.Contains(err.Error(), "stopped after trial 2") || strings.Contains(printed, announced) {
+			t.Errorf("the second sitting: %v, printed %q; want the record taken up", err, printed)
+		}
+		// A fabric's definition edited between sittings: checked again.
+		b, err := os.ReadFile(filepath.Join(lib.Dir, "my-denim.toml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(lib.Dir, "my-denim.toml"), append([]byte("# edited between sittings\n"), b...), 0o644); err != nil {
+			t.Fatal(err)
 		}
 		res, printed, err := run(t, src, "sim03", false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !res.Resumed || res.Trials != 2 || strings.Contains(printed, announced) {
-			t.Errorf("the second sitting: resumed %v, %d trials, printed %q; want the record taken up and both trials", res.Resumed, res.Trials, printed)
+		if !res.Resumed || res.Trials != 4 || !strings.Contains(printed, announced) {
+			t.Errorf("the third sitting: resumed %v, %d trials, printed %q; want the edited set checked again and every trial", res.Resumed, res.Trials, printed)
+		}
+		if rep := record(t, "sim03"); rep.FabricSHA256 != fabricsSHA("silk-habutae", "my-denim") || !rep.Valid {
+			t.Errorf("the record is of the fabrics %s (valid %v), want the edited set's %s", rep.FabricSHA256, rep.Valid, fabricsSHA("silk-habutae", "my-denim"))
 		}
 	})
 }
