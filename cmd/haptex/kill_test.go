@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -96,7 +99,8 @@ func TestRunKilled(t *testing.T) {
 // intervals' traces as complete gzip streams, the BIDS table and the
 // analysis cover them, and no file a killed write leaves behind remains. A
 // second run of the same subject, started while one runs, is refused in
-// one line. Two experiments, shortened: a set experiment (a magnitude
+// one line. Each run is first killed in its stimulus check, before any
+// trial. Two experiments, shortened: a set experiment (a magnitude
 // estimation) and a discrimination (a staircase, two intervals a trial).
 func TestExperimentRunKilled(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
@@ -146,6 +150,30 @@ func TestExperimentRunKilled(t *testing.T) {
 				}
 				return max(bytes.Count(b, []byte("\n"))-1, 0)
 			}
+			// Killed first in its stimulus check, before any trial: a
+			// run that follows checks again, or takes up a check written
+			// whole.
+			cmd := run("7")
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			announced := false
+			for sc := bufio.NewScanner(stdout); !announced && sc.Scan(); {
+				announced = strings.HasPrefix(sc.Text(), "stimulus check:")
+			}
+			time.Sleep(time.Duration(rng.Int64N(int64(300 * time.Millisecond))))
+			cmd.Process.Kill()
+			cmd.Wait()
+			if !announced {
+				t.Fatalf("the run announced no stimulus check: %s", stderr.String())
+			}
+			t.Logf("killed in its stimulus check with %d trials on disk", rows())
 			kills, refused := 0, false
 			for attempt := 0; ; attempt++ {
 				if attempt == 20 {
@@ -249,6 +277,14 @@ func TestExperimentRunKilled(t *testing.T) {
 			var a map[string]any
 			if b, err := os.ReadFile(filepath.Join(subject, c.analysis)); err != nil || json.Unmarshal(b, &a) != nil || len(a) == 0 {
 				t.Errorf("%s: %v", c.analysis, err)
+			}
+			var check struct {
+				Valid      bool   `json:"valid"`
+				Experiment string `json:"experiment_sha256"`
+			}
+			sum := sha256.Sum256([]byte(short))
+			if b, err := os.ReadFile(filepath.Join(subject, "stimulus-check.json")); err != nil || json.Unmarshal(b, &check) != nil || !check.Valid || check.Experiment != hex.EncodeToString(sum[:]) {
+				t.Errorf("stimulus-check.json: %+v (%v), want a valid check of the file", check, err)
 			}
 			filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
 				if err == nil && strings.HasSuffix(d.Name(), ".tmp") {
