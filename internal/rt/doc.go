@@ -55,6 +55,8 @@
 // thread, never while it stands in for that thread: with the loop's core
 // taken, the normal thread that hands the standby back waits behind the
 // other core's work, for 7 to 15 ms beside the race run's device tests.
+// Standing in for longer than 10 ms without a pass, it is preempted by
+// the monitor all the same, once each 10 ms.
 // TestLoopLetsMonitorRest compares the monitor's passes with and without
 // it.
 //
