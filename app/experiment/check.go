@@ -767,19 +767,12 @@ func (run *runner) checkOf(stream int) *StimulusReport {
 // stimulusCheck runs the discrimination's check before its first trial
 // (checkBeforeTrials).
 func (run *runner) stimulusCheck(ctx context.Context) error {
-	if run.o.SkipStimulusCheck {
-		return nil
-	}
 	fab, err := run.fabricInfo(run.fab)
 	if err != nil {
 		return err
 	}
 	rec, err := run.checkBeforeTrials(ctx, fab.SHA256, run.cue.Name+" over the procedure's range", &StimulusReport{}, func(ctx context.Context) (checkRecord, error) {
-		rep, err := Check(ctx, CheckOptions{Experiment: run.e, Library: run.o.Library, Rig: run.o.Rig})
-		if err == nil && rep.Valid {
-			fmt.Fprintf(run.o.Out, "stimulus check: ok; %s\n", rep.reach(run.e.Stimulus.Unit))
-		}
-		return rep, err
+		return Check(ctx, CheckOptions{Experiment: run.e, Library: run.o.Library, Rig: run.o.Rig})
 	})
 	if rec != nil {
 		run.check = rec.(*StimulusReport)
@@ -787,17 +780,14 @@ func (run *runner) stimulusCheck(ctx context.Context) error {
 	return err
 }
 
-// reach says from which level the delivered contrast reaches the Weber
-// fraction.
-func (r *StimulusReport) reach(unit string) string {
-	return fmt.Sprintf("the delivered contrast reaches the Weber fraction %.3g from %s", r.Weber, r.DetectableFrom(unit))
-}
-
 // checkRecord is a stimulus check as a run records it in
 // stimulus-check.json: a discrimination's StimulusReport, a set's
 // SetReport.
 type checkRecord interface {
 	verdict() (valid bool, reason string)
+	// summary says in a line what a valid check found (unit: the
+	// stimulus's).
+	summary(unit string) string
 	// files points at the record's SHA-256 of the experiment file and of
 	// the fabric definitions it was made on.
 	files() (experiment, fabric *string)
@@ -805,6 +795,12 @@ type checkRecord interface {
 
 func (r *StimulusReport) verdict() (bool, string)   { return r.Valid, r.Reason }
 func (r *StimulusReport) files() (*string, *string) { return &r.ExperimentSHA256, &r.FabricSHA256 }
+
+// summary says from which level the delivered contrast reaches the Weber
+// fraction.
+func (r *StimulusReport) summary(unit string) string {
+	return fmt.Sprintf("the delivered contrast reaches the Weber fraction %.3g from %s", r.Weber, r.DetectableFrom(unit))
+}
 
 // checkBeforeTrials runs a stimulus check (check, announced as what)
 // before a run's first trial, and on a resume that has no record of it
@@ -814,15 +810,22 @@ func (r *StimulusReport) files() (*string, *string) { return &r.ExperimentSHA256
 // Options.Force. rec is an empty record of the check's kind, which a
 // record of this experiment file and these fabrics (fabricSHA) fills
 // instead of a check when it passed or the run is forced. On a refusal it
-// returns the record and the error.
+// returns the record and the error; with Options.SkipStimulusCheck,
+// nothing.
 func (run *runner) checkBeforeTrials(ctx context.Context, fabricSHA, what string, rec checkRecord, check func(context.Context) (checkRecord, error)) (checkRecord, error) {
 	o := run.o
+	if o.SkipStimulusCheck {
+		return nil, nil
+	}
 	const name = "stimulus-check.json"
 	if !run.recorded(name, rec, fabricSHA) {
 		fmt.Fprintf(o.Out, "stimulus check: %s, in virtual time ...\n", what)
 		var err error
 		if rec, err = check(ctx); err != nil {
 			return nil, err
+		}
+		if valid, _ := rec.verdict(); valid {
+			fmt.Fprintf(o.Out, "stimulus check: ok; %s\n", rec.summary(run.e.Stimulus.Unit))
 		}
 		exp, fab := rec.files()
 		*exp, *fab = run.sha, fabricSHA

@@ -341,7 +341,7 @@ type SetReport struct {
 // extremes.
 func (r *SetReport) summary(unit string) string {
 	if r.Levels != nil {
-		return r.Levels.reach(unit)
+		return r.Levels.summary(unit)
 	}
 	var s []string
 	for _, p := range r.Properties {

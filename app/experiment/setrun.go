@@ -237,9 +237,6 @@ const SetCheckIntervals = 2
 // (checkBeforeTrials): for an identification or rating its short form,
 // for a magnitude estimation the check of its levels.
 func (run *setRun) stimulusCheck(ctx context.Context) error {
-	if run.o.SkipStimulusCheck {
-		return nil
-	}
 	fabSHA, err := run.setFabricsSHA256()
 	if err != nil {
 		return err
@@ -249,11 +246,7 @@ func (run *setRun) stimulusCheck(ctx context.Context) error {
 		what = fmt.Sprintf("%s over the levels", dimensions[run.e.Stimulus.Kind].cue.Name)
 	}
 	_, err = run.checkBeforeTrials(ctx, fabSHA, what, &SetReport{}, func(ctx context.Context) (checkRecord, error) {
-		rep, err := CheckSet(ctx, CheckOptions{Experiment: run.e, Library: run.o.Library, Rig: run.o.Rig, Extremes: true}, SetCheckIntervals)
-		if err == nil && rep.Valid {
-			fmt.Fprintf(run.o.Out, "stimulus check: ok; %s\n", rep.summary(run.e.Stimulus.Unit))
-		}
-		return rep, err
+		return CheckSet(ctx, CheckOptions{Experiment: run.e, Library: run.o.Library, Rig: run.o.Rig, Extremes: true}, SetCheckIntervals)
 	})
 	return err
 }

@@ -131,61 +131,67 @@ func (pg *page) stimulusCheck(dir string) {
 			"In virtual time on the simulated devices, each property's motion on the set's fabrics of smallest and largest KES value (the cue each interval delivered: mean, standard deviation and intervals), and the contrast of the extremes in Weber fractions of the cue; the set is refused when no property's reaches 2."))
 		return
 	}
-	reports := []any{rep}
 	if l, ok := rep["levels"].(map[string]any); ok {
 		// A magnitude estimation's check: its levels'.
-		reports = []any{l}
+		rep = l
 	}
+	reports := []any{rep}
 	if s, ok := rep["streams"].([]any); ok {
 		reports = append(reports, s...)
 	}
 	for _, r := range reports {
-		xu := str(lookup(r, "x_unit"))
-		td := tableData{
-			Title: fmt.Sprintf("Stimulus check, stream %s: %s%s, before the first trial", fmtNum(lookup(r, "stream")), str(lookup(r, "cue")), bracketed(str(lookup(r, "unit")))),
-			Head:  []string{"x" + bracketed(xu), "reference", "test", "ratio", "contrast", "95 % interval"},
-		}
-		levels, _ := lookup(r, "levels").([]any)
-		var within []string
-		for _, l := range levels {
-			ci := "-"
-			if c, ok := lookup(l, "contrast_ci").([]any); ok && len(c) == 2 {
-				lo, okLo := c[0].(float64)
-				hi, okHi := c[1].(float64)
-				if okLo && okHi {
-					ci = fmt.Sprintf("%.1f to %.1f %%", 100*lo, 100*hi)
-					if lo <= 0 && hi >= 0 {
-						within = append(within, fmtNum(lookup(l, "x")))
-					}
-				}
-			}
-			td.Rows = append(td.Rows, []string{fmtNum(lookup(l, "x")), fmtNum(lookup(l, "cue_reference")), fmtNum(lookup(l, "cue_test")),
-				fmtNum(lookup(l, "ratio")), percent(lookup(l, "contrast")), ci})
-		}
-		caption := []string{fmt.Sprintf("In virtual time on the simulated devices, the experiment's motion at each level (the cue each interval delivered, averaged; contrast (test + f)/(reference + f) − 1). Weber fraction %s; one interval's cue varies by %s; efficiency %s.",
-			fmtNum(lookup(r, "weber")), percent(expm1(lookup(r, "cue_sd"))), fmtNum(lookup(r, "efficiency")))}
-		if x, ok := lookupNum(r, "detectable_from_x"); ok {
-			s := fmt.Sprintf("The delivered contrast reaches the Weber fraction from %s %s (%s", fmtNum(x), xu, str(lookup(r, "prediction")))
-			ci, _ := lookup(r, "detectable_from_x_ci").([]any)
-			if len(ci) == 2 {
-				end := func(v any) string {
-					if f, ok := v.(float64); ok {
-						return fmtNum(f) + " " + xu
-					}
-					return "beyond the checked levels"
-				}
-				s += fmt.Sprintf("; 95 %% interval %s to %s", end(ci[0]), end(ci[1]))
-			}
-			caption = append(caption, s+").")
-		} else if len(levels) > 0 {
-			caption = append(caption, "The delivered contrast reaches the Weber fraction at no checked level.")
-		}
-		if len(within) > 0 {
-			caption = append(caption, fmt.Sprintf("At %s %s the interval holds 0: the contrast there is within what the cue varies by itself.", strings.Join(within, ", "), xu))
-		}
-		td.Caption = strings.Join(caption, " ")
-		pg.Tables = append(pg.Tables, td)
+		pg.Tables = append(pg.Tables, levelCheckTable(r))
 	}
+}
+
+// levelCheckTable tabulates one stream's check (a StimulusReport as JSON):
+// per level the cues, their contrast and its interval, with a caption of
+// what the check concluded.
+func levelCheckTable(r any) tableData {
+	xu := str(lookup(r, "x_unit"))
+	td := tableData{
+		Title: fmt.Sprintf("Stimulus check, stream %s: %s%s, before the first trial", fmtNum(lookup(r, "stream")), str(lookup(r, "cue")), bracketed(str(lookup(r, "unit")))),
+		Head:  []string{"x" + bracketed(xu), "reference", "test", "ratio", "contrast", "95 % interval"},
+	}
+	levels, _ := lookup(r, "levels").([]any)
+	var within []string
+	for _, l := range levels {
+		ci := "-"
+		if c, ok := lookup(l, "contrast_ci").([]any); ok && len(c) == 2 {
+			lo, okLo := c[0].(float64)
+			hi, okHi := c[1].(float64)
+			if okLo && okHi {
+				ci = fmt.Sprintf("%.1f to %.1f %%", 100*lo, 100*hi)
+				if lo <= 0 && hi >= 0 {
+					within = append(within, fmtNum(lookup(l, "x")))
+				}
+			}
+		}
+		td.Rows = append(td.Rows, []string{fmtNum(lookup(l, "x")), fmtNum(lookup(l, "cue_reference")), fmtNum(lookup(l, "cue_test")),
+			fmtNum(lookup(l, "ratio")), percent(lookup(l, "contrast")), ci})
+	}
+	caption := []string{fmt.Sprintf("In virtual time on the simulated devices, the experiment's motion at each level (the cue each interval delivered, averaged; contrast (test + f)/(reference + f) − 1). Weber fraction %s; one interval's cue varies by %s; efficiency %s.",
+		fmtNum(lookup(r, "weber")), percent(expm1(lookup(r, "cue_sd"))), fmtNum(lookup(r, "efficiency")))}
+	if x, ok := lookupNum(r, "detectable_from_x"); ok {
+		s := fmt.Sprintf("The delivered contrast reaches the Weber fraction from %s %s (%s", fmtNum(x), xu, str(lookup(r, "prediction")))
+		if ci, _ := lookup(r, "detectable_from_x_ci").([]any); len(ci) == 2 {
+			end := func(v any) string {
+				if f, ok := v.(float64); ok {
+					return fmtNum(f) + " " + xu
+				}
+				return "beyond the checked levels"
+			}
+			s += fmt.Sprintf("; 95 %% interval %s to %s", end(ci[0]), end(ci[1]))
+		}
+		caption = append(caption, s+").")
+	} else if len(levels) > 0 {
+		caption = append(caption, "The delivered contrast reaches the Weber fraction at no checked level.")
+	}
+	if len(within) > 0 {
+		caption = append(caption, fmt.Sprintf("At %s %s the interval holds 0: the contrast there is within what the cue varies by itself.", strings.Join(within, ", "), xu))
+	}
+	td.Caption = strings.Join(caption, " ")
+	return td
 }
 
 // deliveredFabrics shows an identification's or a rating's delivered cues
