@@ -102,6 +102,9 @@ func (run *setRun) analyseSet() (*Result, error) {
 		fmt.Fprintf(out, "  %.1f %% correct [%.1f, %.1f] (chance %.1f %%); information transmitted %.3g bits [%.3g, %.3g] of %.3g\n",
 			a.PercentCorrect, a.PercentCorrectInterval.Lo, a.PercentCorrectInterval.Hi, a.ChancePercent,
 			a.InformationBits, a.InformationInterval.Lo, a.InformationInterval.Hi, a.StimulusBits)
+		if a.InformationWarning != "" {
+			fmt.Fprintf(out, "  WARNING: %s\n", a.InformationWarning)
+		}
 		ma := MatchingAnalysis{Experiment: e.Name, Subject: run.o.Subject, Properties: run.props, Confusion: a}
 		ma.Delivered, ma.Warnings = run.deliveredFabrics(rows, col)
 		printDelivered(out, ma.Delivered, ma.Warnings)

@@ -891,6 +891,9 @@ func (pg *page) confusionTable(analysis, side any) {
 		hi, _ := lookupNum(analysis, "confusion.information_interval.hi")
 		title += fmt.Sprintf("; information transmitted %.3g bits (%.3g to %.3g)", bits, lo, hi)
 	}
+	if w := str(lookup(analysis, "confusion.information_warning")); w != "" {
+		pg.Warnings = append(pg.Warnings, w)
+	}
 	td := tableData{Title: title, Head: []string{"presented \\ named"}}
 	first, _ := rows[0].([]any)
 	for j := range first {

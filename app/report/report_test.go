@@ -285,7 +285,8 @@ func TestIdentificationReport(t *testing.T) {
 		"fabric": {"name": "denim", "sha256": "d1"}, "fabrics": [{"name": "denim", "sha256": "d1"}, {"name": "linen", "sha256": "l2"}],
 		"observers": [{"spec": "match:seed=7", "from_trial": 1}, {"spec": "person", "from_trial": 3}, "match:seed=8", 5]}`)
 	writeIn(t, dir, "trials.csv", "trial,subject,stimulus,response,correct,cue_roughness,rt_s,observer,run_time_s,wall_time\n1,s,denim,jeans,1,5,NaN,person,3,2026-11-29T00:00:00Z\n")
-	writeIn(t, dir, "matching.json", `{"confusion": {"counts": [[3, 1], [0, 4]], "information_bits": 0.55, "information_interval": {"lo": 0.1, "hi": 0.9}}}`)
+	writeIn(t, dir, "matching.json", `{"confusion": {"counts": [[3, 1], [0, 4]], "information_bits": 0.55, "information_interval": {"lo": 0.1, "hi": 0.9},
+		"information_warning": "information transmitted: 3 trials of the least presented stimulus, fewer than 5"}}`)
 	writeIn(t, dir, "stimulus-check.json", setCheck(true))
 	r, err := Write(dir, Options{})
 	if err != nil {
@@ -295,7 +296,7 @@ func TestIdentificationReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"information transmitted 0.55 bits (0.1 to 0.9)", "<th>jeans</th><th>flax</th>",
+	for _, want := range []string{"information transmitted 0.55 bits (0.1 to 0.9)", "3 trials of the least presented stimulus, fewer than 5", "<th>jeans</th><th>flax</th>",
 		"<tr><td>denim</td><td>3</td><td>1</td></tr>", "<tr><td>linen</td><td>0</td><td>4</td></tr>",
 		"<td>fabric</td><td>denim (sha256 d1)</td>", "<td>fabric</td><td>linen (sha256 l2)</td>",
 		"<td>answered by</td><td>match:seed=7</td>", "<td>answered by</td><td>person, from trial 3</td>", "<td>answered by</td><td>match:seed=8</td>"} {
