@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -818,7 +819,10 @@ func (run *runner) checkBeforeTrials(ctx context.Context, fabricSHA, what string
 		return nil, nil
 	}
 	const name = "stimulus-check.json"
-	if !run.recorded(name, rec, fabricSHA) {
+	if ok, why := run.recorded(name, rec, fabricSHA); !ok {
+		if why != "" {
+			fmt.Fprintf(o.Out, "stimulus check: again: %s\n", why)
+		}
 		fmt.Fprintf(o.Out, "stimulus check: %s, in virtual time ...\n", what)
 		var err error
 		if rec, err = check(ctx); err != nil {
@@ -853,13 +857,27 @@ func (run *runner) checkBeforeTrials(ctx context.Context, fabricSHA, what string
 
 // recorded reports whether the file name holds a check of this experiment
 // file and these fabrics (fabricSHA), read into rec, that passed or that
-// the run is forced past.
-func (run *runner) recorded(name string, rec checkRecord, fabricSHA string) bool {
+// the run is forced past; when the file exists but is not such a record,
+// why says what it is instead.
+func (run *runner) recorded(name string, rec checkRecord, fabricSHA string) (ok bool, why string) {
 	b, err := run.root.ReadFile(name, maxStateSize)
-	if err != nil || json.Unmarshal(b, rec) != nil {
-		return false
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, ""
+	}
+	if err == nil {
+		err = json.Unmarshal(b, rec)
+	}
+	if err != nil {
+		return false, fmt.Sprintf("%s could not be read (%v)", name, err)
 	}
 	exp, fab := rec.files()
-	valid, _ := rec.verdict()
-	return (valid || run.o.Force) && *exp == run.sha && *fab == fabricSHA
+	switch valid, _ := rec.verdict(); {
+	case *exp != run.sha:
+		return false, fmt.Sprintf("%s is of another version of the experiment file", name)
+	case *fab != fabricSHA:
+		return false, fmt.Sprintf("%s is of other definitions of the fabrics", name)
+	case !valid && !run.o.Force:
+		return false, fmt.Sprintf("%s refused the experiment", name)
+	}
+	return true, ""
 }

@@ -244,3 +244,63 @@ func TestCheckRecordHoldsNaN(t *testing.T) {
 		t.Errorf("checked %d times, want once and the record taken up", checks)
 	}
 }
+
+// A record that is not of this run's check is not taken up, and the run
+// says why it checks again: a file that cannot be read (a run killed while
+// it wrote, or an edit), a record of another version of the experiment
+// file or of other fabric definitions, or a refusal.
+func TestCheckRecordNotTakenUp(t *testing.T) {
+	root, err := safefile.MkdirAll(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	var printed strings.Builder
+	run := &runner{o: Options{Out: &printed}, e: &Experiment{}, root: root, sha: "e1"}
+	valid := true
+	checks := 0
+	check := func(context.Context) (checkRecord, error) {
+		checks++
+		return &StimulusReport{Valid: valid, Reason: "no contrast", Weber: 0.2}, nil
+	}
+	for _, tc := range []struct {
+		name, sha, fabric, want string
+		before                  func()
+		checked                 bool
+	}{
+		{"first", "e1", "f1", "", nil, true},
+		{"taken up", "e1", "f1", "", nil, false},
+		{"cut short", "e1", "f1", "stimulus-check.json could not be read (unexpected end of JSON input)", func() {
+			b, err := root.ReadFile("stimulus-check.json", 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := root.WriteFile("stimulus-check.json", b[:len(b)/2]); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"edited file", "e2", "f1", "stimulus-check.json is of another version of the experiment file", nil, true},
+		{"edited fabric", "e2", "f2", "stimulus-check.json is of other definitions of the fabrics", func() { valid = false }, true},
+		{"refused", "e2", "f2", "stimulus-check.json refused the experiment", nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.before != nil {
+				tc.before()
+			}
+			printed.Reset()
+			run.sha = tc.sha
+			n := checks
+			_, err := run.checkBeforeTrials(context.Background(), tc.fabric, "a cue", &StimulusReport{}, check)
+			if valid != (err == nil) {
+				t.Errorf("err %v with a check that is valid: %v", err, valid)
+			}
+			if checked := checks > n; checked != tc.checked {
+				t.Errorf("checked: %v, want %v (printed %q)", checked, tc.checked, printed.String())
+			}
+			again := "stimulus check: again: " + tc.want + "\n"
+			if got := strings.Contains(printed.String(), "stimulus check: again"); got != (tc.want != "") || (got && !strings.Contains(printed.String(), again)) {
+				t.Errorf("printed %q, want %q", printed.String(), again)
+			}
+		})
+	}
+}
