@@ -246,9 +246,10 @@ func TestCheckRecordHoldsNaN(t *testing.T) {
 }
 
 // A record that is not of this run's check is not taken up, and the run
-// says why it checks again: a file that cannot be read (a run killed while
-// it wrote, or an edit), a record of another version of the experiment
-// file or of other fabric definitions, or a refusal.
+// says why it checks again: a file that cannot be read (cut short by hand
+// or by a copy; the run itself replaces it whole), a record of another
+// version of the experiment file or of other fabric definitions, or a
+// refusal.
 func TestCheckRecordNotTakenUp(t *testing.T) {
 	root, err := safefile.MkdirAll(t.TempDir())
 	if err != nil {
