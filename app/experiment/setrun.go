@@ -524,59 +524,82 @@ func maxScriptLength(ss []*twin.Script) time.Duration {
 // interval's trace is written under traces/ as the trial's interval K,
 // K the property's place in set.properties, unless Options.NoTraces.
 func (run *setRun) present(ctx context.Context, i, trial int) ([]float64, error) {
+	for attempt := 1; ; attempt++ {
+		cues, why, err := run.presentOnce(ctx, i, trial)
+		if err != nil || why == "" {
+			return cues, err
+		}
+		what := fmt.Sprintf("trial %d", trial)
+		if trial == 0 {
+			what = fmt.Sprintf("fabric %q shown by name", run.set.Fabrics[i])
+		}
+		if attempt == presentations {
+			return nil, notDelivered(what, run.done, attempt, why)
+		}
+		fmt.Fprintf(run.o.Out, "%s not delivered (%s): presented again\n", what, why)
+		if err := run.drive.wait(ctx, redeliverWait); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// presentOnce is one presentation of present: the cues, and what the
+// devices did not deliver of it (undelivered; "" when nothing).
+func (run *setRun) presentOnce(ctx context.Context, i, trial int) ([]float64, string, error) {
 	e := run.e
 	for _, b := range run.benches {
 		if run.set.Kind == Magnitude {
 			if err := b.stim.set(b.r, run.set.Levels[i], 0); err != nil {
-				return nil, err
+				return nil, "", err
 			}
 			continue
 		}
 		if err := b.r.SetMaterial(run.mats[i], sim.MaterialRamp); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		if err := b.r.SetSurface(b.surfaces[i]); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	cues := make([]float64, len(run.props))
+	stats := make([]rig.IntervalStats, len(run.props))
 	for k, p := range run.props {
 		b, script := run.benches[run.benchOf[k]], run.scripts[k]
 		if err := b.r.HoldMotion(script); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		if err := b.drive.wait(ctx, e.Timing.Gap); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		if run.obs == nil {
 			fmt.Fprintf(run.o.Out, "  %s ...\n", motions[e.motionOf(p)].doc)
 		}
 		if err := b.r.BeginTracedInterval(b.trace); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		if err := b.drive.wait(ctx, script.Duration()); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		ch, err := b.r.EndInterval()
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		if err := b.drive.wait(ctx, 50*time.Millisecond); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		select {
-		case <-ch:
+		case stats[k] = <-ch:
 		case <-time.After(5 * time.Second):
-			return nil, errors.New("experiment: the rig's loops did not report the interval (is the rig running?)")
+			return nil, "", errors.New("experiment: the rig's loops did not report the interval (is the rig running?)")
 		}
 		cues[k], _ = measureCue(dimensions[p].cue, b.trace, script)
 		if trial > 0 && !run.o.NoTraces {
 			if err := run.writeTrace(trial, k+1, b.trace); err != nil {
-				return nil, err
+				return nil, "", err
 			}
 		}
 	}
-	return cues, nil
+	return cues, undelivered(stats, func(k int) string { return string(run.props[k]) + "'s interval" }, true), nil
 }
 
 // familiarize shows each fabric of an identification or rating once,

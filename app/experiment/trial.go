@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/haptex/haptex/app/rig"
@@ -36,20 +37,11 @@ func csvHeader(intervals int) []string {
 	return append(h, "estimate", "estimate_sd", "run_time_s", "wall_time")
 }
 
-func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-// trial presents one trial, takes the response and records it.
-func (run *runner) trial(ctx context.Context, t psych.Trial) error {
+// present plays each interval of trial t, the test in interval test, and
+// fills in what each delivered: the rig's statistics, the nominal value
+// and the measured cue.
+func (run *runner) present(ctx context.Context, t psych.Trial, test int, stats *[2]rig.IntervalStats, values, cues *[2]float64) error {
 	e := run.e
-	test := run.testInterval()
-	var stats [2]rig.IntervalStats
-	var values, cues [2]float64
-	if err := run.drive.wait(ctx, e.Timing.ITI); err != nil {
-		return run.stopped(err)
-	}
-	if !run.simulated() {
-		run.term.announce(run.done+1, run.e.Procedure)
-	}
 	for i := range run.intervals {
 		v, err := run.apply(t, i == test)
 		if err != nil {
@@ -84,6 +76,87 @@ func (run *runner) trial(ctx context.Context, t psych.Trial) error {
 		// A cue the interval does not allow (no contact, no stretch) is
 		// recorded as NaN; the observer sees nothing there.
 		cues[i], _ = measureCue(run.cue, run.traces[i], run.motion)
+	}
+	return nil
+}
+
+// ErrNotDelivered is matched (errors.Is) by the error of a run that
+// stopped because the devices did not deliver a trial's stimulus.
+var ErrNotDelivered = errors.New("stimulus not delivered")
+
+// undelivered says how the intervals' statistics show a stimulus that did
+// not reach the fingers in full, each interval named by name: frames a
+// tactile array did not confirm, or, for a stimulus the fingers' forces
+// take part in (forces), a finger's exoskeleton outside its active state
+// (rig.IntervalStats); "" when nothing shows. A tone plays on the arrays
+// whatever the exoskeletons do.
+func undelivered(stats []rig.IntervalStats, name func(i int) string, forces bool) string {
+	var parts []string
+	for i := range stats {
+		s := &stats[i]
+		for f := range sim.NumFingers {
+			if forces && s.SafeS[f] > 0 {
+				parts = append(parts, fmt.Sprintf("%s: the %s exoskeleton outside its active state for %.3g of %.3g s", name(i), sim.FingerName(f), s.SafeS[f], s.DurationS))
+			}
+			if n := s.TactileUnconfirmed[f]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%s: %d of %d frames not confirmed by the %s tactile array", name(i), n, s.TactileFrames, sim.FingerName(f)))
+			}
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// notDelivered is the error that stops a run whose stimulus what was
+// presented attempts times without being delivered (why: the last time),
+// done trials being complete.
+func notDelivered(what string, done, attempts int, why string) error {
+	return fmt.Errorf("experiment: %s: %w in %d presentations (%s); the %d completed trials are saved (resume with the same command once the devices are back)",
+		what, ErrNotDelivered, attempts, why, done)
+}
+
+func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// presentations is how often a trial is presented before the run stops
+// for a stimulus the devices did not deliver; redeliverWait is the pause
+// before each further presentation, for a device that is reconnecting.
+const (
+	presentations = 3
+	redeliverWait = time.Second
+)
+
+// trial presents one trial, takes the response and records it. A
+// presentation the devices did not deliver in full (undelivered) is not
+// answered: the trial is presented again, and after presentations
+// attempts the run stops with the trials so far saved.
+func (run *runner) trial(ctx context.Context, t psych.Trial) error {
+	e := run.e
+	test := run.testInterval()
+	var stats [2]rig.IntervalStats
+	var values, cues [2]float64
+	for attempt := 1; ; attempt++ {
+		if err := run.drive.wait(ctx, e.Timing.ITI); err != nil {
+			return run.stopped(err)
+		}
+		if !run.simulated() {
+			run.term.announce(run.done+1, run.e.Procedure)
+		}
+		if err := run.present(ctx, t, test, &stats, &values, &cues); err != nil {
+			return err
+		}
+		why := undelivered(stats[:run.intervals], func(i int) string { return fmt.Sprintf("interval %d", i+1) }, e.Stimulus.Kind != TactileTone)
+		if why == "" {
+			break
+		}
+		if err := run.reset(); err != nil {
+			return err
+		}
+		if attempt == presentations {
+			return notDelivered(fmt.Sprintf("trial %d", run.done+1), run.done, attempt, why)
+		}
+		fmt.Fprintf(run.o.Out, "trial %d not delivered (%s): presented again\n", run.done+1, why)
+		if err := run.drive.wait(ctx, redeliverWait); err != nil {
+			return run.stopped(err)
+		}
 	}
 	if err := run.reset(); err != nil {
 		return err
@@ -195,6 +268,9 @@ func boolCol(b bool) string {
 
 // stopped wraps an interruption with how to resume.
 func (run *runner) stopped(err error) error {
+	if errors.Is(err, ErrNotDelivered) {
+		return err
+	}
 	return fmt.Errorf("experiment: stopped during trial %d; the %d completed trials are saved (resume with the same command): %w", run.done+1, run.done, err)
 }
 

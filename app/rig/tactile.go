@@ -1,6 +1,7 @@
 package rig
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -104,26 +105,31 @@ func appendFlag(dst []byte, b bool) []byte {
 // tactileLoop renders the fabric's surface for both fingers each frame and
 // writes the amplitudes to the two arrays.
 type tactileLoop struct {
-	r          *Rig
-	renderer   *tactile.Renderer
-	simIn      *statebuf.Reader[sim.Output]
-	fingerIn   *statebuf.Reader[sim.FingerState]
-	arrays     [sim.NumFingers]devices.TactileArray // as written to, recorded when the rig records devices
-	inner      [sim.NumFingers]devices.TactileArray // the arrays themselves (for what they report delivering)
-	clocked    [sim.NumFingers]devices.Clocked
-	distal     [sim.NumFingers][3]float64 // each finger's distal axis, world frame
-	padR       float64                    // the pads' radius [m]
-	forceScale float64                    // rendered force per cloth force (Rig.SetForceScale)
-	contacts   [sim.NumFingers]tactile.Contact
-	devFrame   [sim.NumFingers]devices.TactileFrame
-	row        tactileRow
-	pending    bool // row holds a frame whose delivery is not yet measured
-	seq        uint32
-	errs       [sim.NumFingers]uint64
-	cal        [sim.NumFingers]tactile.Calibration
-	tone       Tone // sent instead of the fabric while toneOn
-	toneOn     bool
-	iv         tactileInterval
+	r        *Rig
+	renderer *tactile.Renderer
+	simIn    *statebuf.Reader[sim.Output]
+	fingerIn *statebuf.Reader[sim.FingerState]
+	arrays   [sim.NumFingers]devices.TactileArray // as written to, recorded when the rig records devices
+	status   [sim.NumFingers]devices.StatusReader // the arrays that report their status (nil: cannot)
+	st       devices.TactileStatus
+	// unconfirmed says, per finger, that the array did not confirm the
+	// newest frame (tactileInterval.add).
+	unconfirmed [sim.NumFingers]bool
+	inner       [sim.NumFingers]devices.TactileArray // the arrays themselves (for what they report delivering)
+	clocked     [sim.NumFingers]devices.Clocked
+	distal      [sim.NumFingers][3]float64 // each finger's distal axis, world frame
+	padR        float64                    // the pads' radius [m]
+	forceScale  float64                    // rendered force per cloth force (Rig.SetForceScale)
+	contacts    [sim.NumFingers]tactile.Contact
+	devFrame    [sim.NumFingers]devices.TactileFrame
+	row         tactileRow
+	pending     bool // row holds a frame whose delivery is not yet measured
+	seq         uint32
+	errs        [sim.NumFingers]uint64
+	cal         [sim.NumFingers]tactile.Calibration
+	tone        Tone // sent instead of the fabric while toneOn
+	toneOn      bool
+	iv          tactileInterval
 }
 
 func newTactileLoop(r *Rig) (*tactileLoop, error) {
@@ -147,6 +153,10 @@ func newTactileLoop(r *Rig) (*tactileLoop, error) {
 		}
 		l.arrays[f] = a
 		l.clocked[f], _ = a.(devices.Clocked)
+		// The status is read from the array itself, and only within an
+		// interval (step): the reads decide no command, so they stay out
+		// of the device recording a replay follows.
+		l.status[f], _ = l.inner[f].(devices.StatusReader)
 		// The renderer clamps to the tighter of the two arrays' limits, so
 		// neither array clips what the record says was sent.
 		spec := a.Spec()
@@ -267,9 +277,21 @@ func (l *tactileLoop) step(t time.Duration) {
 		if err != nil {
 			l.errs[f]++
 		}
+		l.unconfirmed[f] = err != nil
+		if sr := l.status[f]; sr != nil && err == nil && l.iv.active {
+			// A late report (ErrTimeout) says the host's reader was held,
+			// not that the array failed: the array's loss shows within
+			// the link's silence limit as ErrDisconnected and failed
+			// writes.
+			if err := sr.Status(&l.st); err == nil {
+				l.unconfirmed[f] = l.st.Fault != 0 || !l.st.Active
+			} else {
+				l.unconfirmed[f] = !errors.Is(err, devices.ErrTimeout)
+			}
+		}
 	}
 	if l.iv.active {
-		l.iv.add(frame, &l.inner)
+		l.iv.add(frame, &l.inner, &l.unconfirmed)
 	}
 	l.row.Contact = l.contacts
 	l.row.LatenessUs = 0

@@ -45,7 +45,16 @@ type IntervalStats struct {
 	HapticsLatenessP99Us float64 `json:"haptics_lateness_p99_us"`
 	HapticsLateOver1ms   uint64  `json:"haptics_late_over_1ms"`
 	HapticsOverruns      uint64  `json:"haptics_overruns"`
-	SafeTicks            uint64  `json:"safe_ticks"` // ticks with a finger outside StateActive (devices only)
+	SafeTicks            uint64  `json:"safe_ticks"` // ticks with a finger outside StateActive, counted per finger (devices only)
+	// SafeS is how long each finger's exoskeleton was outside its active
+	// state (lost, faulted, stopped, tripped; devices only) [s], and
+	// TactileUnconfirmed how many of the interval's frames each finger's
+	// array did not confirm: the write failed (the array gone or refusing
+	// the frame), or the array, reporting its status, could not be read,
+	// had silenced itself (its watchdog) or had a fault. An interval with
+	// either did not deliver its stimulus to that finger.
+	SafeS              [sim.NumFingers]float64 `json:"safe_s"`
+	TactileUnconfirmed [sim.NumFingers]int     `json:"tactile_unconfirmed_frames"`
 	// Tactile amplitudes sent to the arrays: the mean over frames of the
 	// mean over pins with a non-zero amplitude, and the peak pin [µm].
 	TactileFrames int                     `json:"tactile_frames"`
@@ -108,6 +117,7 @@ func (a *hapticsInterval) add(t time.Duration, rec *haptics.TickRecord, lateness
 		}
 		if withDevices && fr.State != haptics.StateActive {
 			s.SafeTicks++
+			s.SafeS[f] += a.dt
 		}
 	}
 	if both {
@@ -152,9 +162,16 @@ func (a *tactileInterval) begin(tr *IntervalTrace) {
 	*a = tactileInterval{active: true, trace: tr}
 }
 
-func (a *tactileInterval) add(fr *tactile.Frame, arrays *[sim.NumFingers]devices.TactileArray) {
+// add accumulates frame fr, written to arrays, whose write or status
+// each finger's unconfirmed says the array did not confirm.
+func (a *tactileInterval) add(fr *tactile.Frame, arrays *[sim.NumFingers]devices.TactileArray, unconfirmed *[sim.NumFingers]bool) {
 	s := &a.stats
 	s.TactileFrames++
+	for f, u := range unconfirmed {
+		if u {
+			s.TactileUnconfirmed[f]++
+		}
+	}
 	var smp *TactileSample
 	if tr := a.trace; tr != nil {
 		if len(tr.Tactile) < cap(tr.Tactile) {
@@ -409,6 +426,7 @@ func (r *Rig) EndInterval() (<-chan IntervalStats, error) {
 		s.MeanA40Um, s.MeanA320Um = ts.MeanA40Um, ts.MeanA320Um
 		s.PeakA40Um, s.PeakA320Um = ts.PeakA40Um, ts.PeakA320Um
 		s.DeliveredA40Um, s.DeliveredA320Um = ts.DeliveredA40Um, ts.DeliveredA320Um
+		s.TactileUnconfirmed = ts.TactileUnconfirmed
 		out <- s
 	}()
 	return out, nil

@@ -1,0 +1,226 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/haptex/haptex/app/rig"
+	"github.com/haptex/haptex/calib/kes"
+	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/devices"
+	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/sim"
+)
+
+// faultyArray is the simulated tactile array behind a fault that start
+// begins: its next n frames fail to be written (the array gone, as a
+// serial array's link reports it) or, silenced, are written while its
+// status says it has silenced itself (its watchdog). n < 0: every frame
+// from then on.
+type faultyArray struct {
+	*twin.Tactile
+	mu       sync.Mutex
+	left     int
+	silenced bool
+	silent   bool // the newest frame met the silenced fault
+	faults   int  // frames that met a fault
+}
+
+func (a *faultyArray) start(n int, silenced bool) {
+	a.mu.Lock()
+	a.left, a.silenced = n, silenced
+	a.mu.Unlock()
+}
+
+func (a *faultyArray) WriteFrame(f *devices.TactileFrame) error {
+	a.mu.Lock()
+	fault := a.left != 0
+	if fault {
+		a.faults++
+		if a.left > 0 {
+			a.left--
+		}
+	}
+	a.silent = fault && a.silenced
+	a.mu.Unlock()
+	if fault && !a.silenced {
+		return devices.ErrDisconnected
+	}
+	return a.Tactile.WriteFrame(f)
+}
+
+func (a *faultyArray) Status(dst *devices.TactileStatus) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	*dst = devices.TactileStatus{Active: !a.silent}
+	return nil
+}
+
+// errEnough stops a run once a test has seen what it needs.
+var errEnough = errors.New("enough trials for the test")
+
+// A trial whose stimulus a tactile array did not confirm is not answered
+// or recorded: it is presented again, and a run whose array stays away
+// stops after three presentations with its trials saved, to be resumed.
+// Injected between the rig and the simulated index array after the
+// second trial: a loss of 40 frames (1 s, over the next trial's first
+// interval), the array's watchdog for as long, and a loss that lasts.
+func TestUndeliveredTrialPresentedAgain(t *testing.T) {
+	newArray := func(t *testing.T) *faultyArray {
+		a, err := twin.NewTactile(twin.DefaultTactileParams(), sim.IndexFinger)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &faultyArray{Tactile: a}
+	}
+	runWith := func(t *testing.T, dir string, a *faultyArray, after func(int) error) (*Result, string, error) {
+		e, err := Parse([]byte(small), "exp.toml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := rig.Config{Scripted: true}
+		cfg.Tactile[sim.IndexFinger] = a
+		var out bytes.Buffer
+		res, err := Run(context.Background(), Options{Experiment: e, Source: []byte(small), Path: "exp.toml", Subject: "sim01", OutDir: dir, Out: &out,
+			Observers: []*psych.Observer{observer(t)}, AfterTrial: after, Rig: cfg, SkipStimulusCheck: true})
+		return res, out.String(), err
+	}
+	rows := func(t *testing.T, dir string) int {
+		b, err := os.ReadFile(filepath.Join(dir, "level-test", "sim01", "trials.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes.Count(b, []byte("\n")) - 1
+	}
+	for _, tc := range []struct {
+		name     string
+		frames   int
+		silenced bool
+		want     string
+	}{
+		{"lost for a second", 40, false, "frames not confirmed by the index tactile array): presented again"},
+		{"its watchdog for a second", 40, true, "frames not confirmed by the index tactile array): presented again"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newArray(t)
+			dir := t.TempDir()
+			_, out, err := runWith(t, dir, a, func(n int) error {
+				if n == 2 {
+					a.start(tc.frames, tc.silenced)
+				}
+				if n == 4 {
+					return errEnough
+				}
+				return nil
+			})
+			if !errors.Is(err, errEnough) {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if !strings.Contains(out, "trial 3 not delivered (interval 1: ") || !strings.Contains(out, tc.want) {
+				t.Errorf("printed %q, want trial 3 presented again", out)
+			}
+			if rows(t, dir) != 4 || a.faults != tc.frames {
+				t.Errorf("%d rows, %d frames faulted; want 4 and %d", rows(t, dir), a.faults, tc.frames)
+			}
+		})
+	}
+	t.Run("gone", func(t *testing.T) {
+		a := newArray(t)
+		dir := t.TempDir()
+		_, out, err := runWith(t, dir, a, func(n int) error {
+			if n == 2 {
+				a.start(-1, false)
+			}
+			return nil
+		})
+		if !errors.Is(err, ErrNotDelivered) || !strings.Contains(err.Error(), "trial 3: stimulus not delivered in 3 presentations (interval 1: ") ||
+			!strings.Contains(err.Error(), "the 2 completed trials are saved (resume with the same command once the devices are back)") {
+			t.Fatalf("an array that stays away: %v", err)
+		}
+		if n := strings.Count(out, "trial 3 not delivered"); n != 2 || rows(t, dir) != 2 {
+			t.Errorf("trial 3 presented again %d times, %d rows on disk; want 2 and 2\n%s", n, rows(t, dir), out)
+		}
+		// Back: the run resumes at trial 3.
+		_, out, err = runWith(t, dir, newArray(t), func(n int) error {
+			if n == 3 {
+				return errEnough
+			}
+			return nil
+		})
+		if !errors.Is(err, errEnough) || rows(t, dir) != 3 {
+			t.Fatalf("resumed: %v, %d rows\n%s", err, rows(t, dir), out)
+		}
+	})
+}
+
+// undelivered names each interval and finger whose stimulus did not reach
+// the finger in full, and nothing when all did; a tone's (forces false)
+// does not depend on the exoskeletons.
+func TestUndelivered(t *testing.T) {
+	ok := rig.IntervalStats{DurationS: 0.3, TactileFrames: 12}
+	safe := ok
+	safe.SafeS[sim.Thumb] = 0.05
+	lost := ok
+	lost.TactileUnconfirmed[sim.IndexFinger] = 12
+	name := func(i int) string { return []string{"first", "second"}[i] }
+	for _, tc := range []struct {
+		stats  []rig.IntervalStats
+		forces bool
+		want   string
+	}{
+		{[]rig.IntervalStats{ok, ok}, true, ""},
+		{[]rig.IntervalStats{ok, safe}, true, "second: the thumb exoskeleton outside its active state for 0.05 of 0.3 s"},
+		{[]rig.IntervalStats{ok, safe}, false, ""},
+		{[]rig.IntervalStats{lost, safe}, true, "first: 12 of 12 frames not confirmed by the index tactile array; second: the thumb exoskeleton outside its active state for 0.05 of 0.3 s"},
+		{[]rig.IntervalStats{lost, safe}, false, "first: 12 of 12 frames not confirmed by the index tactile array"},
+	} {
+		if got := undelivered(tc.stats, name, tc.forces); got != tc.want {
+			t.Errorf("undelivered (forces %v): %q, want %q", tc.forces, got, tc.want)
+		}
+	}
+}
+
+// A set experiment's trial whose interval an array did not confirm is
+// presented again the same way, and the run stops when it stays away.
+func TestUndeliveredSetTrial(t *testing.T) {
+	tac, err := twin.NewTactile(twin.DefaultTactileParams(), sim.IndexFinger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &faultyArray{Tactile: tac}
+	obs, err := ParseSetObserver("match:lambda=0.02,seed=7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(fmt.Sprintf(setCheckTOML, "silk-habutae", "denim"), "repeats = 1", "repeats = 2", 1)
+	path := filepath.Join(t.TempDir(), "set.toml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, b, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := rig.Config{}
+	cfg.Tactile[sim.IndexFinger] = a
+	var out bytes.Buffer
+	_, err = Run(context.Background(), Options{Experiment: e, Source: b, Path: path, Subject: "sim01", OutDir: t.TempDir(), Out: &out,
+		Library: kes.Library{Dir: t.TempDir()}, SetObserver: obs, NoTraces: true, SkipStimulusCheck: true, Rig: cfg,
+		AfterTrial: func(n int) error {
+			if n == 1 {
+				a.start(-1, false)
+			}
+			return nil
+		}})
+	if !errors.Is(err, ErrNotDelivered) || !strings.Contains(err.Error(), "trial 2: stimulus not delivered in 3 presentations (roughness's interval: ") ||
+		strings.Count(out.String(), "trial 2 not delivered (roughness's interval: ") != 2 {
+		t.Fatalf("a set run whose index array went: %v\n%s", err, out.String())
+	}
+}
