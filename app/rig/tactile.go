@@ -105,31 +105,33 @@ func appendFlag(dst []byte, b bool) []byte {
 // tactileLoop renders the fabric's surface for both fingers each frame and
 // writes the amplitudes to the two arrays.
 type tactileLoop struct {
-	r        *Rig
-	renderer *tactile.Renderer
-	simIn    *statebuf.Reader[sim.Output]
-	fingerIn *statebuf.Reader[sim.FingerState]
-	arrays   [sim.NumFingers]devices.TactileArray // as written to, recorded when the rig records devices
-	status   [sim.NumFingers]devices.StatusReader // the arrays that report their status (nil: cannot)
-	st       devices.TactileStatus
+	r          *Rig
+	renderer   *tactile.Renderer
+	simIn      *statebuf.Reader[sim.Output]
+	fingerIn   *statebuf.Reader[sim.FingerState]
+	arrays     [sim.NumFingers]devices.TactileArray // as written to, recorded when the rig records devices
+	inner      [sim.NumFingers]devices.TactileArray // the arrays themselves (for what they report delivering)
+	clocked    [sim.NumFingers]devices.Clocked
+	distal     [sim.NumFingers][3]float64 // each finger's distal axis, world frame
+	padR       float64                    // the pads' radius [m]
+	forceScale float64                    // rendered force per cloth force (Rig.SetForceScale)
+	contacts   [sim.NumFingers]tactile.Contact
+	devFrame   [sim.NumFingers]devices.TactileFrame
+	row        tactileRow
+	pending    bool // row holds a frame whose delivery is not yet measured
+	seq        uint32
+	errs       [sim.NumFingers]uint64
+	cal        [sim.NumFingers]tactile.Calibration
+	tone       Tone // sent instead of the fabric while toneOn
+	toneOn     bool
+	iv         tactileInterval
+
+	// status holds the arrays that report their status (nil: cannot);
 	// unconfirmed says, per finger, that the array did not confirm the
 	// newest frame (tactileInterval.add).
+	status      [sim.NumFingers]devices.StatusReader
+	st          devices.TactileStatus
 	unconfirmed [sim.NumFingers]bool
-	inner       [sim.NumFingers]devices.TactileArray // the arrays themselves (for what they report delivering)
-	clocked     [sim.NumFingers]devices.Clocked
-	distal      [sim.NumFingers][3]float64 // each finger's distal axis, world frame
-	padR        float64                    // the pads' radius [m]
-	forceScale  float64                    // rendered force per cloth force (Rig.SetForceScale)
-	contacts    [sim.NumFingers]tactile.Contact
-	devFrame    [sim.NumFingers]devices.TactileFrame
-	row         tactileRow
-	pending     bool // row holds a frame whose delivery is not yet measured
-	seq         uint32
-	errs        [sim.NumFingers]uint64
-	cal         [sim.NumFingers]tactile.Calibration
-	tone        Tone // sent instead of the fabric while toneOn
-	toneOn      bool
-	iv          tactileInterval
 }
 
 func newTactileLoop(r *Rig) (*tactileLoop, error) {

@@ -50,8 +50,8 @@ type IntervalStats struct {
 	// state (lost, faulted, stopped, tripped; devices only) [s], and
 	// TactileUnconfirmed how many of the interval's frames each finger's
 	// array did not confirm: the write failed (the array gone or refusing
-	// the frame), or the array, reporting its status, could not be read,
-	// had silenced itself (its watchdog) or had a fault. An interval with
+	// the frame), or the array, reporting its status, was gone, had
+	// silenced itself (its watchdog) or had a fault. An interval with
 	// either did not deliver its stimulus to that finger.
 	SafeS              [sim.NumFingers]float64 `json:"safe_s"`
 	TactileUnconfirmed [sim.NumFingers]int     `json:"tactile_unconfirmed_frames"`
@@ -162,8 +162,8 @@ func (a *tactileInterval) begin(tr *IntervalTrace) {
 	*a = tactileInterval{active: true, trace: tr}
 }
 
-// add accumulates frame fr, written to arrays, whose write or status
-// each finger's unconfirmed says the array did not confirm.
+// add accumulates frame fr, written to arrays; unconfirmed[f] says that
+// finger f's array did not confirm it.
 func (a *tactileInterval) add(fr *tactile.Frame, arrays *[sim.NumFingers]devices.TactileArray, unconfirmed *[sim.NumFingers]bool) {
 	s := &a.stats
 	s.TactileFrames++
