@@ -218,7 +218,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err == nil {
 			err = run.loop(ctx)
 		}
-		if _, ferr := run.drive.finish(); ferr != nil && err == nil {
+		if ferr := run.finishDrive(run.drive); ferr != nil && err == nil {
 			err = ferr
 		}
 	}
@@ -227,6 +227,19 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	return res, run.writeBIDS(trialColumns(run.intervals, run.e.Stimulus.Unit, run.cue, run.e.Task))
+}
+
+// finishDrive stops the rig that d drives and, for a rig on
+// exoskeletons, says how it left them (rig.EndLine): whether each device
+// confirmed its power stage off.
+func (run *runner) finishDrive(d driver) error {
+	sum, err := d.finish()
+	if sum != nil {
+		if l := rig.EndLine(sum.EndOfRun); l != "" {
+			fmt.Fprintln(run.o.Out, l)
+		}
+	}
+	return err
 }
 
 // conclude ends a run whose trials ended with err: on an error it

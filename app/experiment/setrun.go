@@ -184,7 +184,7 @@ func runSet(ctx context.Context, o Options) (*Result, error) {
 				}
 			}
 			for _, b := range run.benches {
-				if _, ferr := b.drive.finish(); ferr != nil && err == nil {
+				if ferr := run.finishDrive(b.drive); ferr != nil && err == nil {
 					err = ferr
 				}
 			}

@@ -3,6 +3,7 @@ package rig
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -34,6 +35,41 @@ type FingerEnd struct {
 	// acknowledgement of it [ms]; absent when the array cannot report
 	// (the simulated one) or did not within the wait.
 	PinsSilentMs *float64 `json:"pins_silent_ms,omitempty"`
+}
+
+// String says in words how the finger's exoskeleton was left, and its
+// pins when their array confirmed them silent.
+func (e FingerEnd) String() string {
+	var s string
+	switch e.SafeBy {
+	case "device":
+		s = fmt.Sprintf("stopped, its power stage off as the device confirmed %.0f ms after the stop", e.ConfirmedMs)
+	case "watchdog":
+		s = fmt.Sprintf("stopped by the device's watchdog %.0f ms after the stop", e.ConfirmedMs)
+	case "lost":
+		s = "gone before the end: nothing confirmed its safe state"
+	case "commanded":
+		s = fmt.Sprintf("switched off, NOT confirmed by the device within %.0f ms", e.ConfirmedMs)
+	default:
+		s = fmt.Sprintf("NOT safe %.0f ms after the stop", e.ConfirmedMs)
+	}
+	if e.PinsSilentMs != nil {
+		s += fmt.Sprintf(", its pins silent %.0f ms after the loops stopped", *e.PinsSilentMs)
+	}
+	return e.Finger + " " + s
+}
+
+// EndLine is the line that says how a run left its exoskeletons
+// ("end of run: thumb stopped, ...; index ..."); "" without any.
+func EndLine(ends []FingerEnd) string {
+	if len(ends) == 0 {
+		return ""
+	}
+	parts := make([]string, len(ends))
+	for i, e := range ends {
+		parts[i] = e.String()
+	}
+	return "end of run: " + strings.Join(parts, "; ")
 }
 
 // endOfRun follows, on the haptics goroutine, the fingers from the

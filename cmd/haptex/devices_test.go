@@ -377,9 +377,9 @@ seed = 1
 `
 
 // experiment run -devices runs, in real time, against the emulator: the
-// tones reach the emulated index array over its serial line, and the
-// trials and the sidecar name the devices; -bids writes the trials as a
-// BIDS table too.
+// tones reach the emulated index array over its serial line, the trials
+// and the sidecar name the devices, and the run says how it left them;
+// -bids writes the trials as a BIDS table too.
 func TestExperimentOnEmulatedDevices(t *testing.T) {
 	if raceEnabled {
 		// Its stimulus check alone takes about 30 s there, and the rig
@@ -421,6 +421,11 @@ func TestExperimentOnEmulatedDevices(t *testing.T) {
 	}
 	if loud.Load() == 0 {
 		t.Error("no tone reached the emulated index array")
+	}
+	// How the run left the devices, as haptex run says it.
+	if !strings.Contains(out, "end of run: thumb stopped, its power stage off as the device confirmed") ||
+		!strings.Contains(out, "; index stopped, its power stage off as the device confirmed") {
+		t.Errorf("the run did not say how it left the exoskeletons:\n%s", out)
 	}
 	beh, err := os.ReadFile(filepath.Join(dir, "tone-on-devices", "emu01", "sub-emu01", "beh", "sub-emu01_task-toneondevices_beh.tsv"))
 	if err != nil || strings.Count(string(beh), "\n") != 3 {

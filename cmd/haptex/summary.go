@@ -55,18 +55,8 @@ func printSummary(w io.Writer, s *rig.Summary) {
 			fmt.Fprintf(w, "  %8.3f s  %-5s %s: %s; %s\n", tr.TS, tr.Finger, tr.Reason, tr.Cause, safeBy(tr))
 		}
 	}
-	if len(s.EndOfRun) > 0 {
-		fmt.Fprint(w, "end of run:")
-		for i, e := range s.EndOfRun {
-			if i > 0 {
-				fmt.Fprint(w, ";")
-			}
-			fmt.Fprintf(w, " %s %s", e.Finger, endState(e))
-			if e.PinsSilentMs != nil {
-				fmt.Fprintf(w, ", its pins silent %.0f ms after the loops stopped", *e.PinsSilentMs)
-			}
-		}
-		fmt.Fprintln(w)
+	if l := rig.EndLine(s.EndOfRun); l != "" {
+		fmt.Fprintln(w, l)
 	}
 	if ct := s.ContactTracking; ct != nil {
 		fmt.Fprintf(w, "contact tracking (thumb, index): rms_rel %.3f %.3f, peak_shortfall %.3f %.3f, onset_overshoot %.3f %.3f over %d %d episodes; %d %d light touches (under 0.05 N), onset excess %.0f %.0f mN; stiffness limited %.3f %.3f s\n",
@@ -129,17 +119,3 @@ func safeBy(tr rig.Trip) string {
 	return said
 }
 
-// endState says how a finger's exoskeleton was left at the run's end.
-func endState(e rig.FingerEnd) string {
-	switch e.SafeBy {
-	case "device":
-		return fmt.Sprintf("stopped, its power stage off as the device confirmed %.0f ms after the stop", e.ConfirmedMs)
-	case "watchdog":
-		return fmt.Sprintf("stopped by the device's watchdog %.0f ms after the stop", e.ConfirmedMs)
-	case "lost":
-		return "gone before the end: nothing confirmed its safe state"
-	case "commanded":
-		return fmt.Sprintf("switched off, NOT confirmed by the device within %.0f ms", e.ConfirmedMs)
-	}
-	return fmt.Sprintf("NOT safe %.0f ms after the stop", e.ConfirmedMs)
-}
