@@ -118,4 +118,3 @@ func safeBy(tr rig.Trip) string {
 	}
 	return said
 }
-
