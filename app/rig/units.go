@@ -101,6 +101,8 @@ var sessionUnits = map[string]string{
 	"config.sim.max_depth":                              "m",
 	"config.sim.max_extrapolation":                      "ns",
 	"summary.trip_count":                                "count",
+	"summary.fingers[].tactile_frames":                  "count",
+	"summary.fingers[].tactile_not_written":             "count",
 	"summary.stop_tick":                                 "count (haptics ticks before it)",
 	"summary.contact_tracking.episodes":                 "count",
 	"summary.contact_tracking.light_episodes":           "count (per finger, desired peak under 0.05 N)",

@@ -275,7 +275,8 @@ func TestRunScriptFlag(t *testing.T) {
 func TestPrintSummaryFingers(t *testing.T) {
 	for _, kinematic := range []bool{false, true} {
 		s := &rig.Summary{Mode: "lockstep", RunS: 12, Kinematic: kinematic, PinchS: 2.5, PeakPinchN: 1.25, PeakPinchDesN: 1.5,
-			Fingers: []rig.FingerSummary{{Finger: "thumb", ContactS: 2.5, PeakForceN: 1.25, MeanForceN: 0.5, PeakForceDesN: 1.5, MeanForceDesN: 0.625}}}
+			Fingers: []rig.FingerSummary{{Finger: "thumb", ContactS: 2.5, PeakForceN: 1.25, MeanForceN: 0.5, PeakForceDesN: 1.5, MeanForceDesN: 0.625, TactileFrames: 480},
+				{Finger: "index", TactileFrames: 480, TactileNotWritten: 120}}}
 		var b strings.Builder
 		printSummary(&b, s)
 		out := b.String()
@@ -288,10 +289,14 @@ func TestPrintSummaryFingers(t *testing.T) {
 			"thumb      2.500         1.250         0.500         1.500         0.625",
 			legend,
 			"pinch: both fingers held the cloth for 2.500 s, peak pinch force 1.250 N (asked 1.500 N)",
+			"tactile: 120 of the 480 frames for the index's pins not written (the array gone, reconnecting or refusing them)\n",
 		} {
 			if !strings.Contains(out, want) {
 				t.Errorf("kinematic %v: summary\n%s\nlacks %q", kinematic, out, want)
 			}
+		}
+		if strings.Contains(out, "for the thumb's pins") {
+			t.Errorf("kinematic %v: a tactile line for the thumb, whose frames were all written:\n%s", kinematic, out)
 		}
 	}
 }
