@@ -533,11 +533,7 @@ func (run *setRun) present(ctx context.Context, i, trial int) ([]float64, error)
 		if trial == 0 {
 			what = fmt.Sprintf("fabric %q shown by name", run.set.Fabrics[i])
 		}
-		if attempt == presentations {
-			return nil, notDelivered(what, run.done, attempt, why)
-		}
-		fmt.Fprintf(run.o.Out, "%s not delivered (%s): presented again\n", what, why)
-		if err := run.drive.wait(ctx, redeliverWait); err != nil {
+		if err := run.again(ctx, what, attempt, why); err != nil {
 			return nil, err
 		}
 	}

@@ -37,6 +37,101 @@ func csvHeader(intervals int) []string {
 	return append(h, "estimate", "estimate_sd", "run_time_s", "wall_time")
 }
 
+func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// presentations is how often a trial is presented before the run stops
+// for a stimulus the devices did not deliver; redeliverWait is the pause
+// before each further presentation, for a device that is reconnecting.
+const (
+	presentations = 3
+	redeliverWait = time.Second
+)
+
+// trial presents one trial, takes the response and records it. A
+// presentation the devices did not deliver in full (undelivered) is not
+// answered: the trial is presented again, and after presentations
+// attempts the run stops with the trials so far saved.
+func (run *runner) trial(ctx context.Context, t psych.Trial) error {
+	e := run.e
+	test := run.testInterval()
+	var stats [2]rig.IntervalStats
+	var values, cues [2]float64
+	for attempt := 1; ; attempt++ {
+		if err := run.drive.wait(ctx, e.Timing.ITI); err != nil {
+			return run.stopped(err)
+		}
+		if !run.simulated() {
+			run.term.announce(run.done+1, run.e.Procedure)
+		}
+		if err := run.present(ctx, t, test, &stats, &values, &cues); err != nil {
+			return err
+		}
+		why := undelivered(stats[:run.intervals], func(i int) string { return fmt.Sprintf("interval %d", i+1) }, e.Stimulus.Kind != TactileTone)
+		if why == "" {
+			break
+		}
+		if err := run.reset(); err != nil {
+			return err
+		}
+		if err := run.again(ctx, fmt.Sprintf("trial %d", run.done+1), attempt, why); err != nil {
+			return run.stopped(err)
+		}
+	}
+	if err := run.reset(); err != nil {
+		return err
+	}
+	resp, chosen, rt, err := run.respond(ctx, t, test, cues[:run.intervals])
+	if err != nil {
+		return run.stopped(err)
+	}
+	if !run.o.NoTraces {
+		if err := run.writeTraces(run.done + 1); err != nil {
+			return err
+		}
+	}
+	if err := run.proc.Update(t, resp); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	positive, err := e.Task.Positive(resp)
+	if err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	est := run.proc.Estimate()
+	row := []string{strconv.Itoa(t.Index), strconv.Itoa(t.Stream), fmtFloat(t.X), e.Stimulus.Unit,
+		strconv.Itoa(test + 1), strconv.Itoa(int(resp)), chosenCol(chosen), boolCol(positive), fmtFloat(rt), run.observerSpec(t.Stream)}
+	for i := range run.intervals {
+		role := "reference"
+		if i == test {
+			role = "test"
+		}
+		s := &stats[i]
+		row = append(row, role, fmtFloat(values[i]), fmtFloat(cues[i]), fmtFloat(s.DurationS),
+			fmtFloat(s.PeakForceN[sim.Thumb]), fmtFloat(s.PeakForceN[sim.IndexFinger]),
+			fmtFloat(s.PeakForceDesN[sim.Thumb]), fmtFloat(s.PeakForceDesN[sim.IndexFinger]),
+			fmtFloat(s.ContactS[sim.Thumb]), fmtFloat(s.ContactS[sim.IndexFinger]), fmtFloat(s.PinchS), fmtFloat(s.MinPadGapM),
+			fmtFloat(s.MeanA40Um[sim.Thumb]), fmtFloat(s.MeanA40Um[sim.IndexFinger]), fmtFloat(s.MeanA320Um[sim.Thumb]), fmtFloat(s.MeanA320Um[sim.IndexFinger]),
+			fmtFloat(s.DeliveredA40Um[sim.Thumb]), fmtFloat(s.DeliveredA40Um[sim.IndexFinger]),
+			fmtFloat(s.DeliveredA320Um[sim.Thumb]), fmtFloat(s.DeliveredA320Um[sim.IndexFinger]),
+			fmtFloat(s.HapticsLatenessP99Us), strconv.FormatUint(s.HapticsLateOver1ms, 10),
+			strconv.FormatUint(s.HapticsOverruns, 10), strconv.FormatUint(s.SafeTicks, 10),
+			fmtFloat(s.LimitedS[sim.Thumb]), fmtFloat(s.LimitedS[sim.IndexFinger]))
+	}
+	row = append(row, fmtFloat(est.Threshold), fmtFloat(est.SD), fmtFloat(run.drive.now().Seconds()), time.Now().UTC().Format(time.RFC3339Nano))
+	// The row reaches the disk, then the state: a run stopped between the
+	// two replays this trial on resume (see open).
+	if err := run.writeRow(row); err != nil {
+		return err
+	}
+	run.done++
+	if err := run.saveState(); err != nil {
+		return err
+	}
+	if !run.simulated() {
+		fmt.Fprintf(run.o.Out, "trial %d done\n", run.done)
+	}
+	return nil
+}
+
 // present plays each interval of trial t, the test in interval test, and
 // fills in what each delivered: the rig's statistics, the nominal value
 // and the measured cue.
@@ -106,111 +201,17 @@ func undelivered(stats []rig.IntervalStats, name func(i int) string, forces bool
 	return strings.Join(parts, "; ")
 }
 
-// notDelivered is the error that stops a run whose stimulus what was
-// presented attempts times without being delivered (why: the last time),
-// done trials being complete.
-func notDelivered(what string, done, attempts int, why string) error {
-	return fmt.Errorf("experiment: %s: %w in %d presentations (%s); the %d completed trials are saved (resume with the same command once the devices are back)",
-		what, ErrNotDelivered, attempts, why, done)
-}
-
-func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-// presentations is how often a trial is presented before the run stops
-// for a stimulus the devices did not deliver; redeliverWait is the pause
-// before each further presentation, for a device that is reconnecting.
-const (
-	presentations = 3
-	redeliverWait = time.Second
-)
-
-// trial presents one trial, takes the response and records it. A
-// presentation the devices did not deliver in full (undelivered) is not
-// answered: the trial is presented again, and after presentations
-// attempts the run stops with the trials so far saved.
-func (run *runner) trial(ctx context.Context, t psych.Trial) error {
-	e := run.e
-	test := run.testInterval()
-	var stats [2]rig.IntervalStats
-	var values, cues [2]float64
-	for attempt := 1; ; attempt++ {
-		if err := run.drive.wait(ctx, e.Timing.ITI); err != nil {
-			return run.stopped(err)
-		}
-		if !run.simulated() {
-			run.term.announce(run.done+1, run.e.Procedure)
-		}
-		if err := run.present(ctx, t, test, &stats, &values, &cues); err != nil {
-			return err
-		}
-		why := undelivered(stats[:run.intervals], func(i int) string { return fmt.Sprintf("interval %d", i+1) }, e.Stimulus.Kind != TactileTone)
-		if why == "" {
-			break
-		}
-		if err := run.reset(); err != nil {
-			return err
-		}
-		if attempt == presentations {
-			return notDelivered(fmt.Sprintf("trial %d", run.done+1), run.done, attempt, why)
-		}
-		fmt.Fprintf(run.o.Out, "trial %d not delivered (%s): presented again\n", run.done+1, why)
-		if err := run.drive.wait(ctx, redeliverWait); err != nil {
-			return run.stopped(err)
-		}
+// again follows presentation attempt of what, which the devices did not
+// deliver (why): after the last one it returns the error that stops the
+// run (ErrNotDelivered); before, it says that what is presented again
+// and waits for a device that is reconnecting.
+func (run *runner) again(ctx context.Context, what string, attempt int, why string) error {
+	if attempt == presentations {
+		return fmt.Errorf("experiment: %s: %w in %d presentations (%s); the %d completed trials are saved (resume with the same command once the devices are back)",
+			what, ErrNotDelivered, attempt, why, run.done)
 	}
-	if err := run.reset(); err != nil {
-		return err
-	}
-	resp, chosen, rt, err := run.respond(ctx, t, test, cues[:run.intervals])
-	if err != nil {
-		return run.stopped(err)
-	}
-	if !run.o.NoTraces {
-		if err := run.writeTraces(run.done + 1); err != nil {
-			return err
-		}
-	}
-	if err := run.proc.Update(t, resp); err != nil {
-		return fmt.Errorf("experiment: %w", err)
-	}
-	positive, err := e.Task.Positive(resp)
-	if err != nil {
-		return fmt.Errorf("experiment: %w", err)
-	}
-	est := run.proc.Estimate()
-	row := []string{strconv.Itoa(t.Index), strconv.Itoa(t.Stream), fmtFloat(t.X), e.Stimulus.Unit,
-		strconv.Itoa(test + 1), strconv.Itoa(int(resp)), chosenCol(chosen), boolCol(positive), fmtFloat(rt), run.observerSpec(t.Stream)}
-	for i := range run.intervals {
-		role := "reference"
-		if i == test {
-			role = "test"
-		}
-		s := &stats[i]
-		row = append(row, role, fmtFloat(values[i]), fmtFloat(cues[i]), fmtFloat(s.DurationS),
-			fmtFloat(s.PeakForceN[sim.Thumb]), fmtFloat(s.PeakForceN[sim.IndexFinger]),
-			fmtFloat(s.PeakForceDesN[sim.Thumb]), fmtFloat(s.PeakForceDesN[sim.IndexFinger]),
-			fmtFloat(s.ContactS[sim.Thumb]), fmtFloat(s.ContactS[sim.IndexFinger]), fmtFloat(s.PinchS), fmtFloat(s.MinPadGapM),
-			fmtFloat(s.MeanA40Um[sim.Thumb]), fmtFloat(s.MeanA40Um[sim.IndexFinger]), fmtFloat(s.MeanA320Um[sim.Thumb]), fmtFloat(s.MeanA320Um[sim.IndexFinger]),
-			fmtFloat(s.DeliveredA40Um[sim.Thumb]), fmtFloat(s.DeliveredA40Um[sim.IndexFinger]),
-			fmtFloat(s.DeliveredA320Um[sim.Thumb]), fmtFloat(s.DeliveredA320Um[sim.IndexFinger]),
-			fmtFloat(s.HapticsLatenessP99Us), strconv.FormatUint(s.HapticsLateOver1ms, 10),
-			strconv.FormatUint(s.HapticsOverruns, 10), strconv.FormatUint(s.SafeTicks, 10),
-			fmtFloat(s.LimitedS[sim.Thumb]), fmtFloat(s.LimitedS[sim.IndexFinger]))
-	}
-	row = append(row, fmtFloat(est.Threshold), fmtFloat(est.SD), fmtFloat(run.drive.now().Seconds()), time.Now().UTC().Format(time.RFC3339Nano))
-	// The row reaches the disk, then the state: a run stopped between the
-	// two replays this trial on resume (see open).
-	if err := run.writeRow(row); err != nil {
-		return err
-	}
-	run.done++
-	if err := run.saveState(); err != nil {
-		return err
-	}
-	if !run.simulated() {
-		fmt.Fprintf(run.o.Out, "trial %d done\n", run.done)
-	}
-	return nil
+	fmt.Fprintf(run.o.Out, "%s not delivered (%s): presented again\n", what, why)
+	return run.drive.wait(ctx, redeliverWait)
 }
 
 // writeTraces writes the trial's interval traces under traces/, gzipped

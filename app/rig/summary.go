@@ -62,11 +62,9 @@ type FingerSummary struct {
 	MeanForceN    float64 `json:"mean_force_n"`     // its mean magnitude while in contact [N]
 	PeakForceDesN float64 `json:"peak_force_des_n"` // largest force magnitude the cloth asked for [N]
 	MeanForceDesN float64 `json:"mean_force_des_n"` // its mean magnitude while in contact [N]
-	// TactileFrames is how many frames the run sent the finger's pin
-	// array, TactileNotWritten how many of them it refused or never got
-	// (the write failed: the array gone, reconnecting, or refusing the
-	// frame).
-	TactileFrames     uint64 `json:"tactile_frames"`
+	// TactileNotWritten is how many of the tactile loop's frames (one a
+	// tick) the finger's pin array refused or never got: the write failed,
+	// the array gone, reconnecting or refusing the frame.
 	TactileNotWritten uint64 `json:"tactile_not_written"`
 }
 
@@ -203,7 +201,7 @@ func (r *Rig) summary(mode string, run, wall time.Duration) *Summary {
 		s.Fingers = append(s.Fingers, FingerSummary{
 			Finger: sim.FingerName(f), ContactS: float64(fs.contactTicks[f]) * dt,
 			PeakForceN: fs.peak[f][0], MeanForceN: mean[0], PeakForceDesN: fs.peak[f][1], MeanForceDesN: mean[1],
-			TactileFrames: r.tactile.frames, TactileNotWritten: r.tactile.errs[f],
+			TactileNotWritten: r.tactile.errs[f],
 		})
 	}
 	s.PinchS = float64(fs.pinchTicks) * dt

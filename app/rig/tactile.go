@@ -120,8 +120,7 @@ type tactileLoop struct {
 	row        tactileRow
 	pending    bool // row holds a frame whose delivery is not yet measured
 	seq        uint32
-	frames     uint64                 // the loop's frames written (silence's not counted)
-	errs       [sim.NumFingers]uint64 // of them, the writes that failed
+	errs       [sim.NumFingers]uint64 // the loop's writes that failed (silence's not counted)
 	cal        [sim.NumFingers]tactile.Calibration
 	tone       Tone // sent instead of the fabric while toneOn
 	toneOn     bool
@@ -270,7 +269,6 @@ func (l *tactileLoop) step(t time.Duration) {
 		}
 	}
 	l.seq++
-	l.frames++
 	for f := range sim.NumFingers {
 		d := &l.devFrame[f]
 		d.Seq = l.seq

@@ -42,9 +42,14 @@ func TestSummaryCountsFramesNotWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	th, ix := sum.Fingers[sim.Thumb], sum.Fingers[sim.IndexFinger]
-	if ix.TactileFrames != 40 || ix.TactileNotWritten != 30 || th.TactileFrames != 40 || th.TactileNotWritten != 0 {
-		t.Errorf("thumb %d of %d frames not written, index %d of %d; want 0 of 40 and 30 of 40",
-			th.TactileNotWritten, th.TactileFrames, ix.TactileNotWritten, ix.TactileFrames)
+	var frames uint64
+	for _, l := range sum.Loops {
+		if l.Name == "tactile" {
+			frames = l.Ticks
+		}
+	}
+	th, ix := sum.Fingers[sim.Thumb].TactileNotWritten, sum.Fingers[sim.IndexFinger].TactileNotWritten
+	if frames != 40 || th != 0 || ix != 30 {
+		t.Errorf("of the tactile loop's %d frames, thumb %d not written, index %d; want 40, 0 and 30", frames, th, ix)
 	}
 }

@@ -101,7 +101,6 @@ var sessionUnits = map[string]string{
 	"config.sim.max_depth":                              "m",
 	"config.sim.max_extrapolation":                      "ns",
 	"summary.trip_count":                                "count",
-	"summary.fingers[].tactile_frames":                  "count",
 	"summary.fingers[].tactile_not_written":             "count",
 	"summary.stop_tick":                                 "count (haptics ticks before it)",
 	"summary.contact_tracking.episodes":                 "count",

@@ -275,8 +275,9 @@ func TestRunScriptFlag(t *testing.T) {
 func TestPrintSummaryFingers(t *testing.T) {
 	for _, kinematic := range []bool{false, true} {
 		s := &rig.Summary{Mode: "lockstep", RunS: 12, Kinematic: kinematic, PinchS: 2.5, PeakPinchN: 1.25, PeakPinchDesN: 1.5,
-			Fingers: []rig.FingerSummary{{Finger: "thumb", ContactS: 2.5, PeakForceN: 1.25, MeanForceN: 0.5, PeakForceDesN: 1.5, MeanForceDesN: 0.625, TactileFrames: 480},
-				{Finger: "index", TactileFrames: 480, TactileNotWritten: 120}}}
+			Loops: []rig.LoopSummary{{Name: "tactile", PeriodMs: 25, Ticks: 480}},
+			Fingers: []rig.FingerSummary{{Finger: "thumb", ContactS: 2.5, PeakForceN: 1.25, MeanForceN: 0.5, PeakForceDesN: 1.5, MeanForceDesN: 0.625},
+				{Finger: "index", TactileNotWritten: 120}}}
 		var b strings.Builder
 		printSummary(&b, s)
 		out := b.String()

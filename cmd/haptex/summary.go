@@ -45,9 +45,15 @@ func printSummary(w io.Writer, s *rig.Summary) {
 		fmt.Fprintln(w, "(force: what the fingertip sensor measured; asked: what the cloth asked the device to render)")
 	}
 	fmt.Fprintf(w, "pinch: both fingers held the cloth for %.3f s, peak pinch force %.3f N (asked %.3f N)\n", s.PinchS, s.PeakPinchN, s.PeakPinchDesN)
+	var frames uint64
+	for _, l := range s.Loops {
+		if l.Name == "tactile" {
+			frames = l.Ticks
+		}
+	}
 	for _, f := range s.Fingers {
 		if f.TactileNotWritten > 0 {
-			fmt.Fprintf(w, "tactile: %d of the %d frames for the %s's pins not written (the array gone, reconnecting or refusing them)\n", f.TactileNotWritten, f.TactileFrames, f.Finger)
+			fmt.Fprintf(w, "tactile: %d of the %d frames for the %s's pins not written (the array gone, reconnecting or refusing them)\n", f.TactileNotWritten, frames, f.Finger)
 		}
 	}
 	if s.TripCount > 0 {
