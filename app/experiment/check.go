@@ -258,6 +258,10 @@ func lockstepRig(ctx context.Context, e *Experiment, cfg rig.Config) (*rig.Rig, 
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := e.withinLimits(r); err != nil {
+		s.Finish()
+		return nil, nil, nil, err
+	}
 	if err := r.HoldMotion(script); err != nil {
 		s.Finish()
 		return nil, nil, nil, err

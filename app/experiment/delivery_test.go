@@ -141,7 +141,7 @@ func TestUndeliveredTrialPresentedAgain(t *testing.T) {
 			return nil
 		})
 		if !errors.Is(err, ErrNotDelivered) || !strings.Contains(err.Error(), "trial 3: stimulus not delivered in 3 presentations (interval 1: ") ||
-			!strings.Contains(err.Error(), "the 2 completed trials are saved (resume with the same command once the devices are back)") {
+			!strings.Contains(err.Error(), "the 2 completed trials are saved (resume with the same command once the devices are back, or fixed)") {
 			t.Fatalf("an array that stays away: %v", err)
 		}
 		if n := strings.Count(out, "trial 3 not delivered"); n != 2 || rows(t, dir) != 2 {

@@ -478,7 +478,7 @@ func readCSV(t *testing.T, path string) [][]string {
 func TestThresholdExperiment(t *testing.T) {
 	for _, finger := range []string{"thumb", "index"} {
 		for _, method := range []psych.Kind{psych.KindStaircase, psych.KindQuest} {
-			e, err := thresholdExperiment(finger, method)
+			e, err := thresholdExperiment(finger, method, [2]float64{150, 12})
 			if err != nil {
 				t.Fatalf("%s, %s: %v", finger, method, err)
 			}
@@ -487,6 +487,9 @@ func TestThresholdExperiment(t *testing.T) {
 				e.Stimulus.Finger != finger || e.Timing.Motion != "rest" || p.Kind != psych.KindInterleaved ||
 				len(p.Interleaved.Tracks) != 2 || p.Interleaved.Tracks[0].Kind != method || p.Interleaved.Tracks[1].Kind != method {
 				t.Errorf("%s, %s: %+v", finger, method, e)
+			}
+			if sp := psych.SpanOf(p); len(sp) != 2 || sp[0].Max != 150 || sp[1].Max != 12 {
+				t.Errorf("%s, %s: tracks up to %+v, want the array's limits 150 and 12 µm", finger, method, sp)
 			}
 		}
 	}

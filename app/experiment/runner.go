@@ -210,16 +210,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if err == nil {
 		err = run.startRig(ctx)
-	}
-	if err == nil {
-		if !run.proc.Done() {
+		if err == nil && !run.proc.Done() {
 			err = run.settle(ctx)
 		}
 		if err == nil {
 			err = run.loop(ctx)
 		}
-		if ferr := run.finishDrive(run.drive); ferr != nil && err == nil {
-			err = ferr
+		if run.drive != nil {
+			if ferr := run.finishDrive(run.drive); ferr != nil && err == nil {
+				err = ferr
+			}
 		}
 	}
 	res, err := run.conclude(err, cleanup, resumed, run.analyse)
@@ -936,6 +936,11 @@ func (run *runner) startRig(ctx context.Context) error {
 		run.drive = &lockstepDriver{s: s}
 	} else {
 		run.drive = startRealtime(ctx, r)
+	}
+	// The arrays' limits are known once the rig has opened them; Run
+	// stops the drive on an error.
+	if err := run.e.withinLimits(r); err != nil {
+		return err
 	}
 	return r.HoldMotion(motion)
 }

@@ -9,7 +9,9 @@ import (
 	"github.com/haptex/haptex/app/rig"
 	"github.com/haptex/haptex/calib/kes"
 	"github.com/haptex/haptex/calib/psych"
+	"github.com/haptex/haptex/devices/setup"
 	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/sim"
 )
 
 // ThresholdCalibration measures a subject's vibrotactile detection
@@ -40,8 +42,16 @@ type ThresholdCalibration struct {
 // Run measures the thresholds and sets them in tf, replacing its entries of
 // the same finger and frequency and keeping the others.
 func (c ThresholdCalibration) Run(ctx context.Context, tf *psych.ThresholdFile) error {
+	limits, err := c.arrayLimits()
+	if err != nil {
+		return err
+	}
 	for _, finger := range c.Fingers {
-		e, err := thresholdExperiment(finger, c.Method)
+		f := sim.FingerByName(finger)
+		if f < 0 {
+			return fmt.Errorf("threshold: finger %q, want thumb or index", finger)
+		}
+		e, err := thresholdExperiment(finger, c.Method, limits[f])
 		if err != nil {
 			return err
 		}
@@ -85,14 +95,45 @@ func (c ThresholdCalibration) Run(ctx context.Context, tf *psych.ThresholdFile) 
 	return nil
 }
 
+// arrayLimits returns each finger's array's amplitude limits at 40 and
+// 320 Hz [µm peak] from its capability record: the arrays of c.Rig, those
+// its OpenDevices opens (opened and closed here: the limits are known
+// once a device has sent its capabilities), or the simulated array's.
+func (c ThresholdCalibration) arrayLimits() ([sim.NumFingers][2]float64, error) {
+	var limits [sim.NumFingers][2]float64
+	p := twin.DefaultTactileParams()
+	for f := range limits {
+		limits[f] = [2]float64{p.MaxA40Um, p.MaxA320Um}
+	}
+	var set *setup.Set
+	if c.Rig.OpenDevices != nil {
+		var err error
+		if set, err = c.Rig.OpenDevices(nil); err != nil {
+			return limits, err
+		}
+		defer set.Close()
+	}
+	for f := range limits {
+		a := c.Rig.Tactile[f]
+		if a == nil && set != nil {
+			a = set.Tactile[f]
+		}
+		if a != nil {
+			s := a.Spec()
+			limits[f] = [2]float64{s.MaxA40Um, s.MaxA320Um}
+		}
+	}
+	return limits, nil
+}
+
 // thresholdExperiment is one finger's threshold run: a tone at 40 and
-// 320 Hz, each track capped at the simulated array's drive limit, on a
-// coarse cloth (16 nodes a side) since the finger only rests on it.
-func thresholdExperiment(finger string, method psych.Kind) (*Experiment, error) {
-	spec := twin.DefaultTactileParams()
+// 320 Hz, each track capped at the drive limit of the finger's array
+// (limit, µm peak at 40 and 320 Hz), on a coarse cloth (16 nodes a side)
+// since the finger only rests on it.
+func thresholdExperiment(finger string, method psych.Kind, limit [2]float64) (*Experiment, error) {
 	sess, err := psych.TactileThresholdSession(
-		psych.TactileThresholdSpec{FrequencyHz: 40, MaxUm: spec.MaxA40Um, Method: method},
-		psych.TactileThresholdSpec{FrequencyHz: 320, MaxUm: spec.MaxA320Um, Method: method}, 1)
+		psych.TactileThresholdSpec{FrequencyHz: 40, MaxUm: limit[0], Method: method},
+		psych.TactileThresholdSpec{FrequencyHz: 320, MaxUm: limit[1], Method: method}, 1)
 	if err != nil {
 		return nil, err
 	}

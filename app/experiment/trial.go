@@ -181,7 +181,7 @@ var ErrNotDelivered = errors.New("stimulus not delivered")
 
 // undelivered says how the intervals' statistics show a stimulus that did
 // not reach the fingers in full, each interval named by name: frames a
-// tactile array did not confirm, or, for a stimulus the fingers' forces
+// tactile array did not confirm or reported clipping, or, for a stimulus the fingers' forces
 // take part in (forces), a finger's exoskeleton outside its active state
 // (rig.IntervalStats); "" when nothing shows. A tone plays on the arrays
 // whatever the exoskeletons do.
@@ -196,6 +196,9 @@ func undelivered(stats []rig.IntervalStats, name func(i int) string, forces bool
 			if n := s.TactileUnconfirmed[f]; n > 0 {
 				parts = append(parts, fmt.Sprintf("%s: %d of %d frames not confirmed by the %s tactile array", name(i), n, s.TactileFrames, sim.FingerName(f)))
 			}
+			if n := s.TactileClipped[f]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%s: %d of %d frames clipped by the %s tactile array at its amplitude limits", name(i), n, s.TactileFrames, sim.FingerName(f)))
+			}
 		}
 	}
 	return strings.Join(parts, "; ")
@@ -207,7 +210,7 @@ func undelivered(stats []rig.IntervalStats, name func(i int) string, forces bool
 // and waits for a device that is reconnecting.
 func (run *runner) again(ctx context.Context, what string, attempt int, why string) error {
 	if attempt == presentations {
-		return fmt.Errorf("experiment: %s: %w in %d presentations (%s); the %d completed trials are saved (resume with the same command once the devices are back)",
+		return fmt.Errorf("experiment: %s: %w in %d presentations (%s); the %d completed trials are saved (resume with the same command once the devices are back, or fixed)",
 			what, ErrNotDelivered, attempt, why, run.done)
 	}
 	fmt.Fprintf(run.o.Out, "%s not delivered (%s): presented again\n", what, why)
@@ -297,6 +300,38 @@ type stimulus struct {
 	// each takes about half a second to build, and a staircase revisits
 	// its levels.
 	surfaces map[float64]*tactile.Surface
+}
+
+// withinLimits checks that every tone the procedure can ask for lies
+// within the amplitude limit of each array it vibrates on rig r, as the
+// array's capability record gives it: above it the array clips, and the
+// trial would record as sent a level the pins never drove.
+func (e *Experiment) withinLimits(r *rig.Rig) error {
+	if e.Stimulus.Kind != TactileTone {
+		return nil
+	}
+	v := r.NewView()
+	for stream, sp := range psych.SpanOf(e.Procedure) {
+		hz := e.Stimulus.FrequencyHz[0]
+		if stream < len(e.Stimulus.FrequencyHz) {
+			hz = e.Stimulus.FrequencyHz[stream]
+		}
+		for f := range sim.NumFingers {
+			if name := sim.FingerName(f); e.Stimulus.Finger != "" && e.Stimulus.Finger != name {
+				continue
+			}
+			a40, a320 := v.ArrayLimits(f)
+			limit := a320
+			if hz == 40 {
+				limit = a40
+			}
+			if sp.Max > limit {
+				return fmt.Errorf("procedure: levels up to %g µm at %g Hz, above the %s array's limit of %g µm (its capability record): it would clip them while the trials recorded them as sent; lower the procedure's levels or max to %g µm",
+					sp.Max, hz, sim.FingerName(f), limit, limit)
+			}
+		}
+	}
+	return nil
 }
 
 // newStimulus returns the stimulus of experiment e on rig r, whose

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -414,6 +415,23 @@ func TestTone(t *testing.T) {
 	}
 	if err := r.SetTone(&Tone{A40Um: math.NaN()}); err == nil {
 		t.Fatal("NaN tone accepted")
+	}
+	// Above an array's limits (the simulated one's 200 µm at 40 Hz, 30 µm
+	// at 320 Hz) it would clip: refused unless the tone spares that finger.
+	for _, tc := range []struct {
+		tone Tone
+		ok   bool
+	}{
+		{Tone{A40Um: 200, A320Um: 30}, true},
+		{Tone{A320Um: 31}, false},
+		{Tone{A40Um: 201}, false},
+		{Tone{A320Um: 31, Silent: [2]bool{true, true}}, true},
+		{Tone{A320Um: 31, Silent: [2]bool{true, false}}, false},
+	} {
+		err := r.SetTone(&tc.tone)
+		if tc.ok != (err == nil) || (err != nil && !errors.Is(err, ErrAboveLimit)) {
+			t.Errorf("tone %+v: %v", tc.tone, err)
+		}
 	}
 }
 

@@ -128,10 +128,12 @@ type tactileLoop struct {
 
 	// status holds the arrays that report their status (nil: cannot);
 	// unconfirmed says, per finger, that the array did not confirm the
-	// newest frame (tactileInterval.add).
+	// newest frame, clipped that it reported clipping one
+	// (tactileInterval.add).
 	status      [sim.NumFingers]devices.StatusReader
 	st          devices.TactileStatus
 	unconfirmed [sim.NumFingers]bool
+	clipped     [sim.NumFingers]bool
 }
 
 func newTactileLoop(r *Rig) (*tactileLoop, error) {
@@ -279,7 +281,7 @@ func (l *tactileLoop) step(t time.Duration) {
 		if err != nil {
 			l.errs[f]++
 		}
-		l.unconfirmed[f] = err != nil
+		l.unconfirmed[f], l.clipped[f] = err != nil, false
 		if sr := l.status[f]; sr != nil && err == nil && l.iv.active {
 			// A late report (ErrTimeout) says the host's reader was held,
 			// not that the array failed: the array's loss shows within
@@ -287,13 +289,14 @@ func (l *tactileLoop) step(t time.Duration) {
 			// writes.
 			if err := sr.Status(&l.st); err == nil {
 				l.unconfirmed[f] = l.st.Fault != 0 || !l.st.Active
+				l.clipped[f] = l.st.Clamped
 			} else {
 				l.unconfirmed[f] = !errors.Is(err, devices.ErrTimeout)
 			}
 		}
 	}
 	if l.iv.active {
-		l.iv.add(frame, &l.inner, &l.unconfirmed)
+		l.iv.add(frame, &l.inner, &l.unconfirmed, &l.clipped)
 	}
 	l.row.Contact = l.contacts
 	l.row.LatenessUs = 0

@@ -51,10 +51,14 @@ type IntervalStats struct {
 	// TactileUnconfirmed how many of the interval's frames each finger's
 	// array did not confirm: the write failed (the array gone or refusing
 	// the frame), or the array, reporting its status, was gone, had
-	// silenced itself (its watchdog) or had a fault. An interval with
-	// either did not deliver its stimulus to that finger.
+	// silenced itself (its watchdog) or had a fault. TactileClipped is
+	// how many frames each finger's array reported clipping at its
+	// amplitude limits (TactileStatus.Clamped, as its newest report said
+	// at each frame): it drove less than was sent. An interval with any
+	// of them did not deliver its stimulus to that finger.
 	SafeS              [sim.NumFingers]float64 `json:"safe_s"`
 	TactileUnconfirmed [sim.NumFingers]int     `json:"tactile_unconfirmed_frames"`
+	TactileClipped     [sim.NumFingers]int     `json:"tactile_clipped_frames"`
 	// Tactile amplitudes sent to the arrays: the mean over frames of the
 	// mean over pins with a non-zero amplitude, and the peak pin [µm].
 	TactileFrames int                     `json:"tactile_frames"`
@@ -163,13 +167,17 @@ func (a *tactileInterval) begin(tr *IntervalTrace) {
 }
 
 // add accumulates frame fr, written to arrays; unconfirmed[f] says that
-// finger f's array did not confirm it.
-func (a *tactileInterval) add(fr *tactile.Frame, arrays *[sim.NumFingers]devices.TactileArray, unconfirmed *[sim.NumFingers]bool) {
+// finger f's array did not confirm it, clipped[f] that it reported
+// clipping it.
+func (a *tactileInterval) add(fr *tactile.Frame, arrays *[sim.NumFingers]devices.TactileArray, unconfirmed, clipped *[sim.NumFingers]bool) {
 	s := &a.stats
 	s.TactileFrames++
-	for f, u := range unconfirmed {
-		if u {
+	for f := range sim.NumFingers {
+		if unconfirmed[f] {
 			s.TactileUnconfirmed[f]++
+		}
+		if clipped[f] {
+			s.TactileClipped[f]++
 		}
 	}
 	var smp *TactileSample
@@ -261,6 +269,10 @@ func meanNonZero(a []float64) float64 {
 	}
 	return sum / float64(n)
 }
+
+// ErrAboveLimit is SetTone's error for a tone above an array's amplitude
+// limits.
+var ErrAboveLimit = errors.New("above the amplitude limits")
 
 // Tone is a test vibration the tactile loop sends on every pin of both
 // arrays in place of the rendered fabric (detection thresholds, pin
@@ -426,7 +438,7 @@ func (r *Rig) EndInterval() (<-chan IntervalStats, error) {
 		s.MeanA40Um, s.MeanA320Um = ts.MeanA40Um, ts.MeanA320Um
 		s.PeakA40Um, s.PeakA320Um = ts.PeakA40Um, ts.PeakA320Um
 		s.DeliveredA40Um, s.DeliveredA320Um = ts.DeliveredA40Um, ts.DeliveredA320Um
-		s.TactileUnconfirmed = ts.TactileUnconfirmed
+		s.TactileUnconfirmed, s.TactileClipped = ts.TactileUnconfirmed, ts.TactileClipped
 		out <- s
 	}()
 	return out, nil
@@ -456,6 +468,9 @@ func (r *Rig) SetForceScale(k float64) error {
 
 // SetTone replaces the rendered fabric on both arrays by a test vibration
 // from the next tactile frame on; nil goes back to rendering the fabric.
+// A tone above the amplitude limits of an array it is not silent on fails
+// with ErrAboveLimit: the array would clip it, and the record say it sent
+// more than the pins drove.
 func (r *Rig) SetTone(tone *Tone) error {
 	var v Tone
 	on := tone != nil
@@ -463,6 +478,16 @@ func (r *Rig) SetTone(tone *Tone) error {
 		v = *tone
 		if !(v.A40Um >= 0) || !(v.A320Um >= 0) || math.IsInf(v.A40Um, 0) || math.IsInf(v.A320Um, 0) {
 			return fmt.Errorf("rig: tone %g µm at 40 Hz, %g µm at 320 Hz: want finite, >= 0", v.A40Um, v.A320Um)
+		}
+		for f, a := range r.tactile.arrays {
+			if v.Silent[f] {
+				continue
+			}
+			s := a.Spec()
+			if v.A40Um > s.MaxA40Um || v.A320Um > s.MaxA320Um {
+				return fmt.Errorf("rig: tone %g µm at 40 Hz, %g µm at 320 Hz: %w of the %s array (%g µm, %g µm)",
+					v.A40Um, v.A320Um, ErrAboveLimit, sim.FingerName(f), s.MaxA40Um, s.MaxA320Um)
+			}
 		}
 	}
 	tl := r.tactile

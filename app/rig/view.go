@@ -74,6 +74,14 @@ func (v *View) Rod() (radius, y float64) {
 	return v.r.topology.RodRadius, v.r.topology.RodCenter[1]
 }
 
+// ArrayLimits returns the largest amplitudes finger f's tactile array
+// drives at 40 and 320 Hz [µm peak], as its capability record says
+// (devices.TactileSpec): above them it clips.
+func (v *View) ArrayLimits(f int) (a40, a320 float64) {
+	s := v.r.tactile.arrays[f].Spec()
+	return s.MaxA40Um, s.MaxA320Um
+}
+
 // PinLimits returns the largest amplitudes the tactile arrays render at
 // 40 and 320 Hz [µm peak]: the tighter of the two arrays' (the renderer
 // clamps to it).
