@@ -161,28 +161,36 @@ func TestUndeliveredTrialPresentedAgain(t *testing.T) {
 }
 
 // undelivered names each interval and finger whose stimulus did not reach
-// the finger in full, and nothing when all did; a tone's (forces false)
-// does not depend on the exoskeletons.
+// the devices it needs in full, and nothing when all did; a tone's does
+// not depend on the exoskeletons, nor on the array of the finger it
+// leaves silent.
 func TestUndelivered(t *testing.T) {
 	ok := rig.IntervalStats{DurationS: 0.3, TactileFrames: 12}
 	safe := ok
 	safe.SafeS[sim.Thumb] = 0.05
 	lost := ok
 	lost.TactileUnconfirmed[sim.IndexFinger] = 12
+	clipped := ok
+	clipped.TactileClipped[sim.Thumb] = 3
 	name := func(i int) string { return []string{"first", "second"}[i] }
+	index := needs{arrays: [2]bool{false, true}}
+	thumb := needs{arrays: [2]bool{true, false}}
 	for _, tc := range []struct {
-		stats  []rig.IntervalStats
-		forces bool
-		want   string
+		stats []rig.IntervalStats
+		need  needs
+		want  string
 	}{
-		{[]rig.IntervalStats{ok, ok}, true, ""},
-		{[]rig.IntervalStats{ok, safe}, true, "second: the thumb exoskeleton outside its active state for 0.05 of 0.3 s"},
-		{[]rig.IntervalStats{ok, safe}, false, ""},
-		{[]rig.IntervalStats{lost, safe}, true, "first: 12 of 12 frames not confirmed by the index tactile array; second: the thumb exoskeleton outside its active state for 0.05 of 0.3 s"},
-		{[]rig.IntervalStats{lost, safe}, false, "first: 12 of 12 frames not confirmed by the index tactile array"},
+		{[]rig.IntervalStats{ok, ok}, allDevices, ""},
+		{[]rig.IntervalStats{ok, safe}, allDevices, "second: the thumb exoskeleton outside its active state for 0.05 of 0.3 s"},
+		{[]rig.IntervalStats{ok, safe}, index, ""},
+		{[]rig.IntervalStats{lost, safe}, allDevices, "first: 12 of 12 frames not confirmed by the index tactile array; second: the thumb exoskeleton outside its active state for 0.05 of 0.3 s"},
+		{[]rig.IntervalStats{lost, safe}, index, "first: 12 of 12 frames not confirmed by the index tactile array"},
+		{[]rig.IntervalStats{lost, safe}, thumb, ""},
+		{[]rig.IntervalStats{clipped, lost}, needs{arrays: [2]bool{true, true}}, "first: 3 of 12 frames clipped by the thumb tactile array at its amplitude limits; second: 12 of 12 frames not confirmed by the index tactile array"},
+		{[]rig.IntervalStats{clipped}, index, ""},
 	} {
-		if got := undelivered(tc.stats, name, tc.forces); got != tc.want {
-			t.Errorf("undelivered (forces %v): %q, want %q", tc.forces, got, tc.want)
+		if got := undelivered(tc.stats, name, tc.need); got != tc.want {
+			t.Errorf("undelivered (%+v): %q, want %q", tc.need, got, tc.want)
 		}
 	}
 }
@@ -222,5 +230,41 @@ func TestUndeliveredSetTrial(t *testing.T) {
 	if !errors.Is(err, ErrNotDelivered) || !strings.Contains(err.Error(), "trial 2: stimulus not delivered in 3 presentations (roughness's interval: ") ||
 		strings.Count(out.String(), "trial 2 not delivered (roughness's interval: ") != 2 {
 		t.Fatalf("a set run whose index array went: %v\n%s", err, out.String())
+	}
+}
+
+// A tone on the index does not depend on the thumb's array, which it
+// leaves silent as a lost array is: its trials are recorded with the
+// thumb's array gone, and not with the index's.
+func TestToneNeedsItsFingersArray(t *testing.T) {
+	for _, tc := range []struct {
+		lost    int
+		refused bool
+	}{{sim.Thumb, false}, {sim.IndexFinger, true}} {
+		t.Run(sim.FingerName(tc.lost), func(t *testing.T) {
+			tac, err := twin.NewTactile(twin.DefaultTactileParams(), tc.lost)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := &faultyArray{Tactile: tac}
+			cfg := rig.Config{Scripted: true}
+			cfg.Tactile[tc.lost] = a
+			dir, out, err := runTone(t, fmt.Sprintf(toneTOML, 40.0, "index", fmt.Sprintf(toneLevels, "5, 10, 20")), cfg, false, func(n int) error {
+				if n == 1 {
+					a.start(-1, false)
+				}
+				return nil
+			})
+			if tc.refused != errors.Is(err, ErrNotDelivered) || (!tc.refused && err != nil) {
+				t.Fatalf("the %s array lost: %v\n%s", sim.FingerName(tc.lost), err, out)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, "tone-limits", "sim01", "trials.csv"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, want := bytes.Count(b, []byte("\n"))-1, map[bool]int{false: 3, true: 1}[tc.refused]; n != want {
+				t.Errorf("%d trials recorded, want %d\n%s", n, want, out)
+			}
+		})
 	}
 }

@@ -595,7 +595,7 @@ func (run *setRun) presentOnce(ctx context.Context, i, trial int) ([]float64, st
 			}
 		}
 	}
-	return cues, undelivered(stats, func(k int) string { return string(run.props[k]) + "'s interval" }, true), nil
+	return cues, undelivered(stats, func(k int) string { return string(run.props[k]) + "'s interval" }, allDevices), nil
 }
 
 // familiarize shows each fabric of an identification or rating once,

@@ -66,7 +66,7 @@ func (run *runner) trial(ctx context.Context, t psych.Trial) error {
 		if err := run.present(ctx, t, test, &stats, &values, &cues); err != nil {
 			return err
 		}
-		why := undelivered(stats[:run.intervals], func(i int) string { return fmt.Sprintf("interval %d", i+1) }, e.Stimulus.Kind != TactileTone)
+		why := undelivered(stats[:run.intervals], func(i int) string { return fmt.Sprintf("interval %d", i+1) }, e.needs())
 		if why == "" {
 			break
 		}
@@ -179,19 +179,45 @@ func (run *runner) present(ctx context.Context, t psych.Trial, test int, stats *
 // stopped because the devices did not deliver a trial's stimulus.
 var ErrNotDelivered = errors.New("stimulus not delivered")
 
+// needs says which devices a stimulus must reach: the exoskeletons, where
+// the fingers' forces take part, and each finger's tactile array.
+type needs struct {
+	exos   bool
+	arrays [sim.NumFingers]bool
+}
+
+// allDevices is what every stimulus but a tone needs.
+var allDevices = needs{exos: true, arrays: [sim.NumFingers]bool{true, true}}
+
+// needs returns what the experiment's stimulus must reach: a tone plays on
+// the arrays whatever the exoskeletons do, and only on its finger's (the
+// other stays silent, as a lost array does).
+func (e *Experiment) needs() needs {
+	if e.Stimulus.Kind != TactileTone {
+		return allDevices
+	}
+	var n needs
+	for f := range sim.NumFingers {
+		n.arrays[f] = e.Stimulus.Finger == "" || e.Stimulus.Finger == sim.FingerName(f)
+	}
+	return n
+}
+
 // undelivered says how the intervals' statistics show a stimulus that did
-// not reach the fingers in full, each interval named by name: frames a
-// tactile array did not confirm or reported clipping, or, for a stimulus the fingers' forces
-// take part in (forces), a finger's exoskeleton outside its active state
-// (rig.IntervalStats); "" when nothing shows. A tone plays on the arrays
-// whatever the exoskeletons do.
-func undelivered(stats []rig.IntervalStats, name func(i int) string, forces bool) string {
+// not reach the devices it needs in full, each interval named by name:
+// frames a tactile array did not confirm or reported clipping, or an
+// exoskeleton outside its active state (rig.IntervalStats); "" when
+// nothing shows.
+func undelivered(stats []rig.IntervalStats, name func(i int) string, need needs) string {
 	var parts []string
 	for i := range stats {
 		s := &stats[i]
 		for f := range sim.NumFingers {
-			if forces && s.SafeS[f] > 0 {
+			if need.exos && s.SafeS[f] > 0 {
 				parts = append(parts, fmt.Sprintf("%s: the %s exoskeleton outside its active state for %.3g of %.3g s", name(i), sim.FingerName(f), s.SafeS[f], s.DurationS))
+			}
+			if !need.arrays[f] {
+				continue
 			}
 			if n := s.TactileUnconfirmed[f]; n > 0 {
 				parts = append(parts, fmt.Sprintf("%s: %d of %d frames not confirmed by the %s tactile array", name(i), n, s.TactileFrames, sim.FingerName(f)))
