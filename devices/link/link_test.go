@@ -267,3 +267,36 @@ func TestEnableDoesNotWait(t *testing.T) {
 		t.Errorf("Enable allocates %v times", a)
 	}
 }
+
+// A frame above the array's limits comes back clipped in the array's own
+// status (TACTILE_STATUS's clamped bit, answering that frame), and the
+// next frame within them clears it.
+func TestStatusSaysClipped(t *testing.T) {
+	start := time.Now()
+	dev := emu.NewTactileDevice(emu.DeviceConfig{Name: "tac", WatchdogMs: 2000}, emutest.NewPinArray("arr", "1"), func() time.Duration { return time.Since(start) })
+	a, err := link.DialTactile(pipeDevice(t, dev), link.Options{SilenceTimeout: 2 * time.Second, Limits: link.Limits{MaxExoWatchdog: 10 * time.Second, MaxTactileWatchdog: 10 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	limit := a.Spec().MaxA320Um
+	for i, tc := range []struct {
+		a320    float64
+		clipped bool
+	}{{limit, false}, {limit + 1, true}, {limit / 2, false}} {
+		f := devices.TactileFrame{Seq: uint32(i + 1)}
+		f.A320Um[5] = tc.a320
+		if err := a.WriteFrame(&f); err != nil {
+			t.Fatal(err)
+		}
+		var st devices.TactileStatus
+		for end := time.Now().Add(2 * time.Second); st.AckSeq != f.Seq && time.Now().Before(end); time.Sleep(time.Millisecond) {
+			if err := a.Status(&st); err != nil && !errors.Is(err, devices.ErrTimeout) {
+				t.Fatal(err)
+			}
+		}
+		if st.AckSeq != f.Seq || st.Clamped != tc.clipped || !st.Active {
+			t.Errorf("%g µm at 320 Hz (limit %g): status %+v, want frame %d acknowledged, clipped %v", tc.a320, limit, st, f.Seq, tc.clipped)
+		}
+	}
+}
