@@ -166,10 +166,18 @@ func (a *tactileInterval) begin(tr *IntervalTrace) {
 	*a = tactileInterval{active: true, trace: tr}
 }
 
-// add accumulates frame fr, written to arrays; unconfirmed[f] says that
-// finger f's array did not confirm it, clipped[f] that it reported
-// clipping it.
-func (a *tactileInterval) add(fr *tactile.Frame, arrays *[sim.NumFingers]devices.TactileArray, unconfirmed, clipped *[sim.NumFingers]bool) {
+// appendBit appends 1 or 0.
+func appendBit(b []byte, v bool) []byte {
+	if v {
+		return append(b, '1')
+	}
+	return append(b, '0')
+}
+
+// add accumulates frame fr (sequence number seq), written to arrays;
+// unconfirmed[f] says that finger f's array did not confirm it, clipped[f]
+// that it reported clipping it, and reports what the array said.
+func (a *tactileInterval) add(fr *tactile.Frame, seq uint32, arrays *[sim.NumFingers]devices.TactileArray, unconfirmed, clipped *[sim.NumFingers]bool, reports *[sim.NumFingers]ArrayReport) {
 	s := &a.stats
 	s.TactileFrames++
 	for f := range sim.NumFingers {
@@ -185,7 +193,7 @@ func (a *tactileInterval) add(fr *tactile.Frame, arrays *[sim.NumFingers]devices
 		if len(tr.Tactile) < cap(tr.Tactile) {
 			tr.Tactile = tr.Tactile[:len(tr.Tactile)+1]
 			smp = &tr.Tactile[len(tr.Tactile)-1]
-			*smp = TactileSample{T: fr.T}
+			*smp = TactileSample{T: fr.T, Seq: seq, Report: *reports}
 		} else {
 			tr.DroppedFrames++
 		}
@@ -328,12 +336,23 @@ type IntervalTrace struct {
 
 // TactileSample is one tactile frame of an interval: per finger, the pin
 // amplitudes sent and, where the array reports it (Measured), those it
-// delivered [µm peak].
+// delivered [µm peak]; and what the array said of it (Report).
 type TactileSample struct {
 	T         time.Duration
+	Seq       uint32 // the frame's sequence number (TactileFrame.Seq; TactileStatus.AckSeq names it)
 	Sent      [sim.NumFingers]devices.TactileFrame
 	Delivered [sim.NumFingers]devices.TactileFrame
 	Measured  [sim.NumFingers]bool
+	Report    [sim.NumFingers]ArrayReport
+}
+
+// ArrayReport is what a tactile array said when the frame was written: the
+// write's outcome and, from an array that reports its status, its newest
+// status report (which answers the frame before it, or an earlier one).
+type ArrayReport struct {
+	Written  bool                  // the write succeeded
+	Reported bool                  // Status holds the array's report
+	Status   devices.TactileStatus // AckSeq, Active, Clamped, Fault
 }
 
 // NewIntervalTrace returns a trace with room for an interval of length d
@@ -372,7 +391,10 @@ func (tr *IntervalTrace) WriteHapticsCSV(w io.Writer) error {
 
 // TactileTraceHeader returns the CSV header of WriteTactileCSV: the frame
 // time, then per finger and band the 24 pins sent and delivered (empty
-// where the array does not report what it delivers).
+// where the array does not report what it delivers); then the frame's
+// sequence number and per finger the array's report (ArrayReport):
+// written (1 or 0) and its newest status's ack_seq, active, clipped (1 or
+// 0) and fault bits (empty where the array reports no status).
 func TactileTraceHeader() string {
 	h := "t_s"
 	for f := range sim.NumFingers {
@@ -382,6 +404,12 @@ func TactileTraceHeader() string {
 					h += fmt.Sprintf(",%s_%s_%s_pin%02d_um", sim.FingerName(f), kind, band, p)
 				}
 			}
+		}
+	}
+	h += ",seq"
+	for f := range sim.NumFingers {
+		for _, c := range []string{"written", "ack_seq", "active", "clipped", "fault"} {
+			h += "," + sim.FingerName(f) + "_" + c
 		}
 	}
 	return h
@@ -405,6 +433,25 @@ func (tr *IntervalTrace) WriteTactileCSV(w io.Writer) error {
 				}
 				buf = sessionlog.AppendFloats(buf, a...)
 			}
+		}
+		buf = append(buf, ',')
+		buf = strconv.AppendUint(buf, uint64(s.Seq), 10)
+		for f := range sim.NumFingers {
+			r := &s.Report[f]
+			buf = append(buf, ',')
+			buf = appendBit(buf, r.Written)
+			if !r.Reported {
+				buf = append(buf, ",,,,"...)
+				continue
+			}
+			buf = append(buf, ',')
+			buf = strconv.AppendUint(buf, uint64(r.Status.AckSeq), 10)
+			buf = append(buf, ',')
+			buf = appendBit(buf, r.Status.Active)
+			buf = append(buf, ',')
+			buf = appendBit(buf, r.Status.Clamped)
+			buf = append(buf, ',')
+			buf = strconv.AppendUint(buf, uint64(r.Status.Fault), 10)
 		}
 		buf = append(buf, '\n')
 		if len(buf) > 1<<16 {

@@ -3,6 +3,7 @@ package rig
 import (
 	"bytes"
 	"encoding/csv"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,8 +54,16 @@ func TestIntervalTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs, err = csv.NewReader(&b).ReadAll()
-	if err != nil || len(recs) != len(tr.Tactile)+1 || len(recs[0]) != 1+2*4*24 {
+	if err != nil || len(recs) != len(tr.Tactile)+1 || len(recs[0]) != 1+2*4*24+1+2*5 {
 		t.Fatalf("tactile CSV: %d rows, %v", len(recs), err)
+	}
+	// The simulated arrays report no status: each frame written, and its
+	// report's columns empty.
+	for i, rec := range recs[1:] {
+		if seq := rec[1+2*4*24]; seq != strconv.Itoa(int(tr.Tactile[i].Seq)) || tr.Tactile[i].Seq == 0 ||
+			rec[len(rec)-10] != "1" || strings.Join(rec[len(rec)-9:len(rec)-5], "") != "" || rec[len(rec)-5] != "1" {
+			t.Fatalf("tactile CSV row %d: seq %s, reports %v", i, seq, rec[len(rec)-11:])
+		}
 	}
 	if _, err := s.Finish(); err != nil {
 		t.Fatal(err)

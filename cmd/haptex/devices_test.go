@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
+	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -436,6 +438,59 @@ func TestExperimentOnEmulatedDevices(t *testing.T) {
 		t.Errorf("sidecar.json does not name the devices file %s: %v", file, err)
 	}
 	t.Logf("%d frames with the tone on the index array", loud.Load())
+	// Each frame's trace row says what the index array answered over its
+	// serial line: written, active, nothing clipped, no fault, and the
+	// frame it acknowledged last one or two before it.
+	traces, err := filepath.Glob(filepath.Join(dir, "tone-on-devices", "emu01", "traces", "*-tactile.csv.gz"))
+	if err != nil || len(traces) != 4 {
+		t.Fatalf("tactile traces %v (%v), want 2 trials of 2 intervals", traces, err)
+	}
+	for _, name := range traces {
+		rows, err := readGzipCSV(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		col := map[string]int{}
+		for i, h := range rows[0] {
+			col[h] = i
+		}
+		reported, near := 0, 0
+		for _, r := range rows[1:] {
+			if r[col["index_written"]] != "1" {
+				t.Errorf("%s: a frame not written: %v", filepath.Base(name), r[col["seq"]:])
+			}
+			if r[col["index_ack_seq"]] == "" {
+				continue // a late report: the host's reader was held
+			}
+			reported++
+			var seq, ack int64
+			fmt.Sscan(r[col["seq"]], &seq)
+			fmt.Sscan(r[col["index_ack_seq"]], &ack)
+			if lag := seq - ack; lag <= 2 && lag >= 0 {
+				near++
+			}
+			if r[col["index_active"]] != "1" || r[col["index_clipped"]] != "0" || r[col["index_fault"]] != "0" || ack > seq || ack == 0 {
+				t.Errorf("%s: the array's report of frame %d: %v", filepath.Base(name), seq, r[col["seq"]:])
+			}
+		}
+		if n := len(rows) - 1; n < 10 || reported < n/2 || near < reported/2 {
+			t.Errorf("%s: %d frames, %d with the array's report, %d of them acknowledging one of the two frames before", filepath.Base(name), n, reported, near)
+		}
+	}
+}
+
+// readGzipCSV reads a gzipped CSV file whole.
+func readGzipCSV(name string) ([][]string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return csv.NewReader(z).ReadAll()
 }
 
 // calib threshold -devices runs its trials in real time on the emulated
