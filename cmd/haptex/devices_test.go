@@ -479,6 +479,58 @@ func TestExperimentOnEmulatedDevices(t *testing.T) {
 	}
 }
 
+// A worn array on the emulator (the console's "wear index-tactile 0.05":
+// its drive reaches 10 µm of the 200 µm at 40 Hz it announces) clips the
+// experiment's 20 µm tone and says so in its status over the serial line;
+// the run presents that trial again, then stops with the trials below the
+// array's reach saved. Through the console, "wear index-tactile 1" ends
+// it, and the same command completes the run.
+func TestWornArrayOnEmulatedDevices(t *testing.T) {
+	if raceEnabled {
+		t.Skip("under the race detector: see TestThresholdOnEmulatedDevices")
+	}
+	e, file := startEmulator(t, emulateOptions{exos: 2, tactiles: 2, script: "rest"}, "")
+	say := func(line string) string {
+		var out strings.Builder
+		emulatorConsole(strings.NewReader(line+"\n"), &out, e)
+		return out.String()
+	}
+	if out := say("wear index-tactile 0.05"); out != "index-tactile: drive reaches 0.05 of its limits\n" {
+		t.Fatalf("wear: %q", out)
+	}
+	dir := t.TempDir()
+	exp := filepath.Join(dir, "tone.toml")
+	if err := os.WriteFile(exp, []byte(experimentOnDevices), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"experiment", "run", exp, "-subject", "emu01", "-devices", file, "-out", dir, "-priority", "0",
+		"-observer", "nominal:form=weibull,threshold=8,beta=3,lambda=0.01,seed=3"}
+	out, err := capture(t, func() error {
+		_, err := execute(args)
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "stimulus not delivered in 3 presentations") ||
+		strings.Count(out, "frames clipped by the index tactile array at its amplitude limits") < 2 {
+		t.Fatalf("a tone the worn array clipped: %v\n%s", err, out)
+	}
+	rows, err := os.ReadFile(filepath.Join(dir, "tone-on-devices", "emu01", "trials.csv"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	for _, r := range strings.Split(strings.TrimSpace(string(rows)), "\n")[1:] {
+		if f := strings.Split(r, ","); f[2] != "5" {
+			t.Errorf("recorded a %s µm trial, which the array clipped", f[2])
+		}
+	}
+	say("wear index-tactile 1")
+	if out, err := capture(t, func() error {
+		_, err := execute(args)
+		return err
+	}); err != nil {
+		t.Fatalf("resumed with the array as new: %v\n%s", err, out)
+	}
+}
+
 // readGzipCSV reads a gzipped CSV file whole.
 func readGzipCSV(name string) ([][]string, error) {
 	f, err := os.Open(name)

@@ -78,6 +78,8 @@ func TestEmulatorConsole(t *testing.T) {
 		"fault":                "which device?",
 		"bogus":                "\"bogus\": not a command",
 		"fault thumb-exo none": "thumb-exo: no fault condition",
+		"wear thumb-exo 0.5":   "emu: wear is a tactile array's; this is an exoskeleton",
+		"wear thumb-exo half":  "\"wear thumb-exo half\": the fraction of the limits, a number in (0, 1]",
 		"help":                 "unplug DEVICE",
 	} {
 		if out := say(line); !strings.Contains(out, want) || strings.Count(out, "\n") != 1 && line != "help" {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/haptex/haptex/devices/emu"
@@ -51,6 +52,9 @@ const consoleHelp = `while it runs, type on its standard input:
                                exoskeleton's power stage and stays latched until
                                the next HELLO after "fault DEVICE none"
   fault DEVICE none            the condition has gone
+  wear DEVICE FRACTION         a tactile array's drive reaches only FRACTION (0..1]
+                               of the limits it announces: it clips above them and
+                               its status says so (1: as new)
   unplug DEVICE                pull the cable (the port's link disappears)
   replug DEVICE                plug it back in on a new pseudo-terminal
   help                         this text
@@ -80,7 +84,7 @@ func consoleCommand(f []string, em *emu.Emulator) (string, error) {
 	switch f[0] {
 	case "help":
 		return consoleHelp + faultNames(), nil
-	case "fault", "unplug", "replug":
+	case "fault", "wear", "unplug", "replug":
 	default:
 		return "", fmt.Errorf("%q: not a command (help lists them)", strings.Join(f, " "))
 	}
@@ -106,6 +110,15 @@ func consoleCommand(f []string, em *emu.Emulator) (string, error) {
 			return "", err
 		}
 		return f[1] + ": plugged in at " + p.TTY(), nil
+	case f[0] == "wear" && len(f) == 3:
+		x, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			return "", fmt.Errorf("%q: the fraction of the limits, a number in (0, 1]", strings.Join(f, " "))
+		}
+		if err := p.Device().SetWear(x); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s: drive reaches %g of its limits", f[1], x), nil
 	case f[0] == "fault" && len(f) == 3:
 		bits, err := parseFaults(f[2])
 		if err != nil {

@@ -1,6 +1,8 @@
 package emu
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -64,6 +66,7 @@ type Device struct {
 	ackTag    uint32
 	applied   [3]float64
 	saturated bool
+	wear      float64 // the fraction of its limits a tactile array's drive reaches (0: all)
 	errAt     [16]time.Duration
 	errCount  [16]uint64
 	stats     DeviceStats
@@ -117,6 +120,23 @@ func (d *Device) SetCondition(bits uint32) {
 	defer d.mu.Unlock()
 	d.condition = bits
 	d.latch()
+}
+
+// SetWear makes a tactile array's drive reach only fraction (0..1] of the
+// amplitude limits its CAPS_TACTILE gives, as a worn actuator or a weak
+// supply does: above it the array clips, and its TACTILE_STATUS says so
+// (clamped). 1 is an array as new.
+func (d *Device) SetWear(fraction float64) error {
+	if !(fraction > 0 && fraction <= 1) {
+		return fmt.Errorf("emu: wear %g: want a fraction of the limits in (0, 1]", fraction)
+	}
+	if d.exo != nil {
+		return errors.New("emu: wear is a tactile array's; this is an exoskeleton")
+	}
+	d.mu.Lock()
+	d.wear = fraction
+	d.mu.Unlock()
+	return nil
 }
 
 // latch adds the present conditions to the fault bits and cuts the stage
@@ -528,9 +548,15 @@ func (d *Device) frame(seq uint32, now time.Duration) {
 	}
 	d.tacFrame.Seq = d.fr.Tag
 	d.saturated = false
+	max40, max320 := d.tacSpec.MaxA40Um, d.tacSpec.MaxA320Um
+	if d.wear > 0 {
+		max40, max320 = d.wear*max40, d.wear*max320
+	}
 	for i := range devices.Pins {
-		if d.tacFrame.A40Um[i] > d.tacSpec.MaxA40Um || d.tacFrame.A320Um[i] > d.tacSpec.MaxA320Um {
+		a40, a320 := &d.tacFrame.A40Um[i], &d.tacFrame.A320Um[i]
+		if *a40 > max40 || *a320 > max320 {
 			d.saturated = true
+			*a40, *a320 = min(*a40, max40), min(*a320, max320)
 		}
 	}
 	_ = d.tac.WriteFrame(&d.tacFrame)
