@@ -41,9 +41,12 @@ type streamAnalysis struct {
 	// stimulus check's (absent without a check, or with too few
 	// measured trials).
 	Delivered *Delivered `json:"delivered,omitempty"`
-	Warnings  []string   `json:"warnings,omitempty"`
-	FitError  string     `json:"fit_error,omitempty"`
-	Plots     []string   `json:"plots,omitempty"`
+	// Unmeasured counts the trials with an interval whose cue was not
+	// measured (unmeasuredWhy), which Delivered leaves out.
+	Unmeasured int      `json:"unmeasured_trials,omitempty"`
+	Warnings   []string `json:"warnings,omitempty"`
+	FitError   string   `json:"fit_error,omitempty"`
+	Plots      []string `json:"plots,omitempty"`
 }
 
 // analyse fits a psychometric function per stream to the trials, plots it
@@ -89,7 +92,7 @@ func (run *runner) analyse() (*Result, error) {
 			span = &spans[s]
 		}
 		if rep := run.checkOf(s); rep != nil && rowsErr == nil {
-			sa.Delivered = delivered(header, rows, s, rep, run.cue, dimensions[e.Stimulus.Kind].gain)
+			sa.Delivered, sa.Unmeasured = delivered(header, rows, s, rep, run.cue, dimensions[e.Stimulus.Kind].gain)
 		}
 		an.Streams = append(an.Streams, sa)
 		a := &an.Streams[len(an.Streams)-1]
@@ -112,6 +115,9 @@ func (run *runner) analyse() (*Result, error) {
 				a.Plots = append(a.Plots, run.root.Join(name))
 				res.Plots = append(res.Plots, run.root.Join(name))
 			}
+		}
+		if a.Unmeasured > 0 {
+			fmt.Fprintf(run.o.Out, "    delivered: not measured in %d trials: %s\n", a.Unmeasured, unmeasuredWhy)
 		}
 		if d := a.Delivered; d != nil {
 			fmt.Fprintf(run.o.Out, "    delivered: %.2f [%.2f, %.2f] times the contrast the stimulus check measured at the trials' levels (%d trials)\n",

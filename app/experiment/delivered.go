@@ -34,6 +34,10 @@ type Delivered struct {
 	SD float64 `json:"sd"`
 }
 
+// unmeasuredWhy says why a trial's delivered cue is not measured, and
+// what a run on serial arrays proves instead.
+const unmeasuredWhy = "an interval's cue could not be computed from its trace: a tactile cue on arrays that report no amplitude of their own (serial arrays: each frame's acknowledgement and status, as the array reported them, are in traces/), or a force cue whose fingers did not hold the fabric through the phase it is measured over"
+
 // deliveredTolerance is how far Scale may lie from 1, beyond its
 // interval, before the run warns: the check's curve has an uncertainty
 // of its own (a few per cent of the contrast from its 28 trials), and a
@@ -44,8 +48,9 @@ const deliveredTolerance = 0.2
 // the columns) and the check's report for that stream; nil when fewer
 // than three trials were measured at a level the curve gives a contrast
 // for, or, for a ratio cue, when the task has no reference interval to
-// compare with.
-func delivered(header []string, rows [][]string, stream int, rep *StimulusReport, cue *Cue, gain gainFunc) *Delivered {
+// compare with. unmeasured counts the stream's trials with an interval
+// whose cue was not measured (NaN: unmeasuredWhy).
+func delivered(header []string, rows [][]string, stream int, rep *StimulusReport, cue *Cue, gain gainFunc) (d *Delivered, unmeasured int) {
 	col := make(map[string]int, len(header))
 	for i, c := range header {
 		col[c] = i
@@ -90,6 +95,10 @@ func delivered(header []string, rows [][]string, stream int, rep *StimulusReport
 				ref, refs = ref+c, refs+1
 			}
 		}
+		if math.IsNaN(test) || math.IsNaN(ref) {
+			unmeasured++
+			continue
+		}
 		var y, m float64
 		if cue.Absolute > 0 {
 			y, m = test, a*x+b*x*x
@@ -115,9 +124,9 @@ func delivered(header []string, rows [][]string, stream int, rep *StimulusReport
 	}
 	n := len(ys)
 	if n < 3 || !(smm > 0) {
-		return nil
+		return nil, unmeasured
 	}
-	d := &Delivered{Trials: n, Scale: sym / smm}
+	d = &Delivered{Trials: n, Scale: sym / smm}
 	var ss float64
 	for i := range ys {
 		r := ys[i] - d.Scale*ms[i]
@@ -127,9 +136,9 @@ func delivered(header []string, rows [][]string, stream int, rep *StimulusReport
 	h := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975) * d.SD / math.Sqrt(smm)
 	d.ScaleCI = [2]float64{d.Scale - h, d.Scale + h}
 	if math.IsNaN(h) || math.IsInf(h, 0) || math.IsInf(d.Scale, 0) {
-		return nil // cues beyond what a product of two can hold: no fit
+		return nil, unmeasured // cues beyond what a product of two can hold: no fit
 	}
-	return d
+	return d, unmeasured
 }
 
 // warning says, when the trials delivered other contrasts than the check

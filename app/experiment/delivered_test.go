@@ -53,7 +53,7 @@ func TestDelivered(t *testing.T) {
 		var below, above int
 		for range runs {
 			h, rows := deliveredRows(rng, rep, 0.8, 0.12, 60)
-			d := delivered(h, rows, 0, rep, cueLoadingStiffness, percentGain)
+			d, _ := delivered(h, rows, 0, rep, cueLoadingStiffness, percentGain)
 			switch {
 			case d == nil:
 				t.Fatal("no result from 60 trials")
@@ -75,7 +75,7 @@ func TestDelivered(t *testing.T) {
 			warn bool
 		}{{1, false}, {1.1, false}, {0.5, true}, {1.6, true}} {
 			h, rows := deliveredRows(rng, rep, c.k, 0.12, 60)
-			d := delivered(h, rows, 0, rep, cueLoadingStiffness, percentGain)
+			d, _ := delivered(h, rows, 0, rep, cueLoadingStiffness, percentGain)
 			w := d.warning()
 			t.Logf("k %.2g: %.3f [%.3f, %.3f]: %q", c.k, d.Scale, d.ScaleCI[0], d.ScaleCI[1], w)
 			if (w != "") != c.warn {
@@ -92,7 +92,7 @@ func TestDelivered(t *testing.T) {
 		for _, x := range []float64{4, 8, 16, 5, 6} {
 			rows = append(rows, []string{"0", strconv.FormatFloat(x, 'g', -1, 64), "reference", "0", "test", strconv.FormatFloat(0.5*0.26*x, 'g', -1, 64)})
 		}
-		d := delivered(h, rows, 0, tone, cueVibrationDetection, nil)
+		d, _ := delivered(h, rows, 0, tone, cueVibrationDetection, nil)
 		if d == nil || math.Abs(d.Scale-0.5) > 1e-12 || d.warning() == "" {
 			t.Errorf("a tone delivering half its checked level: %+v, warning %q", d, d.warning())
 		}
@@ -108,15 +108,15 @@ func TestDelivered(t *testing.T) {
 			{"9", "0", "30", "test", "+Inf", "reference", "100"},    // an infinite cue
 		}
 		all := append(append([][]string{}, rows...), hostile...)
-		d := delivered(h, all, 0, rep, cueLoadingStiffness, percentGain)
-		if d == nil || d.Trials != 4 {
-			t.Fatalf("%+v from 4 usable rows among hostile ones, want 4 trials", d)
+		d, unmeasured := delivered(h, all, 0, rep, cueLoadingStiffness, percentGain)
+		if d == nil || d.Trials != 4 || unmeasured != 1 {
+			t.Fatalf("%+v from 4 usable rows among hostile ones, %d not measured; want 4 trials, 1 not measured", d, unmeasured)
 		}
-		if d := delivered(h, rows[:2], 0, rep, cueLoadingStiffness, percentGain); d != nil {
+		if d, _ := delivered(h, rows[:2], 0, rep, cueLoadingStiffness, percentGain); d != nil {
 			t.Errorf("%+v from 2 trials, want none", d)
 		}
 		oneInterval := [][]string{{"0", "0", "30", "test", "150"}, {"1", "0", "20", "test", "120"}, {"2", "0", "40", "test", "160"}}
-		if d := delivered(h[:5], oneInterval, 0, rep, cueLoadingStiffness, percentGain); d != nil {
+		if d, _ := delivered(h[:5], oneInterval, 0, rep, cueLoadingStiffness, percentGain); d != nil {
 			t.Errorf("%+v from a ratio cue without a reference interval, want none", d)
 		}
 	})

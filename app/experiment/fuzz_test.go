@@ -99,7 +99,7 @@ func FuzzParseTrials(f *testing.F) {
 			cue  *Cue
 			gain gainFunc
 		}{{cueLoadingStiffness, percentGain}, {cueVibrationDetection, nil}} {
-			if d := delivered(header, rows, 0, rep, c.cue, c.gain); d != nil && !(d.ScaleCI[0] <= d.Scale && d.Scale <= d.ScaleCI[1] && !math.IsInf(d.Scale, 0)) {
+			if d, _ := delivered(header, rows, 0, rep, c.cue, c.gain); d != nil && !(d.ScaleCI[0] <= d.Scale && d.Scale <= d.ScaleCI[1] && !math.IsInf(d.Scale, 0)) {
 				t.Fatalf("%s: delivered %+v", c.cue.Name, d)
 			}
 		}

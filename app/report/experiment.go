@@ -469,8 +469,11 @@ type fitStream struct {
 		Scale   float64    `json:"scale"`
 		ScaleCI [2]float64 `json:"scale_ci"`
 	} `json:"delivered"`
-	FitError string   `json:"fit_error"`
-	Warnings []string `json:"warnings"`
+	// Unmeasured counts the trials whose delivered cue was not measured
+	// (fit.json's unmeasured_trials).
+	Unmeasured int      `json:"unmeasured_trials"`
+	FitError   string   `json:"fit_error"`
+	Warnings   []string `json:"warnings"`
 }
 
 // fitFigures draws each stream's psychometric fit: the data (marker area
@@ -608,6 +611,9 @@ func (pg *page) fitFigures(raw []byte, side map[string]any, scale, unit, out str
 		}
 		if d := s.Delivered; d != nil {
 			caption += fmt.Sprintf(" The %d trials delivered %.2f [%.2f, %.2f] times the contrast the stimulus check measured at their levels (1: as checked).", d.Trials, d.Scale, d.ScaleCI[0], d.ScaleCI[1])
+		}
+		if n := s.Unmeasured; n > 0 {
+			caption += fmt.Sprintf(" What %d trials delivered was not measured: an interval's cue could not be computed from its trace (on serial arrays, which report no amplitude of their own, the traces hold each frame's acknowledgement instead).", n)
 		}
 		fig, err := render(p, panelW*1.5, panelH*1.2, out, fmt.Sprintf("fit-%d", s.Stream), "Psychometric fit, "+label, caption)
 		if err != nil {

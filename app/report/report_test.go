@@ -467,6 +467,11 @@ func TestExperimentReportStimulusCheck(t *testing.T) {
 	if html, _ := page(t, rep); !strings.Contains(html, "The 16 trials delivered 0.81 [0.59, 1.03] times the contrast the stimulus check measured") {
 		t.Error("the fit's caption does not say what the trials delivered")
 	}
+	writeIn(t, dir, "fit.json", `{"streams": [{"stream": 0, "fit": {"pf": {"form": "weibull", "alpha": 25, "beta": 3, "gamma": 0.5, "lambda": 0.01},
+		"threshold": 22, "data": [{"x": 10, "k": 5, "n": 8}, {"x": 40, "k": 8, "n": 8}]}, "unmeasured_trials": 16}]}`)
+	if html, _ := page(t, rep); !strings.Contains(html, "What 16 trials delivered was not measured") {
+		t.Error("the fit's caption does not say that what the trials delivered was not measured")
+	}
 	if _, notes := page(t, "{not json"); !hasNote(notes, "stimulus-check.json is not valid JSON") {
 		t.Errorf("a damaged record: notes %q", notes)
 	}
