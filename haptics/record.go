@@ -30,6 +30,7 @@ type FingerRecord struct {
 	Contact   bool       // the finger is inside the cloth's contact region
 	Stiffness float64    // stiffness the cloth's local model asked for while in contact, force scale applied (Frobenius norm) [N/m]
 	Limited   bool       // the coupling rendered less stiffness than the cloth's local model asked for (outside the stable region)
+	Capped    bool       // the cloth's force exceeded the finger's continuous force limit (safety.max_force_n, else the device's rating) and was capped to it: ForceDes is less than the cloth computes
 	State     State
 	Reason    Reason
 	Confirm   Confirm // in StateSafe: how the safe state is known to hold (column safe_by)
@@ -42,7 +43,7 @@ var tickCSVHeader = func() string {
 		for _, c := range []string{
 			"x_m", "y_m", "z_m", "vx_mps", "vy_mps", "vz_mps",
 			"fdes_x_n", "fdes_y_n", "fdes_z_n", "fcmd_x_n", "fcmd_y_n", "fcmd_z_n", "fmeas_x_n", "fmeas_y_n", "fmeas_z_n",
-			"tau1_nm", "tau2_nm", "tau3_nm", "energy_j", "damping_nspm", "stiffness_npm", "contact", "limited", "state", "reason", "safe_by",
+			"tau1_nm", "tau2_nm", "tau3_nm", "energy_j", "damping_nspm", "stiffness_npm", "contact", "limited", "capped", "state", "reason", "safe_by",
 		} {
 			h += "," + n + c
 		}
@@ -77,6 +78,7 @@ func (r *TickRecord) AppendCSV(dst []byte) []byte {
 		dst = strconv.AppendFloat(dst, fr.Stiffness, 'g', 5, 64)
 		dst = appendBool(dst, fr.Contact)
 		dst = appendBool(dst, fr.Limited)
+		dst = appendBool(dst, fr.Capped)
 		dst = append(dst, ',')
 		dst = append(dst, fr.State.String()...)
 		dst = append(dst, ',')

@@ -97,6 +97,7 @@ type fingerServo struct {
 	kRender         float64 // stiffness of the contact rendered this tick [N/m]
 	kAsked          float64 // stiffness the cloth's local model asked for this tick, scaled [N/m]
 	limited         bool    // kRender is less than kAsked: the coupling limited the stiffness
+	capped          bool    // the cloth's force exceeded maxForce this tick and was capped to it
 	scale           float64 // copy of Servo.scale
 	saturated       uint64  // ticks in which the force bound held the motors (limitTorque)
 
@@ -306,7 +307,7 @@ func (s *Servo) Tick(t time.Duration, in *sim.Output, out *sim.FingerState, rec 
 			rec.Fingers[f] = FingerRecord{
 				Pos: fs.pos, Vel: fs.vel, ForceDes: fs.fCloth, ForceCmd: fs.fDes, ForceMeas: fs.fMeas, Torque: fs.tauOut,
 				Energy: fs.energy, Damping: fs.damping, Contact: fs.contact,
-				Stiffness: fs.kAsked, Limited: fs.limited,
+				Stiffness: fs.kAsked, Limited: fs.limited, Capped: fs.capped,
 				State: fs.status.State, Reason: fs.status.Reason, Confirm: fs.status.Confirm,
 			}
 		}
@@ -406,8 +407,10 @@ func (fs *fingerServo) control(t time.Duration, lm *sim.LocalModel, cfg *Config)
 		return
 	}
 	ramp := fs.enableRamp(t, cfg)
-	fs.fCloth = fs.clampForce(vec3.Scale(ramp, fs.fCloth))
-	fd := fs.clampForce(vec3.Scale(ramp, fModel))
+	cloth, model := vec3.Scale(ramp, fs.fCloth), vec3.Scale(ramp, fModel)
+	fs.fCloth = fs.clampForce(cloth)
+	fd := fs.clampForce(model)
+	fs.capped = fs.fCloth != cloth || fd != model
 	fs.passivity(fd, cfg)
 	fs.fDes = fs.limitRate(fd, cfg)
 	if !fs.fresh {
@@ -555,7 +558,7 @@ func (fs *fingerServo) slewOffset(cfg *Config) {
 // fault ramps to zero over safety.stop_ramp_ms, and a finger without a
 // usable sample keeps its last torque.
 func (fs *fingerServo) renderNothing(t time.Duration, cfg *Config) {
-	fs.fDes, fs.fCloth, fs.damping = [3]float64{}, [3]float64{}, 0
+	fs.fDes, fs.fCloth, fs.damping, fs.capped = [3]float64{}, [3]float64{}, 0, false
 	if fs.status.State == StateStopping {
 		r := 1.0
 		if ramp := cfg.Safety.StopRamp; ramp > 0 {

@@ -406,3 +406,42 @@ func TestStiffnessLimit(t *testing.T) {
 		}
 	}
 }
+
+// A cloth force beyond the finger's force limit is capped to it, and the
+// tick record says so: ForceDes is then the limit, not the cloth's force.
+func TestForceCapRecorded(t *testing.T) {
+	p := twin.DefaultExoParams()
+	e, err := twin.NewExo(p, twin.DefaultBase(1), holdIntent{homePad(p, 1)}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Safety.MaxForce = 0.5
+	s, err := NewServo(cfg, [sim.NumFingers]Finger{{}, {Device: e, Kin: e.Kinematics(), Base: e.Base()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out sim.FingerState
+	var rec TickRecord
+	tm := time.Duration(0)
+	for ; tm < 300*time.Millisecond; tm += time.Millisecond {
+		s.Tick(tm, nil, &out, &rec)
+	}
+	base := e.Base()
+	n := base.Vec([3]float64{1, 0, 0})
+	for _, tc := range []struct {
+		f      float64 // the cloth's force [N]
+		capped bool
+	}{{0.3, false}, {0.8, true}, {0.45, false}} {
+		var in sim.Output
+		in.Local[1] = sim.LocalModel{T: tm, Step: 1, X0: out.Fingers[1].Pos, F0: vec3.Scale(-tc.f, n),
+			Normal: n, Depth: 0.01, InContact: true, Valid: true}
+		s.Tick(tm, &in, &out, &rec)
+		tm += time.Millisecond
+		fr := rec.Fingers[1]
+		if want := math.Min(tc.f, 0.5); fr.State != StateActive || fr.Capped != tc.capped || math.Abs(vec3.Norm(fr.ForceDes)-want) > 1e-9 {
+			t.Errorf("a cloth force of %g N under a 0.5 N limit: state %v, capped %v, desired %g N; want capped %v, %g N",
+				tc.f, fr.State, fr.Capped, vec3.Norm(fr.ForceDes), tc.capped, want)
+		}
+	}
+}

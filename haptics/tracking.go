@@ -67,6 +67,7 @@ type TrackingResult struct {
 	PeakDesN          [sim.NumFingers]float64 `json:"peak_des_n"`        // largest filtered |f_des| in contact [N]
 	PeakMeasN         [sim.NumFingers]float64 `json:"peak_meas_n"`       // largest filtered |f_meas| in contact [N]
 	LimitedS          [sim.NumFingers]float64 `json:"limited_s"`         // time the coupling limited the stiffness [s]
+	CappedS           [sim.NumFingers]float64 `json:"capped_s"`          // time the cloth's force was capped at the finger's force limit (FingerRecord.Capped): f_des is then less than the cloth computes [s]
 	MaxStiffNpm       [sim.NumFingers]float64 `json:"max_stiffness_npm"` // largest stiffness the local model asked for in contact [N/m]
 	PassiveDampedS    [sim.NumFingers]float64 `json:"passive_damped_s"`  // time the passivity controller added damping [s]
 }
@@ -78,6 +79,7 @@ type trackingFinger struct {
 	e2, d2, e2raw, d2raw   float64
 	peakDes, peakMeas      float64
 	limited, damped        uint64
+	capped                 uint64
 	maxStiff               float64
 	shortfall, overshoot   float64
 	episodes, light        int
@@ -153,6 +155,9 @@ func (tf *trackingFinger) add(t time.Duration, fr *FingerRecord, dt time.Duratio
 	if fr.Limited {
 		tf.limited++
 	}
+	if fr.Capped {
+		tf.capped++
+	}
 	tf.maxStiff = max(tf.maxStiff, fr.Stiffness)
 	if fr.Damping > 0 {
 		tf.damped++
@@ -193,6 +198,7 @@ func (c *ContactTracking) Result() TrackingResult {
 		r.ContactS[f] = float64(tf.ticks) * c.dt.Seconds()
 		r.PeakDesN[f], r.PeakMeasN[f] = tf.peakDes, tf.peakMeas
 		r.LimitedS[f] = float64(tf.limited) * c.dt.Seconds()
+		r.CappedS[f] = float64(tf.capped) * c.dt.Seconds()
 		r.MaxStiffNpm[f] = tf.maxStiff
 		r.PassiveDampedS[f] = float64(tf.damped) * c.dt.Seconds()
 	}

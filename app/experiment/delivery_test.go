@@ -16,6 +16,7 @@ import (
 	"github.com/haptex/haptex/calib/psych"
 	"github.com/haptex/haptex/devices"
 	"github.com/haptex/haptex/devices/twin"
+	"github.com/haptex/haptex/haptics"
 	"github.com/haptex/haptex/sim"
 )
 
@@ -172,6 +173,8 @@ func TestUndelivered(t *testing.T) {
 	lost.TactileUnconfirmed[sim.IndexFinger] = 12
 	clipped := ok
 	clipped.TactileClipped[sim.Thumb] = 3
+	capped := ok
+	capped.CappedS[sim.IndexFinger] = 0.012
 	name := func(i int) string { return []string{"first", "second"}[i] }
 	index := needs{arrays: [2]bool{false, true}}
 	thumb := needs{arrays: [2]bool{true, false}}
@@ -188,6 +191,8 @@ func TestUndelivered(t *testing.T) {
 		{[]rig.IntervalStats{lost, safe}, thumb, ""},
 		{[]rig.IntervalStats{clipped, lost}, needs{arrays: [2]bool{true, true}}, "first: 3 of 12 frames clipped by the thumb tactile array at its amplitude limits; second: 12 of 12 frames not confirmed by the index tactile array"},
 		{[]rig.IntervalStats{clipped}, index, ""},
+		{[]rig.IntervalStats{capped}, allDevices, "first: the index's force capped at its exoskeleton's force limit for 0.012 of 0.3 s; the cloth asked for more force than the exoskeletons render: a lighter grip, or lower levels"},
+		{[]rig.IntervalStats{capped}, index, ""},
 	} {
 		if got := undelivered(tc.stats, name, tc.need); got != tc.want {
 			t.Errorf("undelivered (%+v): %q, want %q", tc.need, got, tc.want)
@@ -266,5 +271,32 @@ func TestToneNeedsItsFingersArray(t *testing.T) {
 				t.Errorf("%d trials recorded, want %d\n%s", n, want, out)
 			}
 		})
+	}
+}
+
+// A trial whose pinch asked a finger for more than its exoskeleton's force
+// limit is not recorded: what the finger felt was cut at the limit, not
+// the stimulus. Here the limit is 0.05 N (safety.max_force_n), which the
+// pinch exceeds: the first trial is presented three times, then the run
+// stops.
+func TestCappedForceNotRecorded(t *testing.T) {
+	src := strings.Replace(fmt.Sprintf(toneTOML, 40.0, "index", fmt.Sprintf(toneLevels, "20, 40")), `kind = "tactile-tone"
+frequency_hz = [40]
+finger = "index"`, `kind = "force-scale"`, 1)
+	src = strings.Replace(src, `motion = "rest"`, `motion = "pinch"`, 1)
+	src = strings.Replace(src, "interval_s = 0.3\n", "", 1)
+	cfg := rig.Config{}
+	cfg.Servo = haptics.DefaultConfig()
+	cfg.Servo.Safety.MaxForce = 0.05
+	dir, out, err := runTone(t, src, cfg, false, nil)
+	if !errors.Is(err, ErrNotDelivered) || !strings.Contains(err.Error(), "trial 1: stimulus not delivered in 3 presentations") ||
+		!strings.Contains(err.Error(), "force capped at its exoskeleton's force limit") {
+		t.Fatalf("a pinch beyond the force limit: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tone-limits", "sim01", "trials.csv")); err == nil {
+		b, _ := os.ReadFile(filepath.Join(dir, "tone-limits", "sim01", "trials.csv"))
+		if bytes.Count(b, []byte("\n")) > 1 {
+			t.Errorf("trials recorded:\n%s", b)
+		}
 	}
 }

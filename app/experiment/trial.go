@@ -205,16 +205,21 @@ func (e *Experiment) needs() needs {
 
 // undelivered says how the intervals' statistics show a stimulus that did
 // not reach the devices it needs in full, each interval named by name:
-// frames a tactile array did not confirm or reported clipping, or an
-// exoskeleton outside its active state (rig.IntervalStats); "" when
-// nothing shows.
+// frames a tactile array did not confirm or reported clipping, an
+// exoskeleton outside its active state, or a finger's force capped at its
+// force limit (rig.IntervalStats); "" when nothing shows.
 func undelivered(stats []rig.IntervalStats, name func(i int) string, need needs) string {
 	var parts []string
+	capped := false
 	for i := range stats {
 		s := &stats[i]
 		for f := range sim.NumFingers {
 			if need.exos && s.SafeS[f] > 0 {
 				parts = append(parts, fmt.Sprintf("%s: the %s exoskeleton outside its active state for %.3g of %.3g s", name(i), sim.FingerName(f), s.SafeS[f], s.DurationS))
+			}
+			if need.exos && s.CappedS[f] > 0 {
+				parts = append(parts, fmt.Sprintf("%s: the %s's force capped at its exoskeleton's force limit for %.3g of %.3g s", name(i), sim.FingerName(f), s.CappedS[f], s.DurationS))
+				capped = true
 			}
 			if !need.arrays[f] {
 				continue
@@ -226,6 +231,9 @@ func undelivered(stats []rig.IntervalStats, name func(i int) string, need needs)
 				parts = append(parts, fmt.Sprintf("%s: %d of %d frames clipped by the %s tactile array at its amplitude limits", name(i), n, s.TactileFrames, sim.FingerName(f)))
 			}
 		}
+	}
+	if capped {
+		parts = append(parts, "the cloth asked for more force than the exoskeletons render: a lighter grip, or lower levels")
 	}
 	return strings.Join(parts, "; ")
 }

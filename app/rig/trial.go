@@ -33,6 +33,10 @@ type IntervalStats struct {
 	// cloth's local model asked for, per finger [s]: the interval's
 	// stiffness cue was cut where it lay outside the stable region.
 	LimitedS [sim.NumFingers]float64 `json:"limited_s"`
+	// CappedS is how long the cloth's force was capped at the finger's
+	// force limit (haptics.FingerRecord.Capped), per finger [s]: the
+	// finger was asked for less than the cloth computed.
+	CappedS [sim.NumFingers]float64 `json:"capped_s"`
 	// ContactS is each finger's time in contact with the cloth, PinchS the
 	// time both were [s].
 	ContactS [sim.NumFingers]float64 `json:"contact_s"`
@@ -113,6 +117,9 @@ func (a *hapticsInterval) add(t time.Duration, rec *haptics.TickRecord, lateness
 		s.PeakForceDesN[f] = max(s.PeakForceDesN[f], vec3.Norm(fr.ForceDes))
 		if fr.Limited {
 			s.LimitedS[f] += a.dt
+		}
+		if fr.Capped {
+			s.CappedS[f] += a.dt
 		}
 		if fr.Contact {
 			s.ContactS[f] += a.dt

@@ -73,6 +73,9 @@ func printSummary(w io.Writer, s *rig.Summary) {
 		fmt.Fprintf(w, "contact tracking (thumb, index): rms_rel %.3f %.3f, peak_shortfall %.3f %.3f, onset_overshoot %.3f %.3f over %d %d episodes; %d %d light touches (under 0.05 N), onset excess %.0f %.0f mN; stiffness limited %.3f %.3f s\n",
 			ct.RMSRel[0], ct.RMSRel[1], ct.PeakShortfall[0], ct.PeakShortfall[1], ct.OnsetOvershoot[0], ct.OnsetOvershoot[1], ct.Episodes[0], ct.Episodes[1],
 			ct.LightEpisodes[0], ct.LightEpisodes[1], 1e3*ct.LightOnsetExcessN[0], 1e3*ct.LightOnsetExcessN[1], ct.LimitedS[0], ct.LimitedS[1])
+		if ct.CappedS[0] > 0 || ct.CappedS[1] > 0 {
+			fmt.Fprintf(w, "  force capped at the fingers' force limit %.3f %.3f s: they were asked for less than the cloth computed (the figures above compare with the capped force)\n", ct.CappedS[0], ct.CappedS[1])
+		}
 	}
 	for _, l := range s.Loops {
 		// A cloth that fell behind real time gave the servo older local
