@@ -62,7 +62,8 @@
 // stop began, is zeroed at once) and switch the power stage off; after
 // safety.recover_ms of health the finger is re-enabled with the enable
 // ramp. Enabling never waits for the device
-// inside the tick. The rendered force is clamped in magnitude and rate, and the
+// inside the tick. The rendered force is clamped in magnitude (every tick
+// records whether the cloth's force was capped) and rate, and the
 // stiffness of a local model to model.max_stiffness_npm (by default half
 // the device's measured Z-width, so that no stiffness outside the stable
 // region is rendered; 0 takes Colgate's bound 2b/T); every tick records
