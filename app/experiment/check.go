@@ -302,7 +302,9 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 			return 0, err
 		}
 		s.Advance(50 * time.Millisecond)
-		<-ch
+		if why := undelivered([]rig.IntervalStats{<-ch}, func(int) string { return "the interval" }, e.needs()); why != "" {
+			return 0, fmt.Errorf("%w on the simulated devices (%s)", ErrNotDelivered, why)
+		}
 		return measureCue(cue, tr, script)
 	}
 	var trials []checkTrial
@@ -313,7 +315,10 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 	// ones measured 1,172-1,311), which would otherwise land in the first
 	// level's first trial and in the spread of the cue (CueSD).
 	if warmup {
-		if _, err := interval(0); err != nil {
+		if _, err := interval(0); errors.Is(err, ErrNotDelivered) {
+			rep.Reason = fmt.Sprintf("stimulus check: at the reference: %v", err)
+			return rep, nil
+		} else if err != nil {
 			rep.Reason = fmt.Sprintf("stimulus check: %s cannot be measured at the reference with motion %q: %v (%s)", cue.Name, e.Timing.Motion, err, unmeasurable(e, dim, script, err))
 			return rep, nil
 		}
@@ -335,6 +340,10 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 					lx = x
 				}
 				c, err := interval(lx)
+				if errors.Is(err, ErrNotDelivered) {
+					rep.Reason = fmt.Sprintf("stimulus check: at %g %s: %v", lx, e.Stimulus.Unit, err)
+					return rep, nil
+				}
 				if err != nil {
 					rep.Reason = fmt.Sprintf("stimulus check: %s cannot be measured at %g %s with motion %q: %v (%s)", cue.Name, lx, e.Stimulus.Unit, e.Timing.Motion, err, unmeasurable(e, dim, script, err))
 					return rep, nil

@@ -300,3 +300,38 @@ finger = "index"`, `kind = "force-scale"`, 1)
 		}
 	}
 }
+
+// The stimulus check refuses levels whose force the simulated exoskeletons
+// cap at their force limit, before the first trial, rather than a run
+// that stops at its first capped trial: at the reference already under a
+// 0.05 N limit, at +400 % (the force scaled five times) under 1.0 N (the
+// reference pinch is capped under 0.6 N, not under 0.8 N).
+func TestCheckRefusesCappedForce(t *testing.T) {
+	src := strings.Replace(fmt.Sprintf(toneTOML, 40.0, "index", fmt.Sprintf(toneLevels, "20, 400")), `kind = "tactile-tone"
+frequency_hz = [40]
+finger = "index"`, `kind = "force-scale"`, 1)
+	src = strings.Replace(src, `motion = "rest"`, `motion = "pinch"`, 1)
+	src = strings.Replace(src, "interval_s = 0.3\n", "", 1)
+	e, err := Parse([]byte(src), "force.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		limit float64
+		want  string
+	}{
+		{0.05, "stimulus check: at the reference: stimulus not delivered on the simulated devices (the interval: the thumb's force capped at its exoskeleton's force limit"},
+		{1.0, "stimulus check: at 400 %: stimulus not delivered on the simulated devices (the interval: "},
+	} {
+		cfg := rig.Config{}
+		cfg.Servo = haptics.DefaultConfig()
+		cfg.Servo.Safety.MaxForce = tc.limit
+		rep, err := Check(context.Background(), CheckOptions{Experiment: e, Rig: cfg, Library: kes.Library{Dir: t.TempDir()}, Levels: 1, Pairs: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Valid || !strings.HasPrefix(rep.Reason, tc.want) {
+			t.Errorf("a pinch under a %g N limit: valid %v, %q", tc.limit, rep.Valid, rep.Reason)
+		}
+	}
+}
