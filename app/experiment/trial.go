@@ -344,14 +344,14 @@ func (e *Experiment) withinLimits(r *rig.Rig) error {
 	if e.Stimulus.Kind != TactileTone {
 		return nil
 	}
-	v := r.NewView()
+	v, need := r.NewView(), e.needs()
 	for stream, sp := range psych.SpanOf(e.Procedure) {
 		hz := e.Stimulus.FrequencyHz[0]
 		if stream < len(e.Stimulus.FrequencyHz) {
 			hz = e.Stimulus.FrequencyHz[stream]
 		}
 		for f := range sim.NumFingers {
-			if name := sim.FingerName(f); e.Stimulus.Finger != "" && e.Stimulus.Finger != name {
+			if !need.arrays[f] {
 				continue
 			}
 			a40, a320 := v.ArrayLimits(f)
