@@ -367,22 +367,9 @@ func homePad(p twin.ExoParams, f int) [3]float64 {
 // the cloth's own, unlimited, at the measured pad, so the limit shows as
 // tracking error. A model within the limit is rendered as it is.
 func TestStiffnessLimit(t *testing.T) {
-	p := twin.DefaultExoParams()
-	e, err := twin.NewExo(p, twin.DefaultBase(1), holdIntent{homePad(p, 1)}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := DefaultConfig()
-	s, err := NewServo(cfg, [sim.NumFingers]Finger{{}, {Device: e, Kin: e.Kinematics(), Base: e.Base()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out sim.FingerState
+	s, e, out, tm := activeIndex(t, cfg)
 	var rec TickRecord
-	tm := time.Duration(0)
-	for ; tm < 300*time.Millisecond; tm += time.Millisecond {
-		s.Tick(tm, nil, &out, &rec)
-	}
 	base := e.Base()
 	n := base.Vec([3]float64{1, 0, 0}) // the pad presses along base x
 	for _, k := range []float64{4600, 1000} {
@@ -410,23 +397,10 @@ func TestStiffnessLimit(t *testing.T) {
 // A cloth force beyond the finger's force limit is capped to it, and the
 // tick record says so: ForceDes is then the limit, not the cloth's force.
 func TestForceCapRecorded(t *testing.T) {
-	p := twin.DefaultExoParams()
-	e, err := twin.NewExo(p, twin.DefaultBase(1), holdIntent{homePad(p, 1)}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := DefaultConfig()
 	cfg.Safety.MaxForce = 0.5
-	s, err := NewServo(cfg, [sim.NumFingers]Finger{{}, {Device: e, Kin: e.Kinematics(), Base: e.Base()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out sim.FingerState
+	s, e, out, tm := activeIndex(t, cfg)
 	var rec TickRecord
-	tm := time.Duration(0)
-	for ; tm < 300*time.Millisecond; tm += time.Millisecond {
-		s.Tick(tm, nil, &out, &rec)
-	}
 	base := e.Base()
 	n := base.Vec([3]float64{1, 0, 0})
 	for _, tc := range []struct {
@@ -444,4 +418,28 @@ func TestForceCapRecorded(t *testing.T) {
 				tc.f, fr.State, fr.Capped, vec3.Norm(fr.ForceDes), tc.capped, want)
 		}
 	}
+}
+
+// activeIndex returns a servo of configuration cfg on a simulated index
+// exoskeleton held at its home pose, run for 300 ms without a cloth (the
+// finger enabled and active by then), with its last output and the time
+// of its next tick.
+func activeIndex(t *testing.T, cfg Config) (*Servo, *twin.Exo, sim.FingerState, time.Duration) {
+	t.Helper()
+	p := twin.DefaultExoParams()
+	e, err := twin.NewExo(p, twin.DefaultBase(1), holdIntent{homePad(p, 1)}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewServo(cfg, [sim.NumFingers]Finger{{}, {Device: e, Kin: e.Kinematics(), Base: e.Base()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out sim.FingerState
+	var rec TickRecord
+	tm := time.Duration(0)
+	for ; tm < 300*time.Millisecond; tm += time.Millisecond {
+		s.Tick(tm, nil, &out, &rec)
+	}
+	return s, e, out, tm
 }

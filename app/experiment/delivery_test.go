@@ -274,21 +274,43 @@ func TestToneNeedsItsFingersArray(t *testing.T) {
 	}
 }
 
+// forcePinchTOML is a 2AFC force-scale experiment on the pinch, its
+// constant levels [%] filled in; it writes under tone-limits/ as the tone
+// experiments of runTone do.
+const forcePinchTOML = `
+format = 1
+name = "tone-limits"
+side = 8
+[stimulus]
+kind = "force-scale"
+[timing]
+motion = "pinch"
+gap_s = 0.3
+iti_s = 0.3
+[procedure]
+kind = "constant"
+[procedure.constant]
+task = { kind = "afc", alternatives = 2 }
+levels = [%s]
+repeats = 1
+seed = 1
+`
+
+// forceLimited is a rig configuration whose fingers' force limit
+// (safety.max_force_n) is limit [N].
+func forceLimited(limit float64) rig.Config {
+	cfg := rig.Config{Servo: haptics.DefaultConfig()}
+	cfg.Servo.Safety.MaxForce = limit
+	return cfg
+}
+
 // A trial whose pinch asked a finger for more than its exoskeleton's force
 // limit is not recorded: what the finger felt was cut at the limit, not
 // the stimulus. Here the limit is 0.05 N (safety.max_force_n), which the
 // pinch exceeds: the first trial is presented three times, then the run
 // stops.
 func TestCappedForceNotRecorded(t *testing.T) {
-	src := strings.Replace(fmt.Sprintf(toneTOML, 40.0, "index", fmt.Sprintf(toneLevels, "20, 40")), `kind = "tactile-tone"
-frequency_hz = [40]
-finger = "index"`, `kind = "force-scale"`, 1)
-	src = strings.Replace(src, `motion = "rest"`, `motion = "pinch"`, 1)
-	src = strings.Replace(src, "interval_s = 0.3\n", "", 1)
-	cfg := rig.Config{}
-	cfg.Servo = haptics.DefaultConfig()
-	cfg.Servo.Safety.MaxForce = 0.05
-	dir, out, err := runTone(t, src, cfg, false, nil)
+	dir, out, err := runTone(t, fmt.Sprintf(forcePinchTOML, "20, 40"), forceLimited(0.05), false, nil)
 	if !errors.Is(err, ErrNotDelivered) || !strings.Contains(err.Error(), "trial 1: stimulus not delivered in 3 presentations") ||
 		!strings.Contains(err.Error(), "force capped at its exoskeleton's force limit") {
 		t.Fatalf("a pinch beyond the force limit: %v\n%s", err, out)
@@ -307,12 +329,7 @@ finger = "index"`, `kind = "force-scale"`, 1)
 // 0.05 N limit, at +400 % (the force scaled five times) under 1.0 N (the
 // reference pinch is capped under 0.6 N, not under 0.8 N).
 func TestCheckRefusesCappedForce(t *testing.T) {
-	src := strings.Replace(fmt.Sprintf(toneTOML, 40.0, "index", fmt.Sprintf(toneLevels, "20, 400")), `kind = "tactile-tone"
-frequency_hz = [40]
-finger = "index"`, `kind = "force-scale"`, 1)
-	src = strings.Replace(src, `motion = "rest"`, `motion = "pinch"`, 1)
-	src = strings.Replace(src, "interval_s = 0.3\n", "", 1)
-	e, err := Parse([]byte(src), "force.toml")
+	e, err := Parse([]byte(fmt.Sprintf(forcePinchTOML, "20, 400")), "force.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,10 +340,7 @@ finger = "index"`, `kind = "force-scale"`, 1)
 		{0.05, "stimulus check: at the reference: stimulus not delivered on the simulated devices (the interval: the thumb's force capped at its exoskeleton's force limit"},
 		{1.0, "stimulus check: at 400 %: stimulus not delivered on the simulated devices (the interval: "},
 	} {
-		cfg := rig.Config{}
-		cfg.Servo = haptics.DefaultConfig()
-		cfg.Servo.Safety.MaxForce = tc.limit
-		rep, err := Check(context.Background(), CheckOptions{Experiment: e, Rig: cfg, Library: kes.Library{Dir: t.TempDir()}, Levels: 1, Pairs: 1})
+		rep, err := Check(context.Background(), CheckOptions{Experiment: e, Rig: forceLimited(tc.limit), Library: kes.Library{Dir: t.TempDir()}, Levels: 1, Pairs: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
