@@ -53,3 +53,51 @@ func TestSummaryCountsFramesNotWritten(t *testing.T) {
 		t.Errorf("of the tactile loop's %d frames, thumb %d not written, index %d; want 40, 0 and 30", frames, th, ix)
 	}
 }
+
+// reportingArray is the simulated array reporting its status, as a serial
+// array does: active, and the newest frame acknowledged.
+type reportingArray struct {
+	*twin.Tactile
+	seq uint32
+}
+
+func (a *reportingArray) WriteFrame(f *devices.TactileFrame) error {
+	a.seq = f.Seq
+	return a.Tactile.WriteFrame(f)
+}
+
+func (a *reportingArray) Status(dst *devices.TactileStatus) error {
+	*dst = devices.TactileStatus{AckSeq: a.seq, Active: true}
+	return nil
+}
+
+// A tactile frame inside a traced interval, with the arrays' status read
+// and kept in the trace, allocates nothing; the trace holds each frame's
+// report.
+func TestTracedTactileFrameAllocs(t *testing.T) {
+	cfg := coarse(Config{})
+	for f := range sim.NumFingers {
+		tac, err := twin.NewTactile(twin.DefaultTactileParams(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Tactile[f] = &reportingArray{Tactile: tac}
+	}
+	r, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := r.NewIntervalTrace(10 * time.Second)
+	r.tactile.iv.begin(tr)
+	tick := time.Duration(0)
+	if a := testing.AllocsPerRun(200, func() {
+		tick += r.cfg.TactilePeriod
+		r.tactile.step(tick)
+	}); a != 0 {
+		t.Fatalf("a traced tactile frame allocates %v times", a)
+	}
+	last := tr.Tactile[len(tr.Tactile)-1]
+	if rep := last.Report[sim.IndexFinger]; !rep.Written || !rep.Reported || !rep.Status.Active || rep.Status.AckSeq != last.Seq {
+		t.Errorf("the last frame's report %+v (frame %d)", rep, last.Seq)
+	}
+}
