@@ -445,7 +445,7 @@ func TestExperimentOnEmulatedDevices(t *testing.T) {
 	t.Logf("%d frames with the tone on the index array", loud.Load())
 	// Each frame's trace row says what the index array answered over its
 	// serial line: written, active, nothing clipped, no fault, and the
-	// frame it acknowledged last one or two before it.
+	// frame it acknowledged last its own or one of the two before it.
 	traces, err := filepath.Glob(filepath.Join(dir, "tone-on-devices", "emu01", "traces", "*-tactile.csv.gz"))
 	if err != nil || len(traces) != 4 {
 		t.Fatalf("tactile traces %v (%v), want 2 trials of 2 intervals", traces, err)
@@ -479,7 +479,7 @@ func TestExperimentOnEmulatedDevices(t *testing.T) {
 			}
 		}
 		if n := len(rows) - 1; n < 10 || reported < n/2 || near < reported/2 {
-			t.Errorf("%s: %d frames, %d with the array's report, %d of them acknowledging one of the two frames before", filepath.Base(name), n, reported, near)
+			t.Errorf("%s: %d frames, %d with the array's report, %d of them acknowledging their own frame or one of the two before", filepath.Base(name), n, reported, near)
 		}
 	}
 }
