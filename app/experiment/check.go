@@ -307,6 +307,16 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 		}
 		return measureCue(cue, tr, script)
 	}
+	// refuse says why the check stops at level at ("the reference" or a
+	// level with its unit), whose interval failed with err.
+	refuse := func(at string, err error) *StimulusReport {
+		if errors.Is(err, ErrNotDelivered) {
+			rep.Reason = fmt.Sprintf("stimulus check: at %s: %v", at, err)
+		} else {
+			rep.Reason = fmt.Sprintf("stimulus check: %s cannot be measured at %s with motion %q: %v (%s)", cue.Name, at, e.Timing.Motion, err, unmeasurable(e, dim, script, err))
+		}
+		return rep
+	}
 	var trials []checkTrial
 	s.Advance(e.Timing.ITI)
 	// One reference interval first, unmeasured: the first interval after
@@ -315,12 +325,8 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 	// ones measured 1,172-1,311), which would otherwise land in the first
 	// level's first trial and in the spread of the cue (CueSD).
 	if warmup {
-		if _, err := interval(0); errors.Is(err, ErrNotDelivered) {
-			rep.Reason = fmt.Sprintf("stimulus check: at the reference: %v", err)
-			return rep, nil
-		} else if err != nil {
-			rep.Reason = fmt.Sprintf("stimulus check: %s cannot be measured at the reference with motion %q: %v (%s)", cue.Name, e.Timing.Motion, err, unmeasurable(e, dim, script, err))
-			return rep, nil
+		if _, err := interval(0); err != nil {
+			return refuse("the reference", err), nil
 		}
 		s.Advance(e.Timing.ITI)
 	}
@@ -340,13 +346,8 @@ func checkStream(ctx context.Context, e *Experiment, cfg rig.Config, stream int,
 					lx = x
 				}
 				c, err := interval(lx)
-				if errors.Is(err, ErrNotDelivered) {
-					rep.Reason = fmt.Sprintf("stimulus check: at %g %s: %v", lx, e.Stimulus.Unit, err)
-					return rep, nil
-				}
 				if err != nil {
-					rep.Reason = fmt.Sprintf("stimulus check: %s cannot be measured at %g %s with motion %q: %v (%s)", cue.Name, lx, e.Stimulus.Unit, e.Timing.Motion, err, unmeasurable(e, dim, script, err))
-					return rep, nil
+					return refuse(fmt.Sprintf("%g %s", lx, e.Stimulus.Unit), err), nil
 				}
 				if isTest {
 					ct += c / float64(pairs)

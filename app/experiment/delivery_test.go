@@ -315,6 +315,7 @@ func TestCappedForceNotRecorded(t *testing.T) {
 		!strings.Contains(err.Error(), "force capped at its exoskeleton's force limit") {
 		t.Fatalf("a pinch beyond the force limit: %v\n%s", err, out)
 	}
+	t.Log(err)
 	if _, err := os.Stat(filepath.Join(dir, "tone-limits", "sim01", "trials.csv")); err == nil {
 		b, _ := os.ReadFile(filepath.Join(dir, "tone-limits", "sim01", "trials.csv"))
 		if bytes.Count(b, []byte("\n")) > 1 {
@@ -344,6 +345,7 @@ func TestCheckRefusesCappedForce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Logf("under %g N: %s", tc.limit, rep.Reason)
 		if rep.Valid || !strings.HasPrefix(rep.Reason, tc.want) {
 			t.Errorf("a pinch under a %g N limit: valid %v, %q", tc.limit, rep.Valid, rep.Reason)
 		}

@@ -127,13 +127,9 @@ type tactileLoop struct {
 	iv         tactileInterval
 
 	// status holds the arrays that report their status (nil: cannot);
-	// unconfirmed says, per finger, that the array did not confirm the
-	// newest frame, clipped that it reported clipping one, report what
-	// it said (tactileInterval.add).
-	status      [sim.NumFingers]devices.StatusReader
-	unconfirmed [sim.NumFingers]bool
-	clipped     [sim.NumFingers]bool
-	report      [sim.NumFingers]ArrayReport
+	// report what each said of the newest frame (tactileInterval.add).
+	status [sim.NumFingers]devices.StatusReader
+	report [sim.NumFingers]ArrayReport
 }
 
 func newTactileLoop(r *Rig) (*tactileLoop, error) {
@@ -281,25 +277,19 @@ func (l *tactileLoop) step(t time.Duration) {
 		if err != nil {
 			l.errs[f]++
 		}
-		l.unconfirmed[f], l.clipped[f] = err != nil, false
 		rep := &l.report[f]
-		rep.Written, rep.Reported = err == nil, false
+		rep.Written, rep.Reported, rep.Gone = err == nil, false, false
 		if sr := l.status[f]; sr != nil && err == nil && l.iv.active {
 			// A late report (ErrTimeout) says the host's reader was held,
 			// not that the array failed: the array's loss shows within
 			// the link's silence limit as ErrDisconnected and failed
 			// writes.
-			if err := sr.Status(&rep.Status); err == nil {
-				rep.Reported = true
-				l.unconfirmed[f] = rep.Status.Fault != 0 || !rep.Status.Active
-				l.clipped[f] = rep.Status.Clamped
-			} else {
-				l.unconfirmed[f] = !errors.Is(err, devices.ErrTimeout)
-			}
+			err := sr.Status(&rep.Status)
+			rep.Reported, rep.Gone = err == nil, err != nil && !errors.Is(err, devices.ErrTimeout)
 		}
 	}
 	if l.iv.active {
-		l.iv.add(frame, l.seq, &l.inner, &l.unconfirmed, &l.clipped, &l.report)
+		l.iv.add(frame, l.seq, &l.inner, &l.report)
 	}
 	l.row.Contact = l.contacts
 	l.row.LatenessUs = 0

@@ -181,17 +181,16 @@ func appendBit(b []byte, v bool) []byte {
 	return append(b, '0')
 }
 
-// add accumulates frame fr (sequence number seq), written to arrays;
-// unconfirmed[f] says that finger f's array did not confirm it, clipped[f]
-// that it reported clipping it, and reports what the array said.
-func (a *tactileInterval) add(fr *tactile.Frame, seq uint32, arrays *[sim.NumFingers]devices.TactileArray, unconfirmed, clipped *[sim.NumFingers]bool, reports *[sim.NumFingers]ArrayReport) {
+// add accumulates frame fr (sequence number seq), written to arrays,
+// which said of it what reports holds.
+func (a *tactileInterval) add(fr *tactile.Frame, seq uint32, arrays *[sim.NumFingers]devices.TactileArray, reports *[sim.NumFingers]ArrayReport) {
 	s := &a.stats
 	s.TactileFrames++
-	for f := range sim.NumFingers {
-		if unconfirmed[f] {
+	for f := range reports {
+		if reports[f].Unconfirmed() {
 			s.TactileUnconfirmed[f]++
 		}
-		if clipped[f] {
+		if reports[f].Clipped() {
 			s.TactileClipped[f]++
 		}
 	}
@@ -359,8 +358,19 @@ type TactileSample struct {
 type ArrayReport struct {
 	Written  bool                  // the write succeeded
 	Reported bool                  // Status holds the array's report
+	Gone     bool                  // the status read failed, not for a late report: the array is gone
 	Status   devices.TactileStatus // AckSeq, Active, Clamped, Fault
 }
+
+// Unconfirmed says that the array did not confirm the frame: the write
+// failed, the array is gone, or its report says it has silenced itself
+// (its watchdog) or has a fault.
+func (r *ArrayReport) Unconfirmed() bool {
+	return !r.Written || r.Gone || r.Reported && (r.Status.Fault != 0 || !r.Status.Active)
+}
+
+// Clipped says that the array reported clipping at its amplitude limits.
+func (r *ArrayReport) Clipped() bool { return r.Reported && r.Status.Clamped }
 
 // NewIntervalTrace returns a trace with room for an interval of length d
 // (and the ticks it takes to begin and end one).
@@ -401,7 +411,8 @@ func (tr *IntervalTrace) WriteHapticsCSV(w io.Writer) error {
 // where the array does not report what it delivers); then the frame's
 // sequence number and per finger the array's report (ArrayReport):
 // written (1 or 0) and its newest status's ack_seq, active, clipped (1 or
-// 0) and fault bits (empty where the array reports no status).
+// 0) and fault bits (empty where the array reports no status, or its
+// report could not be read).
 func TactileTraceHeader() string {
 	h := "t_s"
 	for f := range sim.NumFingers {

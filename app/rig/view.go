@@ -86,13 +86,13 @@ func (v *View) ArrayLimits(f int) (a40, a320 float64) {
 // 40 and 320 Hz [µm peak]: the tighter of the two arrays' (the renderer
 // clamps to it).
 func (v *View) PinLimits() (a40, a320 float64) {
-	for _, a := range v.r.tactile.arrays {
-		s := a.Spec()
-		if a40 == 0 || s.MaxA40Um < a40 {
-			a40 = s.MaxA40Um
+	for f := range sim.NumFingers {
+		f40, f320 := v.ArrayLimits(f)
+		if a40 == 0 || f40 < a40 {
+			a40 = f40
 		}
-		if a320 == 0 || s.MaxA320Um < a320 {
-			a320 = s.MaxA320Um
+		if a320 == 0 || f320 < a320 {
+			a320 = f320
 		}
 	}
 	return a40, a320

@@ -478,6 +478,7 @@ func TestExperimentOnEmulatedDevices(t *testing.T) {
 				t.Errorf("%s: the array's report of frame %d: %v", filepath.Base(name), seq, r[col["seq"]:])
 			}
 		}
+		t.Logf("%s: %d frames, %d with the array's report, %d of them acknowledging their own frame or one of the two before", filepath.Base(name), len(rows)-1, reported, near)
 		if n := len(rows) - 1; n < 10 || reported < n/2 || near < reported/2 {
 			t.Errorf("%s: %d frames, %d with the array's report, %d of them acknowledging their own frame or one of the two before", filepath.Base(name), n, reported, near)
 		}
@@ -518,6 +519,12 @@ func TestWornArrayOnEmulatedDevices(t *testing.T) {
 		strings.Count(out, "frames clipped by the index tactile array at its amplitude limits") < 2 {
 		t.Fatalf("a tone the worn array clipped: %v\n%s", err, out)
 	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "not delivered") {
+			t.Log(l)
+		}
+	}
+	t.Log(err)
 	rows, err := os.ReadFile(filepath.Join(dir, "tone-on-devices", "emu01", "trials.csv"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		t.Fatal(err)
