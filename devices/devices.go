@@ -161,6 +161,7 @@ type TactileSpec struct {
 	MaxA40Um  float64 // maximum amplitude at 40 Hz [µm peak]
 	MaxA320Um float64 // maximum amplitude at 320 Hz [µm peak]
 	Waveform  bool    // takes sampled waveforms rather than amplitude frames
+	Measures  bool    // measures what its pins deliver and says so (DeliveryReader)
 
 	FramePeriod time.Duration // the frame period the array is built for (25 ms for HAPTEX arrays)
 	Firmware    string        // firmware version, "major.minor.patch"; empty for simulated devices
@@ -197,6 +198,19 @@ type TactileStatus struct {
 // never retains dst; it returns ErrDisconnected like Exoskeleton.Read.
 type StatusReader interface {
 	Status(dst *TactileStatus) error
+}
+
+// DeliveryReader is implemented by tactile arrays that can tell what their
+// pins delivered: the simulated array (its vibrometer view) and an array
+// that measures its pins and reports it over the device protocol. The rig
+// finds it by type assertion once at setup. Delivered writes into dst
+// each pin's amplitudes at 40 and 320 Hz [µm peak] over the newest frame
+// period, dst.Seq the frame (its TactileFrame.Seq) applied when that
+// period ended; it reports false, leaving dst alone, when it has no
+// measurement to give (the array does not measure its pins, or its
+// measurements stopped coming). It never blocks and never retains dst.
+type DeliveryReader interface {
+	Delivered(dst *TactileFrame) bool
 }
 
 // Clocked is implemented by simulated devices whose physics advances on the

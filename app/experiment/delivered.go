@@ -35,8 +35,8 @@ type Delivered struct {
 }
 
 // unmeasuredWhy says why a trial's delivered cue is not measured, and
-// what a run on serial arrays proves instead.
-const unmeasuredWhy = "an interval's cue could not be computed from its trace: a tactile cue on arrays that report no amplitude of their own (serial arrays: each frame's acknowledgement and status, as the array reported them, are in traces/), or a force cue whose fingers did not hold the fabric through the phase it is measured over"
+// what a run on arrays that do not measure their pins proves instead.
+const unmeasuredWhy = "an interval's cue could not be computed from its trace: a tactile cue on arrays that do not measure their pins, or whose measurements stopped coming (each frame's acknowledgement and status, as the array reported them, are in traces/), or a force cue whose fingers did not hold the fabric through the phase it is measured over"
 
 // deliveredTolerance is how far Scale may lie from 1, beyond its
 // interval, before the run warns: the check's curve has an uncertainty

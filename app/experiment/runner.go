@@ -828,7 +828,7 @@ func (run *runner) writeSidecar(before []string) error {
 	}
 	if !run.o.NoTraces {
 		sc.Traces = &traceInfo{Folder: "traces", Haptics: "NNNN-iK-haptics.csv.gz: " + haptics.TickCSVHeader(),
-			Tactile: "NNNN-iK-tactile.csv.gz: per frame, per finger, 24 pins sent and delivered at 40 and 320 Hz [µm]; then the frame's seq and, per finger, what the array said of it: written, ack_seq, active, clipped, fault"}
+			Tactile: "NNNN-iK-tactile.csv.gz: per frame, per finger, 24 pins sent and delivered at 40 and 320 Hz [µm]; then the frame's seq and, per finger, what the array said of it: written, ack_seq, active, clipped, fault; last, per finger, delivered_seq: the frame the delivered amplitudes are of"}
 	}
 	if before != nil {
 		var old sidecar

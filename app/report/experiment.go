@@ -613,7 +613,7 @@ func (pg *page) fitFigures(raw []byte, side map[string]any, scale, unit, out str
 			caption += fmt.Sprintf(" The %d trials delivered %.2f [%.2f, %.2f] times the contrast the stimulus check measured at their levels (1: as checked).", d.Trials, d.Scale, d.ScaleCI[0], d.ScaleCI[1])
 		}
 		if n := s.Unmeasured; n > 0 {
-			caption += fmt.Sprintf(" What %d trials delivered was not measured: an interval's cue could not be computed from its trace (on serial arrays, which report no amplitude of their own, the traces hold each frame's acknowledgement instead).", n)
+			caption += fmt.Sprintf(" What %d trials delivered was not measured: an interval's cue could not be computed from its trace (on arrays that do not measure their pins, the traces hold each frame's acknowledgement instead).", n)
 		}
 		fig, err := render(p, panelW*1.5, panelH*1.2, out, fmt.Sprintf("fit-%d", s.Stream), "Psychometric fit, "+label, caption)
 		if err != nil {

@@ -441,11 +441,12 @@ type deadPins struct {
 	dead []int
 }
 
-func (a deadPins) Delivered(dst *devices.TactileFrame) {
+func (a deadPins) Delivered(dst *devices.TactileFrame) bool {
 	a.Tactile.Delivered(dst)
 	for _, p := range a.dead {
 		dst.A40Um[p], dst.A320Um[p] = 0, 0
 	}
+	return true
 }
 
 // An interval's delivered amplitude counts a driven pin that did not move:

@@ -24,8 +24,10 @@ type TactileOut struct {
 }
 
 // tactileRow is one tactile frame in the session record: what the loop
-// rendered and sent, and what the pins delivered over the frame, measured
-// when the next frame began.
+// rendered and sent, and what the pins delivered, measured when the next
+// frame began: over this frame on a simulated array, over the frame its
+// Delivered.Seq names on a device array, whose measurement of a frame
+// comes after the next one.
 type tactileRow struct {
 	Frame      tactile.Frame
 	Contact    [sim.NumFingers]tactile.Contact
@@ -33,6 +35,7 @@ type tactileRow struct {
 	Delivered  [sim.NumFingers]devices.TactileFrame
 	Measured   [sim.NumFingers]bool // Delivered holds a measurement (else NaN is recorded)
 	LatenessUs float64              // how late the frame's tick woke (0 in lockstep)
+	Seq        uint32               // the frame's sequence number (TactileFrame.Seq)
 	// FingersSeq and SimSeq are the haptics tick and the cloth step whose
 	// outputs the frame was rendered from (0: none yet).
 	FingersSeq, SimSeq uint64
@@ -63,7 +66,11 @@ func tactileHeader() []string {
 			}
 		}
 	}
-	return append(h, "lateness_us", "fingers_seq", "sim_seq")
+	h = append(h, "lateness_us", "fingers_seq", "sim_seq", "seq")
+	for f := range sim.NumFingers {
+		h = append(h, sim.FingerName(f)+"_delivered_seq")
+	}
+	return h
 }
 
 func appendTactileRow(dst []byte, r *tactileRow) []byte {
@@ -92,7 +99,15 @@ func appendTactileRow(dst []byte, r *tactileRow) []byte {
 	}
 	dst = sessionlog.AppendFloats(dst, r.LatenessUs)
 	dst = strconv.AppendUint(append(dst, ','), r.FingersSeq, 10)
-	return strconv.AppendUint(append(dst, ','), r.SimSeq, 10)
+	dst = strconv.AppendUint(append(dst, ','), r.SimSeq, 10)
+	dst = strconv.AppendUint(append(dst, ','), uint64(r.Seq), 10)
+	for f := range sim.NumFingers {
+		dst = append(dst, ',')
+		if r.Measured[f] {
+			dst = strconv.AppendUint(dst, uint64(r.Delivered[f].Seq), 10)
+		}
+	}
+	return dst
 }
 
 func appendFlag(dst []byte, b bool) []byte {
@@ -130,6 +145,10 @@ type tactileLoop struct {
 	// report what each said of the newest frame (tactileInterval.add).
 	status [sim.NumFingers]devices.StatusReader
 	report [sim.NumFingers]ArrayReport
+	// delivery holds the arrays that can tell what their pins delivered
+	// (nil: cannot): the simulated ones, and those that measure their
+	// pins over the device protocol.
+	delivery [sim.NumFingers]devices.DeliveryReader
 }
 
 func newTactileLoop(r *Rig) (*tactileLoop, error) {
@@ -157,6 +176,7 @@ func newTactileLoop(r *Rig) (*tactileLoop, error) {
 		// interval (step): the reads decide no command, so they stay out
 		// of the device recording a replay follows.
 		l.status[f], _ = l.inner[f].(devices.StatusReader)
+		l.delivery[f], _ = l.inner[f].(devices.DeliveryReader)
 		// The renderer clamps to the tighter of the two arrays' limits, so
 		// neither array clips what the record says was sent.
 		spec := a.Spec()
@@ -267,6 +287,7 @@ func (l *tactileLoop) step(t time.Duration) {
 		}
 	}
 	l.seq++
+	l.row.Seq = l.seq
 	for f := range sim.NumFingers {
 		d := &l.devFrame[f]
 		d.Seq = l.seq
@@ -289,7 +310,7 @@ func (l *tactileLoop) step(t time.Duration) {
 		}
 	}
 	if l.iv.active {
-		l.iv.add(frame, l.seq, &l.inner, &l.report)
+		l.iv.add(frame, l.seq, &l.delivery, &l.report)
 	}
 	l.row.Contact = l.contacts
 	l.row.LatenessUs = 0
@@ -304,16 +325,13 @@ func (l *tactileLoop) step(t time.Duration) {
 }
 
 // measure reads what each array's pins delivered over the pending frame,
-// from arrays that can tell (the simulated ones); the others' delivery is
-// recorded as NaN: the device protocol's status report does not carry
-// per-pin amplitudes.
+// from arrays that can tell (the simulated ones, and arrays that measure
+// their pins over the device protocol); the others' delivery is recorded
+// as NaN.
 func (l *tactileLoop) measure() {
 	for f := range sim.NumFingers {
-		d, ok := l.inner[f].(deliverer)
-		l.row.Measured[f] = ok
-		if ok {
-			d.Delivered(&l.row.Delivered[f])
-		}
+		d := l.delivery[f]
+		l.row.Measured[f] = d != nil && d.Delivered(&l.row.Delivered[f])
 	}
 }
 
@@ -332,6 +350,7 @@ func (l *tactileLoop) push() {
 // the loops stop, and returns the frame's sequence number.
 func (l *tactileLoop) silence() uint32 {
 	l.seq++
+	l.row.Seq = l.seq
 	for f := range sim.NumFingers {
 		d := &l.devFrame[f]
 		*d = devices.TactileFrame{Seq: l.seq}

@@ -120,6 +120,10 @@ func TestTactileRecord(t *testing.T) {
 				ok = false
 			}
 			if ok {
+				// The simulated array's measurement is of the row's own frame.
+				if seq, ds := row[col["seq"]], row[col[n+"delivered_seq"]]; seq != ds || seq != strconv.Itoa(i+1) {
+					t.Errorf("%.3f s %s: frame %s (row %d), delivered of frame %q", tm.Seconds(), n, seq, i+1, ds)
+				}
 				for p := range tactile.Pins {
 					for k, band := range [2]string{"a40", "a320"} {
 						got, want := pin(band, p, "_delivered"), lines[k][p]

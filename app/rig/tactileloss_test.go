@@ -1,6 +1,7 @@
 package rig
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -99,5 +100,79 @@ func TestTracedTactileFrameAllocs(t *testing.T) {
 	last := tr.Tactile[len(tr.Tactile)-1]
 	if rep := last.Report[sim.IndexFinger]; !rep.Written || !rep.Reported || !rep.Status.Active || rep.Status.AckSeq != last.Seq {
 		t.Errorf("the last frame's report %+v (frame %d)", rep, last.Seq)
+	}
+}
+
+// gappyArray is the simulated array whose measurements of its pins stop
+// for the frames in gap (counted from 1), as a serial array's do when
+// its TACTILE_MEASURED stop coming.
+type gappyArray struct {
+	*twin.Tactile
+	n   int
+	gap map[int]bool
+}
+
+func (a *gappyArray) WriteFrame(f *devices.TactileFrame) error {
+	a.n++
+	return a.Tactile.WriteFrame(f)
+}
+
+func (a *gappyArray) Delivered(dst *devices.TactileFrame) bool {
+	return !a.gap[a.n] && a.Tactile.Delivered(dst)
+}
+
+// An interval's delivered amplitude is a mean over all its frames, or
+// none: an array whose measurements are missing for one frame of the
+// interval gives none for it (NaN), while the other array's is kept; the
+// trace says which frame was not measured.
+func TestDeliveredNeedsEveryFrame(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		gap  map[int]bool
+	}{{"every frame measured", nil}, {"one frame not", map[int]bool{6: true}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := coarse(Config{})
+			for f := range sim.NumFingers {
+				tac, err := twin.NewTactile(twin.DefaultTactileParams(), f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg.Tactile[f] = tac
+			}
+			tac := cfg.Tactile[sim.IndexFinger].(*twin.Tactile)
+			cfg.Tactile[sim.IndexFinger] = &gappyArray{Tactile: tac, gap: tc.gap}
+			r, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.tactile.tone, r.tactile.toneOn = Tone{A40Um: 20}, true
+			tick := time.Duration(0)
+			for range 3 {
+				tick += r.cfg.TactilePeriod
+				r.tactile.step(tick)
+			}
+			tr := r.NewIntervalTrace(time.Second)
+			r.tactile.iv.begin(tr)
+			for range 8 {
+				tick += r.cfg.TactilePeriod
+				r.tactile.step(tick)
+			}
+			s := r.tactile.iv.finish()
+			th, ix := s.DeliveredA40Um[sim.Thumb], s.DeliveredA40Um[sim.IndexFinger]
+			t.Logf("%d frames: thumb delivered %.3f µm, index %.3f µm of 20", s.TactileFrames, th, ix)
+			if math.Abs(20*math.Log10(th/20)) > 1.5 {
+				t.Errorf("thumb delivered %v µm of a 20 µm tone", th)
+			}
+			unmeasured := 0
+			for _, smp := range tr.Tactile {
+				if !smp.Measured[sim.IndexFinger] {
+					unmeasured++
+				}
+			}
+			if tc.gap == nil && (math.Abs(20*math.Log10(ix/20)) > 1.5 || unmeasured != 0) ||
+				tc.gap != nil && (!math.IsNaN(ix) || unmeasured != 1) {
+				t.Errorf("index delivered %v µm, %d frames of the trace not measured", ix, unmeasured)
+			}
+		})
 	}
 }

@@ -158,15 +158,15 @@ func (a *hapticsInterval) finish() IntervalStats {
 
 // tactileInterval accumulates an interval on the tactile goroutine.
 type tactileInterval struct {
-	active  bool
-	stats   IntervalStats
-	sum40   [sim.NumFingers]float64
-	sum320  [sim.NumFingers]float64
-	del40   [sim.NumFingers]float64
-	del320  [sim.NumFingers]float64
-	measure [sim.NumFingers]bool // the array reports what it delivers
-	buf     devices.TactileFrame
-	trace   *IntervalTrace // nil: no frame-level record
+	active   bool
+	stats    IntervalStats
+	sum40    [sim.NumFingers]float64
+	sum320   [sim.NumFingers]float64
+	del40    [sim.NumFingers]float64
+	del320   [sim.NumFingers]float64
+	measured [sim.NumFingers]int // frames the array said what it delivered over
+	buf      devices.TactileFrame
+	trace    *IntervalTrace // nil: no frame-level record
 }
 
 func (a *tactileInterval) begin(tr *IntervalTrace) {
@@ -181,9 +181,10 @@ func appendBit(b []byte, v bool) []byte {
 	return append(b, '0')
 }
 
-// add accumulates frame fr (sequence number seq), written to arrays,
-// which said of it what reports holds.
-func (a *tactileInterval) add(fr *tactile.Frame, seq uint32, arrays *[sim.NumFingers]devices.TactileArray, reports *[sim.NumFingers]ArrayReport) {
+// add accumulates frame fr (sequence number seq), written to arrays that
+// said of it what reports holds and, those that can tell, what their pins
+// delivered (delivery; nil where an array cannot).
+func (a *tactileInterval) add(fr *tactile.Frame, seq uint32, delivery *[sim.NumFingers]devices.DeliveryReader, reports *[sim.NumFingers]ArrayReport) {
 	s := &a.stats
 	s.TactileFrames++
 	for f := range reports {
@@ -206,11 +207,10 @@ func (a *tactileInterval) add(fr *tactile.Frame, seq uint32, arrays *[sim.NumFin
 	}
 	for f := range fr.Fingers {
 		ff := &fr.Fingers[f]
-		if d, ok := arrays[f].(deliverer); ok {
-			d.Delivered(&a.buf)
+		if d := delivery[f]; d != nil && d.Delivered(&a.buf) {
 			a.del40[f] += meanDriven(a.buf.A40Um[:], ff.A40Um[:])
 			a.del320[f] += meanDriven(a.buf.A320Um[:], ff.A320Um[:])
-			a.measure[f] = true
+			a.measured[f]++
 			if smp != nil {
 				smp.Delivered[f] = a.buf
 				smp.Measured[f] = true
@@ -236,18 +236,14 @@ func (a *tactileInterval) finish() IntervalStats {
 		s.DeliveredA40Um[f], s.DeliveredA320Um[f] = math.NaN(), math.NaN()
 		if n := float64(s.TactileFrames); n > 0 {
 			s.MeanA40Um[f], s.MeanA320Um[f] = a.sum40[f]/n, a.sum320[f]/n
-			if a.measure[f] {
+			// A mean over part of the interval would pass over the frames
+			// whose measurement is missing: none, then.
+			if a.measured[f] == s.TactileFrames {
 				s.DeliveredA40Um[f], s.DeliveredA320Um[f] = a.del40[f]/n, a.del320[f]/n
 			}
 		}
 	}
 	return s
-}
-
-// deliverer is an array that can report what its pins deliver (the
-// simulated array's vibrometer view).
-type deliverer interface {
-	Delivered(dst *devices.TactileFrame)
 }
 
 // meanDriven is the mean of the delivered amplitudes over the pins that
@@ -412,7 +408,11 @@ func (tr *IntervalTrace) WriteHapticsCSV(w io.Writer) error {
 // sequence number and per finger the array's report (ArrayReport):
 // written (1 or 0) and its newest status's ack_seq, active, clipped (1 or
 // 0) and fault bits (empty where the array reports no status, or its
-// report could not be read).
+// report could not be read); last, per finger, delivered_seq: the frame
+// the delivered amplitudes are of, read as the frame was written (the
+// frame before on a simulated array; on a device array, whose
+// measurement comes over the line after the next frame, one or two
+// before), empty where they are.
 func TactileTraceHeader() string {
 	h := "t_s"
 	for f := range sim.NumFingers {
@@ -429,6 +429,9 @@ func TactileTraceHeader() string {
 		for _, c := range []string{"written", "ack_seq", "active", "clipped", "fault"} {
 			h += "," + sim.FingerName(f) + "_" + c
 		}
+	}
+	for f := range sim.NumFingers {
+		h += "," + sim.FingerName(f) + "_delivered_seq"
 	}
 	return h
 }
@@ -470,6 +473,12 @@ func (tr *IntervalTrace) WriteTactileCSV(w io.Writer) error {
 			buf = appendBit(buf, r.Status.Clamped)
 			buf = append(buf, ',')
 			buf = strconv.AppendUint(buf, uint64(r.Status.Fault), 10)
+		}
+		for f := range sim.NumFingers {
+			buf = append(buf, ',')
+			if s.Measured[f] {
+				buf = strconv.AppendUint(buf, uint64(s.Delivered[f].Seq), 10)
+			}
 		}
 		buf = append(buf, '\n')
 		if len(buf) > 1<<16 {

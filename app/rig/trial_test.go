@@ -54,15 +54,18 @@ func TestIntervalTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs, err = csv.NewReader(&b).ReadAll()
-	if err != nil || len(recs) != len(tr.Tactile)+1 || len(recs[0]) != 1+2*4*24+1+2*5 {
+	if err != nil || len(recs) != len(tr.Tactile)+1 || len(recs[0]) != 1+2*4*24+1+2*5+2 {
 		t.Fatalf("tactile CSV: %d rows, %v", len(recs), err)
 	}
 	// The simulated arrays report no status: each frame written, and its
-	// report's columns empty.
+	// report's columns empty. What they delivered, read as the frame was
+	// written, is of the frame before.
 	for i, rec := range recs[1:] {
+		want := strconv.Itoa(int(tr.Tactile[i].Seq) - 1)
 		if seq := rec[1+2*4*24]; seq != strconv.Itoa(int(tr.Tactile[i].Seq)) || tr.Tactile[i].Seq == 0 ||
-			rec[len(rec)-10] != "1" || strings.Join(rec[len(rec)-9:len(rec)-5], "") != "" || rec[len(rec)-5] != "1" {
-			t.Fatalf("tactile CSV row %d: seq %s, reports %v", i, seq, rec[len(rec)-11:])
+			rec[len(rec)-12] != "1" || strings.Join(rec[len(rec)-11:len(rec)-7], "") != "" || rec[len(rec)-7] != "1" ||
+			rec[len(rec)-2] != want || rec[len(rec)-1] != want {
+			t.Fatalf("tactile CSV row %d: seq %s, reports %v", i, seq, rec[len(rec)-13:])
 		}
 	}
 	if _, err := s.Finish(); err != nil {

@@ -312,9 +312,10 @@ type deadPinArray struct {
 	dead int
 }
 
-func (a deadPinArray) Delivered(dst *devices.TactileFrame) {
+func (a deadPinArray) Delivered(dst *devices.TactileFrame) bool {
 	a.Tactile.Delivered(dst)
 	dst.A40Um[a.dead], dst.A320Um[a.dead] = 0, 0
+	return true
 }
 
 func TestRunTactileErrors(t *testing.T) {

@@ -210,9 +210,7 @@ type Vibrometer interface {
 // DeliveredVibrometer is the vibrometer of a simulated array: it reads
 // the amplitudes its pins deliver (devices/twin.Tactile.Delivered).
 type DeliveredVibrometer struct {
-	Array interface {
-		Delivered(dst *devices.TactileFrame)
-	}
+	Array devices.DeliveryReader
 }
 
 // Measure returns the delivered amplitude of pin at freqHz.
@@ -225,7 +223,9 @@ func (v DeliveredVibrometer) Measure(pin, freqHz int) (float64, error) {
 		return 0, err
 	}
 	var d devices.TactileFrame
-	v.Array.Delivered(&d)
+	if !v.Array.Delivered(&d) {
+		return 0, errors.New("device: the array has no measurement of its pins to give")
+	}
 	if f == 0 {
 		return d.A40Um[pin], nil
 	}

@@ -39,6 +39,7 @@ func runDevices(args []string) error {
 	dir := fs.String("dir", "", "emulate: folder for the port links and the devices file (default: a new temporary folder)")
 	script := fs.String("script", "showcase", "emulate: what the emulated hand does in each run, from the run's start: showcase (the handling script), pinch (one pinch and stretch) or rest (still, off the fabric)")
 	stand := fs.Bool("stand", false, "emulate: the exoskeletons sit on their calibration stands (a jig and a load clamp) instead of on the hand, for haptex calib force|kinematics -devices")
+	unmeasured := fs.Bool("unmeasured", false, "emulate: the tactile arrays do not measure their pins (CAPS_TACTILE measures = 0), as an array without pickups or of protocol 1.0")
 	errs := fs.Bool("errors", false, "emulate: the exoskeletons carry known errors (force sensor gain and bias, encoder zeros, link lengths), as calib's twin does, for calibrating them")
 	if len(args) == 0 {
 		fs.Usage()
@@ -64,7 +65,7 @@ func runDevices(args []string) error {
 	case "emulate":
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return emulate(ctx, emulateOptions{exos: *exos, tactiles: *tactiles, dir: *dir, script: *script, stand: *stand, errors: *errs})
+		return emulate(ctx, emulateOptions{exos: *exos, tactiles: *tactiles, dir: *dir, script: *script, stand: *stand, errors: *errs, unmeasured: *unmeasured})
 	case "check":
 		if fs.NArg() != 1 {
 			return fmt.Errorf("%w: devices check FILE", errUsage)

@@ -151,7 +151,7 @@ func TestREADMEDevicesWorkflow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(out, "(haptex devices emulate (pid "); n != 4 || strings.Count(out, "    haptex 1.0 ") < 4 {
+	if n := strings.Count(out, "(haptex devices emulate (pid "); n != 4 || strings.Count(out, "    haptex 1.1 ") < 4 {
 		t.Fatalf("devices list found %d emulated devices, want 4:\n%s", n, out)
 	}
 
@@ -424,10 +424,41 @@ func TestExperimentOnEmulatedDevices(t *testing.T) {
 	if loud.Load() == 0 {
 		t.Error("no tone reached the emulated index array")
 	}
-	// A tone's cue is the pins' amplitude, which a serial array does not
-	// report: the fit says so rather than nothing.
-	if !strings.Contains(out, "delivered: not measured in 2 trials: an interval's cue could not be computed from its trace") {
-		t.Errorf("the fit did not say what the trials delivered was not measured:\n%s", out)
+	// A tone's cue is the pins' amplitude, which the emulated arrays
+	// measure and report over their serial lines (TACTILE_MEASURED): each
+	// trial records what the index array's pins delivered, the tone's
+	// level in the test interval (the pins' sensitivities spread by 1 dB)
+	// and nothing in the other.
+	if strings.Contains(out, "not measured") {
+		t.Errorf("the run says what the trials delivered was not measured:\n%s", out)
+	}
+	table, err := readCSV(filepath.Join(dir, "tone-on-devices", "emu01", "trials.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := map[string]int{}
+	for i, h := range table[0] {
+		tc[h] = i
+	}
+	for _, r := range table[1:] {
+		var x float64
+		fmt.Sscan(r[tc["x"]], &x)
+		for _, i := range []string{"i1", "i2"} {
+			var got, cue float64
+			if _, err := fmt.Sscan(r[tc[i+"_index_a40_delivered_um"]], &got); err != nil {
+				t.Errorf("trial %s, %s: delivered %q: %v", r[tc["trial"]], i, r[tc[i+"_index_a40_delivered_um"]], err)
+				continue
+			}
+			fmt.Sscan(r[tc[i+"_cue"]], &cue)
+			want := 0.0
+			if r[tc[i+"_role"]] == "test" {
+				want = x
+			}
+			t.Logf("trial %s, %s (%s, %g µm): the index array delivered %.3f µm at 40 Hz; cue %.4g", r[tc["trial"]], i, r[tc[i+"_role"]], want, got, cue)
+			if want == 0 && got > 0.05 || want > 0 && math.Abs(20*math.Log10(got/want)) > 1.5 || math.IsNaN(cue) {
+				t.Errorf("trial %s, %s: delivered %.3f µm (cue %g), want %g within 1.5 dB", r[tc["trial"]], i, got, cue, want)
+			}
+		}
 	}
 	// How the run left the devices, as haptex run says it.
 	if !strings.Contains(out, "end of run: thumb stopped, its power stage off as the device confirmed") ||
@@ -459,17 +490,23 @@ func TestExperimentOnEmulatedDevices(t *testing.T) {
 		for i, h := range rows[0] {
 			col[h] = i
 		}
-		reported, near := 0, 0
+		reported, near, measured := 0, 0, map[int64]int{}
 		for _, r := range rows[1:] {
 			if r[col["index_written"]] != "1" {
 				t.Errorf("%s: a frame not written: %v", filepath.Base(name), r[col["seq"]:])
+			}
+			// What the pins delivered, measured by the array over an
+			// earlier frame's play and sent after the next.
+			var seq, ds int64
+			fmt.Sscan(r[col["seq"]], &seq)
+			if _, err := fmt.Sscan(r[col["index_delivered_seq"]], &ds); err == nil {
+				measured[seq-ds]++
 			}
 			if r[col["index_ack_seq"]] == "" {
 				continue // a late report: the host's reader was held
 			}
 			reported++
-			var seq, ack int64
-			fmt.Sscan(r[col["seq"]], &seq)
+			var ack int64
 			fmt.Sscan(r[col["index_ack_seq"]], &ack)
 			if lag := seq - ack; lag <= 2 && lag >= 0 {
 				near++
@@ -478,9 +515,9 @@ func TestExperimentOnEmulatedDevices(t *testing.T) {
 				t.Errorf("%s: the array's report of frame %d: %v", filepath.Base(name), seq, r[col["seq"]:])
 			}
 		}
-		t.Logf("%s: %d frames, %d with the array's report, %d of them acknowledging their own frame or one of the two before", filepath.Base(name), len(rows)-1, reported, near)
-		if n := len(rows) - 1; n < 10 || reported < n/2 || near < reported/2 {
-			t.Errorf("%s: %d frames, %d with the array's report, %d of them acknowledging their own frame or one of the two before", filepath.Base(name), n, reported, near)
+		t.Logf("%s: %d frames, %d with the array's report, %d of them acknowledging their own frame or one of the two before; delivered measured of the frame so many before: %v", filepath.Base(name), len(rows)-1, reported, near, measured)
+		if n := len(rows) - 1; n < 10 || reported < n/2 || near < reported/2 || measured[1]+measured[2] != n {
+			t.Errorf("%s: %d frames, %d with the array's report, %d of them acknowledging their own frame or one of the two before; delivered of the frame so many before %v (want each frame's of one or two before)", filepath.Base(name), n, reported, near, measured)
 		}
 	}
 }
@@ -490,12 +527,15 @@ func TestExperimentOnEmulatedDevices(t *testing.T) {
 // experiment's 20 µm tone and says so in its status over the serial line;
 // the run presents that trial again, then stops with the trials below the
 // array's reach saved. Through the console, "wear index-tactile 1" ends
-// it, and the same command completes the run.
+// it, and the same command completes the run. The arrays here do not
+// measure their pins (-unmeasured): the clip is known from the status
+// alone, and the fit says that what the trials delivered was not
+// measured.
 func TestWornArrayOnEmulatedDevices(t *testing.T) {
 	if raceEnabled {
 		t.Skip("under the race detector: see TestThresholdOnEmulatedDevices")
 	}
-	e, file := startEmulator(t, emulateOptions{exos: 2, tactiles: 2, script: "rest"}, "")
+	e, file := startEmulator(t, emulateOptions{exos: 2, tactiles: 2, script: "rest", unmeasured: true}, "")
 	say := func(line string) string {
 		var out strings.Builder
 		emulatorConsole(strings.NewReader(line+"\n"), &out, e)
@@ -535,12 +575,26 @@ func TestWornArrayOnEmulatedDevices(t *testing.T) {
 		}
 	}
 	say("wear index-tactile 1")
-	if out, err := capture(t, func() error {
+	out, err = capture(t, func() error {
 		_, err := execute(args)
 		return err
-	}); err != nil {
+	})
+	if err != nil {
 		t.Fatalf("resumed with the array as new: %v\n%s", err, out)
 	}
+	if !strings.Contains(out, "delivered: not measured in 2 trials: an interval's cue could not be computed from its trace") {
+		t.Errorf("the fit did not say what the trials delivered was not measured:\n%s", out)
+	}
+}
+
+// readCSV reads a CSV file whole.
+func readCSV(name string) ([][]string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return csv.NewReader(f).ReadAll()
 }
 
 // readGzipCSV reads a gzipped CSV file whole.

@@ -20,6 +20,7 @@ type emulateOptions struct {
 	exos, tactiles int
 	dir, script    string
 	stand, errors  bool
+	unmeasured     bool // the tactile arrays do not measure their pins
 	// ready, when set, is called once the emulator runs (tests).
 	ready func(*emu.Emulator)
 }
@@ -75,6 +76,7 @@ func emulate(ctx context.Context, o emulateOptions) error {
 				// run from the next (emu.Emulator.HandIdle).
 				d.WatchdogMs = 1000
 			}
+			d.Unmeasured = o.unmeasured
 			devs = append(devs, d)
 		}
 	}
@@ -94,6 +96,13 @@ func emulate(ctx context.Context, o emulateOptions) error {
 		fmt.Println("the exoskeletons are on their calibration stands: haptex calib force|kinematics -devices operates them")
 	default:
 		fmt.Printf("the emulated hand plays the %s script from the start of each run (a HELLO after %v without host traffic)\n", o.script, em.HandIdle())
+	}
+	switch {
+	case tactiles == 0:
+	case o.unmeasured:
+		fmt.Println("the tactile arrays do not measure their pins (their CAPS says measures = 0): what they deliver is not recorded")
+	default:
+		fmt.Println("the tactile arrays measure their pins and report what they delivered (TACTILE_MEASURED)")
 	}
 	if o.errors {
 		fmt.Println("the exoskeletons carry known errors: force sensor gain and bias, encoder zeros, link lengths (calibrate them)")

@@ -21,6 +21,11 @@ type DeviceConfig struct {
 	Firmware   uint32    // major<<16 | minor<<8 | patch
 	PeriodUs   uint32    // longest gap between device frames; default 1000 (exo), 2000 (tactile)
 	WatchdogMs uint32    // default 50 (exo), 100 (tactile)
+	// Unmeasured makes a tactile array announce measures = 0 and send no
+	// TACTILE_MEASURED, as an array without pickups on its pins (or one
+	// of protocol 1.0) does. Otherwise an array whose backend can tell
+	// what its pins deliver (devices.DeliveryReader) reports it.
+	Unmeasured bool
 }
 
 // DeviceStats counts what an emulated device saw and did.
@@ -43,8 +48,9 @@ type Device struct {
 
 	exo      devices.Exoskeleton
 	tac      devices.TactileArray
-	backendC devices.Clocked // nil when the backend keeps its own time
-	skipper  skipper         // nil when the backend cannot skip (then it bounds its own catch-up)
+	meas     devices.DeliveryReader // nil: the array does not measure its pins
+	backendC devices.Clocked        // nil when the backend keeps its own time
+	skipper  skipper                // nil when the backend cannot skip (then it bounds its own catch-up)
 	exoSpec  devices.ExoSpec
 	tacSpec  devices.TactileSpec
 
@@ -80,6 +86,8 @@ type Device struct {
 	fr       wire.TactileFrame
 	st       wire.State
 	ts       wire.TactileStatus
+	tm       wire.TactileMeasured
+	measured devices.TactileFrame
 	er       wire.ErrorReport
 	exoState devices.ExoState
 	exoCmd   devices.ExoCommand
@@ -211,6 +219,9 @@ func NewTactileDevice(cfg DeviceConfig, backend devices.TactileArray, clock func
 	cfg.Kind = wire.KindTactile
 	d := &Device{cfg: cfg, clock: clock, tac: backend, tacSpec: backend.Spec()}
 	d.backendC, _ = backend.(devices.Clocked)
+	if !cfg.Unmeasured {
+		d.meas, _ = backend.(devices.DeliveryReader)
+	}
 	d.defaults(2000, 100, d.tacSpec.Model, d.tacSpec.Serial)
 	return d
 }
@@ -457,6 +468,9 @@ func (d *Device) startSession(seq uint32, now time.Duration) {
 	if sp.Waveform {
 		c.Waveform = 1
 	}
+	if d.meas != nil {
+		c.Measures = 1
+	}
 	d.send(&c, now)
 }
 
@@ -542,6 +556,17 @@ func (d *Device) enable(f *wire.Frame, now time.Duration) {
 
 func (d *Device) frame(seq uint32, now time.Duration) {
 	d.advance(now)
+	// What the pins did over the frame period before this frame: the
+	// previous frame's play, sent once the frame is answered. A host of
+	// protocol 1.0 does not know the message, and is not sent it.
+	measure := d.meas != nil && d.hello.Minor >= 1 && d.meas.Delivered(&d.measured)
+	if measure {
+		for i := range devices.Pins {
+			d.tm.A40Nm[i] = nanometres(d.measured.A40Um[i])
+			d.tm.A320Nm[i] = nanometres(d.measured.A320Um[i])
+		}
+		d.tm.AckSeq, d.tm.AckTag = d.ackSeq, d.ackTag
+	}
 	for i := range devices.Pins {
 		d.tacFrame.A40Um[i] = float64(d.fr.A40Nm[i]) / 1e3
 		d.tacFrame.A320Um[i] = float64(d.fr.A320Nm[i]) / 1e3
@@ -566,6 +591,14 @@ func (d *Device) frame(seq uint32, now time.Duration) {
 		d.onFrame(seq, &d.fr)
 	}
 	d.sendSample(now)
+	if measure {
+		d.send(&d.tm, now)
+	}
+}
+
+// nanometres converts an amplitude to the wire's, rounded and saturated.
+func nanometres(um float64) uint32 {
+	return uint32(min(math.MaxUint32, max(0, math.Round(um*1e3))))
 }
 
 func (d *Device) silence() {

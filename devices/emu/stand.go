@@ -145,9 +145,7 @@ func (e *Emulator) Vibrometer(name string, pin, freqHz int) (float64, error) {
 	}
 	var a float64
 	err := p.dev.withBackend(func(time.Duration) error {
-		d, ok := p.dev.tac.(interface {
-			Delivered(dst *devices.TactileFrame)
-		})
+		d, ok := p.dev.tac.(devices.DeliveryReader)
 		if !ok {
 			return fmt.Errorf("emu: %s is not an emulated pin array with contactors to measure", name)
 		}

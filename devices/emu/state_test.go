@@ -26,10 +26,17 @@ type host struct {
 }
 
 func newHost(t *testing.T) *host {
+	return newHostOf(t, func(clock func() time.Duration) *emu.Device {
+		return emu.NewExoDevice(emu.DeviceConfig{Name: "exo", WatchdogMs: 20}, emutest.NewMassDamperExo("m", "s"), clock)
+	})
+}
+
+// newHostOf is newHost for the device dev returns, on the host's clock.
+func newHostOf(t *testing.T, dev func(clock func() time.Duration) *emu.Device) *host {
 	h, d := transporttest.Pipe("host", "dev")
 	t.Cleanup(func() { h.Close(); d.Close() })
 	hh := &host{t: t, conn: h, frames: make(chan wire.Frame, 256)}
-	hh.dev = emu.NewExoDevice(emu.DeviceConfig{Name: "exo", WatchdogMs: 20}, emutest.NewMassDamperExo("m", "s"), func() time.Duration { return hh.now })
+	hh.dev = dev(func() time.Duration { return hh.now })
 	emutest.Serve(hh.dev, d)
 	go func() {
 		var dec wire.Decoder

@@ -10,8 +10,8 @@
 //
 // # Timing
 //
-// Read and Status copy the newest decoded sample and never wait for the
-// port; Write, WriteFrame and Enable encode one frame into a fixed buffer
+// Read, Status and Delivered copy the newest decoded sample and never
+// wait for the port; Write, WriteFrame and Enable encode one frame into a fixed buffer
 // and write it. None of them allocates in steady state. Each device's
 // command-to-state latency (from writing a COMMAND to decoding the STATE
 // that acknowledges it) is measured always, in 5 µs buckets (Stats).
@@ -20,5 +20,8 @@
 //
 // A frame that fails its CRC, its length, its version or its sequence
 // check is counted and dropped, never acted on. Sequence gaps are counted
-// as lost frames.
+// as lost frames. A pin measurement (TACTILE_MEASURED) is taken only from
+// an array that announced it measures its pins, and only when no pin is
+// above twice the array's limit; a measurement three frame periods old
+// is none.
 package link

@@ -40,6 +40,37 @@ func pipeDevice(t *testing.T, dev *emu.Device) transport.Conn {
 	return host
 }
 
+// serveFake runs a hand-written device on dev until the line closes:
+// answer gets every frame the host sends, in order, and a send that
+// numbers the device's frames from 1 after each HELLO.
+func serveFake(dev transport.Conn, answer func(f *wire.Frame, send func(wire.Body))) {
+	var d wire.Decoder
+	var e wire.Encoder
+	buf := make([]byte, 4096)
+	seq := uint32(0)
+	send := func(b wire.Body) {
+		seq++
+		dev.Write(e.Encode(b, seq, uint64(seq)*1000))
+	}
+	for {
+		n, err := dev.Read(buf)
+		if err != nil {
+			return
+		}
+		for p := buf[:n]; len(p) > 0; {
+			k, f, _ := d.Decode(p)
+			p = p[k:]
+			if f == nil {
+				continue
+			}
+			if f.Type == wire.TypeHello {
+				seq = 0
+			}
+			answer(f, send)
+		}
+	}
+}
+
 func newExoDevice() *emu.Device {
 	start := time.Now()
 	return emu.NewExoDevice(emu.DeviceConfig{Name: "exo", WatchdogMs: 2000}, emutest.NewMassDamperExo("m", "s"),
@@ -182,26 +213,13 @@ func TestHandshakeErrors(t *testing.T) {
 	})
 	t.Run("invalid caps", func(t *testing.T) {
 		host, dev := transporttest.Pipe("bad-firmware", "dev")
-		go func() { // answers HELLO with a CAPS that leaves frame_period_us at 0
-			var d wire.Decoder
-			var e wire.Encoder
-			buf := make([]byte, 256)
-			for {
-				n, err := dev.Read(buf)
-				if err != nil {
-					return
-				}
-				for p := buf[:n]; len(p) > 0; {
-					k, f, _ := d.Decode(p)
-					p = p[k:]
-					var h wire.Hello
-					if f != nil && f.Type == wire.TypeHello && h.Parse(f.Body) == nil {
-						c := wire.CapsTactile{Caps: wire.Caps{Major: 1, Kind: wire.KindTactile, Nonce: h.Nonce, PeriodUs: 2000, WatchdogMs: 100}, Rows: 6, Cols: 4}
-						dev.Write(e.Encode(&c, 1, 0))
-					}
-				}
+		// answers HELLO with a CAPS that leaves frame_period_us at 0
+		go serveFake(dev, func(f *wire.Frame, send func(wire.Body)) {
+			var h wire.Hello
+			if f.Type == wire.TypeHello && h.Parse(f.Body) == nil {
+				send(&wire.CapsTactile{Caps: wire.Caps{Major: 1, Kind: wire.KindTactile, Nonce: h.Nonce, PeriodUs: 2000, WatchdogMs: 100}, Rows: 6, Cols: 4})
 			}
-		}()
+		})
 		_, err := link.DialTactile(host, link.Options{HandshakeTimeout: 150 * time.Millisecond})
 		if err == nil || !strings.Contains(err.Error(), "invalid CAPS") || !strings.Contains(err.Error(), "frame_period_us = 0") {
 			t.Fatalf("%v", err)
@@ -223,7 +241,7 @@ func TestProbe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Kind != "exoskeleton" || info.Protocol != "1.0" || info.Exo == nil || info.Exo.Model != "m" {
+	if info.Kind != "exoskeleton" || info.Protocol != "1.1" || info.Exo == nil || info.Exo.Model != "m" {
 		t.Errorf("%+v", info)
 	}
 }

@@ -160,6 +160,11 @@ type tactileSample struct {
 	arrival int64
 }
 
+type measuredSample struct {
+	m       devices.TactileFrame
+	arrival int64
+}
+
 // session is one handshaken link: the state shared by Exo and Tactile.
 type session struct {
 	conn  transport.Conn
@@ -209,35 +214,41 @@ type session struct {
 
 	// Reader side: only the reader goroutine touches these, under rmu so
 	// that Stats can copy them.
-	rmu        sync.Mutex
-	poller     transport.Poller // nil: the reader goroutine alone reads
-	buf        [4096]byte
-	dec        wire.Decoder
-	bytesIn    uint64
-	ready      bool
-	devSeq     uint32
-	seqLost    uint64
-	seqDropped uint64
-	badBody    uint64
-	unexpected uint64
-	errCodes   [16]uint64
-	lastErr    wire.ErrorReport
-	lastAck    uint32
-	stMsg      wire.State
-	tsMsg      wire.TactileStatus
-	erMsg      wire.ErrorReport
-	gaps       gapCounter
+	rmu         sync.Mutex
+	poller      transport.Poller // nil: the reader goroutine alone reads
+	buf         [4096]byte
+	dec         wire.Decoder
+	bytesIn     uint64
+	ready       bool
+	devSeq      uint32
+	seqLost     uint64
+	seqDropped  uint64
+	badBody     uint64
+	unexpected  uint64
+	errCodes    [16]uint64
+	lastErr     wire.ErrorReport
+	lastAck     uint32
+	stMsg       wire.State
+	tsMsg       wire.TactileStatus
+	tmMsg       wire.TactileMeasured
+	measures    uint64 // TACTILE_MEASURED taken
+	implausible uint64 // TACTILE_MEASURED dropped for amplitudes no pin can deliver
+	erMsg       wire.ErrorReport
+	gaps        gapCounter
 
 	lastFrame atomic.Int64
 	// The newest sample, handed from the reader goroutine to the control
 	// loop (the one reader of each buffer).
-	state      *statebuf.Buffer[exoSample]
-	stateRead  *statebuf.Reader[exoSample]
-	status     *statebuf.Buffer[tactileSample]
-	statusRead *statebuf.Reader[tactileSample]
-	lastState  uint64 // sequence of the newest sample Read returned
-	lastStatus uint64
-	lat        rt.Histogram
+	state        *statebuf.Buffer[exoSample]
+	stateRead    *statebuf.Reader[exoSample]
+	status       *statebuf.Buffer[tactileSample]
+	statusRead   *statebuf.Reader[tactileSample]
+	statusAt     atomic.Int64 // arrival of the newest TACTILE_STATUS (session clock)
+	measured     *statebuf.Buffer[measuredSample]
+	measuredRead *statebuf.Reader[measuredSample]
+	lastState    uint64 // sequence of the newest sample Read returned
+	lastStatus   uint64
+	lat          rt.Histogram
 
 	handshake chan struct{}
 	versionCh chan int
@@ -276,6 +287,8 @@ func dial(conn transport.Conn, opt Options, want wire.Kind) (*session, error) {
 	s.stateRead = s.state.NewReader()
 	s.status = statebuf.New[tactileSample](1, nil)
 	s.statusRead = s.status.NewReader()
+	s.measured = statebuf.New[measuredSample](1, nil)
+	s.measuredRead = s.measured.NewReader()
 	if wl, ok := conn.(transport.WriteLimiter); ok && opt.WriteLimit > 0 {
 		wl.SetWriteLimit(opt.WriteLimit)
 	}
@@ -595,7 +608,32 @@ func (s *session) dispatch(f *wire.Frame) {
 		}
 		smp.arrival = now
 		s.status.Publish()
+		s.statusAt.Store(now)
 		s.ack(m.AckSeq, now)
+		s.gap(f.Seq, f.TimeUs, now)
+	case wire.TypeTactileMeasured:
+		if s.kind != wire.KindTactile || s.capsTactile.Measures == 0 {
+			s.unexpected++ // not announced: nothing says what it measured
+			return
+		}
+		if s.tmMsg.Parse(f.Body) != nil {
+			s.badBody++
+			return
+		}
+		if !plausible(&s.tmMsg, &s.capsTactile) {
+			s.implausible++
+			return
+		}
+		m := &s.tmMsg
+		smp := s.measured.Slot()
+		smp.m.Seq = m.AckTag
+		for i := range wire.Pins {
+			smp.m.A40Um[i] = float64(m.A40Nm[i]) / 1e3
+			smp.m.A320Um[i] = float64(m.A320Nm[i]) / 1e3
+		}
+		smp.arrival = now
+		s.measured.Publish()
+		s.measures++
 		s.gap(f.Seq, f.TimeUs, now)
 	case wire.TypeError:
 		if s.erMsg.Parse(f.Body) != nil {
@@ -719,15 +757,20 @@ func (s *session) start(c *wire.Caps, seq uint32, now int64) {
 // Stats is what a link counted; every field is cumulative since the
 // handshake.
 type Stats struct {
-	Port            string            `json:"port"`
-	Kind            string            `json:"kind"`
-	BytesIn         uint64            `json:"bytes_in"`
-	FramesOut       uint64            `json:"frames_out"`
-	Decode          wire.DecodeStats  `json:"decode"`
-	SeqLost         uint64            `json:"seq_lost"`    // device frames missing from the sequence (lost or corrupted on the way)
-	SeqDropped      uint64            `json:"seq_dropped"` // duplicate or out-of-order frames dropped
-	BadBody         uint64            `json:"bad_body"`    // valid frames whose body did not parse
-	Unexpected      uint64            `json:"unexpected"`  // valid frames of a type this link does not take
+	Port       string           `json:"port"`
+	Kind       string           `json:"kind"`
+	BytesIn    uint64           `json:"bytes_in"`
+	FramesOut  uint64           `json:"frames_out"`
+	Decode     wire.DecodeStats `json:"decode"`
+	SeqLost    uint64           `json:"seq_lost"`    // device frames missing from the sequence (lost or corrupted on the way)
+	SeqDropped uint64           `json:"seq_dropped"` // duplicate or out-of-order frames dropped
+	BadBody    uint64           `json:"bad_body"`    // valid frames whose body did not parse
+	Unexpected uint64           `json:"unexpected"`  // valid frames of a type this link does not take
+	// Measurements counts the TACTILE_MEASURED taken; Implausible those
+	// dropped because a pin's amplitude was above twice the array's limit,
+	// which no pin whose drive clamps at the limit delivers.
+	Measurements    uint64            `json:"measurements,omitempty"`
+	Implausible     uint64            `json:"implausible_measurements,omitempty"`
 	DeviceErrors    map[string]uint64 `json:"device_errors,omitempty"`
 	LastDeviceError string            `json:"last_device_error,omitempty"`
 	// CommandLatency is the time from writing a COMMAND (or TACTILE_FRAME)
@@ -759,6 +802,7 @@ func (s *session) stats() Stats {
 	st := Stats{
 		Port: s.conn.Name(), Kind: s.kind.String(), BytesIn: s.bytesIn, Decode: s.dec.Stats,
 		SeqLost: s.seqLost, SeqDropped: s.seqDropped, BadBody: s.badBody, Unexpected: s.unexpected,
+		Measurements: s.measures, Implausible: s.implausible,
 		Gaps: s.gaps.GapStats,
 	}
 	for _, c := range wire.Codes {

@@ -11,7 +11,9 @@ import (
 )
 
 // Tactile is a vibrotactile array reached over the protocol. It implements
-// devices.TactileArray and devices.StatusReader.
+// devices.TactileArray, devices.StatusReader and devices.DeliveryReader
+// (which has measurements only from an array that announces it measures its
+// pins).
 type Tactile struct {
 	s    *session
 	spec devices.TactileSpec
@@ -19,8 +21,9 @@ type Tactile struct {
 }
 
 var (
-	_ devices.TactileArray = (*Tactile)(nil)
-	_ devices.StatusReader = (*Tactile)(nil)
+	_ devices.TactileArray   = (*Tactile)(nil)
+	_ devices.StatusReader   = (*Tactile)(nil)
+	_ devices.DeliveryReader = (*Tactile)(nil)
 )
 
 // DialTactile runs the handshake over conn and returns the tactile array
@@ -49,6 +52,7 @@ func TactileSpec(c *wire.CapsTactile, tr devices.Transport) devices.TactileSpec 
 		MaxA40Um:    float64(c.MaxA40Nm) / 1e3,
 		MaxA320Um:   float64(c.MaxA320Nm) / 1e3,
 		Waveform:    c.Waveform != 0,
+		Measures:    c.Measures != 0,
 		FramePeriod: time.Duration(c.FramePeriodUs) * time.Microsecond,
 		Firmware:    c.FirmwareString(),
 	}
@@ -124,6 +128,44 @@ func (t *Tactile) Status(dst *devices.TactileStatus) error {
 		return devices.ErrTimeout
 	}
 	return nil
+}
+
+// Delivered copies the newest amplitudes the array measured its pins
+// delivering (TACTILE_MEASURED) into dst, dst.Seq the tag of the frame
+// that played over them. It reports false when the array does not
+// measure its pins (CAPS_TACTILE measures = 0), has sent no measurement
+// yet, is lost, or went on reporting its status for three frame periods
+// after its newest measurement: its pickup has stopped, and a stale
+// measurement is none. A host whose reader was held meanwhile holds the
+// status as late as the measurement, so that alone does not stale it.
+// Call it from the goroutine that calls Status.
+func (t *Tactile) Delivered(dst *devices.TactileFrame) bool {
+	s := t.s
+	if s.capsTactile.Measures == 0 {
+		return false
+	}
+	s.poll()
+	if s.check(s.now()) != nil {
+		return false
+	}
+	smp, seq := s.measuredRead.Read()
+	if seq == 0 || time.Duration(s.statusAt.Load()-smp.arrival) > 3*t.spec.FramePeriod {
+		return false
+	}
+	*dst = smp.m
+	return true
+}
+
+// plausible reports whether every amplitude of m is at most twice the
+// array's limit in its band: the array clamps its drive at the limit, and
+// a pin's resonance and sensitivity spread do not double it.
+func plausible(m *wire.TactileMeasured, c *wire.CapsTactile) bool {
+	for i := range wire.Pins {
+		if uint64(m.A40Nm[i]) > 2*uint64(c.MaxA40Nm) || uint64(m.A320Nm[i]) > 2*uint64(c.MaxA320Nm) {
+			return false
+		}
+	}
+	return true
 }
 
 // Close silences the array (best effort) and closes the port.

@@ -372,6 +372,18 @@ func (t *Tactile) Status(dst *devices.TactileStatus) error {
 	return nil
 }
 
+// Delivered reads what the current device measured its pins delivering,
+// when it measures them (devices.DeliveryReader); false otherwise, and
+// while the device is away.
+func (t *Tactile) Delivered(dst *devices.TactileFrame) bool {
+	b, err := t.c.get()
+	if err != nil {
+		return false
+	}
+	d, ok := b.dev.(devices.DeliveryReader)
+	return ok && d.Delivered(dst)
+}
+
 // Connection reports the connection's history.
 func (t *Tactile) Connection() Status { return t.c.status() }
 

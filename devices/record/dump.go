@@ -93,6 +93,16 @@ func dumpEvent(w io.Writer, ev Event, dec *[2]wire.Decoder) error {
 			return err
 		}
 		fmt.Fprintf(w, "%12.6f STATUS run %v seq %d ack %d active %v clamped %v err %v\n", t, e.T, e.Status.Seq, e.Status.AckSeq, e.Status.Active, e.Status.Clamped, e.Err.Error(e.Msg))
+	case KindDelivered:
+		var e DeliveredEvent
+		if err := e.Parse(ev.Payload); err != nil {
+			return err
+		}
+		if !e.OK {
+			fmt.Fprintf(w, "%12.6f DELIVERED run %v none\n", t, e.T)
+			break
+		}
+		fmt.Fprintf(w, "%12.6f DELIVERED run %v seq %d A40[0] %.3f µm A320[0] %.3f µm\n", t, e.T, e.Frame.Seq, e.Frame.A40Um[0], e.Frame.A320Um[0])
 	default:
 		fmt.Fprintf(w, "%12.6f %v (%d bytes)\n", t, ev.Kind, len(ev.Payload))
 	}

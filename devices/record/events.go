@@ -27,10 +27,11 @@ const (
 	KindEnable     Kind = 18 // Exoskeleton.Enable: EnableEvent
 	KindFrame      Kind = 19 // TactileArray.WriteFrame: FrameEvent
 	KindStatus     Kind = 20 // StatusReader.Status: StatusEvent
+	KindDelivered  Kind = 21 // DeliveryReader.Delivered: DeliveredEvent
 )
 
 var kindNames = map[Kind]string{KindRX: "RX", KindTX: "TX", KindOpen: "OPEN", KindClose: "CLOSE", KindDropped: "DROPPED", KindSpec: "SPEC", KindKinematics: "KINEMATICS",
-	KindRead: "READ", KindWrite: "WRITE", KindEnable: "ENABLE", KindFrame: "FRAME", KindStatus: "STATUS"}
+	KindRead: "READ", KindWrite: "WRITE", KindEnable: "ENABLE", KindFrame: "FRAME", KindStatus: "STATUS", KindDelivered: "DELIVERED"}
 
 func (k Kind) String() string {
 	if s, ok := kindNames[k]; ok {
@@ -222,12 +223,25 @@ type FrameEvent struct {
 const frameSize = 16 + 16*devices.Pins
 
 func (e *FrameEvent) put(b []byte) int {
-	le.PutUint64(b[0:], uint64(e.T))
-	le.PutUint32(b[8:], e.Frame.Seq)
-	b[12], b[13], b[14], b[15] = byte(e.Err), 0, 0, 0
-	putF64s(b[16:16+8*devices.Pins], e.Frame.A40Um[:])
-	putF64s(b[16+8*devices.Pins:frameSize], e.Frame.A320Um[:])
+	putFrame(b, e.T, &e.Frame, byte(e.Err))
 	return frameSize + copy(b[frameSize:], e.Msg)
+}
+
+// putFrame and getFrame encode the layout FRAME and DELIVERED share: run
+// time, seq, a flag byte, the amplitudes.
+func putFrame(b []byte, t time.Duration, f *devices.TactileFrame, flag byte) {
+	le.PutUint64(b[0:], uint64(t))
+	le.PutUint32(b[8:], f.Seq)
+	b[12], b[13], b[14], b[15] = flag, 0, 0, 0
+	putF64s(b[16:16+8*devices.Pins], f.A40Um[:])
+	putF64s(b[16+8*devices.Pins:frameSize], f.A320Um[:])
+}
+
+func getFrame(b []byte, f *devices.TactileFrame) (t time.Duration, flag byte) {
+	f.Seq = le.Uint32(b[8:])
+	getF64s(f.A40Um[:], b[16:16+8*devices.Pins])
+	getF64s(f.A320Um[:], b[16+8*devices.Pins:frameSize])
+	return time.Duration(le.Uint64(b[0:])), b[12]
 }
 
 // Parse decodes a FRAME payload.
@@ -235,11 +249,9 @@ func (e *FrameEvent) Parse(b []byte) error {
 	if len(b) < frameSize {
 		return fmt.Errorf("record: FRAME payload of %d bytes, want >= %d", len(b), frameSize)
 	}
-	e.T = time.Duration(le.Uint64(b[0:]))
-	e.Frame.Seq = le.Uint32(b[8:])
-	e.Err = Err(b[12])
-	getF64s(e.Frame.A40Um[:], b[16:16+8*devices.Pins])
-	getF64s(e.Frame.A320Um[:], b[16+8*devices.Pins:frameSize])
+	var flag byte
+	e.T, flag = getFrame(b, &e.Frame)
+	e.Err = Err(flag)
 	e.Msg = string(b[frameSize:])
 	return nil
 }
@@ -278,5 +290,29 @@ func (e *StatusEvent) Parse(b []byte) error {
 	s.Fault = le.Uint32(b[24:])
 	s.Active, s.Clamped, s.Stale, e.Err = b[28] != 0, b[29] != 0, b[30] != 0, Err(b[31])
 	e.Msg = string(b[statusSize:])
+	return nil
+}
+
+// DeliveredEvent is one DeliveryReader.Delivered: the run time, whether
+// the array had a measurement (OK) and, if so, the amplitudes.
+type DeliveredEvent struct {
+	T     time.Duration
+	Frame devices.TactileFrame
+	OK    bool
+}
+
+func (e *DeliveredEvent) put(b []byte) int {
+	putFrame(b, e.T, &e.Frame, b2u(e.OK))
+	return frameSize
+}
+
+// Parse decodes a DELIVERED payload.
+func (e *DeliveredEvent) Parse(b []byte) error {
+	if len(b) < frameSize {
+		return fmt.Errorf("record: DELIVERED payload of %d bytes, want >= %d", len(b), frameSize)
+	}
+	var flag byte
+	e.T, flag = getFrame(b, &e.Frame)
+	e.OK = flag != 0
 	return nil
 }

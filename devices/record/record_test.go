@@ -199,6 +199,7 @@ func FuzzReader(f *testing.F) {
 				ee EnableEvent
 				fe FrameEvent
 				se StatusEvent
+				de DeliveredEvent
 			)
 			switch ev.Kind {
 			case KindRead:
@@ -211,6 +212,8 @@ func FuzzReader(f *testing.F) {
 				_ = fe.Parse(ev.Payload)
 			case KindStatus:
 				_ = se.Parse(ev.Payload)
+			case KindDelivered:
+				_ = de.Parse(ev.Payload)
 			}
 		}
 	})

@@ -157,19 +157,22 @@ func (x *Exo) Enable(on bool) error {
 func (x *Exo) Close() error { return x.inner.Close() }
 
 // Tactile records every call made on a tactile array; it implements
-// devices.TactileArray, devices.StatusReader and devices.Clocked.
+// devices.TactileArray, devices.StatusReader, devices.DeliveryReader and
+// devices.Clocked.
 type Tactile struct {
 	inner devices.TactileArray
 	rec   *Recorder
 	clock runClock
 	fev   FrameEvent
 	sev   StatusEvent
+	dev   DeliveredEvent
 }
 
 var (
-	_ devices.TactileArray = (*Tactile)(nil)
-	_ devices.StatusReader = (*Tactile)(nil)
-	_ devices.Clocked      = (*Tactile)(nil)
+	_ devices.TactileArray   = (*Tactile)(nil)
+	_ devices.StatusReader   = (*Tactile)(nil)
+	_ devices.DeliveryReader = (*Tactile)(nil)
+	_ devices.Clocked        = (*Tactile)(nil)
 )
 
 // WrapTactile returns inner with its calls recorded into rec.
@@ -207,6 +210,22 @@ func (t *Tactile) Status(dst *devices.TactileStatus) error {
 	t.sev = StatusEvent{T: t.clock.now(t.rec), Status: *dst, Err: ErrOf(err), Msg: errText(err)}
 	t.rec.event(KindStatus, &t.sev)
 	return err
+}
+
+// Delivered reads what the device's pins delivered, when it can tell, and
+// records it; a device that cannot has nothing to record.
+func (t *Tactile) Delivered(dst *devices.TactileFrame) bool {
+	d, ok := t.inner.(devices.DeliveryReader)
+	if !ok {
+		return false
+	}
+	ok = d.Delivered(dst)
+	t.dev = DeliveredEvent{T: t.clock.now(t.rec), OK: ok}
+	if ok {
+		t.dev.Frame = *dst
+	}
+	t.rec.event(KindDelivered, &t.dev)
+	return ok
 }
 
 // Close closes the device (not the recorder).

@@ -236,16 +236,21 @@ type Tactile struct {
 	spec     devices.TactileSpec
 	frames   []record.FrameEvent
 	statuses []record.StatusEvent
-	t        time.Duration
-	si, fi   int
-	last     *record.StatusEvent
-	v        Verdict
+	// delivered are the recorded measurements of the pins, di the first
+	// after the run time.
+	delivered []record.DeliveredEvent
+	t         time.Duration
+	si, fi    int
+	di        int
+	last      *record.StatusEvent
+	v         Verdict
 }
 
 var (
-	_ devices.TactileArray = (*Tactile)(nil)
-	_ devices.StatusReader = (*Tactile)(nil)
-	_ devices.Clocked      = (*Tactile)(nil)
+	_ devices.TactileArray   = (*Tactile)(nil)
+	_ devices.StatusReader   = (*Tactile)(nil)
+	_ devices.DeliveryReader = (*Tactile)(nil)
+	_ devices.Clocked        = (*Tactile)(nil)
 )
 
 // OpenTactile loads the recording of a tactile array.
@@ -268,6 +273,12 @@ func OpenTactile(path string) (*Tactile, error) {
 				return err
 			}
 			a.statuses = append(a.statuses, e)
+		case record.KindDelivered:
+			var e record.DeliveredEvent
+			if err := e.Parse(ev.Payload); err != nil {
+				return err
+			}
+			a.delivered = append(a.delivered, e)
 		}
 		return nil
 	})
@@ -336,6 +347,20 @@ func (a *Tactile) Status(dst *devices.TactileStatus) error {
 	a.si = due
 	*dst = a.last.Status
 	return a.last.Err.Error(a.last.Msg)
+}
+
+// Delivered returns the newest recorded measurement of the pins at or
+// before the run time; false when there is none (nothing recorded yet, or
+// the array had none then).
+func (a *Tactile) Delivered(dst *devices.TactileFrame) bool {
+	for a.di < len(a.delivered) && a.delivered[a.di].T <= a.t {
+		a.di++
+	}
+	if a.di == 0 || !a.delivered[a.di-1].OK {
+		return false
+	}
+	*dst = a.delivered[a.di-1].Frame
+	return true
 }
 
 // Close does nothing.

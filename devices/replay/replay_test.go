@@ -11,6 +11,7 @@ import (
 	"github.com/haptex/haptex/devices/emu/emutest"
 	"github.com/haptex/haptex/devices/record"
 	"github.com/haptex/haptex/devices/replay"
+	"github.com/haptex/haptex/devices/twin"
 )
 
 // rig is what a lockstep runner sees: devices behind the interfaces,
@@ -176,5 +177,81 @@ func TestReplayReadsByTime(t *testing.T) {
 	}
 	if err := x.Read(&st); !errors.Is(err, devices.ErrTimeout) || !st.Stale {
 		t.Errorf("second Read at the same time: %v stale=%v", err, st.Stale)
+	}
+}
+
+// What an array reported its pins delivering is recorded with the run
+// time it was read at and replayed at that time, bit for bit; an array
+// that cannot tell records nothing and replays none.
+func TestReplayDelivered(t *testing.T) {
+	dir := t.TempDir()
+	sess, err := record.NewSession(dir, record.Options{Lossless: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := twin.NewTactile(twin.DefaultTactileParams(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra, err := sess.Recorder("thumb-tactile", "tactile", a.Spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := emutest.NewPinArray("haptex-emu-tactile", "index")
+	rb, err := sess.Recorder("index-tactile", "tactile", b.Spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	arrays := [2]*record.Tactile{record.WrapTactile(a, ra), record.WrapTactile(b, rb)}
+	var got []devices.TactileFrame
+	f := devices.TactileFrame{}
+	for k := 1; k <= 8; k++ {
+		now := time.Duration(k) * 25 * time.Millisecond
+		for _, w := range arrays {
+			w.Advance(now)
+		}
+		var d devices.TactileFrame
+		if !arrays[0].Delivered(&d) {
+			t.Fatalf("frame %d: the simulated array has no measurement", k)
+		}
+		got = append(got, d)
+		if arrays[1].Delivered(&d) {
+			t.Fatalf("frame %d: the stand-in array, which cannot measure, has one", k)
+		}
+		f.Seq = uint32(k)
+		for p := range devices.Pins {
+			f.A40Um[p], f.A320Um[p] = float64(k+p), float64(p%3)
+		}
+		for _, w := range arrays {
+			if err := w.WriteFrame(&f); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := replay.OpenSession(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, pb := s.Tactile["thumb-tactile"], s.Tactile["index-tactile"]
+	var d devices.TactileFrame
+	if pa.Delivered(&d) {
+		t.Fatal("a measurement replayed before its run time")
+	}
+	for k := 1; k <= 8; k++ {
+		now := time.Duration(k) * 25 * time.Millisecond
+		pa.Advance(now)
+		pb.Advance(now)
+		if !pa.Delivered(&d) || d != got[k-1] {
+			t.Fatalf("frame %d: replayed %+v, recorded %+v", k, d, got[k-1])
+		}
+		if pb.Delivered(&d) {
+			t.Fatalf("frame %d: a measurement replayed for an array that had none", k)
+		}
+	}
+	if got[7].Seq != 7 || got[7].A40Um[0] == 0 {
+		t.Errorf("the last measurement, of frame %d: %v µm at pin 0, want frame 7 vibrating", got[7].Seq, got[7].A40Um[0])
 	}
 }

@@ -187,8 +187,12 @@ func describe(w io.Writer, p Probe) {
 			p.Device.Protocol, x.Model, x.Serial, x.Firmware, x.DoF, x.MaxForcePeak, x.MaxForceCont, x.MaxStiffness, x.SamplePeriod)
 	case p.Speaks && p.Device.Tactile != nil:
 		a := p.Device.Tactile
-		fmt.Fprintf(w, "    haptex %s tactile array %q serial %q firmware %s: %dx%d pins at %.3g mm, A40 <= %.4g µm, A320 <= %.4g µm, frame %v\n",
-			p.Device.Protocol, a.Model, a.Serial, a.Firmware, a.Rows, a.Cols, a.PitchM*1e3, a.MaxA40Um, a.MaxA320Um, a.FramePeriod)
+		measures := "does not measure its pins"
+		if a.Measures {
+			measures = "measures its pins"
+		}
+		fmt.Fprintf(w, "    haptex %s tactile array %q serial %q firmware %s: %dx%d pins at %.3g mm, A40 <= %.4g µm, A320 <= %.4g µm, frame %v, %s\n",
+			p.Device.Protocol, a.Model, a.Serial, a.Firmware, a.Rows, a.Cols, a.PitchM*1e3, a.MaxA40Um, a.MaxA320Um, a.FramePeriod, measures)
 	case p.Probed:
 		fmt.Fprintf(w, "    does not speak haptex: %s\n", p.Error)
 	default:

@@ -54,7 +54,7 @@ func TestScanFindsEmulatedDevices(t *testing.T) {
 	}
 	var out strings.Builder
 	r.WriteText(&out)
-	for _, want := range []string{"haptex 1.0 exoskeleton \"haptex-emu-exo\"", "haptex 1.0 tactile array", "6x4 pins at 2 mm", "does not speak haptex"} {
+	for _, want := range []string{"haptex 1.1 exoskeleton \"haptex-emu-exo\"", "haptex 1.1 tactile array", "6x4 pins at 2 mm", "frame 25ms, measures its pins", "does not speak haptex"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("listing lacks %q:\n%s", want, out.String())
 		}

@@ -94,11 +94,14 @@ type Tactile struct {
 	// The vibrometer's last reading, of the window before sample readK.
 	read40, read320 [devices.Pins]float64
 	readK           int64
-	gain            [devices.Pins]float64
-	started         bool
-	frames          uint64
-	clamped         uint64
-	closed          bool
+	// playSeq is the Seq of the frame the pins played when Advance last
+	// moved on: what the window Delivered reads ended with.
+	playSeq uint32
+	gain    [devices.Pins]float64
+	started bool
+	frames  uint64
+	clamped uint64
+	closed  bool
 }
 
 var (
@@ -122,7 +125,7 @@ func NewTactile(p TactileParams, f int) (*Tactile, error) {
 	t.spec = devices.TactileSpec{
 		Model: "haptex simulated 24-pin array", Serial: fmt.Sprintf("sim-tactile-%d", f),
 		Transport: devices.TransportSim, Rows: devices.PinRows, Cols: devices.PinCols, PitchM: 0.002,
-		MaxA40Um: p.MaxA40Um, MaxA320Um: p.MaxA320Um,
+		MaxA40Um: p.MaxA40Um, MaxA320Um: p.MaxA320Um, Measures: true,
 	}
 	rng := rand.New(rand.NewPCG(p.Seed, uint64(f)+0x5eed))
 	for i := range t.gain {
@@ -252,6 +255,7 @@ func (t *Tactile) Advance(tt time.Duration) {
 	if end <= t.k {
 		return
 	}
+	t.playSeq = t.cmd.Seq
 	// Sample by sample across the pins, each pin's recurrence the same
 	// sequence of operations as alone: 24 independent chains keep the
 	// core busy, and the ring's index is counted, not divided.
@@ -290,12 +294,13 @@ func ring(k int64) int { return int(((k % TactileWindow) + TactileWindow) % Tact
 // 25 ms before the time Advance reached [µm peak], as a laser vibrometer
 // reads them: each pin's 40 Hz and 320 Hz lines, by demodulating its
 // displacement over exactly one 40 Hz cycle (eight 320 Hz cycles). Seq is
-// the newest frame's. Before the first 25 ms have passed, the pins count
-// as still.
-func (t *Tactile) Delivered(dst *devices.TactileFrame) {
+// that of the frame the pins played at the end of the window (a frame
+// written since is not in it). Before the first 25 ms have passed, the pins count
+// as still. It always has a measurement (devices.DeliveryReader).
+func (t *Tactile) Delivered(dst *devices.TactileFrame) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	dst.Seq = t.cmd.Seq
+	dst.Seq = t.playSeq
 	if t.readK != t.k {
 		// The trace changes only when Advance moves on: a second reading
 		// of the same window (the rig's frame record and its interval's)
@@ -306,6 +311,7 @@ func (t *Tactile) Delivered(dst *devices.TactileFrame) {
 		t.readK = t.k
 	}
 	dst.A40Um, dst.A320Um = t.read40, t.read320
+	return true
 }
 
 // lines returns the amplitudes of pin i's 40 Hz and 320 Hz lines over the

@@ -12,7 +12,7 @@ import (
 // ignore (see docs/protocol.md, "Versions").
 const (
 	Major = 1
-	Minor = 0
+	Minor = 1
 )
 
 // Sizes in bytes.
@@ -33,16 +33,17 @@ type Type uint8
 
 // Message types; docs/protocol.md describes each.
 const (
-	TypeHello         Type = 0x01
-	TypeCapsExo       Type = 0x02
-	TypeCapsTactile   Type = 0x03
-	TypeState         Type = 0x10
-	TypeCommand       Type = 0x11
-	TypeEnable        Type = 0x12
-	TypeTactileFrame  Type = 0x20
-	TypeTactileStatus Type = 0x21
-	TypeHeartbeat     Type = 0x30
-	TypeError         Type = 0x3F
+	TypeHello           Type = 0x01
+	TypeCapsExo         Type = 0x02
+	TypeCapsTactile     Type = 0x03
+	TypeState           Type = 0x10
+	TypeCommand         Type = 0x11
+	TypeEnable          Type = 0x12
+	TypeTactileFrame    Type = 0x20
+	TypeTactileStatus   Type = 0x21
+	TypeTactileMeasured Type = 0x22 // since 1.1
+	TypeHeartbeat       Type = 0x30
+	TypeError           Type = 0x3F
 )
 
 // String returns the message's name as docs/protocol.md spells it.

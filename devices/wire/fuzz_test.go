@@ -118,6 +118,9 @@ func FuzzTactileFrame(f *testing.F) { fuzzBody(f, func() *TactileFrame { return 
 func FuzzTactileStatus(f *testing.F) {
 	fuzzBody(f, func() *TactileStatus { return new(TactileStatus) })
 }
+func FuzzTactileMeasured(f *testing.F) {
+	fuzzBody(f, func() *TactileMeasured { return new(TactileMeasured) })
+}
 func FuzzHeartbeat(f *testing.F)   { fuzzBody(f, func() *Heartbeat { return new(Heartbeat) }) }
 func FuzzErrorReport(f *testing.F) { fuzzBody(f, func() *ErrorReport { return new(ErrorReport) }) }
 
@@ -155,7 +158,7 @@ func seedBodies() map[string][][]byte {
 	SetText(ce.Model[:], "haptex-emu-exo")
 	SetText(ce.Serial[:], "EMU-0001")
 	ct := &CapsTactile{Caps: Caps{Major: 1, Kind: KindTactile, PeriodUs: 2000, WatchdogMs: 100}, Rows: 6, Cols: 4, PitchUm: 2000,
-		MaxA40Nm: 300000, MaxA320Nm: 50000, FramePeriodUs: 25000}
+		MaxA40Nm: 300000, MaxA320Nm: 50000, FramePeriodUs: 25000, Measures: 1}
 	badKind := put(ce)
 	badKind[2] = 2
 	var e Encoder
@@ -167,17 +170,18 @@ func seedBodies() map[string][][]byte {
 		return s
 	}
 	return map[string][][]byte{
-		"FuzzHello":         {put(&Hello{Major: 1, Nonce: 0x12345678}), put(&Hello{Major: 9})},
-		"FuzzCapsExo":       {put(ce), badKind},
-		"FuzzCapsTactile":   {put(ct), append(put(ct), 1, 2, 3)},
-		"FuzzState":         {put(&State{JointURad: [3]int32{500000, 250000, -100000}, Status: StateEnabled, AckSeq: 2})},
-		"FuzzCommand":       {put(&Command{TorqueUNm: [3]int32{10000, -20000, 0}, Tag: 7})},
-		"FuzzEnable":        {put(&Enable{On: 1}), {2, 0, 0, 0}},
-		"FuzzTactileFrame":  {put(&TactileFrame{A40Nm: [Pins]uint32{1: 4000}, Tag: 1})},
-		"FuzzTactileStatus": {put(&TactileStatus{Status: TactileActive, AckSeq: 3})},
-		"FuzzHeartbeat":     {{}, {1, 2, 3}},
-		"FuzzErrorReport":   {put(&ErrorReport{Code: CodeCRC, Value: 3})},
-		"FuzzReport":        {{3, 0x02, 0x30, 0x00}, append([]byte{63}, bytes.Repeat([]byte{1}, 63)...)},
+		"FuzzHello":           {put(&Hello{Major: 1, Nonce: 0x12345678}), put(&Hello{Major: 9})},
+		"FuzzCapsExo":         {put(ce), badKind},
+		"FuzzCapsTactile":     {put(ct), append(put(ct), 1, 2, 3)},
+		"FuzzState":           {put(&State{JointURad: [3]int32{500000, 250000, -100000}, Status: StateEnabled, AckSeq: 2})},
+		"FuzzCommand":         {put(&Command{TorqueUNm: [3]int32{10000, -20000, 0}, Tag: 7})},
+		"FuzzEnable":          {put(&Enable{On: 1}), {2, 0, 0, 0}},
+		"FuzzTactileFrame":    {put(&TactileFrame{A40Nm: [Pins]uint32{1: 4000}, Tag: 1})},
+		"FuzzTactileStatus":   {put(&TactileStatus{Status: TactileActive, AckSeq: 3})},
+		"FuzzTactileMeasured": {put(&TactileMeasured{A40Nm: [Pins]uint32{2: 3900}, A320Nm: [Pins]uint32{5: 29000}, AckSeq: 4, AckTag: 2})},
+		"FuzzHeartbeat":       {{}, {1, 2, 3}},
+		"FuzzErrorReport":     {put(&ErrorReport{Code: CodeCRC, Value: 3})},
+		"FuzzReport":          {{3, 0x02, 0x30, 0x00}, append([]byte{63}, bytes.Repeat([]byte{1}, 63)...)},
 		"FuzzDecoder": {
 			stream(ce, &State{Status: 1}, &Command{}, &Heartbeat{}),
 			append(stream(&Hello{Major: 1}), bytes.Repeat([]byte{0x55}, 300)...),

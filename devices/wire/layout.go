@@ -76,7 +76,7 @@ var Layouts = []Layout{
 		Field{64, "rows", "u8", 1, "", "pins along the finger's distal axis; rows*cols = 24", "Rows"},
 		Field{65, "cols", "u8", 1, "", "pins across the finger", "Cols"},
 		Field{66, "waveform", "u8", 1, "", "1 if the array takes sampled waveforms, else 0", "Waveform"},
-		Field{67, "reserved", "u8", 1, "", "0", ""},
+		Field{67, "measures", "u8", 1, "", "1 if the array measures its pins' vibration and sends TACTILE_MEASURED, else 0 (since 1.1; reserved, 0, before)", "Measures"},
 		Field{68, "pitch_um", "u32", 1, "µm", "pin spacing", "PitchUm"},
 		Field{72, "max_a40_nm", "u32", 1, "nm", "maximum amplitude at 40 Hz (peak)", "MaxA40Nm"},
 		Field{76, "max_a320_nm", "u32", 1, "nm", "maximum amplitude at 320 Hz (peak)", "MaxA320Nm"},
@@ -111,6 +111,12 @@ var Layouts = []Layout{
 		{4, "fault", "u32", 1, "", "fault bits, 0 when healthy", "Fault"},
 		{8, "ack_seq", "u32", 1, "", "header seq of the newest TACTILE_FRAME applied, 0 before the first", "AckSeq"},
 		{12, "ack_tag", "u32", 1, "", "tag of that frame", "AckTag"},
+	}},
+	{Type: TypeTactileMeasured, Name: "TACTILE_MEASURED", From: "device", Doc: "What the pins vibrated with over the array's newest frame period, as the array measured it. Sent by an array whose CAPS_TACTILE says measures = 1, right after the TACTILE_STATUS that answers a TACTILE_FRAME (since 1.1).", Fields: []Field{
+		{0, "a40_nm", "u32", Pins, "nm", "measured amplitude at 40 Hz (peak) per pin, over the frame_period_us before the header's time_us", "A40Nm"},
+		{96, "a320_nm", "u32", Pins, "nm", "measured amplitude at 320 Hz (peak) per pin, over the same window", "A320Nm"},
+		{192, "ack_seq", "u32", 1, "", "header seq of the newest TACTILE_FRAME applied when the window ended, 0 before the first", "AckSeq"},
+		{196, "ack_tag", "u32", 1, "", "tag of that frame", "AckTag"},
 	}},
 	{Type: TypeHeartbeat, Name: "HEARTBEAT", From: "both", Doc: "Says \"still here\" when the sender has nothing else to send. Empty body."},
 	{Type: TypeError, Name: "ERROR", From: "device", Doc: "Reports a problem the device saw (codes below). Rate-limited by the device to one per code per 10 ms.", Fields: []Field{

@@ -37,6 +37,8 @@ func message(t Type) interface {
 		return new(TactileFrame)
 	case TypeTactileStatus:
 		return new(TactileStatus)
+	case TypeTactileMeasured:
+		return new(TactileMeasured)
 	case TypeHeartbeat:
 		return new(Heartbeat)
 	case TypeError:
@@ -264,7 +266,7 @@ func docFields(t *testing.T, table string) []Field {
 // validValue gives constrained fields values their parsers accept.
 var validValue = map[string]uint64{
 	"kind": 0, "dof": 3, "period_us": 1000, "watchdog_ms": 50, "rows": 6, "cols": 4,
-	"waveform": 1, "on": 1, "frame_period_us": 25000, "max_force_cont_mn": 5000, "max_force_peak_mn": 9000,
+	"waveform": 1, "measures": 1, "on": 1, "frame_period_us": 25000, "max_force_cont_mn": 5000, "max_force_peak_mn": 9000,
 }
 
 // fill sets every field named in fs to a distinct value and returns the

@@ -298,6 +298,7 @@ type CapsTactile struct {
 	Rows          uint8
 	Cols          uint8
 	Waveform      uint8
+	Measures      uint8 // since 1.1: the array sends TACTILE_MEASURED
 	PitchUm       uint32
 	MaxA40Nm      uint32
 	MaxA320Nm     uint32
@@ -309,7 +310,7 @@ func (*CapsTactile) Size() int     { return 84 }
 func (m *CapsTactile) Put(b []byte) {
 	_ = b[83]
 	m.Caps.put(b)
-	b[64], b[65], b[66], b[67] = m.Rows, m.Cols, m.Waveform, 0
+	b[64], b[65], b[66], b[67] = m.Rows, m.Cols, m.Waveform, m.Measures
 	le.PutUint32(b[68:], m.PitchUm)
 	le.PutUint32(b[72:], m.MaxA40Nm)
 	le.PutUint32(b[76:], m.MaxA320Nm)
@@ -324,7 +325,7 @@ func (m *CapsTactile) Parse(b []byte) error {
 	if err := m.Caps.parse(TypeCapsTactile, KindTactile, b); err != nil {
 		return err
 	}
-	m.Rows, m.Cols, m.Waveform = b[64], b[65], b[66]
+	m.Rows, m.Cols, m.Waveform, m.Measures = b[64], b[65], b[66], b[67]
 	m.PitchUm = le.Uint32(b[68:])
 	m.MaxA40Nm = le.Uint32(b[72:])
 	m.MaxA320Nm = le.Uint32(b[76:])
@@ -334,6 +335,8 @@ func (m *CapsTactile) Parse(b []byte) error {
 		return &ParseError{Type: TypeCapsTactile, Field: "rows*cols", Value: int64(m.Rows) * int64(m.Cols), Want: "24"}
 	case m.Waveform > 1:
 		return &ParseError{Type: TypeCapsTactile, Field: "waveform", Value: int64(m.Waveform), Want: "0 or 1"}
+	case m.Measures > 1:
+		return &ParseError{Type: TypeCapsTactile, Field: "measures", Value: int64(m.Measures), Want: "0 or 1"}
 	case m.FramePeriodUs == 0 || m.FramePeriodUs > 1_000_000:
 		return &ParseError{Type: TypeCapsTactile, Field: "frame_period_us", Value: int64(m.FramePeriodUs), Want: "1..1000000"}
 	}
@@ -483,6 +486,37 @@ func (m *TactileStatus) Parse(b []byte) error {
 	m.Fault = le.Uint32(b[4:])
 	m.AckSeq = le.Uint32(b[8:])
 	m.AckTag = le.Uint32(b[12:])
+	return nil
+}
+
+// TactileMeasured is what a tactile array measured its pins delivering
+// over its newest frame period; device to host, since 1.1.
+type TactileMeasured struct {
+	A40Nm  [Pins]uint32
+	A320Nm [Pins]uint32
+	AckSeq uint32 // header seq of the newest TACTILE_FRAME applied when the window ended
+	AckTag uint32 // tag of that frame
+}
+
+func (*TactileMeasured) MsgType() Type { return TypeTactileMeasured }
+func (*TactileMeasured) Size() int     { return 200 }
+func (m *TactileMeasured) Put(b []byte) {
+	_ = b[199]
+	putU32s(b[0:96], m.A40Nm[:])
+	putU32s(b[96:192], m.A320Nm[:])
+	le.PutUint32(b[192:], m.AckSeq)
+	le.PutUint32(b[196:], m.AckTag)
+}
+
+// Parse decodes b into m.
+func (m *TactileMeasured) Parse(b []byte) error {
+	if err := needLen(TypeTactileMeasured, b, m.Size()); err != nil {
+		return err
+	}
+	getU32s(m.A40Nm[:], b[0:96])
+	getU32s(m.A320Nm[:], b[96:192])
+	m.AckSeq = le.Uint32(b[192:])
+	m.AckTag = le.Uint32(b[196:])
 	return nil
 }
 
