@@ -66,6 +66,9 @@ type FingerSummary struct {
 	// tick) the finger's pin array refused or never got: the write failed,
 	// the array gone, reconnecting or refusing the frame.
 	TactileNotWritten uint64 `json:"tactile_not_written"`
+	// TactileDelivered is what the finger's array measured its pins
+	// delivering against what was sent (nil: it measures nothing).
+	TactileDelivered *DeliverySummary `json:"tactile_delivered,omitempty"`
 }
 
 // Summary is the outcome of a run.
@@ -201,7 +204,7 @@ func (r *Rig) summary(mode string, run, wall time.Duration) *Summary {
 		s.Fingers = append(s.Fingers, FingerSummary{
 			Finger: sim.FingerName(f), ContactS: float64(fs.contactTicks[f]) * dt,
 			PeakForceN: fs.peak[f][0], MeanForceN: mean[0], PeakForceDesN: fs.peak[f][1], MeanForceDesN: mean[1],
-			TactileNotWritten: r.tactile.errs[f],
+			TactileNotWritten: r.tactile.errs[f], TactileDelivered: r.tactile.deliv[f].summary(),
 		})
 	}
 	s.PinchS = float64(fs.pinchTicks) * dt

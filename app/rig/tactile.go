@@ -149,6 +149,7 @@ type tactileLoop struct {
 	// (nil: cannot): the simulated ones, and those that measure their
 	// pins over the device protocol.
 	delivery [sim.NumFingers]devices.DeliveryReader
+	deliv    [sim.NumFingers]deliveryAccount // what they delivered over the run
 }
 
 func newTactileLoop(r *Rig) (*tactileLoop, error) {
@@ -331,7 +332,16 @@ func (l *tactileLoop) step(t time.Duration) {
 func (l *tactileLoop) measure() {
 	for f := range sim.NumFingers {
 		d := l.delivery[f]
-		l.row.Measured[f] = d != nil && d.Delivered(&l.row.Delivered[f])
+		if d == nil {
+			l.row.Measured[f] = false
+			continue
+		}
+		cur := &l.row.Frame.Fingers[f]
+		l.row.Measured[f] = d.Delivered(&l.row.Delivered[f])
+		if l.row.Measured[f] {
+			l.deliv[f].add(&l.row.Delivered[f], l.row.Seq, cur)
+		}
+		l.deliv[f].next(l.row.Seq, cur, !l.row.Errors[f])
 	}
 }
 

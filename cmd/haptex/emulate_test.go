@@ -80,6 +80,8 @@ func TestEmulatorConsole(t *testing.T) {
 		"fault thumb-exo none": "thumb-exo: no fault condition",
 		"wear thumb-exo 0.5":   "emu: wear is a tactile array's; this is an exoskeleton",
 		"wear thumb-exo half":  "\"wear thumb-exo half\": the fraction of the limits, a number in (0, 1]",
+		"dead thumb-exo 3":     "emu: dead pins are a tactile array's; this is an exoskeleton",
+		"dead thumb-exo x":     "\"dead thumb-exo x\": the pins, numbers 0..23 separated by commas, or none",
 		"help":                 "unplug DEVICE",
 	} {
 		if out := say(line); !strings.Contains(out, want) || strings.Count(out, "\n") != 1 && line != "help" {

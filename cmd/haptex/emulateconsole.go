@@ -55,6 +55,9 @@ const consoleHelp = `while it runs, type on its standard input:
   wear DEVICE FRACTION         a tactile array's drive reaches only FRACTION (0..1]
                                of the limits it announces: it clips above them and
                                its status says so (1: as new)
+  dead DEVICE PIN[,PIN...]     a tactile array's pins (0..23) stand still whatever
+                               they are sent, its status silent about it; "none"
+                               revives them
   unplug DEVICE                pull the cable (the port's link disappears)
   replug DEVICE                plug it back in on a new pseudo-terminal
   help                         this text
@@ -84,7 +87,7 @@ func consoleCommand(f []string, em *emu.Emulator) (string, error) {
 	switch f[0] {
 	case "help":
 		return consoleHelp + faultNames(), nil
-	case "fault", "wear", "unplug", "replug":
+	case "fault", "wear", "dead", "unplug", "replug":
 	default:
 		return "", fmt.Errorf("%q: not a command (help lists them)", strings.Join(f, " "))
 	}
@@ -119,6 +122,24 @@ func consoleCommand(f []string, em *emu.Emulator) (string, error) {
 			return "", err
 		}
 		return fmt.Sprintf("%s: drive reaches %g of its limits", f[1], x), nil
+	case f[0] == "dead" && len(f) == 3:
+		var pins []int
+		if f[2] != "none" {
+			for _, v := range strings.Split(f[2], ",") {
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					return "", fmt.Errorf("%q: the pins, numbers 0..23 separated by commas, or none", strings.Join(f, " "))
+				}
+				pins = append(pins, n)
+			}
+		}
+		if err := p.Device().SetDeadPins(pins); err != nil {
+			return "", err
+		}
+		if pins == nil {
+			return f[1] + ": every pin moves", nil
+		}
+		return fmt.Sprintf("%s: pins %v stand still", f[1], pins), nil
 	case f[0] == "fault" && len(f) == 3:
 		bits, err := parseFaults(f[2])
 		if err != nil {

@@ -55,6 +55,9 @@ func printSummary(w io.Writer, s *rig.Summary) {
 		if f.TactileNotWritten > 0 {
 			fmt.Fprintf(w, "tactile: %d of the %d frames for the %s's pins not written (the array gone, reconnecting or refusing them)\n", f.TactileNotWritten, frames, f.Finger)
 		}
+		if d := f.TactileDelivered; d != nil {
+			fmt.Fprintln(w, deliveredLine(f.Finger, d))
+		}
 	}
 	if s.TripCount > 0 {
 		fmt.Fprintf(w, "trips: %d", s.TripCount)
@@ -131,4 +134,36 @@ func safeBy(tr rig.Trip) string {
 		said += fmt.Sprintf(" (it had confirmed %.0f ms after the trip, then reported the stage on again)", ms)
 	}
 	return said
+}
+
+// deliveredLine says what a finger's array measured its pins delivering
+// against what was sent, and names the pins driven that did not move.
+func deliveredLine(finger string, d *rig.DeliverySummary) string {
+	var b strings.Builder
+	r40, ok40 := d.Ratio(0)
+	r320, ok320 := d.Ratio(1)
+	switch {
+	case ok40 && ok320:
+		fmt.Fprintf(&b, "tactile: the %s's pins delivered %.2f of what was sent at 40 Hz, %.2f at 320 Hz (pins sent 0.5 µm or more", finger, r40, r320)
+	case ok40 || ok320:
+		r, hz := r40, 40
+		if ok320 {
+			r, hz = r320, 320
+		}
+		fmt.Fprintf(&b, "tactile: the %s's pins delivered %.2f of what was sent at %d Hz (pins sent 0.5 µm or more", finger, r, hz)
+	default:
+		fmt.Fprintf(&b, "tactile: no pin of the %s's array was sent 0.5 µm or more (nothing to compare", finger)
+	}
+	fmt.Fprintf(&b, ", over %d frames measured by the array", d.Frames)
+	switch {
+	case d.Unpaired == 1:
+		b.WriteString("; 1 frame without a measurement of its own")
+	case d.Unpaired > 1:
+		fmt.Fprintf(&b, "; %d frames without a measurement of their own", d.Unpaired)
+	}
+	b.WriteString(")")
+	if len(d.StillPins) > 0 {
+		fmt.Fprintf(&b, "\n  pins %v of the %s's array were driven but did not move (under a tenth of what was sent in most frames): a dead pin or a broken contactor", d.StillPins, finger)
+	}
+	return b.String()
 }

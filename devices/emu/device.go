@@ -72,7 +72,8 @@ type Device struct {
 	ackTag    uint32
 	applied   [3]float64
 	saturated bool
-	wear      float64 // the fraction of its limits a tactile array's drive reaches (0: all)
+	wear      float64            // the fraction of its limits a tactile array's drive reaches (0: all)
+	dead      [devices.Pins]bool // a tactile array's pins that do not move (SetDeadPins)
 	errAt     [16]time.Duration
 	errCount  [16]uint64
 	stats     DeviceStats
@@ -117,6 +118,27 @@ func (d *Device) OnPower(fn func(on bool, cause string)) {
 	d.mu.Lock()
 	d.onPower = fn
 	d.mu.Unlock()
+}
+
+// SetDeadPins makes a tactile array's pins in pins stand still whatever
+// they are sent, as a broken contactor or a torn lead does: the array's
+// status says nothing of it, its measurement shows it. An empty list
+// revives them all.
+func (d *Device) SetDeadPins(pins []int) error {
+	if d.tac == nil {
+		return errors.New("emu: dead pins are a tactile array's; this is an exoskeleton")
+	}
+	var dead [devices.Pins]bool
+	for _, p := range pins {
+		if p < 0 || p >= devices.Pins {
+			return fmt.Errorf("emu: pin %d: the array's pins are 0..%d", p, devices.Pins-1)
+		}
+		dead[p] = true
+	}
+	d.mu.Lock()
+	d.dead = dead
+	d.mu.Unlock()
+	return nil
 }
 
 // SetCondition sets the fault conditions present now (wire.Fault* bits,
@@ -582,6 +604,11 @@ func (d *Device) frame(seq uint32, now time.Duration) {
 		if *a40 > max40 || *a320 > max320 {
 			d.saturated = true
 			*a40, *a320 = min(*a40, max40), min(*a320, max320)
+		}
+	}
+	for i, dead := range d.dead {
+		if dead {
+			d.tacFrame.A40Um[i], d.tacFrame.A320Um[i] = 0, 0
 		}
 	}
 	_ = d.tac.WriteFrame(&d.tacFrame)
