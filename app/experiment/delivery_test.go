@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -175,6 +176,13 @@ func TestUndelivered(t *testing.T) {
 	clipped.TactileClipped[sim.Thumb] = 3
 	capped := ok
 	capped.CappedS[sim.IndexFinger] = 0.012
+	// Pins that delivered 9 µm of 20 sent at 40 Hz on the index, 3 µm of
+	// 5 at 320 Hz on the thumb (within half), nothing measured of either
+	// on the other finger.
+	weak := ok
+	weak.MeanA40Um[sim.IndexFinger], weak.DeliveredA40Um[sim.IndexFinger] = 20, 9
+	weak.MeanA320Um[sim.Thumb], weak.DeliveredA320Um[sim.Thumb] = 5, 3
+	weak.MeanA40Um[sim.Thumb], weak.DeliveredA40Um[sim.Thumb] = 20, math.NaN()
 	name := func(i int) string { return []string{"first", "second"}[i] }
 	index := needs{arrays: [2]bool{false, true}}
 	thumb := needs{arrays: [2]bool{true, false}}
@@ -193,6 +201,8 @@ func TestUndelivered(t *testing.T) {
 		{[]rig.IntervalStats{clipped}, index, ""},
 		{[]rig.IntervalStats{capped}, allDevices, "first: the index's force capped at its exoskeleton's force limit for 0.012 of 0.3 s; the cloth asked for more force than the exoskeletons render: a lighter grip, or lower levels"},
 		{[]rig.IntervalStats{capped}, index, ""},
+		{[]rig.IntervalStats{ok, weak}, allDevices, "second: the index's pins delivered 9 µm at 40 Hz of the 20 µm sent, as its array measured them"},
+		{[]rig.IntervalStats{weak}, thumb, ""},
 	} {
 		if got := undelivered(tc.stats, name, tc.need); got != tc.want {
 			t.Errorf("undelivered (%+v): %q, want %q", tc.need, got, tc.want)

@@ -213,3 +213,56 @@ func TestThresholdWithinArrayLimits(t *testing.T) {
 		t.Fatalf("a threshold run on a weaker array: %v", err)
 	}
 }
+
+// weakArray is the simulated array whose pins silently deliver a fraction
+// of what they are sent (a loose mount, a failing amplifier): its status,
+// had it one, would say nothing; what its pins do says it.
+type weakArray struct {
+	*twin.Tactile
+	gain float64
+}
+
+func (a *weakArray) WriteFrame(f *devices.TactileFrame) error {
+	g := *f
+	for p := range g.A40Um {
+		g.A40Um[p] *= a.gain
+		g.A320Um[p] *= a.gain
+	}
+	return a.Tactile.WriteFrame(&g)
+}
+
+// A tone the array's pins measurably did not deliver (a third of it) is
+// presented again, then the run stops with nothing recorded; at 0.7 of
+// it, within the pins' tolerance, the run records its trials.
+func TestWeakToneNotRecorded(t *testing.T) {
+	for _, tc := range []struct {
+		gain   float64
+		stops  bool
+		trials int
+	}{{0.3, true, 0}, {0.7, false, 2}} {
+		t.Run(fmt.Sprint(tc.gain), func(t *testing.T) {
+			tac, err := twin.NewTactile(twin.DefaultTactileParams(), sim.IndexFinger)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := rig.Config{Scripted: true}
+			cfg.Tactile[sim.IndexFinger] = &weakArray{Tactile: tac, gain: tc.gain}
+			dir, out, err := runTone(t, fmt.Sprintf(toneTOML, 40.0, "index", fmt.Sprintf(toneLevels, "5, 20")), cfg, false, nil)
+			for _, l := range strings.Split(out, "\n") {
+				if strings.Contains(l, "not delivered") {
+					t.Log(l)
+				}
+			}
+			if tc.stops != (err != nil) || tc.stops && !errors.Is(err, ErrNotDelivered) {
+				t.Fatalf("a tone delivered at %g of what was sent: %v\n%s", tc.gain, err, out)
+			}
+			if tc.stops && !strings.Contains(err.Error(), "the index's pins delivered 1.5") {
+				t.Errorf("the error does not say what the pins delivered: %v", err)
+			}
+			b, _ := os.ReadFile(filepath.Join(dir, "tone-limits", "sim01", "trials.csv"))
+			if n := max(0, strings.Count(string(b), "\n")-1); n != tc.trials {
+				t.Errorf("%d trials recorded, want %d", n, tc.trials)
+			}
+		})
+	}
+}

@@ -203,11 +203,24 @@ func (e *Experiment) needs() needs {
 	return n
 }
 
+// An interval's pins delivered its stimulus when, as the arrays measured
+// them (rig.IntervalStats.DeliveredA40Um; NaN, and not judged, from an
+// array that cannot measure its pins), they delivered at least half of
+// the mean amplitude sent (6 dB: beyond the pins' 1 dB spread and the
+// frame or two a device array's measurement lags), where that was
+// minSentUm or more.
+const (
+	deliveredShortfall = 0.5
+	minSentUm          = 0.5
+)
+
 // undelivered says how the intervals' statistics show a stimulus that did
 // not reach the devices it needs in full, each interval named by name:
-// frames a tactile array did not confirm or reported clipping, an
-// exoskeleton outside its active state, or a finger's force capped at its
-// force limit (rig.IntervalStats); "" when nothing shows.
+// frames a tactile array did not confirm or reported clipping, pins that
+// delivered less than deliveredShortfall of what was sent as their array
+// measured them, an exoskeleton outside its active state, or a finger's
+// force capped at its force limit (rig.IntervalStats); "" when nothing
+// shows.
 func undelivered(stats []rig.IntervalStats, name func(i int) string, need needs) string {
 	var parts []string
 	capped := false
@@ -229,6 +242,14 @@ func undelivered(stats []rig.IntervalStats, name func(i int) string, need needs)
 			}
 			if n := s.TactileClipped[f]; n > 0 {
 				parts = append(parts, fmt.Sprintf("%s: %d of %d frames clipped by the %s tactile array at its amplitude limits", name(i), n, s.TactileFrames, sim.FingerName(f)))
+			}
+			for _, b := range []struct {
+				hz              int
+				sent, delivered float64
+			}{{40, s.MeanA40Um[f], s.DeliveredA40Um[f]}, {320, s.MeanA320Um[f], s.DeliveredA320Um[f]}} {
+				if b.sent >= minSentUm && b.delivered < deliveredShortfall*b.sent {
+					parts = append(parts, fmt.Sprintf("%s: the %s's pins delivered %.3g µm at %d Hz of the %.3g µm sent, as its array measured them", name(i), sim.FingerName(f), b.delivered, b.hz, b.sent))
+				}
 			}
 		}
 	}
