@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"math"
 	"os/exec"
 	"runtime"
 	"runtime/debug"
@@ -191,6 +193,11 @@ func TestDocEmuSession(t *testing.T) {
 	var ts devices.TactileStatus
 	cmd := devices.ExoCommand{}
 	frame := devices.TactileFrame{}
+	// What the array measured its pins delivering (protocol 1.1): each
+	// measurement new to the loop, and those docMeasurementOK refuses.
+	var measured devices.TactileFrame
+	var lastMeasured uint32
+	measurements, badMeasurements := 0, 0
 	var mu sync.Mutex
 	var loopErr error
 	fail := func(err error) {
@@ -237,6 +244,16 @@ func TestDocEmuSession(t *testing.T) {
 			}
 			if err := a.Status(&ts); err != nil && !errors.Is(err, devices.ErrTimeout) {
 				fail(err)
+			}
+			if a.Delivered(&measured) && measured.Seq != lastMeasured {
+				lastMeasured = measured.Seq
+				measurements++
+				if !docMeasurementOK(&measured, frame.Seq) {
+					badMeasurements++
+					if badMeasurements == 1 {
+						fail(fmt.Errorf("frame %d: measured %+v", frame.Seq, measured))
+					}
+				}
 			}
 		}
 	}
@@ -320,6 +337,37 @@ func TestDocEmuSession(t *testing.T) {
 	if min := int(d/time.Millisecond) / 10; es.Commands < min || tsd.TactileFrames < int(d/(25*time.Millisecond))/10 {
 		t.Errorf("%d commands, %d frames in %v", es.Commands, tsd.TactileFrames, d)
 	}
+	t.Logf("the array's measurements: %d read by the loop, %d taken by the link, %d refused by it; %d of them out of what was sent", measurements, as.Measurements, as.Implausible, badMeasurements)
+	if !a.Spec().Measures || measurements < tsd.TactileFrames/10 || as.Implausible != 0 {
+		t.Errorf("the document's array measured %d of %d frames (announced: %v; %d implausible)", measurements, tsd.TactileFrames, a.Spec().Measures, as.Implausible)
+	}
+}
+
+// docMeasurementOK checks a measurement from the document's array against
+// what the session sent: frame k played (k mod 7)·10 µm at 40 Hz on every
+// pin and nothing at 320 Hz. The window of one frame period that ended
+// when the array answered frame newest takes in the frame it names and,
+// its boundaries apart from the frames', the one or two before (silence
+// before the first): each pin's 40 Hz line lies between the least and the
+// most of those, every pin the same.
+func docMeasurementOK(m *devices.TactileFrame, newest uint32) bool {
+	if m.Seq == 0 || m.Seq >= newest {
+		return false
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for k := int(m.Seq) - 2; k <= int(m.Seq); k++ {
+		a := 0.0
+		if k > 0 {
+			a = float64(k%7) * 10
+		}
+		lo, hi = min(lo, a), max(hi, a)
+	}
+	for p := range m.A40Um {
+		if m.A40Um[p] < lo-1e-3 || m.A40Um[p] > hi+1e-3 || m.A40Um[p] != m.A40Um[0] || m.A320Um[p] != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // TestDocEmuWatchdogTrips is TestDocEmuSession's control: the same device,

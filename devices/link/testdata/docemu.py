@@ -5,7 +5,8 @@ It opens a pseudo-terminal, prints one JSON line with the port the host
 opens ({"port": "/dev/pts/N", ...}), and then serves one device on it as
 the document says (sections 4 to 7): COBS framing, CRC-32, the sequence
 rules and their exceptions, the session, the watchdog, the exoskeleton's
-state table and faults, the tactile array's frame grid. It stops on
+state table and faults, the tactile array's frame grid and, from 1.1, what its pins delivered
+(TACTILE_MEASURED, as an ideal pickup reads it). It stops on
 SIGTERM, SIGINT or when its standard input closes, and prints one JSON
 line of what it saw (watchdog trips, frames, errors).
 
@@ -30,11 +31,11 @@ import tty
 import zlib
 
 HEADER = struct.Struct("<BBHIQ")  # type, version, body_len, seq, time_us
-MAJOR, MINOR = 1, 0
+MAJOR, MINOR = 1, 1
 
 HELLO, CAPS_EXO, CAPS_TACTILE = 0x01, 0x02, 0x03
 STATE, COMMAND, ENABLE = 0x10, 0x11, 0x12
-TACTILE_FRAME, TACTILE_STATUS = 0x20, 0x21
+TACTILE_FRAME, TACTILE_STATUS, TACTILE_MEASURED = 0x20, 0x21, 0x22
 HEARTBEAT, ERROR = 0x30, 0x3F
 
 E_CRC, E_FRAMING, E_LENGTH, E_UNKNOWN, E_VERSION = 1, 2, 3, 4, 5
@@ -122,6 +123,10 @@ class Device:
         self.waiting = None           # (a40, a320) for the next boundary
         self.accepted_cell = 0        # grid cell in which it was accepted
         self.playing = None
+        # What played since when: (start time, a40, a320, seq, tag), the
+        # newest last, for TACTILE_MEASURED (doc 7.9).
+        self.played = [(0.0, [0] * 24, [0] * 24, 0, 0)]
+        self.host_minor = 0
         self.clamped = False
         self.tac_tripped = False
         # What it saw.
@@ -173,7 +178,8 @@ class Device:
                                         1500000, 1500000, 800000, 5000, 10000, 3125, 1000, 4000)
             self.send(CAPS_EXO, body)
         else:
-            body = common + struct.pack("<BBBxIIII", 6, 4, 0, 2000, 200000, 30000, a.frame_period_us)
+            # doc 7.3: measures = 1 (from 1.1), in the byte 1.0 reserved
+            body = common + struct.pack("<BBBBIIII", 6, 4, 0, 1, 2000, 200000, 30000, a.frame_period_us)
             self.send(CAPS_TACTILE, body)
 
     def sample(self):
@@ -206,6 +212,27 @@ class Device:
         """doc 6.5: the waiting frame starts at the next boundary of the array's grid."""
         if self.waiting is not None and int(self.now() / self.grid) > self.accepted_cell:
             self.playing, self.waiting = self.waiting, None
+            a40, a320, seq, tag = self.playing
+            self.played = self.played[-3:] + [((self.accepted_cell + 1) * self.grid, a40, a320, seq, tag)]
+
+    def measured(self):
+        """doc 7.9: each pin's 40 and 320 Hz lines over the frame_period_us
+        that ended now. An ideal pin follows its frame's amplitude from the
+        boundary the frame started at, so a line over the window is the
+        time-weighted mean of the amplitudes that played in it; ack_seq
+        names the frame playing at its end."""
+        t1 = self.now()
+        t0 = t1 - self.grid
+        a40, a320 = [0.0] * 24, [0.0] * 24
+        for i, (start, f40, f320, _, _) in enumerate(self.played):
+            end = self.played[i + 1][0] if i + 1 < len(self.played) else t1
+            w = max(0.0, min(end, t1) - max(start, t0)) / self.grid
+            for p in range(24):
+                a40[p] += w * f40[p]
+                a320[p] += w * f320[p]
+        _, _, _, seq, tag = self.played[-1]
+        body = struct.pack("<24I24III", *[round(x) for x in a40], *[round(x) for x in a320], seq, tag)
+        self.send(TACTILE_MEASURED, body)
 
     # --- receiving -----------------------------------------------------
 
@@ -290,9 +317,10 @@ class Device:
     def hello(self, seq, body):
         if len(body) < 8:
             return
-        major, _, _, nonce = struct.unpack("<BBHI", body[:8])
+        major, self.host_minor, _, nonce = struct.unpack("<BBHI", body[:8])
         self.set_enabled(False)      # doc 5.2: output off, whatever it was doing
         self.playing = self.waiting = None
+        self.played = [(self.now(), [0] * 24, [0] * 24, 0, 0)]
         if major != MAJOR:
             self.session = False
             self.error(E_VERSION, HELLO, seq, MAJOR, sessionless=True)
@@ -349,11 +377,13 @@ class Device:
         a40 = [min(x, 200000) for x in a[:24]]
         a320 = [min(x, 30000) for x in a[24:]]
         self.clamped = a40 != list(a[:24]) or a320 != list(a[24:])
-        self.waiting = (a40, a320)
+        self.waiting = (a40, a320, seq, tag)
         self.accepted_cell = int(self.now() / self.grid)
         self.tac_tripped = False     # doc 6.2: the next accepted frame clears the bit and plays
         self.ack_seq, self.ack_tag = seq, tag
         self.sample()
+        if self.host_minor >= 1:     # doc 2: 1.1's message goes only to a host of 1.1 or later
+            self.measured()
 
     # --- periodic duties -----------------------------------------------
 
@@ -375,6 +405,7 @@ class Device:
                 tripped = True
             elif self.kind == "tactile" and not self.tac_tripped:
                 self.playing = self.waiting = None
+                self.played = self.played[-3:] + [(t, [0] * 24, [0] * 24, 0, 0)]
                 self.tac_tripped = True
                 tripped = True
             if tripped:
