@@ -66,6 +66,13 @@ type FingerSummary struct {
 	// tick) the finger's pin array refused or never got: the write failed,
 	// the array gone, reconnecting or refusing the frame.
 	TactileNotWritten uint64 `json:"tactile_not_written"`
+	// TactileClipped and TactileSilenced count the frames whose array's
+	// newest status, as the frame was written, said it clipped at its
+	// amplitude limits (below those it announces: the rig renders within
+	// them), or had silenced itself or had a fault (arrays that report a
+	// status).
+	TactileClipped  uint64 `json:"tactile_clipped"`
+	TactileSilenced uint64 `json:"tactile_silenced"`
 	// TactileDelivered is what the finger's array measured its pins
 	// delivering against what was sent (nil: it measures nothing).
 	TactileDelivered *DeliverySummary `json:"tactile_delivered,omitempty"`
@@ -205,6 +212,7 @@ func (r *Rig) summary(mode string, run, wall time.Duration) *Summary {
 			Finger: sim.FingerName(f), ContactS: float64(fs.contactTicks[f]) * dt,
 			PeakForceN: fs.peak[f][0], MeanForceN: mean[0], PeakForceDesN: fs.peak[f][1], MeanForceDesN: mean[1],
 			TactileNotWritten: r.tactile.errs[f], TactileDelivered: r.tactile.deliv[f].summary(),
+			TactileClipped: r.tactile.clipped[f], TactileSilenced: r.tactile.unconfirmed[f],
 		})
 	}
 	s.PinchS = float64(fs.pinchTicks) * dt

@@ -136,10 +136,14 @@ type tactileLoop struct {
 	pending    bool // row holds a frame whose delivery is not yet measured
 	seq        uint32
 	errs       [sim.NumFingers]uint64 // the loop's writes that failed (silence's not counted)
-	cal        [sim.NumFingers]tactile.Calibration
-	tone       Tone // sent instead of the fabric while toneOn
-	toneOn     bool
-	iv         tactileInterval
+	// clipped and unconfirmed count the frames whose array's newest status,
+	// read as the frame was written, said it clipped at its amplitude
+	// limits, or had silenced itself or had a fault.
+	clipped, unconfirmed [sim.NumFingers]uint64
+	cal                  [sim.NumFingers]tactile.Calibration
+	tone                 Tone // sent instead of the fabric while toneOn
+	toneOn               bool
+	iv                   tactileInterval
 
 	// status holds the arrays that report their status (nil: cannot);
 	// report what each said of the newest frame (tactileInterval.add).
@@ -173,9 +177,9 @@ func newTactileLoop(r *Rig) (*tactileLoop, error) {
 		}
 		l.arrays[f] = a
 		l.clocked[f], _ = a.(devices.Clocked)
-		// The status is read from the array itself, and only within an
-		// interval (step): the reads decide no command, so they stay out
-		// of the device recording a replay follows.
+		// The status is read from the array itself (step): the reads
+		// decide no command, so they stay out of the device recording
+		// the rig makes, which a replay follows.
 		l.status[f], _ = l.inner[f].(devices.StatusReader)
 		l.delivery[f], _ = l.inner[f].(devices.DeliveryReader)
 		// The renderer clamps to the tighter of the two arrays' limits, so
@@ -301,13 +305,19 @@ func (l *tactileLoop) step(t time.Duration) {
 		}
 		rep := &l.report[f]
 		rep.Written, rep.Reported, rep.Gone = err == nil, false, false
-		if sr := l.status[f]; sr != nil && err == nil && l.iv.active {
+		if sr := l.status[f]; sr != nil && err == nil {
 			// A late report (ErrTimeout) says the host's reader was held,
 			// not that the array failed: the array's loss shows within
 			// the link's silence limit as ErrDisconnected and failed
 			// writes.
 			err := sr.Status(&rep.Status)
 			rep.Reported, rep.Gone = err == nil, err != nil && !errors.Is(err, devices.ErrTimeout)
+			if rep.Clipped() {
+				l.clipped[f]++
+			}
+			if rep.Reported && (rep.Status.Fault != 0 || !rep.Status.Active) {
+				l.unconfirmed[f]++
+			}
 		}
 	}
 	if l.iv.active {
@@ -379,7 +389,10 @@ func (l *tactileLoop) silenced(seq uint32, wait time.Duration) [sim.NumFingers]t
 	left := 0
 	for f := range sim.NumFingers {
 		took[f] = -1
-		if r, ok := l.arrays[f].(devices.StatusReader); ok {
+		// The array's own status (l.status): a recording wrapper would
+		// answer for an array that reports none, and be polled for the
+		// whole wait.
+		if r := l.status[f]; r != nil {
 			sr[f] = r
 			left++
 		}

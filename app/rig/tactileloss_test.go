@@ -72,6 +72,43 @@ func (a *reportingArray) Status(dst *devices.TactileStatus) error {
 	return nil
 }
 
+// troubledArray is reportingArray whose status says, from frame clipFrom
+// on, that it clipped, and from frame offFrom on that it silenced itself.
+type troubledArray struct {
+	reportingArray
+	clipFrom, offFrom uint32
+}
+
+func (a *troubledArray) Status(dst *devices.TactileStatus) error {
+	*dst = devices.TactileStatus{AckSeq: a.seq, Active: a.seq < a.offFrom, Clamped: a.seq >= a.clipFrom}
+	return nil
+}
+
+// A run's summary counts, per finger, the frames whose array said it
+// clipped them or had silenced itself, from its status read as each was
+// written, in a run as in an experiment's intervals.
+func TestSummaryCountsTroubledFrames(t *testing.T) {
+	tac, err := twin.NewTactile(twin.DefaultTactileParams(), sim.IndexFinger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := coarse(Config{Duration: time.Second})
+	cfg.Tactile[sim.IndexFinger] = &troubledArray{reportingArray: reportingArray{Tactile: tac}, clipFrom: 11, offFrom: 31}
+	r, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := r.RunLockstep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, ix := sum.Fingers[sim.Thumb], sum.Fingers[sim.IndexFinger]
+	if th.TactileClipped != 0 || th.TactileSilenced != 0 || ix.TactileClipped != 30 || ix.TactileSilenced != 10 {
+		t.Errorf("frames clipped: thumb %d, index %d (want 0, 30); silenced: thumb %d, index %d (want 0, 10)",
+			th.TactileClipped, ix.TactileClipped, th.TactileSilenced, ix.TactileSilenced)
+	}
+}
+
 // A tactile frame inside a traced interval, with the arrays' status read
 // and kept in the trace, allocates nothing; the trace holds each frame's
 // report.

@@ -278,7 +278,7 @@ func TestPrintSummaryFingers(t *testing.T) {
 			Loops: []rig.LoopSummary{{Name: "tactile", PeriodMs: 25, Ticks: 480}},
 			Fingers: []rig.FingerSummary{{Finger: "thumb", ContactS: 2.5, PeakForceN: 1.25, MeanForceN: 0.5, PeakForceDesN: 1.5, MeanForceDesN: 0.625,
 				TactileDelivered: &rig.DeliverySummary{Frames: 479, SentUm: [2]float64{100, 0}, DeliveredUm: [2]float64{98, 0}}},
-				{Finger: "index", TactileNotWritten: 120,
+				{Finger: "index", TactileNotWritten: 120, TactileClipped: 7,
 					TactileDelivered: &rig.DeliverySummary{Frames: 300, Unpaired: 59, SentUm: [2]float64{100, 10}, DeliveredUm: [2]float64{80, 9.5}, StillPins: []int{9, 14}}}}}
 		var b strings.Builder
 		printSummary(&b, s)
@@ -293,6 +293,7 @@ func TestPrintSummaryFingers(t *testing.T) {
 			legend,
 			"pinch: both fingers held the cloth for 2.500 s, peak pinch force 1.250 N (asked 1.500 N)",
 			"tactile: 120 of the 480 frames for the index's pins not written (the array gone, reconnecting or refusing them)\n",
+			"tactile: 7 of the 480 frames for the index's pins clipped by its array at its amplitude limits (it drove less than was sent: a worn array, or limits it announces but does not reach)\n",
 			"tactile: the thumb's pins delivered 0.98 of what was sent at 40 Hz (pins sent 0.5 µm or more, over 479 frames measured by the array)\n",
 			"tactile: the index's pins delivered 0.80 of what was sent at 40 Hz, 0.95 at 320 Hz (pins sent 0.5 µm or more, over 300 frames measured by the array; 59 frames without a measurement of their own)\n" +
 				"  pins [9 14] of the index's array were driven but did not move (under a tenth of what was sent in most frames): a dead pin or a broken contactor\n",

@@ -55,6 +55,12 @@ func printSummary(w io.Writer, s *rig.Summary) {
 		if f.TactileNotWritten > 0 {
 			fmt.Fprintf(w, "tactile: %d of the %d frames for the %s's pins not written (the array gone, reconnecting or refusing them)\n", f.TactileNotWritten, frames, f.Finger)
 		}
+		if f.TactileClipped > 0 {
+			fmt.Fprintf(w, "tactile: %d of the %d frames for the %s's pins clipped by its array at its amplitude limits (it drove less than was sent: a worn array, or limits it announces but does not reach)\n", f.TactileClipped, frames, f.Finger)
+		}
+		if f.TactileSilenced > 0 {
+			fmt.Fprintf(w, "tactile: %d of the %d frames for the %s's pins written while its array said it had silenced itself or had a fault\n", f.TactileSilenced, frames, f.Finger)
+		}
 		if d := f.TactileDelivered; d != nil {
 			fmt.Fprintln(w, deliveredLine(f.Finger, d))
 		}
