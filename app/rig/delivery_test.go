@@ -63,14 +63,7 @@ func TestDeliverySummary(t *testing.T) {
 				}
 				cfg.Tactile[f] = tc.arrays[f](a)
 			}
-			r, err := New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sum, err := r.RunLockstep()
-			if err != nil {
-				t.Fatal(err)
-			}
+			r, sum := lockstepSummary(t, cfg)
 			frames := int(duration / r.cfg.TactilePeriod)
 			for f, fs := range sum.Fingers {
 				d := fs.TactileDelivered

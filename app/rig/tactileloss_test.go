@@ -10,6 +10,21 @@ import (
 	"github.com/haptex/haptex/sim"
 )
 
+// lockstepSummary runs a rig of cfg in lockstep and returns it with its
+// summary.
+func lockstepSummary(t *testing.T, cfg Config) (*Rig, *Summary) {
+	t.Helper()
+	r, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := r.RunLockstep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, sum
+}
+
 // goneArray is the simulated array whose writes fail from frame from on,
 // as a serial array's do once its cable is pulled.
 type goneArray struct {
@@ -35,14 +50,7 @@ func TestSummaryCountsFramesNotWritten(t *testing.T) {
 	}
 	cfg := coarse(Config{Duration: time.Second})
 	cfg.Tactile[sim.IndexFinger] = &goneArray{Tactile: tac, from: 10}
-	r, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := r.RunLockstep()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, sum := lockstepSummary(t, cfg)
 	var frames uint64
 	for _, l := range sum.Loops {
 		if l.Name == "tactile" {
@@ -94,14 +102,7 @@ func TestSummaryCountsTroubledFrames(t *testing.T) {
 	}
 	cfg := coarse(Config{Duration: time.Second})
 	cfg.Tactile[sim.IndexFinger] = &troubledArray{reportingArray: reportingArray{Tactile: tac}, clipFrom: 11, offFrom: 31}
-	r, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := r.RunLockstep()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, sum := lockstepSummary(t, cfg)
 	th, ix := sum.Fingers[sim.Thumb], sum.Fingers[sim.IndexFinger]
 	if th.TactileClipped != 0 || th.TactileSilenced != 0 || ix.TactileClipped != 30 || ix.TactileSilenced != 10 {
 		t.Errorf("frames clipped: thumb %d, index %d (want 0, 30); silenced: thumb %d, index %d (want 0, 10)",
