@@ -215,8 +215,10 @@ func TestREADMEDevicesWorkflow(t *testing.T) {
 			}
 			t.Logf("finger %d, band %d: %d frames paired with their measurement, %d not; delivered %.3f of what was sent (pins driven: %v)", f, b, d.Frames, d.Unpaired, r, ok)
 		}
-		if len(d.StillPins) > 0 || d.Frames < 100 {
-			t.Errorf("finger %d: %d frames measured, still pins %v", f, d.Frames, d.StillPins)
+		// Most frames paired with their measurement (a loaded machine, or
+		// the race detector, runs fewer frames, and may lose one's).
+		if len(d.StillPins) > 0 || d.Frames < 10 || 5*d.Unpaired > d.Frames {
+			t.Errorf("finger %d: %d frames paired with their measurement, %d not; still pins %v", f, d.Frames, d.Unpaired, d.StillPins)
 		}
 	}
 
