@@ -185,6 +185,51 @@ func (pg *page) sessionSummary(meta map[string]any) {
 			t.Rows = append(t.Rows, row("pinch (both)", s["pinch_s"], s, "peak_pinch_n", "", "peak_pinch_des_n", ""))
 		}
 		pg.Tables = append(pg.Tables, t)
+		pg.arraysTable(fs)
+	}
+}
+
+// arraysTable says per finger what its tactile array did with the frames:
+// not written, clipped or silenced by its own account, and what its pins
+// delivered against what was sent where it measures them. A session.json
+// from before these figures has no table.
+func (pg *page) arraysTable(fs []any) {
+	t := tableData{Title: "Tactile arrays (frames as each array reported them; delivered: what it measured its pins delivering, over what was sent to the pins sent 0.5 µm or more)",
+		Head: []string{"finger", "not written", "clipped", "silenced", "delivered 40 Hz", "delivered 320 Hz", "frames measured", "pins that did not move"}}
+	reported := false
+	for _, f := range fs {
+		m, _ := f.(map[string]any)
+		if _, ok := m["tactile_clipped"]; !ok {
+			continue
+		}
+		reported = true
+		r := []string{str(m["finger"]), fmtNum(m["tactile_not_written"]), fmtNum(m["tactile_clipped"]), fmtNum(m["tactile_silenced"]), "not measured", "not measured", "", ""}
+		if d, ok := m["tactile_delivered"].(map[string]any); ok {
+			sent, _ := d["sent_um"].([]any)
+			del, _ := d["delivered_um"].([]any)
+			for b := range 2 {
+				r[4+b] = "nothing sent"
+				if b < len(sent) && b < len(del) {
+					if s, ok := sent[b].(float64); ok && s > 0 {
+						if x, ok := del[b].(float64); ok {
+							r[4+b] = strconv.FormatFloat(x/s, 'f', 3, 64)
+						}
+					}
+				}
+			}
+			r[6] = fmtNum(d["frames"])
+			if still, ok := d["still_pins"].([]any); ok {
+				var ps []string
+				for _, p := range still {
+					ps = append(ps, fmtNum(p))
+				}
+				r[7] = strings.Join(ps, ", ")
+			}
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	if reported {
+		pg.Tables = append(pg.Tables, t)
 	}
 }
 
