@@ -115,7 +115,11 @@ func checkDevices(path string, asJSON, noProbe bool, timeout time.Duration) erro
 			case c.Info.Exo != nil:
 				fmt.Printf("  %s %s (%s): %q serial %q, protocol %s: ok\n", c.Finger, c.Role, c.Device, c.Info.Exo.Model, c.Info.Exo.Serial, c.Info.Protocol)
 			case c.Info.Tactile != nil:
-				fmt.Printf("  %s %s (%s): %q serial %q, protocol %s: ok\n", c.Finger, c.Role, c.Device, c.Info.Tactile.Model, c.Info.Tactile.Serial, c.Info.Protocol)
+				measures := "measures its pins: what they deliver is recorded"
+				if !c.Info.Tactile.Measures {
+					measures = "does not measure its pins: what they deliver is recorded as not measured"
+				}
+				fmt.Printf("  %s %s (%s): %q serial %q, protocol %s, %s: ok\n", c.Finger, c.Role, c.Device, c.Info.Tactile.Model, c.Info.Tactile.Serial, c.Info.Protocol, measures)
 			}
 		}
 		if noProbe {

@@ -386,6 +386,8 @@ func TestCalibrateEmulatedDevices(t *testing.T) {
 	}
 	if out, err := capture(t, func() error { _, err := execute([]string{"devices", "check", calFile}); return err }); err != nil {
 		t.Fatalf("devices check: %v\n%s", err, out)
+	} else if n := strings.Count(out, "protocol 1.1, measures its pins: what they deliver is recorded: ok"); n != 2 {
+		t.Errorf("devices check says %d arrays measure their pins, want 2:\n%s", n, out)
 	}
 	sessions := t.TempDir()
 	out, err = capture(t, func() error {
