@@ -217,7 +217,7 @@ func TestSessionArraysTable(t *testing.T) {
 	summary := `{"fingers":[
 		{"finger":"thumb","contact_s":1,"tactile_not_written":0,"tactile_clipped":0,"tactile_silenced":0},
 		{"finger":"index","contact_s":1,"tactile_not_written":3,"tactile_clipped":53,"tactile_silenced":2,
-		 "tactile_delivered":{"frames":238,"unpaired":1,"sent_um":[200,0],"delivered_um":[58,0],"still_pins":[9,13]}}]}`
+		 "tactile_delivered":{"frames":238,"unpaired":1,"driven_um":0.5,"sent_um":[200,0],"delivered_um":[58,0],"still_pins":[9,13]}}]}`
 	var meta map[string]any
 	if err := json.Unmarshal([]byte(`{"summary":`+summary+`}`), &meta); err != nil {
 		t.Fatal(err)
@@ -225,8 +225,8 @@ func TestSessionArraysTable(t *testing.T) {
 	var pg page
 	pg.sessionSummary(meta)
 	want := [][]string{
-		{"thumb", "0", "0", "0", "not measured", "not measured", "", ""},
-		{"index", "3", "53", "2", "0.290", "nothing sent", "238", "9, 13"},
+		{"thumb", "0", "0", "0", "not measured", "not measured", "", "", ""},
+		{"index", "3", "53", "2", "0.290", "nothing sent", "0.5", "238", "9, 13"},
 	}
 	if len(pg.Tables) != 2 || !slices.EqualFunc(pg.Tables[1].Rows, want, slices.Equal) {
 		t.Fatalf("tables %q, want the arrays' rows %q", pg.Tables, want)

@@ -194,8 +194,8 @@ func (pg *page) sessionSummary(meta map[string]any) {
 // delivered against what was sent where it measures them. A session.json
 // from before these figures has no table.
 func (pg *page) arraysTable(fs []any) {
-	t := tableData{Title: "Tactile arrays (frames as each array reported them; delivered: what it measured its pins delivering, over what was sent to the pins sent 0.5 µm or more)",
-		Head: []string{"finger", "not written", "clipped", "silenced", "delivered 40 Hz", "delivered 320 Hz", "frames measured", "pins that did not move"}}
+	t := tableData{Title: "Tactile arrays (frames as each array reported them; delivered: what it measured its pins delivering over what was sent, summed over the pins sent at least the driven amplitude)",
+		Head: []string{"finger", "not written", "clipped", "silenced", "delivered 40 Hz", "delivered 320 Hz", "driven µm", "frames measured", "pins that did not move"}}
 	reported := false
 	for _, f := range fs {
 		m, _ := f.(map[string]any)
@@ -203,7 +203,7 @@ func (pg *page) arraysTable(fs []any) {
 			continue
 		}
 		reported = true
-		r := []string{str(m["finger"]), fmtNum(m["tactile_not_written"]), fmtNum(m["tactile_clipped"]), fmtNum(m["tactile_silenced"]), "not measured", "not measured", "", ""}
+		r := []string{str(m["finger"]), fmtNum(m["tactile_not_written"]), fmtNum(m["tactile_clipped"]), fmtNum(m["tactile_silenced"]), "not measured", "not measured", "", "", ""}
 		if d, ok := m["tactile_delivered"].(map[string]any); ok {
 			sent, _ := d["sent_um"].([]any)
 			del, _ := d["delivered_um"].([]any)
@@ -217,13 +217,13 @@ func (pg *page) arraysTable(fs []any) {
 					}
 				}
 			}
-			r[6] = fmtNum(d["frames"])
+			r[6], r[7] = fmtNum(d["driven_um"]), fmtNum(d["frames"])
 			if still, ok := d["still_pins"].([]any); ok {
 				var ps []string
 				for _, p := range still {
 					ps = append(ps, fmtNum(p))
 				}
-				r[7] = strings.Join(ps, ", ")
+				r[8] = strings.Join(ps, ", ")
 			}
 		}
 		t.Rows = append(t.Rows, r)

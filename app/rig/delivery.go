@@ -1,17 +1,14 @@
 package rig
 
-import (
-	"github.com/haptex/haptex/devices"
-	"github.com/haptex/haptex/tactile"
-)
+import "github.com/haptex/haptex/devices"
 
 // Delivery accounting: what a finger's array measured its pins delivering
 // over a run, each measurement paired with the frame it is of.
 const (
-	// drivenUm is the amplitude from which a pin counts as driven in a
+	// DrivenUm is the amplitude from which a pin counts as driven in a
 	// band [µm peak]: far above what a vibrometer or a pin's pickup
 	// resolves, and below the fabric's rendered amplitudes.
-	drivenUm = 0.5
+	DrivenUm = 0.5
 	// stillFraction is the share of what was sent under which a driven
 	// pin counts as still in a frame.
 	stillFraction = 0.1
@@ -31,8 +28,9 @@ type DeliverySummary struct {
 	Frames   int `json:"frames"`
 	Unpaired int `json:"unpaired"`
 	// SentUm and DeliveredUm sum, per band (40 Hz, 320 Hz), the
-	// amplitudes sent to the pins driven in that band (drivenUm or more)
-	// and what those pins delivered [µm].
+	// amplitudes sent to the pins driven in that band (DrivenUm or more,
+	// as the record says in DrivenUm) and what those pins delivered [µm].
+	DrivenUm    float64    `json:"driven_um"`
 	SentUm      [2]float64 `json:"sent_um"`
 	DeliveredUm [2]float64 `json:"delivered_um"`
 	// StillPins lists the pins driven in at least 5 frames that
@@ -56,26 +54,25 @@ func (d *DeliverySummary) Ratio(b int) (float64, bool) {
 // next frame.
 type deliveryAccount struct {
 	sum      DeliverySummary
-	last     uint32 // Seq of the newest frame paired (0: none)
-	prevSeq  uint32
-	prev     tactile.FingerFrame
+	last     uint32               // Seq of the newest frame paired (0: none)
+	prev     devices.TactileFrame // the frame written before the newest
 	driven   [devices.Pins]int
 	still    [devices.Pins]int
 	frames   int  // frames written whose row has been measured
 	measured bool // the array has given a measurement
 }
 
-// add pairs measurement d (of frame d.Seq) with the frame it is of: cur
-// (sequence number seq, the newest written) or the one before.
-func (a *deliveryAccount) add(d *devices.TactileFrame, seq uint32, cur *tactile.FingerFrame) {
+// add pairs measurement d (of frame d.Seq) with the frame it is of: cur,
+// the newest written, or the one before.
+func (a *deliveryAccount) add(d, cur *devices.TactileFrame) {
 	a.measured = true
-	var sent *tactile.FingerFrame
+	var sent *devices.TactileFrame
 	switch {
 	case d.Seq == a.last || d.Seq == 0:
 		return // counted, or of no frame
-	case d.Seq == seq:
+	case d.Seq == cur.Seq:
 		sent = cur
-	case d.Seq == a.prevSeq:
+	case d.Seq == a.prev.Seq:
 		sent = &a.prev
 	default:
 		return // of a frame this account no longer holds
@@ -86,7 +83,7 @@ func (a *deliveryAccount) add(d *devices.TactileFrame, seq uint32, cur *tactile.
 		bands := [2][2]float64{{sent.A40Um[p], d.A40Um[p]}, {sent.A320Um[p], d.A320Um[p]}}
 		driven, still := false, true
 		for b, v := range bands {
-			if v[0] < drivenUm {
+			if v[0] < DrivenUm {
 				continue
 			}
 			driven = true
@@ -105,12 +102,11 @@ func (a *deliveryAccount) add(d *devices.TactileFrame, seq uint32, cur *tactile.
 	}
 }
 
-// next moves on from frame seq, cur, once its row's measurement has been
-// read (after add): it becomes the frame before. written says whether the
+// next moves on from frame cur once its row's measurement has been read
+// (after add): it becomes the frame before. written says whether the
 // array took it.
-func (a *deliveryAccount) next(seq uint32, cur *tactile.FingerFrame, written bool) {
-	a.prevSeq = seq
-	a.prev.A40Um, a.prev.A320Um = cur.A40Um, cur.A320Um
+func (a *deliveryAccount) next(cur *devices.TactileFrame, written bool) {
+	a.prev = *cur
 	if written {
 		a.frames++
 	}
@@ -122,6 +118,7 @@ func (a *deliveryAccount) summary() *DeliverySummary {
 		return nil
 	}
 	s := a.sum
+	s.DrivenUm = DrivenUm
 	s.Unpaired = max(0, a.frames-s.Frames)
 	for p := range devices.Pins {
 		if a.driven[p] >= stillMinFrames && 2*a.still[p] > a.driven[p] {

@@ -212,7 +212,7 @@ func (r *Rig) summary(mode string, run, wall time.Duration) *Summary {
 			Finger: sim.FingerName(f), ContactS: float64(fs.contactTicks[f]) * dt,
 			PeakForceN: fs.peak[f][0], MeanForceN: mean[0], PeakForceDesN: fs.peak[f][1], MeanForceDesN: mean[1],
 			TactileNotWritten: r.tactile.errs[f], TactileDelivered: r.tactile.deliv[f].summary(),
-			TactileClipped: r.tactile.clipped[f], TactileSilenced: r.tactile.unconfirmed[f],
+			TactileClipped: r.tactile.clippedFrames[f], TactileSilenced: r.tactile.silencedFrames[f],
 		})
 	}
 	s.PinchS = float64(fs.pinchTicks) * dt

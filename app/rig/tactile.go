@@ -136,14 +136,14 @@ type tactileLoop struct {
 	pending    bool // row holds a frame whose delivery is not yet measured
 	seq        uint32
 	errs       [sim.NumFingers]uint64 // the loop's writes that failed (silence's not counted)
-	// clipped and unconfirmed count the frames whose array's newest status,
-	// read as the frame was written, said it clipped at its amplitude
-	// limits, or had silenced itself or had a fault.
-	clipped, unconfirmed [sim.NumFingers]uint64
-	cal                  [sim.NumFingers]tactile.Calibration
-	tone                 Tone // sent instead of the fabric while toneOn
-	toneOn               bool
-	iv                   tactileInterval
+	// clippedFrames and silencedFrames count the frames whose array's
+	// newest status, read as the frame was written, said it clipped at its
+	// amplitude limits, or had silenced itself or had a fault.
+	clippedFrames, silencedFrames [sim.NumFingers]uint64
+	cal                           [sim.NumFingers]tactile.Calibration
+	tone                          Tone // sent instead of the fabric while toneOn
+	toneOn                        bool
+	iv                            tactileInterval
 
 	// status holds the arrays that report their status (nil: cannot);
 	// report what each said of the newest frame (tactileInterval.add).
@@ -313,15 +313,17 @@ func (l *tactileLoop) step(t time.Duration) {
 			err := sr.Status(&rep.Status)
 			rep.Reported, rep.Gone = err == nil, err != nil && !errors.Is(err, devices.ErrTimeout)
 			if rep.Clipped() {
-				l.clipped[f]++
+				l.clippedFrames[f]++
 			}
-			if rep.Reported && (rep.Status.Fault != 0 || !rep.Status.Active) {
-				l.unconfirmed[f]++
+			if rep.Silenced() {
+				l.silencedFrames[f]++
 			}
 		}
 	}
 	if l.iv.active {
-		l.iv.add(frame, l.seq, &l.delivery, &l.report)
+		// What the arrays delivered, as measure read it at this step's
+		// start (the pending frame's row).
+		l.iv.add(frame, l.seq, &l.row.Delivered, &l.row.Measured, &l.report)
 	}
 	l.row.Contact = l.contacts
 	l.row.LatenessUs = 0
@@ -346,12 +348,13 @@ func (l *tactileLoop) measure() {
 			l.row.Measured[f] = false
 			continue
 		}
-		cur := &l.row.Frame.Fingers[f]
+		// devFrame still holds the pending frame, as written.
+		cur := &l.devFrame[f]
 		l.row.Measured[f] = d.Delivered(&l.row.Delivered[f])
 		if l.row.Measured[f] {
-			l.deliv[f].add(&l.row.Delivered[f], l.row.Seq, cur)
+			l.deliv[f].add(&l.row.Delivered[f], cur)
 		}
-		l.deliv[f].next(l.row.Seq, cur, !l.row.Errors[f])
+		l.deliv[f].next(cur, !l.row.Errors[f])
 	}
 }
 

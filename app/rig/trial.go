@@ -165,8 +165,7 @@ type tactileInterval struct {
 	del40    [sim.NumFingers]float64
 	del320   [sim.NumFingers]float64
 	measured [sim.NumFingers]int // frames the array said what it delivered over
-	buf      devices.TactileFrame
-	trace    *IntervalTrace // nil: no frame-level record
+	trace    *IntervalTrace      // nil: no frame-level record
 }
 
 func (a *tactileInterval) begin(tr *IntervalTrace) {
@@ -182,9 +181,9 @@ func appendBit(b []byte, v bool) []byte {
 }
 
 // add accumulates frame fr (sequence number seq), written to arrays that
-// said of it what reports holds and, those that can tell, what their pins
-// delivered (delivery; nil where an array cannot).
-func (a *tactileInterval) add(fr *tactile.Frame, seq uint32, delivery *[sim.NumFingers]devices.DeliveryReader, reports *[sim.NumFingers]ArrayReport) {
+// said of it what reports holds and, where measured says they told,
+// what their pins delivered (delivered).
+func (a *tactileInterval) add(fr *tactile.Frame, seq uint32, delivered *[sim.NumFingers]devices.TactileFrame, measured *[sim.NumFingers]bool, reports *[sim.NumFingers]ArrayReport) {
 	s := &a.stats
 	s.TactileFrames++
 	for f := range reports {
@@ -207,12 +206,12 @@ func (a *tactileInterval) add(fr *tactile.Frame, seq uint32, delivery *[sim.NumF
 	}
 	for f := range fr.Fingers {
 		ff := &fr.Fingers[f]
-		if d := delivery[f]; d != nil && d.Delivered(&a.buf) {
-			a.del40[f] += meanDriven(a.buf.A40Um[:], ff.A40Um[:])
-			a.del320[f] += meanDriven(a.buf.A320Um[:], ff.A320Um[:])
+		if d := &delivered[f]; measured[f] {
+			a.del40[f] += meanDriven(d.A40Um[:], ff.A40Um[:])
+			a.del320[f] += meanDriven(d.A320Um[:], ff.A320Um[:])
 			a.measured[f]++
 			if smp != nil {
-				smp.Delivered[f] = a.buf
+				smp.Delivered[f] = *d
 				smp.Measured[f] = true
 			}
 		}
@@ -359,10 +358,13 @@ type ArrayReport struct {
 }
 
 // Unconfirmed says that the array did not confirm the frame: the write
-// failed, the array is gone, or its report says it has silenced itself
-// (its watchdog) or has a fault.
-func (r *ArrayReport) Unconfirmed() bool {
-	return !r.Written || r.Gone || r.Reported && (r.Status.Fault != 0 || !r.Status.Active)
+// failed, the array is gone, or it has silenced itself.
+func (r *ArrayReport) Unconfirmed() bool { return !r.Written || r.Gone || r.Silenced() }
+
+// Silenced says that the array's report says it has silenced itself (its
+// watchdog) or has a fault.
+func (r *ArrayReport) Silenced() bool {
+	return r.Reported && (r.Status.Fault != 0 || !r.Status.Active)
 }
 
 // Clipped says that the array reported clipping at its amplitude limits.

@@ -24,6 +24,9 @@ func TestIntervalTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One frame first: the run's first has no frame before it whose
+	// delivery it could carry.
+	s.Advance(30 * time.Millisecond)
 	tr := r.NewIntervalTrace(time.Second)
 	if err := r.BeginTracedInterval(tr); err != nil {
 		t.Fatal(err)

@@ -82,14 +82,7 @@ func TestTripConfirmedByTheDevice(t *testing.T) {
 	cfg := coarse(Config{OutDir: t.TempDir(), Duration: 3 * time.Second})
 	cfg.Servo = haptics.DefaultConfig()
 	cfg.Servo.Safety.MaxSpeed = 0.02
-	r, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := r.RunLockstep()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, sum := lockstepSummary(t, cfg)
 	if len(sum.Trips) < 2 {
 		t.Fatalf("%d trips, want a few", len(sum.Trips))
 	}

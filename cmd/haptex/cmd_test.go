@@ -277,9 +277,9 @@ func TestPrintSummaryFingers(t *testing.T) {
 		s := &rig.Summary{Mode: "lockstep", RunS: 12, Kinematic: kinematic, PinchS: 2.5, PeakPinchN: 1.25, PeakPinchDesN: 1.5,
 			Loops: []rig.LoopSummary{{Name: "tactile", PeriodMs: 25, Ticks: 480}},
 			Fingers: []rig.FingerSummary{{Finger: "thumb", ContactS: 2.5, PeakForceN: 1.25, MeanForceN: 0.5, PeakForceDesN: 1.5, MeanForceDesN: 0.625,
-				TactileDelivered: &rig.DeliverySummary{Frames: 479, SentUm: [2]float64{100, 0}, DeliveredUm: [2]float64{98, 0}}},
+				TactileDelivered: &rig.DeliverySummary{Frames: 479, DrivenUm: 0.5, SentUm: [2]float64{100, 0}, DeliveredUm: [2]float64{98, 0}}},
 				{Finger: "index", TactileNotWritten: 120, TactileClipped: 7,
-					TactileDelivered: &rig.DeliverySummary{Frames: 300, Unpaired: 59, SentUm: [2]float64{100, 10}, DeliveredUm: [2]float64{80, 9.5}, StillPins: []int{9, 14}}}}}
+					TactileDelivered: &rig.DeliverySummary{Frames: 300, Unpaired: 59, DrivenUm: 0.5, SentUm: [2]float64{100, 10}, DeliveredUm: [2]float64{80, 9.5}, StillPins: []int{9, 14}}}}}
 		var b strings.Builder
 		printSummary(&b, s)
 		out := b.String()

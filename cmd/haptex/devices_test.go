@@ -202,7 +202,7 @@ func TestREADMEDevicesWorkflow(t *testing.T) {
 	// sent, in the bands the run drove (the index's 40 Hz at least): the
 	// emulated arrays' pins spread by 1 dB about nominal, and in real time
 	// a frame's window at the array takes in the edge of its neighbours as
-	// the frames' arrival jitters (0.90-0.93 here on a quiet machine; 1.03
+	// the frames' arrival jitters (0.90-1.02 in runs here; 1.03
 	// in lockstep, TestDeliverySummary): within 3 dB.
 	driven := 0
 	for f, d := range delivery(session) {

@@ -150,15 +150,15 @@ func deliveredLine(finger string, d *rig.DeliverySummary) string {
 	r320, ok320 := d.Ratio(1)
 	switch {
 	case ok40 && ok320:
-		fmt.Fprintf(&b, "tactile: the %s's pins delivered %.2f of what was sent at 40 Hz, %.2f at 320 Hz (pins sent 0.5 µm or more", finger, r40, r320)
+		fmt.Fprintf(&b, "tactile: the %s's pins delivered %.2f of what was sent at 40 Hz, %.2f at 320 Hz (pins sent %g µm or more", finger, r40, r320, d.DrivenUm)
 	case ok40 || ok320:
 		r, hz := r40, 40
 		if ok320 {
 			r, hz = r320, 320
 		}
-		fmt.Fprintf(&b, "tactile: the %s's pins delivered %.2f of what was sent at %d Hz (pins sent 0.5 µm or more", finger, r, hz)
+		fmt.Fprintf(&b, "tactile: the %s's pins delivered %.2f of what was sent at %d Hz (pins sent %g µm or more", finger, r, hz, d.DrivenUm)
 	default:
-		fmt.Fprintf(&b, "tactile: no pin of the %s's array was sent 0.5 µm or more (nothing to compare", finger)
+		fmt.Fprintf(&b, "tactile: no pin of the %s's array was sent %g µm or more (nothing to compare", finger, d.DrivenUm)
 	}
 	fmt.Fprintf(&b, ", over %d frames measured by the array", d.Frames)
 	switch {

@@ -584,8 +584,8 @@ func (d *Device) frame(seq uint32, now time.Duration) {
 	measure := d.meas != nil && d.hello.Minor >= 1 && d.meas.Delivered(&d.measured)
 	if measure {
 		for i := range devices.Pins {
-			d.tm.A40Nm[i] = nanometres(d.measured.A40Um[i])
-			d.tm.A320Nm[i] = nanometres(d.measured.A320Um[i])
+			d.tm.A40Nm[i] = wire.Nanometres(d.measured.A40Um[i])
+			d.tm.A320Nm[i] = wire.Nanometres(d.measured.A320Um[i])
 		}
 		d.tm.AckSeq, d.tm.AckTag = d.ackSeq, d.ackTag
 	}
@@ -621,11 +621,6 @@ func (d *Device) frame(seq uint32, now time.Duration) {
 	if measure {
 		d.send(&d.tm, now)
 	}
-}
-
-// nanometres converts an amplitude to the wire's, rounded and saturated.
-func nanometres(um float64) uint32 {
-	return uint32(min(math.MaxUint32, max(0, math.Round(um*1e3))))
 }
 
 func (d *Device) silence() {

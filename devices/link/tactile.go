@@ -73,10 +73,6 @@ func (e *AmplitudeError) Error() string {
 	return fmt.Sprintf("link: A%d[%d] = %v µm is negative or not finite; sent a silent frame", e.Band, e.Pin, e.Value)
 }
 
-func nanometres(um float64) uint32 {
-	return uint32(min(math.MaxUint32, math.Round(um*1e3)))
-}
-
 func amplitudeOK(a float64) bool { return a >= 0 && !math.IsInf(a, 1) }
 
 // WriteFrame sends f; f.Seq travels as the frame's tag and comes back in
@@ -97,8 +93,8 @@ func (t *Tactile) WriteFrame(f *devices.TactileFrame) error {
 		if !amplitudeOK(a320) && bad == nil {
 			bad = &AmplitudeError{Band: 320, Pin: i, Value: a320}
 		}
-		t.fr.A40Nm[i] = nanometres(a40)
-		t.fr.A320Nm[i] = nanometres(a320)
+		t.fr.A40Nm[i] = wire.Nanometres(a40)
+		t.fr.A320Nm[i] = wire.Nanometres(a320)
 	}
 	if bad != nil {
 		t.fr.A40Nm, t.fr.A320Nm = [wire.Pins]uint32{}, [wire.Pins]uint32{}

@@ -295,8 +295,9 @@ func ring(k int64) int { return int(((k % TactileWindow) + TactileWindow) % Tact
 // reads them: each pin's 40 Hz and 320 Hz lines, by demodulating its
 // displacement over exactly one 40 Hz cycle (eight 320 Hz cycles). Seq is
 // that of the frame the pins played at the end of the window (a frame
-// written since is not in it). Before the first 25 ms have passed, the pins count
-// as still. It always has a measurement (devices.DeliveryReader).
+// written since is not in it). Before the first 25 ms have passed, the
+// pins count as still. It always has a measurement
+// (devices.DeliveryReader).
 func (t *Tactile) Delivered(dst *devices.TactileFrame) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 )
 
 var le = binary.LittleEndian
@@ -28,6 +29,15 @@ func (k Kind) String() string {
 
 // Pins is the number of pins a TACTILE_FRAME carries.
 const Pins = 24
+
+// Nanometres converts an amplitude [µm] to the wire's nanometres, rounded
+// and saturated at the u32 range (negative and NaN give 0).
+func Nanometres(um float64) uint32 {
+	if !(um > 0) {
+		return 0
+	}
+	return uint32(min(math.MaxUint32, math.Round(um*1e3)))
+}
 
 // STATE status bits.
 const (

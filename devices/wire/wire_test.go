@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"hash/crc32"
+	"math"
 	"math/rand/v2"
 	"os"
 	"reflect"
@@ -357,5 +358,16 @@ func BenchmarkDecodeState(b *testing.B) {
 	for b.Loop() {
 		_, f, _ := d.Decode(frame)
 		_ = s.Parse(f.Body)
+	}
+}
+
+func TestNanometres(t *testing.T) {
+	for _, tc := range []struct {
+		um   float64
+		want uint32
+	}{{1.2345, 1235}, {0.0004, 0}, {200, 200_000}, {-1, 0}, {math.NaN(), 0}, {1e12, math.MaxUint32}, {math.Inf(1), math.MaxUint32}} {
+		if got := Nanometres(tc.um); got != tc.want {
+			t.Errorf("Nanometres(%v) = %d, want %d", tc.um, got, tc.want)
+		}
 	}
 }
